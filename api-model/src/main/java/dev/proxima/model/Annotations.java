@@ -1,0 +1,19 @@
+package dev.proxima.model;
+
+/** Well-known Kubernetes annotation keys that Proxima reads. */
+public final class Annotations {
+  /** Selects the topology heuristic of a Service; only {@code Auto} or {@code auto} enables it. */
+  public static final String TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";
+
+  /**
+   * The deprecated predecessor of {@link #TOPOLOGY_MODE}. When present with any value, even empty,
+   * it alone decides, exactly as upstream does.
+   */
+  public static final String TOPOLOGY_AWARE_HINTS = "service.kubernetes.io/topology-aware-hints";
+
+  /** When the endpoints of a slice last changed; the start of network programming latency. */
+  public static final String LAST_CHANGE_TRIGGER_TIME =
+      "endpoints.kubernetes.io/last-change-trigger-time";
+
+  private Annotations() {}
+}

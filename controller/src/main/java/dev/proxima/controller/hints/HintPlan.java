@@ -1,0 +1,41 @@
+package dev.proxima.controller.hints;
+
+import dev.proxima.controller.events.PlannedEvent;
+import dev.proxima.model.ObjectKey;
+import dev.proxima.model.TrafficDistribution;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.util.List;
+
+/**
+ * What the controller should do for one Service: the slices whose hints must change, as complete
+ * copies carrying the new hints (and the resourceVersion they were computed from), and the Events
+ * to record.
+ *
+ * @param updates slices to write, in name order; never objects from an informer cache
+ * @param skipped slices the plan deliberately left alone, with the reason, for logs and plan output
+ */
+public record HintPlan(
+    ObjectKey service,
+    HintMode mode,
+    TrafficDistribution trafficDistribution,
+    List<EndpointSlice> updates,
+    List<SkippedSlice> skipped,
+    List<PlannedEvent> events) {
+
+  public HintPlan {
+    updates = List.copyOf(updates);
+    skipped = List.copyOf(skipped);
+    events = List.copyOf(events);
+  }
+
+  /**
+   * The {@code traffic_distribution} label upstream uses: the raw value when it decides the hints,
+   * otherwise empty.
+   */
+  public String trafficDistributionLabel() {
+    return mode == HintMode.TRAFFIC_DISTRIBUTION ? trafficDistribution.raw() : "";
+  }
+
+  /** A slice the plan did not touch, and why. */
+  public record SkippedSlice(String name, String reason) {}
+}
