@@ -1,0 +1,33 @@
+package dev.proxima.controller.cli;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.JsonEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import org.slf4j.LoggerFactory;
+
+/** Log output: a readable line with key=value pairs, or one JSON object per line for collectors. */
+public enum LogFormat {
+  text,
+  json;
+
+  /** Switches the root logger to this format; text is what logback.xml already sets up. */
+  public void apply() {
+    if (this == text) {
+      return;
+    }
+    var context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    var root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+    var encoder = new JsonEncoder();
+    encoder.setContext(context);
+    encoder.start();
+    var appender = new ConsoleAppender<ILoggingEvent>();
+    appender.setContext(context);
+    appender.setName("json");
+    appender.setEncoder(encoder);
+    appender.start();
+    root.detachAndStopAllAppenders();
+    root.addAppender(appender);
+  }
+}

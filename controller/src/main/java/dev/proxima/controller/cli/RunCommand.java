@@ -1,0 +1,187 @@
+package dev.proxima.controller.cli;
+
+import dev.proxima.controller.health.ProbeServer;
+import dev.proxima.controller.metrics.ControllerMetrics;
+import dev.proxima.controller.reconcile.OverwriteGuard;
+import dev.proxima.controller.runtime.ControllerConfig;
+import dev.proxima.controller.runtime.HintController;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+/** Runs the controller against a cluster until SIGTERM. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run the hint controller against a cluster (every option also reads PROXIMA_* env).")
+public final class RunCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+
+  @Option(
+      names = "--kubeconfig",
+      defaultValue = "${env:PROXIMA_KUBECONFIG}",
+      description =
+          "Kubeconfig file; default: in-cluster config, then $KUBECONFIG, then ~/.kube/config.")
+  Path kubeconfig;
+
+  @Option(
+      names = "--leader-elect",
+      negatable = true,
+      defaultValue = "${env:PROXIMA_LEADER_ELECT:-true}",
+      fallbackValue = "true",
+      description =
+          "Campaign for a Lease and write only while holding it (default: ${DEFAULT-VALUE}).")
+  boolean leaderElect;
+
+  @Option(
+      names = "--leader-election-namespace",
+      defaultValue = "${env:PROXIMA_LEADER_ELECTION_NAMESPACE:-proxima-system}",
+      description = "Namespace of the Lease (default: ${DEFAULT-VALUE}).")
+  String leaseNamespace;
+
+  @Option(
+      names = "--leader-election-lease-name",
+      defaultValue = "${env:PROXIMA_LEADER_ELECTION_LEASE_NAME:-proxima-controller}",
+      description = "Name of the Lease (default: ${DEFAULT-VALUE}).")
+  String leaseName;
+
+  @Option(
+      names = "--leader-election-identity",
+      defaultValue = "${env:PROXIMA_LEADER_ELECTION_IDENTITY:-${env:HOSTNAME}}",
+      description = "This replica's identity in the Lease (default: the pod's hostname).")
+  String identity;
+
+  @Option(
+      names = "--metrics-bind-address",
+      defaultValue = "${env:PROXIMA_METRICS_BIND_ADDRESS:-0.0.0.0:8080}",
+      converter = BindAddressConverter.class,
+      description = "Where /metrics is served (default: ${DEFAULT-VALUE}).")
+  InetSocketAddress metricsAddress;
+
+  @Option(
+      names = "--health-probe-bind-address",
+      defaultValue = "${env:PROXIMA_HEALTH_PROBE_BIND_ADDRESS:-0.0.0.0:8081}",
+      converter = BindAddressConverter.class,
+      description = "Where /healthz and /readyz are served (default: ${DEFAULT-VALUE}).")
+  InetSocketAddress probeAddress;
+
+  @Option(
+      names = "--workers",
+      defaultValue = "${env:PROXIMA_WORKERS:-5}",
+      description = "Services reconciled in parallel (default: ${DEFAULT-VALUE}).")
+  int workers;
+
+  @Option(
+      names = "--resync-period",
+      defaultValue = "${env:PROXIMA_RESYNC_PERIOD:-30m}",
+      converter = DurationConverter.class,
+      description =
+          "How often every Service is re-checked without a change (default: ${DEFAULT-VALUE}).")
+  Duration resyncPeriod;
+
+  @Option(
+      names = "--informer-sync-timeout",
+      defaultValue = "${env:PROXIMA_INFORMER_SYNC_TIMEOUT:-2m}",
+      converter = DurationConverter.class,
+      description =
+          "Give up starting when the caches are not filled by then (default: ${DEFAULT-VALUE}).")
+  Duration syncTimeout;
+
+  @Option(
+      names = "--log-format",
+      defaultValue = "${env:PROXIMA_LOG_FORMAT:-text}",
+      description = "text or json (default: ${DEFAULT-VALUE}).")
+  LogFormat logFormat;
+
+  @Override
+  public Integer call() throws Exception {
+    logFormat.apply();
+    if (workers < 1) {
+      log.atError().addKeyValue("workers", workers).log("--workers must be at least 1");
+      return 2;
+    }
+    var config = controllerConfig();
+    var registry = new PrometheusRegistry();
+    var metrics = new ControllerMetrics(registry);
+    var stop = new CountDownLatch(1);
+    var exitCode = new AtomicInteger(0);
+    for (var signal : new String[] {"TERM", "INT"}) {
+      Signal.handle(new Signal(signal), received -> stop.countDown());
+    }
+    try (KubernetesClient client =
+            new KubernetesClientBuilder().withConfig(clientConfig()).build();
+        var controller =
+            new HintController(
+                client,
+                config,
+                metrics,
+                Clock.systemUTC(),
+                () -> {
+                  exitCode.set(1);
+                  stop.countDown();
+                });
+        var probes =
+            ProbeServer.start(
+                metricsAddress, probeAddress, registry, () -> true, controller::isReady)) {
+      log.atInfo()
+          .addKeyValue("metrics", metricsAddress)
+          .addKeyValue("probes", probeAddress)
+          .addKeyValue("leaderElection", leaderElect)
+          .addKeyValue("workers", workers)
+          .log("Starting proxima-controller");
+      try {
+        controller.start(syncTimeout);
+      } catch (TimeoutException timeout) {
+        log.atError()
+            .addKeyValue("timeout", syncTimeout)
+            .log(
+                "Informers did not sync; check API server reachability and RBAC (list/watch Services, EndpointSlices, Nodes)");
+        return 1;
+      }
+      stop.await();
+      log.atInfo().addKeyValue("exitCode", exitCode.get()).log("Shutting down");
+    }
+    return exitCode.get();
+  }
+
+  ControllerConfig controllerConfig() {
+    var id = identity == null || identity.isBlank() ? "proxima-" + UUID.randomUUID() : identity;
+    var election =
+        leaderElect
+            ? new ControllerConfig.LeaderElectionConfig(
+                true,
+                leaseNamespace,
+                leaseName,
+                id,
+                Duration.ofSeconds(15),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(2))
+            : ControllerConfig.LeaderElectionConfig.disabled();
+    return new ControllerConfig(workers, resyncPeriod, 15, election, OverwriteGuard.Policy.DEFAULT);
+  }
+
+  private Config clientConfig() throws IOException {
+    if (kubeconfig == null) {
+      return Config.autoConfigure(null);
+    }
+    return Config.fromKubeconfig(Files.readString(kubeconfig));
+  }
+}

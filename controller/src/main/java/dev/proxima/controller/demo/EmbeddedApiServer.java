@@ -1,0 +1,60 @@
+package dev.proxima.controller.demo;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.util.HashMap;
+
+/**
+ * An in-process API server: fabric8's mock server in CRUD mode, bound to loopback on a free port.
+ * It stores and watches objects like an API server but runs no controllers behind them.
+ */
+public final class EmbeddedApiServer implements AutoCloseable {
+  // The mock server logs every request through java.util.logging; kept quiet so the demo's own
+  // output stays readable. A static reference stops the logger (and its level) being collected.
+  private static final java.util.logging.Logger MOCK_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  private final KubernetesMockServer server;
+
+  private EmbeddedApiServer(KubernetesMockServer server) {
+    this.server = server;
+  }
+
+  public static EmbeddedApiServer start() {
+    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+    var server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
+    try {
+      server.init(InetAddress.getLoopbackAddress(), 0);
+    } catch (RuntimeException failure) {
+      throw new UncheckedIOException(
+          new IOException("could not start the embedded API server", failure));
+    }
+    return new EmbeddedApiServer(server);
+  }
+
+  /** A new client for this server; the caller closes it. */
+  public KubernetesClient client() {
+    return server.createClient();
+  }
+
+  public String url() {
+    return "http://" + server.getHostName() + ":" + server.getPort();
+  }
+
+  @Override
+  public void close() {
+    server.destroy();
+  }
+}

@@ -1,0 +1,146 @@
+package dev.proxima.controller.kube;
+
+import dev.proxima.controller.reconcile.ClusterView;
+import dev.proxima.controller.reconcile.SliceOwnership;
+import dev.proxima.model.Labels;
+import dev.proxima.model.ObjectKey;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The controller's informers on Services, on EndpointSlices carrying the service-name label, and on
+ * Nodes. Their handlers only turn events into Service keys; all work happens on the queue's
+ * workers.
+ */
+public final class ControllerInformers implements ClusterView, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ControllerInformers.class);
+  private static final String BY_SERVICE = "byService";
+
+  private final SharedIndexInformer<Service> services;
+  private final SharedIndexInformer<EndpointSlice> slices;
+  private final SharedIndexInformer<Node> nodes;
+
+  public ControllerInformers(
+      KubernetesClient client, Duration resyncPeriod, Consumer<ObjectKey> enqueue) {
+    long resync = resyncPeriod.toMillis();
+    services = client.services().inAnyNamespace().runnableInformer(resync);
+    slices =
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inAnyNamespace()
+            .withLabel(Labels.SERVICE_NAME)
+            .runnableInformer(resync);
+    nodes = client.nodes().runnableInformer(resync);
+
+    slices.addIndexers(
+        Map.of(
+            BY_SERVICE,
+            slice ->
+                SliceOwnership.serviceOf(slice)
+                    .map(key -> List.of(key.toString()))
+                    .orElse(List.of())));
+    services.addEventHandler(handler(service -> Optional.of(keyOf(service)), enqueue));
+    slices.addEventHandler(handler(SliceOwnership::serviceOf, enqueue));
+    // Zones come from the slices themselves for trafficDistribution; Nodes only matter to Auto.
+    for (var informer : List.of(services, slices, nodes)) {
+      informer.exceptionHandler(
+          (started, failure) -> {
+            log.atWarn()
+                .setCause(failure)
+                .addKeyValue("started", started)
+                .log("Informer watch failed; retrying");
+            return true;
+          });
+    }
+  }
+
+  /** Starts every informer and completes once all of them have listed their objects. */
+  public CompletableFuture<Void> start() {
+    return CompletableFuture.allOf(
+        services.start().toCompletableFuture(),
+        slices.start().toCompletableFuture(),
+        nodes.start().toCompletableFuture());
+  }
+
+  public boolean hasSynced() {
+    return services.hasSynced() && slices.hasSynced() && nodes.hasSynced();
+  }
+
+  /** Every Service key in the cache, for a full resync after gaining leadership. */
+  public List<ObjectKey> serviceKeys() {
+    return services.getStore().list().stream().map(ControllerInformers::keyOf).toList();
+  }
+
+  @Override
+  public Optional<Service> service(ObjectKey key) {
+    return Optional.ofNullable(services.getStore().getByKey(key.toString()));
+  }
+
+  @Override
+  public List<EndpointSlice> slicesOf(ObjectKey service) {
+    return slices.getIndexer().byIndex(BY_SERVICE, service.toString());
+  }
+
+  @Override
+  public void close() {
+    for (var informer : List.of(services, slices, nodes)) {
+      informer.stop();
+    }
+    try {
+      CompletableFuture.allOf(
+              services.stopped().toCompletableFuture().exceptionally(failure -> null),
+              slices.stopped().toCompletableFuture().exceptionally(failure -> null),
+              nodes.stopped().toCompletableFuture().exceptionally(failure -> null))
+          .get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.atDebug().setCause(e).log("Informers did not confirm their stop in time");
+    }
+  }
+
+  static ObjectKey keyOf(HasMetadata object) {
+    return new ObjectKey(object.getMetadata().getNamespace(), object.getMetadata().getName());
+  }
+
+  private static <T> ResourceEventHandler<T> handler(
+      java.util.function.Function<T, Optional<ObjectKey>> keys, Consumer<ObjectKey> enqueue) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T object) {
+        keys.apply(object).ifPresent(enqueue);
+      }
+
+      @Override
+      public void onUpdate(T previous, T current) {
+        var before = keys.apply(previous);
+        var after = keys.apply(current);
+        after.ifPresent(enqueue);
+        // A slice relabelled to another Service concerns both of them.
+        if (before.isPresent() && !Objects.equals(before, after)) {
+          enqueue.accept(before.get());
+        }
+      }
+
+      @Override
+      public void onDelete(T object, boolean finalStateUnknown) {
+        keys.apply(object).ifPresent(enqueue);
+      }
+    };
+  }
+}

@@ -1,0 +1,155 @@
+package dev.proxima.controller.reconcile;
+
+import dev.proxima.controller.events.EventReasons;
+import dev.proxima.controller.events.EventRecorder;
+import dev.proxima.controller.events.PlannedEvent;
+import dev.proxima.controller.hints.HintMode;
+import dev.proxima.controller.hints.HintPlanner;
+import dev.proxima.controller.metrics.ControllerMetrics;
+import dev.proxima.model.ObjectKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings one Service's EndpointSlice hints to what the planner says: reads the cache, plans, then
+ * writes only the slices whose hints change. A conflict aborts the sync so it is retried on fresh
+ * state; a slice that vanished is skipped, since there is nothing left to hint.
+ */
+public final class ServiceReconciler {
+  private static final Logger log = LoggerFactory.getLogger(ServiceReconciler.class);
+
+  private final ClusterView cluster;
+  private final SliceWriter writer;
+  private final EventRecorder events;
+  private final ControllerMetrics metrics;
+  private final OverwriteGuard overwriteGuard;
+  private final HintPlanner planner;
+  private final Clock clock;
+
+  public ServiceReconciler(
+      ClusterView cluster,
+      SliceWriter writer,
+      EventRecorder events,
+      ControllerMetrics metrics,
+      OverwriteGuard overwriteGuard,
+      Clock clock) {
+    this.cluster = cluster;
+    this.writer = writer;
+    this.events = events;
+    this.metrics = metrics;
+    this.overwriteGuard = overwriteGuard;
+    this.planner = new HintPlanner();
+    this.clock = clock;
+  }
+
+  /**
+   * Reconciles the Service's hints.
+   *
+   * @return how long until the Service should be looked at again, when a slice is being left alone
+   *     for a while; empty when nothing is pending
+   * @throws SliceWriter.WriteConflictException when a slice changed under the sync
+   */
+  public Optional<Duration> reconcile(ObjectKey key) {
+    var started = clock.instant();
+    try {
+      return reconcileExisting(key);
+    } finally {
+      metrics.reconciled(Duration.between(started, clock.instant()));
+    }
+  }
+
+  private Optional<Duration> reconcileExisting(ObjectKey key) {
+    var service = cluster.service(key);
+    if (service.isEmpty()) {
+      // Its slices are garbage-collected with it; only the bookkeeping needs to go.
+      log.atDebug().addKeyValue("service", key).log("Service is gone; nothing to reconcile");
+      metrics.serviceDeleted(key);
+      return Optional.empty();
+    }
+    if ("ExternalName".equals(service.get().getSpec().getType())) {
+      metrics.serviceDeleted(key);
+      return Optional.empty();
+    }
+
+    var plan = planner.plan(service.get(), cluster.slicesOf(key));
+    plan.events().forEach(events::record);
+    metrics.serviceTrafficDistribution(key, plan.trafficDistributionLabel());
+    plan.skipped()
+        .forEach(
+            skipped ->
+                log.atDebug()
+                    .addKeyValue("service", key)
+                    .addKeyValue("slice", skipped.name())
+                    .addKeyValue("reason", skipped.reason())
+                    .log("Leaving slice alone"));
+    if (plan.mode() == HintMode.AUTO) {
+      log.atInfo()
+          .addKeyValue("service", key)
+          .log("topology-mode Auto is set; its hints are not managed by this Proxima version");
+    }
+
+    Optional<Duration> retryAfter = Optional.empty();
+    int written = 0;
+    for (var desired : plan.updates()) {
+      var decision = overwriteGuard.beforeWrite(desired);
+      if (decision.verdict() != OverwriteGuard.Verdict.WRITE) {
+        if (decision.verdict() == OverwriteGuard.Verdict.BACK_OFF_STARTED) {
+          metrics.hintsOverwritten();
+          events.record(
+              PlannedEvent.warning(
+                  key,
+                  EventReasons.HINTS_OVERWRITTEN,
+                  "Another writer keeps reverting the hints on EndpointSlice "
+                      + desired.getMetadata().getName()
+                      + "; Proxima stops writing it for "
+                      + decision.retryAfter()
+                      + ". Check which controller manages it (endpointslice.kubernetes.io/managed-by)"));
+          log.atWarn()
+              .addKeyValue("service", key)
+              .addKeyValue("slice", desired.getMetadata().getName())
+              .addKeyValue("backOff", decision.retryAfter())
+              .log("Hints keep being overwritten; backing off from the slice");
+        }
+        retryAfter = earliest(retryAfter, decision.retryAfter());
+        continue;
+      }
+      try {
+        var stored = writer.update(desired);
+        overwriteGuard.written(stored);
+        metrics.sliceWritten("success");
+        written++;
+        log.atInfo()
+            .addKeyValue("service", key)
+            .addKeyValue("slice", desired.getMetadata().getName())
+            .addKeyValue("mode", plan.mode())
+            .addKeyValue("trafficDistribution", plan.trafficDistribution())
+            .log("Updated EndpointSlice hints");
+      } catch (SliceWriter.SliceGoneException gone) {
+        metrics.sliceWritten("not_found");
+        log.atInfo()
+            .addKeyValue("service", key)
+            .addKeyValue("slice", desired.getMetadata().getName())
+            .log("EndpointSlice was deleted before its hints could be written; skipping it");
+      } catch (SliceWriter.WriteConflictException conflict) {
+        metrics.sliceWritten("conflict");
+        throw conflict;
+      } catch (RuntimeException failure) {
+        if (!(failure instanceof SliceWriter.NotLeaderException)) {
+          metrics.sliceWritten("error");
+        }
+        throw failure;
+      }
+    }
+    metrics.slicesChanged(plan.mode().topologyLabel(), plan.trafficDistributionLabel(), written);
+    return retryAfter;
+  }
+
+  private static Optional<Duration> earliest(Optional<Duration> current, Duration candidate) {
+    return current.isEmpty() || candidate.compareTo(current.get()) < 0
+        ? Optional.of(candidate)
+        : current;
+  }
+}

@@ -1,0 +1,64 @@
+package dev.proxima.controller.runtime;
+
+import dev.proxima.controller.reconcile.OverwriteGuard;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything the live controller is tuned by, as one immutable value the CLI builds and tests
+ * construct directly.
+ */
+public record ControllerConfig(
+    int workers,
+    Duration resyncPeriod,
+    int maxRetries,
+    LeaderElectionConfig leaderElection,
+    OverwriteGuard.Policy overwritePolicy) {
+
+  /**
+   * Lease-based leader election; {@code enabled=false} makes this replica write unconditionally.
+   */
+  public record LeaderElectionConfig(
+      boolean enabled,
+      String namespace,
+      String leaseName,
+      String identity,
+      Duration leaseDuration,
+      Duration renewDeadline,
+      Duration retryPeriod) {
+    public static LeaderElectionConfig disabled() {
+      return new LeaderElectionConfig(
+          false, "", "", "", Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+    }
+  }
+
+  public ControllerConfig {
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be at least 1, got " + workers);
+    }
+    Objects.requireNonNull(resyncPeriod, "resyncPeriod");
+    if (resyncPeriod.isNegative()) {
+      throw new IllegalArgumentException("resync period must not be negative: " + resyncPeriod);
+    }
+    Objects.requireNonNull(leaderElection, "leaderElection");
+    Objects.requireNonNull(overwritePolicy, "overwritePolicy");
+  }
+
+  /** Upstream's defaults: 5 workers, 15 retries; no leader election. */
+  public static ControllerConfig defaults() {
+    return new ControllerConfig(
+        5,
+        Duration.ofMinutes(30),
+        15,
+        LeaderElectionConfig.disabled(),
+        OverwriteGuard.Policy.DEFAULT);
+  }
+
+  public ControllerConfig withLeaderElection(LeaderElectionConfig leaderElection) {
+    return new ControllerConfig(workers, resyncPeriod, maxRetries, leaderElection, overwritePolicy);
+  }
+
+  public ControllerConfig withOverwritePolicy(OverwriteGuard.Policy policy) {
+    return new ControllerConfig(workers, resyncPeriod, maxRetries, leaderElection, policy);
+  }
+}

@@ -1,0 +1,238 @@
+package dev.proxima.controller.runtime;
+
+import dev.proxima.controller.events.EventReasons;
+import dev.proxima.controller.events.PlannedEvent;
+import dev.proxima.controller.kube.ControllerInformers;
+import dev.proxima.controller.kube.KubeEventRecorder;
+import dev.proxima.controller.kube.KubeSliceWriter;
+import dev.proxima.controller.metrics.ControllerMetrics;
+import dev.proxima.controller.queue.RateLimitedWorkQueue;
+import dev.proxima.controller.queue.RateLimiter;
+import dev.proxima.controller.reconcile.OverwriteGuard;
+import dev.proxima.controller.reconcile.ServiceReconciler;
+import dev.proxima.controller.reconcile.SliceWriter;
+import dev.proxima.model.ObjectKey;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The live hint controller: informers feed Service keys into a de-duplicating, rate-limited queue;
+ * workers reconcile them once the informers have synced and, with leader election, only while this
+ * replica holds the Lease.
+ */
+public final class HintController implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HintController.class);
+  private static final String COMPONENT = "proxima-controller";
+
+  private final ControllerConfig config;
+  private final ControllerMetrics metrics;
+  private final ControllerInformers informers;
+  private final RateLimitedWorkQueue<ObjectKey> queue;
+  private final KubeEventRecorder events;
+  private final ServiceReconciler reconciler;
+  private final LeaderElection election;
+  private final Runnable onLostLeadership;
+  private final AtomicBoolean working = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final List<Thread> workers = new ArrayList<>();
+
+  /**
+   * @param onLostLeadership runs after this replica lost the Lease and its workers stopped; the
+   *     command exits so Kubernetes restarts it as a fresh candidate
+   */
+  public HintController(
+      KubernetesClient client,
+      ControllerConfig config,
+      ControllerMetrics metrics,
+      Clock clock,
+      Runnable onLostLeadership) {
+    this.config = config;
+    this.metrics = metrics;
+    this.onLostLeadership = onLostLeadership;
+    this.queue =
+        new RateLimitedWorkQueue<>(
+            RateLimiter.<ObjectKey>defaultControllerRateLimiter(clock), clock, metrics.workQueue());
+    this.informers = new ControllerInformers(client, config.resyncPeriod(), queue::add);
+    var identity = config.leaderElection().identity();
+    this.events = new KubeEventRecorder(client, informers, clock, COMPONENT, identity);
+    this.election =
+        config.leaderElection().enabled()
+            ? new LeaderElection(
+                client, config.leaderElection(), this::startWorking, this::lostLeadership)
+            : null;
+    SliceWriter writer = new KubeSliceWriter(client, this::mayWrite);
+    this.reconciler =
+        new ServiceReconciler(
+            informers,
+            writer,
+            events,
+            metrics,
+            new OverwriteGuard(config.overwritePolicy(), clock),
+            clock);
+  }
+
+  /**
+   * Starts the informers, waits until they have synced, then starts the workers directly or
+   * campaigns for the Lease.
+   *
+   * @throws TimeoutException when the informers do not sync within {@code syncTimeout}
+   */
+  public void start(Duration syncTimeout) throws TimeoutException, InterruptedException {
+    try {
+      informers.start().get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException failure) {
+      throw new IllegalStateException("informers failed to start", failure.getCause());
+    }
+    log.atInfo().log("Informers synced");
+    if (election == null) {
+      startWorking();
+    } else {
+      election.start();
+    }
+  }
+
+  /** Ready means the caches are complete; a standby replica is ready too, to take over fast. */
+  public boolean isReady() {
+    return informers.hasSynced() && !closed.get();
+  }
+
+  public boolean isLeader() {
+    return election == null || election.isLeader();
+  }
+
+  private boolean mayWrite() {
+    return !closed.get() && isLeader();
+  }
+
+  private synchronized void startWorking() {
+    if (closed.get() || !working.compareAndSet(false, true)) {
+      return;
+    }
+    metrics.leading(true);
+    // Leadership may arrive long after the informers delivered their events: look at everything.
+    informers.serviceKeys().forEach(queue::add);
+    for (int i = 0; i < config.workers(); i++) {
+      var worker = new Thread(this::work, "hint-worker-" + i);
+      worker.setDaemon(true);
+      worker.start();
+      workers.add(worker);
+    }
+    log.atInfo().addKeyValue("workers", config.workers()).log("Started workers");
+  }
+
+  private void lostLeadership() {
+    metrics.leading(false);
+    stopWorking();
+    if (!closed.get()) {
+      onLostLeadership.run();
+    }
+  }
+
+  private void work() {
+    try {
+      ObjectKey key;
+      while ((key = queue.take()) != null) {
+        try {
+          process(key);
+        } finally {
+          queue.done(key);
+        }
+      }
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void process(ObjectKey key) {
+    try {
+      var retryAfter = reconciler.reconcile(key);
+      queue.forget(key);
+      metrics.syncFinished("success");
+      retryAfter.ifPresent(delay -> queue.addAfter(key, delay));
+    } catch (SliceWriter.NotLeaderException notLeader) {
+      // The replica that holds the Lease now reconciles everything on taking over.
+      log.atDebug().addKeyValue("service", key).log("Dropped: not the leader");
+    } catch (SliceWriter.WriteConflictException conflict) {
+      metrics.syncFinished("stale");
+      log.atDebug()
+          .addKeyValue("service", key)
+          .addKeyValue("cause", conflict.getMessage())
+          .log("Conflict; retrying with fresh state");
+      retry(key, conflict);
+    } catch (RuntimeException failure) {
+      metrics.syncFinished("error");
+      log.atWarn().setCause(failure).addKeyValue("service", key).log("Sync failed");
+      events.record(
+          PlannedEvent.warning(
+              key,
+              EventReasons.FAILED_TO_UPDATE_ENDPOINT_SLICES,
+              "Error updating Endpoint Slices for Service " + key + ": " + failure.getMessage()));
+      retry(key, failure);
+    }
+  }
+
+  private void retry(ObjectKey key, RuntimeException cause) {
+    if (queue.numRequeues(key) < config.maxRetries()) {
+      queue.addRateLimited(key);
+      return;
+    }
+    queue.forget(key);
+    log.atError()
+        .addKeyValue("service", key)
+        .addKeyValue("retries", config.maxRetries())
+        .log("Giving up on Service until its next change");
+    events.record(
+        PlannedEvent.warning(
+            key,
+            EventReasons.SYNC_RETRIES_EXHAUSTED,
+            "Gave up after "
+                + config.maxRetries()
+                + " retries; hints are retried on the next change or resync. Last error: "
+                + cause.getMessage()));
+  }
+
+  private void stopWorking() {
+    List<Thread> running;
+    synchronized (this) {
+      if (!working.compareAndSet(true, false)) {
+        return;
+      }
+      running = new ArrayList<>(workers);
+      workers.clear();
+    }
+    queue.shutDown();
+    for (var worker : running) {
+      try {
+        worker.join(TimeUnit.SECONDS.toMillis(30));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** Stops taking work, lets in-flight writes finish, releases the Lease, stops the informers. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    queue.shutDown();
+    stopWorking();
+    if (election != null) {
+      election.close();
+    }
+    metrics.leading(false);
+    events.close();
+    informers.close();
+    log.atInfo().log("Controller stopped");
+  }
+}
