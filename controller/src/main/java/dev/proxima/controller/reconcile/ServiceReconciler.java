@@ -7,8 +7,10 @@ import dev.proxima.controller.hints.HintMode;
 import dev.proxima.controller.hints.HintPlanner;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.model.ObjectKey;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,7 +76,10 @@ public final class ServiceReconciler {
       return Optional.empty();
     }
 
-    var plan = planner.plan(service.get(), cluster.slicesOf(key));
+    var slices = cluster.slicesOf(key);
+    var plan = planner.plan(service.get(), slices);
+    var currentByName = new HashMap<String, EndpointSlice>();
+    slices.forEach(slice -> currentByName.put(slice.getMetadata().getName(), slice));
     plan.events().forEach(events::record);
     metrics.serviceTrafficDistribution(key, plan.trafficDistributionLabel());
     plan.skipped()
@@ -94,7 +99,8 @@ public final class ServiceReconciler {
     Optional<Duration> retryAfter = Optional.empty();
     int written = 0;
     for (var desired : plan.updates()) {
-      var decision = overwriteGuard.beforeWrite(desired);
+      // The guard compares what is stored now with what Proxima wrote last, not with the plan.
+      var decision = overwriteGuard.beforeWrite(currentByName.get(desired.getMetadata().getName()));
       if (decision.verdict() != OverwriteGuard.Verdict.WRITE) {
         if (decision.verdict() == OverwriteGuard.Verdict.BACK_OFF_STARTED) {
           metrics.hintsOverwritten();

@@ -2,6 +2,7 @@ package dev.proxima.controller.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.controller.testing.MutableClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.proxima.controller.queue;
+package dev.proxima.controller.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,12 +7,12 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock that stands still until a test moves it, so time-based behaviour is deterministic. */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
 
   private final ZoneId zone;
   private volatile Instant now;
 
-  MutableClock() {
+  public MutableClock() {
     this(Instant.parse("2025-01-01T00:00:00Z"), ZoneOffset.UTC);
   }
 
@@ -22,7 +22,7 @@ final class MutableClock extends Clock {
   }
 
   /** Moves the clock forward (or backward, for a negative amount). */
-  synchronized void advance(Duration amount) {
+  public synchronized void advance(Duration amount) {
     now = now.plus(amount);
   }
 

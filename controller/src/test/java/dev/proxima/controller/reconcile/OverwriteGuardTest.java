@@ -1,0 +1,105 @@
+package dev.proxima.controller.reconcile;
+
+import static dev.proxima.controller.testing.Fixtures.ready;
+import static dev.proxima.controller.testing.Fixtures.slice;
+import static dev.proxima.controller.testing.Fixtures.withHints;
+import static dev.proxima.controller.testing.Fixtures.zoneHint;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.controller.testing.MutableClock;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class OverwriteGuardTest {
+  private final MutableClock clock = new MutableClock();
+  private final OverwriteGuard guard =
+      new OverwriteGuard(
+          new OverwriteGuard.Policy(3, Duration.ofMinutes(5), Duration.ofMinutes(10)), clock);
+
+  private static EndpointSlice version(String resourceVersion, boolean hinted) {
+    var endpoint = ready("10.0.0.1", "zone-a", "n1");
+    var slice = slice("s1", "svc", hinted ? withHints(endpoint, zoneHint("zone-a")) : endpoint);
+    return new EndpointSliceBuilder(slice)
+        .editMetadata()
+        .withUid("uid-1")
+        .withResourceVersion(resourceVersion)
+        .endMetadata()
+        .build();
+  }
+
+  @Test
+  void letsTheFirstWriteOfASliceThrough() {
+    assertThat(guard.beforeWrite(version("1", false)).verdict())
+        .isEqualTo(OverwriteGuard.Verdict.WRITE);
+  }
+
+  @Test
+  void backsOffAfterTheThirdRevertWithinTheWindow() {
+    int version = 1;
+    for (int revert = 1; revert <= 2; revert++) {
+      assertThat(guard.beforeWrite(version(String.valueOf(version++), false)).verdict())
+          .isEqualTo(OverwriteGuard.Verdict.WRITE);
+      guard.written(version(String.valueOf(version++), true));
+      clock.advance(Duration.ofSeconds(10));
+    }
+    assertThat(guard.beforeWrite(version(String.valueOf(version++), false)).verdict())
+        .as("third revert")
+        .isEqualTo(OverwriteGuard.Verdict.WRITE);
+    guard.written(version(String.valueOf(version++), true));
+
+    var decision = guard.beforeWrite(version(String.valueOf(version++), false));
+
+    assertThat(decision.verdict()).isEqualTo(OverwriteGuard.Verdict.BACK_OFF_STARTED);
+    assertThat(decision.retryAfter()).isEqualTo(Duration.ofMinutes(10));
+    clock.advance(Duration.ofMinutes(4));
+    var during = guard.beforeWrite(version(String.valueOf(version++), false));
+    assertThat(during.verdict()).isEqualTo(OverwriteGuard.Verdict.BACKING_OFF);
+    assertThat(during.retryAfter()).isEqualTo(Duration.ofMinutes(6));
+  }
+
+  @Test
+  void writesAgainOnceTheBackOffHasPassed() {
+    for (int i = 0; i < 4; i++) {
+      guard.beforeWrite(version(String.valueOf(2 * i + 1), false));
+      guard.written(version(String.valueOf(2 * i + 2), true));
+    }
+    assertThat(guard.beforeWrite(version("20", false)).verdict())
+        .isEqualTo(OverwriteGuard.Verdict.BACKING_OFF);
+
+    clock.advance(Duration.ofMinutes(10));
+
+    assertThat(guard.beforeWrite(version("21", false)).verdict())
+        .isEqualTo(OverwriteGuard.Verdict.WRITE);
+  }
+
+  @Test
+  void revertsSpreadBeyondTheWindowDoNotAddUp() {
+    for (int i = 0; i < 6; i++) {
+      assertThat(guard.beforeWrite(version(String.valueOf(2 * i + 1), false)).verdict())
+          .isEqualTo(OverwriteGuard.Verdict.WRITE);
+      guard.written(version(String.valueOf(2 * i + 2), true));
+      clock.advance(Duration.ofMinutes(3));
+    }
+  }
+
+  @Test
+  void aNewVersionThatKeptProximasHintsIsNoRevert() {
+    // kube-controller-manager rewrites slices for endpoint changes with the same hints.
+    for (int i = 0; i < 5; i++) {
+      guard.written(version(String.valueOf(2 * i + 1), true));
+      assertThat(guard.beforeWrite(version(String.valueOf(2 * i + 2), true)).verdict())
+          .isEqualTo(OverwriteGuard.Verdict.WRITE);
+    }
+  }
+
+  @Test
+  void theSameVersionProximaWroteIsNoRevert() {
+    for (int i = 0; i < 5; i++) {
+      guard.written(version("7", true));
+      assertThat(guard.beforeWrite(version("7", true)).verdict())
+          .isEqualTo(OverwriteGuard.Verdict.WRITE);
+    }
+  }
+}
