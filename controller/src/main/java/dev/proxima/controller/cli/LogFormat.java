@@ -12,6 +12,12 @@ public enum LogFormat {
   text,
   json;
 
+  /** Keeps one-shot commands' stderr for what matters; their result goes to stdout. */
+  public static void warningsOnly() {
+    var context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.WARN);
+  }
+
   /** Switches the root logger to this format; text is what logback.xml already sets up. */
   public void apply() {
     if (this == text) {

@@ -47,6 +47,7 @@ public final class PlanCommand implements Callable<Integer> {
   public Integer call() {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
+    LogFormat.warningsOnly();
     try {
       var result = OfflinePlan.run(StateFile.load(state));
       result.notes().forEach(note -> err.println("note: " + note));

@@ -3,6 +3,7 @@ package dev.proxima.controller.runtime;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,6 +23,7 @@ final class LeaderElection implements AutoCloseable {
   private final Runnable onStartedLeading;
   private final Runnable onStoppedLeading;
   private final AtomicBoolean leading = new AtomicBoolean();
+  private LeaderElector elector;
   private CompletableFuture<?> campaign;
 
   LeaderElection(
@@ -47,7 +49,8 @@ final class LeaderElection implements AutoCloseable {
             .withLeaderCallbacks(
                 new LeaderCallbacks(this::startedLeading, this::stoppedLeading, this::newLeader))
             .build();
-    campaign = client.leaderElector().withConfig(electionConfig).build().start();
+    elector = client.leaderElector().withConfig(electionConfig).build();
+    campaign = elector.start();
     log.atInfo()
         .addKeyValue("lease", config.namespace() + "/" + config.leaseName())
         .addKeyValue("identity", config.identity())
@@ -81,8 +84,18 @@ final class LeaderElection implements AutoCloseable {
   @Override
   public synchronized void close() {
     leading.set(false);
-    if (campaign != null) {
-      campaign.cancel(true);
+    if (campaign == null) {
+      return;
+    }
+    campaign.cancel(true);
+    // Cancelling triggers the elector's own release on another thread, which races with the JVM
+    // exiting after SIGTERM; releasing here too makes the hand-over to the standby certain.
+    try {
+      elector.release();
+    } catch (RuntimeException failure) {
+      log.atWarn()
+          .setCause(failure)
+          .log("Could not release the Lease; the standby waits for it to expire");
     }
   }
 }

@@ -1,0 +1,155 @@
+package dev.proxima.controller;
+
+import static dev.proxima.controller.testing.Fixtures.ready;
+import static dev.proxima.controller.testing.Fixtures.service;
+import static dev.proxima.controller.testing.Fixtures.slice;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.proxima.controller.demo.EmbeddedApiServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The packaged jar as its own process against the embedded API server. */
+class ControllerProcessIT {
+  @TempDir Path directory;
+
+  private EmbeddedApiServer apiServer;
+  private KubernetesClient client;
+  private Process controller;
+  private Path log;
+
+  @BeforeEach
+  void startApiServer() {
+    apiServer = EmbeddedApiServer.start();
+    client = apiServer.client();
+  }
+
+  @AfterEach
+  void stopEverything() throws IOException {
+    if (controller != null && controller.isAlive()) {
+      controller.destroyForcibly();
+    }
+    client.close();
+    apiServer.close();
+    if (log != null && Files.exists(log)) {
+      System.out.println("controller log:\n" + Files.readString(log));
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (var socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private Path kubeconfig() throws IOException {
+    var file = directory.resolve("kubeconfig");
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: embedded
+          cluster: {server: "%s"}
+        users:
+        - name: tester
+          user: {token: not-checked}
+        contexts:
+        - name: embedded
+          context: {cluster: embedded, user: tester, namespace: test}
+        current-context: embedded
+        """
+            .formatted(apiServer.url()));
+    return file;
+  }
+
+  private static int status(int port, String path) {
+    try {
+      return HttpClient.newHttpClient()
+          .send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    } catch (IOException | InterruptedException notYet) {
+      return -1;
+    }
+  }
+
+  @Test
+  void writesHintsThenStopsCleanlyOnSigtermAndReleasesTheLease() throws Exception {
+    client.resource(service("svc", "PreferSameZone")).create();
+    client.resource(slice("s1", "svc", ready("10.0.0.1", "zone-a", "n1"))).create();
+    int metricsPort = freePort();
+    int probePort = freePort();
+    log = directory.resolve("controller.log");
+    var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    controller =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "-jar",
+                    Path.of("target", "proxima-controller.jar").toString(),
+                    "run",
+                    "--kubeconfig=" + kubeconfig(),
+                    "--metrics-bind-address=127.0.0.1:" + metricsPort,
+                    "--health-probe-bind-address=127.0.0.1:" + probePort,
+                    "--leader-election-namespace=test",
+                    "--leader-election-identity=process-it"))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .discovery()
+                            .v1()
+                            .endpointSlices()
+                            .inNamespace("test")
+                            .withName("s1")
+                            .get()
+                            .getEndpoints()
+                            .get(0)
+                            .getHints())
+                    .isNotNull());
+    assertThat(status(probePort, "/readyz")).isEqualTo(200);
+    assertThat(status(metricsPort, "/metrics")).isEqualTo(200);
+    assertThat(
+            client
+                .leases()
+                .inNamespace("test")
+                .withName("proxima-controller")
+                .get()
+                .getSpec()
+                .getHolderIdentity())
+        .isEqualTo("process-it");
+
+    controller.destroy();
+
+    assertThat(controller.waitFor(30, TimeUnit.SECONDS)).as("exited after SIGTERM").isTrue();
+    assertThat(controller.exitValue()).isZero();
+    // fabric8 releases by shortening the lease to one second (a merge patch cannot clear the
+    // holder), which lets a standby take over at once instead of after the full 15 seconds.
+    var lease = client.leases().inNamespace("test").withName("proxima-controller").get().getSpec();
+    assertThat(lease.getLeaseDurationSeconds()).as("lease released: %s", lease).isEqualTo(1);
+  }
+}

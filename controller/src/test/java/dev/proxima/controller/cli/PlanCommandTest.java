@@ -1,0 +1,111 @@
+package dev.proxima.controller.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PlanCommandTest {
+  @TempDir Path directory;
+
+  /** The exit code, stdout and stderr of one in-process run of the jar's command line. */
+  record Run(int exitCode, String out, String err) {}
+
+  static Run run(String... args) {
+    var out = new StringWriter();
+    var err = new StringWriter();
+    var commandLine = ControllerMain.commandLine();
+    commandLine.setOut(new PrintWriter(out));
+    commandLine.setErr(new PrintWriter(err));
+    int exitCode = commandLine.execute(args);
+    return new Run(exitCode, out.toString(), err.toString());
+  }
+
+  private Path stateFile() throws Exception {
+    var file = directory.resolve("cluster.yaml");
+    try (var stream = getClass().getResourceAsStream("/plan/cluster.yaml")) {
+      Files.copy(stream, file);
+    }
+    return file;
+  }
+
+  @Test
+  void printsEverySliceAsTheControllerWouldLeaveItWithItsEventsAsJson() throws Exception {
+    var result = run("plan", "--state", stateFile().toString(), "-o", "json");
+
+    assertThat(result.exitCode()).isZero();
+    JsonNode plan = new ObjectMapper().readTree(result.out());
+    var slices = plan.get("endpointSlices");
+    assertThat(slices).hasSize(3);
+    var web = slices.get(0);
+    assertThat(web.at("/metadata/name").asText()).isEqualTo("web-abc");
+    assertThat(web.at("/endpoints/0/hints/forZones/0/name").asText()).isEqualTo("zone-a");
+    assertThat(web.at("/endpoints/0/hints/forNodes/0/name").asText()).isEqualTo("node-1");
+    assertThat(web.at("/endpoints/1/hints/forZones").isMissingNode())
+        .as("no zone, no zone hint")
+        .isTrue();
+    assertThat(web.at("/endpoints/1/hints/forNodes/0/name").asText()).isEqualTo("node-2");
+    assertThat(slices.get(1).at("/endpoints/0/hints").isMissingNode())
+        .as("unsupported value removes hints")
+        .isTrue();
+    assertThat(slices.get(2).at("/endpoints/0/hints/forZones/0/name").asText())
+        .as("unlabelled slice untouched")
+        .isEqualTo("zone-z");
+
+    var events = plan.get("events");
+    assertThat(events).hasSize(1);
+    assertThat(events.get(0).get("object").asText()).isEqualTo("shop/legacy");
+    assertThat(events.get(0).get("type").asText()).isEqualTo("Warning");
+    assertThat(events.get(0).get("reason").asText()).isEqualTo("UnsupportedTrafficDistribution");
+    assertThat(events.get(0).get("message").asText()).contains("SomethingNew");
+    assertThat(result.err())
+        .contains("shop/stray has no kubernetes.io/service-name label")
+        .contains("ConfigMap ignored");
+  }
+
+  @Test
+  void printsYamlByDefault() throws Exception {
+    var result = run("plan", "--state", stateFile().toString());
+
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out()).contains("endpointSlices:").contains("events:").contains("forNodes:");
+  }
+
+  @Test
+  void aMalformedStateFileExitsWithTwoAndNamesTheDocumentAndField() throws Exception {
+    var file = directory.resolve("bad.yaml");
+    Files.writeString(
+        file,
+        """
+        kind: EndpointSlice
+        apiVersion: discovery.k8s.io/v1
+        metadata: {name: s, namespace: ns}
+        addressType: IPv4
+        endpoints: "not a list"
+        """);
+
+    var result = run("plan", "--state", file.toString());
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err())
+        .startsWith("error: ")
+        .contains("document 1")
+        .contains("EndpointSlice ns/s")
+        .contains("field endpoints");
+    assertThat(result.out()).isEmpty();
+  }
+
+  @Test
+  void aMissingStateFileExitsWithTwo() {
+    var result = run("plan", "--state", directory.resolve("nope.yaml").toString());
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err()).contains("does not exist");
+  }
+}
