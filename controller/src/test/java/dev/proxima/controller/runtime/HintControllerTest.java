@@ -252,6 +252,39 @@ class HintControllerTest {
   }
 
   @Test
+  void givesUpAfterTheRetryBudgetWithAWarningEvent() throws Exception {
+    server
+        .expect()
+        .put()
+        .withPath(SLICES_PATH + "/s1")
+        .andReturn(500, new StatusBuilder().withCode(500).withMessage("still broken").build())
+        .always();
+    createService("svc", "PreferSameZone");
+    client.resource(slice("s1", "svc", ready("10.0.0.1", "zone-a", "n1"))).create();
+    var oneRetry =
+        new ControllerConfig(
+            1,
+            Duration.ZERO,
+            1,
+            ControllerConfig.LeaderElectionConfig.disabled(),
+            OverwriteGuard.Policy.DEFAULT);
+
+    var replica = start(oneRetry);
+
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(client.v1().events().inNamespace("test").list().getItems())
+                    .anySatisfy(
+                        event -> {
+                          assertThat(event.getReason())
+                              .isEqualTo(EventReasons.SYNC_RETRIES_EXHAUSTED);
+                          assertThat(event.getMessage()).contains("still broken");
+                        }));
+    assertThat(replica.metrics().syncs("error")).isEqualTo(2);
+  }
+
+  @Test
   void aSteadyStateWritesNothingOnResyncOrRestart() throws Exception {
     for (var name : List.of("a", "b", "c")) {
       createService(name, "PreferSameNode");

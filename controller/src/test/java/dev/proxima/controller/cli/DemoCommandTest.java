@@ -1,0 +1,27 @@
+package dev.proxima.controller.cli;
+
+import static dev.proxima.controller.cli.PlanCommandTest.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class DemoCommandTest {
+  @Test
+  void runsTheControllerOnTheExampleClusterAndReportsEveryCase() {
+    var result = run("demo");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out())
+        .contains("Seeded 6 nodes, 5 services, 5 endpoint slices")
+        .contains("Service demo/dns  trafficDistribution=PreferSameNode  (hints written)")
+        .contains("10.244.0.10    node-a1   zone-a  true   forZones=[zone-a] forNodes=[node-a1]")
+        .contains("Service demo/checkout  trafficDistribution=PreferSameZone")
+        .contains("10.244.3.20    node-b2   zone-b  false  -")
+        .contains("Service demo/catalog  trafficDistribution=PreferClose")
+        .contains("Service demo/search  trafficDistribution=<none>  (no value: hints removed)")
+        .contains(
+            "Service demo/reports  trafficDistribution=PreferSameRack  (unsupported value: hints removed)")
+        .contains("Warning demo/reports UnsupportedTrafficDistribution");
+    assertThat(result.out()).doesNotContain("zone-a  true   forZones=[zone-a]\n  10.244.1.40");
+  }
+}

@@ -1,0 +1,41 @@
+package dev.proxima.controller.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+class LogFormatTest {
+  @Test
+  void jsonWritesOneObjectPerLineWithTheKeyValuePairs() throws Exception {
+    var original = System.out;
+    var captured = new ByteArrayOutputStream();
+    try {
+      System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+      LogFormat.json.apply();
+      LoggerFactory.getLogger("test").atInfo().addKeyValue("service", "shop/web").log("Updated");
+    } finally {
+      System.setOut(original);
+      ((ch.qos.logback.classic.LoggerContext) LoggerFactory.getILoggerFactory()).reset();
+      new ch.qos.logback.classic.util.ContextInitializer(
+              (ch.qos.logback.classic.LoggerContext) LoggerFactory.getILoggerFactory())
+          .autoConfig();
+    }
+
+    var line =
+        captured
+            .toString(StandardCharsets.UTF_8)
+            .lines()
+            .filter(l -> l.contains("Updated"))
+            .findFirst()
+            .orElseThrow();
+    var json = new ObjectMapper().readTree(line);
+    assertThat(json.get("level").asText()).isEqualTo("INFO");
+    assertThat(json.get("message").asText()).isEqualTo("Updated");
+    assertThat(json.toString()).contains("shop/web");
+  }
+}
