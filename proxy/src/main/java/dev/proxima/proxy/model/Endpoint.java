@@ -1,0 +1,42 @@
+package dev.proxima.proxy.model;
+
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One endpoint of one Service port, as the proxy sees it after parsing the EndpointSlices.
+ *
+ * <p>Conditions follow kube-proxy's reading of a slice: {@code ready} and {@code serving} default
+ * to true when unset, {@code terminating} to false. {@code local} means the endpoint's nodeName is
+ * this proxy's node. Hints are the names in {@code hints.forZones} and {@code hints.forNodes}.
+ *
+ * @param ip the endpoint's address, canonical form
+ * @param port the target port
+ */
+public record Endpoint(
+    String ip,
+    int port,
+    boolean ready,
+    boolean serving,
+    boolean terminating,
+    String nodeName,
+    boolean local,
+    Set<String> zoneHints,
+    Set<String> nodeHints) {
+
+  public Endpoint {
+    Objects.requireNonNull(ip, "ip");
+    zoneHints = zoneHints == null ? Set.of() : Set.copyOf(zoneHints);
+    nodeHints = nodeHints == null ? Set.of() : Set.copyOf(nodeHints);
+  }
+
+  /** {@code ip:port}, or {@code [ip]:port} for IPv6, the identity kube-proxy de-duplicates by. */
+  public String address() {
+    return ip.indexOf(':') >= 0 ? "[" + ip + "]:" + port : ip + ":" + port;
+  }
+
+  @Override
+  public String toString() {
+    return address();
+  }
+}

@@ -1,0 +1,13 @@
+package dev.proxima.proxy.model;
+
+/** The transport protocols a Service port can carry. */
+public enum Protocol {
+  TCP,
+  UDP,
+  SCTP;
+
+  /** The lowercase spelling nftables and iptables use. */
+  public String lower() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}
