@@ -10,20 +10,25 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 class LogFormatTest {
+  private static void resetLogging() throws Exception {
+    var context = (ch.qos.logback.classic.LoggerContext) LoggerFactory.getILoggerFactory();
+    context.reset();
+    new ch.qos.logback.classic.util.ContextInitializer(context).autoConfig();
+  }
+
   @Test
   void jsonWritesOneObjectPerLineWithTheKeyValuePairs() throws Exception {
     var original = System.out;
     var captured = new ByteArrayOutputStream();
+    // Other tests in this JVM may have raised the level (plan runs warnings-only); start clean.
+    resetLogging();
     try {
       System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
       LogFormat.json.apply();
       LoggerFactory.getLogger("test").atInfo().addKeyValue("service", "shop/web").log("Updated");
     } finally {
       System.setOut(original);
-      ((ch.qos.logback.classic.LoggerContext) LoggerFactory.getILoggerFactory()).reset();
-      new ch.qos.logback.classic.util.ContextInitializer(
-              (ch.qos.logback.classic.LoggerContext) LoggerFactory.getILoggerFactory())
-          .autoConfig();
+      resetLogging();
     }
 
     var line =
