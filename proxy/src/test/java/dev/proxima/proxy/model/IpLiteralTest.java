@@ -1,0 +1,46 @@
+package dev.proxima.proxy.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class IpLiteralTest {
+  @ParameterizedTest(name = "{0} is {1}")
+  @CsvSource(
+      nullValues = "none",
+      value = {
+        "10.0.0.1, IPV4",
+        "255.255.255.255, IPV4",
+        "256.0.0.1, none",
+        "10.0.0, none",
+        "01.2.3.4, none",
+        "fd00::1, IPV6",
+        "::, IPV6",
+        "2001:db8:0:0:0:0:0:1, IPV6",
+        "::ffff:10.0.0.1, IPV6",
+        "fd00::1::2, none",
+        "12345::1, none",
+        "example.com, none",
+        "'', none",
+      })
+  void recognisesAddressLiteralsWithoutDns(String address, IpFamily expected) {
+    assertThat(IpFamily.of(address)).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "{0} is {1}")
+  @CsvSource(
+      nullValues = "none",
+      value = {
+        "10.0.0.0/8, IPV4",
+        "0.0.0.0/0, IPV4",
+        "10.0.0.0/33, none",
+        "fd00::/64, IPV6",
+        "fd00::/129, none",
+        "10.0.0.0, none",
+        "10.0.0.0/x, none",
+      })
+  void recognisesCidrs(String cidr, IpFamily expected) {
+    assertThat(IpLiteral.familyOfCidr(cidr)).isEqualTo(expected);
+  }
+}
