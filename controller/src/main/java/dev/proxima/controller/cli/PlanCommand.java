@@ -2,8 +2,8 @@ package dev.proxima.controller.cli;
 
 import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.plan.OfflinePlan;
-import dev.proxima.controller.plan.StateFile;
-import dev.proxima.controller.plan.StateFileException;
+import dev.proxima.model.state.StateFile;
+import dev.proxima.model.state.StateFileException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -9,6 +9,7 @@ import dev.proxima.controller.reconcile.SliceOwnership;
 import dev.proxima.controller.reconcile.SliceWriter;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.state.ClusterState;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;

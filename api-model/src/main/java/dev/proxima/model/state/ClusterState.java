@@ -1,4 +1,4 @@
-package dev.proxima.controller.plan;
+package dev.proxima.model.state;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;

@@ -1,4 +1,4 @@
-package dev.proxima.controller.plan;
+package dev.proxima.model.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StateFileTest {
   @Test
   void readsListsAndSingleDocumentsInFileOrder() throws Exception {
-    try (var stream = getClass().getResourceAsStream("/plan/cluster.yaml")) {
+    try (var stream = getClass().getResourceAsStream("/state/cluster.yaml")) {
       var state = StateFile.load(stream, "cluster.yaml");
 
       assertThat(state.services())

@@ -1,4 +1,4 @@
-package dev.proxima.controller.plan;
+package dev.proxima.model.state;
 
 /** A state file that cannot be read; the message names the document and field at fault. */
 public final class StateFileException extends Exception {

@@ -1,4 +1,4 @@
-package dev.proxima.controller.plan;
+package dev.proxima.model.state;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
