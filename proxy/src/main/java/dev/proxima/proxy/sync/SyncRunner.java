@@ -1,0 +1,194 @@
+package dev.proxima.proxy.sync;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the proxy's sync at a bounded frequency, as kube-proxy's BoundedFrequencyRunner does:
+ * requests coalesce, runs are at least {@code minInterval} apart (counted from the end of the
+ * previous run), a failed run is retried after {@code retryInterval}, and a run happens at least
+ * every {@code maxInterval} even without requests.
+ *
+ * <p>The decision logic lives in {@link #tick()}, driven by an injected {@link Clock}, so tests
+ * step it deterministically; {@link #start()} adds the thread that calls it when something is due.
+ */
+public final class SyncRunner implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SyncRunner.class);
+
+  private final String name;
+  private final BooleanSupplier sync;
+  private final Duration minInterval;
+  private final Duration retryInterval;
+  private final Duration maxInterval;
+  private final Clock clock;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wake = lock.newCondition();
+
+  private boolean requested;
+  private Instant retryAt;
+  private Instant lastRunEnded;
+  private Instant periodicAt;
+  private boolean stopped;
+  private Thread thread;
+
+  /**
+   * @param sync the work; returns false (or throws) when it failed and must be retried
+   */
+  public SyncRunner(
+      String name,
+      BooleanSupplier sync,
+      Duration minInterval,
+      Duration retryInterval,
+      Duration maxInterval,
+      Clock clock) {
+    if (maxInterval.compareTo(minInterval) < 0) {
+      throw new IllegalArgumentException(
+          "maxInterval " + maxInterval + " is below minInterval " + minInterval);
+    }
+    this.name = Objects.requireNonNull(name);
+    this.sync = Objects.requireNonNull(sync);
+    this.minInterval = minInterval;
+    this.retryInterval = retryInterval;
+    this.maxInterval = maxInterval;
+    this.clock = clock;
+  }
+
+  /** Asks for a sync as soon as the minimum interval allows; repeated requests coalesce. */
+  public void request() {
+    lock.lock();
+    try {
+      requested = true;
+      wake.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Runs the sync if one is due now.
+   *
+   * @return true when it ran
+   */
+  public boolean tick() {
+    lock.lock();
+    try {
+      if (stopped || !isDue(clock.instant())) {
+        return false;
+      }
+      requested = false;
+    } finally {
+      lock.unlock();
+    }
+    boolean succeeded;
+    try {
+      succeeded = sync.getAsBoolean();
+    } catch (RuntimeException failure) {
+      log.atError().setCause(failure).addKeyValue("runner", name).log("Sync threw; retrying later");
+      succeeded = false;
+    }
+    lock.lock();
+    try {
+      var ended = clock.instant();
+      lastRunEnded = ended;
+      periodicAt = ended.plus(maxInterval);
+      retryAt = succeeded ? null : ended.plus(retryInterval);
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** When the next run is due, or null when nothing is pending and no periodic run is scheduled. */
+  public Instant nextDue() {
+    lock.lock();
+    try {
+      Instant due = periodicAt;
+      var earliest = lastRunEnded == null ? Instant.MIN : lastRunEnded.plus(minInterval);
+      if (requested) {
+        due = earliest(due, earliest);
+      }
+      if (retryAt != null) {
+        due = earliest(due, retryAt.isAfter(earliest) ? retryAt : earliest);
+      }
+      return due;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean isDue(Instant now) {
+    var due = nextDue();
+    return due != null && !now.isBefore(due);
+  }
+
+  private static Instant earliest(Instant a, Instant b) {
+    if (a == null) {
+      return b;
+    }
+    return b.isBefore(a) ? b : a;
+  }
+
+  /** Starts the thread that runs the sync whenever it is due. */
+  public synchronized void start() {
+    if (thread != null) {
+      return;
+    }
+    thread = new Thread(this::loop, name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private void loop() {
+    while (true) {
+      lock.lock();
+      try {
+        if (stopped) {
+          return;
+        }
+        var due = nextDue();
+        var now = clock.instant();
+        if (due == null || now.isBefore(due)) {
+          long waitNanos =
+              due == null
+                  ? TimeUnit.SECONDS.toNanos(1)
+                  : Math.min(Duration.between(now, due).toNanos(), TimeUnit.SECONDS.toNanos(1));
+          wake.awaitNanos(Math.max(waitNanos, 1));
+          continue;
+        }
+      } catch (InterruptedException interrupted) {
+        return;
+      } finally {
+        lock.unlock();
+      }
+      tick();
+    }
+  }
+
+  @Override
+  public void close() {
+    Thread running;
+    lock.lock();
+    try {
+      stopped = true;
+      wake.signalAll();
+      running = thread;
+    } finally {
+      lock.unlock();
+    }
+    if (running != null && running != Thread.currentThread()) {
+      try {
+        running.join(TimeUnit.SECONDS.toMillis(30));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

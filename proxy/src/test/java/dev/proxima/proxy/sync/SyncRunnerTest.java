@@ -1,0 +1,139 @@
+package dev.proxima.proxy.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.proxima.proxy.testing.MutableClock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class SyncRunnerTest {
+  private final MutableClock clock = new MutableClock();
+  private final AtomicInteger runs = new AtomicInteger();
+  private final Deque<Boolean> outcomes = new ArrayDeque<>();
+
+  private SyncRunner runner() {
+    return new SyncRunner(
+        "test",
+        () -> {
+          runs.incrementAndGet();
+          return outcomes.isEmpty() || outcomes.poll();
+        },
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(30),
+        Duration.ofHours(1),
+        clock);
+  }
+
+  @Test
+  void theFirstRequestRunsAtOnce() {
+    var runner = runner();
+    runner.request();
+
+    assertThat(runner.tick()).isTrue();
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void requestsWithinTheMinimumIntervalAreBatchedIntoOneRun() {
+    var runner = runner();
+    runner.request();
+    runner.tick();
+
+    runner.request();
+    runner.request();
+    clock.advance(Duration.ofMillis(400));
+    assertThat(runner.tick()).as("too soon").isFalse();
+    runner.request();
+    clock.advance(Duration.ofMillis(600));
+
+    assertThat(runner.tick()).isTrue();
+    assertThat(runner.tick()).as("requests were coalesced").isFalse();
+    assertThat(runs).hasValue(2);
+  }
+
+  @Test
+  void nothingRunsWithoutARequestUntilTheMaximumInterval() {
+    var runner = runner();
+    runner.request();
+    runner.tick();
+
+    clock.advance(Duration.ofMinutes(59));
+    assertThat(runner.tick()).isFalse();
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThat(runner.tick()).as("periodic run").isTrue();
+  }
+
+  @Test
+  void aFailedRunIsRetriedAfterTheRetryInterval() {
+    outcomes.add(false);
+    var runner = runner();
+    runner.request();
+    runner.tick();
+
+    clock.advance(Duration.ofSeconds(29));
+    assertThat(runner.tick()).isFalse();
+    clock.advance(Duration.ofSeconds(1));
+
+    assertThat(runner.tick()).as("retry").isTrue();
+    assertThat(runs).hasValue(2);
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(runner.tick()).as("no retry after success").isFalse();
+  }
+
+  @Test
+  void aThrowingSyncCountsAsAFailure() {
+    var calls = new AtomicInteger();
+    var runner =
+        new SyncRunner(
+            "throws",
+            () -> {
+              if (calls.incrementAndGet() == 1) {
+                throw new IllegalStateException("nft exploded");
+              }
+              return true;
+            },
+            Duration.ZERO,
+            Duration.ofSeconds(5),
+            Duration.ofHours(1),
+            clock);
+    runner.request();
+    runner.tick();
+
+    clock.advance(Duration.ofSeconds(5));
+
+    assertThat(runner.tick()).isTrue();
+    assertThat(calls).hasValue(2);
+  }
+
+  @Test
+  void aRequestDuringRetryBackoffStillHonoursOnlyTheMinimumInterval() {
+    outcomes.add(false);
+    var runner = runner();
+    runner.request();
+    runner.tick();
+
+    runner.request();
+    clock.advance(Duration.ofSeconds(1));
+
+    assertThat(runner.tick()).as("a new change does not wait for the retry").isTrue();
+  }
+
+  @Test
+  void rejectsAMaximumBelowTheMinimum() {
+    assertThatThrownBy(
+            () ->
+                new SyncRunner(
+                    "bad",
+                    () -> true,
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(1),
+                    clock))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
