@@ -1,0 +1,73 @@
+package dev.proxima.proxy.health;
+
+import dev.proxima.proxy.model.IpFamily;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The proxy's health as kube-proxy's health server defines it: unhealthy when an update was queued
+ * for a family and not applied within the health timeout (2 × sync period). Nothing queued is
+ * healthy, also at startup. /healthz additionally requires the Node to be eligible (it exists and
+ * is not being deleted); /livez does not.
+ */
+public final class ProxyHealth {
+  private final Clock clock;
+  private final Duration healthTimeout;
+  private final Map<IpFamily, Instant> lastUpdated = new EnumMap<>(IpFamily.class);
+  private final Map<IpFamily, Instant> oldestPendingQueued = new EnumMap<>(IpFamily.class);
+  private boolean nodeEligible = true;
+
+  public ProxyHealth(Clock clock, Duration healthTimeout) {
+    this.clock = clock;
+    this.healthTimeout = healthTimeout;
+  }
+
+  /** A change is waiting to be programmed; the first pending one starts the clock. */
+  public synchronized void queued(IpFamily family) {
+    oldestPendingQueued.putIfAbsent(family, clock.instant());
+  }
+
+  /** Everything queued so far is programmed. */
+  public synchronized void updated(IpFamily family) {
+    oldestPendingQueued.remove(family);
+    lastUpdated.put(family, clock.instant());
+  }
+
+  public synchronized void nodeEligible(boolean eligible) {
+    nodeEligible = eligible;
+  }
+
+  /** A consistent view for one response. */
+  public record Snapshot(
+      Instant currentTime,
+      Instant lastUpdated,
+      boolean healthy,
+      boolean nodeEligible,
+      Map<IpFamily, FamilyStatus> status) {}
+
+  /** One family's part of the status. */
+  public record FamilyStatus(Instant lastUpdated, boolean healthy) {}
+
+  public synchronized Snapshot snapshot() {
+    var now = clock.instant();
+    var status = new EnumMap<IpFamily, FamilyStatus>(IpFamily.class);
+    boolean healthy = true;
+    Instant latest = null;
+    for (var family : IpFamily.values()) {
+      var updated = lastUpdated.get(family);
+      var pending = oldestPendingQueued.get(family);
+      boolean familyHealthy = pending == null || !now.isAfter(pending.plus(healthTimeout));
+      if (updated != null || pending != null) {
+        status.put(family, new FamilyStatus(updated, familyHealthy));
+      }
+      healthy &= familyHealthy;
+      if (updated != null && (latest == null || updated.isAfter(latest))) {
+        latest = updated;
+      }
+    }
+    return new Snapshot(now, latest, healthy, nodeEligible, status);
+  }
+}

@@ -1,0 +1,32 @@
+package dev.proxima.proxy.selection;
+
+/**
+ * The topology level that filtered a Service's Cluster endpoint list on this node: kube-proxy's
+ * topology mode, where {@link #NONE} is upstream's empty mode (every ready endpoint is used).
+ *
+ * <p>It never applies to the Local list, which is only ever filtered by locality.
+ */
+public enum TopologyLevel {
+  /** Only endpoints whose {@code hints.forNodes} name this node. */
+  PREFER_SAME_NODE("PreferSameNode"),
+  /** Only endpoints whose {@code hints.forZones} name this node's zone. */
+  PREFER_SAME_ZONE("PreferSameZone"),
+  /** No topology filtering. */
+  NONE("None");
+
+  private final String displayName;
+
+  TopologyLevel(String displayName) {
+    this.displayName = displayName;
+  }
+
+  /** {@code PreferSameNode}, {@code PreferSameZone} or {@code None}, as explain output shows it. */
+  public String displayName() {
+    return displayName;
+  }
+
+  @Override
+  public String toString() {
+    return displayName;
+  }
+}

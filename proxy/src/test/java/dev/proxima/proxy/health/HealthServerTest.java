@@ -1,0 +1,83 @@
+package dev.proxima.proxy.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.testing.MutableClock;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class HealthServerTest {
+  private final MutableClock clock = new MutableClock();
+  private final ProxyHealth health = new ProxyHealth(clock, Duration.ofSeconds(60));
+  private final List<Integer> healthz = new ArrayList<>();
+  private final List<Integer> livez = new ArrayList<>();
+  private HealthServer server;
+
+  @BeforeEach
+  void start() throws Exception {
+    server =
+        HealthServer.start(new InetSocketAddress("127.0.0.1", 0), health, healthz::add, livez::add);
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path)).build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void isHealthyWithNothingQueuedEvenBeforeTheFirstSync() throws Exception {
+    var response = get("/healthz");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+    assertThat(response.body()).contains("\"healthy\": true").contains("\"nodeEligible\": true");
+    assertThat(healthz).containsExactly(200);
+  }
+
+  @Test
+  void becomesUnhealthyWhenAQueuedUpdateWaitsLongerThanTheTimeout() throws Exception {
+    health.updated(IpFamily.IPV4);
+    health.queued(IpFamily.IPV4);
+    clock.advance(Duration.ofSeconds(60));
+    assertThat(get("/healthz").statusCode()).as("at the timeout").isEqualTo(200);
+
+    clock.advance(Duration.ofSeconds(1));
+
+    var response = get("/healthz");
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.body()).contains("\"healthy\": false").contains("\"IPv4\": {");
+    assertThat(get("/livez").statusCode()).isEqualTo(503);
+
+    health.updated(IpFamily.IPV4);
+    assertThat(get("/healthz").statusCode()).as("after the sync").isEqualTo(200);
+  }
+
+  @Test
+  void aNodeBeingDeletedFailsHealthzButNotLivez() throws Exception {
+    health.nodeEligible(false);
+
+    assertThat(get("/healthz").statusCode()).isEqualTo(503);
+    var live = get("/livez");
+    assertThat(live.statusCode()).isEqualTo(200);
+    assertThat(live.body()).doesNotContain("nodeEligible");
+    assertThat(healthz).containsExactly(503);
+    assertThat(livez).containsExactly(200);
+  }
+}
