@@ -3,7 +3,7 @@ package dev.proxima.controller.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.proxima.controller.testing.MutableClock;
+import dev.proxima.model.testing.MutableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

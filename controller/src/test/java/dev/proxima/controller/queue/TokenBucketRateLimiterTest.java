@@ -2,7 +2,7 @@ package dev.proxima.controller.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.proxima.controller.testing.MutableClock;
+import dev.proxima.model.testing.MutableClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import static dev.proxima.controller.testing.Fixtures.withHints;
 import static dev.proxima.controller.testing.Fixtures.zoneHint;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.proxima.controller.testing.MutableClock;
+import dev.proxima.model.testing.MutableClock;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.time.Duration;

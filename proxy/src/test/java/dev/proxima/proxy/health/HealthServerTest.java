@@ -2,8 +2,8 @@ package dev.proxima.proxy.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.testing.MutableClock;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

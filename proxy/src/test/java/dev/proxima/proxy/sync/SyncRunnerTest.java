@@ -3,7 +3,7 @@ package dev.proxima.proxy.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.proxima.proxy.testing.MutableClock;
+import dev.proxima.model.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -1,4 +1,4 @@
-package dev.proxima.controller.testing;
+package dev.proxima.model.testing;
 
 import java.time.Clock;
 import java.time.Duration;
