@@ -1,0 +1,216 @@
+package dev.proxima.proxy.metrics;
+
+import dev.proxima.proxy.model.IpFamily;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Map;
+
+/**
+ * The proxy's metrics under kube-proxy's names and labels, so dashboards and alerts written for
+ * kube-proxy keep working; Proxima's own are prefixed {@code proxima_proxy_}.
+ */
+public final class ProxyMetrics {
+  private final Histogram syncDuration;
+  private final Histogram fullSyncDuration;
+  private final Histogram partialSyncDuration;
+  private final Gauge lastSync;
+  private final Gauge lastQueued;
+  private final Histogram networkProgramming;
+  private final Gauge endpointChangesPending;
+  private final Counter endpointChanges;
+  private final Gauge serviceChangesPending;
+  private final Counter serviceChanges;
+  private final GaugeNamedTotal noLocalEndpoints;
+  private final Counter nftablesFailures;
+  private final Counter healthz;
+  private final Counter livez;
+  private final Gauge servicePortsByTopology;
+  private final Gauge topologyFallbacks;
+
+  public ProxyMetrics(PrometheusRegistry registry) {
+    syncDuration =
+        syncHistogram(
+            registry,
+            "kubeproxy_sync_proxy_rules_duration_seconds",
+            "SyncProxyRules latency in seconds");
+    fullSyncDuration =
+        syncHistogram(
+            registry,
+            "kubeproxy_sync_full_proxy_rules_duration_seconds",
+            "SyncProxyRules latency in seconds for full resyncs");
+    partialSyncDuration =
+        syncHistogram(
+            registry,
+            "kubeproxy_sync_partial_proxy_rules_duration_seconds",
+            "SyncProxyRules latency in seconds for partial resyncs");
+    lastSync =
+        Gauge.builder()
+            .name("kubeproxy_sync_proxy_rules_last_timestamp_seconds")
+            .help("The last time proxy rules were successfully synced")
+            .labelNames("ip_family")
+            .register(registry);
+    lastQueued =
+        Gauge.builder()
+            .name("kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds")
+            .help("The last time a sync of proxy rules was queued")
+            .labelNames("ip_family")
+            .register(registry);
+    networkProgramming =
+        Histogram.builder()
+            .name("kubeproxy_network_programming_duration_seconds")
+            .help("In Cluster Network Programming Latency in seconds")
+            .labelNames("ip_family")
+            .classicUpperBounds(networkProgrammingBuckets())
+            .register(registry);
+    endpointChangesPending =
+        Gauge.builder()
+            .name("kubeproxy_sync_proxy_rules_endpoint_changes_pending")
+            .help("Pending proxy rules Endpoint changes")
+            .register(registry);
+    endpointChanges =
+        Counter.builder()
+            .name("kubeproxy_sync_proxy_rules_endpoint_changes_total")
+            .help("Cumulative proxy rules Endpoint changes")
+            .register(registry);
+    serviceChangesPending =
+        Gauge.builder()
+            .name("kubeproxy_sync_proxy_rules_service_changes_pending")
+            .help("Pending proxy rules Service changes")
+            .register(registry);
+    serviceChanges =
+        Counter.builder()
+            .name("kubeproxy_sync_proxy_rules_service_changes_total")
+            .help("Cumulative proxy rules Service changes")
+            .register(registry);
+    noLocalEndpoints =
+        GaugeNamedTotal.register(
+            registry,
+            "kubeproxy_sync_proxy_rules_no_local_endpoints",
+            "Number of services with a Local traffic policy and no endpoints",
+            "traffic_policy",
+            "ip_family");
+    nftablesFailures =
+        Counter.builder()
+            .name("kubeproxy_sync_proxy_rules_nftables_sync_failures_total")
+            .help("Cumulative proxy nftables sync failures")
+            .labelNames("ip_family")
+            .register(registry);
+    healthz =
+        Counter.builder()
+            .name("kubeproxy_proxy_healthz_total")
+            .help("Cumulative proxy healthz HTTP status")
+            .labelNames("code")
+            .register(registry);
+    livez =
+        Counter.builder()
+            .name("kubeproxy_proxy_livez_total")
+            .help("Cumulative proxy livez HTTP status")
+            .labelNames("code")
+            .register(registry);
+    servicePortsByTopology =
+        Gauge.builder()
+            .name("proxima_proxy_service_ports_by_topology")
+            .help(
+                "Service ports programmed on this node, by the topology level their endpoints were chosen at")
+            .labelNames("level", "ip_family")
+            .register(registry);
+    topologyFallbacks =
+        Gauge.builder()
+            .name("proxima_proxy_topology_fallbacks")
+            .help(
+                "Service ports whose trafficDistribution asks for a closer level than this node uses, by reason")
+            .labelNames("reason", "ip_family")
+            .register(registry);
+  }
+
+  private static Histogram syncHistogram(PrometheusRegistry registry, String name, String help) {
+    return Histogram.builder()
+        .name(name)
+        .help(help)
+        .labelNames("ip_family")
+        .classicExponentialUpperBounds(0.001, 2, 15)
+        .register(registry);
+  }
+
+  /** 0.25 s, 0.5 s, 1 s to 59 s by 1, 60 s to 115 s by 5, 120 s to 300 s by 30, as upstream. */
+  static double[] networkProgrammingBuckets() {
+    var bounds = new ArrayList<Double>();
+    bounds.add(0.25);
+    bounds.add(0.5);
+    for (int s = 1; s < 60; s++) {
+      bounds.add((double) s);
+    }
+    for (int s = 60; s < 120; s += 5) {
+      bounds.add((double) s);
+    }
+    for (int s = 120; s <= 300; s += 30) {
+      bounds.add((double) s);
+    }
+    return bounds.stream().mapToDouble(Double::doubleValue).toArray();
+  }
+
+  private static String label(IpFamily family) {
+    return family.apiName();
+  }
+
+  public void synced(IpFamily family, boolean full, Duration elapsed, Instant now) {
+    double seconds = elapsed.toNanos() / 1e9;
+    syncDuration.labelValues(label(family)).observe(seconds);
+    (full ? fullSyncDuration : partialSyncDuration).labelValues(label(family)).observe(seconds);
+    lastSync.labelValues(label(family)).set(now.toEpochMilli() / 1e3);
+  }
+
+  public void queued(IpFamily family, Instant now) {
+    lastQueued.labelValues(label(family)).set(now.toEpochMilli() / 1e3);
+  }
+
+  public void networkProgrammed(IpFamily family, Duration latency) {
+    networkProgramming.labelValues(label(family)).observe(latency.toNanos() / 1e9);
+  }
+
+  public void serviceChanged(int pending) {
+    serviceChanges.inc();
+    serviceChangesPending.set(pending);
+  }
+
+  public void endpointsChanged(int pending) {
+    endpointChanges.inc();
+    endpointChangesPending.set(pending);
+  }
+
+  public void pendingCleared() {
+    serviceChangesPending.set(0);
+    endpointChangesPending.set(0);
+  }
+
+  public void nftablesFailed(IpFamily family) {
+    nftablesFailures.labelValues(label(family)).inc();
+  }
+
+  public void noLocalEndpoints(IpFamily family, int internal, int external) {
+    noLocalEndpoints.set(internal, "internal", label(family));
+    noLocalEndpoints.set(external, "external", label(family));
+  }
+
+  public void healthz(int code) {
+    healthz.labelValues(String.valueOf(code)).inc();
+  }
+
+  public void livez(int code) {
+    livez.labelValues(String.valueOf(code)).inc();
+  }
+
+  /** Replaces the per-level and per-reason counts of one family with this sync's. */
+  public void topology(
+      IpFamily family, Map<String, Integer> byLevel, Map<String, Integer> fallbacksByReason) {
+    byLevel.forEach(
+        (level, count) -> servicePortsByTopology.labelValues(level, label(family)).set(count));
+    fallbacksByReason.forEach(
+        (reason, count) -> topologyFallbacks.labelValues(reason, label(family)).set(count));
+  }
+}
