@@ -1,0 +1,27 @@
+package dev.proxima.proxy.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code proxima-proxy.jar}. */
+@Command(
+    name = "proxima-proxy",
+    mixinStandardHelpOptions = true,
+    description = "Node-local service proxy that routes by EndpointSlice topology hints.",
+    subcommands = {ExplainCommand.class})
+public final class ProxyMain implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  public static CommandLine commandLine() {
+    return new CommandLine(new ProxyMain()).setCaseInsensitiveEnumValuesAllowed(true);
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required");
+  }
+}
