@@ -1,0 +1,57 @@
+package dev.proxima.proxy.track;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Accumulates changes between syncs the way kube-proxy's change trackers do: per key it keeps the
+ * state before the first change and after the latest one, and forgets the key when the two are
+ * equal again, so updates that change nothing the proxy uses (a resync, a status or annotation
+ * change) cost nothing.
+ *
+ * @param <K> the object's key
+ * @param <T> the object type
+ * @param <P> the projection of an object that the proxy depends on; equality decides no-ops
+ */
+public final class ChangeTracker<K, T, P> {
+  private final Function<T, P> projection;
+  private final Map<K, Change<P>> pending = new HashMap<>();
+
+  /** The state before the first pending change and after the last; null means absent. */
+  public record Change<P>(P previous, P current) {}
+
+  public ChangeTracker(Function<T, P> projection) {
+    this.projection = projection;
+  }
+
+  /**
+   * Records a change; {@code previous} or {@code current} is null for an add or a delete.
+   *
+   * @return true when something is pending afterwards
+   */
+  public synchronized boolean update(K key, T previous, T current) {
+    var before = previous == null ? null : projection.apply(previous);
+    var after = current == null ? null : projection.apply(current);
+    var change = pending.get(key);
+    var first = change == null ? before : change.previous();
+    if (Objects.equals(first, after)) {
+      pending.remove(key);
+    } else {
+      pending.put(key, new Change<>(first, after));
+    }
+    return !pending.isEmpty();
+  }
+
+  public synchronized int pendingCount() {
+    return pending.size();
+  }
+
+  /** Hands over everything pending and starts afresh. */
+  public synchronized Map<K, Change<P>> drain() {
+    var drained = Map.copyOf(pending);
+    pending.clear();
+    return drained;
+  }
+}

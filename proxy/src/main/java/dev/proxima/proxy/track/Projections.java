@@ -1,0 +1,41 @@
+package dev.proxima.proxy.track;
+
+import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceSpec;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The parts of Services and EndpointSlices the proxy's rules depend on. Everything else
+ * (resourceVersion, managedFields, most annotations, conditions) changes often and must not cause a
+ * sync.
+ */
+public final class Projections {
+  private Projections() {}
+
+  /** What of a Service the proxy uses. */
+  public record ServiceProjection(
+      Map<String, String> labels, ServiceSpec spec, LoadBalancerStatus loadBalancer) {}
+
+  /** What of an EndpointSlice the proxy uses. */
+  public record SliceProjection(
+      Map<String, String> labels,
+      String addressType,
+      List<?> ports,
+      List<?> endpoints,
+      String triggerTime) {}
+
+  public static ServiceProjection of(Service service) {
+    return new ServiceProjection(
+        service.getMetadata().getLabels(),
+        service.getSpec(),
+        service.getStatus() == null ? null : service.getStatus().getLoadBalancer());
+  }
+
+  public static SliceProjection of(EndpointSlice slice) {
+    return new SliceProjection(
+        slice.getMetadata().getLabels(), slice.getAddressType(), slice.getPorts(), slice.getEndpoints());
+  }
+}
