@@ -21,11 +21,7 @@ public final class Projections {
 
   /** What of an EndpointSlice the proxy uses. */
   public record SliceProjection(
-      Map<String, String> labels,
-      String addressType,
-      List<?> ports,
-      List<?> endpoints,
-      String triggerTime) {}
+      Map<String, String> labels, String addressType, List<?> ports, List<?> endpoints) {}
 
   public static ServiceProjection of(Service service) {
     return new ServiceProjection(
@@ -36,6 +32,9 @@ public final class Projections {
 
   public static SliceProjection of(EndpointSlice slice) {
     return new SliceProjection(
-        slice.getMetadata().getLabels(), slice.getAddressType(), slice.getPorts(), slice.getEndpoints());
+        slice.getMetadata().getLabels(),
+        slice.getAddressType(),
+        slice.getPorts(),
+        slice.getEndpoints());
   }
 }
