@@ -1,79 +1,166 @@
 package dev.proxima.proxy.model;
 
-import java.util.regex.Pattern;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Validates IP address and CIDR literals without ever touching DNS: {@code InetAddress.getByName}
+ * Parses IP address and CIDR literals without ever touching DNS: {@code InetAddress.getByName}
  * resolves anything that is not a literal, which a proxy must never do on input from the API.
+ * Leading zeros in IPv4 octets are rejected, as Kubernetes validation does, because tools disagree
+ * on whether they mean octal.
  */
 public final class IpLiteral {
-  private static final Pattern IPV4 =
-      Pattern.compile(
-          "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
-  private static final Pattern IPV6_CHARS = Pattern.compile("[0-9a-fA-F:.]+");
-
   private IpLiteral() {}
 
-  static IpFamily familyOf(String address) {
-    if (address == null || address.isEmpty()) {
+  /** The address bytes (4 for IPv4, 16 for IPv6), or null when it is not an IP literal. */
+  public static byte[] bytes(String ip) {
+    if (ip == null || ip.isEmpty()) {
       return null;
     }
-    if (IPV4.matcher(address).matches()) {
-      return IpFamily.IPV4;
+    return ip.indexOf(':') >= 0 ? parseIpv6(ip) : parseIpv4(ip);
+  }
+
+  static IpFamily familyOf(String address) {
+    var bytes = bytes(address);
+    if (bytes == null) {
+      return null;
     }
-    return isIpv6(address) ? IpFamily.IPV6 : null;
+    return bytes.length == 4 ? IpFamily.IPV4 : IpFamily.IPV6;
   }
 
   /** The family of a CIDR such as {@code 10.0.0.0/8}, or null when it is not one. */
   public static IpFamily familyOfCidr(String cidr) {
+    return prefixLength(cidr) < 0 ? null : familyOf(cidr.substring(0, cidr.indexOf('/')));
+  }
+
+  /**
+   * Whether the address lies inside the CIDR; false when either is malformed or families differ.
+   */
+  public static boolean contains(String cidr, String ip) {
+    int length = prefixLength(cidr);
+    if (length < 0) {
+      return false;
+    }
+    var network = bytes(cidr.substring(0, cidr.indexOf('/')));
+    var address = bytes(ip);
+    if (address == null || address.length != network.length) {
+      return false;
+    }
+    for (int bit = 0; bit < length; bit++) {
+      int mask = 0x80 >>> (bit % 8);
+      if ((network[bit / 8] & mask) != (address[bit / 8] & mask)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static int prefixLength(String cidr) {
     if (cidr == null) {
-      return null;
+      return -1;
     }
     int slash = cidr.indexOf('/');
     if (slash < 0) {
-      return null;
+      return -1;
     }
-    var family = familyOf(cidr.substring(0, slash));
-    if (family == null) {
-      return null;
+    var network = bytes(cidr.substring(0, slash));
+    int length = parseNumber(cidr.substring(slash + 1), 10, 3);
+    if (network == null || length < 0 || length > network.length * 8) {
+      return -1;
     }
-    int length;
-    try {
-      length = Integer.parseInt(cidr.substring(slash + 1));
-    } catch (NumberFormatException notANumber) {
-      return null;
-    }
-    int max = family == IpFamily.IPV4 ? 32 : 128;
-    return length >= 0 && length <= max ? family : null;
+    return length;
   }
 
-  private static boolean isIpv6(String address) {
-    if (!IPV6_CHARS.matcher(address).matches() || address.indexOf(':') < 0) {
-      return false;
+  private static byte[] parseIpv4(String ip) {
+    String[] parts = ip.split("\\.", -1);
+    if (parts.length != 4) {
+      return null;
     }
-    var doubleColon = address.indexOf("::");
-    if (doubleColon >= 0 && address.indexOf("::", doubleColon + 1) >= 0) {
-      return false;
-    }
-    var groups = address.split(":", -1);
-    int count = 0;
-    for (int i = 0; i < groups.length; i++) {
-      var group = groups[i];
-      if (group.isEmpty()) {
-        continue;
+    byte[] bytes = new byte[4];
+    for (int i = 0; i < 4; i++) {
+      var part = parts[i];
+      int value = parseNumber(part, 10, 3);
+      if (value < 0 || value > 255 || (part.length() > 1 && part.charAt(0) == '0')) {
+        return null;
       }
-      if (i == groups.length - 1 && group.indexOf('.') >= 0) {
-        if (!IPV4.matcher(group).matches()) {
+      bytes[i] = (byte) value;
+    }
+    return bytes;
+  }
+
+  private static byte[] parseIpv6(String ip) {
+    int gap = ip.indexOf("::");
+    if (gap >= 0 && ip.indexOf("::", gap + 1) >= 0) {
+      return null;
+    }
+    List<Integer> head = new ArrayList<>();
+    List<Integer> tail = new ArrayList<>();
+    if (gap >= 0) {
+      if (!groups(ip.substring(0, gap), head) || !groups(ip.substring(gap + 2), tail)) {
+        return null;
+      }
+    } else if (!groups(ip, head)) {
+      return null;
+    }
+    int total = head.size() + tail.size();
+    if (gap < 0 ? total != 8 : total > 7) {
+      return null;
+    }
+    byte[] bytes = new byte[16];
+    for (int i = 0; i < head.size(); i++) {
+      put(bytes, i, head.get(i));
+    }
+    for (int i = 0; i < tail.size(); i++) {
+      put(bytes, 8 - tail.size() + i, tail.get(i));
+    }
+    return bytes;
+  }
+
+  private static void put(byte[] bytes, int group, int value) {
+    bytes[2 * group] = (byte) (value >>> 8);
+    bytes[2 * group + 1] = (byte) value;
+  }
+
+  /** Appends the 16-bit groups of a colon-separated run (a trailing dotted quad counts as two). */
+  private static boolean groups(String run, List<Integer> out) {
+    if (run.isEmpty()) {
+      return true;
+    }
+    String[] parts = run.split(":", -1);
+    for (int i = 0; i < parts.length; i++) {
+      String part = parts[i];
+      if (i == parts.length - 1 && part.indexOf('.') >= 0) {
+        byte[] v4 = parseIpv4(part);
+        if (v4 == null) {
           return false;
         }
-        count += 2;
+        out.add(((v4[0] & 0xff) << 8) | (v4[1] & 0xff));
+        out.add(((v4[2] & 0xff) << 8) | (v4[3] & 0xff));
         continue;
       }
-      if (group.length() > 4 || group.indexOf('.') >= 0) {
+      int value = parseNumber(part, 16, 4);
+      if (value < 0) {
         return false;
       }
-      count++;
+      out.add(value);
     }
-    return doubleColon >= 0 ? count < 8 : count == 8;
+    return true;
+  }
+
+  /** A non-negative number of at most {@code maxDigits} ASCII digits, or -1. */
+  private static int parseNumber(String digits, int radix, int maxDigits) {
+    if (digits.isEmpty() || digits.length() > maxDigits) {
+      return -1;
+    }
+    int value = 0;
+    for (int i = 0; i < digits.length(); i++) {
+      char c = digits.charAt(i);
+      int digit = c < 0x80 ? Character.digit(c, radix) : -1;
+      if (digit < 0) {
+        return -1;
+      }
+      value = value * radix + digit;
+    }
+    return value;
   }
 }

@@ -43,4 +43,20 @@ class IpLiteralTest {
   void recognisesCidrs(String cidr, IpFamily expected) {
     assertThat(IpLiteral.familyOfCidr(cidr)).isEqualTo(expected);
   }
+
+  @ParameterizedTest(name = "{1} in {0}: {2}")
+  @CsvSource({
+    "10.0.0.0/8, 10.255.1.2, true",
+    "10.0.0.0/8, 11.0.0.1, false",
+    "192.168.1.0/24, 192.168.1.200, true",
+    "192.168.1.0/25, 192.168.1.200, false",
+    "0.0.0.0/0, 8.8.8.8, true",
+    "fd00::/8, fd12::1, true",
+    "fd00::/8, fe80::1, false",
+    "10.0.0.0/8, fd00::1, false",
+    "garbage, 10.0.0.1, false",
+  })
+  void decidesCidrMembershipByBits(String cidr, String ip, boolean expected) {
+    assertThat(IpLiteral.contains(cidr, ip)).isEqualTo(expected);
+  }
 }
