@@ -1,5 +1,6 @@
 package dev.proxima.controller.cli;
 
+import dev.proxima.cli.DurationConverter;
 import dev.proxima.controller.demo.EmbeddedApiServer;
 import dev.proxima.controller.hints.HintMode;
 import dev.proxima.controller.hints.HintPlanner;

@@ -1,5 +1,6 @@
 package dev.proxima.controller.cli;
 
+import dev.proxima.cli.LogFormat;
 import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.plan.OfflinePlan;
 import dev.proxima.model.state.StateFile;

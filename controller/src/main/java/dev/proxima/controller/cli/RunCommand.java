@@ -1,5 +1,8 @@
 package dev.proxima.controller.cli;
 
+import dev.proxima.cli.BindAddressConverter;
+import dev.proxima.cli.DurationConverter;
+import dev.proxima.cli.LogFormat;
 import dev.proxima.controller.health.ProbeServer;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.OverwriteGuard;

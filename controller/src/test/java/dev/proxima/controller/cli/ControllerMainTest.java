@@ -3,6 +3,7 @@ package dev.proxima.controller.cli;
 import static dev.proxima.controller.cli.PlanCommandTest.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.cli.DurationConverter;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

@@ -1,10 +1,10 @@
-package dev.proxima.controller.cli;
+package dev.proxima.cli;
 
 import java.net.InetSocketAddress;
 import picocli.CommandLine;
 
 /** Parses {@code host:port}, {@code [v6]:port} or {@code :port} (all interfaces). */
-final class BindAddressConverter implements CommandLine.ITypeConverter<InetSocketAddress> {
+public final class BindAddressConverter implements CommandLine.ITypeConverter<InetSocketAddress> {
   @Override
   public InetSocketAddress convert(String value) {
     int colon = value.lastIndexOf(':');

@@ -1,4 +1,4 @@
-package dev.proxima.controller.cli;
+package dev.proxima.cli;
 
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -8,7 +8,7 @@ import picocli.CommandLine;
  * Parses durations the way Kubernetes flags spell them: {@code 500ms}, {@code 30s}, {@code 10m},
  * {@code 1h}.
  */
-final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
   private static final Pattern SPELLING = Pattern.compile("(\\d+)(ms|s|m|h)");
 
   @Override

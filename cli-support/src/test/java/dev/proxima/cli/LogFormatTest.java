@@ -1,4 +1,4 @@
-package dev.proxima.controller.cli;
+package dev.proxima.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.proxima.controller.cli;
+package dev.proxima.cli;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
