@@ -13,6 +13,8 @@ import java.util.List;
  *
  * @param updates slices to write, in name order; never objects from an informer cache
  * @param skipped slices the plan deliberately left alone, with the reason, for logs and plan output
+ * @param removals why hints were removed, one entry per address type that lost them (see {@link
+ *     RemovalReasons}); empty when nothing was removed
  */
 public record HintPlan(
     ObjectKey service,
@@ -20,12 +22,26 @@ public record HintPlan(
     TrafficDistribution trafficDistribution,
     List<EndpointSlice> updates,
     List<SkippedSlice> skipped,
-    List<PlannedEvent> events) {
+    List<PlannedEvent> events,
+    List<String> removals) {
 
   public HintPlan {
     updates = List.copyOf(updates);
     skipped = List.copyOf(skipped);
     events = List.copyOf(events);
+    removals = List.copyOf(removals);
+  }
+
+  /**
+   * The {@code mode} label of the Services-by-mode metric: Auto, the trafficDistribution value that
+   * decides, or None.
+   */
+  public String modeLabel() {
+    return switch (mode) {
+      case AUTO -> "Auto";
+      case TRAFFIC_DISTRIBUTION -> trafficDistribution.raw();
+      case NONE -> "None";
+    };
   }
 
   /**

@@ -2,6 +2,9 @@ package dev.proxima.controller.hints;
 
 import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.events.PlannedEvent;
+import dev.proxima.controller.hints.auto.AutoHintCache;
+import dev.proxima.controller.hints.auto.AutoHintEvents;
+import dev.proxima.controller.hints.auto.SliceInfo;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.TopologyMode;
 import dev.proxima.model.TrafficDistribution;
@@ -13,14 +16,28 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Computes the hints of one Service's EndpointSlices, exactly as kube-controller-manager's
- * trafficdist reconciler would, so both controllers can touch the same slice without flapping.
+ * Computes the hints of one Service's EndpointSlices exactly as kube-controller-manager would, so
+ * both controllers can touch the same slice without flapping: the topology-mode Auto heuristic when
+ * the annotation enables it, otherwise upstream's trafficdist reconciler.
  *
- * <p>Pure: it reads the Service and its slices and returns a {@link HintPlan}; it never mutates its
- * inputs, which may be informer-cache objects.
+ * <p>It never mutates its inputs, which may be informer-cache objects, and does no I/O. The only
+ * state it touches is the {@link AutoHintCache}: the zone ratios and which Services have Auto
+ * hints, which upstream keeps between syncs too.
  */
 public final class HintPlanner {
   static final String FQDN = "FQDN";
+  private static final List<String> ADDRESS_TYPES = List.of("IPv4", "IPv6");
+
+  private final AutoHintCache autoHints;
+
+  public HintPlanner(AutoHintCache autoHints) {
+    this.autoHints = autoHints;
+  }
+
+  /** A planner whose Auto state knows no Nodes: Auto Services get no hints from it. */
+  public HintPlanner() {
+    this(new AutoHintCache());
+  }
 
   public HintPlan plan(Service service, List<EndpointSlice> slices) {
     var key = new ObjectKey(service.getMetadata().getNamespace(), service.getMetadata().getName());
@@ -29,13 +46,41 @@ public final class HintPlanner {
         TrafficDistribution.parse(spec == null ? null : spec.getTrafficDistribution());
     var events = new ArrayList<PlannedEvent>();
     var skipped = new ArrayList<HintPlan.SkippedSlice>();
+    var inScope = inScope(slices, skipped);
 
     if (TopologyMode.autoEnabled(service.getMetadata().getAnnotations())) {
-      // Auto outranks the field upstream. Until Proxima implements Auto, leaving the slices alone
-      // is the only choice that neither fights kube-controller-manager nor writes field hints.
-      inScope(slices, skipped)
-          .forEach(slice -> skipped.add(skip(slice, "topology-mode Auto is not implemented yet")));
-      return new HintPlan(key, HintMode.AUTO, trafficDistribution, List.of(), skipped, events);
+      // Auto outranks the field upstream, so the field is not even looked at.
+      var updates = new ArrayList<EndpointSlice>();
+      var removals = new ArrayList<String>();
+      for (var addressType : ADDRESS_TYPES) {
+        var ofType = inScope.stream().filter(s -> addressType.equals(s.getAddressType())).toList();
+        if (ofType.isEmpty()) {
+          continue;
+        }
+        var result = autoHints.addHints(withoutNodeHints(key, addressType, ofType));
+        updates.addAll(result.toUpdate());
+        events.addAll(result.events());
+        if (!result.hintsPopulated() && !result.toUpdate().isEmpty()) {
+          result.events().stream()
+              .filter(e -> e.type() == PlannedEvent.Type.Warning)
+              .findFirst()
+              .ifPresent(e -> removals.add(RemovalReasons.of(e.message())));
+        }
+      }
+      updates.sort(Comparator.comparing(slice -> slice.getMetadata().getName()));
+      return new HintPlan(
+          key, HintMode.AUTO, trafficDistribution, updates, skipped, events, removals);
+    }
+
+    var removals = new ArrayList<String>();
+    boolean switchedOffAuto = false;
+    for (var addressType : ADDRESS_TYPES) {
+      // Leaving Auto: upstream says so once, then forgets the Service's allocations.
+      if (autoHints.hasPopulatedHints(key)) {
+        events.add(AutoHintEvents.autoSwitchedOff(key, addressType));
+        switchedOffAuto = true;
+      }
+      autoHints.removeHints(key, addressType);
     }
 
     HintMode mode;
@@ -59,14 +104,56 @@ public final class HintPlanner {
     }
 
     var updates = new ArrayList<EndpointSlice>();
-    for (var slice : inScope(slices, skipped)) {
+    for (var slice : inScope) {
       if (slice.getEndpoints() != null && heuristic.needsUpdate(slice.getEndpoints())) {
         var copy = new EndpointSliceBuilder(slice).build();
         heuristic.apply(copy.getEndpoints());
         updates.add(copy);
       }
     }
-    return new HintPlan(key, mode, trafficDistribution, updates, skipped, events);
+    if (mode == HintMode.NONE && !updates.isEmpty()) {
+      removals.add(
+          switchedOffAuto
+              ? RemovalReasons.AUTO_DISABLED
+              : trafficDistribution.kind() == TrafficDistribution.Kind.UNSUPPORTED
+                  ? RemovalReasons.UNSUPPORTED_TRAFFIC_DISTRIBUTION
+                  : RemovalReasons.NO_HINT_SOURCE);
+    }
+    return new HintPlan(key, mode, trafficDistribution, updates, skipped, events, removals);
+  }
+
+  /**
+   * Auto never writes {@code forNodes}, but node hints left from PreferSameNode would keep proxies
+   * routing per node. Slices carrying any are handed to Auto as slices to rewrite, not as valid
+   * existing ones; kube-controller-manager ignores node hints under Auto, so it accepts the result.
+   */
+  private static SliceInfo withoutNodeHints(
+      ObjectKey key, String addressType, List<EndpointSlice> slices) {
+    var rewrite = new ArrayList<EndpointSlice>();
+    var unchanged = new ArrayList<EndpointSlice>();
+    for (var slice : slices) {
+      var endpoints =
+          slice.getEndpoints() == null
+              ? List.<io.fabric8.kubernetes.api.model.discovery.v1.Endpoint>of()
+              : slice.getEndpoints();
+      boolean hasNodeHints =
+          endpoints.stream()
+              .anyMatch(
+                  e ->
+                      e.getHints() != null
+                          && e.getHints().getForNodes() != null
+                          && !e.getHints().getForNodes().isEmpty());
+      if (!hasNodeHints) {
+        unchanged.add(slice);
+        continue;
+      }
+      var copy = new EndpointSliceBuilder(slice).build();
+      copy.getEndpoints().stream()
+          .filter(e -> e.getHints() != null)
+          .forEach(e -> e.getHints().setForNodes(null));
+      rewrite.add(copy);
+    }
+    return new SliceInfo(key, addressType, List.of(), rewrite, unchanged);
   }
 
   /**

@@ -35,8 +35,16 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<EndpointSlice> slices;
   private final SharedIndexInformer<Node> nodes;
 
+  /**
+   * @param enqueue receives the key of every Service an event concerns
+   * @param nodesChanged runs when a Node appears, disappears, or changes in what zone allocation
+   *     reads (readiness, zone label, allocatable CPU, control-plane role); it must only hand off
+   */
   public ControllerInformers(
-      KubernetesClient client, Duration resyncPeriod, Consumer<ObjectKey> enqueue) {
+      KubernetesClient client,
+      Duration resyncPeriod,
+      Consumer<ObjectKey> enqueue,
+      Runnable nodesChanged) {
     long resync = resyncPeriod.toMillis();
     services = client.services().inAnyNamespace().runnableInformer(resync);
     slices =
@@ -59,6 +67,25 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
     services.addEventHandler(handler(service -> Optional.of(keyOf(service)), enqueue));
     slices.addEventHandler(handler(SliceOwnership::serviceOf, enqueue));
     // Zones come from the slices themselves for trafficDistribution; Nodes only matter to Auto.
+    nodes.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Node node) {
+            nodesChanged.run();
+          }
+
+          @Override
+          public void onUpdate(Node previous, Node current) {
+            if (!NodeTopology.of(previous).equals(NodeTopology.of(current))) {
+              nodesChanged.run();
+            }
+          }
+
+          @Override
+          public void onDelete(Node node, boolean finalStateUnknown) {
+            nodesChanged.run();
+          }
+        });
     for (var informer : List.of(services, slices, nodes)) {
       informer.exceptionHandler(
           (started, failure) -> {
@@ -86,6 +113,11 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
   /** Every Service key in the cache, for a full resync after gaining leadership. */
   public List<ObjectKey> serviceKeys() {
     return services.getStore().list().stream().map(ControllerInformers::keyOf).toList();
+  }
+
+  @Override
+  public List<Node> nodes() {
+    return nodes.getStore().list();
   }
 
   @Override

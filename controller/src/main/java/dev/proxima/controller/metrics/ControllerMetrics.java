@@ -25,6 +25,8 @@ public final class ControllerMetrics {
   private final UpstreamCounter changes;
   private final Histogram changedPerSync;
   private final Map<ObjectKey, String> trafficDistributionByService = new ConcurrentHashMap<>();
+  private final Map<ObjectKey, String> modeByService = new ConcurrentHashMap<>();
+  private final Counter hintRemovals;
   private final Histogram reconcileDuration;
   private final Counter hintWrites;
   private final Counter hintsOverwritten;
@@ -64,6 +66,21 @@ public final class ControllerMetrics {
                 countsByTrafficDistribution()
                     .forEach((value, count) -> callback.call(count, value)))
         .register(registry);
+    GaugeWithCallback.builder()
+        .name("proxima_controller_services_by_hint_mode")
+        .help("Services by what decides their hints: Auto, a trafficDistribution value, or None.")
+        .labelNames("mode")
+        .callback(
+            callback ->
+                countsOf(modeByService).forEach((mode, count) -> callback.call(count, mode)))
+        .register(registry);
+    hintRemovals =
+        Counter.builder()
+            .name("proxima_controller_hint_removals_total")
+            .help(
+                "Syncs that removed a Service's hints, by reason (Auto safeguards, value removed or unsupported, Auto switched off).")
+            .labelNames("reason")
+            .register(registry);
     reconcileDuration =
         Histogram.builder()
             .name("proxima_controller_reconcile_duration_seconds")
@@ -162,10 +179,23 @@ public final class ControllerMetrics {
 
   public void serviceDeleted(ObjectKey service) {
     trafficDistributionByService.remove(service);
+    modeByService.remove(service);
+  }
+
+  public void serviceMode(ObjectKey service, String mode) {
+    modeByService.put(service, mode);
+  }
+
+  public void hintsRemoved(String reason) {
+    hintRemovals.labelValues(reason).inc();
   }
 
   private Map<String, Long> countsByTrafficDistribution() {
-    return trafficDistributionByService.values().stream()
+    return countsOf(trafficDistributionByService);
+  }
+
+  private static Map<String, Long> countsOf(Map<ObjectKey, String> valueByService) {
+    return valueByService.values().stream()
         .collect(Collectors.groupingBy(value -> value, TreeMap::new, Collectors.counting()));
   }
 

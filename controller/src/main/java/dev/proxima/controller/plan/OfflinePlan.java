@@ -1,6 +1,8 @@
 package dev.proxima.controller.plan;
 
 import dev.proxima.controller.events.PlannedEvent;
+import dev.proxima.controller.hints.HintPlanner;
+import dev.proxima.controller.hints.auto.AutoHintCache;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.ClusterView;
 import dev.proxima.controller.reconcile.OverwriteGuard;
@@ -10,6 +12,7 @@ import dev.proxima.controller.reconcile.SliceWriter;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.state.ClusterState;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -37,6 +40,8 @@ public final class OfflinePlan {
 
   public static Result run(ClusterState state) {
     var view = new StateView(state);
+    var autoHints = new AutoHintCache();
+    autoHints.setNodes(state.nodes());
     var events = new ArrayList<PlannedEvent>();
     var notes = new ArrayList<String>(state.ignored());
     var written = new LinkedHashMap<String, EndpointSlice>();
@@ -52,6 +57,7 @@ public final class OfflinePlan {
             events::add,
             new ControllerMetrics(new PrometheusRegistry()),
             new OverwriteGuard(OverwriteGuard.Policy.DEFAULT, Clock.systemUTC()),
+            new HintPlanner(autoHints),
             Clock.systemUTC());
 
     var serviceKeys = new TreeSet<ObjectKey>();
@@ -95,8 +101,10 @@ public final class OfflinePlan {
   private static final class StateView implements ClusterView {
     private final Map<ObjectKey, Service> services = new LinkedHashMap<>();
     private final Map<ObjectKey, List<EndpointSlice>> slicesByService = new LinkedHashMap<>();
+    private final List<Node> nodes;
 
     StateView(ClusterState state) {
+      nodes = state.nodes();
       state.services().forEach(service -> services.put(keyOf(service), service));
       for (var slice : state.endpointSlices()) {
         SliceOwnership.serviceOf(slice)
@@ -114,6 +122,11 @@ public final class OfflinePlan {
     @Override
     public List<EndpointSlice> slicesOf(ObjectKey service) {
       return slicesByService.getOrDefault(service, List.of());
+    }
+
+    @Override
+    public List<Node> nodes() {
+      return nodes;
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.proxima.controller.reconcile;
 
 import dev.proxima.model.ObjectKey;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.List;
@@ -14,4 +15,7 @@ public interface ClusterView {
 
   /** Every slice labelled with the Service's name in its namespace, whoever manages it. */
   List<EndpointSlice> slicesOf(ObjectKey service);
+
+  /** Every Node; the Auto heuristic allocates by their zones and CPU. */
+  List<Node> nodes();
 }

@@ -3,7 +3,6 @@ package dev.proxima.controller.reconcile;
 import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.events.EventRecorder;
 import dev.proxima.controller.events.PlannedEvent;
-import dev.proxima.controller.hints.HintMode;
 import dev.proxima.controller.hints.HintPlanner;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.model.ObjectKey;
@@ -37,13 +36,14 @@ public final class ServiceReconciler {
       EventRecorder events,
       ControllerMetrics metrics,
       OverwriteGuard overwriteGuard,
+      HintPlanner planner,
       Clock clock) {
     this.cluster = cluster;
     this.writer = writer;
     this.events = events;
     this.metrics = metrics;
     this.overwriteGuard = overwriteGuard;
-    this.planner = new HintPlanner();
+    this.planner = planner;
     this.clock = clock;
   }
 
@@ -82,6 +82,7 @@ public final class ServiceReconciler {
     slices.forEach(slice -> currentByName.put(slice.getMetadata().getName(), slice));
     plan.events().forEach(events::record);
     metrics.serviceTrafficDistribution(key, plan.trafficDistributionLabel());
+    metrics.serviceMode(key, plan.modeLabel());
     plan.skipped()
         .forEach(
             skipped ->
@@ -90,11 +91,6 @@ public final class ServiceReconciler {
                     .addKeyValue("slice", skipped.name())
                     .addKeyValue("reason", skipped.reason())
                     .log("Leaving slice alone"));
-    if (plan.mode() == HintMode.AUTO) {
-      log.atInfo()
-          .addKeyValue("service", key)
-          .log("topology-mode Auto is set; its hints are not managed by this Proxima version");
-    }
 
     Optional<Duration> retryAfter = Optional.empty();
     int written = 0;
@@ -150,6 +146,9 @@ public final class ServiceReconciler {
       }
     }
     metrics.slicesChanged(plan.mode().topologyLabel(), plan.trafficDistributionLabel(), written);
+    if (written > 0) {
+      plan.removals().forEach(metrics::hintsRemoved);
+    }
     return retryAfter;
   }
 

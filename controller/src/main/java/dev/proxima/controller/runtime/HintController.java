@@ -2,6 +2,8 @@ package dev.proxima.controller.runtime;
 
 import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.events.PlannedEvent;
+import dev.proxima.controller.hints.HintPlanner;
+import dev.proxima.controller.hints.auto.AutoHintCache;
 import dev.proxima.controller.kube.ControllerInformers;
 import dev.proxima.controller.kube.KubeEventRecorder;
 import dev.proxima.controller.kube.KubeSliceWriter;
@@ -12,11 +14,14 @@ import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.reconcile.ServiceReconciler;
 import dev.proxima.controller.reconcile.SliceWriter;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.TopologyMode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,6 +48,16 @@ public final class HintController implements AutoCloseable {
   private final AtomicBoolean working = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final List<Thread> workers = new ArrayList<>();
+  private final AutoHintCache autoHints = new AutoHintCache();
+  // Node events recompute zone ratios here, off the informer thread; bursts collapse into one run.
+  private final ExecutorService topologyWorker =
+      Executors.newSingleThreadExecutor(
+          runnable -> {
+            var thread = new Thread(runnable, "topology-worker");
+            thread.setDaemon(true);
+            return thread;
+          });
+  private final AtomicBoolean topologyPending = new AtomicBoolean();
 
   /**
    * @param onLostLeadership runs after this replica lost the Lease and its workers stopped; the
@@ -60,7 +75,8 @@ public final class HintController implements AutoCloseable {
     this.queue =
         new RateLimitedWorkQueue<>(
             RateLimiter.<ObjectKey>defaultControllerRateLimiter(clock), clock, metrics.workQueue());
-    this.informers = new ControllerInformers(client, config.resyncPeriod(), queue::add);
+    this.informers =
+        new ControllerInformers(client, config.resyncPeriod(), queue::add, this::nodesChanged);
     var identity = config.leaderElection().identity();
     this.events = new KubeEventRecorder(client, informers, clock, COMPONENT, identity);
     this.election =
@@ -76,6 +92,7 @@ public final class HintController implements AutoCloseable {
             events,
             metrics,
             new OverwriteGuard(config.overwritePolicy(), clock),
+            new HintPlanner(autoHints),
             clock);
   }
 
@@ -92,6 +109,7 @@ public final class HintController implements AutoCloseable {
       throw new IllegalStateException("informers failed to start", failure.getCause());
     }
     log.atInfo().log("Informers synced");
+    recomputeZones();
     if (election == null) {
       startWorking();
     } else {
@@ -126,6 +144,44 @@ public final class HintController implements AutoCloseable {
       workers.add(worker);
     }
     log.atInfo().addKeyValue("workers", config.workers()).log("Started workers");
+  }
+
+  private void nodesChanged() {
+    if (topologyPending.compareAndSet(false, true) && !closed.get()) {
+      topologyWorker.execute(
+          () -> {
+            topologyPending.set(false);
+            var requeued = recomputeZones();
+            requeued.forEach(queue::add);
+          });
+    }
+  }
+
+  /**
+   * Recomputes the zone ratios from the Node cache and returns the Auto Services to look at again:
+   * those now overloaded, as upstream re-queues, and also every Auto Service without hints, which
+   * upstream forgets (issue 123401) so a late zone label brings their hints back only by chance.
+   */
+  private List<ObjectKey> recomputeZones() {
+    if (!informers.hasSynced()) {
+      return List.of();
+    }
+    var ratios = autoHints.setNodes(informers.nodes());
+    var keys = new java.util.TreeSet<>(autoHints.overloadedServices());
+    for (var key : informers.serviceKeys()) {
+      var service = informers.service(key);
+      if (service.isPresent()
+          && TopologyMode.autoEnabled(service.get().getMetadata().getAnnotations())
+          && !autoHints.hasPopulatedHints(key)) {
+        keys.add(key);
+      }
+    }
+    log.atInfo()
+        .addKeyValue("sufficient", ratios.sufficientNodeInfo())
+        .addKeyValue("zones", ratios.ratios())
+        .addKeyValue("requeued", keys.size())
+        .log("Recomputed zone CPU ratios");
+    return List.copyOf(keys);
   }
 
   private void lostLeadership() {
@@ -226,6 +282,7 @@ public final class HintController implements AutoCloseable {
       return;
     }
     queue.shutDown();
+    topologyWorker.shutdownNow();
     stopWorking();
     if (election != null) {
       election.close();

@@ -302,20 +302,6 @@ class HintPlannerTest {
   }
 
   @Test
-  void leavesAutoServicesAloneEvenWhenTheFieldAsksForHints() {
-    var service = service("svc", "PreferSameZone", Map.of(Annotations.TOPOLOGY_MODE, "Auto"));
-    var slices =
-        List.of(
-            slice("s1", "svc", withHints(ready("10.0.0.1", "zone-a", "n1"), zoneHint("zone-b"))));
-
-    var plan = planner.plan(service, slices);
-
-    assertThat(plan.mode()).isEqualTo(HintMode.AUTO);
-    assertThat(plan.updates()).isEmpty();
-    assertThat(plan.skipped()).extracting(HintPlan.SkippedSlice::name).containsExactly("s1");
-  }
-
-  @Test
   void theDeprecatedAnnotationShadowsTopologyModeEvenWhenEmpty() {
     var service =
         service(

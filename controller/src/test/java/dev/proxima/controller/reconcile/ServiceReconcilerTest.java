@@ -49,6 +49,11 @@ class ServiceReconcilerTest {
           public List<EndpointSlice> slicesOf(ObjectKey key) {
             return slices;
           }
+
+          @Override
+          public List<io.fabric8.kubernetes.api.model.Node> nodes() {
+            return List.of();
+          }
         };
     return new ServiceReconciler(
         view,
@@ -56,6 +61,7 @@ class ServiceReconcilerTest {
         events::add,
         metrics,
         new OverwriteGuard(OverwriteGuard.Policy.DEFAULT, Clock.systemUTC()),
+        new dev.proxima.controller.hints.HintPlanner(),
         Clock.systemUTC());
   }
 

@@ -1,0 +1,68 @@
+package dev.proxima.proxy.render.nft;
+
+/**
+ * The names in Proxima's nftables table. Everything lives in one table per family, so the names
+ * need no prefix. Per-Service state lives in the elements of the sets and maps below, not in
+ * chains; only the load-balancing chains ({@code lb-N}: one per distinct endpoint count) and the
+ * session-affinity chains are created on demand.
+ */
+public final class NftNames {
+  private NftNames() {}
+
+  public static final String TABLE = "proxima";
+
+  // Base chains.
+  public static final String NAT_PREROUTING = "nat-prerouting";
+  public static final String NAT_OUTPUT = "nat-output";
+  public static final String NAT_POSTROUTING = "nat-postrouting";
+  public static final String FILTER_PREROUTING_PRE_DNAT = "filter-prerouting-pre-dnat";
+  public static final String FILTER_OUTPUT_PRE_DNAT = "filter-output-pre-dnat";
+  public static final String FILTER_INPUT = "filter-input";
+  public static final String FILTER_FORWARD = "filter-forward";
+  public static final String FILTER_OUTPUT = "filter-output";
+
+  // Fixed regular chains.
+  public static final String SERVICES = "services";
+  public static final String MASQUERADING = "masquerading";
+  public static final String MARK_FOR_MASQUERADE = "mark-for-masquerade";
+  public static final String REJECT_CHAIN = "reject-chain";
+  public static final String SERVICE_ENDPOINTS_CHECK = "service-endpoints-check";
+  public static final String NODEPORT_ENDPOINTS_CHECK = "nodeport-endpoints-check";
+  public static final String CLUSTER_IPS_CHECK = "cluster-ips-check";
+  public static final String FIREWALL_CHECK = "firewall-check";
+  public static final String EXTERNAL_CLUSTER = "external-cluster";
+  public static final String EXTERNAL_LOCAL = "external-local";
+  public static final String NODEPORT_EXTERNAL_CLUSTER = "nodeport-external-cluster";
+  public static final String NODEPORT_EXTERNAL_LOCAL = "nodeport-external-local";
+
+  // Chains created on demand: prefix + endpoint count, or prefix + hash for session affinity.
+  public static final String LB_PREFIX = "lb-";
+  public static final String LOCAL_LB_PREFIX = "local-lb-";
+  public static final String NODEPORT_LB_PREFIX = "nodeport-lb-";
+  public static final String NODEPORT_LOCAL_LB_PREFIX = "nodeport-local-lb-";
+
+  /** {@code sticky-<hash>}: the dispatch chain of one endpoint list of a ClientIP-affinity port. */
+  public static final String STICKY_PREFIX = "sticky-";
+
+  /** {@code affinity-<hash>}: a chain and a same-named timeout set per affinity endpoint. */
+  public static final String AFFINITY_PREFIX = "affinity-";
+
+  // Sets and maps.
+  public static final String CLUSTER_IPS = "cluster-ips";
+  public static final String NODEPORT_IPS = "nodeport-ips";
+  public static final String SERVICE_IPS = "service-ips";
+  public static final String SERVICE_NODEPORTS = "service-nodeports";
+  public static final String CLUSTER_DISPATCH = "cluster-dispatch";
+  public static final String LOCAL_DISPATCH = "local-dispatch";
+  public static final String NODEPORT_CLUSTER_DISPATCH = "nodeport-cluster-dispatch";
+  public static final String NODEPORT_LOCAL_DISPATCH = "nodeport-local-dispatch";
+  public static final String CLUSTER_ENDPOINTS = "cluster-endpoints";
+  public static final String LOCAL_ENDPOINTS = "local-endpoints";
+  public static final String NODEPORT_CLUSTER_ENDPOINTS = "nodeport-cluster-endpoints";
+  public static final String NODEPORT_LOCAL_ENDPOINTS = "nodeport-local-endpoints";
+  public static final String NO_ENDPOINT_SERVICES = "no-endpoint-services";
+  public static final String NO_ENDPOINT_NODEPORTS = "no-endpoint-nodeports";
+  public static final String FIREWALL_IPS = "firewall-ips";
+  public static final String FIREWALL_ALLOW = "firewall-allow";
+  public static final String HAIRPINS = "hairpins";
+}

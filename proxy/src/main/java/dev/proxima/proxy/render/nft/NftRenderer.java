@@ -1,0 +1,59 @@
+package dev.proxima.proxy.render.nft;
+
+import java.util.List;
+
+/**
+ * Renders the proxy's desired state as one {@code nft -f} script that atomically replaces table
+ * {@code proxima} of one family. Pure: no I/O, and the same input (in any order) gives the same
+ * text.
+ *
+ * <p>Semantics are kube-proxy's nftables mode; the layout is Proxima's own. Where kube-proxy gives
+ * every Service port and endpoint its own chains, Proxima keeps per-Service state in set and map
+ * elements, so the number of chains does not grow with the number of Services:
+ *
+ * <ul>
+ *   <li>{@code services} looks up {@code daddr . l4proto . dport} in {@code service-ips} (and
+ *       {@code l4proto . dport} in {@code service-nodeports}) and jumps, by verdict map, to {@code
+ *       lb-N}: the shared chain for every endpoint list of N endpoints;
+ *   <li>{@code lb-N} DNATs with {@code numgen random mod N} as the last component of a lookup in
+ *       {@code cluster-endpoints}, whose key is the Service tuple plus the endpoint index and whose
+ *       value is the endpoint's {@code address . port};
+ *   <li>external addresses and NodePorts go through {@code external-cluster} or {@code
+ *       external-local} (masquerading and eTP=Local short-circuits, as upstream) and then through
+ *       {@code cluster-dispatch} / {@code local-dispatch} to the same kind of lb chains;
+ *   <li>REJECT/DROP for ports without usable endpoints, source-range firewalling and hairpin
+ *       masquerading are lookups in {@code no-endpoint-*}, {@code firewall-*} and {@code hairpins}.
+ * </ul>
+ *
+ * <p>The exception is ClientIP session affinity: a map element cannot remember which endpoint a
+ * client got, so those ports get chains, as in kube-proxy: {@code sticky-<hash>} per endpoint list
+ * and {@code affinity-<hash>} (a chain and a timeout set) per endpoint.
+ *
+ * <p>The whole table is replaced on every render, so affinity memory (the timeout sets) starts
+ * empty after each sync; established connections are unaffected, conntrack keeps their NAT.
+ */
+public final class NftRenderer {
+  private NftRenderer() {}
+
+  /**
+   * The complete script for {@code nft -f}; see {@link #renderWithWarnings} for what is skipped.
+   */
+  public static String render(NftConfig config, List<ServicePortRules> services) {
+    return renderWithWarnings(config, services).script();
+  }
+
+  /**
+   * The script, and a line for every input left out so that the transaction still loads (an address
+   * of the wrong family, a port out of range, an address tuple or NodePort an earlier Service port
+   * already holds).
+   */
+  public static NftRendering renderWithWarnings(NftConfig config, List<ServicePortRules> services) {
+    return new RenderPass(config).run(services);
+  }
+
+  /** Deletes table {@code proxima} of {@code family}; succeeds whether or not it exists. */
+  public static String cleanupScript(NftFamily family) {
+    String table = family.nft() + " " + NftNames.TABLE;
+    return "add table " + table + "\ndelete table " + table + "\n";
+  }
+}

@@ -1,0 +1,809 @@
+package dev.proxima.proxy.render.nft;
+
+import static dev.proxima.proxy.render.nft.NftNames.AFFINITY_PREFIX;
+import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
+import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_ENDPOINTS;
+import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
+import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS_CHECK;
+import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_CLUSTER;
+import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_LOCAL;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_FORWARD;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_INPUT;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_OUTPUT;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_OUTPUT_PRE_DNAT;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_PREROUTING_PRE_DNAT;
+import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_ALLOW;
+import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_CHECK;
+import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_IPS;
+import static dev.proxima.proxy.render.nft.NftNames.HAIRPINS;
+import static dev.proxima.proxy.render.nft.NftNames.LB_PREFIX;
+import static dev.proxima.proxy.render.nft.NftNames.LOCAL_DISPATCH;
+import static dev.proxima.proxy.render.nft.NftNames.LOCAL_ENDPOINTS;
+import static dev.proxima.proxy.render.nft.NftNames.LOCAL_LB_PREFIX;
+import static dev.proxima.proxy.render.nft.NftNames.MARK_FOR_MASQUERADE;
+import static dev.proxima.proxy.render.nft.NftNames.MASQUERADING;
+import static dev.proxima.proxy.render.nft.NftNames.NAT_OUTPUT;
+import static dev.proxima.proxy.render.nft.NftNames.NAT_POSTROUTING;
+import static dev.proxima.proxy.render.nft.NftNames.NAT_PREROUTING;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_DISPATCH;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_ENDPOINTS;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_ENDPOINTS_CHECK;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_CLUSTER;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_LOCAL;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_IPS;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LB_PREFIX;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_DISPATCH;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_ENDPOINTS;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_LB_PREFIX;
+import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_NODEPORTS;
+import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_SERVICES;
+import static dev.proxima.proxy.render.nft.NftNames.REJECT_CHAIN;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICES;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICE_ENDPOINTS_CHECK;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
+import static dev.proxima.proxy.render.nft.NftNames.STICKY_PREFIX;
+import static dev.proxima.proxy.render.nft.NftNames.TABLE;
+
+import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ServicePortName;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** One rendering: collects declarations, rules and elements, then prints them in load order. */
+final class RenderPass {
+  /** nft refuses longer comments. */
+  private static final int MAX_COMMENT = 128;
+
+  private static final String REJECT_VERDICT = "goto " + REJECT_CHAIN;
+  private static final String DROP_VERDICT = "drop";
+
+  /** Which endpoint list a dispatch uses. */
+  private enum ListKind {
+    CLUSTER,
+    LOCAL
+  }
+
+  /**
+   * How the packet arrived: at an address tuple (ClusterIP, externalIP, LB IP), keyed by {@code
+   * addr . proto . port}, or at a NodePort, keyed by {@code proto . port}.
+   */
+  private enum Entry {
+    ADDRESS,
+    NODEPORT
+  }
+
+  /** An endpoint that passed validation. */
+  private record Target(String ip, int port) {}
+
+  private final NftConfig config;
+  private final NftFamily family;
+  private final String fam;
+  private final List<String> warnings = new ArrayList<>();
+
+  /** Declared chains in load order: name to the text after the name ("" for regular chains). */
+  private final Map<String, String> chains = new LinkedHashMap<>();
+
+  /** Rules per chain, in declaration order of the chains. */
+  private final Map<String, List<String>> rules = new LinkedHashMap<>();
+
+  /** Set and map declarations in load order: name to {@code set|map} and the body. */
+  private final Map<String, String> sets = new LinkedHashMap<>();
+
+  private final Map<String, List<String>> elements = new LinkedHashMap<>();
+
+  /** Endpoint counts in use per on-demand chain prefix. */
+  private final Map<String, TreeSet<Integer>> lbSizes = new LinkedHashMap<>();
+
+  /** Session-affinity chains, created after the lb chains. */
+  private final Map<String, List<String>> stickyChains = new LinkedHashMap<>();
+
+  private final Map<String, String> stickySets = new LinkedHashMap<>();
+
+  /** Key (service port, list kind or endpoint) to the hashed name given to it. */
+  private final Map<String, String> stickyNameByKey = new HashMap<>();
+
+  private final Map<String, String> stickyKeyByName = new HashMap<>();
+
+  private final Set<String> clusterIps = new LinkedHashSet<>();
+  private final Set<String> hairpins = new LinkedHashSet<>();
+
+  /** Address tuples and NodePorts to the Service port that claimed them first. */
+  private final Map<String, ServicePortName> claims = new HashMap<>();
+
+  private final List<String> nodePortAddresses;
+
+  RenderPass(NftConfig config) {
+    this.config = config;
+    this.family = config.family();
+    this.fam = family.nft() + " " + TABLE;
+    this.nodePortAddresses = new ArrayList<>();
+    for (String address : config.nodePortAddresses()) {
+      if (NftAddresses.parseCidr(family.loopback(), family)
+          .orElseThrow()
+          .contains(cidrOf(address))) {
+        warnings.add(
+            "nodePortAddresses: "
+                + address
+                + " is a loopback address; NodePorts on loopback are not supported, ignored");
+      } else {
+        nodePortAddresses.add(address);
+      }
+    }
+    for (String prefix :
+        List.of(LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX)) {
+      lbSizes.put(prefix, new TreeSet<>());
+    }
+  }
+
+  NftRendering run(List<ServicePortRules> services) {
+    List<ServicePortRules> sorted = new ArrayList<>(services);
+    // Ties (the same name twice, which the caller should not send) are broken by content, so the
+    // output does not depend on the input order even then.
+    sorted.sort(
+        Comparator.comparing((ServicePortRules r) -> r.port().name())
+            .thenComparing(ServicePortRules::toString));
+    ServicePortName previous = null;
+    for (ServicePortRules rules : sorted) {
+      ServicePortName name = rules.port().name();
+      if (name.equals(previous)) {
+        warnings.add(name + ": the same service port was given twice; only the first is rendered");
+        continue;
+      }
+      previous = name;
+      servicePort(rules);
+    }
+    return new NftRendering(print(), warnings);
+  }
+
+  // ---------------------------------------------------------------- per service port
+
+  private void servicePort(ServicePortRules rules) {
+    ServicePort sp = rules.port();
+    ServicePortName spn = sp.name();
+    String proto = sp.protocol().lower();
+    String comment = comment(spn.toString());
+    if (!validPort(sp.port())) {
+      warnings.add(spn + ": port " + sp.port() + " is out of range; service port skipped");
+      return;
+    }
+    boolean any = rules.hasAnyEndpoints();
+    List<Target> cluster = any ? targets(spn, rules.clusterOrEmpty()) : List.of();
+    List<Target> local = any ? targets(spn, rules.localOrEmpty()) : List.of();
+    for (Target target : cluster) {
+      hairpins.add(target.ip() + " . " + target.ip());
+    }
+    for (Target target : local) {
+      hairpins.add(target.ip() + " . " + target.ip());
+    }
+    String noEndpointVerdict = any ? DROP_VERDICT : REJECT_VERDICT;
+
+    // ClusterIP: internal traffic.
+    String clusterIp = NftAddresses.canonical(sp.clusterIp(), family).orElse(null);
+    if (clusterIp == null) {
+      warnings.add(
+          spn + ": clusterIP " + sp.clusterIp() + " is not an " + family + " address; skipped");
+    } else {
+      clusterIps.add(clusterIp);
+      String tuple = tuple(clusterIp, proto, sp.port());
+      if (claim(tuple, spn, "clusterIP")) {
+        ListKind kind = sp.internalTrafficLocal() ? ListKind.LOCAL : ListKind.CLUSTER;
+        List<Target> internal = kind == ListKind.LOCAL ? local : cluster;
+        if (any && !internal.isEmpty()) {
+          element(SERVICE_IPS, tuple, comment, dispatch(sp, kind, internal, Entry.ADDRESS, tuple));
+        } else {
+          element(NO_ENDPOINT_SERVICES, tuple, comment, noEndpointVerdict);
+        }
+      }
+    }
+
+    // externalIPs and load-balancer IPs: external traffic.
+    List<Target> external = sp.externalTrafficLocal() ? local : cluster;
+    boolean externalUsable = any && !external.isEmpty();
+    List<NftAddresses.Cidr> sourceRanges = sourceRanges(sp);
+    // Each address once; an address that is both an externalIP and a load-balancer IP still gets
+    // the load-balancer's source-range check.
+    Map<String, Boolean> externalTuples = new LinkedHashMap<>();
+    List<String> addresses = new ArrayList<>(sp.externalIps());
+    addresses.addAll(sp.loadBalancerIps());
+    for (int i = 0; i < addresses.size(); i++) {
+      boolean loadBalancer = i >= sp.externalIps().size();
+      String address = NftAddresses.canonical(addresses.get(i), family).orElse(null);
+      if (address == null) {
+        warnings.add(
+            spn
+                + ": "
+                + (loadBalancer ? "load-balancer IP " : "externalIP ")
+                + addresses.get(i)
+                + " is not an "
+                + family
+                + " address; skipped");
+        continue;
+      }
+      boolean firewalled = loadBalancer && !sp.loadBalancerSourceRanges().isEmpty();
+      externalTuples.merge(tuple(address, proto, sp.port()), firewalled, Boolean::logicalOr);
+    }
+    for (Map.Entry<String, Boolean> entry : externalTuples.entrySet()) {
+      String tuple = entry.getKey();
+      if (!claim(tuple, spn, "external address")) {
+        continue;
+      }
+      if (any) {
+        element(
+            SERVICE_IPS,
+            tuple,
+            comment,
+            "goto " + (sp.externalTrafficLocal() ? EXTERNAL_LOCAL : EXTERNAL_CLUSTER));
+        if (!cluster.isEmpty()) {
+          element(
+              CLUSTER_DISPATCH,
+              tuple,
+              null,
+              dispatch(sp, ListKind.CLUSTER, cluster, Entry.ADDRESS, tuple));
+        }
+        if (sp.externalTrafficLocal() && !local.isEmpty()) {
+          element(
+              LOCAL_DISPATCH,
+              tuple,
+              null,
+              dispatch(sp, ListKind.LOCAL, local, Entry.ADDRESS, tuple));
+        }
+      }
+      if (!externalUsable) {
+        element(NO_ENDPOINT_SERVICES, tuple, comment, noEndpointVerdict);
+      }
+      if (entry.getValue()) {
+        firewall(tuple, comment, sourceRanges);
+      }
+    }
+
+    // NodePort: external traffic to this node's addresses.
+    if (sp.nodePort() != 0) {
+      if (!validPort(sp.nodePort())) {
+        warnings.add(spn + ": nodePort " + sp.nodePort() + " is out of range; skipped");
+      } else {
+        String key = proto + " . " + sp.nodePort();
+        if (claim(key, spn, "nodePort")) {
+          if (any) {
+            element(
+                SERVICE_NODEPORTS,
+                key,
+                comment,
+                "goto "
+                    + (sp.externalTrafficLocal()
+                        ? NODEPORT_EXTERNAL_LOCAL
+                        : NODEPORT_EXTERNAL_CLUSTER));
+            if (!cluster.isEmpty()) {
+              element(
+                  NODEPORT_CLUSTER_DISPATCH,
+                  key,
+                  null,
+                  dispatch(sp, ListKind.CLUSTER, cluster, Entry.NODEPORT, key));
+            }
+            if (sp.externalTrafficLocal() && !local.isEmpty()) {
+              element(
+                  NODEPORT_LOCAL_DISPATCH,
+                  key,
+                  null,
+                  dispatch(sp, ListKind.LOCAL, local, Entry.NODEPORT, key));
+            }
+          }
+          if (!externalUsable) {
+            element(NO_ENDPOINT_NODEPORTS, key, comment, noEndpointVerdict);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * The verdict that sends a packet to one endpoint of {@code list}, plus the elements behind it.
+   * Without affinity: {@code goto lb-N} and one endpoints-map element per index; with affinity:
+   * {@code goto sticky-<hash>}.
+   */
+  private String dispatch(
+      ServicePort sp, ListKind kind, List<Target> list, Entry entry, String key) {
+    if (sp.stickyTimeout() != null) {
+      return "goto " + stickyChain(sp, kind, list);
+    }
+    String map;
+    String prefix;
+    if (entry == Entry.ADDRESS) {
+      map = kind == ListKind.CLUSTER ? CLUSTER_ENDPOINTS : LOCAL_ENDPOINTS;
+      prefix = kind == ListKind.CLUSTER ? LB_PREFIX : LOCAL_LB_PREFIX;
+    } else {
+      map = kind == ListKind.CLUSTER ? NODEPORT_CLUSTER_ENDPOINTS : NODEPORT_LOCAL_ENDPOINTS;
+      prefix = kind == ListKind.CLUSTER ? NODEPORT_LB_PREFIX : NODEPORT_LOCAL_LB_PREFIX;
+    }
+    for (int i = 0; i < list.size(); i++) {
+      Target target = list.get(i);
+      element(map, key + " . " + i, null, target.ip() + " . " + target.port());
+    }
+    lbSizes.get(prefix).add(list.size());
+    return "goto " + prefix + list.size();
+  }
+
+  /**
+   * The ClientIP-affinity chains of one list: {@code sticky-<hash>} checks the per-endpoint timeout
+   * sets, then picks at random; {@code affinity-<hash>} per endpoint records the client and DNATs.
+   * Endpoint chains are shared by a port's Cluster and Local lists, as upstream shares its endpoint
+   * chains, so a client keeps its endpoint whichever way it comes in.
+   */
+  private String stickyChain(ServicePort sp, ListKind kind, List<Target> list) {
+    String base = sp.name() + "/" + sp.protocol().lower();
+    String listKey = base + "#" + kind.name().toLowerCase(Locale.ROOT);
+    String existing = stickyNameByKey.get(listKey);
+    if (existing != null) {
+      return existing; // the same list, reached from another address or the NodePort
+    }
+    String chain = hashedName(STICKY_PREFIX, listKey);
+    List<String> chainRules = new ArrayList<>();
+    masqueradeClusterIpRule().ifPresent(chainRules::add);
+    List<String> endpointChains = new ArrayList<>();
+    Set<String> distinct = new LinkedHashSet<>();
+    for (Target target : list) {
+      String endpointKey = base + "@" + family.addressPort(target.ip(), target.port());
+      String endpoint = stickyNameByKey.get(endpointKey);
+      if (endpoint == null) {
+        endpoint = hashedName(AFFINITY_PREFIX, endpointKey);
+        stickySets.put(
+            endpoint,
+            "type "
+                + family.addressType()
+                + " ; flags dynamic,timeout ; timeout "
+                + timeoutSeconds(sp.stickyTimeout())
+                + "s ;");
+        stickyChains.put(
+            endpoint,
+            List.of(
+                "update @" + endpoint + " { " + family.saddr() + " }",
+                "meta l4proto "
+                    + sp.protocol().lower()
+                    + " dnat "
+                    + family.nft()
+                    + " to "
+                    + family.addressPort(target.ip(), target.port())));
+      }
+      endpointChains.add(endpoint);
+      if (distinct.add(endpoint)) {
+        chainRules.add(family.saddr() + " @" + endpoint + " goto " + endpoint);
+      }
+    }
+    List<String> choices = new ArrayList<>();
+    for (int i = 0; i < endpointChains.size(); i++) {
+      choices.add(i + " : goto " + endpointChains.get(i));
+    }
+    chainRules.add(
+        "numgen random mod "
+            + endpointChains.size()
+            + " vmap { "
+            + String.join(", ", choices)
+            + " }");
+    stickyChains.put(chain, chainRules);
+    return chain;
+  }
+
+  /**
+   * {@code prefix} + the first 10 characters of base32(sha256(key)), lowercase; longer if an
+   * earlier key of this rendering already has that name (which, at 50 bits, it never should).
+   */
+  private String hashedName(String prefix, String key) {
+    String hash = base32(sha256(key));
+    for (int length = 10; ; length += 6) {
+      String name = prefix + hash.substring(0, Math.min(length, hash.length()));
+      String owner = stickyKeyByName.putIfAbsent(name, key);
+      if (owner == null || owner.equals(key) || length >= hash.length()) {
+        stickyNameByKey.put(key, name);
+        return name;
+      }
+    }
+  }
+
+  private void firewall(String tuple, String comment, List<NftAddresses.Cidr> sourceRanges) {
+    element(FIREWALL_IPS, tuple, comment, null);
+    for (NftAddresses.Cidr range : sourceRanges) {
+      element(FIREWALL_ALLOW, tuple + " . " + range, null, null);
+    }
+  }
+
+  /**
+   * The valid source ranges of this family, outermost only. A port whose ranges are all invalid
+   * gets an empty allow list: it fails closed, because the user asked for a restriction.
+   */
+  private List<NftAddresses.Cidr> sourceRanges(ServicePort sp) {
+    List<NftAddresses.Cidr> valid = new ArrayList<>();
+    for (String range : sp.loadBalancerSourceRanges()) {
+      NftAddresses.parseCidr(range, family)
+          .ifPresentOrElse(
+              valid::add,
+              () ->
+                  warnings.add(
+                      sp.name()
+                          + ": loadBalancerSourceRange "
+                          + range
+                          + " is not an "
+                          + family
+                          + " CIDR; ignored (the other ranges still apply)"));
+    }
+    return NftAddresses.outermost(valid);
+  }
+
+  private List<Target> targets(ServicePortName spn, List<Endpoint> endpoints) {
+    List<Target> targets = new ArrayList<>(endpoints.size());
+    for (Endpoint endpoint : endpoints) {
+      String ip = NftAddresses.canonical(endpoint.ip(), family).orElse(null);
+      if (ip == null) {
+        warnings.add(
+            spn + ": endpoint " + endpoint.address() + " is not an " + family + " address");
+      } else if (!validPort(endpoint.port())) {
+        warnings.add(spn + ": endpoint " + endpoint.address() + " has an out-of-range port");
+      } else {
+        targets.add(new Target(ip, endpoint.port()));
+      }
+    }
+    return targets;
+  }
+
+  /**
+   * Claims a map key for {@code spn}. A key one Service port already holds cannot take a second
+   * value (the kernel fails the whole transaction on such a clash), so later claimants lose.
+   */
+  private boolean claim(String key, ServicePortName spn, String what) {
+    ServicePortName owner = claims.putIfAbsent(key, spn);
+    if (owner == null) {
+      return true;
+    }
+    if (!owner.equals(spn)) {
+      warnings.add(
+          spn
+              + ": "
+              + what
+              + " "
+              + key
+              + " is already used by "
+              + owner
+              + "; skipped for this service port");
+    }
+    return false;
+  }
+
+  private void element(String set, String key, String comment, String value) {
+    StringBuilder element = new StringBuilder(key);
+    if (comment != null) {
+      element.append(" comment \"").append(comment).append('"');
+    }
+    if (value != null) {
+      element.append(" : ").append(value);
+    }
+    elements.computeIfAbsent(set, s -> new ArrayList<>()).add(element.toString());
+  }
+
+  // ---------------------------------------------------------------- fixed layout and printing
+
+  private String print() {
+    String a = family.addressType();
+    String tupleType = a + " . inet_proto . inet_service";
+    String portType = "inet_proto . inet_service";
+    String endpointTypeof = family.daddr() + " . th dport";
+    String daddrTuple = family.daddr() + " . meta l4proto . th dport";
+    String portTuple = "meta l4proto . th dport";
+    String nodePortMatch =
+        config.nodePortAddresses().isEmpty()
+            ? "fib daddr type local " + family.daddr() + " != " + family.loopback()
+            : family.daddr() + " @" + NODEPORT_IPS;
+    String mark = config.masqueradeMark();
+
+    // Base chains, then the fixed regular chains.
+    base(NAT_PREROUTING, "nat", "prerouting", -100);
+    base(NAT_OUTPUT, "nat", "output", -100);
+    base(NAT_POSTROUTING, "nat", "postrouting", 100);
+    base(FILTER_PREROUTING_PRE_DNAT, "filter", "prerouting", -110);
+    base(FILTER_OUTPUT_PRE_DNAT, "filter", "output", -110);
+    base(FILTER_INPUT, "filter", "input", 0);
+    base(FILTER_FORWARD, "filter", "forward", 0);
+    base(FILTER_OUTPUT, "filter", "output", 0);
+
+    chain(MARK_FOR_MASQUERADE, "mark set mark or " + mark);
+    chain(
+        MASQUERADING,
+        "ct status dnat "
+            + family.saddr()
+            + " . "
+            + family.daddr()
+            + " @"
+            + HAIRPINS
+            + " jump "
+            + MARK_FOR_MASQUERADE,
+        "mark and " + mark + " == 0 return",
+        "mark set mark xor " + mark,
+        "masquerade fully-random");
+    chain(REJECT_CHAIN, "reject");
+    chain(SERVICE_ENDPOINTS_CHECK, daddrTuple + " vmap @" + NO_ENDPOINT_SERVICES);
+    chain(
+        NODEPORT_ENDPOINTS_CHECK,
+        nodePortMatch + " " + portTuple + " vmap @" + NO_ENDPOINT_NODEPORTS);
+    chain(CLUSTER_IPS_CHECK, family.daddr() + " @" + CLUSTER_IPS + " reject");
+    chain(
+        FIREWALL_CHECK,
+        daddrTuple
+            + " @"
+            + FIREWALL_IPS
+            + " "
+            + daddrTuple
+            + " . "
+            + family.saddr()
+            + " != @"
+            + FIREWALL_ALLOW
+            + " drop");
+    chain(
+        EXTERNAL_CLUSTER, "jump " + MARK_FOR_MASQUERADE, daddrTuple + " vmap @" + CLUSTER_DISPATCH);
+    chain(EXTERNAL_LOCAL, externalLocal(daddrTuple, CLUSTER_DISPATCH, LOCAL_DISPATCH));
+    chain(
+        NODEPORT_EXTERNAL_CLUSTER,
+        "jump " + MARK_FOR_MASQUERADE,
+        portTuple + " vmap @" + NODEPORT_CLUSTER_DISPATCH);
+    chain(
+        NODEPORT_EXTERNAL_LOCAL,
+        externalLocal(portTuple, NODEPORT_CLUSTER_DISPATCH, NODEPORT_LOCAL_DISPATCH));
+    chain(
+        SERVICES,
+        daddrTuple + " vmap @" + SERVICE_IPS,
+        nodePortMatch + " " + portTuple + " vmap @" + SERVICE_NODEPORTS);
+
+    // The base chains' jumps.
+    rules.get(NAT_PREROUTING).add("jump " + SERVICES);
+    rules.get(NAT_OUTPUT).add("jump " + SERVICES);
+    rules.get(NAT_POSTROUTING).add("jump " + MASQUERADING);
+    rules.get(FILTER_PREROUTING_PRE_DNAT).add("ct state new jump " + FIREWALL_CHECK);
+    rules.get(FILTER_OUTPUT_PRE_DNAT).add("ct state new jump " + FIREWALL_CHECK);
+    rules.get(FILTER_INPUT).add("ct state new jump " + NODEPORT_ENDPOINTS_CHECK);
+    rules.get(FILTER_INPUT).add("ct state new jump " + SERVICE_ENDPOINTS_CHECK);
+    for (String chain : List.of(FILTER_FORWARD, FILTER_OUTPUT)) {
+      rules.get(chain).add("ct state new jump " + SERVICE_ENDPOINTS_CHECK);
+      rules.get(chain).add("ct state new jump " + CLUSTER_IPS_CHECK);
+    }
+
+    // Load-balancing chains, one per endpoint count in use.
+    List<String> masquerade = masqueradeClusterIpRule().stream().toList();
+    lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
+    lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
+    lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
+    lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
+    // Session-affinity chains, sorted by name so that output order is stable.
+    new TreeMap<>(stickyChains).forEach((name, chainRules) -> chain(name, chainRules));
+
+    // Sets and maps.
+    set(CLUSTER_IPS, "type " + a + " ; comment \"active ClusterIPs\" ;");
+    if (!config.nodePortAddresses().isEmpty()) {
+      set(NODEPORT_IPS, "type " + a + " ; comment \"addresses that accept NodePorts\" ;");
+    }
+    map(SERVICE_IPS, tupleType + " : verdict", "ClusterIPs, externalIPs and LB IPs");
+    map(CLUSTER_DISPATCH, tupleType + " : verdict", "external address to Cluster lb chain");
+    map(LOCAL_DISPATCH, tupleType + " : verdict", "external address to Local lb chain");
+    map(SERVICE_NODEPORTS, portType + " : verdict", "NodePorts");
+    map(NODEPORT_CLUSTER_DISPATCH, portType + " : verdict", "NodePort to Cluster lb chain");
+    map(NODEPORT_LOCAL_DISPATCH, portType + " : verdict", "NodePort to Local lb chain");
+    String numgen = " . numgen random mod 1 : ";
+    typeofMap(CLUSTER_ENDPOINTS, daddrTuple + numgen + endpointTypeof, "Cluster endpoint i");
+    typeofMap(LOCAL_ENDPOINTS, daddrTuple + numgen + endpointTypeof, "Local endpoint i");
+    typeofMap(
+        NODEPORT_CLUSTER_ENDPOINTS, portTuple + numgen + endpointTypeof, "Cluster endpoint i");
+    typeofMap(NODEPORT_LOCAL_ENDPOINTS, portTuple + numgen + endpointTypeof, "Local endpoint i");
+    map(NO_ENDPOINT_SERVICES, tupleType + " : verdict", "addresses without usable endpoints");
+    map(NO_ENDPOINT_NODEPORTS, portType + " : verdict", "NodePorts without usable endpoints");
+    set(
+        FIREWALL_IPS,
+        "type " + tupleType + " ; comment \"LB addresses with loadBalancerSourceRanges\" ;");
+    set(
+        FIREWALL_ALLOW,
+        "type "
+            + tupleType
+            + " . "
+            + a
+            + " ; flags interval ; comment \"allowed sources per LB address\" ;");
+    set(HAIRPINS, "type " + a + " . " + a + " ; comment \"endpoint . endpoint\" ;");
+    new TreeMap<>(stickySets).forEach(this::set);
+
+    // Elements of the fixed sets.
+    elements.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
+    if (!nodePortAddresses.isEmpty()) {
+      elements.put(NODEPORT_IPS, new ArrayList<>(nodePortAddresses));
+    }
+    elements.put(HAIRPINS, new ArrayList<>(hairpins));
+
+    StringBuilder out = new StringBuilder();
+    String table = family.nft() + " " + TABLE;
+    out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
+    out.append("delete table ").append(table).append('\n');
+    out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
+    chains.forEach(
+        (name, spec) ->
+            out.append("add chain ")
+                .append(fam)
+                .append(' ')
+                .append(name)
+                .append(spec)
+                .append('\n'));
+    sets.forEach(
+        (name, decl) ->
+            out.append("add ").append(decl.replace("%NAME%", fam + " " + name)).append('\n'));
+    rules.forEach(
+        (chain, chainRules) -> {
+          for (String rule : chainRules) {
+            out.append("add rule ")
+                .append(fam)
+                .append(' ')
+                .append(chain)
+                .append(' ')
+                .append(rule)
+                .append('\n');
+          }
+        });
+    for (String set : sets.keySet()) {
+      List<String> setElements = elements.get(set);
+      if (setElements == null || setElements.isEmpty()) {
+        continue; // nft rejects "{ }"
+      }
+      out.append("add element ").append(fam).append(' ').append(set).append(" {\n");
+      for (int i = 0; i < setElements.size(); i++) {
+        out.append('\t').append(setElements.get(i));
+        out.append(i < setElements.size() - 1 ? ",\n" : "\n");
+      }
+      out.append("}\n");
+    }
+    return out.toString();
+  }
+
+  private List<String> externalLocal(String match, String clusterMap, String localMap) {
+    List<String> list = new ArrayList<>();
+    if (!config.clusterCidrs().isEmpty()) {
+      list.add(family.saddr() + " " + podCidrs() + " " + match + " vmap @" + clusterMap);
+    }
+    list.add("fib saddr type local jump " + MARK_FOR_MASQUERADE);
+    list.add("fib saddr type local " + match + " vmap @" + clusterMap);
+    list.add(match + " vmap @" + localMap);
+    return list;
+  }
+
+  private Optional<String> masqueradeClusterIpRule() {
+    String clusterIpMatch = family.daddr() + " @" + CLUSTER_IPS + " jump " + MARK_FOR_MASQUERADE;
+    if (config.masqueradeAll()) {
+      return Optional.of(clusterIpMatch);
+    }
+    if (!config.clusterCidrs().isEmpty()) {
+      return Optional.of(family.saddr() + " != " + podCidrs() + " " + clusterIpMatch);
+    }
+    return Optional.empty();
+  }
+
+  private String podCidrs() {
+    List<String> cidrs = config.clusterCidrs();
+    return cidrs.size() == 1 ? cidrs.get(0) : "{ " + String.join(", ", cidrs) + " }";
+  }
+
+  private void lbChains(String prefix, List<String> before, String match, String map) {
+    for (int size : lbSizes.get(prefix)) {
+      List<String> chainRules = new ArrayList<>(before);
+      chainRules.add(
+          "dnat "
+              + family.nft()
+              + " to "
+              + match
+              + " . numgen random mod "
+              + size
+              + " map @"
+              + map);
+      chain(prefix + size, chainRules);
+    }
+  }
+
+  private void base(String name, String type, String hook, int priority) {
+    chains.put(name, " { type " + type + " hook " + hook + " priority " + priority + " ; }");
+    rules.put(name, new ArrayList<>());
+  }
+
+  private void chain(String name, String... chainRules) {
+    chain(name, List.of(chainRules));
+  }
+
+  private void chain(String name, List<String> chainRules) {
+    chains.put(name, "");
+    rules.put(name, new ArrayList<>(chainRules));
+  }
+
+  private void set(String name, String body) {
+    sets.put(name, "set %NAME% { " + body + " }");
+  }
+
+  private void map(String name, String type, String comment) {
+    sets.put(name, "map %NAME% { type " + type + " ; comment \"" + comment + "\" ; }");
+  }
+
+  private void typeofMap(String name, String typeof, String comment) {
+    sets.put(name, "map %NAME% { typeof " + typeof + " ; comment \"" + comment + "\" ; }");
+  }
+
+  // ---------------------------------------------------------------- small helpers
+
+  private String tuple(String address, String proto, int port) {
+    return address + " . " + proto + " . " + port;
+  }
+
+  private NftAddresses.Cidr cidrOf(String address) {
+    return NftAddresses.parseCidr(address, family).orElseThrow();
+  }
+
+  private static boolean validPort(int port) {
+    return port >= 1 && port <= 65535;
+  }
+
+  private static long timeoutSeconds(Duration timeout) {
+    long seconds = timeout.getSeconds() + (timeout.getNano() > 0 ? 1 : 0);
+    return Math.max(1, seconds);
+  }
+
+  /**
+   * A quoted nft string cannot escape anything: it ends at the next {@code "}. Kubernetes names
+   * never contain odd characters, but anything outside {@code [A-Za-z0-9._/:-]} becomes {@code _}
+   * anyway, and the text is cut to nft's limit.
+   */
+  static String comment(String text) {
+    StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_COMMENT));
+    for (int i = 0; i < text.length() && out.length() < MAX_COMMENT; i++) {
+      char c = text.charAt(i);
+      boolean safe =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '.'
+              || c == '_'
+              || c == '/'
+              || c == ':'
+              || c == '-';
+      out.append(safe ? c : '_');
+    }
+    return out.toString();
+  }
+
+  private static byte[] sha256(String text) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+
+  private static String base32(byte[] bytes) {
+    String alphabet = "abcdefghijklmnopqrstuvwxyz234567";
+    StringBuilder out = new StringBuilder();
+    int buffer = 0;
+    int bits = 0;
+    for (byte b : bytes) {
+      buffer = (buffer << 8) | (b & 0xff);
+      bits += 8;
+      while (bits >= 5) {
+        out.append(alphabet.charAt((buffer >> (bits - 5)) & 31));
+        bits -= 5;
+      }
+    }
+    if (bits > 0) {
+      out.append(alphabet.charAt((buffer << (5 - bits)) & 31));
+    }
+    return out.toString();
+  }
+}

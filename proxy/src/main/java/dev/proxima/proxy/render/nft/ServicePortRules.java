@@ -1,0 +1,39 @@
+package dev.proxima.proxy.render.nft;
+
+import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.ServicePort;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One Service port with the endpoint lists that endpoint selection chose for it: the input of the
+ * renderer, which renders them as given.
+ *
+ * @param port the Service port (of the ruleset's family)
+ * @param clusterEndpoints the endpoints for Cluster traffic policy, in load-balancing order; null
+ *     when the list is not used
+ * @param localEndpoints the endpoints for Local traffic policy; null when not used or none
+ * @param hasAnyEndpoints whether the Service has usable endpoints anywhere; false makes every
+ *     address of the port reject, true with an empty Local list makes that traffic drop
+ */
+public record ServicePortRules(
+    ServicePort port,
+    List<Endpoint> clusterEndpoints,
+    List<Endpoint> localEndpoints,
+    boolean hasAnyEndpoints) {
+  public ServicePortRules {
+    Objects.requireNonNull(port, "port");
+    clusterEndpoints = clusterEndpoints == null ? null : List.copyOf(clusterEndpoints);
+    localEndpoints = localEndpoints == null ? null : List.copyOf(localEndpoints);
+  }
+
+  /** The Cluster list, or an empty list when it is unused. */
+  public List<Endpoint> clusterOrEmpty() {
+    return clusterEndpoints == null ? List.of() : clusterEndpoints;
+  }
+
+  /** The Local list, or an empty list when it is unused. */
+  public List<Endpoint> localOrEmpty() {
+    return localEndpoints == null ? List.of() : localEndpoints;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The nftables data plane's ruleset renderer: a pure function from the proxy's desired state to one
+ * {@code nft -f} script that atomically replaces table {@code proxima} of one family.
+ *
+ * <h2>Layout</h2>
+ *
+ * Semantics are kube-proxy's nftables mode; the layout is Proxima's own. Per-Service and
+ * per-endpoint state are set and map elements, so the number of chains does not depend on the
+ * number of Services. Keys are {@code addr . l4proto . port} for ClusterIPs, externalIPs and
+ * load-balancer IPs, and {@code l4proto . port} for NodePorts.
+ *
+ * <pre>
+ * nat-prerouting, nat-output ─▶ services
+ *   service-ips[daddr . proto . dport]  ─▶ lb-N | local-lb-M | sticky-H       (ClusterIP)
+ *                                       ─▶ external-cluster | external-local  (externalIP, LB IP)
+ *   service-nodeports[proto . dport]    ─▶ nodeport-external-cluster | nodeport-external-local
+ * external-*          ─▶ cluster-dispatch / local-dispatch[tuple] ─▶ lb-N / local-lb-M / sticky-H
+ * lb-N                   dnat to cluster-endpoints[tuple . (numgen random mod N)]
+ * nat-postrouting ─▶ masquerading: hairpins[saddr . daddr], then the masquerade mark
+ * filter-*-pre-dnat ─▶ firewall-check: firewall-ips / firewall-allow (loadBalancerSourceRanges)
+ * filter-input/forward/output (after DNAT) ─▶ no-endpoint-services / no-endpoint-nodeports
+ *                                              (goto reject-chain, or drop), cluster-ips-check
+ * </pre>
+ *
+ * <p>{@code lb-N} exists once per distinct endpoint count N in use (likewise {@code local-lb-M},
+ * {@code nodeport-lb-N}, {@code nodeport-local-lb-M}). Service ports with ClientIP session affinity
+ * are the exception: an element cannot remember a client's endpoint, so each such port gets a
+ * {@code sticky-<hash>} chain per endpoint list and an {@code affinity-<hash>} chain plus
+ * same-named timeout set per endpoint, shared by the port's Cluster and Local lists.
+ *
+ * <h2>Decisions</h2>
+ *
+ * <ul>
+ *   <li>eTP=Local with usable endpoints elsewhere but none on this node: as upstream, the external
+ *       address gets {@code external-local} in {@code service-ips} (so pods and the host still
+ *       short-circuit to the Cluster list) and a {@code drop} element in {@code
+ *       no-endpoint-services}; external clients fall through {@code external-local} (no {@code
+ *       local-dispatch} element), are not DNATed, and the post-DNAT filter chains drop them. No
+ *       catch-all drop rule in the nat chain.
+ *   <li>A key that an earlier Service port (in ServicePortName order) already holds is skipped with
+ *       a warning: the kernel fails the whole transaction on two values for one key.
+ *   <li>Addresses are printed canonically; invalid ones, or ones of the other family, are skipped
+ *       with a warning rather than failing the transaction. Source ranges fail closed: a port whose
+ *       ranges are all unusable still gets its firewall entry, with nothing allowed.
+ *   <li>Nested CIDRs are reduced to the outermost: nft rejects nested ranges in interval sets.
+ *   <li>The table is replaced on every render, so affinity sets start empty after each sync.
+ * </ul>
+ */
+package dev.proxima.proxy.render.nft;

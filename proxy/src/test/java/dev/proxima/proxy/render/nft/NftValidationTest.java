@@ -1,0 +1,64 @@
+package dev.proxima.proxy.render.nft;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The kernel accepts every rendered ruleset: {@code nft -c -f} parses the script and has the kernel
+ * check the whole transaction without committing it. Needs {@code nft} on PATH and root; without
+ * them the tests are reported as skipped, not passed.
+ */
+class NftValidationTest {
+  @TempDir Path dir;
+
+  // Checked per test, not in @BeforeAll: Surefire reports a class-level abort as zero tests run,
+  // where every test should show up as skipped.
+  @BeforeEach
+  void requireNftAndRoot() {
+    assumeTrue(NftTool.onPath("nft").isPresent(), "nft is not on PATH");
+    assumeTrue(NftTool.isRoot(), "nft -c needs root (CAP_NET_ADMIN); uid is " + NftTool.uid());
+  }
+
+  static Stream<RenderCases.Case> cases() {
+    return RenderCases.all().stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void theKernelAcceptsTheRenderedRuleset(RenderCases.Case renderCase) throws IOException {
+    check(renderCase.script());
+  }
+
+  @ParameterizedTest
+  @EnumSource(NftFamily.class)
+  void theKernelAcceptsTheCleanupScript(NftFamily family) throws IOException {
+    check(NftRenderer.cleanupScript(family));
+  }
+
+  @ParameterizedTest
+  @EnumSource(NftFamily.class)
+  void theKernelAcceptsEveryCaseRenderedTogether(NftFamily family) throws IOException {
+    NftConfig config = family == NftFamily.IPV4 ? RenderCases.v4() : RenderCases.v6();
+    List<ServicePortRules> all =
+        RenderCases.all().stream()
+            .filter(c -> c.config().family() == family)
+            .flatMap(c -> c.services().stream())
+            .toList();
+    check(NftRenderer.render(config, all));
+  }
+
+  private void check(String script) throws IOException {
+    Path file = Files.writeString(dir.resolve("ruleset.nft"), script);
+    NftTool.run(dir, "nft", "-c", "-f", file.toString()).assertSucceeded();
+  }
+}

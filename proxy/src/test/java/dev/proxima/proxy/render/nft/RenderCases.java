@@ -1,0 +1,312 @@
+package dev.proxima.proxy.render.nft;
+
+import static dev.proxima.proxy.render.nft.Fixtures.local;
+import static dev.proxima.proxy.render.nft.Fixtures.remote;
+import static dev.proxima.proxy.render.nft.Fixtures.service;
+
+import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.Protocol;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The rulesets the tests render: the golden tests assert their lines, and the nft tests check that
+ * the kernel accepts every one of them.
+ */
+final class RenderCases {
+  private RenderCases() {}
+
+  static final String POD_CIDR = "10.0.0.0/8";
+
+  /** A named input. */
+  record Case(String name, NftConfig config, List<ServicePortRules> services) {
+    String script() {
+      return NftRenderer.render(config, services);
+    }
+
+    Script parsed() {
+      return new Script(script());
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static NftConfig v4() {
+    return NftConfig.of(NftFamily.IPV4, List.of(POD_CIDR));
+  }
+
+  static NftConfig v6() {
+    return NftConfig.of(NftFamily.IPV6, List.of("fd00:10::/64"));
+  }
+
+  static Case clusterIpWithTwoEndpoints() {
+    return new Case(
+        "ClusterIP with two endpoints",
+        v4(),
+        List.of(
+            service("ns4/svc4", "172.30.0.44", 80)
+                .portName("p80")
+                .cluster(remote("10.180.0.4", 80), remote("10.180.0.5", 80))));
+  }
+
+  static Case noEndpoints() {
+    return new Case(
+        "no endpoints",
+        v4(),
+        List.of(
+            service("ns4/svc4", "172.30.0.44", 80)
+                .portName("p80")
+                .nodePort(30044)
+                .externalIps("192.0.2.44")
+                .rules(List.of(), null, false)));
+  }
+
+  static Case internalLocalWithoutLocalEndpoints() {
+    return new Case(
+        "iTP=Local without local endpoints",
+        v4(),
+        List.of(service("ns/itp", "172.30.0.50", 80).internalLocal().rules(null, List.of(), true)));
+  }
+
+  static Case externalLocalLoadBalancerWithSourceRanges() {
+    return new Case(
+        "eTP=Local load balancer with source ranges",
+        v4(),
+        List.of(
+            service("ns/lb", "172.30.0.60", 443)
+                .portName("https")
+                .nodePort(30443)
+                .loadBalancerIps("203.0.113.10")
+                .sourceRanges("198.51.100.0/24", "192.0.2.0/24", "198.51.100.128/25")
+                .externalLocal()
+                .rules(
+                    List.of(local("10.1.0.1", 8443), remote("10.2.0.1", 8443)),
+                    List.of(local("10.1.0.1", 8443)),
+                    true)));
+  }
+
+  static Case externalLocalWithoutLocalEndpoints() {
+    return new Case(
+        "eTP=Local without local endpoints",
+        v4(),
+        List.of(
+            service("ns/lb", "172.30.0.61", 80)
+                .nodePort(30061)
+                .loadBalancerIps("203.0.113.11")
+                .externalLocal()
+                .rules(List.of(remote("10.2.0.1", 8080)), null, true)));
+  }
+
+  static Case nodePortOnGivenAddresses() {
+    return new Case(
+        "NodePort on nodePortAddresses",
+        v4().withNodePortAddresses(List.of("192.168.1.10", "192.168.1.11")),
+        List.of(
+            service("ns/np", "172.30.0.70", 80)
+                .nodePort(30070)
+                .cluster(remote("10.2.0.7", 8080), remote("10.2.0.8", 8080))));
+  }
+
+  static Case nodePortOnAllLocalAddresses() {
+    return new Case(
+        "NodePort on every local address",
+        v4(),
+        List.of(
+            service("ns/np", "172.30.0.70", 80)
+                .nodePort(30070)
+                .cluster(remote("10.2.0.7", 8080), remote("10.2.0.8", 8080))));
+  }
+
+  static Case multiplePorts() {
+    return new Case(
+        "one Service with several ports",
+        v4(),
+        List.of(
+            service("ns/web", "172.30.0.80", 80)
+                .portName("http")
+                .cluster(remote("10.2.0.1", 8080), remote("10.2.0.2", 8080)),
+            service("ns/web", "172.30.0.80", 443)
+                .portName("https")
+                .cluster(remote("10.2.0.1", 8443), remote("10.2.0.2", 8443)),
+            service("ns/web", "172.30.0.80", 9090)
+                .portName("metrics")
+                .cluster(remote("10.2.0.1", 9090))));
+  }
+
+  static Case udpAndSctp() {
+    return new Case(
+        "UDP and SCTP",
+        v4(),
+        List.of(
+            service("kube-system/dns", "172.30.0.10", 53)
+                .portName("dns")
+                .protocol(Protocol.UDP)
+                .nodePort(30053)
+                .cluster(remote("10.2.0.53", 53)),
+            service("ns/sctp", "172.30.0.90", 9999)
+                .protocol(Protocol.SCTP)
+                .nodePort(30999)
+                .cluster(remote("10.2.0.99", 9999), remote("10.2.0.100", 9999))));
+  }
+
+  static Case ipv6() {
+    return new Case(
+        "IPv6",
+        v6(),
+        List.of(
+            service("ns/v6", "fd00:30::10", 80)
+                .nodePort(30080)
+                .externalIps("2001:db8::5")
+                .loadBalancerIps("2001:db8::6")
+                .sourceRanges("2001:db8:100::/48")
+                .externalLocal()
+                .rules(
+                    List.of(local("fd00:10::1", 8080), remote("fd00:10::2", 8080)),
+                    List.of(local("fd00:10::1", 8080)),
+                    true),
+            service("ns/v6-sticky", "fd00:30::11", 53)
+                .protocol(Protocol.UDP)
+                .sticky(Duration.ofMinutes(30))
+                .cluster(remote("fd00:10::3", 5353), remote("fd00:10::4", 5353))));
+  }
+
+  static Case sessionAffinity() {
+    return new Case(
+        "ClientIP session affinity",
+        v4(),
+        List.of(
+            service("ns/sticky", "172.30.0.100", 80)
+                .nodePort(30100)
+                .loadBalancerIps("203.0.113.100")
+                .externalLocal()
+                .sticky(Duration.ofSeconds(10800))
+                .rules(
+                    List.of(local("10.1.0.1", 8080), remote("10.2.0.1", 8080)),
+                    List.of(local("10.1.0.1", 8080)),
+                    true)));
+  }
+
+  static Case masqueradeAll() {
+    return new Case(
+        "masqueradeAll",
+        v4().withMasqueradeAll(true).withMasqueradeBit(5),
+        List.of(service("ns/m", "172.30.0.110", 80).cluster(remote("10.2.0.1", 80))));
+  }
+
+  static Case noClusterCidrs() {
+    return new Case(
+        "no cluster CIDRs",
+        NftConfig.of(NftFamily.IPV4, List.of()),
+        List.of(
+            service("ns/lb", "172.30.0.120", 80)
+                .loadBalancerIps("203.0.113.120")
+                .externalLocal()
+                .rules(List.of(local("10.1.0.1", 80)), List.of(local("10.1.0.1", 80)), true)));
+  }
+
+  static Case sharedEndpoints() {
+    return new Case(
+        "endpoints shared by two Services",
+        NftConfig.of(NftFamily.IPV4, List.of("10.0.0.0/8", "10.128.0.0/9", "100.64.0.0/10")),
+        List.of(
+            service("ns/a", "172.30.0.130", 80)
+                .cluster(remote("10.2.0.1", 8080), remote("10.2.0.2", 8080)),
+            service("ns/a", "172.30.0.130", 81).portName("alt").cluster(remote("10.2.0.1", 8081)),
+            service("ns/b", "172.30.0.131", 80).cluster(remote("10.2.0.2", 8080))));
+  }
+
+  static Case clashingAddresses() {
+    return new Case(
+        "two Services claiming the same external address",
+        v4(),
+        List.of(
+            service("ns/first", "172.30.0.140", 80)
+                .externalIps("192.0.2.140")
+                .cluster(remote("10.2.0.1", 80)),
+            service("ns/second", "172.30.0.141", 80)
+                .externalIps("192.0.2.140", "192.0.2.141")
+                .cluster(remote("10.2.0.2", 80), remote("10.2.0.3", 80))));
+  }
+
+  /** Names nft could choke on: a quote in a comment, and a comment over nft's 128 characters. */
+  static Case oddNames() {
+    return new Case(
+        "odd and long names",
+        v4(),
+        List.of(
+            service("ns/we\"ird ; drop", "172.30.0.150", 80).cluster(remote("10.2.0.1", 80)),
+            service("n".repeat(63) + "/" + "s".repeat(63), "172.30.0.151", 80)
+                .portName("p".repeat(15))
+                .nodePort(30151)
+                .sticky(Duration.ofSeconds(86400))
+                .rules(List.of(), null, false),
+            service("n".repeat(63) + "/" + "s".repeat(63), "172.30.0.151", 81)
+                .portName("q".repeat(15))
+                .sticky(Duration.ofSeconds(86400))
+                .cluster(remote("10.2.0.1", 80))));
+  }
+
+  /** {@code count} Services with 0 to 4 endpoints and a mix of features, none sticky. */
+  static List<ServicePortRules> many(int count) {
+    List<ServicePortRules> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      int endpoints = i % 5;
+      List<Endpoint> cluster = new ArrayList<>();
+      List<Endpoint> local = new ArrayList<>();
+      for (int e = 0; e < endpoints; e++) {
+        String ip = "10." + (2 + i / 250) + "." + (i % 250) + "." + (e + 1);
+        cluster.add(e == 0 ? local(ip, 8080) : remote(ip, 8080));
+        if (e == 0) {
+          local.add(local(ip, 8080));
+        }
+      }
+      String clusterIp = "172.31." + (i / 250) + "." + (i % 250 + 1);
+      Fixtures.Svc svc = service("load/svc-" + i, clusterIp, 80 + i % 3);
+      if (i % 4 == 1) {
+        svc.nodePort(30000 + i);
+      }
+      if (i % 7 == 2) {
+        svc.loadBalancerIps("198.18." + (i / 250) + "." + (i % 250 + 1)).sourceRanges("0.0.0.0/0");
+      }
+      if (i % 6 == 3) {
+        svc.externalLocal().nodePort(30000 + i);
+      }
+      if (i % 11 == 4) {
+        svc.internalLocal();
+      }
+      out.add(svc.rules(cluster, local, endpoints > 0));
+    }
+    return out;
+  }
+
+  static Case thousandServices() {
+    return new Case("1000 Services", v4(), many(1000));
+  }
+
+  static List<Case> all() {
+    return List.of(
+        clusterIpWithTwoEndpoints(),
+        noEndpoints(),
+        internalLocalWithoutLocalEndpoints(),
+        externalLocalLoadBalancerWithSourceRanges(),
+        externalLocalWithoutLocalEndpoints(),
+        nodePortOnGivenAddresses(),
+        nodePortOnAllLocalAddresses(),
+        multiplePorts(),
+        udpAndSctp(),
+        ipv6(),
+        sessionAffinity(),
+        masqueradeAll(),
+        noClusterCidrs(),
+        sharedEndpoints(),
+        clashingAddresses(),
+        oddNames(),
+        thousandServices(),
+        new Case("nothing at all", v4(), List.of()),
+        new Case("nothing at all, IPv6", v6(), List.of()));
+  }
+}
