@@ -4,6 +4,7 @@ import dev.proxima.cli.DurationConverter;
 import dev.proxima.controller.demo.EmbeddedApiServer;
 import dev.proxima.controller.hints.HintMode;
 import dev.proxima.controller.hints.HintPlanner;
+import dev.proxima.controller.hints.auto.AutoHintCache;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.SliceOwnership;
 import dev.proxima.controller.runtime.ControllerConfig;
@@ -100,7 +101,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   /** Converged means the planner finds nothing left to write for any Service. */
   private static boolean awaitConverged(KubernetesClient client, Instant deadline) {
-    var planner = new HintPlanner();
+    var planner = plannerFor(client);
     while (Instant.now().isBefore(deadline)) {
       var slices = client.discovery().v1().endpointSlices().inAnyNamespace().list().getItems();
       boolean converged =
@@ -122,8 +123,17 @@ public final class DemoCommand implements Callable<Integer> {
         .toList();
   }
 
+  /**
+   * A planner that sees the cluster's Nodes, so Auto Services are judged as the controller does.
+   */
+  private static HintPlanner plannerFor(KubernetesClient client) {
+    var autoHints = new AutoHintCache();
+    autoHints.setNodes(client.nodes().list().getItems());
+    return new HintPlanner(autoHints);
+  }
+
   private static void report(KubernetesClient client, PrintWriter out) {
-    var planner = new HintPlanner();
+    var planner = plannerFor(client);
     var slices = client.discovery().v1().endpointSlices().inAnyNamespace().list().getItems();
     for (var service : client.services().inAnyNamespace().list().getItems()) {
       var plan = planner.plan(service, slicesOf(service, slices));
@@ -164,7 +174,7 @@ public final class DemoCommand implements Callable<Integer> {
   private static String describe(HintMode mode, String value) {
     return switch (mode) {
       case TRAFFIC_DISTRIBUTION -> "hints written";
-      case AUTO -> "topology-mode Auto: left alone";
+      case AUTO -> "topology-mode Auto: CPU-proportional zone hints";
       case NONE -> value == null ? "no value: hints removed" : "unsupported value: hints removed";
     };
   }

@@ -12,7 +12,7 @@ class DemoCommandTest {
 
     assertThat(result.exitCode()).as(result.err()).isZero();
     assertThat(result.out())
-        .contains("Seeded 6 nodes, 5 services, 5 endpoint slices")
+        .contains("Seeded 6 nodes, 6 services, 6 endpoint slices")
         .contains("Service demo/dns  trafficDistribution=PreferSameNode  (hints written)")
         .contains("10.244.0.10    node-a1   zone-a  true   forZones=[zone-a] forNodes=[node-a1]")
         .contains("Service demo/checkout  trafficDistribution=PreferSameZone")
@@ -21,7 +21,11 @@ class DemoCommandTest {
         .contains("Service demo/search  trafficDistribution=<none>  (no value: hints removed)")
         .contains(
             "Service demo/reports  trafficDistribution=PreferSameRack  (unsupported value: hints removed)")
-        .contains("Warning demo/reports UnsupportedTrafficDistribution");
+        .contains("Warning demo/reports UnsupportedTrafficDistribution")
+        .contains(
+            "Service demo/inventory  trafficDistribution=<none>  (topology-mode Auto: CPU-proportional zone hints)")
+        .contains("10.244.5.60    node-c2   zone-c  true   forZones=[zone-c]")
+        .contains("Normal demo/inventory TopologyAwareHintsEnabled");
     assertThat(result.out()).doesNotContain("zone-a  true   forZones=[zone-a]\n  10.244.1.40");
   }
 }

@@ -69,6 +69,79 @@ class PlanCommandTest {
         .contains("ConfigMap ignored");
   }
 
+  private Path autoState(String secondNodeZoneLabel) throws Exception {
+    var file = directory.resolve("auto.yaml");
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Node
+        metadata: {name: n1, labels: {topology.kubernetes.io/zone: zone-a}}
+        status:
+          allocatable: {cpu: "4"}
+          conditions: [{type: Ready, status: "True"}]
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {name: n2, labels: {%s}}
+        status:
+          allocatable: {cpu: "4"}
+          conditions: [{type: Ready, status: "True"}]
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: api, namespace: shop, annotations: {service.kubernetes.io/topology-mode: Auto}}
+        spec: {trafficDistribution: PreferSameNode, ports: [{port: 80}]}
+        ---
+        apiVersion: discovery.k8s.io/v1
+        kind: EndpointSlice
+        metadata: {name: api-1, namespace: shop, labels: {kubernetes.io/service-name: api}}
+        addressType: IPv4
+        endpoints:
+        - {addresses: ["10.1.0.1"], zone: zone-a, nodeName: n1, conditions: {ready: true}}
+        - {addresses: ["10.1.0.2"], zone: zone-b, nodeName: n2, conditions: {ready: true}, hints: {forZones: [{name: zone-b}]}}
+        """
+            .formatted(secondNodeZoneLabel));
+    return file;
+  }
+
+  @Test
+  void plansAutoServicesFromTheNodesInTheStateFile() throws Exception {
+    var result =
+        run(
+            "plan",
+            "--state",
+            autoState("topology.kubernetes.io/zone: zone-b").toString(),
+            "-o",
+            "json");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    var plan = new ObjectMapper().readTree(result.out());
+    var endpoints = plan.at("/endpointSlices/0/endpoints");
+    assertThat(endpoints.at("/0/hints/forZones/0/name").asText()).isEqualTo("zone-a");
+    assertThat(endpoints.at("/1/hints/forZones/0/name").asText()).isEqualTo("zone-b");
+    assertThat(endpoints.at("/0/hints/forNodes").isMissingNode())
+        .as("Auto wins over PreferSameNode")
+        .isTrue();
+    assertThat(plan.at("/events/0/reason").asText()).isEqualTo("TopologyAwareHintsEnabled");
+    assertThat(plan.at("/events/0/message").asText())
+        .isEqualTo("Topology Aware Hints has been enabled, addressType: IPv4");
+  }
+
+  @Test
+  void showsTheSafeguardAnAutoServiceWouldHit() throws Exception {
+    var result =
+        run("plan", "--state", autoState("kubernetes.io/hostname: n2").toString(), "-o", "json");
+
+    var plan = new ObjectMapper().readTree(result.out());
+    assertThat(plan.at("/endpointSlices/0/endpoints/1/hints").isMissingNode()).isTrue();
+    assertThat(plan.at("/events/0/type").asText()).isEqualTo("Warning");
+    assertThat(plan.at("/events/0/reason").asText()).isEqualTo("TopologyAwareHintsDisabled");
+    assertThat(plan.at("/events/0/message").asText())
+        .isEqualTo(
+            "Insufficient Node information: allocatable CPU or zone not specified on one or more nodes, addressType: IPv4");
+  }
+
   @Test
   void printsYamlByDefault() throws Exception {
     var result = run("plan", "--state", stateFile().toString());
