@@ -135,6 +135,15 @@ class AutoHintsControllerTest {
     awaitEvent(
         "TopologyAwareHintsDisabled",
         "Insufficient Node information: allocatable CPU or zone not specified on one or more nodes, addressType: IPv4");
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(scrape())
+                    .contains(
+                        "proxima_controller_hint_removals_total{reason=\"InsufficientNodeInfo\"} 1.0")
+                    .contains("proxima_controller_services_by_hint_mode{mode=\"Auto\"} 1")
+                    .contains(
+                        "endpoint_slice_controller_endpointslices_changed_per_sync_count{topology=\"Auto\",traffic_distribution=\"\"}"));
   }
 
   @Test
@@ -254,5 +263,12 @@ class AutoHintsControllerTest {
                             .getResourceVersion())
                     .isEqualTo(s1Version));
     assertThat(hintsOf("s1")).containsExactly("zone-a", "zone-b", "zone-c");
+  }
+
+  private String scrape() throws Exception {
+    var out = new java.io.ByteArrayOutputStream();
+    io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create()
+        .write(out, registry.scrape());
+    return out.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 }
