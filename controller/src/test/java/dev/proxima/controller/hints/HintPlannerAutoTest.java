@@ -174,4 +174,35 @@ class HintPlannerAutoTest {
         .satisfies(e -> assertThat(e.message()).startsWith("Insufficient Node information"));
     assertThat(plan.removals()).containsExactly("InsufficientNodeInfo");
   }
+
+  @Test
+  void itsOwnAutoHintsAreAValidAllocationOnTheNextSync() {
+    // kube-controller-manager runs the same check: hints it finds valid it leaves alone.
+    autoHints.setNodes(
+        List.of(
+            node("a", "zone-a", "3500m"), node("b", "zone-b", "3500m"), node("c", "zone-c", "3")));
+    var skewed =
+        slice(
+            "s1",
+            "svc",
+            ready("10.0.0.1", "zone-a", "a"),
+            ready("10.0.0.2", "zone-a", "a"),
+            ready("10.0.0.3", "zone-a", "a"),
+            ready("10.0.0.4", "zone-a", "a"),
+            ready("10.0.0.5", "zone-a", "a"),
+            ready("10.0.0.6", "zone-b", "b"),
+            ready("10.0.0.7", "zone-b", "b"),
+            ready("10.0.0.8", "zone-c", "c"),
+            ready("10.0.0.9", "zone-c", "c"),
+            ready("10.0.0.10", "zone-c", "c"));
+
+    var first = planner.plan(auto(null), List.of(skewed));
+    var second = planner.plan(auto(null), first.updates());
+
+    assertThat(first.updates()).hasSize(1);
+    assertThat(zonesOf(first.updates().get(0)).stream().filter("zone-b"::equals).count())
+        .as("zone-b received one")
+        .isEqualTo(3);
+    assertThat(second.updates()).isEmpty();
+  }
 }
