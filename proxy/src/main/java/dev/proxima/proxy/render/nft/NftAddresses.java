@@ -1,5 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.model.IpLiteral;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,7 +25,7 @@ final class NftAddresses {
     if (text == null || text.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.ofNullable(text.indexOf(':') >= 0 ? parseV6(text) : parseV4(text));
+    return Optional.ofNullable(IpLiteral.bytes(text));
   }
 
   /** The canonical text of an address: dotted quad, or RFC 5952 for IPv6. */
@@ -123,88 +124,7 @@ final class NftAddresses {
     return masked;
   }
 
-  private static byte[] parseV4(String text) {
-    String[] parts = text.split("\\.", -1);
-    if (parts.length != 4) {
-      return null;
-    }
-    byte[] out = new byte[4];
-    for (int i = 0; i < 4; i++) {
-      String part = parts[i];
-      if (part.isEmpty()
-          || part.length() > 3
-          || !allDecimal(part)
-          || (part.length() > 1 && part.charAt(0) == '0')) {
-        return null; // leading zeros: octal to some tools, decimal to others
-      }
-      int value = Integer.parseInt(part);
-      if (value > 255) {
-        return null;
-      }
-      out[i] = (byte) value;
-    }
-    return out;
-  }
-
-  private static byte[] parseV6(String text) {
-    String s = text;
-    byte[] tail = null;
-    int lastColon = s.lastIndexOf(':');
-    if (s.indexOf('.', lastColon) >= 0) { // embedded IPv4 in the last 32 bits
-      tail = parseV4(s.substring(lastColon + 1));
-      if (tail == null) {
-        return null;
-      }
-      s = s.substring(0, lastColon + 1) + "0:0";
-    }
-    int doubleColon = s.indexOf("::");
-    if (doubleColon >= 0 && s.indexOf("::", doubleColon + 1) >= 0) {
-      return null;
-    }
-    List<String> head;
-    List<String> rest;
-    if (doubleColon >= 0) {
-      head = groups(s.substring(0, doubleColon));
-      rest = groups(s.substring(doubleColon + 2));
-      if (head == null || rest == null || head.size() + rest.size() > 7) {
-        return null;
-      }
-    } else {
-      head = groups(s);
-      rest = List.of();
-      if (head == null || head.size() != 8) {
-        return null;
-      }
-    }
-    byte[] out = new byte[16];
-    int index = 0;
-    for (String group : head) {
-      index = putGroup(out, index, group);
-    }
-    index = 16 - rest.size() * 2;
-    for (String group : rest) {
-      index = putGroup(out, index, group);
-    }
-    if (tail != null) {
-      System.arraycopy(tail, 0, out, 12, 4);
-    }
-    return out;
-  }
-
   /** Colon-separated hex groups of 1 to 4 digits; an empty string is no groups. */
-  private static List<String> groups(String s) {
-    if (s.isEmpty()) {
-      return List.of();
-    }
-    String[] parts = s.split(":", -1);
-    for (String part : parts) {
-      if (part.isEmpty() || part.length() > 4 || !allHex(part)) {
-        return null;
-      }
-    }
-    return List.of(parts);
-  }
-
   private static boolean allDecimal(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -213,23 +133,6 @@ final class NftAddresses {
       }
     }
     return true;
-  }
-
-  private static boolean allHex(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static int putGroup(byte[] out, int index, String group) {
-    int value = Integer.parseInt(group, 16);
-    out[index] = (byte) (value >> 8);
-    out[index + 1] = (byte) value;
-    return index + 2;
   }
 
   private static String formatV4(byte[] b) {
