@@ -8,7 +8,12 @@ import picocli.CommandLine.Command;
     name = "proxima-proxy",
     mixinStandardHelpOptions = true,
     description = "Node-local service proxy that routes by EndpointSlice topology hints.",
-    subcommands = {ExplainCommand.class})
+    subcommands = {
+      RunCommand.class,
+      ExplainCommand.class,
+      RenderCommand.class,
+      CleanupCommand.class
+    })
 public final class ProxyMain implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -34,9 +34,21 @@ final class StateOptions {
           "Also handle Services labelled service.kubernetes.io/service-proxy-name with this value.")
   String serviceProxyName;
 
+  private ClusterState cluster;
+
+  /** The node's addresses from its status in the state file, for --nodeport-addresses. */
+  List<String> nodeAddresses() {
+    return cluster.nodes().stream()
+        .filter(n -> node.equals(n.getMetadata().getName()))
+        .filter(n -> n.getStatus() != null && n.getStatus().getAddresses() != null)
+        .flatMap(n -> n.getStatus().getAddresses().stream())
+        .map(address -> address.getAddress())
+        .toList();
+  }
+
   /** Loads the state and plans every family the node's Services use, IPv4 first. */
   List<NodePlanner.FamilyPlan> plans(List<String> notes) throws StateFileException {
-    ClusterState cluster = StateFile.load(state);
+    cluster = StateFile.load(state);
     cluster.ignored().forEach(notes::add);
     Node self =
         cluster.nodes().stream()

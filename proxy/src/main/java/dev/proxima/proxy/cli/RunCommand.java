@@ -1,0 +1,186 @@
+package dev.proxima.proxy.cli;
+
+import dev.proxima.cli.BindAddressConverter;
+import dev.proxima.cli.DurationConverter;
+import dev.proxima.cli.LogFormat;
+import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.runtime.ProxyConfig;
+import dev.proxima.proxy.runtime.ProxyServer;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+/** Runs the proxy on this node until SIGTERM. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run the service proxy on this node (every option also reads an environment variable).")
+public final class RunCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+
+  /** Data-plane modes; iptables arrives with its own renderer. */
+  public enum Mode {
+    nftables
+  }
+
+  @Option(
+      names = "--node-name",
+      defaultValue = "${env:NODE_NAME}",
+      description = "This node's name (default: $NODE_NAME).")
+  String nodeName;
+
+  @Option(
+      names = "--mode",
+      defaultValue = "${env:PROXIMA_MODE:-nftables}",
+      description = "nftables (default: ${DEFAULT-VALUE}).")
+  Mode mode;
+
+  @Option(
+      names = "--kubeconfig",
+      defaultValue = "${env:PROXIMA_KUBECONFIG}",
+      description =
+          "Kubeconfig file; default: in-cluster config, then $KUBECONFIG, then ~/.kube/config.")
+  Path kubeconfig;
+
+  @Mixin RuleOptions rules;
+
+  @Option(
+      names = "--min-sync-period",
+      defaultValue = "${env:PROXIMA_MIN_SYNC_PERIOD:-1s}",
+      converter = DurationConverter.class,
+      description =
+          "Least time between syncs; changes within it are batched (default: ${DEFAULT-VALUE}).")
+  Duration minSyncPeriod;
+
+  @Option(
+      names = "--sync-period",
+      defaultValue = "${env:PROXIMA_SYNC_PERIOD:-30s}",
+      converter = DurationConverter.class,
+      description =
+          "Retry interval after a failed sync; /healthz fails when a change waits 2x this (default: ${DEFAULT-VALUE}).")
+  Duration syncPeriod;
+
+  @Option(
+      names = "--config-sync-period",
+      defaultValue = "${env:PROXIMA_CONFIG_SYNC_PERIOD:-15m}",
+      converter = DurationConverter.class,
+      description = "Informer resync period (default: ${DEFAULT-VALUE}).")
+  Duration configSyncPeriod;
+
+  @Option(
+      names = "--healthz-bind-address",
+      defaultValue = "${env:PROXIMA_HEALTHZ_BIND_ADDRESS:-0.0.0.0:10256}",
+      converter = BindAddressConverter.class,
+      description = "Where /healthz and /livez are served (default: ${DEFAULT-VALUE}).")
+  InetSocketAddress healthzAddress;
+
+  @Option(
+      names = "--metrics-bind-address",
+      defaultValue = "${env:PROXIMA_METRICS_BIND_ADDRESS:-127.0.0.1:10249}",
+      converter = BindAddressConverter.class,
+      description = "Where /metrics is served (default: ${DEFAULT-VALUE}).")
+  InetSocketAddress metricsAddress;
+
+  @Option(
+      names = "--service-proxy-name",
+      defaultValue = "${env:PROXIMA_SERVICE_PROXY_NAME}",
+      description =
+          "Also handle Services labelled service.kubernetes.io/service-proxy-name with this value.")
+  String serviceProxyName;
+
+  @Option(
+      names = "--dry-run",
+      defaultValue = "${env:PROXIMA_DRY_RUN:-false}",
+      description = "Render and print every ruleset instead of loading it.")
+  boolean dryRun;
+
+  @Option(
+      names = "--log-format",
+      defaultValue = "${env:PROXIMA_LOG_FORMAT:-text}",
+      description = "text or json (default: ${DEFAULT-VALUE}).")
+  LogFormat logFormat;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  ProxyConfig config() {
+    return new ProxyConfig(
+        nodeName == null ? "" : nodeName,
+        rules.toSettings(),
+        minSyncPeriod,
+        syncPeriod,
+        Duration.ofHours(1),
+        serviceProxyName,
+        dryRun);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    logFormat.apply();
+    ProxyConfig config;
+    try {
+      config = config();
+    } catch (IllegalArgumentException invalid) {
+      spec.commandLine().getErr().println("error: " + invalid.getMessage());
+      return 2;
+    }
+    var nft = dryRun ? null : Nft.onThisHost();
+    if (nft != null) {
+      var probe = nft.check("add table ip proxima_probe\n");
+      if (!probe.succeeded()) {
+        log.atError()
+            .addKeyValue("error", probe.summary())
+            .log("nft is not usable; the proxy cannot program this node");
+        return 1;
+      }
+    }
+    var stop = new CountDownLatch(1);
+    for (var signal : new String[] {"TERM", "INT"}) {
+      Signal.handle(new Signal(signal), received -> stop.countDown());
+    }
+    var out = spec.commandLine().getOut();
+    var clientConfig =
+        kubeconfig == null
+            ? Config.autoConfigure(null)
+            : Config.fromKubeconfig(Files.readString(kubeconfig));
+    try (var client = new KubernetesClientBuilder().withConfig(clientConfig).build();
+        var server =
+            new ProxyServer(
+                client,
+                config,
+                nft,
+                script -> {
+                  out.print(script);
+                  out.flush();
+                },
+                new PrometheusRegistry(),
+                configSyncPeriod,
+                Clock.systemUTC())) {
+      server.start(healthzAddress, metricsAddress);
+      log.atInfo()
+          .addKeyValue("node", config.nodeName())
+          .addKeyValue("mode", mode)
+          .addKeyValue("dryRun", dryRun)
+          .addKeyValue("healthz", healthzAddress)
+          .addKeyValue("metrics", metricsAddress)
+          .log("Starting proxima-proxy");
+      stop.await();
+      log.atInfo().log("Shutting down; programmed rules stay in place");
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,200 @@
+package dev.proxima.proxy.runtime;
+
+import dev.proxima.model.Annotations;
+import dev.proxima.model.Labels;
+import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.track.ChangeTracker;
+import dev.proxima.proxy.track.Projections;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Informers on Services, on EndpointSlices carrying the service-name label, and on this proxy's own
+ * Node. Handlers feed change trackers, which drop updates the rules do not depend on; only a real
+ * change asks for a sync.
+ */
+public final class KubeProxyCache implements ProxyCache, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
+
+  private final SharedIndexInformer<Service> services;
+  private final SharedIndexInformer<EndpointSlice> slices;
+  private final SharedIndexInformer<Node> nodes;
+  private final ChangeTracker<ObjectKey, Service, Projections.ServiceProjection> serviceChanges =
+      new ChangeTracker<>(Projections::of);
+  private final ChangeTracker<ObjectKey, EndpointSlice, Projections.SliceProjection> sliceChanges =
+      new ChangeTracker<>(Projections::of);
+  private final Map<IpFamily, List<Instant>> triggerTimes = new EnumMap<>(IpFamily.class);
+  private final Instant startedAt;
+
+  /**
+   * @param onChange called with the number of pending Service and endpoint changes whenever a
+   *     change the rules depend on arrives; it must only request a sync
+   */
+  public KubeProxyCache(
+      KubernetesClient client,
+      String nodeName,
+      java.time.Duration resync,
+      Clock clock,
+      BiConsumer<Integer, Integer> onChange) {
+    this.startedAt = clock.instant();
+    long resyncMillis = resync.toMillis();
+    services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
+    slices =
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inAnyNamespace()
+            .withLabel(Labels.SERVICE_NAME)
+            .runnableInformer(resyncMillis);
+    nodes = client.nodes().withName(nodeName).runnableInformer(resyncMillis);
+    services.addEventHandler(
+        handler(
+            (previous, current) -> {
+              var key = keyOf(current != null ? current : previous);
+              serviceChanges.update(key, previous, current);
+              onChange.accept(serviceChanges.pendingCount(), sliceChanges.pendingCount());
+            }));
+    slices.addEventHandler(
+        handler(
+            (previous, current) -> {
+              var object = current != null ? current : previous;
+              boolean pending = sliceChanges.update(keyOf(object), previous, current);
+              if (pending && current != null) {
+                recordTriggerTime(current);
+              }
+              onChange.accept(serviceChanges.pendingCount(), sliceChanges.pendingCount());
+            }));
+    nodes.addEventHandler(
+        handler(
+            (previous, current) ->
+                onChange.accept(serviceChanges.pendingCount(), sliceChanges.pendingCount())));
+    for (var informer : List.of(services, slices, nodes)) {
+      informer.exceptionHandler(
+          (started, failure) -> {
+            log.atWarn().setCause(failure).log("Informer watch failed; retrying");
+            return true;
+          });
+    }
+  }
+
+  public CompletableFuture<Void> start() {
+    return CompletableFuture.allOf(
+        services.start().toCompletableFuture(),
+        slices.start().toCompletableFuture(),
+        nodes.start().toCompletableFuture());
+  }
+
+  @Override
+  public boolean hasSynced() {
+    return services.hasSynced() && slices.hasSynced() && nodes.hasSynced();
+  }
+
+  @Override
+  public Collection<Service> services() {
+    return services.getStore().list();
+  }
+
+  @Override
+  public Collection<EndpointSlice> endpointSlices() {
+    return slices.getStore().list();
+  }
+
+  @Override
+  public Node node() {
+    var list = nodes.getStore().list();
+    return list.isEmpty() ? null : list.get(0);
+  }
+
+  /** Clears what the trackers accumulated; the next sync plans from the caches as they are. */
+  public void changesApplied() {
+    serviceChanges.drain();
+    sliceChanges.drain();
+  }
+
+  @Override
+  public synchronized List<Instant> drainTriggerTimes(IpFamily family) {
+    var drained = triggerTimes.remove(family);
+    return drained == null ? List.of() : drained;
+  }
+
+  @Override
+  public List<String> nodeAddresses() {
+    var node = node();
+    if (node == null || node.getStatus() == null || node.getStatus().getAddresses() == null) {
+      return List.of();
+    }
+    return node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
+  }
+
+  private synchronized void recordTriggerTime(EndpointSlice slice) {
+    var annotations = slice.getMetadata().getAnnotations();
+    var value = annotations == null ? null : annotations.get(Annotations.LAST_CHANGE_TRIGGER_TIME);
+    var family =
+        "IPv6".equals(slice.getAddressType())
+            ? IpFamily.IPV6
+            : "IPv4".equals(slice.getAddressType()) ? IpFamily.IPV4 : null;
+    if (value == null || family == null) {
+      return;
+    }
+    try {
+      var time = Instant.parse(value);
+      // Changes made before this proxy started were programmed by its predecessor, not by it.
+      if (time.isAfter(startedAt)) {
+        triggerTimes.computeIfAbsent(family, f -> new ArrayList<>()).add(time);
+      }
+    } catch (DateTimeParseException malformed) {
+      log.atDebug()
+          .addKeyValue("value", value)
+          .log("Ignoring a malformed last-change-trigger-time");
+    }
+  }
+
+  private static ObjectKey keyOf(io.fabric8.kubernetes.api.model.HasMetadata object) {
+    var namespace = object.getMetadata().getNamespace();
+    return new ObjectKey(namespace == null ? "" : namespace, object.getMetadata().getName());
+  }
+
+  private static <T> ResourceEventHandler<T> handler(BiConsumer<T, T> change) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T object) {
+        change.accept(null, object);
+      }
+
+      @Override
+      public void onUpdate(T previous, T current) {
+        change.accept(previous, current);
+      }
+
+      @Override
+      public void onDelete(T object, boolean finalStateUnknown) {
+        change.accept(object, null);
+      }
+    };
+  }
+
+  @Override
+  public void close() {
+    for (var informer : List.of(services, slices, nodes)) {
+      informer.stop();
+    }
+  }
+}

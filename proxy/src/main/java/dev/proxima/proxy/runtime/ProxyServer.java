@@ -1,0 +1,140 @@
+package dev.proxima.proxy.runtime;
+
+import dev.proxima.proxy.health.HealthServer;
+import dev.proxima.proxy.health.ProxyHealth;
+import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.metrics.ProxyMetrics;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.sync.SyncRunner;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The live proxy: informers and change trackers feed a bounded-frequency sync runner, which plans,
+ * renders and loads each family's ruleset. Health and metrics are served beside it.
+ */
+public final class ProxyServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ProxyServer.class);
+
+  private final KubeProxyCache cache;
+  private final List<Proxier> proxiers = new ArrayList<>();
+  private final SyncRunner runner;
+  private final ProxyHealth health;
+  private final ProxyMetrics metrics;
+  private final Clock clock;
+  private final PrometheusRegistry registry;
+  private HealthServer healthServer;
+  private HTTPServer metricsServer;
+
+  /**
+   * @param nft null in dry-run mode; rulesets then go to {@code dryRunOutput}
+   */
+  public ProxyServer(
+      KubernetesClient client,
+      ProxyConfig config,
+      Nft nft,
+      Consumer<String> dryRunOutput,
+      PrometheusRegistry registry,
+      Duration informerResync,
+      Clock clock) {
+    this.clock = clock;
+    this.registry = registry;
+    this.metrics = new ProxyMetrics(registry);
+    this.health = new ProxyHealth(clock, config.healthTimeout());
+    this.cache =
+        new KubeProxyCache(
+            client, config.nodeName(), informerResync, clock, (services, endpoints) -> changed());
+    for (var family : IpFamily.values()) {
+      proxiers.add(new Proxier(family, config, cache, nft, dryRunOutput, metrics, health, clock));
+    }
+    this.runner =
+        new SyncRunner(
+            "proxy-sync",
+            this::syncAll,
+            config.minSyncPeriod(),
+            config.syncPeriod(),
+            config.fullSyncPeriod(),
+            clock);
+  }
+
+  private void changed() {
+    var now = clock.instant();
+    for (var proxier : proxiers) {
+      health.queued(proxier.family());
+      metrics.queued(proxier.family(), now);
+    }
+    var node = cache.node();
+    health.nodeEligible(node != null && node.getMetadata().getDeletionTimestamp() == null);
+    runner.request();
+  }
+
+  private boolean syncAll() {
+    boolean ok = true;
+    for (var proxier : proxiers) {
+      ok &= proxier.sync();
+    }
+    if (ok) {
+      cache.changesApplied();
+      metrics.pendingCleared();
+    }
+    return ok;
+  }
+
+  /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
+  public void start(InetSocketAddress healthz, InetSocketAddress metricsAddress)
+      throws IOException {
+    healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
+    metricsServer =
+        HTTPServer.builder()
+            .inetAddress(metricsAddress.getAddress())
+            .port(metricsAddress.getPort())
+            .registry(registry)
+            .buildAndStart();
+    cache
+        .start()
+        .whenComplete(
+            (done, failure) -> {
+              if (failure != null) {
+                log.atError().setCause(failure).log("Informers failed to start");
+                return;
+              }
+              log.atInfo().log("Informers synced; programming rules");
+              runner.request();
+            });
+    runner.start();
+  }
+
+  public boolean hasSynced() {
+    return cache.hasSynced();
+  }
+
+  public int healthPort() {
+    return healthServer.port();
+  }
+
+  public int metricsPort() {
+    return metricsServer.getPort();
+  }
+
+  @Override
+  public void close() {
+    runner.close();
+    cache.close();
+    if (healthServer != null) {
+      healthServer.close();
+    }
+    if (metricsServer != null) {
+      metricsServer.close();
+    }
+  }
+}
