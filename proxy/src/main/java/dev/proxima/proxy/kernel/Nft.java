@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * all of it or none of it. Failures come back as values with the offending script line attached,
  * never as exceptions, because a failed sync must leave the proxy running.
  */
-public final class Nft {
+public final class Nft implements RuleLoader {
   private static final Pattern ERROR_LOCATION = Pattern.compile("^/dev/stdin:(\\d+):");
 
   private final List<String> command;
@@ -61,6 +61,7 @@ public final class Nft {
   }
 
   /** Applies the script as one atomic transaction. */
+  @Override
   public Result apply(String script) {
     return run(List.of("-f", "-"), script);
   }

@@ -1,7 +1,7 @@
 package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.health.ProxyHealth;
-import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NftPlanRenderer;
@@ -28,7 +28,7 @@ public final class Proxier {
   private final IpFamily family;
   private final ProxyConfig config;
   private final ProxyCache cache;
-  private final Nft nft;
+  private final RuleLoader nft;
   private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
   private final ProxyHealth health;
@@ -44,7 +44,7 @@ public final class Proxier {
       IpFamily family,
       ProxyConfig config,
       ProxyCache cache,
-      Nft nft,
+      RuleLoader nft,
       Consumer<String> dryRunOutput,
       ProxyMetrics metrics,
       ProxyHealth health,

@@ -2,7 +2,7 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.health.HealthServer;
 import dev.proxima.proxy.health.ProxyHealth;
-import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.sync.SyncRunner;
@@ -42,7 +42,7 @@ public final class ProxyServer implements AutoCloseable {
   public ProxyServer(
       KubernetesClient client,
       ProxyConfig config,
-      Nft nft,
+      RuleLoader nft,
       Consumer<String> dryRunOutput,
       PrometheusRegistry registry,
       Duration informerResync,
