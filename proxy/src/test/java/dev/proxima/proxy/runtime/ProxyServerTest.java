@@ -1,0 +1,186 @@
+package dev.proxima.proxy.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.proxima.model.Labels;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The live proxy pipeline in dry-run against the CRUD mock: informers to rendered rulesets. */
+@EnableKubernetesMockClient(crud = true, https = false)
+class ProxyServerTest {
+  KubernetesClient client;
+  KubernetesMockServer server;
+
+  private final List<String> scripts = new CopyOnWriteArrayList<>();
+  private ProxyServer proxy;
+
+  @AfterEach
+  void stop() {
+    if (proxy != null) {
+      proxy.close();
+    }
+  }
+
+  private void startProxy() throws Exception {
+    var config =
+        new ProxyConfig(
+            "node-a",
+            dev.proxima.proxy.plan.RuleSettings.defaults(),
+            Duration.ofMillis(100),
+            Duration.ofSeconds(30),
+            Duration.ofHours(1),
+            null,
+            true);
+    proxy =
+        new ProxyServer(
+            client,
+            config,
+            null,
+            scripts::add,
+            new PrometheusRegistry(),
+            Duration.ZERO,
+            Clock.systemUTC());
+    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+  }
+
+  private int status(int port, String path) throws Exception {
+    return get(port, path).statusCode();
+  }
+
+  private HttpResponse<String> get(int port, String path) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
+  private String lastIpv4Script() {
+    for (int i = scripts.size() - 1; i >= 0; i--) {
+      if (scripts.get(i).startsWith("add table ip proxima")) {
+        return scripts.get(i);
+      }
+    }
+    return "";
+  }
+
+  @Test
+  void programsServicesAsTheyChangeAndServesHealthAndMetrics() throws Exception {
+    client
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-a")
+                .withLabels(Map.of(Labels.ZONE, "zone-a"))
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withNamespace("shop")
+                .withName("web")
+                .endMetadata()
+                .withNewSpec()
+                .withClusterIP("10.96.0.20")
+                .addNewPort()
+                .withName("http")
+                .withPort(80)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+    client
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withNamespace("shop")
+                .withName("web-1")
+                .withLabels(Map.of(Labels.SERVICE_NAME, "web"))
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewPort()
+                .withName("http")
+                .withPort(8080)
+                .withProtocol("TCP")
+                .endPort()
+                .addNewEndpoint()
+                .withAddresses("10.244.1.5")
+                .withNodeName("node-a")
+                .endEndpoint()
+                .build())
+        .create();
+
+    startProxy();
+
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(lastIpv4Script())
+                    .contains("10.96.0.20 . tcp . 80 . 0 : 10.244.1.5 . 8080"));
+    assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(200);
+    assertThat(get(proxy.metricsPort(), "/metrics").body())
+        .contains("kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family=\"IPv4\"}")
+        .contains("kubeproxy_sync_proxy_rules_endpoint_changes_total");
+
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace("shop")
+        .withName("web-1")
+        .edit(
+            s ->
+                new EndpointSliceBuilder(s)
+                    .editFirstEndpoint()
+                    .withAddresses("10.244.1.6")
+                    .endEndpoint()
+                    .build());
+
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(lastIpv4Script())
+                    .contains("10.244.1.6 . 8080")
+                    .doesNotContain("10.244.1.5 . 8080"));
+  }
+
+  @Test
+  void aNodeBeingDeletedFailsHealthzButNotLivez() throws Exception {
+    client
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-a")
+                .withFinalizers("test/hold")
+                .endMetadata()
+                .build())
+        .create();
+    startProxy();
+    await().until(() -> proxy.hasSynced() && !scripts.isEmpty());
+
+    client.nodes().withName("node-a").delete();
+
+    await().untilAsserted(() -> assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(503));
+    assertThat(status(proxy.healthPort(), "/livez")).isEqualTo(200);
+  }
+}
