@@ -1,0 +1,256 @@
+package dev.proxima.proxy.render.nft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.selection.EndpointSelector;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real packets through rendered rules: a node namespace with two pod namespaces on routed veth
+ * pairs, TCP servers in the pods answering with their name, clients connecting from the node.
+ */
+class NftTrafficTest {
+  private static final String SERVER =
+      """
+      import java.net.*;
+      public class Server {
+        public static void main(String[] a) throws Exception {
+          try (var s = new ServerSocket(Integer.parseInt(a[0]))) {
+            while (true) {
+              try (var c = s.accept()) {
+                c.getOutputStream().write((a[1] + "\\n").getBytes());
+              }
+            }
+          }
+        }
+      }
+      """;
+
+  @TempDir Path directory;
+  private final String suffix = UUID.randomUUID().toString().substring(0, 6);
+  private final String node = "pxn-" + suffix;
+  private final List<String> namespaces = new ArrayList<>();
+  private final List<Process> servers = new ArrayList<>();
+
+  @BeforeEach
+  void requireRootNftAndIp() {
+    assumeTrue(
+        NftTool.onPath("nft").isPresent() && NftTool.onPath("ip").isPresent(),
+        "needs nft and ip (apt-get install nftables iproute2)");
+    assumeTrue(NftTool.uid() == 0, "needs root to create network namespaces");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    servers.forEach(Process::destroyForcibly);
+    for (var server : servers) {
+      server.waitFor(5, TimeUnit.SECONDS);
+    }
+    for (var namespace : namespaces) {
+      run("ip", "netns", "del", namespace);
+    }
+  }
+
+  private String run(String... command) throws IOException, InterruptedException {
+    var process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    var output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("timed out: " + String.join(" ", command));
+    }
+    return output;
+  }
+
+  private void must(String... command) throws Exception {
+    var process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    var output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS) && process.exitValue() == 0)
+        .as("%s: %s", String.join(" ", command), output)
+        .isTrue();
+  }
+
+  /** A node namespace and one pod namespace per address, each pod on a routed veth pair. */
+  private void buildNode(List<String> podIps) throws Exception {
+    must("ip", "netns", "add", node);
+    namespaces.add(node);
+    must("ip", "netns", "exec", node, "ip", "link", "set", "lo", "up");
+    must("ip", "netns", "exec", node, "sysctl", "-qw", "net.ipv4.ip_forward=1");
+
+    var server = directory.resolve("Server.java");
+    Files.writeString(server, SERVER);
+    for (int i = 0; i < podIps.size(); i++) {
+      var pod = "pxp" + i + "-" + suffix;
+      var ip = podIps.get(i);
+      var hostSide = "vh" + i + suffix;
+      must("ip", "netns", "add", pod);
+      namespaces.add(pod);
+      must(
+          "ip", "link", "add", hostSide, "netns", node, "type", "veth", "peer", "name", "eth0",
+          "netns", pod);
+      must("ip", "netns", "exec", node, "ip", "addr", "add", "169.254.1.1/32", "dev", hostSide);
+      must("ip", "netns", "exec", node, "ip", "link", "set", hostSide, "up");
+      must("ip", "netns", "exec", node, "ip", "route", "add", ip + "/32", "dev", hostSide);
+      must("ip", "netns", "exec", pod, "ip", "link", "set", "lo", "up");
+      must("ip", "netns", "exec", pod, "ip", "addr", "add", ip + "/32", "dev", "eth0");
+      must("ip", "netns", "exec", pod, "ip", "link", "set", "eth0", "up");
+      must("ip", "netns", "exec", pod, "ip", "route", "add", "169.254.1.1", "dev", "eth0");
+      must(
+          "ip",
+          "netns",
+          "exec",
+          pod,
+          "ip",
+          "route",
+          "add",
+          "default",
+          "via",
+          "169.254.1.1",
+          "dev",
+          "eth0");
+      var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      servers.add(
+          new ProcessBuilder("ip", "netns", "exec", pod, java, server.toString(), "8080", "pod" + i)
+              .redirectErrorStream(true)
+              .redirectOutput(directory.resolve("server" + i + ".log").toFile())
+              .start());
+    }
+    // Local traffic is routed before the output hook DNATs it, so Service IPs need some route.
+    must("ip", "netns", "exec", node, "ip", "route", "add", "default", "dev", "vh0" + suffix);
+  }
+
+  /** Connects {@code times} times from the node namespace and returns who answered, counted. */
+  private Map<String, Long> connect(String ip, int port, int times) throws Exception {
+    var script =
+        "for i in $(seq "
+            + times
+            + "); do if exec 3<>/dev/tcp/"
+            + ip
+            + "/"
+            + port
+            + "; then head -n1 <&3; exec 3<&-; else echo REFUSED; fi; done";
+    var output = run("ip", "netns", "exec", node, "timeout", "30", "bash", "-c", script);
+    return output
+        .lines()
+        .map(line -> line.contains("refused") ? "REFUSED" : line.trim())
+        .filter(l -> !l.isEmpty())
+        .collect(Collectors.groupingBy(l -> l, Collectors.counting()));
+  }
+
+  private void awaitServers(List<String> ips) {
+    // The JVM in each pod namespace needs a moment to open its socket.
+    for (var ip : ips) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () ->
+                  run(
+                          "ip",
+                          "netns",
+                          "exec",
+                          node,
+                          "timeout",
+                          "1",
+                          "bash",
+                          "-c",
+                          "exec 3<>/dev/tcp/" + ip + "/8080 && head -n1 <&3")
+                      .startsWith("pod"));
+    }
+  }
+
+  private static Endpoint endpoint(String ip, String zone) {
+    return new Endpoint(
+        ip, 8080, true, true, false, "other", false, zone == null ? null : Set.of(zone), null);
+  }
+
+  private static ServicePort clusterIp(String name, String ip) {
+    return new ServicePort(
+        new ServicePortName(new ObjectKey("shop", name), "http", Protocol.TCP),
+        ip,
+        80,
+        0,
+        List.of(),
+        List.of(),
+        List.of(),
+        null,
+        false,
+        false,
+        0,
+        null);
+  }
+
+  private void load(List<ServicePortRules> rules) throws Exception {
+    var script = directory.resolve("rules.nft");
+    Files.writeString(
+        script, NftRenderer.render(NftConfig.of(NftFamily.IPV4, List.of("10.250.0.0/16")), rules));
+    must("ip", "netns", "exec", node, "nft", "-f", script.toString());
+  }
+
+  private static ServicePortRules rules(
+      ServicePort port, List<Endpoint> endpoints, String nodeZone) {
+    var selection = EndpointSelector.select(endpoints, port, "node-x", nodeZone);
+    return new ServicePortRules(
+        port,
+        selection.clusterEndpoints(),
+        selection.localEndpoints(),
+        selection.hasAnyEndpoints());
+  }
+
+  @Test
+  void spreadsConnectionsOverEveryEndpointFollowsZoneHintsAndRejectsWithoutEndpoints()
+      throws Exception {
+    var pods = List.of("10.250.1.2", "10.250.2.2");
+    buildNode(pods);
+    awaitServers(pods);
+    var everywhere = clusterIp("web", "10.96.0.10");
+    var zonal = clusterIp("zonal", "10.96.0.11");
+    var empty = clusterIp("empty", "10.96.0.12");
+    load(
+        List.of(
+            rules(
+                everywhere,
+                List.of(endpoint("10.250.1.2", null), endpoint("10.250.2.2", null)),
+                "zone-a"),
+            rules(
+                zonal,
+                List.of(endpoint("10.250.1.2", "zone-a"), endpoint("10.250.2.2", "zone-b")),
+                "zone-a"),
+            rules(empty, List.of(), "zone-a")));
+
+    var spread = connect("10.96.0.10", 80, 40);
+    var sameZone = connect("10.96.0.11", 80, 20);
+    var noEndpoints = connect("10.96.0.12", 80, 3);
+
+    assertThat(spread).as("both pods answer").containsOnlyKeys("pod0", "pod1");
+    assertThat(spread.get("pod0")).as("even split within bounds: %s", spread).isBetween(8L, 32L);
+    assertThat(sameZone)
+        .as("only the zone-a pod")
+        .containsOnlyKeys("pod0")
+        .containsEntry("pod0", 20L);
+    assertThat(noEndpoints)
+        .as("rejected at once, not left to time out")
+        .containsOnlyKeys("REFUSED");
+  }
+}
