@@ -142,10 +142,11 @@ public final class RunCommand implements Callable<Integer> {
     if (nft != null) {
       var probe = nft.check("add table ip proxima_probe\n");
       if (!probe.succeeded()) {
+        // Exiting would only crash-loop the pod; staying up keeps health failing and metrics
+        // counting, and the next sync succeeds as soon as nft works.
         log.atError()
             .addKeyValue("error", probe.summary())
-            .log("nft is not usable; the proxy cannot program this node");
-        return 1;
+            .log("nft is not usable; every sync fails and /healthz reports it until it is");
       }
     }
     var stop = new CountDownLatch(1);

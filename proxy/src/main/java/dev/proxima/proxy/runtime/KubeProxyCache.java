@@ -43,16 +43,21 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private final Map<IpFamily, List<Instant>> triggerTimes = new EnumMap<>(IpFamily.class);
   private final Instant startedAt;
 
-  /**
-   * @param onChange called with the number of pending Service and endpoint changes whenever a
-   *     change the rules depend on arrives; it must only request a sync
-   */
+  /** What the cache reports; implementations must only record and request a sync. */
+  public interface Listener {
+    void serviceEvent(int pendingServices);
+
+    void endpointsEvent(int pendingSlices);
+
+    void nodeEvent();
+  }
+
   public KubeProxyCache(
       KubernetesClient client,
       String nodeName,
       java.time.Duration resync,
       Clock clock,
-      BiConsumer<Integer, Integer> onChange) {
+      Listener listener) {
     this.startedAt = clock.instant();
     long resyncMillis = resync.toMillis();
     services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
@@ -70,7 +75,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             (previous, current) -> {
               var key = keyOf(current != null ? current : previous);
               serviceChanges.update(key, previous, current);
-              onChange.accept(serviceChanges.pendingCount(), sliceChanges.pendingCount());
+              listener.serviceEvent(serviceChanges.pendingCount());
             }));
     slices.addEventHandler(
         handler(
@@ -80,12 +85,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
               if (pending && current != null) {
                 recordTriggerTime(current);
               }
-              onChange.accept(serviceChanges.pendingCount(), sliceChanges.pendingCount());
+              listener.endpointsEvent(sliceChanges.pendingCount());
             }));
-    nodes.addEventHandler(
-        handler(
-            (previous, current) ->
-                onChange.accept(serviceChanges.pendingCount(), sliceChanges.pendingCount())));
+    nodes.addEventHandler(handler((previous, current) -> listener.nodeEvent()));
     for (var informer : List.of(services, slices, nodes)) {
       informer.exceptionHandler(
           (started, failure) -> {

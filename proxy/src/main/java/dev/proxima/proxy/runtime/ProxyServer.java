@@ -53,7 +53,28 @@ public final class ProxyServer implements AutoCloseable {
     this.health = new ProxyHealth(clock, config.healthTimeout());
     this.cache =
         new KubeProxyCache(
-            client, config.nodeName(), informerResync, clock, (services, endpoints) -> changed());
+            client,
+            config.nodeName(),
+            informerResync,
+            clock,
+            new KubeProxyCache.Listener() {
+              @Override
+              public void serviceEvent(int pendingServices) {
+                metrics.serviceChanged(pendingServices);
+                changed();
+              }
+
+              @Override
+              public void endpointsEvent(int pendingSlices) {
+                metrics.endpointsChanged(pendingSlices);
+                changed();
+              }
+
+              @Override
+              public void nodeEvent() {
+                changed();
+              }
+            });
     for (var family : IpFamily.values()) {
       proxiers.add(new Proxier(family, config, cache, nft, dryRunOutput, metrics, health, clock));
     }

@@ -182,4 +182,56 @@ class ProxyCommandsTest {
     assertThat(result.exitCode()).isZero();
     assertThat(result.err()).contains("Node node-z is not in the state file");
   }
+
+  @Test
+  void aNodeWithoutAZoneLabelCannotUseZoneHintsAndExplainSaysSo() throws Exception {
+    var file = directory.resolve("nozone.yaml");
+    Files.writeString(
+        file,
+        Files.readString(state())
+            .replace("labels: {topology.kubernetes.io/zone: zone-a}", "labels: {}"));
+
+    var result = run("explain", "--state", file.toString(), "--node", "node-a", "-o", "json");
+
+    var dns = new ObjectMapper().readTree(result.out()).get(0);
+    assertThat(dns.get("topology").asText())
+        .as("node hints still work")
+        .isEqualTo("PreferSameNode");
+    assertThat(run("explain", "--state", file.toString(), "--node", "node-a").out())
+        .contains("zone <none>");
+  }
+
+  @Test
+  void aServiceWithHundredsOfPortsRendersWithoutExtraChains() throws Exception {
+    var ports = new StringBuilder();
+    for (int port = 1000; port < 1300; port++) {
+      ports.append("    - {name: p").append(port).append(", port: ").append(port).append("}\n");
+    }
+    var file = directory.resolve("ports.yaml");
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Service
+        metadata: {name: wide, namespace: shop}
+        spec:
+          clusterIP: 10.96.0.99
+          ports:
+        %s"""
+            .formatted(ports));
+
+    var result = run("render", "--state", file.toString(), "--node", "node-a");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out())
+        .contains("10.96.0.99 . tcp . 1299")
+        .contains("10.96.0.99 . tcp . 1000");
+    assertThat(result.out().lines().filter(line -> line.startsWith("add chain")).count())
+        .isLessThan(30);
+    assumeTrue(
+        dev.proxima.proxy.kernel.NftAvailability.canCheck(),
+        dev.proxima.proxy.kernel.NftAvailability.reason());
+    var check = Nft.onThisHost().check(result.out());
+    assertThat(check.succeeded()).as(check.output()).isTrue();
+  }
 }
