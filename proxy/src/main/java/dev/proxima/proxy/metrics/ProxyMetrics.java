@@ -31,6 +31,8 @@ public final class ProxyMetrics {
   private final Counter livez;
   private final Gauge servicePortsByTopology;
   private final Gauge topologyFallbacks;
+  private final Histogram conntrackDuration;
+  private final Counter conntrackDeleted;
 
   public ProxyMetrics(PrometheusRegistry registry) {
     syncDuration =
@@ -111,6 +113,17 @@ public final class ProxyMetrics {
             .name("kubeproxy_proxy_livez_total")
             .help("Cumulative proxy livez HTTP status")
             .labelNames("code")
+            .register(registry);
+    conntrackDuration =
+        syncHistogram(
+            registry,
+            "kubeproxy_conntrack_reconciler_sync_duration_seconds",
+            "Duration of the UDP conntrack cleanup after a sync");
+    conntrackDeleted =
+        Counter.builder()
+            .name("kubeproxy_conntrack_reconciler_deleted_entries_total")
+            .help("Stale UDP conntrack entries deleted")
+            .labelNames("ip_family")
             .register(registry);
     servicePortsByTopology =
         Gauge.builder()
@@ -212,5 +225,10 @@ public final class ProxyMetrics {
         (level, count) -> servicePortsByTopology.labelValues(level, label(family)).set(count));
     fallbacksByReason.forEach(
         (reason, count) -> topologyFallbacks.labelValues(reason, label(family)).set(count));
+  }
+
+  public void conntrackReconciled(IpFamily family, Duration elapsed, int deleted) {
+    conntrackDuration.labelValues(label(family)).observe(elapsed.toNanos() / 1e9);
+    conntrackDeleted.labelValues(label(family)).inc(deleted);
   }
 }

@@ -1,9 +1,11 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.TopologyFallback;
@@ -29,6 +31,7 @@ public final class Proxier {
   private final ProxyConfig config;
   private final ProxyCache cache;
   private final RuleLoader nft;
+  private final ConntrackCleaner conntrack;
   private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
   private final ProxyHealth health;
@@ -45,6 +48,7 @@ public final class Proxier {
       ProxyConfig config,
       ProxyCache cache,
       RuleLoader nft,
+      ConntrackCleaner conntrack,
       Consumer<String> dryRunOutput,
       ProxyMetrics metrics,
       ProxyHealth health,
@@ -53,6 +57,7 @@ public final class Proxier {
     this.config = config;
     this.cache = cache;
     this.nft = nft;
+    this.conntrack = conntrack;
     this.dryRunOutput = dryRunOutput;
     this.metrics = metrics;
     this.health = health;
@@ -113,6 +118,7 @@ public final class Proxier {
         }
       }
       lastApplied = script;
+      cleanUpUdpFlows(plan);
     }
     var finished = clock.instant();
     if (full) {
@@ -131,6 +137,17 @@ public final class Proxier {
         .addKeyValue("elapsed", Duration.between(started, finished))
         .log("Synced proxy rules");
     return true;
+  }
+
+  /** After rules change, UDP flows to removed endpoints would outlive them: delete those. */
+  private void cleanUpUdpFlows(NodePlanner.FamilyPlan plan) {
+    if (conntrack == null
+        || plan.ports().stream().noneMatch(p -> p.port().protocol() == Protocol.UDP)) {
+      return;
+    }
+    var started = clock.instant();
+    int deleted = conntrack.cleanup(family, plan.ports());
+    metrics.conntrackReconciled(family, Duration.between(started, clock.instant()), deleted);
   }
 
   private void reportTopology(NodePlanner.FamilyPlan plan) {

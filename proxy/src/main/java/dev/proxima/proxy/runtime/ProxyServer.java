@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.HealthServer;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.kernel.RuleLoader;
@@ -76,7 +77,17 @@ public final class ProxyServer implements AutoCloseable {
               }
             });
     for (var family : IpFamily.values()) {
-      proxiers.add(new Proxier(family, config, cache, nft, dryRunOutput, metrics, health, clock));
+      proxiers.add(
+          new Proxier(
+              family,
+              config,
+              cache,
+              nft,
+              nft == null ? null : ConntrackCleaner.onThisHost(),
+              dryRunOutput,
+              metrics,
+              health,
+              clock));
     }
     this.runner =
         new SyncRunner(

@@ -40,6 +40,7 @@ class ProxierTest {
           ProxyConfig.defaults("node-a"),
           cache,
           loader,
+          null,
           script -> {},
           metrics,
           health,
