@@ -38,6 +38,7 @@ public final class Proxier {
   private final Clock clock;
   private String lastApplied;
   private boolean needFullSync = true;
+  private NodePlanner.FamilyPlan lastPlan;
   private Instant lastFullSync = Instant.MIN;
 
   /**
@@ -68,6 +69,11 @@ public final class Proxier {
     return family;
   }
 
+  /** The plan of the latest sync, or null before the first. */
+  public synchronized NodePlanner.FamilyPlan lastPlan() {
+    return lastPlan;
+  }
+
   /** Forces the next sync to reload everything, e.g. after another tool touched the table. */
   public synchronized void requireFullSync() {
     needFullSync = true;
@@ -94,6 +100,7 @@ public final class Proxier {
             config.serviceProxyName(),
             cache.services(),
             cache.endpointSlices());
+    lastPlan = plan;
     var rendering = NftPlanRenderer.render(plan, config.rules(), cache.nodeAddresses());
     plan.warnings()
         .forEach(warning -> log.atWarn().addKeyValue("family", family.apiName()).log(warning));

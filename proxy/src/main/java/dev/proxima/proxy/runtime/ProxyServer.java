@@ -1,8 +1,10 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.HealthServer;
 import dev.proxima.proxy.health.ProxyHealth;
+import dev.proxima.proxy.health.ServiceHealthServers;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
@@ -15,7 +17,11 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +41,7 @@ public final class ProxyServer implements AutoCloseable {
   private final Clock clock;
   private final PrometheusRegistry registry;
   private HealthServer healthServer;
+  private final ServiceHealthServers serviceHealth;
   private HTTPServer metricsServer;
 
   /**
@@ -89,6 +96,7 @@ public final class ProxyServer implements AutoCloseable {
               health,
               clock));
     }
+    this.serviceHealth = new ServiceHealthServers("0.0.0.0", () -> health.snapshot().healthy());
     this.runner =
         new SyncRunner(
             "proxy-sync",
@@ -118,8 +126,36 @@ public final class ProxyServer implements AutoCloseable {
     if (ok) {
       cache.changesApplied();
       metrics.pendingCleared();
+      syncServiceHealthChecks();
     }
     return ok;
+  }
+
+  /** Health-check listeners for eTP=Local load balancers, counting ready endpoints on this node. */
+  private void syncServiceHealthChecks() {
+    Map<ObjectKey, Integer> ports = new HashMap<>();
+    Map<ObjectKey, Set<String>> readyLocal = new HashMap<>();
+    for (var proxier : proxiers) {
+      var plan = proxier.lastPlan();
+      if (plan == null) {
+        continue;
+      }
+      for (var planned : plan.ports()) {
+        var port = planned.port();
+        if (port.healthCheckNodePort() == 0 || !port.externalTrafficLocal()) {
+          continue;
+        }
+        var service = port.name().service();
+        ports.put(service, port.healthCheckNodePort());
+        var ips = readyLocal.computeIfAbsent(service, k -> new HashSet<>());
+        planned.endpoints().stream()
+            .filter(e -> e.local() && e.ready() && !e.terminating())
+            .forEach(e -> ips.add(e.ip()));
+      }
+    }
+    Map<ObjectKey, Integer> counts = new HashMap<>();
+    readyLocal.forEach((service, ips) -> counts.put(service, ips.size()));
+    serviceHealth.sync(ports, counts);
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
@@ -161,6 +197,7 @@ public final class ProxyServer implements AutoCloseable {
   @Override
   public void close() {
     runner.close();
+    serviceHealth.close();
     cache.close();
     if (healthServer != null) {
       healthServer.close();

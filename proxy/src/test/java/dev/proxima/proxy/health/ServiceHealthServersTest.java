@@ -1,0 +1,90 @@
+package dev.proxima.proxy.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.model.ObjectKey;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ServiceHealthServersTest {
+  private final AtomicBoolean proxyHealthy = new AtomicBoolean(true);
+  private final ServiceHealthServers servers =
+      new ServiceHealthServers("127.0.0.1", proxyHealthy::get);
+  private final ObjectKey web = new ObjectKey("shop", "web");
+
+  @AfterEach
+  void close() {
+    servers.close();
+  }
+
+  private static int freePort() throws Exception {
+    try (var socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private HttpResponse<String> get(int port) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void answers200WithTheLocalEndpointCountWhileTheNodeCanServe() throws Exception {
+    int port = freePort();
+    servers.sync(Map.of(web, port), Map.of(web, 2));
+
+    var response = get(port);
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("X-Load-Balancing-Endpoint-Weight")).hasValue("2");
+    assertThat(response.body())
+        .contains("\"namespace\": \"shop\"")
+        .contains("\"localEndpoints\": 2")
+        .contains("\"serviceProxyHealthy\": true");
+  }
+
+  @Test
+  void answers503WithoutLocalEndpointsOrWhenTheProxyIsUnhealthy() throws Exception {
+    int port = freePort();
+    servers.sync(Map.of(web, port), Map.of());
+    assertThat(get(port).statusCode()).isEqualTo(503);
+
+    servers.sync(Map.of(web, port), Map.of(web, 1));
+    proxyHealthy.set(false);
+
+    var response = get(port);
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.body()).contains("\"serviceProxyHealthy\": false");
+  }
+
+  @Test
+  void closesTheListenerWhenTheServiceNoLongerNeedsIt() throws Exception {
+    int port = freePort();
+    servers.sync(Map.of(web, port), Map.of(web, 1));
+
+    servers.sync(Map.of(), Map.of());
+
+    assertThat(servers.port(web)).isEqualTo(-1);
+    try (var socket = new ServerSocket(port)) {
+      assertThat(socket.getLocalPort()).as("the port is free again").isEqualTo(port);
+    }
+  }
+
+  @Test
+  void aPortThatCannotBeBoundIsLoggedAndSkipped() throws Exception {
+    try (var taken = new ServerSocket(0)) {
+      servers.sync(Map.of(web, taken.getLocalPort()), Map.of(web, 1));
+
+      assertThat(servers.port(web)).isEqualTo(-1);
+    }
+  }
+}
