@@ -9,11 +9,13 @@ import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.TopologyFallback;
+import dev.proxima.proxy.render.nft.NftScriptDiff;
 import dev.proxima.proxy.selection.TopologyLevel;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -37,6 +39,7 @@ public final class Proxier {
   private final ProxyHealth health;
   private final Clock clock;
   private String lastApplied;
+  private NftScriptDiff.Parsed lastAppliedParsed;
   private boolean needFullSync = true;
   private NodePlanner.FamilyPlan lastPlan;
   private Instant lastFullSync = Instant.MIN;
@@ -109,10 +112,18 @@ public final class Proxier {
         .forEach(warning -> log.atWarn().addKeyValue("family", family.apiName()).log(warning));
     var script = rendering.script();
     if (full || !script.equals(lastApplied)) {
+      var parsed = NftScriptDiff.Parsed.of(script);
+      // A partial sync loads only what changed; a full one replaces the table.
+      var delta =
+          full || lastAppliedParsed == null
+              ? Optional.<String>empty()
+              : NftScriptDiff.delta(lastAppliedParsed, parsed);
+      full = delta.isEmpty();
+      var transaction = delta.orElse(script);
       if (nft == null) {
-        dryRunOutput.accept(script);
+        dryRunOutput.accept(transaction);
       } else {
-        var result = nft.apply(script);
+        var result = nft.apply(transaction);
         if (!result.succeeded()) {
           metrics.nftablesFailed(family);
           needFullSync = true;
@@ -125,6 +136,7 @@ public final class Proxier {
         }
       }
       lastApplied = script;
+      lastAppliedParsed = parsed;
       cleanUpUdpFlows(plan);
     }
     var finished = clock.instant();

@@ -242,4 +242,22 @@ class ProxierTest {
         .contains(
             "kubeproxy_network_programming_duration_seconds_bucket{ip_family=\"IPv4\",le=\"1.0\"} 1");
   }
+
+  @Test
+  void aChangedEndpointIsLoadedAsAPartialTransaction() throws Exception {
+    cache.services.add(service("web", null));
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+    proxier.sync();
+
+    cache.slices.set(0, slice("web", "10.244.1.6", "node-b"));
+    proxier.sync();
+
+    assertThat(loader.scripts).hasSize(2);
+    assertThat(loader.scripts.get(1))
+        .doesNotContain("add table")
+        .contains("10.96.0.10 . tcp . 80 . 0 : 10.244.1.6 . 8080");
+    assertThat(scrape())
+        .contains("kubeproxy_sync_partial_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
+        .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1");
+  }
 }

@@ -156,12 +156,14 @@ class ProxyServerTest {
                     .endEndpoint()
                     .build());
 
+    // The change goes in as a partial transaction: only the endpoint's elements move.
     await()
         .untilAsserted(
             () ->
-                assertThat(lastIpv4Script())
-                    .contains("10.244.1.6 . 8080")
-                    .doesNotContain("10.244.1.5 . 8080"));
+                assertThat(scripts.get(scripts.size() - 1))
+                    .doesNotContain("add table")
+                    .contains("delete element ip proxima cluster-endpoints")
+                    .contains("10.96.0.20 . tcp . 80 . 0 : 10.244.1.6 . 8080"));
   }
 
   @Test
