@@ -2,28 +2,10 @@ package dev.proxima.controller.cli;
 
 import dev.proxima.cli.DurationConverter;
 import dev.proxima.controller.demo.EmbeddedApiServer;
-import dev.proxima.controller.hints.HintMode;
-import dev.proxima.controller.hints.HintPlanner;
-import dev.proxima.controller.hints.auto.AutoHintCache;
-import dev.proxima.controller.metrics.ControllerMetrics;
-import dev.proxima.controller.reconcile.SliceOwnership;
-import dev.proxima.controller.runtime.ControllerConfig;
-import dev.proxima.controller.runtime.HintController;
-import dev.proxima.model.ObjectKey;
+import dev.proxima.controller.demo.ExampleCluster;
 import dev.proxima.model.state.ClusterState;
-import dev.proxima.model.state.StateFile;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.io.PrintWriter;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,8 +19,6 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Run the controller against an embedded API server with an example cluster.")
 public final class DemoCommand implements Callable<Integer> {
-  private static final String CLUSTER = "/demo/cluster.yaml";
-
   @Option(
       names = "--timeout",
       defaultValue = "60s",
@@ -52,146 +32,21 @@ public final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     var out = spec.commandLine().getOut();
-    ClusterState cluster;
-    try (var stream = DemoCommand.class.getResourceAsStream(CLUSTER)) {
-      cluster = StateFile.load(stream, CLUSTER);
-    }
+    ClusterState cluster = ExampleCluster.load();
     try (var apiServer = EmbeddedApiServer.start();
         var client = apiServer.client()) {
       out.printf("Embedded API server at %s%n", apiServer.url());
-      seed(client, cluster);
+      ExampleCluster.seed(client, cluster);
       out.printf(
           "Seeded %d nodes, %d services, %d endpoint slices (namespace demo)%n",
           cluster.nodes().size(), cluster.services().size(), cluster.endpointSlices().size());
       out.flush();
-      var config =
-          ControllerConfig.defaults()
-              .withLeaderElection(
-                  new ControllerConfig.LeaderElectionConfig(
-                      true,
-                      "proxima-system",
-                      "proxima-controller",
-                      "demo-replica",
-                      Duration.ofSeconds(15),
-                      Duration.ofSeconds(10),
-                      Duration.ofSeconds(2)));
-      try (var controller =
-          new HintController(
-              client,
-              config,
-              new ControllerMetrics(new PrometheusRegistry()),
-              Clock.systemUTC(),
-              () -> {})) {
-        controller.start(Duration.ofSeconds(30));
-        if (!awaitConverged(client, Instant.now().plus(timeout))) {
-          spec.commandLine().getErr().println("error: hints did not converge within " + timeout);
-          return 1;
-        }
+      if (!ExampleCluster.runController(client, timeout)) {
+        spec.commandLine().getErr().println("error: hints did not converge within " + timeout);
+        return 1;
       }
-      report(client, out);
+      ExampleCluster.report(client, out);
     }
     return 0;
-  }
-
-  private static void seed(KubernetesClient client, ClusterState cluster) {
-    cluster.nodes().forEach(node -> client.resource(node).create());
-    cluster.services().forEach(service -> client.resource(service).create());
-    cluster.endpointSlices().forEach(slice -> client.resource(slice).create());
-  }
-
-  /** Converged means the planner finds nothing left to write for any Service. */
-  private static boolean awaitConverged(KubernetesClient client, Instant deadline) {
-    var planner = plannerFor(client);
-    while (Instant.now().isBefore(deadline)) {
-      var slices = client.discovery().v1().endpointSlices().inAnyNamespace().list().getItems();
-      boolean converged =
-          client.services().inAnyNamespace().list().getItems().stream()
-              .allMatch(
-                  service -> planner.plan(service, slicesOf(service, slices)).updates().isEmpty());
-      if (converged) {
-        return true;
-      }
-      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-    }
-    return false;
-  }
-
-  private static List<EndpointSlice> slicesOf(Service service, List<EndpointSlice> slices) {
-    var key = new ObjectKey(service.getMetadata().getNamespace(), service.getMetadata().getName());
-    return slices.stream()
-        .filter(slice -> SliceOwnership.serviceOf(slice).filter(key::equals).isPresent())
-        .toList();
-  }
-
-  /**
-   * A planner that sees the cluster's Nodes, so Auto Services are judged as the controller does.
-   */
-  private static HintPlanner plannerFor(KubernetesClient client) {
-    var autoHints = new AutoHintCache();
-    autoHints.setNodes(client.nodes().list().getItems());
-    return new HintPlanner(autoHints);
-  }
-
-  private static void report(KubernetesClient client, PrintWriter out) {
-    var planner = plannerFor(client);
-    var slices = client.discovery().v1().endpointSlices().inAnyNamespace().list().getItems();
-    for (var service : client.services().inAnyNamespace().list().getItems()) {
-      var plan = planner.plan(service, slicesOf(service, slices));
-      var value = service.getSpec().getTrafficDistribution();
-      out.printf(
-          "%nService %s/%s  trafficDistribution=%s  (%s)%n",
-          service.getMetadata().getNamespace(),
-          service.getMetadata().getName(),
-          value == null ? "<none>" : value,
-          describe(plan.mode(), value));
-      out.printf("  %-14s %-9s %-7s %-6s %s%n", "ENDPOINT", "NODE", "ZONE", "READY", "HINTS");
-      for (var slice : slicesOf(service, slices)) {
-        for (var endpoint : slice.getEndpoints()) {
-          out.printf(
-              "  %-14s %-9s %-7s %-6s %s%n",
-              String.join(",", endpoint.getAddresses()),
-              endpoint.getNodeName(),
-              endpoint.getZone(),
-              endpoint.getConditions().getReady(),
-              hints(endpoint));
-        }
-      }
-    }
-    var events = client.v1().events().inAnyNamespace().list().getItems();
-    out.printf("%nEvents recorded: %d%n", events.size());
-    events.forEach(
-        event ->
-            out.printf(
-                "  %s %s/%s %s: %s%n",
-                event.getType(),
-                event.getInvolvedObject().getNamespace(),
-                event.getInvolvedObject().getName(),
-                event.getReason(),
-                event.getMessage()));
-    out.flush();
-  }
-
-  private static String describe(HintMode mode, String value) {
-    return switch (mode) {
-      case TRAFFIC_DISTRIBUTION -> "hints written";
-      case AUTO -> "topology-mode Auto: CPU-proportional zone hints";
-      case NONE -> value == null ? "no value: hints removed" : "unsupported value: hints removed";
-    };
-  }
-
-  private static String hints(Endpoint endpoint) {
-    var hints = endpoint.getHints();
-    if (hints == null) {
-      return "-";
-    }
-    var zones =
-        hints.getForZones() == null
-            ? List.<String>of()
-            : hints.getForZones().stream().map(z -> z.getName()).toList();
-    var nodes =
-        hints.getForNodes() == null
-            ? List.<String>of()
-            : hints.getForNodes().stream().map(n -> n.getName()).toList();
-    return "forZones=" + zones + (nodes.isEmpty() ? "" : " forNodes=" + nodes);
   }
 }

@@ -186,6 +186,11 @@ public final class ProxyServer implements AutoCloseable {
     return cache.hasSynced();
   }
 
+  /** Each family's latest plan, IPv4 first; families not synced yet are left out. */
+  public List<dev.proxima.proxy.plan.NodePlanner.FamilyPlan> plans() {
+    return proxiers.stream().map(Proxier::lastPlan).filter(java.util.Objects::nonNull).toList();
+  }
+
   public int healthPort() {
     return healthServer.port();
   }
