@@ -2,32 +2,29 @@ package dev.proxima.controller.cli;
 
 import dev.proxima.cli.BindAddressConverter;
 import dev.proxima.cli.DurationConverter;
+import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
+import dev.proxima.cli.TerminationSignals;
 import dev.proxima.controller.health.ProbeServer;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.runtime.ControllerConfig;
 import dev.proxima.controller.runtime.HintController;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import sun.misc.Signal;
 
 /** Runs the controller against a cluster until SIGTERM. */
 @Command(
@@ -38,12 +35,7 @@ import sun.misc.Signal;
 public final class RunCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
 
-  @Option(
-      names = "--kubeconfig",
-      defaultValue = "${env:PROXIMA_KUBECONFIG}",
-      description =
-          "Kubeconfig file; default: in-cluster config, then $KUBECONFIG, then ~/.kube/config.")
-  Path kubeconfig;
+  @Mixin KubeconfigOption kubernetes;
 
   @Option(
       names = "--leader-elect",
@@ -124,13 +116,10 @@ public final class RunCommand implements Callable<Integer> {
     var config = controllerConfig();
     var registry = new PrometheusRegistry();
     var metrics = new ControllerMetrics(registry);
-    var stop = new CountDownLatch(1);
+    var stop = TerminationSignals.latch();
     var exitCode = new AtomicInteger(0);
-    for (var signal : new String[] {"TERM", "INT"}) {
-      Signal.handle(new Signal(signal), received -> stop.countDown());
-    }
     try (KubernetesClient client =
-            new KubernetesClientBuilder().withConfig(clientConfig()).build();
+            new KubernetesClientBuilder().withConfig(kubernetes.clientConfig()).build();
         var controller =
             new HintController(
                 client,
@@ -179,12 +168,5 @@ public final class RunCommand implements Callable<Integer> {
                 Duration.ofSeconds(2))
             : ControllerConfig.LeaderElectionConfig.disabled();
     return new ControllerConfig(workers, resyncPeriod, 15, election, OverwriteGuard.Policy.DEFAULT);
-  }
-
-  private Config clientConfig() throws IOException {
-    if (kubeconfig == null) {
-      return Config.autoConfigure(null);
-    }
-    return Config.fromKubeconfig(Files.readString(kubeconfig));
   }
 }

@@ -2,27 +2,24 @@ package dev.proxima.proxy.cli;
 
 import dev.proxima.cli.BindAddressConverter;
 import dev.proxima.cli.DurationConverter;
+import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
+import dev.proxima.cli.TerminationSignals;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import sun.misc.Signal;
 
 /** Runs the proxy on this node until SIGTERM. */
 @Command(
@@ -50,12 +47,7 @@ public final class RunCommand implements Callable<Integer> {
       description = "nftables (default: ${DEFAULT-VALUE}).")
   Mode mode;
 
-  @Option(
-      names = "--kubeconfig",
-      defaultValue = "${env:PROXIMA_KUBECONFIG}",
-      description =
-          "Kubeconfig file; default: in-cluster config, then $KUBECONFIG, then ~/.kube/config.")
-  Path kubeconfig;
+  @Mixin KubeconfigOption kubernetes;
 
   @Mixin RuleOptions rules;
 
@@ -149,15 +141,9 @@ public final class RunCommand implements Callable<Integer> {
             .log("nft is not usable; every sync fails and /healthz reports it until it is");
       }
     }
-    var stop = new CountDownLatch(1);
-    for (var signal : new String[] {"TERM", "INT"}) {
-      Signal.handle(new Signal(signal), received -> stop.countDown());
-    }
+    var stop = TerminationSignals.latch();
     var out = spec.commandLine().getOut();
-    var clientConfig =
-        kubeconfig == null
-            ? Config.autoConfigure(null)
-            : Config.fromKubeconfig(Files.readString(kubeconfig));
+    var clientConfig = kubernetes.clientConfig();
     try (var client = new KubernetesClientBuilder().withConfig(clientConfig).build();
         var server =
             new ProxyServer(
