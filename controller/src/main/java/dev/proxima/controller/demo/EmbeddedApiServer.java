@@ -55,6 +55,12 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   @Override
   public void close() {
-    server.destroy();
+    try {
+      server.destroy();
+    } catch (IllegalStateException slowShutdown) {
+      // The mock waits a few seconds for watch connections to finish closing and gives up on a
+      // busy machine; the server is stopping either way and nothing is left to clean up.
+      MOCK_LOG.fine("embedded API server shut down with connections still closing");
+    }
   }
 }
