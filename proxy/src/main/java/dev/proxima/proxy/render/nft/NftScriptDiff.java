@@ -90,6 +90,26 @@ public final class NftScriptDiff {
       return parsed;
     }
 
+    String family() {
+      return family;
+    }
+
+    Map<String, String> chains() {
+      return chains;
+    }
+
+    Map<String, String> sets() {
+      return sets;
+    }
+
+    Map<String, List<String>> rules() {
+      return rules;
+    }
+
+    Map<String, Set<String>> elements() {
+      return elements;
+    }
+
     boolean isMap(String set) {
       var declaration = sets.get(set);
       return declaration != null && declaration.startsWith("add map");

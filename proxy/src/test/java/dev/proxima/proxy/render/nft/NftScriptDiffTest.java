@@ -155,8 +155,8 @@ class NftScriptDiffTest {
       load(patched, delta(before, after));
       load(fresh, after);
 
-      var patchedObjects = objects(patched);
-      var freshObjects = objects(fresh);
+      var patchedObjects = NftTool.objects(directory, patched);
+      var freshObjects = NftTool.objects(directory, fresh);
       assertThat(freshObjects.get("map cluster-endpoints"))
           .as("the comparison sees elements")
           .contains("10.96.0.10 . tcp . 80 . 1 : 10.180.0.7 . 80");
@@ -184,40 +184,5 @@ class NftScriptDiffTest {
     Files.writeString(file, script);
     NftTool.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
         .assertSucceeded();
-  }
-
-  /**
-   * The table as the kernel lists it: per chain, set or map, its rules or its elements, in sorted
-   * order (the kernel does not keep element order).
-   */
-  private java.util.Map<String, List<String>> objects(String namespace) {
-    var listed =
-        NftTool.run(
-                directory, "ip", "netns", "exec", namespace, "nft", "list", "table", "ip",
-                "proxima")
-            .assertSucceeded()
-            .stdout();
-    var objects = new java.util.TreeMap<String, List<String>>();
-    var elements = java.util.regex.Pattern.compile("elements = \\{([^}]*)\\}");
-    String current = null;
-    var content = new java.util.ArrayList<String>();
-    var text =
-        elements.matcher(listed).replaceAll(m -> "elements = " + m.group(1).replace("\n", " "));
-    for (var raw : text.lines().toList()) {
-      var line = raw.strip();
-      if (line.matches("(chain|set|map) \\S+ \\{")) {
-        current = line.substring(0, line.length() - 2);
-        content = new java.util.ArrayList<>();
-        objects.put(current, content);
-      } else if (current != null && line.startsWith("elements = ")) {
-        for (var element : line.substring("elements = ".length()).split(",")) {
-          content.add(element.strip());
-        }
-      } else if (current != null && !line.equals("}") && !line.isEmpty()) {
-        content.add(line);
-      }
-    }
-    objects.values().forEach(java.util.Collections::sort);
-    return objects;
   }
 }

@@ -94,4 +94,39 @@ final class NftTool {
       throw new AssertionError("interrupted while running " + cmd, e);
     }
   }
+
+  /**
+   * The table as the kernel lists it: per chain, set or map, its rules or its elements, in sorted
+   * order (the kernel does not keep element order).
+   */
+  static java.util.Map<String, List<String>> objects(Path directory, String namespace) {
+    var listed =
+        NftTool.run(
+                directory, "ip", "netns", "exec", namespace, "nft", "list", "table", "ip",
+                "proxima")
+            .assertSucceeded()
+            .stdout();
+    var objects = new java.util.TreeMap<String, List<String>>();
+    var elements = java.util.regex.Pattern.compile("elements = \\{([^}]*)\\}");
+    String current = null;
+    var content = new java.util.ArrayList<String>();
+    var text =
+        elements.matcher(listed).replaceAll(m -> "elements = " + m.group(1).replace("\n", " "));
+    for (var raw : text.lines().toList()) {
+      var line = raw.strip();
+      if (line.matches("(chain|set|map) \\S+ \\{")) {
+        current = line.substring(0, line.length() - 2);
+        content = new java.util.ArrayList<>();
+        objects.put(current, content);
+      } else if (current != null && line.startsWith("elements = ")) {
+        for (var element : line.substring("elements = ".length()).split(",")) {
+          content.add(element.strip());
+        }
+      } else if (current != null && !line.equals("}") && !line.isEmpty()) {
+        content.add(line);
+      }
+    }
+    objects.values().forEach(java.util.Collections::sort);
+    return objects;
+  }
 }

@@ -1,0 +1,197 @@
+package dev.proxima.proxy.render.nft;
+
+import static dev.proxima.proxy.render.nft.Fixtures.remote;
+import static dev.proxima.proxy.render.nft.Fixtures.service;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.proxima.proxy.model.Protocol;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RulesetAssemblerTest {
+  private static final NftConfig CONFIG = NftConfig.of(NftFamily.IPV4, List.of("10.0.0.0/8"));
+
+  @TempDir Path directory;
+
+  private final RulesetAssembler assembler = new RulesetAssembler(CONFIG);
+
+  private static final ServicePortRules WEB =
+      service("shop/web", "10.96.0.10", 80)
+          .cluster(remote("10.180.0.4", 80), remote("10.180.0.5", 80));
+  private static final ServicePortRules API =
+      service("shop/api", "10.96.0.11", 80)
+          .cluster(remote("10.180.0.4", 80), remote("10.180.1.5", 80));
+
+  private static Map<dev.proxima.proxy.model.ServicePortName, ServicePortRules> change(
+      ServicePortRules... rules) {
+    var map = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+    for (var rule : rules) {
+      map.put(rule.port().name(), rule);
+    }
+    return map;
+  }
+
+  @Test
+  void anUnchangedPortProducesAnEmptyTransaction() {
+    assembler.replaceAll(List.of(WEB, API));
+
+    assertThat(assembler.update(change(WEB))).hasValue("");
+  }
+
+  @Test
+  void anEndpointChangeTouchesOnlyThatPortsElements() {
+    assembler.replaceAll(List.of(WEB, API));
+    var moved =
+        service("shop/web", "10.96.0.10", 80)
+            .cluster(remote("10.180.0.4", 80), remote("10.180.0.6", 80));
+
+    var delta = assembler.update(change(moved)).orElseThrow();
+
+    assertThat(delta)
+        .contains("10.96.0.10 . tcp . 80 . 1 : 10.180.0.6 . 80")
+        .contains("delete element ip proxima cluster-endpoints {\n\t10.96.0.10 . tcp . 80 . 1\n}")
+        .doesNotContain("10.96.0.11")
+        .doesNotContain("add chain");
+  }
+
+  @Test
+  void aSharedHairpinStaysUntilItsLastUserGoes() {
+    assembler.replaceAll(List.of(WEB, API));
+    var removeWeb = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+    removeWeb.put(WEB.port().name(), null);
+
+    var delta = assembler.update(removeWeb).orElseThrow();
+
+    assertThat(delta).contains("10.180.0.5 . 10.180.0.5").doesNotContain("10.180.0.4 . 10.180.0.4");
+  }
+
+  @Test
+  void theEarlierPortKeepsAKeyTwoPortsClaim() {
+    var clash = service("shop/zzz", "10.96.0.10", 80).cluster(remote("10.180.9.9", 80));
+
+    var script = assembler.replaceAll(List.of(clash, WEB));
+
+    assertThat(script)
+        .contains("10.96.0.10 . tcp . 80 . 0 : 10.180.0.4 . 80")
+        .doesNotContain("10.180.9.9 . 80");
+    assertThat(assembler.warnings())
+        .anySatisfy(w -> assertThat(w).contains("shop/zzz").contains("shop/web"));
+  }
+
+  @Test
+  void aNewEndpointCountNeedsAFullReplacement() {
+    assembler.replaceAll(List.of(WEB));
+    var three =
+        service("shop/web", "10.96.0.10", 80)
+            .cluster(remote("10.180.0.4", 80), remote("10.180.0.5", 80), remote("10.180.0.6", 80));
+
+    assertThat(assembler.update(change(three))).isEmpty();
+  }
+
+  @Test
+  void theAssembledTableEqualsTheOneThePlainRendererWrites() throws Exception {
+    requireKernelTools();
+    var ports = mixed();
+    var suffix = UUID.randomUUID().toString().substring(0, 6);
+    var assembled = "pxa-" + suffix;
+    var rendered = "pxr-" + suffix;
+    try {
+      load(assembled, assembler.replaceAll(ports));
+      load(rendered, NftRenderer.render(CONFIG, ports));
+
+      assertThat(NftTool.objects(directory, assembled))
+          .isEqualTo(NftTool.objects(directory, rendered));
+    } finally {
+      NftTool.run(directory, "ip", "netns", "del", assembled);
+      NftTool.run(directory, "ip", "netns", "del", rendered);
+    }
+  }
+
+  @Test
+  void updatesLeaveTheKernelEqualToAFreshTableOfTheNewState() throws Exception {
+    requireKernelTools();
+    var suffix = UUID.randomUUID().toString().substring(0, 6);
+    var patched = "pxu-" + suffix;
+    var fresh = "pxv-" + suffix;
+    try {
+      load(patched, assembler.replaceAll(mixed()));
+      var changes = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+      var web =
+          service("shop/web", "10.96.0.10", 80)
+              .cluster(remote("10.180.0.4", 80), remote("10.180.0.7", 80));
+      var sticky =
+          service("shop/sticky", "10.96.0.12", 80)
+              .sticky(Duration.ofSeconds(60))
+              .cluster(remote("10.180.2.4", 80));
+      var dns = service("shop/dns", "10.96.0.14", 53).protocol(Protocol.UDP).cluster();
+      changes.put(web.port().name(), web);
+      changes.put(sticky.port().name(), sticky);
+      changes.put(dns.port().name(), dns);
+      changes.put(API.port().name(), null);
+      load(patched, assembler.update(changes).orElseThrow());
+
+      var expected =
+          new RulesetAssembler(CONFIG).replaceAll(List.of(web, sticky, dns, lb(), empty()));
+      load(fresh, expected);
+      var patchedObjects = NftTool.objects(directory, patched);
+      var freshObjects = NftTool.objects(directory, fresh);
+      freshObjects.forEach(
+          (object, content) ->
+              assertThat(patchedObjects.get(object)).as(object).isEqualTo(content));
+      assertThat(freshObjects.get("map cluster-endpoints"))
+          .contains("10.96.0.10 . tcp . 80 . 1 : 10.180.0.7 . 80");
+    } finally {
+      NftTool.run(directory, "ip", "netns", "del", patched);
+      NftTool.run(directory, "ip", "netns", "del", fresh);
+    }
+  }
+
+  private static ServicePortRules empty() {
+    return service("shop/empty", "10.96.0.15", 80).cluster();
+  }
+
+  private static ServicePortRules lb() {
+    return service("shop/lb", "10.96.0.13", 80)
+        .loadBalancerIps("192.0.2.10")
+        .sourceRanges("203.0.113.0/24")
+        .cluster(remote("10.180.3.4", 80));
+  }
+
+  private static List<ServicePortRules> mixed() {
+    return List.of(
+        WEB,
+        API,
+        service("shop/sticky", "10.96.0.12", 80)
+            .sticky(Duration.ofSeconds(60))
+            .cluster(remote("10.180.2.4", 80), remote("10.180.2.5", 80)),
+        lb(),
+        empty());
+  }
+
+  private void requireKernelTools() {
+    assumeTrue(
+        NftTool.onPath("nft").isPresent() && NftTool.onPath("ip").isPresent(), "needs nft and ip");
+    assumeTrue(NftTool.isRoot(), "needs root for network namespaces");
+  }
+
+  private void load(String namespace, String script) throws Exception {
+    if (NftTool.run(directory, "ip", "netns", "list")
+        .stdout()
+        .lines()
+        .noneMatch(line -> line.startsWith(namespace))) {
+      NftTool.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
+    }
+    var file = Files.createTempFile(directory, "rules", ".nft");
+    Files.writeString(file, script);
+    NftTool.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
+        .assertSucceeded();
+  }
+}
