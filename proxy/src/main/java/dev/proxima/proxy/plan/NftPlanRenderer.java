@@ -3,13 +3,14 @@ package dev.proxima.proxy.plan;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.nft.NftConfig;
 import dev.proxima.proxy.render.nft.NftFamily;
-import dev.proxima.proxy.render.nft.NftRenderer;
 import dev.proxima.proxy.render.nft.NftRendering;
+import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 
 /**
- * Turns one family's plan into the nft script that programs it; the live proxy and render share it.
+ * Turns one family's plan into the nft script that programs it. The live proxy's full syncs and the
+ * render command both go through the same {@link RulesetAssembler}.
  */
 public final class NftPlanRenderer {
   private NftPlanRenderer() {}
@@ -20,22 +21,29 @@ public final class NftPlanRenderer {
   public static NftRendering render(
       NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
     var family = plan.family();
-    var config =
-        NftConfig.of(nftFamily(family), settings.clusterCidrs(family))
-            .withMasqueradeAll(settings.masqueradeAll())
-            .withMasqueradeBit(settings.masqueradeBit())
-            .withNodePortAddresses(settings.nodePortAddresses(family, nodeAddresses));
-    var rules =
-        plan.ports().stream()
-            .map(
-                planned ->
-                    new ServicePortRules(
-                        planned.port(),
-                        planned.selection().clusterEndpoints(),
-                        planned.selection().localEndpoints(),
-                        planned.selection().hasAnyEndpoints()))
-            .toList();
-    return NftRenderer.renderWithWarnings(config, rules);
+    var assembler =
+        new RulesetAssembler(
+            config(family, settings, settings.nodePortAddresses(family, nodeAddresses)));
+    var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
+    return new NftRendering(script, assembler.warnings());
+  }
+
+  /** The renderer's settings for one family, with the node addresses already selected. */
+  public static NftConfig config(
+      IpFamily family, RuleSettings settings, List<String> nodePortAddresses) {
+    return NftConfig.of(nftFamily(family), settings.clusterCidrs(family))
+        .withMasqueradeAll(settings.masqueradeAll())
+        .withMasqueradeBit(settings.masqueradeBit())
+        .withNodePortAddresses(nodePortAddresses);
+  }
+
+  /** What the renderer needs of one planned Service port. */
+  public static ServicePortRules rules(NodePlanner.PlannedPort planned) {
+    return new ServicePortRules(
+        planned.port(),
+        planned.selection().clusterEndpoints(),
+        planned.selection().localEndpoints(),
+        planned.selection().hasAnyEndpoints());
   }
 
   public static NftFamily nftFamily(IpFamily family) {

@@ -79,6 +79,20 @@ public final class NodePlanner {
     return new FamilyPlan(family, nodeName, zone, ports, catalog.skipped(), catalog.warnings());
   }
 
+  /** The ports of one Service on this node; empty when the Service is gone or not handled here. */
+  public static List<PlannedPort> planService(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Service service,
+      Collection<EndpointSlice> slices) {
+    if (service == null) {
+      return List.of();
+    }
+    return plan(family, nodeName, node, serviceProxyName, List.of(service), slices).ports();
+  }
+
   static String zoneOf(Node node) {
     if (node == null || node.getMetadata() == null || node.getMetadata().getLabels() == null) {
       return null;

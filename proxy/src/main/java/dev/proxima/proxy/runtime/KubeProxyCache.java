@@ -18,8 +18,10 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -32,6 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
+  private static final String BY_SERVICE = "byService";
 
   private final SharedIndexInformer<Service> services;
   private final SharedIndexInformer<EndpointSlice> slices;
@@ -70,6 +73,16 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             .withLabel(Labels.SERVICE_NAME)
             .runnableInformer(resyncMillis);
     nodes = client.nodes().withName(nodeName).runnableInformer(resyncMillis);
+    slices.addIndexers(
+        Map.of(
+            BY_SERVICE,
+            slice -> {
+              var labels = slice.getMetadata().getLabels();
+              var name = labels == null ? null : labels.get(Labels.SERVICE_NAME);
+              return name == null || name.isEmpty()
+                  ? List.of()
+                  : List.of(slice.getMetadata().getNamespace() + "/" + name);
+            }));
     services.addEventHandler(
         handler(
             (previous, current) -> {
@@ -125,10 +138,33 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
     return list.isEmpty() ? null : list.get(0);
   }
 
-  /** Clears what the trackers accumulated; the next sync plans from the caches as they are. */
-  public void changesApplied() {
-    serviceChanges.drain();
-    sliceChanges.drain();
+  @Override
+  public Set<ObjectKey> drainChangedServices() {
+    var changed = new HashSet<>(serviceChanges.drain().keySet());
+    sliceChanges
+        .drain()
+        .forEach(
+            (slice, change) -> {
+              for (var projection :
+                  new Projections.SliceProjection[] {change.previous(), change.current()}) {
+                var labels = projection == null ? null : projection.labels();
+                var name = labels == null ? null : labels.get(Labels.SERVICE_NAME);
+                if (name != null && !name.isEmpty()) {
+                  changed.add(new ObjectKey(slice.namespace(), name));
+                }
+              }
+            });
+    return changed;
+  }
+
+  @Override
+  public Service service(ObjectKey key) {
+    return services.getStore().getByKey(key.toString());
+  }
+
+  @Override
+  public List<EndpointSlice> slicesOf(ObjectKey service) {
+    return slices.getIndexer().byIndex(BY_SERVICE, service.toString());
   }
 
   @Override

@@ -1,30 +1,39 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.TopologyFallback;
-import dev.proxima.proxy.render.nft.NftScriptDiff;
+import dev.proxima.proxy.render.nft.RulesetAssembler;
+import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.selection.TopologyLevel;
+import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Programs one IP family: plans the node's Service ports from the cache, renders the ruleset and
- * loads it in one nft transaction. A failed transaction leaves the previous ruleset in place (nft
- * is atomic), is counted, and makes the next attempt a full sync.
+ * Programs one IP family. A full sync plans every Service and replaces table {@code proxima} in one
+ * transaction; a partial sync re-plans only the Services that changed, renders only their ports and
+ * loads only the difference. A failed transaction leaves the previous ruleset in place (nft is
+ * atomic), is counted, and makes the next sync full.
  */
 public final class Proxier {
   private static final Logger log = LoggerFactory.getLogger(Proxier.class);
@@ -38,14 +47,16 @@ public final class Proxier {
   private final ProxyMetrics metrics;
   private final ProxyHealth health;
   private final Clock clock;
-  private String lastApplied;
-  private NftScriptDiff.Parsed lastAppliedParsed;
+  private final Map<ObjectKey, List<NodePlanner.PlannedPort>> plannedByService = new TreeMap<>();
+  private RulesetAssembler assembler;
+  private List<String> assembledForAddresses;
+  private Object plannedForNode;
   private boolean needFullSync = true;
-  private NodePlanner.FamilyPlan lastPlan;
   private Instant lastFullSync = Instant.MIN;
 
   /**
-   * @param nft null in dry-run mode, where rendered rulesets go to {@code dryRunOutput} instead
+   * @param nft null in dry-run mode, where transactions go to {@code dryRunOutput} instead
+   * @param conntrack null to skip the UDP conntrack cleanup
    */
   public Proxier(
       IpFamily family,
@@ -74,7 +85,14 @@ public final class Proxier {
 
   /** The plan of the latest sync, or null before the first. */
   public synchronized NodePlanner.FamilyPlan lastPlan() {
-    return lastPlan;
+    if (plannedForNode == null) {
+      return null;
+    }
+    var ports = new ArrayList<NodePlanner.PlannedPort>();
+    plannedByService.values().forEach(ports::addAll);
+    var node = cache.node();
+    return new NodePlanner.FamilyPlan(
+        family, config.nodeName(), zoneOf(node), ports, List.of(), List.of());
   }
 
   /** Forces the next sync to reload everything, e.g. after another tool touched the table. */
@@ -85,41 +103,80 @@ public final class Proxier {
   /**
    * One sync.
    *
-   * @return false when the ruleset could not be loaded and the sync must be retried
+   * @param changed the Services that changed since the previous sync
+   * @return false when the rules could not be loaded and the sync must be retried
    */
-  public synchronized boolean sync() {
+  public synchronized boolean sync(Set<ObjectKey> changed) {
     if (!cache.hasSynced()) {
       // Until every informer has listed, the kernel keeps whatever rules it has.
       return true;
     }
     var started = clock.instant();
     var triggers = cache.drainTriggerTimes(family);
-    boolean full = needFullSync || !started.isBefore(lastFullSync.plus(config.fullSyncPeriod()));
-    var plan =
-        NodePlanner.plan(
-            family,
-            config.nodeName(),
-            cache.node(),
-            config.serviceProxyName(),
-            cache.services(),
-            cache.endpointSlices());
-    lastPlan = plan;
-    var rendering = NftPlanRenderer.render(plan, config.rules(), cache.nodeAddresses());
-    plan.warnings()
-        .forEach(warning -> log.atWarn().addKeyValue("family", family.apiName()).log(warning));
-    rendering
-        .warnings()
-        .forEach(warning -> log.atWarn().addKeyValue("family", family.apiName()).log(warning));
-    var script = rendering.script();
-    if (full || !script.equals(lastApplied)) {
-      var parsed = NftScriptDiff.Parsed.of(script);
-      // A partial sync loads only what changed; a full one replaces the table.
-      var delta =
-          full || lastAppliedParsed == null
-              ? Optional.<String>empty()
-              : NftScriptDiff.delta(lastAppliedParsed, parsed);
-      full = delta.isEmpty();
-      var transaction = delta.orElse(script);
+    var node = cache.node();
+    var nodeAddresses = config.rules().nodePortAddresses(family, cache.nodeAddresses());
+    // The zone and addresses of the node shape every Service's rules: re-plan everything then.
+    boolean full =
+        needFullSync
+            || !started.isBefore(lastFullSync.plus(config.fullSyncPeriod()))
+            || !Objects.equals(nodeIdentity(node), plannedForNode)
+            || !nodeAddresses.equals(assembledForAddresses);
+    String transaction;
+    var touchedUdp = false;
+    if (full) {
+      plannedByService.clear();
+      var plan =
+          NodePlanner.plan(
+              family,
+              config.nodeName(),
+              node,
+              config.serviceProxyName(),
+              cache.services(),
+              cache.endpointSlices());
+      plan.warnings().forEach(this::warn);
+      plan.ports()
+          .forEach(
+              p ->
+                  plannedByService
+                      .computeIfAbsent(p.port().name().service(), k -> new ArrayList<>())
+                      .add(p));
+      assembler =
+          new RulesetAssembler(NftPlanRenderer.config(family, config.rules(), nodeAddresses));
+      transaction = assembler.replaceAll(rules(plan.ports()));
+      touchedUdp = plan.ports().stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
+    } else {
+      Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
+      for (var key : changed) {
+        var before = plannedByService.getOrDefault(key, List.of());
+        var after =
+            NodePlanner.planService(
+                family,
+                config.nodeName(),
+                node,
+                config.serviceProxyName(),
+                cache.service(key),
+                cache.slicesOf(key));
+        before.forEach(p -> changes.put(p.port().name(), null));
+        after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p)));
+        touchedUdp |= before.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
+        touchedUdp |= after.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
+        if (after.isEmpty()) {
+          plannedByService.remove(key);
+        } else {
+          plannedByService.put(key, after);
+        }
+      }
+      var delta = assembler.update(changes);
+      if (delta.isEmpty()) {
+        // A rule needs a map the kernel cannot type from its own state: replace the table.
+        full = true;
+        transaction = assembler.replaceAll(rules(allPorts()));
+      } else {
+        transaction = delta.get();
+      }
+    }
+    assembler.warnings().forEach(this::warn);
+    if (!transaction.isEmpty()) {
       if (nft == null) {
         dryRunOutput.accept(transaction);
       } else {
@@ -129,47 +186,78 @@ public final class Proxier {
           needFullSync = true;
           log.atError()
               .addKeyValue("family", family.apiName())
+              .addKeyValue("full", full)
               .addKeyValue("error", result.summary())
               .log(
                   "nft transaction failed; the previous rules stay in place and the next sync is full");
           return false;
         }
       }
-      lastApplied = script;
-      lastAppliedParsed = parsed;
-      cleanUpUdpFlows(plan);
+      if (touchedUdp) {
+        cleanUpUdpFlows();
+      }
     }
     var finished = clock.instant();
     if (full) {
       needFullSync = false;
       lastFullSync = finished;
+      plannedForNode = nodeIdentity(node);
+      assembledForAddresses = nodeAddresses;
     }
     health.updated(family);
     metrics.synced(family, full, Duration.between(started, finished), finished);
     triggers.forEach(
         trigger -> metrics.networkProgrammed(family, Duration.between(trigger, finished)));
-    reportTopology(plan);
+    reportTopology(allPorts());
     log.atDebug()
         .addKeyValue("family", family.apiName())
-        .addKeyValue("servicePorts", plan.ports().size())
         .addKeyValue("full", full)
+        .addKeyValue("changedServices", changed.size())
         .addKeyValue("elapsed", Duration.between(started, finished))
         .log("Synced proxy rules");
     return true;
   }
 
+  private List<NodePlanner.PlannedPort> allPorts() {
+    var ports = new ArrayList<NodePlanner.PlannedPort>();
+    plannedByService.values().forEach(ports::addAll);
+    return ports;
+  }
+
+  private static List<ServicePortRules> rules(List<NodePlanner.PlannedPort> ports) {
+    return ports.stream().map(NftPlanRenderer::rules).toList();
+  }
+
+  /** What of the Node the rules depend on: its zone (topology) and name; addresses are separate. */
+  private static Object nodeIdentity(Node node) {
+    return node == null
+        ? "absent"
+        : List.of(node.getMetadata().getName(), String.valueOf(zoneOf(node)));
+  }
+
+  private static String zoneOf(Node node) {
+    if (node == null || node.getMetadata().getLabels() == null) {
+      return null;
+    }
+    var zone = node.getMetadata().getLabels().get(dev.proxima.model.Labels.ZONE);
+    return zone == null || zone.isEmpty() ? null : zone;
+  }
+
+  private void warn(String warning) {
+    log.atWarn().addKeyValue("family", family.apiName()).log(warning);
+  }
+
   /** After rules change, UDP flows to removed endpoints would outlive them: delete those. */
-  private void cleanUpUdpFlows(NodePlanner.FamilyPlan plan) {
-    if (conntrack == null
-        || plan.ports().stream().noneMatch(p -> p.port().protocol() == Protocol.UDP)) {
+  private void cleanUpUdpFlows() {
+    if (conntrack == null) {
       return;
     }
     var started = clock.instant();
-    int deleted = conntrack.cleanup(family, plan.ports());
+    int deleted = conntrack.cleanup(family, allPorts());
     metrics.conntrackReconciled(family, Duration.between(started, clock.instant()), deleted);
   }
 
-  private void reportTopology(NodePlanner.FamilyPlan plan) {
+  private void reportTopology(List<NodePlanner.PlannedPort> ports) {
     int noLocalInternal = 0;
     int noLocalExternal = 0;
     Map<String, Integer> byLevel = new TreeMap<>();
@@ -182,7 +270,7 @@ public final class Proxier {
         byFallback.put(fallback.label(), 0);
       }
     }
-    for (var planned : plan.ports()) {
+    for (var planned : ports) {
       var port = planned.port();
       var selection = planned.selection();
       byLevel.merge(selection.topology().displayName(), 1, Integer::sum);

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.IpFamily;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -7,6 +8,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What a proxier reads at sync time: the informer caches in the live proxy, fixed lists in tests.
@@ -18,6 +20,18 @@ public interface ProxyCache {
   Collection<Service> services();
 
   Collection<EndpointSlice> endpointSlices();
+
+  /** One Service from the cache, or null when it is gone. */
+  Service service(ObjectKey key);
+
+  /** The slices labelled with this Service's name, whoever manages them. */
+  List<EndpointSlice> slicesOf(ObjectKey service);
+
+  /**
+   * The Services whose Service object or slices changed in a way the rules depend on since the
+   * previous call; a partial sync re-plans only these.
+   */
+  Set<ObjectKey> drainChangedServices();
 
   /** This proxy's Node, or null when it does not exist (yet). */
   Node node();

@@ -120,11 +120,11 @@ public final class ProxyServer implements AutoCloseable {
 
   private boolean syncAll() {
     boolean ok = true;
+    var changed = cache.drainChangedServices();
     for (var proxier : proxiers) {
-      ok &= proxier.sync();
+      ok &= proxier.sync(changed);
     }
     if (ok) {
-      cache.changesApplied();
       metrics.pendingCleared();
       syncServiceHealthChecks();
     }

@@ -3,6 +3,7 @@ package dev.proxima.proxy.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Labels;
+import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.kernel.Nft;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ProxierTest {
@@ -90,6 +92,30 @@ class ProxierTest {
     @Override
     public List<String> nodeAddresses() {
       return List.of("192.168.0.11");
+    }
+
+    @Override
+    public Service service(ObjectKey key) {
+      return services.stream()
+          .filter(
+              s ->
+                  s.getMetadata().getNamespace().equals(key.namespace())
+                      && s.getMetadata().getName().equals(key.name()))
+          .findFirst()
+          .orElse(null);
+    }
+
+    @Override
+    public List<EndpointSlice> slicesOf(ObjectKey service) {
+      return slices.stream()
+          .filter(s -> s.getMetadata().getNamespace().equals(service.namespace()))
+          .filter(s -> service.name().equals(s.getMetadata().getLabels().get(Labels.SERVICE_NAME)))
+          .toList();
+    }
+
+    @Override
+    public Set<ObjectKey> drainChangedServices() {
+      return Set.of();
     }
   }
 
@@ -162,7 +188,7 @@ class ProxierTest {
     cache.synced = false;
     cache.services.add(service("web", null));
 
-    assertThat(proxier.sync()).isTrue();
+    assertThat(proxier.sync(Set.of())).isTrue();
     assertThat(loader.scripts).as("existing kernel rules are left alone").isEmpty();
   }
 
@@ -172,7 +198,7 @@ class ProxierTest {
     cache.slices.add(slice("web", "10.244.1.5", "node-b"));
     health.queued(IpFamily.IPV4);
 
-    assertThat(proxier.sync()).isTrue();
+    assertThat(proxier.sync(Set.of())).isTrue();
 
     assertThat(loader.scripts)
         .singleElement()
@@ -188,9 +214,9 @@ class ProxierTest {
   @Test
   void aSyncWithNothingChangedLoadsNothing() {
     cache.services.add(service("web", null));
-    proxier.sync();
+    proxier.sync(Set.of());
 
-    proxier.sync();
+    proxier.sync(Set.of());
 
     assertThat(loader.scripts).hasSize(1);
   }
@@ -201,7 +227,7 @@ class ProxierTest {
     loader.fail = true;
     health.queued(IpFamily.IPV4);
 
-    assertThat(proxier.sync()).isFalse();
+    assertThat(proxier.sync(Set.of())).isFalse();
     assertThat(scrape())
         .contains(
             "kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family=\"IPv4\"} 1.0");
@@ -209,7 +235,7 @@ class ProxierTest {
     assertThat(health.snapshot().healthy()).as("the change is still pending").isFalse();
 
     loader.fail = false;
-    assertThat(proxier.sync()).isTrue();
+    assertThat(proxier.sync(Set.of())).isTrue();
     assertThat(loader.scripts).hasSize(2);
     assertThat(health.snapshot().healthy()).isTrue();
     assertThat(scrape())
@@ -221,7 +247,7 @@ class ProxierTest {
     cache.services.add(service("web", "Local"));
     cache.slices.add(slice("web", "10.244.1.5", "node-b"));
 
-    proxier.sync();
+    proxier.sync(Set.of());
 
     assertThat(scrape())
         .contains(
@@ -236,7 +262,7 @@ class ProxierTest {
     cache.services.add(service("web", null));
     cache.triggers.add(clock.instant().minusMillis(700));
 
-    proxier.sync();
+    proxier.sync(Set.of());
 
     assertThat(scrape())
         .contains(
@@ -247,10 +273,10 @@ class ProxierTest {
   void aChangedEndpointIsLoadedAsAPartialTransaction() throws Exception {
     cache.services.add(service("web", null));
     cache.slices.add(slice("web", "10.244.1.5", "node-b"));
-    proxier.sync();
+    proxier.sync(Set.of());
 
     cache.slices.set(0, slice("web", "10.244.1.6", "node-b"));
-    proxier.sync();
+    proxier.sync(Set.of(new ObjectKey("shop", "web")));
 
     assertThat(loader.scripts).hasSize(2);
     assertThat(loader.scripts.get(1))
@@ -259,5 +285,47 @@ class ProxierTest {
     assertThat(scrape())
         .contains("kubeproxy_sync_partial_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
         .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1");
+  }
+
+  @Test
+  void aPartialSyncPlansAndLoadsOnlyTheServicesThatChanged() {
+    var other =
+        new ServiceBuilder(service("api", null))
+            .editSpec()
+            .withClusterIP("10.96.0.11")
+            .endSpec()
+            .build();
+    cache.services.add(service("web", null));
+    cache.services.add(other);
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+    cache.slices.add(slice("api", "10.244.2.5", "node-b"));
+    proxier.sync(Set.of());
+    // A change the tracker did not report must not be picked up by a partial sync.
+    cache.slices.set(1, slice("api", "10.244.2.9", "node-b"));
+    cache.slices.set(0, slice("web", "10.244.1.6", "node-b"));
+
+    proxier.sync(Set.of(new ObjectKey("shop", "web")));
+
+    assertThat(loader.scripts.get(1))
+        .contains("10.244.1.6")
+        .doesNotContain("10.96.0.11")
+        .doesNotContain("10.244.2.9");
+  }
+
+  @Test
+  void aNodeChangingZoneReplansEverything() {
+    cache.services.add(service("web", null));
+    proxier.sync(Set.of());
+
+    cache.node =
+        new NodeBuilder(cache.node)
+            .editMetadata()
+            .addToLabels(Labels.ZONE, "zone-b")
+            .endMetadata()
+            .build();
+    proxier.sync(Set.of());
+
+    assertThat(loader.scripts).hasSize(2);
+    assertThat(loader.scripts.get(1)).startsWith("add table ip proxima");
   }
 }
