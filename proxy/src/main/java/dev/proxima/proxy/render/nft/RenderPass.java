@@ -171,6 +171,47 @@ final class RenderPass {
     return new NftRendering(print(), warnings);
   }
 
+  /**
+   * What one Service port adds to the fixed table, as script lines, without printing the fixed
+   * table: the assembler calls this once per changed port, so it must stay cheap.
+   */
+  ServiceFragment fragment(ServicePortRules rules) {
+    servicePort(rules);
+    String daddrTuple = family.daddr() + " . meta l4proto . th dport";
+    String portTuple = "meta l4proto . th dport";
+    List<String> masquerade = masqueradeClusterIpRule().stream().toList();
+    lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
+    lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
+    lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
+    lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
+    new TreeMap<>(stickyChains).forEach((name, chainRules) -> chain(name, chainRules));
+    var chainLines = new LinkedHashMap<String, String>();
+    var ruleLines = new LinkedHashMap<String, List<String>>();
+    chains.forEach(
+        (name, spec) -> {
+          chainLines.put(name, "add chain " + fam + " " + name + spec);
+          var lines = new ArrayList<String>();
+          this.rules
+              .get(name)
+              .forEach(rule -> lines.add("add rule " + fam + " " + name + " " + rule));
+          ruleLines.put(name, lines);
+        });
+    var setLines = new LinkedHashMap<String, String>();
+    new TreeMap<>(stickySets)
+        .forEach(
+            (name, body) ->
+                setLines.put(name, "add set " + fam + " " + name + " { " + body + " }"));
+    var elementLines = new LinkedHashMap<String, List<String>>(elements);
+    if (!clusterIps.isEmpty()) {
+      elementLines.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
+    }
+    if (!hairpins.isEmpty()) {
+      elementLines.put(HAIRPINS, new ArrayList<>(hairpins));
+    }
+    return new ServiceFragment(
+        chainLines, ruleLines, setLines, elementLines, List.copyOf(warnings));
+  }
+
   // ---------------------------------------------------------------- per service port
 
   private void servicePort(ServicePortRules rules) {

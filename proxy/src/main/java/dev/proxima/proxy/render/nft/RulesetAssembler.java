@@ -80,14 +80,19 @@ public final class RulesetAssembler {
    * After an empty result the caller must call {@link #replaceAll}.
    */
   public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
-    var beforeElements = snapshotElements();
+    // Only elements the changed ports had or have can appear or disappear: note whether each was
+    // in the table before, so the cost follows the change, not the table.
+    var touched = new LinkedHashMap<String, Map<String, Boolean>>();
     for (var entry : new TreeMap<>(changes).entrySet()) {
       var old = fragments.get(entry.getKey());
       if (old != null) {
+        note(touched, old.elements());
         remove(entry.getKey(), old);
       }
       if (entry.getValue() != null) {
-        add(entry.getKey(), fragmentOf(entry.getValue()));
+        var fresh = fragmentOf(entry.getValue());
+        note(touched, fresh.elements());
+        add(entry.getKey(), fresh);
       }
     }
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
@@ -116,26 +121,39 @@ public final class RulesetAssembler {
       }
     }
     out.append(newRules);
-    var afterElements = snapshotElements();
     var deletes = new StringBuilder();
     var adds = new StringBuilder();
-    var sets = new LinkedHashSet<>(beforeElements.keySet());
-    sets.addAll(afterElements.keySet());
-    for (var set : sets) {
-      var had = beforeElements.getOrDefault(set, Set.of());
-      var wanted = afterElements.getOrDefault(set, Set.of());
-      boolean map = isMap(set);
-      var removed =
-          had.stream()
-              .filter(e -> !wanted.contains(e))
-              .map(e -> NftScriptDiff.key(e, map))
-              .toList();
-      var added = wanted.stream().filter(e -> !had.contains(e)).toList();
-      block(deletes, "delete element ", prefix, set, removed);
-      block(adds, "add element ", prefix, set, added);
-    }
+    touched.forEach(
+        (set, before) -> {
+          var uses = elementUses.getOrDefault(set, Map.of());
+          boolean map = isMap(set);
+          var removed = new ArrayList<String>();
+          var added = new ArrayList<String>();
+          before.forEach(
+              (element, wasThere) -> {
+                boolean isThere = uses.getOrDefault(element, 0) > 0;
+                if (wasThere && !isThere) {
+                  removed.add(NftScriptDiff.key(element, map));
+                } else if (!wasThere && isThere) {
+                  added.add(element);
+                }
+              });
+          block(deletes, "delete element ", prefix, set, removed);
+          block(adds, "add element ", prefix, set, added);
+        });
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
+  }
+
+  private void note(Map<String, Map<String, Boolean>> touched, Map<String, Set<String>> elements) {
+    elements.forEach(
+        (set, list) -> {
+          var before = touched.computeIfAbsent(set, s -> new LinkedHashMap<>());
+          var uses = elementUses.getOrDefault(set, Map.of());
+          for (var element : list) {
+            before.putIfAbsent(element, uses.getOrDefault(element, 0) > 0);
+          }
+        });
   }
 
   /** The complete script replacing the table with the current fragments. */
@@ -158,30 +176,11 @@ public final class RulesetAssembler {
   }
 
   private Fragment fragmentOf(ServicePortRules rules) {
-    var rendering = NftRenderer.renderWithWarnings(config, List.of(rules));
-    rendering.warnings().forEach(warnings::add);
-    var parsed = NftScriptDiff.Parsed.of(rendering.script());
-    var chains = new LinkedHashMap<String, String>();
-    var chainRulesOf = new LinkedHashMap<String, List<String>>();
-    parsed
-        .chains()
-        .forEach(
-            (chain, line) -> {
-              if (!fixed.chains().containsKey(chain)) {
-                chains.put(chain, line);
-                chainRulesOf.put(chain, parsed.rules().getOrDefault(chain, List.of()));
-              }
-            });
-    var sets = new LinkedHashMap<String, String>();
-    parsed
-        .sets()
-        .forEach(
-            (set, line) -> {
-              if (!fixed.sets().containsKey(set)) {
-                sets.put(set, line);
-              }
-            });
-    return new Fragment(chains, chainRulesOf, sets, parsed.elements());
+    var parts = new RenderPass(config).fragment(rules);
+    warnings.addAll(parts.warnings());
+    var elements = new LinkedHashMap<String, Set<String>>();
+    parts.elements().forEach((set, list) -> elements.put(set, new LinkedHashSet<>(list)));
+    return new Fragment(parts.chains(), parts.rules(), parts.sets(), elements);
   }
 
   private void add(ServicePortName port, Fragment fragment) {
