@@ -6,6 +6,7 @@ import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
@@ -50,53 +52,76 @@ public final class FullDemo {
         return 1;
       }
       ExampleCluster.report(client, out);
-      for (var node : cluster.nodes()) {
-        var name = node.getMetadata().getName();
-        out.printf("%n== Proxy on %s (dry-run) ==%n", name);
-        if (!runProxy(apiServer, name, out, outputDirectory.resolve(name + ".nft"))) {
-          return 1;
+      // All proxies run side by side, as on a cluster; the embedded server also handles closing
+      // watches poorly, so they stop together at the end rather than one after another.
+      var proxies = new ArrayList<RunningProxy>();
+      try {
+        for (var node : cluster.nodes()) {
+          proxies.add(RunningProxy.start(apiServer, node.getMetadata().getName()));
         }
+        for (var proxy : proxies) {
+          out.printf("%n== Proxy on %s (dry-run) ==%n", proxy.node());
+          if (!proxy.awaitSynced(TIMEOUT)) {
+            out.println("error: the proxy on " + proxy.node() + " did not sync within " + TIMEOUT);
+            return 1;
+          }
+          out.print(ExplainReport.text(proxy.server().plans()));
+          var rulesFile = outputDirectory.resolve(proxy.node() + ".nft");
+          Files.writeString(rulesFile, String.join("", proxy.scripts()));
+          out.printf(
+              "Rendered ruleset written to %s (load it with: nft -f %s)%n", rulesFile, rulesFile);
+        }
+      } finally {
+        proxies.forEach(RunningProxy::close);
       }
     }
     return 0;
   }
 
-  private static boolean runProxy(
-      EmbeddedApiServer apiServer, String node, PrintWriter out, Path rulesFile) throws Exception {
-    List<String> scripts = new CopyOnWriteArrayList<>();
-    var config =
-        new ProxyConfig(
-            node,
-            new RuleSettings(List.of("10.244.0.0/16"), false, 14, List.of()),
-            Duration.ofMillis(100),
-            Duration.ofSeconds(30),
-            Duration.ofHours(1),
-            null,
-            true);
-    try (var client = apiServer.client();
-        var proxy =
-            new ProxyServer(
-                client,
-                config,
-                null,
-                scripts::add,
-                new PrometheusRegistry(),
-                Duration.ZERO,
-                Clock.systemUTC())) {
-      proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
-      var deadline = Instant.now().plus(TIMEOUT);
-      while (proxy.plans().isEmpty() || scripts.isEmpty()) {
+  /** One node's proxy in dry-run, with its own API client, collecting what it would load. */
+  private record RunningProxy(
+      String node, KubernetesClient client, ProxyServer server, List<String> scripts)
+      implements AutoCloseable {
+    static RunningProxy start(EmbeddedApiServer apiServer, String node) throws java.io.IOException {
+      List<String> scripts = new CopyOnWriteArrayList<>();
+      var config =
+          new ProxyConfig(
+              node,
+              new RuleSettings(List.of("10.244.0.0/16"), false, 14, List.of()),
+              Duration.ofMillis(100),
+              Duration.ofSeconds(30),
+              Duration.ofHours(1),
+              null,
+              true);
+      var client = apiServer.client();
+      var server =
+          new ProxyServer(
+              client,
+              config,
+              null,
+              scripts::add,
+              new PrometheusRegistry(),
+              Duration.ZERO,
+              Clock.systemUTC());
+      server.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+      return new RunningProxy(node, client, server, scripts);
+    }
+
+    boolean awaitSynced(Duration timeout) {
+      var deadline = Instant.now().plus(timeout);
+      while (server.plans().isEmpty() || scripts.isEmpty()) {
         if (Instant.now().isAfter(deadline)) {
-          out.println("error: the proxy on " + node + " did not sync within " + TIMEOUT);
           return false;
         }
         LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
       }
-      out.print(ExplainReport.text(proxy.plans()));
-      Files.writeString(rulesFile, String.join("", scripts));
-      out.printf(
-          "Rendered ruleset written to %s (load it with: nft -f %s)%n", rulesFile, rulesFile);
       return true;
+    }
+
+    @Override
+    public void close() {
+      server.close();
+      client.close();
     }
   }
 }
