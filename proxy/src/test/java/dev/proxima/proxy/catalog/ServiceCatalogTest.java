@@ -318,4 +318,19 @@ class ServiceCatalogTest {
     assertThat(port.loadBalancerSourceRanges()).containsExactly("203.0.113.0/24");
     assertThat(port.externallyAccessible()).isTrue();
   }
+
+  @Test
+  void fqdnSlicesAreIgnored() {
+    var fqdn =
+        slice("web-names", "web", "FQDN")
+            .addToEndpoints(endpoint("db.example.com", "node-a").build())
+            .build();
+
+    var result = ServiceCatalog.build(List.of(service("web").build()), List.of(fqdn), NODE_A);
+
+    assertThat(result.entries())
+        .singleElement()
+        .satisfies(entry -> assertThat(entry.endpoints()).isEmpty());
+    assertThat(result.warnings()).isEmpty();
+  }
 }

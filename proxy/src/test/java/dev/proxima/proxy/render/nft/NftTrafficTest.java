@@ -242,6 +242,7 @@ class NftTrafficTest {
     var spread = connect("10.96.0.10", 80, 40);
     var sameZone = connect("10.96.0.11", 80, 20);
     var noEndpoints = connect("10.96.0.12", 80, 3);
+    var wrongPort = connect("10.96.0.10", 81, 3);
 
     assertThat(spread).as("both pods answer").containsOnlyKeys("pod0", "pod1");
     assertThat(spread.get("pod0")).as("even split within bounds: %s", spread).isBetween(8L, 32L);
@@ -251,6 +252,9 @@ class NftTrafficTest {
         .containsEntry("pod0", 20L);
     assertThat(noEndpoints)
         .as("rejected at once, not left to time out")
+        .containsOnlyKeys("REFUSED");
+    assertThat(wrongPort)
+        .as("a port the Service does not have is rejected")
         .containsOnlyKeys("REFUSED");
   }
 }
