@@ -88,12 +88,7 @@ public final class RunCommand implements Callable<Integer> {
       description = "Where /metrics is served (default: ${DEFAULT-VALUE}).")
   InetSocketAddress metricsAddress;
 
-  @Option(
-      names = "--service-proxy-name",
-      defaultValue = "${env:PROXIMA_SERVICE_PROXY_NAME}",
-      description =
-          "Also handle Services labelled service.kubernetes.io/service-proxy-name with this value.")
-  String serviceProxyName;
+  @Mixin ServiceProxyNameOption serviceProxyName;
 
   @Option(
       names = "--dry-run",
@@ -116,7 +111,7 @@ public final class RunCommand implements Callable<Integer> {
         minSyncPeriod,
         syncPeriod,
         Duration.ofHours(1),
-        serviceProxyName,
+        serviceProxyName.value,
         dryRun);
   }
 

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options the offline commands share: a state file and the node to plan for. */
@@ -27,12 +28,7 @@ final class StateOptions {
       description = "The node whose proxy to plan for.")
   String node;
 
-  @Option(
-      names = "--service-proxy-name",
-      defaultValue = "${env:PROXIMA_SERVICE_PROXY_NAME}",
-      description =
-          "Also handle Services labelled service.kubernetes.io/service-proxy-name with this value.")
-  String serviceProxyName;
+  @Mixin ServiceProxyNameOption serviceProxyName;
 
   private ClusterState cluster;
 
@@ -65,7 +61,12 @@ final class StateOptions {
     for (var family : IpFamily.values()) {
       var plan =
           NodePlanner.plan(
-              family, node, self, serviceProxyName, cluster.services(), cluster.endpointSlices());
+              family,
+              node,
+              self,
+              serviceProxyName.value,
+              cluster.services(),
+              cluster.endpointSlices());
       if (family == IpFamily.IPV4 || !plan.ports().isEmpty()) {
         plans.add(plan);
       }

@@ -189,7 +189,7 @@ public final class NftScriptDiff {
     return Optional.of(out.toString());
   }
 
-  private static void block(
+  static void block(
       StringBuilder out, String verb, String prefix, String set, List<String> elements) {
     if (elements.isEmpty()) {
       return;

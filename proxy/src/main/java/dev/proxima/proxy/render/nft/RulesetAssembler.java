@@ -138,8 +138,8 @@ public final class RulesetAssembler {
                   added.add(element);
                 }
               });
-          block(deletes, "delete element ", prefix, set, removed);
-          block(adds, "add element ", prefix, set, added);
+          NftScriptDiff.block(deletes, "delete element ", prefix, set, removed);
+          NftScriptDiff.block(adds, "add element ", prefix, set, added);
         });
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
@@ -164,7 +164,9 @@ public final class RulesetAssembler {
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
     snapshotElements()
-        .forEach((set, elements) -> block(out, "add element ", prefix, set, List.copyOf(elements)));
+        .forEach(
+            (set, elements) ->
+                NftScriptDiff.block(out, "add element ", prefix, set, List.copyOf(elements)));
     return out.toString();
   }
 
@@ -277,17 +279,5 @@ public final class RulesetAssembler {
                 setDeclarations
                     .getOrDefault(set, "")
                     .substring(0, Math.min(7, setDeclarations.getOrDefault(set, "").length())));
-  }
-
-  private static void block(
-      StringBuilder out, String verb, String prefix, String set, List<String> elements) {
-    if (elements.isEmpty()) {
-      return;
-    }
-    out.append(verb).append(prefix).append(set).append(" {\n");
-    for (int i = 0; i < elements.size(); i++) {
-      out.append('\t').append(elements.get(i)).append(i + 1 < elements.size() ? ",\n" : "\n");
-    }
-    out.append("}\n");
   }
 }
