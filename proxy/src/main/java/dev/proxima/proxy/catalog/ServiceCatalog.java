@@ -28,8 +28,9 @@ public final class ServiceCatalog {
   static final Duration DEFAULT_STICKY_TIMEOUT = Duration.ofSeconds(10800);
 
   /**
-   * @param serviceProxyName Services labelled service.kubernetes.io/service-proxy-name are handled
-   *     only when the label equals this; null means only unlabelled Services are handled
+   * @param serviceProxyName when set, only Services labelled
+   *     service.kubernetes.io/service-proxy-name with this value are handled; null means only
+   *     unlabelled Services are handled
    */
   public record Options(String nodeName, IpFamily family, String serviceProxyName) {
     public Options {
@@ -113,6 +114,15 @@ public final class ServiceCatalog {
     var proxyName = labels == null ? null : labels.get(Labels.SERVICE_PROXY_NAME);
     if (proxyName != null && !proxyName.equals(options.serviceProxyName())) {
       return Labels.SERVICE_PROXY_NAME + "=" + proxyName + " hands it to another proxy";
+    }
+    // With a name of its own, Proxima runs beside the default proxy and takes only the Services
+    // labelled for it; unlabelled ones stay with kube-proxy, as kube-proxy's own filter assumes.
+    if (proxyName == null && options.serviceProxyName() != null) {
+      return "not labelled "
+          + Labels.SERVICE_PROXY_NAME
+          + "="
+          + options.serviceProxyName()
+          + "; the default proxy handles it";
     }
     var clusterIp = spec.getClusterIP();
     if (clusterIp == null || clusterIp.isEmpty() || "None".equals(clusterIp)) {

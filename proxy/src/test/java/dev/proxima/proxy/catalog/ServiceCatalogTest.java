@@ -180,9 +180,10 @@ class ServiceCatalogTest {
 
     var withoutName =
         ServiceCatalog.build(List.of(headless, external, other, ours), List.of(), NODE_A);
+    var unlabelled = service("plain").build();
     var named =
         ServiceCatalog.build(
-            List.of(other, ours),
+            List.of(other, ours, unlabelled),
             List.of(),
             new ServiceCatalog.Options("node-a", IpFamily.IPV4, "proxima"));
 
@@ -191,8 +192,11 @@ class ServiceCatalogTest {
         .hasSize(4)
         .anySatisfy(s -> assertThat(s).startsWith("shop/headless: headless"));
     assertThat(named.entries())
+        .as("beside kube-proxy, only the Services labelled for Proxima")
         .extracting(e -> e.port().name().service().name())
         .containsExactly("ours");
+    assertThat(named.skipped())
+        .anySatisfy(s -> assertThat(s).startsWith("shop/plain: not labelled"));
   }
 
   @Test

@@ -29,8 +29,9 @@ import java.util.List;
  * client got, so those ports get chains, as in kube-proxy: {@code sticky-<hash>} per endpoint list
  * and {@code affinity-<hash>} (a chain and a timeout set) per endpoint.
  *
- * <p>The whole table is replaced on every render, so affinity memory (the timeout sets) starts
- * empty after each sync; established connections are unaffected, conntrack keeps their NAT.
+ * <p>The script replaces the whole table, so affinity memory (the timeout sets) starts empty after
+ * a full sync; established connections keep their NAT in conntrack. The live proxy's partial syncs
+ * load {@link RulesetAssembler}'s delta instead and keep it.
  */
 public final class NftRenderer {
   private NftRenderer() {}

@@ -43,7 +43,8 @@
  *       with a warning rather than failing the transaction. Source ranges fail closed: a port whose
  *       ranges are all unusable still gets its firewall entry, with nothing allowed.
  *   <li>Nested CIDRs are reduced to the outermost: nft rejects nested ranges in interval sets.
- *   <li>The table is replaced on every render, so affinity sets start empty after each sync.
+ *   <li>A rendered script replaces the whole table, so affinity sets start empty after a full sync.
+ *       Partial syncs load only {@link RulesetAssembler}'s delta and keep them.
  * </ul>
  */
 package dev.proxima.proxy.render.nft;
