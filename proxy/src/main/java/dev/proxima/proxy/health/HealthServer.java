@@ -54,7 +54,9 @@ public final class HealthServer implements AutoCloseable {
   private static void respond(
       HttpExchange exchange, ProxyHealth.Snapshot snapshot, boolean withNode, IntConsumer responses)
       throws IOException {
-    boolean ok = snapshot.healthy() && (!withNode || snapshot.nodeEligible());
+    boolean ok =
+        snapshot.healthy()
+            && (!withNode || (snapshot.nodeEligible() && !snapshot.firstSyncOverdue()));
     int code = ok ? 200 : 503;
     // kube-proxy reports the current time as lastUpdated when healthy, for old clients.
     var lastUpdated = ok ? snapshot.currentTime() : snapshot.lastUpdated();

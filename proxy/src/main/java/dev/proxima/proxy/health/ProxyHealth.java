@@ -19,6 +19,7 @@ public final class ProxyHealth {
   private final Map<IpFamily, Instant> lastUpdated = new EnumMap<>(IpFamily.class);
   private final Map<IpFamily, Instant> oldestPendingQueued = new EnumMap<>(IpFamily.class);
   private boolean nodeEligible = true;
+  private Instant firstSyncPendingSince;
 
   public ProxyHealth(Clock clock, Duration healthTimeout) {
     this.clock = clock;
@@ -34,6 +35,14 @@ public final class ProxyHealth {
   public synchronized void updated(IpFamily family) {
     oldestPendingQueued.remove(family);
     lastUpdated.put(family, clock.instant());
+    firstSyncPendingSince = null;
+  }
+
+  /** The proxy has started and has not programmed anything yet. */
+  public synchronized void awaitingFirstSync() {
+    if (lastUpdated.isEmpty()) {
+      firstSyncPendingSince = clock.instant();
+    }
   }
 
   public synchronized void nodeEligible(boolean eligible) {
@@ -41,11 +50,16 @@ public final class ProxyHealth {
   }
 
   /** A consistent view for one response. */
+  /**
+   * @param firstSyncOverdue the proxy has not programmed its first ruleset within the health
+   *     timeout, typically because it cannot reach the API server; /healthz reports it
+   */
   public record Snapshot(
       Instant currentTime,
       Instant lastUpdated,
       boolean healthy,
       boolean nodeEligible,
+      boolean firstSyncOverdue,
       Map<IpFamily, FamilyStatus> status) {}
 
   /** One family's part of the status. */
@@ -68,6 +82,8 @@ public final class ProxyHealth {
         latest = updated;
       }
     }
-    return new Snapshot(now, latest, healthy, nodeEligible, status);
+    boolean overdue =
+        firstSyncPendingSince != null && now.isAfter(firstSyncPendingSince.plus(healthTimeout));
+    return new Snapshot(now, latest, healthy, nodeEligible, overdue, status);
   }
 }

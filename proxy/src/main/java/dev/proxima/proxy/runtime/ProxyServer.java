@@ -161,6 +161,9 @@ public final class ProxyServer implements AutoCloseable {
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
   public void start(InetSocketAddress healthz, InetSocketAddress metricsAddress)
       throws IOException {
+    // A proxy that never reaches the API server must not look ready forever; /livez ignores
+    // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
+    health.awaitingFirstSync();
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
     metricsServer =
         HTTPServer.builder()

@@ -80,4 +80,17 @@ class HealthServerTest {
     assertThat(healthz).containsExactly(503);
     assertThat(livez).containsExactly(200);
   }
+
+  @Test
+  void aProxyThatNeverSyncsFailsHealthzButNotLivezAfterTheTimeout() throws Exception {
+    health.awaitingFirstSync();
+    assertThat(get("/healthz").statusCode()).as("within the timeout").isEqualTo(200);
+
+    clock.advance(Duration.ofSeconds(61));
+
+    assertThat(get("/healthz").statusCode()).isEqualTo(503);
+    assertThat(get("/livez").statusCode()).as("a restart would not help").isEqualTo(200);
+    health.updated(IpFamily.IPV4);
+    assertThat(get("/healthz").statusCode()).isEqualTo(200);
+  }
 }
