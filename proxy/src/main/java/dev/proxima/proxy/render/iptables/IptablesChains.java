@@ -1,0 +1,114 @@
+package dev.proxima.proxy.render.iptables;
+
+import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.ServicePortName;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * Proxima's chain names. Every name starts with {@code PROXIMA-} so that Proxima's chains never
+ * collide with kube-proxy's {@code KUBE-} chains or anyone else's; per-Service and per-endpoint
+ * chains are a prefix plus the first {@value #HASH_LENGTH} characters of base32(sha256(...)), at
+ * most {@value #MAX_LENGTH} characters in all (the kernel's limit).
+ */
+public final class IptablesChains {
+  private IptablesChains() {}
+
+  /** iptables chain names are at most 28 characters (XT_EXTENSION_MAXNAMELEN 29 with NUL). */
+  public static final int MAX_LENGTH = 28;
+
+  public static final int HASH_LENGTH = 16;
+
+  // Top-level chains, in both tables unless noted.
+  public static final String SERVICES = "PROXIMA-SERVICES";
+
+  /** filter only. */
+  public static final String EXTERNAL_SERVICES = "PROXIMA-EXTERNAL-SERVICES";
+
+  public static final String NODEPORTS = "PROXIMA-NODEPORTS";
+
+  /** nat only. */
+  public static final String POSTROUTING = "PROXIMA-POSTROUTING";
+
+  /** nat only. */
+  public static final String MARK_MASQ = "PROXIMA-MARK-MASQ";
+
+  /**
+   * nat only, and only with more than one cluster CIDR: marks for masquerade unless the source is
+   * in one of them ({@code ! -s} takes a single CIDR).
+   */
+  public static final String MASQ_NON_POD = "PROXIMA-MASQ-NON-POD";
+
+  /** filter only: DROP for load-balancer traffic its source ranges did not accept. */
+  public static final String FIREWALL = "PROXIMA-FIREWALL";
+
+  /** filter only. */
+  public static final String FORWARD = "PROXIMA-FORWARD";
+
+  public static final String SVC_PREFIX = "PROXIMA-SVC-";
+  public static final String SVL_PREFIX = "PROXIMA-SVL-";
+  public static final String EXT_PREFIX = "PROXIMA-EXT-";
+  public static final String FW_PREFIX = "PROXIMA-FW-";
+  public static final String SEP_PREFIX = "PROXIMA-SEP-";
+
+  /** base32(sha256(servicePortName + lowercase protocol)), as kube-proxy's per-Service hash. */
+  public static String serviceHash(ServicePortName name) {
+    return hash(name.toString() + name.protocol().lower());
+  }
+
+  /** base32(sha256(servicePortName + lowercase protocol + endpoint address)). */
+  public static String endpointHash(ServicePortName name, Endpoint endpoint) {
+    return hash(name.toString() + name.protocol().lower() + endpoint.address());
+  }
+
+  public static String svc(ServicePortName name) {
+    return SVC_PREFIX + serviceHash(name);
+  }
+
+  public static String svl(ServicePortName name) {
+    return SVL_PREFIX + serviceHash(name);
+  }
+
+  public static String ext(ServicePortName name) {
+    return EXT_PREFIX + serviceHash(name);
+  }
+
+  public static String fw(ServicePortName name) {
+    return FW_PREFIX + serviceHash(name);
+  }
+
+  public static String sep(ServicePortName name, Endpoint endpoint) {
+    return SEP_PREFIX + endpointHash(name, endpoint);
+  }
+
+  static String hash(String input) {
+    byte[] digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256").digest(input.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is always available", e);
+    }
+    return base32(digest).substring(0, HASH_LENGTH);
+  }
+
+  /** RFC 4648 base32 (standard alphabet) without padding. */
+  static String base32(byte[] data) {
+    String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    StringBuilder out = new StringBuilder();
+    int buffer = 0;
+    int bits = 0;
+    for (byte b : data) {
+      buffer = (buffer << 8) | (b & 0xff);
+      bits += 8;
+      while (bits >= 5) {
+        out.append(alphabet.charAt((buffer >>> (bits - 5)) & 31));
+        bits -= 5;
+      }
+    }
+    if (bits > 0) {
+      out.append(alphabet.charAt((buffer << (5 - bits)) & 31));
+    }
+    return out.toString();
+  }
+}

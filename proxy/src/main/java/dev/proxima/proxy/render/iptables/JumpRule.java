@@ -1,0 +1,48 @@
+package dev.proxima.proxy.render.iptables;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One jump from a built-in chain into a Proxima chain. {@code iptables-restore --noflush} cannot
+ * test whether a rule exists, so these are ensured one by one with {@code iptables -C ... ||
+ * iptables -I ...}; see {@link IptablesRenderer#jumpRules}.
+ *
+ * @param table {@code filter} or {@code nat}
+ * @param chain the built-in chain, e.g. {@code PREROUTING}
+ * @param spec the rule specification after the chain name (matches, comment, {@code -j target})
+ */
+public record JumpRule(String table, String chain, List<String> spec) {
+  public JumpRule {
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(chain, "chain");
+    spec = List.copyOf(spec);
+  }
+
+  /** The Proxima chain this rule jumps to. */
+  public String target() {
+    return spec.get(spec.size() - 1);
+  }
+
+  /** Arguments for {@code iptables}: {@code -t TABLE -C CHAIN spec...} (exit 0 when present). */
+  public List<String> checkArgs() {
+    return args("-C");
+  }
+
+  /** Arguments for {@code iptables}: {@code -t TABLE -I CHAIN spec...} (prepend). */
+  public List<String> insertArgs() {
+    return args("-I");
+  }
+
+  /** Arguments for {@code iptables}: {@code -t TABLE -D CHAIN spec...}, for cleanup. */
+  public List<String> deleteArgs() {
+    return args("-D");
+  }
+
+  private List<String> args(String op) {
+    List<String> args = new ArrayList<>(List.of("-t", table, op, chain));
+    args.addAll(spec);
+    return List.copyOf(args);
+  }
+}
