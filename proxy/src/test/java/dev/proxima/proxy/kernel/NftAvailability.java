@@ -1,5 +1,6 @@
 package dev.proxima.proxy.kernel;
 
+import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -8,7 +9,7 @@ public final class NftAvailability {
   private NftAvailability() {}
 
   public static boolean canCheck() {
-    return nftInstalled() && isRoot();
+    return nftInstalled() && HostTools.isRoot();
   }
 
   /** Why the nft-backed tests are skipped, for the assumption message. */
@@ -16,25 +17,13 @@ public final class NftAvailability {
     if (!nftInstalled()) {
       return "nft is not installed (apt-get install nftables, or run ./test.sh as root)";
     }
-    return isRoot() ? "available" : "nft needs root (run ./test.sh as root)";
+    return HostTools.isRoot() ? "available" : "nft needs root (run ./test.sh as root)";
   }
 
   static boolean nftInstalled() {
-    for (var dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin").split(":")) {
-      if (Files.isExecutable(Path.of(dir, "nft"))) {
-        return true;
-      }
-    }
-    return Files.isExecutable(Path.of("/usr/sbin/nft"));
-  }
-
-  static boolean isRoot() {
-    try {
-      return Files.readAllLines(Path.of("/proc/self/status")).stream()
-          .filter(line -> line.startsWith("Uid:"))
-          .anyMatch(line -> line.split("\\s+")[1].equals("0"));
-    } catch (Exception unknown) {
-      return false;
-    }
+    // sudo and minimal CI shells often leave /usr/sbin off PATH, where distributions install nft.
+    return HostTools.onPath("nft").isPresent()
+        || Files.isExecutable(Path.of("/usr/sbin/nft"))
+        || Files.isExecutable(Path.of("/usr/bin/nft"));
   }
 }

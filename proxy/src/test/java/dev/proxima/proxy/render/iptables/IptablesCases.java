@@ -1,8 +1,8 @@
 package dev.proxima.proxy.render.iptables;
 
-import static dev.proxima.proxy.render.iptables.IptablesFixtures.local;
-import static dev.proxima.proxy.render.iptables.IptablesFixtures.remote;
-import static dev.proxima.proxy.render.iptables.IptablesFixtures.service;
+import static dev.proxima.proxy.testing.ServicePortFixtures.local;
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;

@@ -1,7 +1,7 @@
 package dev.proxima.proxy.render.iptables;
 
-import static dev.proxima.proxy.render.iptables.IptablesFixtures.remote;
-import static dev.proxima.proxy.render.iptables.IptablesFixtures.service;
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.IpFamily;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,11 +38,11 @@ class IptablesValidationTest {
             "ip6tables",
             "ip6tables-restore",
             "ip6tables-save")) {
-      assumeTrue(IptablesTool.onPath(tool).isPresent(), tool + " is not on PATH");
+      assumeTrue(HostTools.onPath(tool).isPresent(), tool + " is not on PATH");
     }
     assumeTrue(
-        IptablesTool.uid() == 0,
-        "network namespaces and iptables need root; uid is " + IptablesTool.uid());
+        HostTools.uid() == 0,
+        "network namespaces and iptables need root; uid is " + HostTools.uid());
   }
 
   static Stream<IptablesCases.Case> cases() {
@@ -102,7 +103,7 @@ class IptablesValidationTest {
           for (JumpRule jump : IptablesRenderer.jumpRules(config)) {
             List<String> check = new ArrayList<>(List.of(config.command(), "-w"));
             check.addAll(jump.checkArgs());
-            IptablesTool.inNamespace(dir, namespace, null, check).assertSucceeded();
+            HostTools.inNamespace(dir, namespace, null, check).assertSucceeded();
           }
         });
   }
@@ -125,9 +126,8 @@ class IptablesValidationTest {
   }
 
   private void restore(String namespace, IptablesConfig config, String buffer, String mode) {
-    IptablesTool.Result result =
-        IptablesTool.inNamespace(
-            dir, namespace, buffer, List.of(config.restoreCommand(), "-w", mode));
+    HostTools.Result result =
+        HostTools.inNamespace(dir, namespace, buffer, List.of(config.restoreCommand(), "-w", mode));
     if (result.exitCode() != 0) {
       System.err.println(result.stderr());
     }
@@ -136,9 +136,7 @@ class IptablesValidationTest {
 
   private String save(String namespace, IptablesConfig config) {
     String command = config.family() == IpFamily.IPV6 ? "ip6tables-save" : "iptables-save";
-    return IptablesTool.inNamespace(dir, namespace, null, List.of(command))
-        .assertSucceeded()
-        .stdout();
+    return HostTools.inNamespace(dir, namespace, null, List.of(command)).assertSucceeded().stdout();
   }
 
   private interface InNamespace {
@@ -148,11 +146,11 @@ class IptablesValidationTest {
   /** Runs {@code body} in a fresh network namespace, deleted afterwards whatever happens. */
   private void inNamespace(InNamespace body) {
     String namespace = "proxima-ipt-" + UUID.randomUUID().toString().substring(0, 8);
-    IptablesTool.run(dir, null, List.of("ip", "netns", "add", namespace)).assertSucceeded();
+    HostTools.run(dir, null, List.of("ip", "netns", "add", namespace)).assertSucceeded();
     try {
       body.run(namespace);
     } finally {
-      IptablesTool.run(dir, null, List.of("ip", "netns", "del", namespace));
+      HostTools.run(dir, null, List.of("ip", "netns", "del", namespace));
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.proxima.proxy.render.nft;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.testing.HostTools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,17 +27,18 @@ class NftNamespaceLoadTest {
   // as zero tests run, where every test should show up as skipped.
   @BeforeEach
   void createNamespace() {
-    assumeTrue(NftTool.onPath("nft").isPresent(), "nft is not on PATH");
-    assumeTrue(NftTool.onPath("ip").isPresent(), "ip (iproute2) is not on PATH");
-    assumeTrue(NftTool.isRoot(), "network namespaces and nft need root; uid is " + NftTool.uid());
+    assumeTrue(HostTools.onPath("nft").isPresent(), "nft is not on PATH");
+    assumeTrue(HostTools.onPath("ip").isPresent(), "ip (iproute2) is not on PATH");
+    assumeTrue(
+        HostTools.isRoot(), "network namespaces and nft need root; uid is " + HostTools.uid());
     namespace = "proxima-nft-" + UUID.randomUUID().toString().substring(0, 8);
-    NftTool.run(dir, "ip", "netns", "add", namespace).assertSucceeded();
+    HostTools.run(dir, "ip", "netns", "add", namespace).assertSucceeded();
   }
 
   @AfterEach
   void deleteNamespace() {
     if (namespace != null) {
-      NftTool.run(dir, "ip", "netns", "del", namespace).assertSucceeded();
+      HostTools.run(dir, "ip", "netns", "del", namespace).assertSucceeded();
     }
   }
 
@@ -112,13 +114,13 @@ class NftNamespaceLoadTest {
     return exec("nft", "list", "table", family, NftNames.TABLE).stdout();
   }
 
-  private NftTool.Result exec(String... command) {
+  private HostTools.Result exec(String... command) {
     String[] inNamespace = new String[command.length + 4];
     inNamespace[0] = "ip";
     inNamespace[1] = "netns";
     inNamespace[2] = "exec";
     inNamespace[3] = namespace;
     System.arraycopy(command, 0, inNamespace, 4, command.length);
-    return NftTool.run(dir, inNamespace).assertSucceeded();
+    return HostTools.run(dir, inNamespace).assertSucceeded();
   }
 }

@@ -1,8 +1,8 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.Fixtures.local;
-import static dev.proxima.proxy.render.nft.Fixtures.remote;
-import static dev.proxima.proxy.render.nft.Fixtures.service;
+import static dev.proxima.proxy.testing.ServicePortFixtures.local;
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;

@@ -1,10 +1,11 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.Fixtures.remote;
-import static dev.proxima.proxy.render.nft.Fixtures.service;
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -121,8 +122,9 @@ class NftScriptDiffTest {
   @Test
   void aDeltaOnTheKernelEqualsAFreshLoadOfTheTarget() throws Exception {
     assumeTrue(
-        NftTool.onPath("nft").isPresent() && NftTool.onPath("ip").isPresent(), "needs nft and ip");
-    assumeTrue(NftTool.isRoot(), "needs root for network namespaces");
+        HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
+        "needs nft and ip");
+    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
     var sticky = service("shop/sticky", "10.96.0.12", 80).sticky(Duration.ofSeconds(60));
     var before =
         render(
@@ -149,8 +151,8 @@ class NftScriptDiffTest {
     var patched = "pxd-" + suffix;
     var fresh = "pxf-" + suffix;
     try {
-      NftTool.run(directory, "ip", "netns", "add", patched).assertSucceeded();
-      NftTool.run(directory, "ip", "netns", "add", fresh).assertSucceeded();
+      HostTools.run(directory, "ip", "netns", "add", patched).assertSucceeded();
+      HostTools.run(directory, "ip", "netns", "add", fresh).assertSucceeded();
       load(patched, before);
       load(patched, delta(before, after));
       load(fresh, after);
@@ -174,15 +176,15 @@ class NftScriptDiffTest {
             }
           });
     } finally {
-      NftTool.run(directory, "ip", "netns", "del", patched);
-      NftTool.run(directory, "ip", "netns", "del", fresh);
+      HostTools.run(directory, "ip", "netns", "del", patched);
+      HostTools.run(directory, "ip", "netns", "del", fresh);
     }
   }
 
   private void load(String namespace, String script) throws Exception {
     var file = Files.createTempFile(directory, "rules", ".nft");
     Files.writeString(file, script);
-    NftTool.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
+    HostTools.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
         .assertSucceeded();
   }
 }

@@ -10,6 +10,7 @@ import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.selection.EndpointSelector;
+import dev.proxima.proxy.testing.HostTools;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,9 +58,9 @@ class NftTrafficTest {
   @BeforeEach
   void requireRootNftAndIp() {
     assumeTrue(
-        NftTool.onPath("nft").isPresent() && NftTool.onPath("ip").isPresent(),
+        HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
         "needs nft and ip (apt-get install nftables iproute2)");
-    assumeTrue(NftTool.uid() == 0, "needs root to create network namespaces");
+    assumeTrue(HostTools.uid() == 0, "needs root to create network namespaces");
   }
 
   @AfterEach

@@ -2,6 +2,7 @@ package dev.proxima.proxy.render.nft;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.testing.HostTools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,8 +26,8 @@ class NftValidationTest {
   // where every test should show up as skipped.
   @BeforeEach
   void requireNftAndRoot() {
-    assumeTrue(NftTool.onPath("nft").isPresent(), "nft is not on PATH");
-    assumeTrue(NftTool.isRoot(), "nft -c needs root (CAP_NET_ADMIN); uid is " + NftTool.uid());
+    assumeTrue(HostTools.onPath("nft").isPresent(), "nft is not on PATH");
+    assumeTrue(HostTools.isRoot(), "nft -c needs root (CAP_NET_ADMIN); uid is " + HostTools.uid());
   }
 
   static Stream<RenderCases.Case> cases() {
@@ -59,6 +60,6 @@ class NftValidationTest {
 
   private void check(String script) throws IOException {
     Path file = Files.writeString(dir.resolve("ruleset.nft"), script);
-    NftTool.run(dir, "nft", "-c", "-f", file.toString()).assertSucceeded();
+    HostTools.run(dir, "nft", "-c", "-f", file.toString()).assertSucceeded();
   }
 }

@@ -1,11 +1,12 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.Fixtures.local;
-import static dev.proxima.proxy.render.nft.Fixtures.remote;
-import static dev.proxima.proxy.render.nft.Fixtures.service;
+import static dev.proxima.proxy.testing.ServicePortFixtures.local;
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.testing.ServicePortFixtures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -265,7 +266,7 @@ final class RenderCases {
         }
       }
       String clusterIp = "172.31." + (i / 250) + "." + (i % 250 + 1);
-      Fixtures.Svc svc = service("load/svc-" + i, clusterIp, 80 + i % 3);
+      ServicePortFixtures.Svc svc = service("load/svc-" + i, clusterIp, 80 + i % 3);
       if (i % 4 == 1) {
         svc.nodePort(30000 + i);
       }

@@ -1,11 +1,12 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.Fixtures.remote;
-import static dev.proxima.proxy.render.nft.Fixtures.service;
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -110,8 +111,8 @@ class RulesetAssemblerTest {
       assertThat(NftTool.objects(directory, assembled))
           .isEqualTo(NftTool.objects(directory, rendered));
     } finally {
-      NftTool.run(directory, "ip", "netns", "del", assembled);
-      NftTool.run(directory, "ip", "netns", "del", rendered);
+      HostTools.run(directory, "ip", "netns", "del", assembled);
+      HostTools.run(directory, "ip", "netns", "del", rendered);
     }
   }
 
@@ -149,8 +150,8 @@ class RulesetAssemblerTest {
       assertThat(freshObjects.get("map cluster-endpoints"))
           .contains("10.96.0.10 . tcp . 80 . 1 : 10.180.0.7 . 80");
     } finally {
-      NftTool.run(directory, "ip", "netns", "del", patched);
-      NftTool.run(directory, "ip", "netns", "del", fresh);
+      HostTools.run(directory, "ip", "netns", "del", patched);
+      HostTools.run(directory, "ip", "netns", "del", fresh);
     }
   }
 
@@ -178,20 +179,21 @@ class RulesetAssemblerTest {
 
   private void requireKernelTools() {
     assumeTrue(
-        NftTool.onPath("nft").isPresent() && NftTool.onPath("ip").isPresent(), "needs nft and ip");
-    assumeTrue(NftTool.isRoot(), "needs root for network namespaces");
+        HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
+        "needs nft and ip");
+    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
   }
 
   private void load(String namespace, String script) throws Exception {
-    if (NftTool.run(directory, "ip", "netns", "list")
+    if (HostTools.run(directory, "ip", "netns", "list")
         .stdout()
         .lines()
         .noneMatch(line -> line.startsWith(namespace))) {
-      NftTool.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
+      HostTools.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
     }
     var file = Files.createTempFile(directory, "rules", ".nft");
     Files.writeString(file, script);
-    NftTool.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
+    HostTools.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
         .assertSucceeded();
   }
 }

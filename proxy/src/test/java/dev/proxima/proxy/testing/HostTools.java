@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.iptables;
+package dev.proxima.proxy.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -15,16 +15,17 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs {@code iptables-restore}, {@code iptables-save} and {@code ip} for the tests, with limits.
+ * Runs host tools ({@code nft}, {@code iptables-restore}, {@code ip}, ...) for the tests that need
+ * the real kernel, with time limits, and tells whether they can run here at all.
  */
-final class IptablesTool {
-  private IptablesTool() {}
+public final class HostTools {
+  private HostTools() {}
 
-  static final Duration TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   /** What a finished command printed. */
-  record Result(List<String> command, int exitCode, String stdout, String stderr) {
-    Result assertSucceeded() {
+  public record Result(List<String> command, int exitCode, String stdout, String stderr) {
+    public Result assertSucceeded() {
       assertThat(exitCode)
           .as("%s exited %d%nstderr:%n%s%nstdout:%n%s", command, exitCode, stderr, stdout)
           .isZero();
@@ -33,7 +34,7 @@ final class IptablesTool {
   }
 
   /** The executable {@code name} on PATH, if there is one. */
-  static Optional<Path> onPath(String name) {
+  public static Optional<Path> onPath(String name) {
     String path = System.getenv("PATH");
     if (path == null) {
       return Optional.empty();
@@ -51,7 +52,7 @@ final class IptablesTool {
   }
 
   /** The real uid of this process from /proc/self/status, or -1 if it cannot be read. */
-  static long uid() {
+  public static long uid() {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
         if (line.startsWith("Uid:")) {
@@ -64,8 +65,19 @@ final class IptablesTool {
     return -1;
   }
 
+  public static boolean isRoot() {
+    return uid() == 0;
+  }
+
+  /**
+   * Runs a command with no input, waits at most {@link #TIMEOUT}, and fails the test if it hangs.
+   */
+  public static Result run(Path workDir, String... command) {
+    return run(workDir, null, List.of(command));
+  }
+
   /** Runs a command with {@code stdin} as its input (null for none), waiting at most TIMEOUT. */
-  static Result run(Path workDir, String stdin, List<String> command) {
+  public static Result run(Path workDir, String stdin, List<String> command) {
     try {
       Path in =
           Files.writeString(
@@ -97,7 +109,8 @@ final class IptablesTool {
   }
 
   /** {@code ip netns exec NS command...}. */
-  static Result inNamespace(Path workDir, String namespace, String stdin, List<String> command) {
+  public static Result inNamespace(
+      Path workDir, String namespace, String stdin, List<String> command) {
     List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
     full.addAll(command);
     return run(workDir, stdin, full);

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.iptables;
+package dev.proxima.proxy.testing;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Endpoint;
@@ -11,23 +11,23 @@ import java.util.List;
 import java.util.Set;
 
 /** Builders for the renderer's input. */
-final class IptablesFixtures {
-  private IptablesFixtures() {}
+public final class ServicePortFixtures {
+  private ServicePortFixtures() {}
 
-  static Endpoint remote(String ip, int port) {
+  public static Endpoint remote(String ip, int port) {
     return new Endpoint(ip, port, true, true, false, "other-node", false, Set.of(), Set.of());
   }
 
-  static Endpoint local(String ip, int port) {
+  public static Endpoint local(String ip, int port) {
     return new Endpoint(ip, port, true, true, false, "this-node", true, Set.of(), Set.of());
   }
 
-  static Svc service(String namespaceAndName, String clusterIp, int port) {
+  public static Svc service(String namespaceAndName, String clusterIp, int port) {
     return new Svc(ObjectKey.parse(namespaceAndName), clusterIp, port);
   }
 
   /** A Service port under construction; every setter returns this. */
-  static final class Svc {
+  public static final class Svc {
     private final ObjectKey key;
     private final String clusterIp;
     private final int port;
@@ -48,57 +48,57 @@ final class IptablesFixtures {
       this.port = port;
     }
 
-    Svc portName(String value) {
+    public Svc portName(String value) {
       portName = value;
       return this;
     }
 
-    Svc protocol(Protocol value) {
+    public Svc protocol(Protocol value) {
       protocol = value;
       return this;
     }
 
-    Svc nodePort(int value) {
+    public Svc nodePort(int value) {
       nodePort = value;
       return this;
     }
 
-    Svc externalIps(String... value) {
+    public Svc externalIps(String... value) {
       externalIps = List.of(value);
       return this;
     }
 
-    Svc loadBalancerIps(String... value) {
+    public Svc loadBalancerIps(String... value) {
       loadBalancerIps = List.of(value);
       return this;
     }
 
-    Svc sourceRanges(String... value) {
+    public Svc sourceRanges(String... value) {
       sourceRanges = List.of(value);
       return this;
     }
 
-    Svc sticky(Duration value) {
+    public Svc sticky(Duration value) {
       sticky = value;
       return this;
     }
 
-    Svc internalLocal() {
+    public Svc internalLocal() {
       internalLocal = true;
       return this;
     }
 
-    Svc healthCheckNodePort(int value) {
+    public Svc healthCheckNodePort(int value) {
       healthCheckNodePort = value;
       return this;
     }
 
-    Svc externalLocal() {
+    public Svc externalLocal() {
       externalLocal = true;
       return this;
     }
 
-    ServicePort build() {
+    public ServicePort build() {
       return new ServicePort(
           new ServicePortName(key, portName, protocol),
           clusterIp,
@@ -115,11 +115,11 @@ final class IptablesFixtures {
     }
 
     /** Only a Cluster list; hasAnyEndpoints when it is non-empty. */
-    ServicePortRules cluster(Endpoint... endpoints) {
+    public ServicePortRules cluster(Endpoint... endpoints) {
       return new ServicePortRules(build(), List.of(endpoints), null, endpoints.length > 0);
     }
 
-    ServicePortRules rules(List<Endpoint> cluster, List<Endpoint> local, boolean hasAny) {
+    public ServicePortRules rules(List<Endpoint> cluster, List<Endpoint> local, boolean hasAny) {
       return new ServicePortRules(build(), cluster, local, hasAny);
     }
   }
