@@ -88,8 +88,11 @@ class AutoHintsControllerTest {
                         }));
   }
 
-  @Test
-  void aBalancedServiceGetsSameZoneHintsAndAnEnabledEvent() throws Exception {
+  /**
+   * Three 4-CPU nodes in zones a, b and c, an Auto Service, and slice s1 with one endpoint per
+   * zone.
+   */
+  private void givenThreeEqualZonesWithOneEndpointEach() {
     for (var zone : List.of("a", "b", "c")) {
       client.resource(node("node-" + zone, "zone-" + zone, "4")).create();
     }
@@ -103,6 +106,11 @@ class AutoHintsControllerTest {
                 ready("10.0.0.2", "zone-b", "node-b"),
                 ready("10.0.0.3", "zone-c", "node-c")))
         .create();
+  }
+
+  @Test
+  void aBalancedServiceGetsSameZoneHintsAndAnEnabledEvent() throws Exception {
+    givenThreeEqualZonesWithOneEndpointEach();
 
     start();
 
@@ -179,19 +187,7 @@ class AutoHintsControllerTest {
 
   @Test
   void scalingKeepsValidHintsStickyAndRebalancesTheRest() throws Exception {
-    for (var zone : List.of("a", "b", "c")) {
-      client.resource(node("node-" + zone, "zone-" + zone, "4")).create();
-    }
-    createAutoService();
-    client
-        .resource(
-            slice(
-                "s1",
-                "svc",
-                ready("10.0.0.1", "zone-a", "node-a"),
-                ready("10.0.0.2", "zone-b", "node-b"),
-                ready("10.0.0.3", "zone-c", "node-c")))
-        .create();
+    givenThreeEqualZonesWithOneEndpointEach();
     start();
     await()
         .untilAsserted(
