@@ -81,11 +81,44 @@ final class RenderPass {
 
   /**
    * How the packet arrived: at an address tuple (ClusterIP, externalIP, LB IP), keyed by {@code
-   * addr . proto . port}, or at a NodePort, keyed by {@code proto . port}.
+   * addr . proto . port}, or at a NodePort, keyed by {@code proto . port}; and the table objects
+   * that way in uses, so both are rendered by one piece of code.
    */
-  private enum Entry {
-    ADDRESS,
-    NODEPORT
+  private record Entry(
+      String services,
+      String noEndpoints,
+      String externalClusterChain,
+      String externalLocalChain,
+      String clusterDispatch,
+      String localDispatch,
+      String clusterEndpoints,
+      String localEndpoints,
+      String clusterLbPrefix,
+      String localLbPrefix) {
+    static final Entry ADDRESS =
+        new Entry(
+            SERVICE_IPS,
+            NO_ENDPOINT_SERVICES,
+            EXTERNAL_CLUSTER,
+            EXTERNAL_LOCAL,
+            CLUSTER_DISPATCH,
+            LOCAL_DISPATCH,
+            CLUSTER_ENDPOINTS,
+            LOCAL_ENDPOINTS,
+            LB_PREFIX,
+            LOCAL_LB_PREFIX);
+    static final Entry NODEPORT =
+        new Entry(
+            SERVICE_NODEPORTS,
+            NO_ENDPOINT_NODEPORTS,
+            NODEPORT_EXTERNAL_CLUSTER,
+            NODEPORT_EXTERNAL_LOCAL,
+            NODEPORT_CLUSTER_DISPATCH,
+            NODEPORT_LOCAL_DISPATCH,
+            NODEPORT_CLUSTER_ENDPOINTS,
+            NODEPORT_LOCAL_ENDPOINTS,
+            NODEPORT_LB_PREFIX,
+            NODEPORT_LOCAL_LB_PREFIX);
   }
 
   /** An endpoint that passed validation. */
@@ -232,7 +265,6 @@ final class RenderPass {
     for (Target target : local) {
       hairpins.add(target.ip() + " . " + target.ip());
     }
-    String noEndpointVerdict = any ? DROP_VERDICT : REJECT_VERDICT;
 
     // ClusterIP: internal traffic.
     String clusterIp = NftAddresses.canonical(sp.clusterIp(), family).orElse(null);
@@ -248,14 +280,12 @@ final class RenderPass {
         if (any && !internal.isEmpty()) {
           element(SERVICE_IPS, tuple, comment, dispatch(sp, kind, internal, Entry.ADDRESS, tuple));
         } else {
-          element(NO_ENDPOINT_SERVICES, tuple, comment, noEndpointVerdict);
+          element(NO_ENDPOINT_SERVICES, tuple, comment, noEndpointVerdict(any));
         }
       }
     }
 
     // externalIPs and load-balancer IPs: external traffic.
-    List<Target> external = sp.externalTrafficLocal() ? local : cluster;
-    boolean externalUsable = any && !external.isEmpty();
     List<NftAddresses.Cidr> sourceRanges = sourceRanges(sp);
     // Each address once; an address that is both an externalIP and a load-balancer IP still gets
     // the load-balancer's source-range check.
@@ -284,30 +314,7 @@ final class RenderPass {
       if (!claim(tuple, spn, "external address")) {
         continue;
       }
-      if (any) {
-        element(
-            SERVICE_IPS,
-            tuple,
-            comment,
-            "goto " + (sp.externalTrafficLocal() ? EXTERNAL_LOCAL : EXTERNAL_CLUSTER));
-        if (!cluster.isEmpty()) {
-          element(
-              CLUSTER_DISPATCH,
-              tuple,
-              null,
-              dispatch(sp, ListKind.CLUSTER, cluster, Entry.ADDRESS, tuple));
-        }
-        if (sp.externalTrafficLocal() && !local.isEmpty()) {
-          element(
-              LOCAL_DISPATCH,
-              tuple,
-              null,
-              dispatch(sp, ListKind.LOCAL, local, Entry.ADDRESS, tuple));
-        }
-      }
-      if (!externalUsable) {
-        element(NO_ENDPOINT_SERVICES, tuple, comment, noEndpointVerdict);
-      }
+      external(Entry.ADDRESS, tuple, sp, comment, cluster, local, any);
       if (entry.getValue()) {
         firewall(tuple, comment, sourceRanges);
       }
@@ -320,36 +327,55 @@ final class RenderPass {
       } else {
         String key = proto + " . " + sp.nodePort();
         if (claim(key, spn, "nodePort")) {
-          if (any) {
-            element(
-                SERVICE_NODEPORTS,
-                key,
-                comment,
-                "goto "
-                    + (sp.externalTrafficLocal()
-                        ? NODEPORT_EXTERNAL_LOCAL
-                        : NODEPORT_EXTERNAL_CLUSTER));
-            if (!cluster.isEmpty()) {
-              element(
-                  NODEPORT_CLUSTER_DISPATCH,
-                  key,
-                  null,
-                  dispatch(sp, ListKind.CLUSTER, cluster, Entry.NODEPORT, key));
-            }
-            if (sp.externalTrafficLocal() && !local.isEmpty()) {
-              element(
-                  NODEPORT_LOCAL_DISPATCH,
-                  key,
-                  null,
-                  dispatch(sp, ListKind.LOCAL, local, Entry.NODEPORT, key));
-            }
-          }
-          if (!externalUsable) {
-            element(NO_ENDPOINT_NODEPORTS, key, comment, noEndpointVerdict);
-          }
+          external(Entry.NODEPORT, key, sp, comment, cluster, local, any);
         }
       }
     }
+  }
+
+  /**
+   * External traffic arriving at {@code key} (an externalIP or load-balancer tuple, or a NodePort):
+   * the jump into the chain for its externalTrafficPolicy and the dispatch elements behind it, or,
+   * when that policy leaves no endpoint, the no-endpoint verdict.
+   */
+  private void external(
+      Entry entry,
+      String key,
+      ServicePort sp,
+      String comment,
+      List<Target> cluster,
+      List<Target> local,
+      boolean any) {
+    boolean externalLocal = sp.externalTrafficLocal();
+    if (any) {
+      element(
+          entry.services(),
+          key,
+          comment,
+          "goto " + (externalLocal ? entry.externalLocalChain() : entry.externalClusterChain()));
+      if (!cluster.isEmpty()) {
+        element(
+            entry.clusterDispatch(),
+            key,
+            null,
+            dispatch(sp, ListKind.CLUSTER, cluster, entry, key));
+      }
+      if (externalLocal && !local.isEmpty()) {
+        element(entry.localDispatch(), key, null, dispatch(sp, ListKind.LOCAL, local, entry, key));
+      }
+    }
+    boolean usable = any && !(externalLocal ? local : cluster).isEmpty();
+    if (!usable) {
+      element(entry.noEndpoints(), key, comment, noEndpointVerdict(any));
+    }
+  }
+
+  /**
+   * A port with endpoints, none of them usable for this traffic, drops (upstream's "no local
+   * endpoints"); a port with no endpoints at all rejects, so clients fail fast.
+   */
+  private static String noEndpointVerdict(boolean anyEndpoints) {
+    return anyEndpoints ? DROP_VERDICT : REJECT_VERDICT;
   }
 
   /**
@@ -362,15 +388,8 @@ final class RenderPass {
     if (sp.stickyTimeout() != null) {
       return "goto " + stickyChain(sp, kind, list);
     }
-    String map;
-    String prefix;
-    if (entry == Entry.ADDRESS) {
-      map = kind == ListKind.CLUSTER ? CLUSTER_ENDPOINTS : LOCAL_ENDPOINTS;
-      prefix = kind == ListKind.CLUSTER ? LB_PREFIX : LOCAL_LB_PREFIX;
-    } else {
-      map = kind == ListKind.CLUSTER ? NODEPORT_CLUSTER_ENDPOINTS : NODEPORT_LOCAL_ENDPOINTS;
-      prefix = kind == ListKind.CLUSTER ? NODEPORT_LB_PREFIX : NODEPORT_LOCAL_LB_PREFIX;
-    }
+    String map = kind == ListKind.CLUSTER ? entry.clusterEndpoints() : entry.localEndpoints();
+    String prefix = kind == ListKind.CLUSTER ? entry.clusterLbPrefix() : entry.localLbPrefix();
     for (int i = 0; i < list.size(); i++) {
       Target target = list.get(i);
       element(map, key + " . " + i, null, target.ip() + " . " + target.port());
