@@ -1,39 +1,43 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
-import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.plan.NftPlanRenderer;
-import dev.proxima.proxy.render.nft.NftRenderer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** Removes every rule Proxima installed on this node; safe to run any number of times. */
+/**
+ * Removes every rule Proxima installed on this node, in both modes; safe to run any number of
+ * times.
+ */
 @Command(
     name = "cleanup",
     mixinStandardHelpOptions = true,
-    description =
-        "Delete Proxima's nftables tables (ip and ip6 proxima). Idempotent; touches no other table.",
+    description = {
+      "Delete everything Proxima installed, whatever the mode: the nftables tables ip and ip6 proxima,",
+      "and the PROXIMA- iptables chains with the jumps into them (both families, both iptables backends).",
+      "Idempotent; touches no other table, chain or rule."
+    },
     exitCodeListHeading = "Exit codes:%n",
-    exitCodeList = {"0:nothing of Proxima's is left", "1:nft failed (the message says why)"})
+    exitCodeList = {"0:nothing of Proxima's is left", "1:a tool failed (the message says why)"})
 public final class CleanupCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
-    var nft = Nft.onThisHost();
-    var script = new StringBuilder();
-    for (var family : IpFamily.values()) {
-      script.append(NftRenderer.cleanupScript(NftPlanRenderer.nftFamily(family)));
-    }
-    var result = nft.apply(script.toString());
-    if (!result.succeeded()) {
-      spec.commandLine().getErr().println("error: " + result.summary());
+    List<String> problems = new ArrayList<>(LeftoverRules.removeNftables(Nft.onThisHost()));
+    problems.addAll(LeftoverRules.removeIptables(List.of()));
+    if (!problems.isEmpty()) {
+      problems.forEach(problem -> spec.commandLine().getErr().println("error: " + problem));
       return 1;
     }
     spec.commandLine()
         .getOut()
-        .println("Removed Proxima's nftables tables (ip proxima, ip6 proxima), if there were any.");
+        .println(
+            "Removed Proxima's nftables tables (ip proxima, ip6 proxima) and iptables chains"
+                + " (PROXIMA-*), if there were any.");
     return 0;
   }
 }

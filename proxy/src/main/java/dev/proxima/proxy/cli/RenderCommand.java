@@ -1,7 +1,11 @@
 package dev.proxima.proxy.cli;
 
 import dev.proxima.model.state.StateFileException;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
+import dev.proxima.proxy.render.iptables.IptablesRenderer;
+import dev.proxima.proxy.runtime.IptablesDataPlane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -10,20 +14,29 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Prints the exact nft script the proxy would load on a node, for review or by-hand loading. */
+/** Prints the exact rules the proxy would load on a node, for review or by-hand loading. */
 @Command(
     name = "render",
     mixinStandardHelpOptions = true,
     description = {
-      "Print the complete ruleset the proxy would load on a node, exactly as it feeds it to nft -f.",
-      "`render ... | nft -f -` programs a node by hand."
+      "Print the complete ruleset the proxy would load on a node, exactly as it feeds it to the kernel.",
+      "nftables: `render ... | nft -f -` programs a node by hand.",
+      "iptables: one family per run; `render --mode iptables ... | iptables-restore --noflush` programs it,",
+      "jumps from the built-in chains included (load it once: a second load adds the jumps again)."
     },
     exitCodeListHeading = "Exit codes:%n",
     exitCodeList = {"0:rendered", "2:the state file or the options are invalid"})
 public final class RenderCommand implements Callable<Integer> {
-  /** Data-plane modes; iptables arrives with its own renderer. */
-  public enum Mode {
-    nftables
+  /** The families as operators type them. */
+  public enum Family {
+    ipv4(IpFamily.IPV4),
+    ipv6(IpFamily.IPV6);
+
+    final IpFamily family;
+
+    Family(IpFamily family) {
+      this.family = family;
+    }
   }
 
   @Mixin StateOptions state;
@@ -33,8 +46,15 @@ public final class RenderCommand implements Callable<Integer> {
   @Option(
       names = "--mode",
       defaultValue = "nftables",
-      description = "nftables (default: ${DEFAULT-VALUE}).")
-  Mode mode;
+      description = "nftables or iptables (default: ${DEFAULT-VALUE}).")
+  ProxyMode mode;
+
+  @Option(
+      names = "--family",
+      description =
+          "ipv4 or ipv6. iptables mode renders one family (default ipv4, the input of iptables-restore;"
+              + " ipv6 is the input of ip6tables-restore); nftables mode renders both unless one is given.")
+  Family family;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -43,22 +63,33 @@ public final class RenderCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     List<String> notes = new ArrayList<>();
+    var only = family != null ? family.family : mode == ProxyMode.iptables ? IpFamily.IPV4 : null;
     try {
       var settings = rules.toSettings();
       var plans = state.plans(notes);
       notes.forEach(note -> err.println("note: " + note));
       for (var plan : plans) {
-        var rendering = NftPlanRenderer.render(plan, settings, state.nodeAddresses());
+        if (only != null && plan.family() != only) {
+          continue;
+        }
         plan.warnings().forEach(warning -> err.println("warning: " + warning));
-        rendering.warnings().forEach(warning -> err.println("warning: " + warning));
-        out.print(rendering.script());
+        var nodePortAddresses = settings.nodePortAddresses(plan.family(), state.nodeAddresses());
+        if (mode == ProxyMode.iptables) {
+          var rendering =
+              IptablesRenderer.renderWithJumps(
+                  IptablesDataPlane.config(plan.family(), settings, nodePortAddresses),
+                  plan.ports().stream().map(NftPlanRenderer::rules).toList());
+          rendering.warnings().forEach(warning -> err.println("warning: " + warning));
+          out.print(rendering.filterAndNat());
+        } else {
+          var rendering = NftPlanRenderer.render(plan, settings, state.nodeAddresses());
+          rendering.warnings().forEach(warning -> err.println("warning: " + warning));
+          out.print(rendering.script());
+        }
       }
       out.flush();
       return 0;
-    } catch (StateFileException invalid) {
-      err.println("error: " + invalid.getMessage());
-      return 2;
-    } catch (IllegalArgumentException invalid) {
+    } catch (StateFileException | IllegalArgumentException invalid) {
       err.println("error: " + invalid.getMessage());
       return 2;
     }

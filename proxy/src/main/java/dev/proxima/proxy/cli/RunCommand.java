@@ -5,7 +5,11 @@ import dev.proxima.cli.DurationConverter;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
+import dev.proxima.proxy.kernel.IptablesBackend;
+import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.runtime.DataPlanes;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -13,6 +17,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,11 +35,6 @@ import picocli.CommandLine.Option;
 public final class RunCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
 
-  /** Data-plane modes; iptables arrives with its own renderer. */
-  public enum Mode {
-    nftables
-  }
-
   @Option(
       names = "--node-name",
       defaultValue = "${env:NODE_NAME}",
@@ -44,8 +44,9 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--mode",
       defaultValue = "${env:PROXIMA_MODE:-nftables}",
-      description = "nftables (default: ${DEFAULT-VALUE}).")
-  Mode mode;
+      description =
+          "The data plane: nftables or iptables (default: ${DEFAULT-VALUE}). Starting in one mode removes the other mode's Proxima rules.")
+  ProxyMode mode;
 
   @Mixin KubeconfigOption kubernetes;
 
@@ -115,6 +116,32 @@ public final class RunCommand implements Callable<Integer> {
         dryRun);
   }
 
+  /**
+   * Removes the other mode's leftover Proxima rules and, in iptables mode, picks the backend the
+   * node uses. Problems are logged, not fatal: the sync loop reports anything that stays broken.
+   */
+  private IptablesBackend switchToMode() {
+    List<String> problems;
+    IptablesBackend backend = null;
+    if (mode == ProxyMode.iptables) {
+      var decision = LeftoverRules.detectBackend(List.of());
+      backend = decision.backend();
+      log.atInfo()
+          .addKeyValue("backend", backend.label())
+          .addKeyValue("reason", decision.reason())
+          .log("Using the iptables backend the node uses");
+      problems = LeftoverRules.removeNftables(Nft.onThisHost());
+    } else {
+      problems = LeftoverRules.removeIptables(List.of());
+    }
+    problems.forEach(
+        problem ->
+            log.atWarn()
+                .addKeyValue("error", problem)
+                .log("Could not remove the other mode's leftover rules"));
+    return backend;
+  }
+
   @Override
   public Integer call() throws Exception {
     logFormat.apply();
@@ -125,7 +152,11 @@ public final class RunCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
     }
-    var nft = dryRun ? null : Nft.onThisHost();
+    var nft = dryRun || mode != ProxyMode.nftables ? null : Nft.onThisHost();
+    IptablesBackend backend = null;
+    if (!dryRun) {
+      backend = switchToMode();
+    }
     if (nft != null) {
       var probe = nft.check("add table ip proxima_probe\n");
       if (!probe.succeeded()) {
@@ -137,6 +168,7 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     var stop = TerminationSignals.latch();
+    var registry = new PrometheusRegistry();
     var out = spec.commandLine().getOut();
     var clientConfig = kubernetes.clientConfig();
     try (var client = new KubernetesClientBuilder().withConfig(clientConfig).build();
@@ -144,18 +176,29 @@ public final class RunCommand implements Callable<Integer> {
             new ProxyServer(
                 client,
                 config,
-                nft,
-                script -> {
-                  out.print(script);
-                  out.flush();
-                },
-                new PrometheusRegistry(),
+                mode,
+                DataPlanes.of(
+                    mode,
+                    config.rules(),
+                    dryRun,
+                    backend,
+                    nft,
+                    script -> {
+                      out.print(script);
+                      out.flush();
+                    }),
+                !dryRun,
+                registry,
                 configSyncPeriod,
                 Clock.systemUTC())) {
       server.start(healthzAddress, metricsAddress);
+      if (backend != null) {
+        server.iptablesBackend(backend.label());
+      }
       log.atInfo()
           .addKeyValue("node", config.nodeName())
           .addKeyValue("mode", mode)
+          .addKeyValue("iptablesBackend", backend == null ? "-" : backend.label())
           .addKeyValue("dryRun", dryRun)
           .addKeyValue("healthz", healthzAddress)
           .addKeyValue("metrics", metricsAddress)

@@ -1,12 +1,8 @@
 package dev.proxima.proxy.kernel;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -30,14 +26,7 @@ public final class Nft implements RuleLoader {
 
   /** nft from PATH, or from /usr/sbin where non-root PATHs often leave it out. */
   public static Nft onThisHost() {
-    var path = System.getenv().getOrDefault("PATH", "");
-    for (var dir : (path + ":/usr/sbin:/sbin").split(":")) {
-      if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, "nft"))) {
-        return new Nft(
-            List.of(java.nio.file.Path.of(dir, "nft").toString()), Duration.ofSeconds(60));
-      }
-    }
-    return new Nft(List.of("nft"), Duration.ofSeconds(60));
+    return new Nft(List.of(HostCommand.find("nft").orElse("nft")), Duration.ofSeconds(60));
   }
 
   /** The outcome of one nft run. */
@@ -79,48 +68,14 @@ public final class Nft implements RuleLoader {
   private Result run(List<String> arguments, String script) {
     var full = new ArrayList<>(command);
     full.addAll(arguments);
-    Process process;
-    try {
-      process = new ProcessBuilder(full).redirectErrorStream(true).start();
-    } catch (IOException notInstalled) {
-      return Result.failed(
-          "cannot run "
-              + String.join(" ", command)
-              + ": "
-              + notInstalled.getMessage()
-              + " (is nftables installed?)");
+    var outcome = HostCommand.run(full, script, timeout);
+    if (outcome.exitCode() == -1) {
+      var hint = outcome.output().startsWith("cannot run") ? " (is nftables installed?)" : "";
+      return Result.failed(outcome.output() + hint);
     }
-    var output = CompletableFuture.supplyAsync(() -> readAll(process));
-    try (var stdin = process.getOutputStream()) {
-      stdin.write(script.getBytes(StandardCharsets.UTF_8));
-    } catch (IOException closedEarly) {
-      // nft exits early on some errors; its output says why.
-    }
-    try {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.destroyForcibly();
-        return Result.failed("nft did not finish within " + timeout);
-      }
-      var text = output.get(5, TimeUnit.SECONDS);
-      if (process.exitValue() == 0) {
-        return new Result(true, text, null);
-      }
-      return new Result(false, text, offendingLine(text, script));
-    } catch (InterruptedException interrupted) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
-      return Result.failed("interrupted while nft ran");
-    } catch (Exception unreadable) {
-      return Result.failed("could not read nft output: " + unreadable.getMessage());
-    }
-  }
-
-  private static String readAll(Process process) {
-    try {
-      return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
+    return outcome.succeeded()
+        ? new Result(true, outcome.output(), null)
+        : new Result(false, outcome.output(), offendingLine(outcome.output(), script));
   }
 
   static String offendingLine(String output, String script) {

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.metrics;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ProxyMode;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -26,7 +27,13 @@ public final class ProxyMetrics {
   private final Gauge serviceChangesPending;
   private final Counter serviceChanges;
   private final GaugeNamedTotal noLocalEndpoints;
+  private final ProxyMode mode;
   private final Counter nftablesFailures;
+  private final Counter iptablesRestoreFailures;
+  private final Counter iptablesPartialRestoreFailures;
+  private final GaugeNamedTotal iptablesRules;
+  private final Gauge iptablesLastRules;
+  private final Gauge iptablesBackend;
   private final Counter healthz;
   private final Counter livez;
   private final Gauge servicePortsByTopology;
@@ -34,7 +41,17 @@ public final class ProxyMetrics {
   private final Histogram conntrackDuration;
   private final Counter conntrackDeleted;
 
+  /** The nftables mode's metrics. */
   public ProxyMetrics(PrometheusRegistry registry) {
+    this(registry, ProxyMode.nftables);
+  }
+
+  /**
+   * Registers the shared metrics and those of one mode, as kube-proxy does: the nftables failure
+   * counter, or the iptables restore failures, rule counts and backend.
+   */
+  public ProxyMetrics(PrometheusRegistry registry, ProxyMode mode) {
+    this.mode = mode;
     syncDuration =
         syncHistogram(
             registry,
@@ -96,12 +113,56 @@ public final class ProxyMetrics {
             "Number of services with a Local traffic policy and no endpoints",
             "traffic_policy",
             "ip_family");
+    boolean nft = mode == ProxyMode.nftables;
     nftablesFailures =
-        Counter.builder()
-            .name("kubeproxy_sync_proxy_rules_nftables_sync_failures_total")
-            .help("Cumulative proxy nftables sync failures")
-            .labelNames("ip_family")
-            .register(registry);
+        nft
+            ? Counter.builder()
+                .name("kubeproxy_sync_proxy_rules_nftables_sync_failures_total")
+                .help("Cumulative proxy nftables sync failures")
+                .labelNames("ip_family")
+                .register(registry)
+            : null;
+    iptablesRestoreFailures =
+        nft
+            ? null
+            : Counter.builder()
+                .name("kubeproxy_sync_proxy_rules_iptables_restore_failures_total")
+                .help("Cumulative proxy iptables restore failures")
+                .labelNames("ip_family")
+                .register(registry);
+    iptablesPartialRestoreFailures =
+        nft
+            ? null
+            : Counter.builder()
+                .name("kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total")
+                .help("Cumulative proxy iptables failures with partial sync")
+                .labelNames("ip_family")
+                .register(registry);
+    iptablesRules =
+        nft
+            ? null
+            : GaugeNamedTotal.register(
+                registry,
+                "kubeproxy_sync_proxy_rules_iptables",
+                "Total number of iptables rules owned by the proxy",
+                "table",
+                "ip_family");
+    iptablesLastRules =
+        nft
+            ? null
+            : Gauge.builder()
+                .name("kubeproxy_sync_proxy_rules_iptables_last")
+                .help("Number of iptables rules written by the proxy in the last sync")
+                .labelNames("table", "ip_family")
+                .register(registry);
+    iptablesBackend =
+        nft
+            ? null
+            : Gauge.builder()
+                .name("proxima_proxy_iptables_backend")
+                .help("1 for the iptables backend (nft or legacy) the proxy detected and uses")
+                .labelNames("backend")
+                .register(registry);
     healthz =
         Counter.builder()
             .name("kubeproxy_proxy_healthz_total")
@@ -201,8 +262,31 @@ public final class ProxyMetrics {
     endpointChangesPending.set(0);
   }
 
+  public ProxyMode mode() {
+    return mode;
+  }
+
   public void nftablesFailed(IpFamily family) {
     nftablesFailures.labelValues(label(family)).inc();
+  }
+
+  /** A failed iptables-restore; partial ones are also counted apart, as in kube-proxy. */
+  public void iptablesRestoreFailed(IpFamily family, boolean partial) {
+    iptablesRestoreFailures.labelValues(label(family)).inc();
+    if (partial) {
+      iptablesPartialRestoreFailures.labelValues(label(family)).inc();
+    }
+  }
+
+  /** Rules owned and rules written in the last restore, per table. */
+  public void iptablesRules(
+      IpFamily family, Map<String, Integer> owned, Map<String, Integer> last) {
+    owned.forEach((table, count) -> iptablesRules.set(count, table, label(family)));
+    last.forEach((table, count) -> iptablesLastRules.labelValues(table, label(family)).set(count));
+  }
+
+  public void iptablesBackend(String backend) {
+    iptablesBackend.labelValues(backend).set(1);
   }
 
   public void noLocalEndpoints(IpFamily family, int internal, int external) {

@@ -3,7 +3,6 @@ package dev.proxima.proxy.runtime;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.ProxyHealth;
-import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
@@ -11,7 +10,6 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.TopologyFallback;
-import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.selection.TopologyLevel;
 import io.fabric8.kubernetes.api.model.Node;
@@ -25,7 +23,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,39 +38,35 @@ public final class Proxier {
   private final IpFamily family;
   private final ProxyConfig config;
   private final ProxyCache cache;
-  private final RuleLoader nft;
+  private final DataPlane plane;
   private final ConntrackCleaner conntrack;
-  private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
   private final ProxyHealth health;
   private final Clock clock;
   private final Map<ObjectKey, List<NodePlanner.PlannedPort>> plannedByService = new TreeMap<>();
-  private RulesetAssembler assembler;
   private List<String> assembledForAddresses;
   private Object plannedForNode;
   private boolean needFullSync = true;
   private Instant lastFullSync = Instant.MIN;
 
   /**
-   * @param nft null in dry-run mode, where transactions go to {@code dryRunOutput} instead
+   * @param plane renders and loads this family's rules in the chosen mode
    * @param conntrack null to skip the UDP conntrack cleanup
    */
   public Proxier(
       IpFamily family,
       ProxyConfig config,
       ProxyCache cache,
-      RuleLoader nft,
+      DataPlane plane,
       ConntrackCleaner conntrack,
-      Consumer<String> dryRunOutput,
       ProxyMetrics metrics,
       ProxyHealth health,
       Clock clock) {
     this.family = family;
     this.config = config;
     this.cache = cache;
-    this.nft = nft;
+    this.plane = plane;
     this.conntrack = conntrack;
-    this.dryRunOutput = dryRunOutput;
     this.metrics = metrics;
     this.health = health;
     this.clock = clock;
@@ -101,6 +94,22 @@ public final class Proxier {
   }
 
   /**
+   * Checks that the kernel still holds what Proxima relies on; if not, the next sync is full.
+   *
+   * @return false when a full sync is now needed
+   */
+  public synchronized boolean checkKernel() {
+    if (plannedForNode == null || plane.intact()) {
+      return true;
+    }
+    log.atWarn()
+        .addKeyValue("family", family.apiName())
+        .log("Proxima's rules were changed by another tool; the next sync reloads all of them");
+    needFullSync = true;
+    return false;
+  }
+
+  /**
    * One sync.
    *
    * @param changed the Services that changed since the previous sync
@@ -121,7 +130,7 @@ public final class Proxier {
             || !started.isBefore(lastFullSync.plus(config.fullSyncPeriod()))
             || !Objects.equals(nodeIdentity(node), plannedForNode)
             || !nodeAddresses.equals(assembledForAddresses);
-    String transaction;
+    DataPlane.Outcome outcome;
     var touchedUdp = false;
     if (full) {
       plannedByService.clear();
@@ -140,9 +149,7 @@ public final class Proxier {
                   plannedByService
                       .computeIfAbsent(p.port().name().service(), k -> new ArrayList<>())
                       .add(p));
-      assembler =
-          new RulesetAssembler(NftPlanRenderer.config(family, config.rules(), nodeAddresses));
-      transaction = assembler.replaceAll(rules(plan.ports()));
+      outcome = plane.replaceAll(rules(plan.ports()), nodeAddresses);
       touchedUdp = plan.ports().stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
       Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
@@ -166,36 +173,27 @@ public final class Proxier {
           plannedByService.put(key, after);
         }
       }
-      var delta = assembler.update(changes);
-      if (delta.isEmpty()) {
-        // A rule needs a map the kernel cannot type from its own state: replace the table.
+      outcome = plane.update(changes);
+      if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
+        // The change cannot be expressed as a delta of the kernel's state: replace everything.
         full = true;
-        transaction = assembler.replaceAll(rules(allPorts()));
-      } else {
-        transaction = delta.get();
+        outcome = plane.replaceAll(rules(allPorts()), nodeAddresses);
       }
     }
-    assembler.warnings().forEach(this::warn);
-    if (!transaction.isEmpty()) {
-      if (nft == null) {
-        dryRunOutput.accept(transaction);
-      } else {
-        var result = nft.apply(transaction);
-        if (!result.succeeded()) {
-          metrics.nftablesFailed(family);
-          needFullSync = true;
-          log.atError()
-              .addKeyValue("family", family.apiName())
-              .addKeyValue("full", full)
-              .addKeyValue("error", result.summary())
-              .log(
-                  "nft transaction failed; the previous rules stay in place and the next sync is full");
-          return false;
-        }
-      }
-      if (touchedUdp) {
-        cleanUpUdpFlows();
-      }
+    plane.warnings().forEach(this::warn);
+    if (outcome.status() == DataPlane.Status.FAILED) {
+      needFullSync = true;
+      log.atError()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("mode", metrics.mode())
+          .addKeyValue("full", full)
+          .addKeyValue("error", outcome.error())
+          .log(
+              "Loading the rules failed; the previous rules stay in place and the next sync is full");
+      return false;
+    }
+    if (outcome.status() == DataPlane.Status.LOADED && touchedUdp) {
+      cleanUpUdpFlows();
     }
     var finished = clock.instant();
     if (full) {

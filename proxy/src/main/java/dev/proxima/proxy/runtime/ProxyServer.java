@@ -8,6 +8,7 @@ import dev.proxima.proxy.health.ServiceHealthServers;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.sync.SyncRunner;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
@@ -22,6 +23,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,8 +47,18 @@ public final class ProxyServer implements AutoCloseable {
   private HealthServer healthServer;
   private final ServiceHealthServers serviceHealth;
   private HTTPServer metricsServer;
+  private final Duration kernelCheckPeriod;
+  private final ScheduledExecutorService kernelCheck =
+      Executors.newSingleThreadScheduledExecutor(
+          task -> {
+            var thread = new Thread(task, "proxy-kernel-check");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   /**
+   * The nftables mode.
+   *
    * @param nft null in dry-run mode; rulesets then go to {@code dryRunOutput}
    */
   public ProxyServer(
@@ -55,9 +69,34 @@ public final class ProxyServer implements AutoCloseable {
       PrometheusRegistry registry,
       Duration informerResync,
       Clock clock) {
+    this(
+        client,
+        config,
+        ProxyMode.nftables,
+        DataPlanes.nftables(config.rules(), nft, dryRunOutput),
+        nft != null,
+        registry,
+        informerResync,
+        clock);
+  }
+
+  /**
+   * @param planes each family's data plane in {@code mode}
+   * @param touchesKernel false in dry-run mode: no conntrack cleanup, no kernel checks
+   */
+  public ProxyServer(
+      KubernetesClient client,
+      ProxyConfig config,
+      ProxyMode mode,
+      DataPlanes planes,
+      boolean touchesKernel,
+      PrometheusRegistry registry,
+      Duration informerResync,
+      Clock clock) {
     this.clock = clock;
     this.registry = registry;
-    this.metrics = new ProxyMetrics(registry);
+    this.metrics = new ProxyMetrics(registry, mode);
+    this.kernelCheckPeriod = touchesKernel ? config.syncPeriod() : null;
     this.health = new ProxyHealth(clock, config.healthTimeout());
     this.cache =
         new KubeProxyCache(
@@ -89,9 +128,8 @@ public final class ProxyServer implements AutoCloseable {
               family,
               config,
               cache,
-              nft,
-              nft == null ? null : ConntrackCleaner.onThisHost(),
-              dryRunOutput,
+              planes.forFamily(family, metrics),
+              touchesKernel ? ConntrackCleaner.onThisHost() : null,
               metrics,
               health,
               clock));
@@ -183,6 +221,30 @@ public final class ProxyServer implements AutoCloseable {
               runner.request();
             });
     runner.start();
+    if (kernelCheckPeriod != null) {
+      long millis = kernelCheckPeriod.toMillis();
+      kernelCheck.scheduleWithFixedDelay(this::checkKernel, millis, millis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Another tool may flush the tables under us (kube-proxy polls its canary chains for this). */
+  private void checkKernel() {
+    try {
+      boolean intact = true;
+      for (var proxier : proxiers) {
+        intact &= proxier.checkKernel();
+      }
+      if (!intact) {
+        runner.request();
+      }
+    } catch (RuntimeException unexpected) {
+      log.atWarn().setCause(unexpected).log("Checking the kernel's rules failed");
+    }
+  }
+
+  /** Shows the detected iptables backend as a metric label. */
+  public void iptablesBackend(String label) {
+    metrics.iptablesBackend(label);
   }
 
   public boolean hasSynced() {
@@ -204,6 +266,7 @@ public final class ProxyServer implements AutoCloseable {
 
   @Override
   public void close() {
+    kernelCheck.shutdownNow();
     runner.close();
     serviceHealth.close();
     cache.close();

@@ -6,10 +6,17 @@ import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.health.ProxyHealth;
+import dev.proxima.proxy.kernel.HostCommand;
+import dev.proxima.proxy.kernel.IptablesKernel;
 import dev.proxima.proxy.kernel.Nft;
-import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.iptables.IptablesChains;
+import dev.proxima.proxy.render.iptables.JumpRule;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -28,25 +35,59 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
+/**
+ * The sync pipeline's behaviour, the same in both modes: every test runs against the nftables and
+ * the iptables data plane, with the kernel replaced by a recording fake.
+ */
 class ProxierTest {
   private final MutableClock clock = new MutableClock();
   private final PrometheusRegistry registry = new PrometheusRegistry();
-  private final ProxyMetrics metrics = new ProxyMetrics(registry);
   private final ProxyHealth health = new ProxyHealth(clock, Duration.ofSeconds(60));
   private final FakeCache cache = new FakeCache();
   private final RecordingLoader loader = new RecordingLoader();
-  private final Proxier proxier =
-      new Proxier(
-          IpFamily.IPV4,
-          ProxyConfig.defaults("node-a"),
-          cache,
-          loader,
-          null,
-          script -> {},
-          metrics,
-          health,
-          clock);
+  private ProxyMode mode;
+  private Proxier proxier;
+
+  private void start(ProxyMode mode) {
+    this.mode = mode;
+    var metrics = new ProxyMetrics(registry, mode);
+    var plane =
+        mode == ProxyMode.nftables
+            ? new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics)
+            : new IptablesDataPlane(
+                IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics);
+    proxier =
+        new Proxier(
+            IpFamily.IPV4,
+            ProxyConfig.defaults("node-a"),
+            cache,
+            plane,
+            null,
+            metrics,
+            health,
+            clock);
+  }
+
+  /** How each mode writes "ClusterIP 10.96.0.10:80/TCP goes to this endpoint". */
+  private String routes(String endpointIp) {
+    return mode == ProxyMode.nftables
+        ? "10.96.0.10 . tcp . 80 . 0 : " + endpointIp + " . 8080"
+        : "--to-destination " + endpointIp + ":8080";
+  }
+
+  private String failureCounter() {
+    return mode == ProxyMode.nftables
+        ? "kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family=\"IPv4\"} 1.0"
+        : "kubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family=\"IPv4\"} 1.0";
+  }
+
+  /** The first line of a full load: the nft table, or the iptables canary. */
+  private String fullLoadStart() {
+    return mode == ProxyMode.nftables ? "add table ip proxima" : "*mangle";
+  }
 
   /** Fixed objects standing in for the informer caches. */
   static final class FakeCache implements ProxyCache {
@@ -119,10 +160,37 @@ class ProxierTest {
     }
   }
 
-  /** Records every script and fails when told to. */
-  static final class RecordingLoader implements RuleLoader {
+  /**
+   * Records every script and fails when told to; as the iptables kernel, it holds every jump and
+   * canary unless told they vanished.
+   */
+  static final class RecordingLoader implements IptablesKernel {
     final List<String> scripts = new ArrayList<>();
+    final List<JumpRule> inserted = new ArrayList<>();
     boolean fail;
+    boolean jumpsPresent = true;
+    boolean canaryPresent = true;
+
+    @Override
+    public Map<String, Set<String>> proximaChains() {
+      return Map.of("nat", Set.of("PROXIMA-SVC-LEFTOVER0000000"));
+    }
+
+    @Override
+    public boolean has(JumpRule jump) {
+      return jumpsPresent;
+    }
+
+    @Override
+    public HostCommand.Outcome insert(JumpRule jump) {
+      inserted.add(jump);
+      return new HostCommand.Outcome(0, "");
+    }
+
+    @Override
+    public boolean hasCanary(String table) {
+      return canaryPresent;
+    }
 
     @Override
     public Nft.Result apply(String script) {
@@ -183,8 +251,10 @@ class ProxierTest {
     return out.toString(StandardCharsets.UTF_8);
   }
 
-  @Test
-  void programsNothingUntilEveryInformerHasSynced() {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void programsNothingUntilEveryInformerHasSynced(ProxyMode mode) {
+    start(mode);
     cache.synced = false;
     cache.services.add(service("web", null));
 
@@ -192,18 +262,17 @@ class ProxierTest {
     assertThat(loader.scripts).as("existing kernel rules are left alone").isEmpty();
   }
 
-  @Test
-  void loadsTheRenderedRulesetAndReportsTheSync() throws Exception {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void loadsTheRenderedRulesetAndReportsTheSync(ProxyMode mode) throws Exception {
+    start(mode);
     cache.services.add(service("web", null));
     cache.slices.add(slice("web", "10.244.1.5", "node-b"));
     health.queued(IpFamily.IPV4);
 
     assertThat(proxier.sync(Set.of())).isTrue();
 
-    assertThat(loader.scripts)
-        .singleElement()
-        .asString()
-        .contains("10.96.0.10 . tcp . 80 . 0 : 10.244.1.5 . 8080");
+    assertThat(loader.scripts).singleElement().asString().contains(routes("10.244.1.5"));
     assertThat(health.snapshot().status().get(IpFamily.IPV4).healthy()).isTrue();
     assertThat(scrape())
         .contains("kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
@@ -211,8 +280,10 @@ class ProxierTest {
         .contains("proxima_proxy_service_ports_by_topology{ip_family=\"IPv4\",level=\"None\"} 1");
   }
 
-  @Test
-  void aSyncWithNothingChangedLoadsNothing() {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aSyncWithNothingChangedLoadsNothing(ProxyMode mode) {
+    start(mode);
     cache.services.add(service("web", null));
     proxier.sync(Set.of());
 
@@ -221,16 +292,16 @@ class ProxierTest {
     assertThat(loader.scripts).hasSize(1);
   }
 
-  @Test
-  void aFailedTransactionIsCountedRetriedAndForcesAFullSync() throws Exception {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aFailedTransactionIsCountedRetriedAndForcesAFullSync(ProxyMode mode) throws Exception {
+    start(mode);
     cache.services.add(service("web", null));
     loader.fail = true;
     health.queued(IpFamily.IPV4);
 
     assertThat(proxier.sync(Set.of())).isFalse();
-    assertThat(scrape())
-        .contains(
-            "kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family=\"IPv4\"} 1.0");
+    assertThat(scrape()).contains(failureCounter());
     clock.advance(Duration.ofSeconds(61));
     assertThat(health.snapshot().healthy()).as("the change is still pending").isFalse();
 
@@ -242,8 +313,10 @@ class ProxierTest {
         .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1");
   }
 
-  @Test
-  void countsLocalPolicyServicesWithoutLocalEndpoints() throws Exception {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void countsLocalPolicyServicesWithoutLocalEndpoints(ProxyMode mode) throws Exception {
+    start(mode);
     cache.services.add(service("web", "Local"));
     cache.slices.add(slice("web", "10.244.1.5", "node-b"));
 
@@ -254,11 +327,17 @@ class ProxierTest {
             "kubeproxy_sync_proxy_rules_no_local_endpoints_total{ip_family=\"IPv4\",traffic_policy=\"internal\"} 1.0")
         .contains(
             "kubeproxy_sync_proxy_rules_no_local_endpoints_total{ip_family=\"IPv4\",traffic_policy=\"external\"} 0.0");
-    assertThat(loader.scripts.get(0)).contains("10.96.0.10 . tcp . 80").contains(": drop");
+    if (mode == ProxyMode.nftables) {
+      assertThat(loader.scripts.get(0)).contains("10.96.0.10 . tcp . 80").contains(": drop");
+    } else {
+      assertThat(loader.scripts.get(0)).contains("-d 10.96.0.10 --dport 80 -j DROP");
+    }
   }
 
-  @Test
-  void observesNetworkProgrammingLatencyFromTheTriggerTime() throws Exception {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void observesNetworkProgrammingLatencyFromTheTriggerTime(ProxyMode mode) throws Exception {
+    start(mode);
     cache.services.add(service("web", null));
     cache.triggers.add(clock.instant().minusMillis(700));
 
@@ -269,8 +348,10 @@ class ProxierTest {
             "kubeproxy_network_programming_duration_seconds_bucket{ip_family=\"IPv4\",le=\"1.0\"} 1");
   }
 
-  @Test
-  void aChangedEndpointIsLoadedAsAPartialTransaction() throws Exception {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aChangedEndpointIsLoadedAsAPartialTransaction(ProxyMode mode) throws Exception {
+    start(mode);
     cache.services.add(service("web", null));
     cache.slices.add(slice("web", "10.244.1.5", "node-b"));
     proxier.sync(Set.of());
@@ -280,15 +361,17 @@ class ProxierTest {
 
     assertThat(loader.scripts).hasSize(2);
     assertThat(loader.scripts.get(1))
-        .doesNotContain("add table")
-        .contains("10.96.0.10 . tcp . 80 . 0 : 10.244.1.6 . 8080");
+        .doesNotContain(fullLoadStart())
+        .contains(routes("10.244.1.6"));
     assertThat(scrape())
         .contains("kubeproxy_sync_partial_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
         .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1");
   }
 
-  @Test
-  void aPartialSyncPlansAndLoadsOnlyTheServicesThatChanged() {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aPartialSyncPlansAndLoadsOnlyTheServicesThatChanged(ProxyMode mode) {
+    start(mode);
     var other =
         new ServiceBuilder(service("api", null))
             .editSpec()
@@ -306,14 +389,22 @@ class ProxierTest {
 
     proxier.sync(Set.of(new ObjectKey("shop", "web")));
 
-    assertThat(loader.scripts.get(1))
-        .contains("10.244.1.6")
-        .doesNotContain("10.96.0.11")
-        .doesNotContain("10.244.2.9");
+    assertThat(loader.scripts.get(1)).contains("10.244.1.6").doesNotContain("10.244.2.9");
+    if (mode == ProxyMode.nftables) {
+      assertThat(loader.scripts.get(1)).doesNotContain("10.96.0.11");
+    } else {
+      // The top-level chains are rewritten every sync; the unchanged Service's own chains are not.
+      var api =
+          IptablesChains.svc(
+              new ServicePortName(new ObjectKey("shop", "api"), "http", Protocol.TCP));
+      assertThat(loader.scripts.get(1)).contains("-j " + api).doesNotContain(":" + api);
+    }
   }
 
-  @Test
-  void aNodeChangingZoneReplansEverything() {
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aNodeChangingZoneReplansEverything(ProxyMode mode) {
+    start(mode);
     cache.services.add(service("web", null));
     proxier.sync(Set.of());
 
@@ -326,6 +417,63 @@ class ProxierTest {
     proxier.sync(Set.of());
 
     assertThat(loader.scripts).hasSize(2);
-    assertThat(loader.scripts.get(1)).startsWith("add table ip proxima");
+    assertThat(loader.scripts.get(1)).startsWith(fullLoadStart());
+  }
+
+  @Test
+  void iptablesFullSyncDeletesLeftoverChainsAndEnsuresTheJumpsFromTheBuiltInChains() {
+    start(ProxyMode.iptables);
+    cache.services.add(service("web", null));
+    loader.jumpsPresent = false;
+
+    proxier.sync(Set.of());
+
+    assertThat(loader.scripts.get(0))
+        .contains(":PROXIMA-SVC-LEFTOVER0000000 - [0:0]\n")
+        .contains("-X PROXIMA-SVC-LEFTOVER0000000\n");
+    assertThat(loader.inserted)
+        .extracting(j -> j.table() + " " + j.chain() + " " + j.target())
+        .contains("nat PREROUTING PROXIMA-SERVICES", "nat POSTROUTING PROXIMA-POSTROUTING")
+        .hasSize(12);
+  }
+
+  @Test
+  void iptablesAVanishedCanaryOrJumpMakesTheNextSyncFull() {
+    start(ProxyMode.iptables);
+    cache.services.add(service("web", null));
+    proxier.sync(Set.of());
+    assertThat(proxier.checkKernel()).as("all in place").isTrue();
+
+    loader.canaryPresent = false;
+    assertThat(proxier.checkKernel()).isFalse();
+    proxier.sync(Set.of());
+    assertThat(loader.scripts).hasSize(2);
+    assertThat(loader.scripts.get(1)).startsWith("*mangle\n:PROXIMA-PROXY-CANARY - [0:0]");
+
+    loader.canaryPresent = true;
+    loader.jumpsPresent = false;
+    assertThat(proxier.checkKernel()).isFalse();
+  }
+
+  @Test
+  void iptablesAFailedPartialRestoreIsCountedApartAndTheNextSyncIsFull() throws Exception {
+    start(ProxyMode.iptables);
+    cache.services.add(service("web", null));
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+    proxier.sync(Set.of());
+    cache.slices.set(0, slice("web", "10.244.1.6", "node-b"));
+    loader.fail = true;
+
+    assertThat(proxier.sync(Set.of(new ObjectKey("shop", "web")))).isFalse();
+    loader.fail = false;
+    proxier.sync(Set.of());
+
+    assertThat(scrape())
+        .contains(
+            "kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total{ip_family=\"IPv4\"} 1.0")
+        .contains(
+            "kubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family=\"IPv4\"} 1.0")
+        .contains("kubeproxy_sync_proxy_rules_iptables_total{ip_family=\"IPv4\",table=\"nat\"}");
+    assertThat(loader.scripts.get(2)).startsWith("*mangle").contains("10.244.1.6:8080");
   }
 }

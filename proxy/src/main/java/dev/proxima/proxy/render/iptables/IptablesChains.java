@@ -20,6 +20,15 @@ public final class IptablesChains {
 
   public static final int HASH_LENGTH = 16;
 
+  /** Every Proxima chain starts with this; chains without it are never touched. */
+  public static final String PREFIX = "PROXIMA-";
+
+  /**
+   * An empty chain in mangle, nat and filter that Proxima creates on every full sync. When another
+   * tool flushes the tables it disappears, and its absence triggers a full resync.
+   */
+  public static final String CANARY = "PROXIMA-PROXY-CANARY";
+
   // Top-level chains, in both tables unless noted.
   public static final String SERVICES = "PROXIMA-SERVICES";
 

@@ -1,0 +1,124 @@
+package dev.proxima.proxy.kernel;
+
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.render.iptables.IptablesChains;
+import dev.proxima.proxy.render.iptables.IptablesCleanup;
+import dev.proxima.proxy.render.iptables.JumpRule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Runs one family's iptables tools of one backend: {@code iptables-restore --noflush} for buffers,
+ * {@code iptables-save} to read Proxima's chains back, and {@code iptables -C/-I} for the jumps
+ * from the built-in chains. Failures come back as values.
+ */
+public final class Iptables implements IptablesKernel {
+  /** Every table Proxima writes to; mangle holds only the canary. */
+  public static final List<String> TABLES = List.of("filter", "nat", "mangle");
+
+  private static final Pattern FAILED_LINE = Pattern.compile("line:? (\\d+)");
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  private final List<String> prefix;
+  private final IpFamily family;
+  private final IptablesBackend backend;
+
+  /**
+   * @param prefix what runs before each tool, e.g. {@code ["ip","netns","exec","x"]}; empty on a
+   *     node
+   */
+  public Iptables(List<String> prefix, IpFamily family, IptablesBackend backend) {
+    this.prefix = List.copyOf(prefix);
+    this.family = family;
+    this.backend = backend;
+  }
+
+  public IpFamily family() {
+    return family;
+  }
+
+  public IptablesBackend backend() {
+    return backend;
+  }
+
+  /** Loads the buffer with {@code --noflush}: only the chains it names are rewritten. */
+  @Override
+  public Nft.Result apply(String buffer) {
+    var outcome = run(tool("-restore"), List.of("--noflush", "-w", "5"), buffer);
+    if (outcome.succeeded()) {
+      return new Nft.Result(true, outcome.output(), null);
+    }
+    return new Nft.Result(false, outcome.output(), failedLine(outcome.output(), buffer));
+  }
+
+  /** Proxima's chains now in the kernel, per table; a table that cannot be read is left out. */
+  @Override
+  public Map<String, Set<String>> proximaChains() {
+    return IptablesCleanup.chains(save());
+  }
+
+  /** {@code iptables-save -t TABLE} per table Proxima uses; tables that fail are left out. */
+  public Map<String, String> save() {
+    Map<String, String> result = new LinkedHashMap<>();
+    for (String table : TABLES) {
+      var outcome = run(tool("-save"), List.of("-t", table), "");
+      if (outcome.succeeded()) {
+        result.put(table, outcome.output());
+      }
+    }
+    return result;
+  }
+
+  /** True when this jump is in its built-in chain. */
+  @Override
+  public boolean has(JumpRule jump) {
+    return run(tool(""), withWait(jump.checkArgs()), "").succeeded();
+  }
+
+  /** Prepends the jump to its built-in chain. */
+  @Override
+  public HostCommand.Outcome insert(JumpRule jump) {
+    return run(tool(""), withWait(jump.insertArgs()), "");
+  }
+
+  /** True when the canary chain exists in the table. */
+  @Override
+  public boolean hasCanary(String table) {
+    return run(tool(""), List.of("-w", "5", "-t", table, "-S", IptablesChains.CANARY), "")
+        .succeeded();
+  }
+
+  private static List<String> withWait(List<String> args) {
+    var full = new ArrayList<String>(List.of("-w", "5"));
+    full.addAll(args);
+    return full;
+  }
+
+  private String tool(String suffix) {
+    String name = backend.tool(family, suffix);
+    return HostCommand.find(name).orElse(name);
+  }
+
+  private HostCommand.Outcome run(String tool, List<String> args, String stdin) {
+    var command = new ArrayList<>(prefix);
+    command.add(tool);
+    command.addAll(args);
+    return HostCommand.run(command, stdin, TIMEOUT);
+  }
+
+  /** iptables-restore names the failing line ("line 7 failed", "Error occurred at line: 7"). */
+  static String failedLine(String output, String buffer) {
+    var match = FAILED_LINE.matcher(output);
+    if (match.find()) {
+      int number = Integer.parseInt(match.group(1));
+      var lines = buffer.lines().toList();
+      return number >= 1 && number <= lines.size() ? lines.get(number - 1) : null;
+    }
+    return null;
+  }
+}

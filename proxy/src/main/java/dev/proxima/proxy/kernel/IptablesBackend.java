@@ -1,0 +1,82 @@
+package dev.proxima.proxy.kernel;
+
+import dev.proxima.proxy.model.IpFamily;
+
+/**
+ * The two iptables implementations Linux distributions ship: the nf_tables-based one and the legacy
+ * xtables one. Rules written with one are invisible to the other, so Proxima must use the one the
+ * node (kubelet, the CNI plugin) uses.
+ */
+public enum IptablesBackend {
+  NFT("nft"),
+  LEGACY("legacy");
+
+  private final String label;
+
+  IptablesBackend(String label) {
+    this.label = label;
+  }
+
+  /** As in the metric label and the log: {@code nft} or {@code legacy}. */
+  public String label() {
+    return label;
+  }
+
+  /**
+   * The tool's name for this backend, e.g. {@code ip6tables-nft-restore}.
+   *
+   * @param suffix {@code ""}, {@code "-save"} or {@code "-restore"}
+   */
+  public String tool(IpFamily family, String suffix) {
+    return (family == IpFamily.IPV6 ? "ip6tables-" : "iptables-") + label + suffix;
+  }
+
+  /** Why a backend was chosen, for the log. */
+  public record Decision(IptablesBackend backend, String reason) {}
+
+  /**
+   * kube-proxy's choice (as its image's iptables wrapper makes it): the backend holding kubelet's
+   * hint or canary chain; otherwise the one with more rules, nft on a tie (nft is the default of
+   * current distributions, and an empty node has no rules in either).
+   *
+   * @param nftSave {@code iptables-nft-save} output (both families), or null when unavailable
+   * @param legacySave {@code iptables-legacy-save} output (both families), or null when unavailable
+   */
+  public static Decision decide(String nftSave, String legacySave) {
+    if (legacySave == null && nftSave == null) {
+      return new Decision(NFT, "neither backend's save tool ran; assuming nft");
+    }
+    if (legacySave == null) {
+      return new Decision(NFT, "only the nft backend is installed");
+    }
+    if (nftSave == null) {
+      return new Decision(LEGACY, "only the legacy backend is installed");
+    }
+    if (hasKubeletChain(nftSave)) {
+      return new Decision(NFT, "kubelet's chains are in the nft backend");
+    }
+    if (hasKubeletChain(legacySave)) {
+      return new Decision(LEGACY, "kubelet's chains are in the legacy backend");
+    }
+    long nft = rules(nftSave);
+    long legacy = rules(legacySave);
+    if (legacy > nft) {
+      return new Decision(
+          LEGACY, "the legacy backend holds more rules (" + legacy + " > " + nft + ")");
+    }
+    return new Decision(
+        NFT, "the nft backend holds at least as many rules (" + nft + " >= " + legacy + ")");
+  }
+
+  private static boolean hasKubeletChain(String save) {
+    return save.lines()
+        .anyMatch(
+            line ->
+                line.startsWith(":KUBE-IPTABLES-HINT ")
+                    || line.startsWith(":KUBE-KUBELET-CANARY "));
+  }
+
+  private static long rules(String save) {
+    return save.lines().filter(line -> line.startsWith("-")).count();
+  }
+}

@@ -1,0 +1,20 @@
+package dev.proxima.proxy.kernel;
+
+import dev.proxima.proxy.render.iptables.JumpRule;
+import java.util.Map;
+import java.util.Set;
+
+/** What the iptables mode needs of one family's iptables tools; tests substitute a fake. */
+public interface IptablesKernel extends RuleLoader {
+  /** Proxima's chains now in the kernel, per table. */
+  Map<String, Set<String>> proximaChains();
+
+  /** True when this jump is in its built-in chain. */
+  boolean has(JumpRule jump);
+
+  /** Prepends the jump to its built-in chain. */
+  HostCommand.Outcome insert(JumpRule jump);
+
+  /** True when Proxima's canary chain exists in the table. */
+  boolean hasCanary(String table);
+}

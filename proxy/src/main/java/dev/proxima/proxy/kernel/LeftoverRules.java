@@ -1,0 +1,90 @@
+package dev.proxima.proxy.kernel;
+
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.NftPlanRenderer;
+import dev.proxima.proxy.render.iptables.IptablesCleanup;
+import dev.proxima.proxy.render.nft.NftRenderer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Removes what one mode left in the kernel, so that switching modes leaves no stale rules behind
+ * and {@code cleanup} removes everything. Each method returns one line per problem; an empty list
+ * means nothing of that mode is left.
+ */
+public final class LeftoverRules {
+  private LeftoverRules() {}
+
+  /**
+   * Deletes tables {@code ip proxima} and {@code ip6 proxima}; absent tables, or no nft on the
+   * host, are fine.
+   */
+  public static List<String> removeNftables(Nft nft) {
+    if (HostCommand.find("nft").isEmpty()) {
+      return List.of();
+    }
+    var script = new StringBuilder();
+    for (var family : IpFamily.values()) {
+      script.append(NftRenderer.cleanupScript(NftPlanRenderer.nftFamily(family)));
+    }
+    var result = nft.apply(script.toString());
+    return result.succeeded() ? List.of() : List.of("nftables: " + result.summary());
+  }
+
+  /**
+   * Deletes Proxima's chains and the jumps into them, in both families and in every installed
+   * iptables backend (rules written through one backend are invisible to the other).
+   *
+   * @param prefix what runs before each tool; empty on a node
+   */
+  public static List<String> removeIptables(List<String> prefix) {
+    var problems = new ArrayList<String>();
+    for (var backend : IptablesBackend.values()) {
+      for (var family : IpFamily.values()) {
+        if (HostCommand.find(backend.tool(family, "-save")).isEmpty()) {
+          continue;
+        }
+        var iptables = new Iptables(prefix, family, backend);
+        var buffer = IptablesCleanup.buffer(iptables.save());
+        if (buffer.isEmpty()) {
+          continue;
+        }
+        var result = iptables.apply(buffer);
+        if (!result.succeeded()) {
+          problems.add(backend.tool(family, "") + ": " + result.summary());
+        }
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * Which backend this node uses, read from both backends' rules as kube-proxy's image does.
+   *
+   * @param prefix what runs before each tool; empty on a node
+   */
+  public static IptablesBackend.Decision detectBackend(List<String> prefix) {
+    return IptablesBackend.decide(
+        saveAll(prefix, IptablesBackend.NFT), saveAll(prefix, IptablesBackend.LEGACY));
+  }
+
+  /** Both families' rules in one backend, or null when its tools are not installed. */
+  private static String saveAll(List<String> prefix, IptablesBackend backend) {
+    var out = new StringBuilder();
+    boolean any = false;
+    for (var family : IpFamily.values()) {
+      var tool = HostCommand.find(backend.tool(family, "-save"));
+      if (tool.isEmpty()) {
+        continue;
+      }
+      var command = new ArrayList<>(prefix);
+      command.add(tool.get());
+      var outcome = HostCommand.run(command, "", java.time.Duration.ofSeconds(30));
+      if (outcome.succeeded()) {
+        any = true;
+        out.append(outcome.output());
+      }
+    }
+    return any ? out.toString() : null;
+  }
+}

@@ -1,0 +1,352 @@
+package dev.proxima.proxy.render.iptables;
+
+import static dev.proxima.proxy.render.iptables.IptablesChains.CANARY;
+import static dev.proxima.proxy.render.iptables.IptablesChains.EXTERNAL_SERVICES;
+import static dev.proxima.proxy.render.iptables.IptablesChains.FIREWALL;
+import static dev.proxima.proxy.render.iptables.IptablesChains.FORWARD;
+import static dev.proxima.proxy.render.iptables.IptablesChains.MARK_MASQ;
+import static dev.proxima.proxy.render.iptables.IptablesChains.MASQ_NON_POD;
+import static dev.proxima.proxy.render.iptables.IptablesChains.NODEPORTS;
+import static dev.proxima.proxy.render.iptables.IptablesChains.POSTROUTING;
+import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
+
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.nft.ServicePortRules;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Keeps one family's iptables ruleset as per-Service fragments and writes {@code iptables-restore
+ * --noflush} buffers: everything on a full sync, and on a partial sync the top-level chains (always
+ * rewritten, as kube-proxy does) plus the own chains of the Services that changed. Chains that are
+ * no longer used are flushed and deleted in the same buffer. Pure: no I/O.
+ */
+public final class IptablesAssembler {
+  private static final Comparator<ServicePortName> ORDER = Comparator.comparing(n -> n.toString());
+
+  private final IptablesConfig config;
+  private final Map<ServicePortName, ServicePortRules> inputs = new TreeMap<>(ORDER);
+  private final Map<ServicePortName, ServiceChains> rendered = new TreeMap<>(ORDER);
+  private final List<String> warnings = new ArrayList<>();
+  private final Map<String, Integer> ruleCounts = new TreeMap<>();
+  private final Map<String, Integer> lastWritten = new TreeMap<>();
+  private boolean large;
+  private boolean initialised;
+
+  public IptablesAssembler(IptablesConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+  }
+
+  public IptablesConfig config() {
+    return config;
+  }
+
+  /**
+   * The buffer that makes the kernel's Proxima chains exactly this set of Service ports.
+   *
+   * @param existing Proxima's chains now in the kernel, by table ({@code filter}, {@code nat},
+   *     {@code mangle}); those not wanted any more are flushed and deleted. Empty when unknown.
+   */
+  public String replaceAll(List<ServicePortRules> ports, Map<String, Set<String>> existing) {
+    warnings.clear();
+    inputs.clear();
+    rendered.clear();
+    for (ServicePortRules rules : ports) {
+      ServicePortName name = rules.port().name();
+      if (inputs.containsKey(name)) {
+        warnings.add(name + ": Service port given twice, later one skipped");
+      } else {
+        inputs.put(name, rules);
+      }
+    }
+    large = totalEndpoints(inputs) > IptablesRenderer.LARGE_CLUSTER_ENDPOINTS;
+    inputs.forEach((name, rules) -> rendered.put(name, renderPort(rules)));
+    initialised = true;
+
+    Map<String, Set<String>> stale = new TreeMap<>();
+    for (var entry : existing.entrySet()) {
+      String table = entry.getKey();
+      Set<String> wanted = wantedChains(table);
+      for (String chain : new TreeSet<>(entry.getValue())) {
+        if (chain.startsWith(IptablesChains.PREFIX) && !wanted.contains(chain)) {
+          stale.computeIfAbsent(table, t -> new TreeSet<>()).add(chain);
+        }
+      }
+    }
+    return write(rendered.values(), stale, true);
+  }
+
+  /**
+   * The buffer for these changes only, or empty when only a full replacement can express them
+   * (never fully rendered yet, or the large-cluster threshold was crossed, which changes every
+   * Service's rules). An empty string means nothing changed.
+   *
+   * @param changes new rules per Service port; a null value removes the port
+   */
+  public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
+    if (!initialised) {
+      return Optional.empty();
+    }
+    warnings.clear();
+    Map<ServicePortName, ServicePortRules> nextInputs = new TreeMap<>(ORDER);
+    nextInputs.putAll(inputs);
+    changes.forEach(
+        (name, rules) -> {
+          if (rules == null) {
+            nextInputs.remove(name);
+          } else {
+            nextInputs.put(name, rules);
+          }
+        });
+    if ((totalEndpoints(nextInputs) > IptablesRenderer.LARGE_CLUSTER_ENDPOINTS) != large) {
+      return Optional.empty();
+    }
+    List<ServiceChains> written = new ArrayList<>();
+    Set<String> removedChains = new TreeSet<>();
+    boolean anyChange = false;
+    for (var entry : new TreeMap<>(changes).entrySet()) {
+      ServicePortName name = entry.getKey();
+      ServiceChains before = rendered.get(name);
+      ServiceChains after = entry.getValue() == null ? null : renderPort(entry.getValue());
+      if (Objects.equals(before, after)) {
+        continue;
+      }
+      anyChange = true;
+      if (before != null) {
+        removedChains.addAll(before.ownChains().keySet());
+      }
+      if (after == null) {
+        rendered.remove(name);
+        inputs.remove(name);
+      } else {
+        removedChains.removeAll(after.ownChains().keySet());
+        rendered.put(name, after);
+        inputs.put(name, entry.getValue());
+        written.add(after);
+      }
+    }
+    if (!anyChange) {
+      return Optional.of("");
+    }
+    // A chain another changed port now owns is rewritten, not deleted.
+    written.forEach(w -> removedChains.removeAll(w.ownChains().keySet()));
+    Map<String, Set<String>> stale = new TreeMap<>();
+    if (!removedChains.isEmpty()) {
+      stale.put("nat", removedChains);
+    }
+    return Optional.of(write(written, stale, false));
+  }
+
+  /** Warnings of the latest {@link #replaceAll} or {@link #update}. */
+  public List<String> warnings() {
+    return List.copyOf(warnings);
+  }
+
+  /** Rules Proxima owns per table after the latest buffer ({@code filter}, {@code nat}). */
+  public Map<String, Integer> ruleCounts() {
+    return Map.copyOf(ruleCounts);
+  }
+
+  /** Rules written per table by the latest buffer. */
+  public Map<String, Integer> lastWritten() {
+    return Map.copyOf(lastWritten);
+  }
+
+  private ServiceChains renderPort(ServicePortRules rules) {
+    ServiceChains chains = ServiceChainsRenderer.render(config, rules, large);
+    warnings.addAll(chains.warnings());
+    return chains;
+  }
+
+  private static int totalEndpoints(Map<ServicePortName, ServicePortRules> ports) {
+    int total = 0;
+    for (ServicePortRules rules : ports.values()) {
+      total += ServiceChainsRenderer.endpointAddresses(rules);
+    }
+    return total;
+  }
+
+  private List<String> topLevel(String table) {
+    return switch (table) {
+      case "filter" -> List.of(SERVICES, EXTERNAL_SERVICES, FORWARD, NODEPORTS, FIREWALL);
+      case "nat" ->
+          usesMasqNonPod()
+              ? List.of(SERVICES, NODEPORTS, POSTROUTING, MARK_MASQ, MASQ_NON_POD)
+              : List.of(SERVICES, NODEPORTS, POSTROUTING, MARK_MASQ);
+      default -> List.of();
+    };
+  }
+
+  private boolean usesMasqNonPod() {
+    return !config.masqueradeAll() && config.clusterCidrs().size() > 1;
+  }
+
+  private Set<String> wantedChains(String table) {
+    Set<String> wanted = new HashSet<>(topLevel(table));
+    wanted.add(CANARY);
+    if (table.equals("nat")) {
+      rendered.values().forEach(r -> wanted.addAll(r.ownChains().keySet()));
+    }
+    return wanted;
+  }
+
+  /** The fixed rules and every Service's shared rules, per top-level chain, in order. */
+  private Map<String, List<String>> sharedChains(String table) {
+    Map<String, List<String>> chains = new LinkedHashMap<>();
+    topLevel(table).forEach(chain -> chains.put(chain, new ArrayList<>()));
+    String mark = config.masqueradeMark();
+    if (table.equals("filter")) {
+      chains.get(FORWARD).add("-A " + FORWARD + " -m conntrack --ctstate INVALID -j DROP");
+      chains
+          .get(FORWARD)
+          .add(
+              "-A "
+                  + FORWARD
+                  + " -m comment --comment \"proxima forwarding rules\" -m mark --mark "
+                  + mark
+                  + "/"
+                  + mark
+                  + " -j ACCEPT");
+      chains
+          .get(FORWARD)
+          .add(
+              "-A "
+                  + FORWARD
+                  + " -m comment --comment \"proxima forwarding conntrack rule\""
+                  + " -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT");
+    } else {
+      chains
+          .get(POSTROUTING)
+          .add("-A " + POSTROUTING + " -m mark ! --mark " + mark + "/" + mark + " -j RETURN");
+      chains.get(POSTROUTING).add("-A " + POSTROUTING + " -j MARK --xor-mark " + mark);
+      chains
+          .get(POSTROUTING)
+          .add(
+              "-A "
+                  + POSTROUTING
+                  + " -m comment --comment \"proxima service traffic requiring SNAT\""
+                  + " -j MASQUERADE --random-fully");
+      chains.get(MARK_MASQ).add("-A " + MARK_MASQ + " -j MARK --or-mark " + mark);
+      if (usesMasqNonPod()) {
+        for (String cidr : config.clusterCidrs()) {
+          chains.get(MASQ_NON_POD).add("-A " + MASQ_NON_POD + " -s " + cidr + " -j RETURN");
+        }
+        chains.get(MASQ_NON_POD).add("-A " + MASQ_NON_POD + " -j " + MARK_MASQ);
+      }
+    }
+    Set<Integer> healthPorts = new HashSet<>();
+    for (ServiceChains service : rendered.values()) {
+      for (ServiceChains.SharedRule rule : service.shared()) {
+        if (rule.table().equals(table)) {
+          chains.get(rule.chain()).add(rule.line());
+        }
+      }
+      int health = service.healthCheckNodePort();
+      if (table.equals("filter") && health > 0 && healthPorts.add(health)) {
+        chains
+            .get(NODEPORTS)
+            .add(
+                "-A "
+                    + NODEPORTS
+                    + " "
+                    + service.healthCheckComment()
+                    + " -m tcp -p tcp --dport "
+                    + health
+                    + " -j ACCEPT");
+      }
+    }
+    if (table.equals("nat")) {
+      String comment =
+          ServiceChainsRenderer.comment(
+              "proxima service nodeports; NOTE: this must be the last rule in this chain");
+      if (config.nodePortAddresses().isEmpty()) {
+        chains
+            .get(SERVICES)
+            .add(
+                "-A "
+                    + SERVICES
+                    + " "
+                    + comment
+                    + " -m addrtype --dst-type LOCAL ! -d "
+                    + config.loopback()
+                    + " -j "
+                    + NODEPORTS);
+      } else {
+        for (String address : config.nodePortAddresses()) {
+          chains
+              .get(SERVICES)
+              .add("-A " + SERVICES + " " + comment + " -d " + address + " -j " + NODEPORTS);
+        }
+      }
+    }
+    return chains;
+  }
+
+  private String write(
+      java.util.Collection<ServiceChains> written, Map<String, Set<String>> stale, boolean full) {
+    StringBuilder out = new StringBuilder();
+    ruleCounts.clear();
+    lastWritten.clear();
+    if (full) {
+      out.append("*mangle\n:").append(CANARY).append(" - [0:0]\n");
+      Set<String> mangleStale = stale.getOrDefault("mangle", Set.of());
+      mangleStale.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
+      appendDeletions(out, mangleStale);
+      out.append("COMMIT\n");
+    }
+    for (String table : List.of("filter", "nat")) {
+      Map<String, List<String>> shared = sharedChains(table);
+      Set<String> declared = new LinkedHashSet<>(shared.keySet());
+      if (full) {
+        declared.add(CANARY);
+      }
+      Map<String, List<String>> own = new LinkedHashMap<>();
+      if (table.equals("nat")) {
+        written.forEach(w -> own.putAll(w.ownChains()));
+        declared.addAll(own.keySet());
+      }
+      Set<String> deleted = stale.getOrDefault(table, Set.of());
+      declared.addAll(deleted);
+      out.append('*').append(table).append('\n');
+      declared.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
+      int writtenRules = 0;
+      for (List<String> rules : shared.values()) {
+        for (String rule : rules) {
+          out.append(rule).append('\n');
+        }
+        writtenRules += rules.size();
+      }
+      for (List<String> rules : own.values()) {
+        for (String rule : rules) {
+          out.append(rule).append('\n');
+        }
+        writtenRules += rules.size();
+      }
+      appendDeletions(out, deleted);
+      out.append("COMMIT\n");
+      int owned = shared.values().stream().mapToInt(List::size).sum();
+      if (table.equals("nat")) {
+        for (ServiceChains service : rendered.values()) {
+          owned += service.ownChains().values().stream().mapToInt(List::size).sum();
+        }
+      }
+      ruleCounts.put(table, owned);
+      lastWritten.put(table, writtenRules);
+    }
+    return out.toString();
+  }
+
+  private static void appendDeletions(StringBuilder out, Set<String> chains) {
+    chains.forEach(chain -> out.append("-X ").append(chain).append('\n'));
+  }
+}

@@ -1,0 +1,62 @@
+package dev.proxima.proxy.render.iptables;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The buffer that removes every trace of Proxima from iptables, computed from what {@code
+ * iptables-save} shows: the jumps from other chains into {@code PROXIMA-} chains are deleted, then
+ * every {@code PROXIMA-} chain is flushed and deleted. Nothing else is touched. Pure.
+ */
+public final class IptablesCleanup {
+  private IptablesCleanup() {}
+
+  /**
+   * @param saveByTable {@code iptables-save -t TABLE} output per table
+   * @return the input for {@code iptables-restore --noflush}, or "" when nothing of Proxima's is
+   *     there
+   */
+  public static String buffer(Map<String, String> saveByTable) {
+    StringBuilder out = new StringBuilder();
+    for (var entry : new java.util.TreeMap<>(saveByTable).entrySet()) {
+      List<String> jumps = new ArrayList<>();
+      var chains = new TreeSet<String>();
+      for (String line : entry.getValue().split("\n")) {
+        if (line.startsWith(":" + IptablesChains.PREFIX)) {
+          chains.add(line.substring(1, line.indexOf(' ') > 0 ? line.indexOf(' ') : line.length()));
+        } else if (line.startsWith("-A ")
+            && !line.startsWith("-A " + IptablesChains.PREFIX)
+            && line.contains("-j " + IptablesChains.PREFIX)) {
+          jumps.add("-D " + line.substring(3));
+        }
+      }
+      if (chains.isEmpty() && jumps.isEmpty()) {
+        continue;
+      }
+      out.append('*').append(entry.getKey()).append('\n');
+      chains.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
+      jumps.forEach(jump -> out.append(jump).append('\n'));
+      chains.forEach(chain -> out.append("-X ").append(chain).append('\n'));
+      out.append("COMMIT\n");
+    }
+    return out.toString();
+  }
+
+  /** Proxima's chains per table, from {@code iptables-save -t TABLE} output per table. */
+  public static Map<String, java.util.Set<String>> chains(Map<String, String> saveByTable) {
+    var result = new java.util.TreeMap<String, java.util.Set<String>>();
+    saveByTable.forEach(
+        (table, save) -> {
+          var names = new TreeSet<String>();
+          for (String line : save.split("\n")) {
+            if (line.startsWith(":" + IptablesChains.PREFIX) && line.indexOf(' ') > 0) {
+              names.add(line.substring(1, line.indexOf(' ')));
+            }
+          }
+          result.put(table, names);
+        });
+    return result;
+  }
+}

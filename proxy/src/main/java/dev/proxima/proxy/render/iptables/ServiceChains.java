@@ -1,0 +1,36 @@
+package dev.proxima.proxy.render.iptables;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one Service port contributes to the ruleset: its rules in Proxima's shared top-level chains
+ * and the nat chains it owns. The assembler rewrites the shared chains on every sync from these,
+ * and writes a Service port's own chains only when that Service changed.
+ *
+ * @param shared rules in top-level chains, in order
+ * @param ownChains the Service port's own nat chains (SVC, SVL, EXT, FW, SEP) with their rules, in
+ *     declaration order; a chain may be empty
+ * @param healthCheckNodePort the port to accept in filter PROXIMA-NODEPORTS, or 0
+ * @param endpointAddresses how many distinct endpoint addresses the port uses (for the
+ *     large-cluster threshold)
+ */
+record ServiceChains(
+    List<SharedRule> shared,
+    Map<String, List<String>> ownChains,
+    int healthCheckNodePort,
+    String healthCheckComment,
+    int endpointAddresses,
+    List<String> warnings) {
+  ServiceChains {
+    shared = List.copyOf(shared);
+    var copy = new LinkedHashMap<String, List<String>>();
+    ownChains.forEach((chain, rules) -> copy.put(chain, List.copyOf(rules)));
+    ownChains = java.util.Collections.unmodifiableMap(copy);
+    warnings = List.copyOf(warnings);
+  }
+
+  /** One rule in a top-level chain: {@code line} is the complete {@code -A CHAIN ...} line. */
+  record SharedRule(String table, String chain, String line) {}
+}

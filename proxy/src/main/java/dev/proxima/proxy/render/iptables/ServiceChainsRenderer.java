@@ -1,0 +1,377 @@
+package dev.proxima.proxy.render.iptables;
+
+import static dev.proxima.proxy.render.iptables.IptablesChains.EXTERNAL_SERVICES;
+import static dev.proxima.proxy.render.iptables.IptablesChains.FIREWALL;
+import static dev.proxima.proxy.render.iptables.IptablesChains.MARK_MASQ;
+import static dev.proxima.proxy.render.iptables.IptablesChains.MASQ_NON_POD;
+import static dev.proxima.proxy.render.iptables.IptablesChains.NODEPORTS;
+import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
+
+import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.nft.ServicePortRules;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Renders one Service port into its {@link ServiceChains}. Pure. */
+final class ServiceChainsRenderer {
+  private final IptablesConfig config;
+  private final IpFamily family;
+  private final boolean large;
+  private final String reject;
+  private final List<ServiceChains.SharedRule> shared = new ArrayList<>();
+  private final Map<String, List<String>> own = new LinkedHashMap<>();
+  private final List<String> warnings = new ArrayList<>();
+  private int healthCheckNodePort;
+  private String healthCheckComment;
+
+  private ServiceChainsRenderer(IptablesConfig config, boolean large) {
+    this.config = config;
+    this.family = config.family();
+    this.large = large;
+    this.reject = "-j REJECT --reject-with " + config.rejectWith();
+  }
+
+  /**
+   * @param large above {@link IptablesRenderer#LARGE_CLUSTER_ENDPOINTS} in the whole ruleset:
+   *     per-endpoint rules carry no comment
+   */
+  static ServiceChains render(IptablesConfig config, ServicePortRules rules, boolean large) {
+    var renderer = new ServiceChainsRenderer(config, large);
+    renderer.servicePort(rules);
+    return new ServiceChains(
+        renderer.shared,
+        renderer.own,
+        renderer.healthCheckNodePort,
+        renderer.healthCheckComment,
+        endpointAddresses(rules),
+        renderer.warnings);
+  }
+
+  /** Distinct endpoint addresses of a port, as counted for the large-cluster threshold. */
+  static int endpointAddresses(ServicePortRules rules) {
+    Set<String> addresses = new HashSet<>();
+    rules.clusterOrEmpty().forEach(e -> addresses.add(e.address()));
+    rules.localOrEmpty().forEach(e -> addresses.add(e.address()));
+    return addresses.size();
+  }
+
+  private static boolean isOwnChain(String chain) {
+    return chain.startsWith(IptablesChains.SVC_PREFIX)
+        || chain.startsWith(IptablesChains.SVL_PREFIX)
+        || chain.startsWith(IptablesChains.EXT_PREFIX)
+        || chain.startsWith(IptablesChains.FW_PREFIX)
+        || chain.startsWith(IptablesChains.SEP_PREFIX);
+  }
+
+  private void nat(String chain, String... parts) {
+    add("nat", chain, parts);
+  }
+
+  private void filter(String chain, String... parts) {
+    add("filter", chain, parts);
+  }
+
+  /** Appends {@code -A chain parts...}; declares the chain and any own chain it jumps to. */
+  private void add(String table, String chain, String... parts) {
+    StringBuilder line = new StringBuilder("-A ").append(chain);
+    for (String part : parts) {
+      if (part.isEmpty()) {
+        continue;
+      }
+      line.append(' ').append(part);
+      if (part.startsWith("-j PROXIMA-")) {
+        String target = part.substring(3).split(" ")[0];
+        if (isOwnChain(target)) {
+          own.computeIfAbsent(target, c -> new ArrayList<>());
+        }
+      }
+    }
+    if (isOwnChain(chain)) {
+      own.computeIfAbsent(chain, c -> new ArrayList<>()).add(line.toString());
+    } else {
+      shared.add(new ServiceChains.SharedRule(table, chain, line.toString()));
+    }
+  }
+
+  private void servicePort(ServicePortRules rules) {
+    ServicePort sp = rules.port();
+    ServicePortName name = sp.name();
+    if (sp.port() < 1 || sp.port() > 65535) {
+      warnings.add(name + ": port " + sp.port() + " out of range, Service port skipped");
+      return;
+    }
+    String proto = sp.protocol().lower();
+    String protoMatch = "-m " + proto + " -p " + proto;
+    String dport = "--dport " + sp.port();
+
+    boolean clusterIpValid = IpFamily.of(sp.clusterIp()) == family;
+    if (!clusterIpValid) {
+      warnings.add(name + ": clusterIP " + sp.clusterIp() + " is not " + familyName());
+    }
+    List<String> externalIps = addresses(name, "externalIP", sp.externalIps());
+    List<String> lbIps = addresses(name, "load-balancer IP", sp.loadBalancerIps());
+    List<String> sourceRanges = new ArrayList<>();
+    for (String range : sp.loadBalancerSourceRanges()) {
+      String trimmed = range.trim();
+      if (IpLiteral.familyOfCidr(trimmed) == family) {
+        sourceRanges.add(trimmed);
+      } else {
+        warnings.add(
+            name + ": loadBalancerSourceRange " + range + " is not an " + familyName() + " CIDR");
+      }
+    }
+    int nodePort = sp.nodePort();
+    if (nodePort < 0 || nodePort > 65535) {
+      warnings.add(name + ": nodePort " + nodePort + " out of range, ignored");
+      nodePort = 0;
+    }
+    List<Endpoint> cluster = endpoints(name, rules.clusterOrEmpty());
+    List<Endpoint> local = endpoints(name, rules.localOrEmpty());
+
+    boolean hasAny = rules.hasAnyEndpoints();
+    boolean externallyAccessible = nodePort != 0 || !externalIps.isEmpty() || !lbIps.isEmpty();
+    boolean internalLocal = sp.internalTrafficLocal();
+    boolean externalLocal = sp.externalTrafficLocal() && sp.externallyAccessible();
+    boolean usesCluster = !cluster.isEmpty() && sp.usesClusterEndpoints();
+    boolean usesLocal = !local.isEmpty() && sp.usesLocalEndpoints();
+    boolean hasInternal = hasAny && (!internalLocal || !local.isEmpty());
+    boolean hasExternal = hasAny && (!externalLocal || !local.isEmpty());
+    boolean usesExternalChain = hasAny && externallyAccessible;
+    boolean usesFirewallChain =
+        hasAny && !lbIps.isEmpty() && !sp.loadBalancerSourceRanges().isEmpty();
+
+    String svc = IptablesChains.svc(name);
+    String svl = IptablesChains.svl(name);
+    String ext = IptablesChains.ext(name);
+    String fw = IptablesChains.fw(name);
+    String internalChain = internalLocal ? svl : svc;
+    String externalPolicyChain = externalLocal ? svl : svc;
+    if (hasInternal && !internalLocal && cluster.isEmpty()) {
+      warnings.add(name + ": has endpoints but the Cluster list is empty; " + svc + " is empty");
+    }
+
+    // ClusterIP.
+    if (clusterIpValid) {
+      String dest = protoMatch + " -d " + sp.clusterIp() + " " + dport;
+      if (hasInternal) {
+        nat(SERVICES, comment(name + " cluster IP"), dest, "-j " + internalChain);
+        String masq = "";
+        if (config.masqueradeAll()) {
+          masq = "-j " + MARK_MASQ;
+        } else if (config.clusterCidrs().size() == 1) {
+          masq = "! -s " + config.clusterCidrs().get(0) + " -j " + MARK_MASQ;
+        } else if (config.clusterCidrs().size() > 1) {
+          masq = "-j " + MASQ_NON_POD;
+        }
+        if (!masq.isEmpty()) {
+          nat(internalChain, comment(name + " cluster IP"), dest, masq);
+        }
+      } else {
+        filter(SERVICES, noEndpointsComment(name, hasAny), dest, noEndpointsTarget(hasAny));
+      }
+    }
+
+    // externalIPs.
+    for (String ip : externalIps) {
+      String dest = protoMatch + " -d " + ip + " " + dport;
+      if (hasAny) {
+        nat(SERVICES, comment(name + " external IP"), dest, "-j " + ext);
+      }
+      if (!hasExternal) {
+        filter(
+            EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, noEndpointsTarget(hasAny));
+      }
+    }
+
+    // Load-balancer IPs.
+    for (String ip : lbIps) {
+      String dest = protoMatch + " -d " + ip + " " + dport;
+      if (hasAny) {
+        nat(
+            SERVICES,
+            comment(name + " loadbalancer IP"),
+            dest,
+            "-j " + (usesFirewallChain ? fw : ext));
+      }
+      if (usesFirewallChain) {
+        filter(FIREWALL, comment(name + " traffic not accepted by " + fw), dest, "-j DROP");
+      }
+      if (!hasExternal) {
+        filter(
+            EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, noEndpointsTarget(hasAny));
+      }
+    }
+
+    // NodePort.
+    if (nodePort != 0) {
+      String dest = protoMatch + " --dport " + nodePort;
+      if (hasAny) {
+        nat(NODEPORTS, comment(name.toString()), dest, "-j " + ext);
+      }
+      if (!hasExternal) {
+        filter(
+            EXTERNAL_SERVICES,
+            noEndpointsComment(name, hasAny),
+            "-m addrtype --dst-type LOCAL " + dest,
+            noEndpointsTarget(hasAny));
+      }
+    }
+
+    int healthCheck = sp.healthCheckNodePort();
+    if (healthCheck > 0 && healthCheck <= 65535) {
+      healthCheckNodePort = healthCheck;
+      healthCheckComment = comment(name + " health check node port");
+    }
+
+    // External chain.
+    if (usesExternalChain) {
+      if (!externalLocal) {
+        nat(
+            ext,
+            comment("masquerade traffic for " + name + " external destinations"),
+            "-j " + MARK_MASQ);
+      } else {
+        for (String cidr : config.clusterCidrs()) {
+          nat(
+              ext,
+              comment("pod traffic for " + name + " external destinations"),
+              "-s " + cidr,
+              "-j " + svc);
+        }
+        nat(
+            ext,
+            comment("masquerade LOCAL traffic for " + name + " external destinations"),
+            "-m addrtype --src-type LOCAL",
+            "-j " + MARK_MASQ);
+        nat(
+            ext,
+            comment("route LOCAL traffic for " + name + " external destinations"),
+            "-m addrtype --src-type LOCAL",
+            "-j " + svc);
+      }
+      if (hasExternal) {
+        nat(ext, "-j " + externalPolicyChain);
+      }
+    }
+
+    // Firewall chain: accepted sources go on to EXT, the rest fall through to the DROP in
+    // filter PROXIMA-FIREWALL (they are not DNATed, so the DROP rule still matches them).
+    if (usesFirewallChain) {
+      for (String range : sourceRanges) {
+        nat(fw, comment(name + " loadbalancer IP"), "-s " + range, "-j " + ext);
+      }
+      nat(fw, comment("other traffic to " + name + " will be dropped by " + FIREWALL));
+    }
+
+    // Endpoint dispatch and endpoint chains.
+    Integer sticky = null;
+    if (sp.stickyTimeout() != null) {
+      sticky = (int) Math.max(1, Math.min(Integer.MAX_VALUE, sp.stickyTimeout().toSeconds()));
+    }
+    if (usesCluster) {
+      dispatch(name, svc, cluster, sticky);
+    }
+    if (usesLocal) {
+      dispatch(name, svl, local, sticky);
+    }
+    Map<String, Endpoint> reachable = new LinkedHashMap<>();
+    if (usesCluster) {
+      cluster.forEach(e -> reachable.putIfAbsent(e.address(), e));
+    }
+    if (usesLocal) {
+      local.forEach(e -> reachable.putIfAbsent(e.address(), e));
+    }
+    for (Endpoint endpoint : reachable.values()) {
+      String sep = IptablesChains.sep(name, endpoint);
+      nat(sep, endpointComment(name.toString()), "-s " + endpoint.ip(), "-j " + MARK_MASQ);
+      nat(
+          sep,
+          endpointComment(name.toString()),
+          sticky == null ? "" : "-m recent --name " + sep + " --set",
+          protoMatch,
+          "-j DNAT --to-destination " + endpoint.address());
+    }
+  }
+
+  private void dispatch(
+      ServicePortName name, String chain, List<Endpoint> endpoints, Integer sticky) {
+    if (sticky != null) {
+      for (Endpoint endpoint : endpoints) {
+        String sep = IptablesChains.sep(name, endpoint);
+        nat(
+            chain,
+            endpointComment(name + " -> " + endpoint.address()),
+            "-m recent --name " + sep + " --rcheck --seconds " + sticky + " --reap",
+            "-j " + sep);
+      }
+    }
+    int n = endpoints.size();
+    for (int i = 0; i < n; i++) {
+      Endpoint endpoint = endpoints.get(i);
+      nat(
+          chain,
+          endpointComment(name + " -> " + endpoint.address()),
+          i < n - 1
+              ? "-m statistic --mode random --probability " + IptablesRenderer.probability(n - i)
+              : "",
+          "-j " + IptablesChains.sep(name, endpoint));
+    }
+  }
+
+  private List<String> addresses(ServicePortName name, String what, List<String> input) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String address : input) {
+      if (IpFamily.of(address) == family) {
+        out.add(address);
+      } else {
+        warnings.add(name + ": " + what + " " + address + " is not " + familyName());
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private List<Endpoint> endpoints(ServicePortName name, List<Endpoint> input) {
+    List<Endpoint> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (Endpoint endpoint : input) {
+      if (IpFamily.of(endpoint.ip()) != family) {
+        warnings.add(name + ": endpoint " + endpoint.address() + " is not " + familyName());
+      } else if (endpoint.port() < 1 || endpoint.port() > 65535) {
+        warnings.add(name + ": endpoint " + endpoint.address() + " port out of range");
+      } else if (seen.add(endpoint.address())) {
+        out.add(endpoint);
+      }
+    }
+    return out;
+  }
+
+  private String familyName() {
+    return family.apiName();
+  }
+
+  private String noEndpointsComment(ServicePortName name, boolean hasAny) {
+    return comment(name + (hasAny ? " has no local endpoints" : " has no endpoints"));
+  }
+
+  private String noEndpointsTarget(boolean hasAny) {
+    return hasAny ? "-j DROP" : reject;
+  }
+
+  static String comment(String text) {
+    return "-m comment --comment " + (text.indexOf(' ') >= 0 ? '"' + text + '"' : text);
+  }
+
+  /** The comment of a per-endpoint rule, left out in large clusters. */
+  private String endpointComment(String text) {
+    return large ? "" : comment(text);
+  }
+}

@@ -1,0 +1,59 @@
+package dev.proxima.proxy.runtime;
+
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.nft.ServicePortRules;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One family's rules in the kernel, as one mode expresses them. The {@link Proxier} decides what to
+ * program (planning is shared by every mode); a data plane renders it and loads it atomically.
+ * After a failure it may have moved ahead of the kernel, so the caller's next call is {@link
+ * #replaceAll}.
+ */
+public interface DataPlane {
+  enum Status {
+    /** Rules were loaded. */
+    LOADED,
+    /** Nothing needed loading. */
+    UNCHANGED,
+    /** This change can only be expressed by {@link #replaceAll}. */
+    NEEDS_FULL,
+    /** Loading failed; the previous rules stay in place. */
+    FAILED
+  }
+
+  /**
+   * @param error the tool's message when {@code FAILED}
+   */
+  record Outcome(Status status, String error) {
+    static final Outcome LOADED = new Outcome(Status.LOADED, null);
+    static final Outcome UNCHANGED = new Outcome(Status.UNCHANGED, null);
+    static final Outcome NEEDS_FULL = new Outcome(Status.NEEDS_FULL, null);
+
+    static Outcome failed(String error) {
+      return new Outcome(Status.FAILED, error);
+    }
+  }
+
+  /**
+   * Replaces every Proxima rule of this family with these Service ports.
+   *
+   * @param nodePortAddresses the node's addresses that accept NodePorts; empty means all local
+   */
+  Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses);
+
+  /** Loads only these changes; a null value removes the Service port. */
+  Outcome update(Map<ServicePortName, ServicePortRules> changes);
+
+  /** What the latest render had to leave out. */
+  List<String> warnings();
+
+  /**
+   * False when rules Proxima relies on vanished behind its back (another tool flushed a table): the
+   * next sync must then be full. Checked every sync period, so it may run host tools.
+   */
+  default boolean intact() {
+    return true;
+  }
+}

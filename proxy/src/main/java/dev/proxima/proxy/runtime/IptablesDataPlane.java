@@ -1,0 +1,122 @@
+package dev.proxima.proxy.runtime;
+
+import dev.proxima.proxy.kernel.Iptables;
+import dev.proxima.proxy.kernel.IptablesKernel;
+import dev.proxima.proxy.metrics.ProxyMetrics;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.iptables.IptablesAssembler;
+import dev.proxima.proxy.render.iptables.IptablesConfig;
+import dev.proxima.proxy.render.iptables.IptablesRenderer;
+import dev.proxima.proxy.render.iptables.JumpRule;
+import dev.proxima.proxy.render.nft.ServicePortRules;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The iptables mode: Proxima's {@code PROXIMA-} chains in filter and nat, written with {@code
+ * iptables-restore --noflush}. A full sync writes every chain, deletes Proxima chains it no longer
+ * needs, then ensures the jumps from the built-in chains and the canary; a partial sync rewrites
+ * the top-level chains and only the changed Services' own chains.
+ */
+public final class IptablesDataPlane implements DataPlane {
+  private final IpFamily family;
+  private final RuleSettings settings;
+  private final IptablesKernel iptables;
+  private final Consumer<String> dryRunOutput;
+  private final ProxyMetrics metrics;
+  private IptablesAssembler assembler;
+
+  /**
+   * @param iptables null in dry-run mode, where buffers go to {@code dryRunOutput} instead
+   */
+  public IptablesDataPlane(
+      IpFamily family,
+      RuleSettings settings,
+      IptablesKernel iptables,
+      Consumer<String> dryRunOutput,
+      ProxyMetrics metrics) {
+    this.family = family;
+    this.settings = settings;
+    this.iptables = iptables;
+    this.dryRunOutput = dryRunOutput;
+    this.metrics = metrics;
+  }
+
+  /** This family's renderer settings with the node's NodePort addresses already chosen. */
+  public static IptablesConfig config(
+      IpFamily family, RuleSettings settings, List<String> nodePortAddresses) {
+    return IptablesConfig.of(family, settings.clusterCidrs(family))
+        .withMasqueradeAll(settings.masqueradeAll())
+        .withMasqueradeBit(settings.masqueradeBit())
+        .withNodePortAddresses(nodePortAddresses);
+  }
+
+  @Override
+  public Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
+    assembler = new IptablesAssembler(config(family, settings, nodePortAddresses));
+    var existing =
+        iptables == null ? Map.<String, java.util.Set<String>>of() : iptables.proximaChains();
+    var outcome = load(assembler.replaceAll(ports, existing), false);
+    if (outcome.status() != Status.LOADED || iptables == null) {
+      return outcome;
+    }
+    for (JumpRule jump : IptablesRenderer.jumpRules(assembler.config())) {
+      if (!iptables.has(jump)) {
+        var inserted = iptables.insert(jump);
+        if (!inserted.succeeded()) {
+          metrics.iptablesRestoreFailed(family, false);
+          return Outcome.failed(
+              "could not add the jump from " + jump.chain() + ": " + inserted.output().strip());
+        }
+      }
+    }
+    return outcome;
+  }
+
+  @Override
+  public Outcome update(Map<ServicePortName, ServicePortRules> changes) {
+    if (assembler == null) {
+      return Outcome.NEEDS_FULL;
+    }
+    return assembler
+        .update(changes)
+        .map(buffer -> buffer.isEmpty() ? Outcome.UNCHANGED : load(buffer, true))
+        .orElse(Outcome.NEEDS_FULL);
+  }
+
+  @Override
+  public List<String> warnings() {
+    return assembler == null ? List.of() : assembler.warnings();
+  }
+
+  /** The canary chains and every jump into Proxima's chains are still there. */
+  @Override
+  public boolean intact() {
+    if (iptables == null || assembler == null) {
+      return true;
+    }
+    for (String table : Iptables.TABLES) {
+      if (!iptables.hasCanary(table)) {
+        return false;
+      }
+    }
+    return IptablesRenderer.jumpRules(assembler.config()).stream().allMatch(iptables::has);
+  }
+
+  private Outcome load(String buffer, boolean partial) {
+    if (iptables == null) {
+      dryRunOutput.accept(buffer);
+      return Outcome.LOADED;
+    }
+    var result = iptables.apply(buffer);
+    if (!result.succeeded()) {
+      metrics.iptablesRestoreFailed(family, partial);
+      return Outcome.failed(result.summary());
+    }
+    metrics.iptablesRules(family, assembler.ruleCounts(), assembler.lastWritten());
+    return Outcome.LOADED;
+  }
+}

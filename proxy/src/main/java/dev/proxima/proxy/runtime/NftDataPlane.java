@@ -1,0 +1,75 @@
+package dev.proxima.proxy.runtime;
+
+import dev.proxima.proxy.kernel.RuleLoader;
+import dev.proxima.proxy.metrics.ProxyMetrics;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.NftPlanRenderer;
+import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.nft.RulesetAssembler;
+import dev.proxima.proxy.render.nft.ServicePortRules;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/** The nftables mode: table {@code proxima}, replaced or patched in one nft transaction. */
+public final class NftDataPlane implements DataPlane {
+  private final IpFamily family;
+  private final RuleSettings settings;
+  private final RuleLoader nft;
+  private final Consumer<String> dryRunOutput;
+  private final ProxyMetrics metrics;
+  private RulesetAssembler assembler;
+
+  /**
+   * @param nft null in dry-run mode, where transactions go to {@code dryRunOutput} instead
+   */
+  public NftDataPlane(
+      IpFamily family,
+      RuleSettings settings,
+      RuleLoader nft,
+      Consumer<String> dryRunOutput,
+      ProxyMetrics metrics) {
+    this.family = family;
+    this.settings = settings;
+    this.nft = nft;
+    this.dryRunOutput = dryRunOutput;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
+    assembler = new RulesetAssembler(NftPlanRenderer.config(family, settings, nodePortAddresses));
+    return load(assembler.replaceAll(ports));
+  }
+
+  @Override
+  public Outcome update(Map<ServicePortName, ServicePortRules> changes) {
+    if (assembler == null) {
+      return Outcome.NEEDS_FULL;
+    }
+    // Empty when a rule needs a map the kernel cannot type from its own state.
+    return assembler.update(changes).map(this::load).orElse(Outcome.NEEDS_FULL);
+  }
+
+  @Override
+  public List<String> warnings() {
+    return assembler == null ? List.of() : assembler.warnings();
+  }
+
+  private Outcome load(String transaction) {
+    if (transaction.isEmpty()) {
+      return Outcome.UNCHANGED;
+    }
+    if (nft == null) {
+      dryRunOutput.accept(transaction);
+      return Outcome.LOADED;
+    }
+    var result = nft.apply(transaction);
+    if (result.succeeded()) {
+      return Outcome.LOADED;
+    }
+    metrics.nftablesFailed(family);
+    return Outcome.failed(result.summary());
+  }
+}

@@ -1,0 +1,218 @@
+package dev.proxima.proxy.render.iptables;
+
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.proxima.proxy.kernel.HostCommand;
+import dev.proxima.proxy.kernel.Iptables;
+import dev.proxima.proxy.kernel.IptablesBackend;
+import dev.proxima.proxy.kernel.LeftoverRules;
+import dev.proxima.proxy.metrics.ProxyMetrics;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.runtime.DataPlane;
+import dev.proxima.proxy.runtime.IptablesDataPlane;
+import dev.proxima.proxy.testing.HostTools;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The iptables mode against the real tools in scratch network namespaces (nft backend): partial
+ * restores, leftover chains, jump rules, cleanup and a rejected buffer. Needs root and iptables;
+ * without them the tests are reported as skipped.
+ */
+class IptablesKernelTest {
+  private static final RuleSettings SETTINGS =
+      new RuleSettings(List.of("10.0.0.0/8"), false, 14, List.of());
+
+  @TempDir Path dir;
+  private final List<String> namespaces = new ArrayList<>();
+
+  @BeforeEach
+  void requireToolsAndRoot() {
+    for (String tool : List.of("ip", "iptables-nft", "iptables-nft-restore", "iptables-nft-save")) {
+      assumeTrue(
+          HostCommand.find(tool).isPresent(), tool + " is missing (apt-get install iptables)");
+    }
+    assumeTrue(HostTools.uid() == 0, "network namespaces need root; uid is " + HostTools.uid());
+  }
+
+  @AfterEach
+  void deleteNamespaces() {
+    namespaces.forEach(ns -> HostTools.run(dir, null, List.of("ip", "netns", "del", ns)));
+  }
+
+  private List<String> namespace() {
+    String name = "proxima-iptk-" + UUID.randomUUID().toString().substring(0, 8);
+    HostTools.run(dir, null, List.of("ip", "netns", "add", name)).assertSucceeded();
+    namespaces.add(name);
+    return List.of("ip", "netns", "exec", name);
+  }
+
+  private static Iptables iptables(List<String> prefix) {
+    return new Iptables(prefix, IpFamily.IPV4, IptablesBackend.NFT);
+  }
+
+  private static IptablesDataPlane plane(Iptables iptables) {
+    return new IptablesDataPlane(
+        IpFamily.IPV4,
+        SETTINGS,
+        iptables,
+        s -> {},
+        new ProxyMetrics(new PrometheusRegistry(), ProxyMode.iptables));
+  }
+
+  /** Every chain with its rules, as the kernel reports them; chain order does not matter. */
+  private static Map<String, List<String>> kernelState(Iptables iptables) {
+    Map<String, List<String>> state = new TreeMap<>();
+    iptables
+        .save()
+        .forEach(
+            (table, save) -> {
+              for (String line : save.split("\n")) {
+                if (line.startsWith(":")) {
+                  state.computeIfAbsent(table + " " + line.split(" ")[0], k -> new ArrayList<>());
+                } else if (line.startsWith("-A ")) {
+                  state
+                      .computeIfAbsent(table + " :" + line.split(" ")[1], k -> new ArrayList<>())
+                      .add(line);
+                }
+              }
+            });
+    return state;
+  }
+
+  private static ServicePortRules web(String... endpointIps) {
+    var endpoints = new ArrayList<dev.proxima.proxy.model.Endpoint>();
+    for (String ip : endpointIps) {
+      endpoints.add(remote(ip, 8080));
+    }
+    return service("shop/web", "10.96.0.10", 80)
+        .portName("http")
+        .cluster(endpoints.toArray(dev.proxima.proxy.model.Endpoint[]::new));
+  }
+
+  @Test
+  void partialRestoresLeaveTheKernelAsAFreshFullLoadOfTheSameServicesWould() {
+    var patched = iptables(namespace());
+    var fresh = iptables(namespace());
+    var live = plane(patched);
+    var api =
+        service("shop/api", "10.96.0.11", 80).portName("http").cluster(remote("10.1.0.9", 80));
+    assertThat(live.replaceAll(List.of(web("10.1.0.1", "10.1.0.2"), api), List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+
+    List<Map<ServicePortName, ServicePortRules>> steps = new ArrayList<>();
+    steps.add(Map.of(web().port().name(), web("10.1.0.2", "10.1.0.3", "10.1.0.4")));
+    steps.add(Map.of(web().port().name(), web()));
+    var removeApi = new HashMap<ServicePortName, ServicePortRules>();
+    removeApi.put(api.port().name(), null);
+    steps.add(removeApi);
+    steps.add(Map.of(web().port().name(), web("10.1.0.5")));
+    for (var step : steps) {
+      var outcome = live.update(step);
+      assertThat(outcome.status())
+          .as("%s: %s", step, outcome.error())
+          .isEqualTo(DataPlane.Status.LOADED);
+    }
+    plane(fresh).replaceAll(List.of(web("10.1.0.5")), List.of());
+
+    assertThat(kernelState(patched)).isEqualTo(kernelState(fresh));
+    assertThat(kernelState(patched).keySet())
+        .as("no chain of a removed endpoint or Service is left")
+        .filteredOn(chain -> chain.contains("PROXIMA-SEP-"))
+        .hasSize(1);
+  }
+
+  @Test
+  void aFullSyncDeletesLeftoverChainsAndAddsEachJumpOnceHoweverOftenItRuns() {
+    var prefix = namespace();
+    var kernel = iptables(prefix);
+    var plane = plane(kernel);
+    plane.replaceAll(List.of(web("10.1.0.1"), IptablesCases.threeEndpoints()), List.of());
+
+    plane.replaceAll(List.of(web("10.1.0.1")), List.of());
+    plane.replaceAll(List.of(web("10.1.0.1")), List.of());
+
+    var state = kernelState(kernel);
+    String svc3 = IptablesChains.svc(IptablesCases.threeEndpoints().port().name());
+    assertThat(state.keySet()).noneMatch(chain -> chain.contains(svc3));
+    assertThat(state.get("nat :PREROUTING"))
+        .singleElement()
+        .asString()
+        .contains("-j PROXIMA-SERVICES");
+    assertThat(state.get("filter :FORWARD")).hasSize(4);
+    assertThat(plane.intact()).isTrue();
+
+    HostTools.run(dir, null, concat(prefix, "iptables-nft", "-t", "nat", "-F", "PREROUTING"))
+        .assertSucceeded();
+    assertThat(plane.intact()).as("a flushed built-in chain is noticed").isFalse();
+  }
+
+  @Test
+  void aRejectedBufferLeavesThePreviousRulesInPlace() {
+    var kernel = iptables(namespace());
+    plane(kernel).replaceAll(List.of(web("10.1.0.1")), List.of());
+    var before = kernelState(kernel);
+
+    var result =
+        kernel.apply(
+            "*nat\n:PROXIMA-SERVICES - [0:0]\n-A PROXIMA-SERVICES -j PROXIMA-DOES-NOT-EXIST\nCOMMIT\n");
+
+    assertThat(result.succeeded()).isFalse();
+    assertThat(result.summary()).contains("PROXIMA-DOES-NOT-EXIST");
+    assertThat(kernelState(kernel)).isEqualTo(before);
+  }
+
+  @Test
+  void cleanupRemovesEveryProximaChainAndJumpAndNothingElse() {
+    var prefix = namespace();
+    var kernel = iptables(prefix);
+    HostTools.run(
+            dir,
+            null,
+            concat(
+                prefix,
+                "iptables-nft",
+                "-t",
+                "nat",
+                "-A",
+                "POSTROUTING",
+                "-s",
+                "10.9.0.0/16",
+                "-j",
+                "MASQUERADE"))
+        .assertSucceeded();
+    HostTools.run(dir, null, concat(prefix, "iptables-nft", "-N", "OTHER-TOOL")).assertSucceeded();
+    plane(kernel).replaceAll(List.of(web("10.1.0.1")), List.of());
+
+    assertThat(LeftoverRules.removeIptables(prefix)).isEmpty();
+
+    var saved = String.join("\n", kernel.save().values());
+    assertThat(saved)
+        .doesNotContain("PROXIMA-")
+        .contains("-s 10.9.0.0/16 -j MASQUERADE", ":OTHER-TOOL");
+    assertThat(LeftoverRules.removeIptables(prefix)).as("idempotent").isEmpty();
+  }
+
+  private static List<String> concat(List<String> prefix, String... command) {
+    var all = new ArrayList<>(prefix);
+    all.addAll(List.of(command));
+    return all;
+  }
+}
