@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.render;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -6,11 +6,20 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.iptables.IptablesConfig;
+import dev.proxima.proxy.render.iptables.IptablesRenderer;
+import dev.proxima.proxy.render.nft.NftConfig;
+import dev.proxima.proxy.render.nft.NftFamily;
+import dev.proxima.proxy.render.nft.NftRenderer;
+import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.selection.EndpointSelector;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.ServicePortFixtures;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,15 +33,17 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Real packets through rendered rules: a node namespace with two pod namespaces on routed veth
- * pairs, TCP servers in the pods answering with their name, clients connecting from the node.
+ * Real packets through rendered rules, one suite for both modes: a node namespace with two pod
+ * namespaces on routed veth pairs, TCP servers in the pods answering with their name, clients
+ * connecting from the node or from a pod. Every test runs once with the nftables ruleset and once
+ * with the iptables one, loaded with the real tools.
  */
-class NftTrafficTest {
+class DataPlaneTrafficTest {
   private static final String SERVER =
       """
       import java.net.*;
@@ -55,11 +66,16 @@ class NftTrafficTest {
   private final List<String> namespaces = new ArrayList<>();
   private final List<Process> servers = new ArrayList<>();
 
-  @BeforeEach
-  void requireRootNftAndIp() {
+  private ProxyMode mode;
+
+  private void requireRootAndTools(ProxyMode mode) {
+    this.mode = mode;
+    assumeTrue(HostTools.onPath("ip").isPresent(), "needs ip (apt-get install iproute2)");
     assumeTrue(
-        HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
-        "needs nft and ip (apt-get install nftables iproute2)");
+        mode == ProxyMode.nftables
+            ? HostTools.onPath("nft").isPresent()
+            : HostTools.onPath("iptables-restore").isPresent(),
+        "needs nft and iptables (apt-get install nftables iptables)");
     assumeTrue(HostTools.uid() == 0, "needs root to create network namespaces");
   }
 
@@ -143,6 +159,15 @@ class NftTrafficTest {
 
   /** Connects {@code times} times from the node namespace and returns who answered, counted. */
   private Map<String, Long> connect(String ip, int port, int times) throws Exception {
+    return connectFrom(node, ip, port, times, 30);
+  }
+
+  /**
+   * Connects from a namespace; a connection that gets no answer within the time limit ends the
+   * loop, so a blackholed Service yields an empty map.
+   */
+  private Map<String, Long> connectFrom(
+      String namespace, String ip, int port, int times, int seconds) throws Exception {
     var script =
         "for i in $(seq "
             + times
@@ -151,7 +176,17 @@ class NftTrafficTest {
             + "/"
             + port
             + "; then head -n1 <&3; exec 3<&-; else echo REFUSED; fi; done";
-    var output = run("ip", "netns", "exec", node, "timeout", "30", "bash", "-c", script);
+    var output =
+        run(
+            "ip",
+            "netns",
+            "exec",
+            namespace,
+            "timeout",
+            String.valueOf(seconds),
+            "bash",
+            "-c",
+            script);
     return output
         .lines()
         .map(line -> line.contains("refused") ? "REFUSED" : line.trim())
@@ -202,11 +237,21 @@ class NftTrafficTest {
         null);
   }
 
+  /** Loads the mode's complete ruleset into the node namespace with the mode's own tool. */
   private void load(List<ServicePortRules> rules) throws Exception {
-    var script = directory.resolve("rules.nft");
-    Files.writeString(
-        script, NftRenderer.render(NftConfig.of(NftFamily.IPV4, List.of("10.250.0.0/16")), rules));
-    must("ip", "netns", "exec", node, "nft", "-f", script.toString());
+    var cidrs = List.of("10.250.0.0/16");
+    if (mode == ProxyMode.nftables) {
+      var script = directory.resolve("rules.nft");
+      Files.writeString(script, NftRenderer.render(NftConfig.of(NftFamily.IPV4, cidrs), rules));
+      must("ip", "netns", "exec", node, "nft", "-f", script.toString());
+    } else {
+      var buffer = directory.resolve("rules.iptables");
+      Files.writeString(
+          buffer,
+          IptablesRenderer.renderWithJumps(IptablesConfig.of(IpFamily.IPV4, cidrs), rules)
+              .filterAndNat());
+      must("bash", "-c", "ip netns exec " + node + " iptables-restore --noflush -w 5 < " + buffer);
+    }
   }
 
   private static ServicePortRules rules(
@@ -219,9 +264,11 @@ class NftTrafficTest {
         selection.hasAnyEndpoints());
   }
 
-  @Test
-  void spreadsConnectionsOverEveryEndpointFollowsZoneHintsAndRejectsWithoutEndpoints()
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void spreadsConnectionsOverEveryEndpointFollowsZoneHintsAndRejectsWithoutEndpoints(ProxyMode mode)
       throws Exception {
+    requireRootAndTools(mode);
     var pods = List.of("10.250.1.2", "10.250.2.2");
     buildNode(pods);
     awaitServers(pods);
@@ -243,7 +290,6 @@ class NftTrafficTest {
     var spread = connect("10.96.0.10", 80, 40);
     var sameZone = connect("10.96.0.11", 80, 20);
     var noEndpoints = connect("10.96.0.12", 80, 3);
-    var wrongPort = connect("10.96.0.10", 81, 3);
 
     assertThat(spread).as("both pods answer").containsOnlyKeys("pod0", "pod1");
     assertThat(spread.get("pod0")).as("even split within bounds: %s", spread).isBetween(8L, 32L);
@@ -254,8 +300,71 @@ class NftTrafficTest {
     assertThat(noEndpoints)
         .as("rejected at once, not left to time out")
         .containsOnlyKeys("REFUSED");
-    assertThat(wrongPort)
-        .as("a port the Service does not have is rejected")
-        .containsOnlyKeys("REFUSED");
+    if (mode == ProxyMode.nftables) {
+      // As upstream's nftables mode; iptables mode (like kube-proxy's) leaves such packets alone.
+      var wrongPort = connect("10.96.0.10", 81, 3);
+      assertThat(wrongPort)
+          .as("a port the Service does not have is rejected")
+          .containsOnlyKeys("REFUSED");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void sessionAffinityKeepsAClientOnOneEndpointAndLocalPolicyWithoutLocalEndpointsDrops(
+      ProxyMode mode) throws Exception {
+    requireRootAndTools(mode);
+    var pods = List.of("10.250.1.2", "10.250.2.2");
+    buildNode(pods);
+    awaitServers(pods);
+    var both = List.of(endpoint("10.250.1.2", null), endpoint("10.250.2.2", null));
+    var sticky =
+        ServicePortFixtures.service("shop/sticky", "10.96.0.20", 80)
+            .portName("http")
+            .sticky(Duration.ofSeconds(60))
+            .rules(both, null, true);
+    var internalLocal =
+        ServicePortFixtures.service("shop/local", "10.96.0.21", 80)
+            .portName("http")
+            .internalLocal()
+            .rules(both, List.of(), true);
+    load(List.of(sticky, internalLocal));
+
+    var affinity = connect("10.96.0.20", 80, 20);
+    var dropped = connectFrom(node, "10.96.0.21", 80, 1, 2);
+
+    assertThat(affinity).as("one endpoint for all: %s", affinity).hasSize(1).containsValue(20L);
+    assertThat(dropped).as("dropped: no answer and no reject").isEmpty();
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aPodReachesItselfThroughItsOwnServiceHairpin(ProxyMode mode) throws Exception {
+    requireRootAndTools(mode);
+    var pods = List.of("10.250.1.2", "10.250.2.2");
+    buildNode(pods);
+    awaitServers(pods);
+    load(
+        List.of(
+            ServicePortFixtures.service("shop/self", "10.96.0.30", 80)
+                .portName("http")
+                .cluster(
+                    new Endpoint(
+                        "10.250.1.2",
+                        8080,
+                        true,
+                        true,
+                        false,
+                        "node-x",
+                        true,
+                        Set.of(),
+                        Set.of()))));
+
+    var answers = connectFrom("pxp0-" + suffix, "10.96.0.30", 80, 5, 30);
+
+    assertThat(answers)
+        .as("pod0 through its own ClusterIP")
+        .containsOnlyKeys("pod0")
+        .containsEntry("pod0", 5L);
   }
 }
