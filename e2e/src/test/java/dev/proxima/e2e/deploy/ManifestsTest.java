@@ -376,7 +376,9 @@ class ManifestsTest {
     var init = pod.getInitContainers().get(0);
     assertThat(init.getImage()).isEqualTo(PROXY_IMAGE);
     assertThat(init.getArgs()).containsExactly("cleanup");
-    assertThat(init.getSecurityContext().getCapabilities().getAdd()).containsExactly("NET_ADMIN");
+    assertThat(init.getSecurityContext().getCapabilities().getAdd())
+        .as("NET_RAW for the legacy iptables backend")
+        .containsExactly("NET_ADMIN", "NET_RAW");
     assertThat(init.getSecurityContext().getPrivileged()).isNotEqualTo(Boolean.TRUE);
     assertThat(pod.getAutomountServiceAccountToken()).isFalse();
   }

@@ -11,6 +11,7 @@ import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.cli.ProxyMain;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ProxyMode;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -67,13 +68,22 @@ class DashboardAndDocsTest {
 
   /** Flags of other tools that the operator pages use in their commands, with the tool. */
   private static final Map<String, String> OTHER_TOOLS_FLAGS =
-      Map.of(
-          "--cleanup", "kube-proxy",
-          "--field-selector", "kubectl",
-          "--show-managed-fields", "kubectl",
-          "--timeout", "kubectl rollout status",
-          "--orig-dst", "conntrack",
-          "--reply-src", "conntrack");
+      Map.ofEntries(
+          Map.entry("--cleanup", "kube-proxy"),
+          Map.entry("--field-selector", "kubectl"),
+          Map.entry("--show-managed-fields", "kubectl"),
+          Map.entry("--timeout", "kubectl rollout status"),
+          Map.entry("--orig-dst", "conntrack"),
+          Map.entry("--reply-src", "conntrack"),
+          Map.entry("--noflush", "iptables-restore"),
+          // iptables match and target options in the iptables mode's chain layout.
+          Map.entry("--dport", "iptables"),
+          Map.entry("--dst-type", "iptables"),
+          Map.entry("--src-type", "iptables"),
+          Map.entry("--probability", "iptables"),
+          Map.entry("--random-fully", "iptables"),
+          Map.entry("--rcheck", "iptables"),
+          Map.entry("--set", "iptables"));
 
   /** Labels Prometheus attaches to every series of a target, whatever the metric. */
   private static final Set<String> TARGET_LABELS =
@@ -150,7 +160,8 @@ class DashboardAndDocsTest {
 
   @BeforeAll
   static void scrapeWhatTheCodeRegisters() throws IOException {
-    exposition = Exposition.of(List.of(controllerRegistry(), proxyRegistry()));
+    exposition =
+        Exposition.of(List.of(controllerRegistry(), proxyRegistry(), iptablesModeProxyRegistry()));
   }
 
   @Test
@@ -294,7 +305,8 @@ class DashboardAndDocsTest {
 
   @Test
   void everyFlagOnTheProxyPageIsAnOptionOfTheProxyCommandLine() throws IOException {
-    var options = optionNames(ProxyMain.commandLine());
+    var options = new TreeSet<String>(optionNames(ProxyMain.commandLine()));
+    options.addAll(OTHER_TOOLS_FLAGS.keySet());
     assertThat(flagsIn(ROOT.resolve("docs/proxy.md")))
         .isNotEmpty()
         .allSatisfy(flag -> assertThat(options).as("proxy options").contains(flag));
@@ -359,6 +371,17 @@ class DashboardAndDocsTest {
     metrics.livez(200);
     metrics.topology(IpFamily.IPV4, Map.of("PreferSameZone", 1), Map.of("no_endpoint_in_zone", 0));
     metrics.conntrackReconciled(IpFamily.IPV4, Duration.ofMillis(5), 1);
+    return registry;
+  }
+
+  /** The iptables mode registers its own failure counters, rule counts and backend. */
+  private static PrometheusRegistry iptablesModeProxyRegistry() {
+    var registry = new PrometheusRegistry();
+    var metrics = new ProxyMetrics(registry, ProxyMode.iptables);
+    metrics.iptablesRestoreFailed(IpFamily.IPV4, true);
+    metrics.iptablesRules(
+        IpFamily.IPV4, Map.of("nat", 10, "filter", 3), Map.of("nat", 4, "filter", 3));
+    metrics.iptablesBackend("nft");
     return registry;
   }
 

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.testing.HostTools;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -143,6 +145,68 @@ class ProxyCommandsTest {
         dev.proxima.proxy.kernel.NftAvailability.reason());
     var check = Nft.onThisHost().check(result.out());
     assertThat(check.succeeded()).as(check.output()).isTrue();
+  }
+
+  @Test
+  void renderInIptablesModePrintsTheRestoreInputOfOneFamilyWithTheJumpsThatLoadsAsIs()
+      throws Exception {
+    var result =
+        run(
+            "render",
+            "--state",
+            state().toString(),
+            "--node",
+            "node-a",
+            "--mode",
+            "iptables",
+            "--cluster-cidr",
+            "10.244.0.0/16");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out())
+        .startsWith("*mangle\n:PROXIMA-PROXY-CANARY - [0:0]\n")
+        .contains("*filter\n", "*nat\n", "-j DNAT --to-destination 10.244.1.10:53")
+        .contains(
+            "-I PREROUTING -m comment --comment \"proxima service portals\" -j PROXIMA-SERVICES")
+        .contains("--dport 30080")
+        .doesNotContain("10.244.2.10:53", "add table");
+    assertThat(
+            run(
+                    "render",
+                    "--state",
+                    state().toString(),
+                    "--node",
+                    "node-a",
+                    "--mode",
+                    "iptables",
+                    "--family",
+                    "ipv6")
+                .out())
+        .as("the state has no IPv6 Services")
+        .doesNotContain("10.244.1.10");
+
+    assumeTrue(
+        HostTools.uid() == 0 && HostTools.onPath("iptables-restore").isPresent(),
+        "needs root and iptables");
+    String namespace = "proxima-render-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    HostTools.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
+    try {
+      HostTools.inNamespace(
+              directory,
+              namespace,
+              result.out(),
+              List.of("iptables-restore", "--noflush", "-w", "5"))
+          .assertSucceeded();
+      assertThat(
+              HostTools.inNamespace(
+                      directory, namespace, null, List.of("iptables-save", "-t", "nat"))
+                  .assertSucceeded()
+                  .stdout())
+          .contains(
+              "-A PREROUTING -m comment --comment \"proxima service portals\" -j PROXIMA-SERVICES");
+    } finally {
+      HostTools.run(directory, "ip", "netns", "del", namespace);
+    }
   }
 
   @Test
