@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.proxima.model.Labels;
+import dev.proxima.proxy.model.ProxyMode;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
@@ -41,25 +42,27 @@ class ProxyServerTest {
   }
 
   private void startProxy() throws Exception {
-    var config =
-        new ProxyConfig(
-            "node-a",
-            dev.proxima.proxy.plan.RuleSettings.defaults(),
-            Duration.ofMillis(100),
-            Duration.ofSeconds(30),
-            Duration.ofHours(1),
-            null,
-            true);
     proxy =
         new ProxyServer(
             client,
-            config,
+            config(),
             null,
             scripts::add,
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+  }
+
+  private static ProxyConfig config() {
+    return new ProxyConfig(
+        "node-a",
+        dev.proxima.proxy.plan.RuleSettings.defaults(),
+        Duration.ofMillis(100),
+        Duration.ofSeconds(30),
+        Duration.ofHours(1),
+        null,
+        true);
   }
 
   private int status(int port, String path) throws Exception {
@@ -82,8 +85,8 @@ class ProxyServerTest {
     return "";
   }
 
-  @Test
-  void programsServicesAsTheyChangeAndServesHealthAndMetrics() throws Exception {
+  /** Node node-a, Service shop/web 10.96.0.20:80 and one endpoint 10.244.1.5:8080. */
+  private void createWebService() {
     client
         .resource(
             new NodeBuilder()
@@ -129,7 +132,11 @@ class ProxyServerTest {
                 .endEndpoint()
                 .build())
         .create();
+  }
 
+  @Test
+  void programsServicesAsTheyChangeAndServesHealthAndMetrics() throws Exception {
+    createWebService();
     startProxy();
 
     await()
@@ -184,5 +191,53 @@ class ProxyServerTest {
 
     await().untilAsserted(() -> assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(503));
     assertThat(status(proxy.healthPort(), "/livez")).isEqualTo(200);
+  }
+
+  @Test
+  void inIptablesModeTheSamePipelineWritesRestoreBuffersFullThenPartial() throws Exception {
+    createWebService();
+    proxy =
+        new ProxyServer(
+            client,
+            config(),
+            ProxyMode.iptables,
+            DataPlanes.iptables(config().rules(), null, List.of(), scripts::add),
+            false,
+            new PrometheusRegistry(),
+            Duration.ZERO,
+            Clock.systemUTC());
+    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(scripts)
+                    .anySatisfy(
+                        script ->
+                            assertThat(script)
+                                .startsWith("*mangle")
+                                .contains("-j DNAT --to-destination 10.244.1.5:8080")));
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace("shop")
+        .withName("web-1")
+        .edit(
+            s ->
+                new EndpointSliceBuilder(s)
+                    .editFirstEndpoint()
+                    .withAddresses("10.244.1.6")
+                    .endEndpoint()
+                    .build());
+
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(scripts.get(scripts.size() - 1))
+                    .startsWith("*filter")
+                    .contains("-j DNAT --to-destination 10.244.1.6:8080")
+                    .contains("-X PROXIMA-SEP-"));
+    assertThat(scripts).noneMatch(script -> script.contains("add table"));
   }
 }

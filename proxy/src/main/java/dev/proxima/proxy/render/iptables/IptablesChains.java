@@ -91,13 +91,19 @@ public final class IptablesChains {
     return SEP_PREFIX + endpointHash(name, endpoint);
   }
 
+  // MessageDigest is not thread-safe and costly to look up; one per thread.
+  private static final ThreadLocal<MessageDigest> SHA256 =
+      ThreadLocal.withInitial(
+          () -> {
+            try {
+              return MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+              throw new IllegalStateException("SHA-256 is always available", e);
+            }
+          });
+
   static String hash(String input) {
-    byte[] digest;
-    try {
-      digest = MessageDigest.getInstance("SHA-256").digest(input.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is always available", e);
-    }
+    byte[] digest = SHA256.get().digest(input.getBytes(StandardCharsets.UTF_8));
     return base32(digest).substring(0, HASH_LENGTH);
   }
 

@@ -78,8 +78,18 @@ public final class IptablesRenderer {
     return new JumpRule(table, chain, spec);
   }
 
-  /** {@code %.10f} of 1/(n-i), kube-proxy's probability for rule i of n. */
+  private static final String[] PROBABILITIES = new String[1024];
+
+  /** {@code %.10f} of 1/(n-i), kube-proxy's probability for rule i of n; common ones cached. */
   static String probability(int remaining) {
+    if (remaining < PROBABILITIES.length) {
+      String cached = PROBABILITIES[remaining];
+      if (cached == null) {
+        cached = String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
+        PROBABILITIES[remaining] = cached;
+      }
+      return cached;
+    }
     return String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
   }
 

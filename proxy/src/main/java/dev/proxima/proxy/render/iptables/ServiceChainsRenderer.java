@@ -30,6 +30,7 @@ final class ServiceChainsRenderer {
   private final List<ServiceChains.SharedRule> shared = new ArrayList<>();
   private final Map<String, List<String>> own = new LinkedHashMap<>();
   private final List<String> warnings = new ArrayList<>();
+  private final Map<String, String> sepNames = new java.util.HashMap<>();
   private int healthCheckNodePort;
   private String healthCheckComment;
 
@@ -149,10 +150,12 @@ final class ServiceChainsRenderer {
     boolean usesFirewallChain =
         hasAny && !lbIps.isEmpty() && !sp.loadBalancerSourceRanges().isEmpty();
 
-    String svc = IptablesChains.svc(name);
-    String svl = IptablesChains.svl(name);
-    String ext = IptablesChains.ext(name);
-    String fw = IptablesChains.fw(name);
+    // One hash for the four per-Service names: hashing dominates rendering at scale.
+    String hash = IptablesChains.serviceHash(name);
+    String svc = IptablesChains.SVC_PREFIX + hash;
+    String svl = IptablesChains.SVL_PREFIX + hash;
+    String ext = IptablesChains.EXT_PREFIX + hash;
+    String fw = IptablesChains.FW_PREFIX + hash;
     String internalChain = internalLocal ? svl : svc;
     String externalPolicyChain = externalLocal ? svl : svc;
     if (hasInternal && !internalLocal && cluster.isEmpty()) {
@@ -291,7 +294,7 @@ final class ServiceChainsRenderer {
       local.forEach(e -> reachable.putIfAbsent(e.address(), e));
     }
     for (Endpoint endpoint : reachable.values()) {
-      String sep = IptablesChains.sep(name, endpoint);
+      String sep = sepName(name, endpoint);
       nat(sep, endpointComment(name.toString()), "-s " + endpoint.ip(), "-j " + MARK_MASQ);
       nat(
           sep,
@@ -306,7 +309,7 @@ final class ServiceChainsRenderer {
       ServicePortName name, String chain, List<Endpoint> endpoints, Integer sticky) {
     if (sticky != null) {
       for (Endpoint endpoint : endpoints) {
-        String sep = IptablesChains.sep(name, endpoint);
+        String sep = sepName(name, endpoint);
         nat(
             chain,
             endpointComment(name + " -> " + endpoint.address()),
@@ -323,8 +326,12 @@ final class ServiceChainsRenderer {
           i < n - 1
               ? "-m statistic --mode random --probability " + IptablesRenderer.probability(n - i)
               : "",
-          "-j " + IptablesChains.sep(name, endpoint));
+          "-j " + sepName(name, endpoint));
     }
+  }
+
+  private String sepName(ServicePortName name, Endpoint endpoint) {
+    return sepNames.computeIfAbsent(endpoint.address(), a -> IptablesChains.sep(name, endpoint));
   }
 
   private List<String> addresses(ServicePortName name, String what, List<String> input) {

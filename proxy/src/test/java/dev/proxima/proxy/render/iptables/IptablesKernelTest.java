@@ -210,6 +210,29 @@ class IptablesKernelTest {
     assertThat(LeftoverRules.removeIptables(prefix)).as("idempotent").isEmpty();
   }
 
+  @Test
+  void switchingModesRemovesOnlyTheOtherModesRules() {
+    assumeTrue(HostCommand.find("nft").isPresent(), "nft is missing (apt-get install nftables)");
+    var prefix = namespace();
+    var kernel = iptables(prefix);
+    var nft =
+        new dev.proxima.proxy.kernel.Nft(concat(prefix, "nft"), java.time.Duration.ofSeconds(30));
+    plane(kernel).replaceAll(List.of(web("10.1.0.1")), List.of());
+    assertThat(nft.apply("add table ip proxima\nadd chain ip proxima services\n").succeeded())
+        .isTrue();
+
+    // Starting in iptables mode: the nftables mode's tables go, Proxima's chains stay.
+    assertThat(LeftoverRules.removeNftables(nft)).isEmpty();
+    assertThat(nft.list("ip", "proxima").succeeded()).isFalse();
+    assertThat(kernelState(kernel).keySet()).anyMatch(chain -> chain.contains("PROXIMA-SVC-"));
+
+    // Starting in nftables mode: the iptables mode's chains go.
+    assertThat(nft.apply("add table ip proxima\n").succeeded()).isTrue();
+    assertThat(LeftoverRules.removeIptables(prefix)).isEmpty();
+    assertThat(String.join("\n", kernel.save().values())).doesNotContain("PROXIMA-");
+    assertThat(nft.list("ip", "proxima").succeeded()).isTrue();
+  }
+
   private static List<String> concat(List<String> prefix, String... command) {
     var all = new ArrayList<>(prefix);
     all.addAll(List.of(command));
