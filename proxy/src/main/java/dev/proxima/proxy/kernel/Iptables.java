@@ -86,6 +86,12 @@ public final class Iptables implements IptablesKernel {
     return run(tool(""), withWait(jump.insertArgs()), "");
   }
 
+  /** 500 Service ports per buffer on the nft backend (measured best), one buffer on legacy. */
+  @Override
+  public int fullSyncBatch() {
+    return backend == IptablesBackend.NFT ? 500 : Integer.MAX_VALUE;
+  }
+
   /** True when the canary chain exists in the table. */
   @Override
   public boolean hasCanary(String table) {

@@ -17,4 +17,13 @@ public interface IptablesKernel extends RuleLoader {
 
   /** True when Proxima's canary chain exists in the table. */
   boolean hasCanary(String table);
+
+  /**
+   * How many Service ports a full sync should put in one restore buffer: the nft backend's {@code
+   * --noflush} restore slows down quadratically with a buffer's size, the legacy backend rewrites
+   * its whole table per buffer.
+   */
+  default int fullSyncBatch() {
+    return Integer.MAX_VALUE;
+  }
 }

@@ -59,7 +59,14 @@ public final class IptablesDataPlane implements DataPlane {
     assembler = new IptablesAssembler(config(family, settings, nodePortAddresses));
     var existing =
         iptables == null ? Map.<String, java.util.Set<String>>of() : iptables.proximaChains();
-    var outcome = load(assembler.replaceAll(ports, existing), false);
+    Outcome outcome = Outcome.UNCHANGED;
+    int batch = iptables == null ? Integer.MAX_VALUE : iptables.fullSyncBatch();
+    for (String buffer : assembler.replaceAllInBatches(ports, existing, batch)) {
+      outcome = load(buffer, false);
+      if (outcome.status() != Status.LOADED) {
+        return outcome;
+      }
+    }
     if (outcome.status() != Status.LOADED || iptables == null) {
       return outcome;
     }

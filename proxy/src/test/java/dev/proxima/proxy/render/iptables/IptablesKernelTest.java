@@ -140,6 +140,37 @@ class IptablesKernelTest {
   }
 
   @Test
+  void aFullSyncInSmallBatchesLeavesTheKernelAsOneBufferWouldAndEachBatchLoads() {
+    var batched = iptables(namespace());
+    var whole = iptables(namespace());
+    var services =
+        List.of(
+            web("10.1.0.1", "10.1.0.2"),
+            IptablesCases.threeEndpoints(),
+            IptablesCases.sticky(),
+            IptablesCases.externalLocalLoadBalancer(),
+            IptablesCases.nodePort());
+    var config = IptablesDataPlane.config(IpFamily.IPV4, SETTINGS, List.of());
+    // Leftovers from an earlier run, one of them still in use.
+    plane(batched).replaceAll(List.of(web("10.1.0.7"), IptablesCases.twoEndpoints()), List.of());
+
+    var buffers =
+        new IptablesAssembler(config).replaceAllInBatches(services, batched.proximaChains(), 2);
+    for (String buffer : buffers) {
+      var result = batched.apply(buffer);
+      assertThat(result.succeeded()).as("%s%n%s", result.summary(), buffer).isTrue();
+    }
+    whole.apply(new IptablesAssembler(config).replaceAll(services, java.util.Map.of()));
+
+    assertThat(buffers).hasSize(5);
+    var batchedState = kernelState(batched);
+    batchedState.keySet().removeIf(chain -> !chain.contains("PROXIMA-"));
+    var wholeState = kernelState(whole);
+    wholeState.keySet().removeIf(chain -> !chain.contains("PROXIMA-"));
+    assertThat(batchedState).isEqualTo(wholeState);
+  }
+
+  @Test
   void aFullSyncDeletesLeftoverChainsAndAddsEachJumpOnceHoweverOftenItRuns() {
     var prefix = namespace();
     var kernel = iptables(prefix);
