@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePort;
-import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.iptables.IptablesConfig;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.nft.NftConfig;
@@ -222,19 +219,7 @@ class DataPlaneTrafficTest {
   }
 
   private static ServicePort clusterIp(String name, String ip) {
-    return new ServicePort(
-        new ServicePortName(new ObjectKey("shop", name), "http", Protocol.TCP),
-        ip,
-        80,
-        0,
-        List.of(),
-        List.of(),
-        List.of(),
-        null,
-        false,
-        false,
-        0,
-        null);
+    return ServicePortFixtures.service("shop/" + name, ip, 80).portName("http").build();
   }
 
   /** Loads the mode's complete ruleset into the node namespace with the mode's own tool. */

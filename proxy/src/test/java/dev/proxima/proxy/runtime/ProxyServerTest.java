@@ -134,6 +134,22 @@ class ProxyServerTest {
         .create();
   }
 
+  private void moveWebEndpointTo(String ip) {
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace("shop")
+        .withName("web-1")
+        .edit(
+            s ->
+                new EndpointSliceBuilder(s)
+                    .editFirstEndpoint()
+                    .withAddresses(ip)
+                    .endEndpoint()
+                    .build());
+  }
+
   @Test
   void programsServicesAsTheyChangeAndServesHealthAndMetrics() throws Exception {
     createWebService();
@@ -149,19 +165,7 @@ class ProxyServerTest {
         .contains("kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family=\"IPv4\"}")
         .contains("kubeproxy_sync_proxy_rules_endpoint_changes_total");
 
-    client
-        .discovery()
-        .v1()
-        .endpointSlices()
-        .inNamespace("shop")
-        .withName("web-1")
-        .edit(
-            s ->
-                new EndpointSliceBuilder(s)
-                    .editFirstEndpoint()
-                    .withAddresses("10.244.1.6")
-                    .endEndpoint()
-                    .build());
+    moveWebEndpointTo("10.244.1.6");
 
     // The change goes in as a partial transaction: only the endpoint's elements move.
     await()
@@ -217,19 +221,7 @@ class ProxyServerTest {
                             assertThat(script)
                                 .startsWith("*mangle")
                                 .contains("-j DNAT --to-destination 10.244.1.5:8080")));
-    client
-        .discovery()
-        .v1()
-        .endpointSlices()
-        .inNamespace("shop")
-        .withName("web-1")
-        .edit(
-            s ->
-                new EndpointSliceBuilder(s)
-                    .editFirstEndpoint()
-                    .withAddresses("10.244.1.6")
-                    .endEndpoint()
-                    .build());
+    moveWebEndpointTo("10.244.1.6");
 
     await()
         .untilAsserted(
