@@ -39,6 +39,10 @@
  *       PROXIMA-MASQ-NON-POD} (RETURN per CIDR, then mark), because {@code ! -s} takes one CIDR.
  *   <li>Above 1000 endpoints in total, the per-endpoint rules (SVC/SVL dispatch and SEP chains)
  *       carry no comment, as upstream's large-cluster mode; top-level rules keep theirs.
+ *   <li>{@link dev.proxima.proxy.render.iptables.IptablesAssembler} keeps per-Service fragments. A
+ *       partial buffer writes only the changed Services' own chains; the top-level chains are
+ *       rewritten up to 1000 endpoints and edited rule by rule above, where a rewrite costs seconds
+ *       with the nft backend. Full buffers can be split into batches for the same reason.
  *   <li>Addresses of the other family or invalid, out-of-range ports and a Service port given twice
  *       are skipped with a warning. Source ranges fail closed: a port whose ranges are all unusable
  *       still gets its firewall chain, which accepts nothing.

@@ -135,4 +135,40 @@ class IptablesAssemblerTest {
         .isEqualTo(natOwned - 3);
     assertThat(assembler.lastWritten().get("nat")).isLessThan(assembler.ruleCounts().get("nat"));
   }
+
+  @Test
+  void aboveOneThousandEndpointsAPartialBufferEditsTheTopLevelChainsInsteadOfRewritingThem() {
+    List<ServicePortRules> services = new java.util.ArrayList<>(IptablesCases.manyEndpoints(1001));
+    services.add(IptablesCases.threeEndpoints());
+    services.add(IptablesCases.twoEndpoints());
+    assembler.replaceAll(services, Map.of());
+    var moved =
+        service("ns4/svc4", "172.30.0.44", 80)
+            .portName("p80")
+            .externalIps("192.0.2.4")
+            .cluster(remote("10.180.0.4", 80), remote("10.180.0.9", 80));
+
+    String buffer = assembler.update(change(moved)).orElseThrow();
+
+    String svc4 = IptablesChains.svc(moved.port().name());
+    String svc3 = IptablesChains.svc(IptablesCases.threeEndpoints().port().name());
+    String ext4 = IptablesChains.ext(moved.port().name());
+    assertThat(declared(buffer)).doesNotContain("PROXIMA-SERVICES").contains(svc4, ext4);
+    assertThat(buffer)
+        .doesNotContain(svc3, "big/svc")
+        .contains(
+            "-I PROXIMA-SERVICES 1 -m comment --comment \"ns4/svc4:p80 external IP\" -m tcp -p tcp"
+                + " -d 192.0.2.4 --dport 80 -j "
+                + ext4)
+        .doesNotContain("-D PROXIMA-SERVICES -m comment --comment \"ns4/svc4:p80 cluster IP\"")
+        .doesNotContain("-I PROXIMA-SERVICES 1 -m comment --comment \"ns4/svc4:p80 cluster IP\"");
+
+    String removal = assembler.update(removal(moved)).orElseThrow();
+    assertThat(removal)
+        .contains("-D PROXIMA-SERVICES -m comment --comment \"ns4/svc4:p80 cluster IP\"")
+        .contains("-D PROXIMA-SERVICES -m comment --comment \"ns4/svc4:p80 external IP\"")
+        .contains("-X " + svc4 + "\n")
+        .doesNotContain("-I ");
+    assertThat(removal.indexOf("-X " + svc4)).isGreaterThan(removal.indexOf("-D PROXIMA-SERVICES"));
+  }
 }

@@ -140,6 +140,49 @@ class IptablesKernelTest {
   }
 
   @Test
+  void inLargeRulesetsPartialEditsLeaveTheSameRulesAsAFreshLoadWithTheNodePortJumpLast() {
+    var patched = iptables(namespace());
+    var fresh = iptables(namespace());
+    var live = plane(patched);
+    List<ServicePortRules> base = new ArrayList<>(IptablesCases.manyEndpoints(1001));
+    var api =
+        service("shop/api", "10.96.0.11", 80)
+            .portName("http")
+            .nodePort(30011)
+            .cluster(remote("10.1.0.9", 80));
+    base.add(api);
+    base.add(web("10.1.0.1"));
+    assertThat(live.replaceAll(base, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    var removeApi = new HashMap<ServicePortName, ServicePortRules>();
+    removeApi.put(api.port().name(), null);
+    var steps =
+        List.<Map<ServicePortName, ServicePortRules>>of(
+            Map.of(web().port().name(), web("10.1.0.2", "10.1.0.3")),
+            removeApi,
+            Map.of(web().port().name(), web()),
+            Map.of(web().port().name(), web("10.1.0.5")));
+    for (var step : steps) {
+      var outcome = live.update(step);
+      assertThat(outcome.status()).as("%s", outcome.error()).isEqualTo(DataPlane.Status.LOADED);
+    }
+    List<ServicePortRules> target = new ArrayList<>(IptablesCases.manyEndpoints(1001));
+    target.add(web("10.1.0.5"));
+    plane(fresh).replaceAll(target, List.of());
+
+    var patchedState = kernelState(patched);
+    var freshState = kernelState(fresh);
+    assertThat(patchedState.keySet()).isEqualTo(freshState.keySet());
+    patchedState.forEach(
+        (chain, rules) ->
+            assertThat(rules).as(chain).containsExactlyInAnyOrderElementsOf(freshState.get(chain)));
+    assertThat(patchedState.get("nat :PROXIMA-SERVICES"))
+        .last()
+        .asString()
+        .contains("-j PROXIMA-NODEPORTS");
+  }
+
+  @Test
   void aFullSyncInSmallBatchesLeavesTheKernelAsOneBufferWouldAndEachBatchLoads() {
     var batched = iptables(namespace());
     var whole = iptables(namespace());
