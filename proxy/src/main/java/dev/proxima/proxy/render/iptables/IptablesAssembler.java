@@ -255,16 +255,24 @@ public final class IptablesAssembler {
       out.append("COMMIT\n");
       lastWritten.put(table, written);
     }
+    // Counted from the change, not the whole ruleset, so that an edit costs what changed.
     for (String table : List.of("filter", "nat")) {
-      int owned = sharedChains(table).values().stream().mapToInt(List::size).sum();
-      if (table.equals("nat")) {
-        for (ServiceChains service : rendered.values()) {
-          owned += service.ownChains().values().stream().mapToInt(List::size).sum();
-        }
+      int delta = 0;
+      for (ServiceChains service : before) {
+        delta -= sharedLines(service, table).size() + ownRules(service, table);
       }
-      ruleCounts.put(table, owned);
+      for (ServiceChains service : after) {
+        delta += sharedLines(service, table).size() + ownRules(service, table);
+      }
+      ruleCounts.merge(table, delta, Integer::sum);
     }
     return out.toString();
+  }
+
+  private static int ownRules(ServiceChains service, String table) {
+    return table.equals("nat")
+        ? service.ownChains().values().stream().mapToInt(List::size).sum()
+        : 0;
   }
 
   /** A Service port's rules in the top-level chains of one table, as {@code -A} lines. */
