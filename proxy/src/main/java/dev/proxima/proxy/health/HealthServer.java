@@ -86,11 +86,12 @@ public final class HealthServer implements AutoCloseable {
     var bytes = body.toString().getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+    // Counted before answering, so a scrape right after a probe's response already includes it.
+    responses.accept(code);
     exchange.sendResponseHeaders(code, bytes.length);
     try (var out = exchange.getResponseBody()) {
       out.write(bytes);
     }
-    responses.accept(code);
   }
 
   private static String quote(Instant instant) {

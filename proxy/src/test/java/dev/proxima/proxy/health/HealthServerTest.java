@@ -10,8 +10,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 class HealthServerTest {
   private final MutableClock clock = new MutableClock();
   private final ProxyHealth health = new ProxyHealth(clock, Duration.ofSeconds(60));
-  private final List<Integer> healthz = new ArrayList<>();
-  private final List<Integer> livez = new ArrayList<>();
+  private final List<Integer> healthz = new CopyOnWriteArrayList<>();
+  private final List<Integer> livez = new CopyOnWriteArrayList<>();
   private HealthServer server;
 
   @BeforeEach
