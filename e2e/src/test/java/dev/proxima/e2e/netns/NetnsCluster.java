@@ -1,0 +1,517 @@
+package dev.proxima.e2e.netns;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.proxima.model.Labels;
+import dev.proxima.proxy.testing.HostTools;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The test cluster: namespaces and links ({@link Topology}), the API server on the fabric, the real
+ * controller jar in the root namespace, the real proxy jar inside every node namespace and socat
+ * servers in the server pods. The harness itself plays kubelet and the upstream slice writer. One
+ * cluster serves every scenario of a run; each scenario brings its own Services.
+ */
+final class NetnsCluster implements AutoCloseable {
+  static final int HEALTHZ_PORT = 10256;
+  static final int METRICS_PORT = 10249;
+
+  final Layout layout;
+  private final Path workDir;
+  private final Topology topology;
+  private final Clients clients;
+  private final Path kubeconfig;
+  private ApiServer api;
+  private KubernetesClient kube;
+  private Process controller;
+  private final Map<Layout.Node, Process> proxies = new LinkedHashMap<>();
+  private final List<Process> servers = new ArrayList<>();
+  private final List<Workload> workloads = new ArrayList<>();
+  private ProxyMode mode;
+  private int nextService = 10;
+  private int nextNodePort = 30010;
+  private boolean closed;
+
+  private NetnsCluster(Layout layout, Path workDir) {
+    this.layout = layout;
+    this.workDir = workDir;
+    this.topology = new Topology(layout, workDir);
+    this.clients = new Clients(workDir);
+    this.kubeconfig = workDir.resolve("kubeconfig");
+  }
+
+  /** Builds everything; on any failure tears down what was built before rethrowing. */
+  static NetnsCluster start(String prefix, ProxyMode mode) {
+    Path workDir;
+    try {
+      workDir = Files.createTempDirectory(prefix + "-e2e-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    var cluster = new NetnsCluster(new Layout(prefix), workDir);
+    var hook = new Thread(cluster::close, "netns-e2e-teardown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      cluster.build(mode);
+      return cluster;
+    } catch (RuntimeException | Error failure) {
+      System.err.println(cluster.diagnostics());
+      cluster.close();
+      throw failure;
+    }
+  }
+
+  private void build(ProxyMode proxyMode) {
+    var started = Instant.now();
+    topology.build();
+    api = ApiServer.start(Layout.ROOT_ADDRESS);
+    kube = api.client();
+    writeKubeconfig();
+    for (var node : layout.nodes()) {
+      kube.nodes().resource(nodeObject(node)).create();
+    }
+    startServers();
+    startController();
+    mode = proxyMode;
+    layout.nodes().forEach(this::startProxy);
+    awaitServersListening();
+    await("controller ready")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> JavaProcesses.status(controllerUrl("/readyz")) == 200);
+    layout.nodes().forEach(this::awaitProxyHealthy);
+    System.out.printf(
+        "netns e2e: cluster up in %d ms (work directory %s)%n",
+        Duration.between(started, Instant.now()).toMillis(), workDir);
+  }
+
+  private io.fabric8.kubernetes.api.model.Node nodeObject(Layout.Node node) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(node.name())
+        .addToLabels(Labels.ZONE, node.zone())
+        .addToLabels("kubernetes.io/hostname", node.name())
+        .endMetadata()
+        .withNewStatus()
+        .addToAllocatable("cpu", new Quantity(String.valueOf(node.cpu())))
+        .addNewAddress()
+        .withType("InternalIP")
+        .withAddress(node.ipv4())
+        .endAddress()
+        .endStatus()
+        .build();
+  }
+
+  private void writeKubeconfig() {
+    try {
+      Files.writeString(
+          kubeconfig,
+          """
+          apiVersion: v1
+          kind: Config
+          clusters:
+          - name: netns
+            cluster: {server: "%s"}
+          users:
+          - name: e2e
+            user: {token: not-checked}
+          contexts:
+          - name: netns
+            context: {cluster: netns, user: e2e, namespace: default}
+          current-context: netns
+          """
+              .formatted(api.url()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  // --- processes -----------------------------------------------------------------------------
+
+  /** Four socat listeners per server pod: TCP and UDP, IPv4 and IPv6, answering "name peer". */
+  private void startServers() {
+    var tcp = "SYSTEM:while read -r l; do echo \"$POD $SOCAT_PEERADDR\"; done";
+    var udp = "SYSTEM:echo \"$POD $SOCAT_PEERADDR\"";
+    var port = Layout.SERVER_PORT;
+    for (var pod : layout.pods()) {
+      if (!pod.isServer()) {
+        continue;
+      }
+      for (var listen :
+          List.of(
+              List.of("TCP4-LISTEN:" + port + ",fork,reuseaddr", tcp),
+              List.of("-T1", "UDP4-RECVFROM:" + port + ",fork", udp),
+              List.of("TCP6-LISTEN:" + port + ",fork,reuseaddr,ipv6only=1", tcp),
+              List.of("-T1", "UDP6-RECVFROM:" + port + ",fork,ipv6only=1", udp))) {
+        var command = new ArrayList<>(List.of("ip", "netns", "exec", pod.namespace(), "socat"));
+        command.addAll(listen);
+        var builder =
+            new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("POD", pod.name());
+        try {
+          servers.add(builder.start());
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+    }
+  }
+
+  private void awaitServersListening() {
+    for (var pod : layout.pods()) {
+      if (!pod.isServer()) {
+        continue;
+      }
+      var client = layout.client(pod.node());
+      await("server " + pod.name() + " listening")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () ->
+                  clients
+                      .probe(
+                          client.name(),
+                          client.namespace(),
+                          "tcp",
+                          pod.ipv4(),
+                          Layout.SERVER_PORT,
+                          1)
+                      .servers()
+                      .contains(pod.name()));
+    }
+  }
+
+  private void startController() {
+    int metrics = freePort();
+    controllerProbePort = freePort();
+    controller =
+        JavaProcesses.start(
+            null,
+            JavaProcesses.jar(
+                "proxima.controller.jar", "../controller/target/proxima-controller.jar"),
+            List.of(
+                "run",
+                "--kubeconfig=" + kubeconfig,
+                "--no-leader-elect",
+                "--metrics-bind-address=127.0.0.1:" + metrics,
+                "--health-probe-bind-address=127.0.0.1:" + controllerProbePort),
+            workDir.resolve("controller.log"));
+  }
+
+  private int controllerProbePort;
+
+  private String controllerUrl(String path) {
+    return "http://127.0.0.1:" + controllerProbePort + path;
+  }
+
+  void startProxy(Layout.Node node) {
+    proxies.put(
+        node,
+        JavaProcesses.start(
+            node.namespace(),
+            JavaProcesses.jar("proxima.proxy.jar", "../proxy/target/proxima-proxy.jar"),
+            List.of(
+                "run",
+                "--node-name=" + node.name(),
+                "--kubeconfig=" + kubeconfig,
+                "--mode=" + mode.flag,
+                "--min-sync-period=100ms",
+                "--sync-period=5s",
+                "--cluster-cidr=" + Layout.CLUSTER_CIDRS,
+                "--healthz-bind-address=0.0.0.0:" + HEALTHZ_PORT,
+                "--metrics-bind-address=0.0.0.0:" + METRICS_PORT),
+            proxyLog(node)));
+  }
+
+  /** SIGKILL, as a crashing or OOM-killed proxy; its rules stay in the kernel. */
+  void killProxy(Layout.Node node) {
+    JavaProcesses.kill(proxies.remove(node));
+  }
+
+  void awaitProxyHealthy(Layout.Node node) {
+    await("proxy on " + node.name() + " healthy")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> proxyHealthz(node) == 200);
+  }
+
+  int proxyHealthz(Layout.Node node) {
+    return JavaProcesses.status("http://" + node.ipv4() + ":" + HEALTHZ_PORT + "/healthz");
+  }
+
+  String metrics(Layout.Node node) {
+    return JavaProcesses.body("http://" + node.ipv4() + ":" + METRICS_PORT + "/metrics");
+  }
+
+  /** Runs the proxies in {@code wanted} mode, restarting them on clean kernels if it differs. */
+  void useMode(ProxyMode wanted) {
+    if (wanted == mode) {
+      return;
+    }
+    layout.nodes().forEach(this::killProxy);
+    for (var node : layout.nodes()) {
+      inNode(node, "nft", "flush", "ruleset");
+      inNode(node, "iptables", "-t", "nat", "-F");
+      inNode(node, "iptables", "-t", "filter", "-F");
+    }
+    mode = wanted;
+    layout.nodes().forEach(this::startProxy);
+    layout.nodes().forEach(this::awaitProxyHealthy);
+  }
+
+  ProxyMode mode() {
+    return mode;
+  }
+
+  ApiServer api() {
+    return api;
+  }
+
+  private Path proxyLog(Layout.Node node) {
+    return workDir.resolve(node.name() + "-proxy.log");
+  }
+
+  private HostTools.Result inNode(Layout.Node node, String... command) {
+    return HostTools.inNamespace(workDir, node.namespace(), null, List.of(command));
+  }
+
+  private static int freePort() {
+    try (var socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  // --- Services and endpoints ----------------------------------------------------------------
+
+  /** A new Service of this scenario with its own ClusterIP; deleted after the scenario. */
+  Workload workload(String name) {
+    var workload = new Workload(name, "10.96.0." + nextService++);
+    workloads.add(workload);
+    return workload;
+  }
+
+  Workload workloadV6(String name) {
+    var workload = new Workload(name, "fd06:96::" + Integer.toHexString(nextService++));
+    workloads.add(workload);
+    return workload;
+  }
+
+  /** A NodePort Service; its healthCheckNodePort is set too, used with Local policy only. */
+  Workload nodePortWorkload(String name) {
+    var workload = workload(name);
+    workload.type = "NodePort";
+    workload.nodePort = nextNodePort++;
+    workload.healthCheckNodePort = nextNodePort++;
+    return workload;
+  }
+
+  /** Creates or replaces the Service and sets its slice to {@code pods}. */
+  void apply(Workload workload, List<Workload.PodState> pods) {
+    var service = workload.service();
+    var existing = kube.services().inNamespace(Workload.NAMESPACE).withName(workload.name).get();
+    if (existing == null) {
+      kube.resource(service).create();
+    } else {
+      service.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+      kube.resource(service).update();
+    }
+    setEndpoints(workload, pods);
+  }
+
+  /** Writes the slice as the upstream slice writer would, retrying when the controller raced it. */
+  void setEndpoints(Workload workload, List<Workload.PodState> pods) {
+    var slices = kube.discovery().v1().endpointSlices().inNamespace(Workload.NAMESPACE);
+    await("slice of " + workload.name + " written")
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(50))
+        .ignoreException(KubernetesClientException.class)
+        .until(
+            () -> {
+              var slice = workload.slice(pods, Instant.now());
+              var existing = slices.withName(workload.sliceName()).get();
+              if (existing == null) {
+                slices.resource(slice).create();
+              } else {
+                slice.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+                slices.resource(slice).update();
+              }
+              return true;
+            });
+  }
+
+  EndpointSlice slice(Workload workload) {
+    return kube.discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(Workload.NAMESPACE)
+        .withName(workload.sliceName())
+        .get();
+  }
+
+  /** Waits until the controller has given every endpoint of the slice a hint. */
+  void awaitHints(Workload workload) {
+    await("hints on " + workload.sliceName())
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              var slice = slice(workload);
+              return slice != null
+                  && !slice.getEndpoints().isEmpty()
+                  && slice.getEndpoints().stream().allMatch(e -> e.getHints() != null);
+            });
+  }
+
+  void deleteWorkloads() {
+    for (var workload : workloads) {
+      kube.discovery()
+          .v1()
+          .endpointSlices()
+          .inNamespace(Workload.NAMESPACE)
+          .withName(workload.sliceName())
+          .delete();
+      kube.services().inNamespace(Workload.NAMESPACE).withName(workload.name).delete();
+    }
+    workloads.clear();
+  }
+
+  // --- traffic -------------------------------------------------------------------------------
+
+  /** {@code count} connections from {@code client}'s pod to the Service's ClusterIP. */
+  Answers probe(Layout.Pod client, Workload workload, String protocol, int count) {
+    return clients.probe(
+        client.name(), client.namespace(), protocol, workload.clusterIp, Workload.PORT, count);
+  }
+
+  /** {@code count} connections from the external client to {@code node}'s NodePort. */
+  Answers probeNodePort(Layout.Node node, Workload workload, String protocol, int count) {
+    return clients.probe(
+        "external", layout.external(), protocol, node.ipv4(), workload.nodePort, count);
+  }
+
+  /** The status a load balancer's health check of {@code node} gets for the Service. */
+  int healthCheck(Layout.Node node, Workload workload) {
+    return clients.httpStatus(layout.external(), node.ipv4(), workload.healthCheckNodePort, "/");
+  }
+
+  Clients.Session session(Layout.Pod client, Workload workload, String protocol) {
+    return clients.open(
+        client.name(), client.namespace(), protocol, workload.clusterIp, Workload.PORT);
+  }
+
+  Layout.Pod pod(String name) {
+    return layout.pod(name);
+  }
+
+  Layout.Node node(String name) {
+    return layout.node(name);
+  }
+
+  Layout.Pod clientOn(String node) {
+    return layout.client(layout.node(node));
+  }
+
+  // --- diagnostics ---------------------------------------------------------------------------
+
+  String ruleset(Layout.Node node) {
+    var result =
+        mode == ProxyMode.IPTABLES
+            ? inNode(node, "iptables-save")
+            : inNode(node, "nft", "list", "ruleset");
+    return result.stdout();
+  }
+
+  /** Every node's ruleset and proxy log tail, and the slices as the proxies saw them. */
+  String diagnostics() {
+    var text = new StringBuilder("\n==== netns e2e diagnostics (work directory " + workDir + ")\n");
+    if (kube != null && api != null && api.running()) {
+      for (var workload : workloads) {
+        var slice = slice(workload);
+        text.append("slice ")
+            .append(workload.sliceName())
+            .append(": ")
+            .append(slice == null ? "none" : describe(slice))
+            .append('\n');
+      }
+    }
+    for (var node : layout.nodes()) {
+      text.append("==== ")
+          .append(node.name())
+          .append(" (")
+          .append(node.zone())
+          .append(") ruleset, ")
+          .append(mode)
+          .append(" mode\n");
+      try {
+        text.append(ruleset(node));
+      } catch (AssertionError | RuntimeException e) {
+        text.append("(unavailable: ").append(e.getMessage()).append(")\n");
+      }
+      text.append("==== ")
+          .append(node.name())
+          .append(" proxy log (last 25 lines)\n")
+          .append(tail(proxyLog(node), 25));
+    }
+    text.append("==== controller log (last 25 lines)\n")
+        .append(tail(workDir.resolve("controller.log"), 25));
+    return text.toString();
+  }
+
+  private static String describe(EndpointSlice slice) {
+    return slice.getEndpoints().stream()
+        .map(
+            e ->
+                e.getTargetRef().getName()
+                    + (Boolean.TRUE.equals(e.getConditions().getReady()) ? "" : "(not ready)")
+                    + (e.getHints() == null ? "" : " hints=" + e.getHints()))
+        .collect(Collectors.joining(", ", "[", "]"));
+  }
+
+  private static String tail(Path file, int lines) {
+    try {
+      var all = Files.readAllLines(file);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size())) + "\n";
+    } catch (IOException | RuntimeException e) {
+      return "(no log)\n";
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    proxies.values().forEach(JavaProcesses::kill);
+    proxies.clear();
+    JavaProcesses.kill(controller);
+    servers.forEach(Process::destroyForcibly);
+    if (kube != null) {
+      kube.close();
+    }
+    if (api != null) {
+      api.close();
+    }
+    topology.tearDown();
+  }
+}
