@@ -34,6 +34,8 @@ final class NetnsCluster implements AutoCloseable {
 
   final Layout layout;
   private final Path workDir;
+  // HostTools leaves its input and output files here; deleted with the cluster, logs stay.
+  private final Path scratch;
   private final Topology topology;
   private final Clients clients;
   private final Path kubeconfig;
@@ -51,8 +53,14 @@ final class NetnsCluster implements AutoCloseable {
   private NetnsCluster(Layout layout, Path workDir) {
     this.layout = layout;
     this.workDir = workDir;
-    this.topology = new Topology(layout, workDir);
-    this.clients = new Clients(workDir);
+    this.scratch = workDir.resolve("scratch");
+    try {
+      Files.createDirectories(scratch);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    this.topology = new Topology(layout, scratch);
+    this.clients = new Clients(scratch);
     this.kubeconfig = workDir.resolve("kubeconfig");
   }
 
@@ -110,6 +118,10 @@ final class NetnsCluster implements AutoCloseable {
         .endMetadata()
         .withNewStatus()
         .addToAllocatable("cpu", new Quantity(String.valueOf(node.cpu())))
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus("True")
+        .endCondition()
         .addNewAddress()
         .withType("InternalIP")
         .withAddress(node.ipv4())
@@ -146,8 +158,9 @@ final class NetnsCluster implements AutoCloseable {
 
   /** Four socat listeners per server pod: TCP and UDP, IPv4 and IPv6, answering "name peer". */
   private void startServers() {
-    var tcp = "SYSTEM:while read -r l; do echo \"$POD $SOCAT_PEERADDR\"; done";
-    var udp = "SYSTEM:echo \"$POD $SOCAT_PEERADDR\"";
+    // One answer per request line. UDP-LISTEN gives each client socket a child of its own (a
+    // RECVFROM child would share the listening socket and swallow other clients' datagrams).
+    var answer = "SYSTEM:while read -r l; do echo \"$POD $SOCAT_PEERADDR\"; done";
     var port = Layout.SERVER_PORT;
     for (var pod : layout.pods()) {
       if (!pod.isServer()) {
@@ -155,10 +168,10 @@ final class NetnsCluster implements AutoCloseable {
       }
       for (var listen :
           List.of(
-              List.of("TCP4-LISTEN:" + port + ",fork,reuseaddr", tcp),
-              List.of("-T1", "UDP4-RECVFROM:" + port + ",fork", udp),
-              List.of("TCP6-LISTEN:" + port + ",fork,reuseaddr,ipv6only=1", tcp),
-              List.of("-T1", "UDP6-RECVFROM:" + port + ",fork,ipv6only=1", udp))) {
+              List.of("TCP4-LISTEN:" + port + ",fork,reuseaddr", answer),
+              List.of("-T2", "UDP4-LISTEN:" + port + ",fork,reuseaddr", answer),
+              List.of("TCP6-LISTEN:" + port + ",fork,reuseaddr,ipv6only=1", answer),
+              List.of("-T2", "UDP6-LISTEN:" + port + ",fork,reuseaddr,ipv6only=1", answer))) {
         var command = new ArrayList<>(List.of("ip", "netns", "exec", pod.namespace(), "socat"));
         command.addAll(listen);
         var builder =
@@ -290,7 +303,7 @@ final class NetnsCluster implements AutoCloseable {
   }
 
   private HostTools.Result inNode(Layout.Node node, String... command) {
-    return HostTools.inNamespace(workDir, node.namespace(), null, List.of(command));
+    return HostTools.inNamespace(scratch, node.namespace(), null, List.of(command));
   }
 
   private static int freePort() {
@@ -513,5 +526,14 @@ final class NetnsCluster implements AutoCloseable {
       api.close();
     }
     topology.tearDown();
+    deleteScratch();
+  }
+
+  private void deleteScratch() {
+    try (var files = Files.walk(scratch)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException | RuntimeException e) {
+      System.err.println("netns e2e: could not delete " + scratch + ": " + e.getMessage());
+    }
   }
 }

@@ -63,4 +63,147 @@ abstract class RoutingScenarios {
           });
     }
   }
+
+  @Test
+  void preferSameNodeAnswersEachNodesClientFromItsOwnNodeThenItsZoneThenAnyZoneOverUdp(
+      NetnsCluster cluster) {
+    var dns = cluster.workload("dns");
+    dns.trafficDistribution = "PreferSameNode";
+    cluster.apply(dns, ready(cluster, "a1s1", "a2s1", "b1s1", "c1s1"));
+    cluster.awaitHints(dns);
+
+    Eventually.holds(
+        () -> {
+          for (var node : List.of("a1", "a2", "b1", "c1")) {
+            var answers = cluster.probe(cluster.clientOn(node), dns, "udp", 8);
+            assertThat(answers.counts())
+                .as("each node's client is answered by its own node's server: %s", answers)
+                .containsOnlyKeys(node + "s1");
+          }
+        });
+
+    cluster.setEndpoints(dns, ready(cluster, "a2s1", "b1s1", "c1s1"));
+    cluster.awaitHints(dns);
+    Eventually.holds(
+        () -> {
+          var fromA1 = cluster.probe(cluster.clientOn("a1"), dns, "udp", 8);
+          assertThat(fromA1.counts())
+              .as("without a server on a1, the other server in zone-a answers: %s", fromA1)
+              .containsOnlyKeys("a2s1");
+        });
+
+    cluster.setEndpoints(dns, ready(cluster, "b1s1", "c1s1"));
+    cluster.awaitHints(dns);
+    Eventually.holds(
+        () -> {
+          var fromA1 = cluster.probe(cluster.clientOn("a1"), dns, "udp", 20);
+          assertThat(fromA1.counts())
+              .as("without servers in zone-a, servers in the other zones answer: %s", fromA1)
+              .containsOnlyKeys("b1s1", "c1s1");
+        });
+  }
+
+  @Test
+  void aServiceWithoutEndpointsRefusesConnectionsAndDatagramsAtOnce(NetnsCluster cluster) {
+    var empty = cluster.workload("no-endpoints");
+    cluster.apply(empty, List.of());
+
+    Eventually.holds(
+        () -> {
+          var tcp = cluster.probe(cluster.clientOn("a1"), empty, "tcp", 3);
+          var udp = cluster.probe(cluster.clientOn("b1"), empty, "udp", 3);
+          // A timeout would show as TIMEOUT: the script gives each attempt 1-2 seconds.
+          assertThat(tcp.counts()).as("TCP is rejected: %s", tcp).containsOnlyKeys(Answers.REFUSED);
+          assertThat(udp.counts()).as("UDP is rejected: %s", udp).containsOnlyKeys(Answers.REFUSED);
+        });
+  }
+
+  @Test
+  void internalTrafficPolicyLocalUsesOnlyTheNodesEndpointsAndDropsWhereThereAreNone(
+      NetnsCluster cluster) {
+    var local = cluster.workload("node-local");
+    local.internalTrafficPolicy = "Local";
+    cluster.apply(local, ready(cluster, "a1s1", "a1s2", "b1s1"));
+
+    Eventually.holds(
+        () -> {
+          var fromA1 = cluster.probe(cluster.clientOn("a1"), local, "tcp", 20);
+          var fromA2 = cluster.probe(cluster.clientOn("a2"), local, "tcp", 2);
+          var fromA2Udp = cluster.probe(cluster.clientOn("a2"), local, "udp", 2);
+          var all = Answers.describe(List.of(fromA1, fromA2, fromA2Udp));
+          assertThat(fromA1.servers())
+              .as("a1's client reaches a1's endpoints only%s", all)
+              .containsExactlyInAnyOrder("a1s1", "a1s2");
+          assertThat(fromA2.counts())
+              .as("a2 has no local endpoint: TCP is dropped%s", all)
+              .containsOnlyKeys(Answers.TIMEOUT);
+          assertThat(fromA2Udp.counts()).as("and UDP too%s", all).containsOnlyKeys(Answers.TIMEOUT);
+          assertThat(
+                  Metrics.value(
+                      cluster.metrics(cluster.node("a2")),
+                      "kubeproxy_sync_proxy_rules_no_local_endpoints_total",
+                      "traffic_policy=\"internal\"",
+                      "ip_family=\"IPv4\""))
+              .as("a2's proxy counts the Service's two ports (kube-proxy counts per port)")
+              .isEqualTo(2.0);
+          assertThat(
+                  Metrics.value(
+                      cluster.metrics(cluster.node("a1")),
+                      "kubeproxy_sync_proxy_rules_no_local_endpoints_total",
+                      "traffic_policy=\"internal\"",
+                      "ip_family=\"IPv4\""))
+              .as("a1's proxy has local endpoints for it")
+              .isEqualTo(0.0);
+        });
+  }
+
+  @Test
+  void nodePortWithLocalPolicyIsAnsweredOnlyByNodesWithEndpointsKeepingTheClientAddress(
+      NetnsCluster cluster) {
+    var web = cluster.nodePortWorkload("web-nodeport");
+    web.externalTrafficPolicy = "Local";
+    cluster.apply(web, ready(cluster, "a1s1", "b1s1"));
+    var withEndpoints = List.of(cluster.node("a1"), cluster.node("b1"));
+    var without = List.of(cluster.node("a2"), cluster.node("c1"));
+
+    Eventually.holds(
+        () -> {
+          for (var node : withEndpoints) {
+            var answers = cluster.probeNodePort(node, web, "tcp", 4);
+            var local = node.name().substring("node-".length()) + "s1";
+            assertThat(answers.counts())
+                .as("%s answers with its own endpoint: %s", node.name(), answers)
+                .containsOnlyKeys(local);
+            assertThat(answers.peersSeen())
+                .as("the server sees the external client's own address: %s", answers)
+                .containsExactly(Layout.EXTERNAL_V4);
+            assertThat(cluster.healthCheck(node, web))
+                .as("%s's health check node port", node.name())
+                .isEqualTo(200);
+          }
+          for (var node : without) {
+            var answers = cluster.probeNodePort(node, web, "tcp", 2);
+            assertThat(answers.counts())
+                .as("%s has no local endpoint and drops: %s", node.name(), answers)
+                .containsOnlyKeys(Answers.TIMEOUT);
+            assertThat(cluster.healthCheck(node, web))
+                .as("%s's health check node port", node.name())
+                .isEqualTo(503);
+          }
+        });
+
+    web.externalTrafficPolicy = "Cluster";
+    web.healthCheckNodePort = 0;
+    cluster.apply(web, ready(cluster, "a1s1", "b1s1"));
+    Eventually.holds(
+        () -> {
+          for (var node : cluster.layout.nodes()) {
+            var answers = cluster.probeNodePort(node, web, "tcp", 6);
+            assertThat(answers.allAnswered())
+                .as("with Cluster policy %s answers: %s", node.name(), answers)
+                .isTrue();
+            assertThat(answers.servers()).isSubsetOf("a1s1", "b1s1");
+          }
+        });
+  }
 }

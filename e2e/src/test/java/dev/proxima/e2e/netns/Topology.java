@@ -58,7 +58,8 @@ final class Topology {
     var ns = node.namespace();
     addNamespace(ns);
     // Forwarding for routed pod traffic; bridge netfilter so that a Service DNAT between two pods
-    // of one node sees the bridged reply and reverses it.
+    // of one node sees the bridged reply and reverses it; no ICMP rate limit, so that every
+    // datagram a rule rejects gets its "port unreachable", not only the first in a second.
     must(
         "ip",
         "netns",
@@ -69,7 +70,9 @@ final class Topology {
         "net.ipv4.ip_forward=1",
         "net.ipv6.conf.all.forwarding=1",
         "net.bridge.bridge-nf-call-iptables=1",
-        "net.bridge.bridge-nf-call-ip6tables=1");
+        "net.bridge.bridge-nf-call-ip6tables=1",
+        "net.ipv4.icmp_ratelimit=0",
+        "net.ipv6.icmp.ratelimit=0");
     linkToFabric(
         ns,
         layout.prefix() + "f" + node.name().substring("node-".length()),
