@@ -21,7 +21,7 @@ record Answers(String client, String target, List<Answer> answers) {
   record Answer(String server, String peer) {
     static Answer parse(String line) {
       var parts = line.trim().split("\\s+", 2);
-      return new Answer(parts[0], parts.length > 1 ? parts[1] : "");
+      return new Answer(parts[0], parts.length > 1 ? canonical(parts[1]) : "");
     }
 
     boolean answered() {
@@ -29,6 +29,18 @@ record Answers(String client, String target, List<Answer> answers) {
           && !server.equals("UNREACHABLE")
           && !server.equals(TIMEOUT)
           && !server.equals("ERROR");
+    }
+  }
+
+  /** One spelling per address: socat prints IPv6 addresses with every zero written out. */
+  static String canonical(String address) {
+    if (!address.contains(":")) {
+      return address;
+    }
+    try {
+      return java.net.InetAddress.getByName(address).getHostAddress();
+    } catch (java.net.UnknownHostException notAnAddress) {
+      return address;
     }
   }
 

@@ -33,7 +33,7 @@ record Layout(String prefix) {
     }
 
     String podGatewayV6() {
-      return "fd06:244:" + index + "::1";
+      return "fd06:244:0:" + index + "::1";
     }
   }
 
@@ -44,7 +44,7 @@ record Layout(String prefix) {
     }
 
     String ipv6() {
-      return "fd06:244:" + node.index() + "::" + host;
+      return "fd06:244:0:" + node.index() + "::" + host;
     }
 
     boolean isServer() {

@@ -349,11 +349,35 @@ final class NetnsCluster implements AutoCloseable {
       kube.resource(service).update();
     }
     setEndpoints(workload, pods);
+    awaitProgrammed(workload);
+  }
+
+  /**
+   * Waits until every node's ruleset has the Service: probing an IP no rule knows yet would only
+   * wait for timeouts.
+   */
+  void awaitProgrammed(Workload workload) {
+    for (var node : layout.nodes()) {
+      await("%s programmed on %s".formatted(workload.name, node.name()))
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> ruleset(node).contains(workload.clusterIp));
+    }
   }
 
   /** Writes the slice as the upstream slice writer would, retrying when the controller raced it. */
   void setEndpoints(Workload workload, List<Workload.PodState> pods) {
-    var slices = kube.discovery().v1().endpointSlices().inNamespace(Workload.NAMESPACE);
+    writeSlice(kube, workload, pods);
+  }
+
+  /** Sets the slice through the API server's side door while the components cannot reach it. */
+  void setEndpointsWhileApiServerIsDown(Workload workload, List<Workload.PodState> pods) {
+    api.changeWhileDown(client -> writeSlice(client, workload, pods));
+  }
+
+  private static void writeSlice(
+      KubernetesClient client, Workload workload, List<Workload.PodState> pods) {
+    var slices = client.discovery().v1().endpointSlices().inNamespace(Workload.NAMESPACE);
     await("slice of " + workload.name + " written")
         .atMost(Duration.ofSeconds(20))
         .pollInterval(Duration.ofMillis(50))

@@ -53,6 +53,9 @@ abstract class RoutingScenarios {
             assertThat(fromB1.servers())
                 .as("%s: zone-b's client reaches zone-b's server only%s", distribution, all)
                 .containsExactly("b1s1");
+            assertThat(fromB1.peersSeen())
+                .as("%s: pod-to-Service traffic keeps the client's address%s", distribution, all)
+                .containsExactly(cluster.clientOn("b1").ipv4());
             assertThat(fromC1.allAnswered())
                 .as("%s: zone-c has no server, yet is never blackholed%s", distribution, all)
                 .isTrue();

@@ -86,7 +86,7 @@ final class Topology {
     for (var other : layout.nodes()) {
       if (other.index() != node.index()) {
         ip(ns, "route", "add", "10.244." + other.index() + ".0/24", "via", other.ipv4());
-        ip(ns, "-6", "route", "add", "fd06:244:" + other.index() + "::/64", "via", other.ipv6());
+        ip(ns, "-6", "route", "add", "fd06:244:0:" + other.index() + "::/64", "via", other.ipv6());
       }
     }
     // The node's own connections to Service IPs are routed before the output hook DNATs them.
