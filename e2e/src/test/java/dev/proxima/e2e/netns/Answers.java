@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -72,10 +71,6 @@ record Answers(String client, String target, List<Answer> answers) {
 
   static String describe(List<Answers> all) {
     return all.stream().map(Answers::toString).collect(Collectors.joining("\n  ", "\n  ", ""));
-  }
-
-  static <K> Map<K, Answers> index(List<Answers> all, Function<Answers, K> key) {
-    return all.stream().collect(Collectors.toMap(key, a -> a));
   }
 
   @Override

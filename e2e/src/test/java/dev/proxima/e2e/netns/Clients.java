@@ -55,6 +55,32 @@ final class Clients {
     return Answers.parse(client, target(protocol, host, port), result.stdout());
   }
 
+  /**
+   * Connections back to back from {@code namespace} until the process is destroyed, each line
+   * "start-time answer" in {@code output}.
+   */
+  Process loop(String namespace, String protocol, String host, int port, Path output) {
+    try {
+      return new ProcessBuilder(
+              "ip",
+              "netns",
+              "exec",
+              namespace,
+              "bash",
+              probe.toString(),
+              protocol,
+              host,
+              String.valueOf(port),
+              "1000000",
+              "stamped")
+          .redirectErrorStream(true)
+          .redirectOutput(output.toFile())
+          .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The status code of an HTTP GET from {@code namespace}, 0 when nothing answers. */
   int httpStatus(String namespace, String host, int port, String path) {
     var result =

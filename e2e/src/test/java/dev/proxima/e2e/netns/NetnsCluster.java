@@ -290,10 +290,6 @@ final class NetnsCluster implements AutoCloseable {
     layout.nodes().forEach(this::awaitProxyHealthy);
   }
 
-  ProxyMode mode() {
-    return mode;
-  }
-
   ApiServer api() {
     return api;
   }
@@ -449,6 +445,15 @@ final class NetnsCluster implements AutoCloseable {
   /** The status a load balancer's health check of {@code node} gets for the Service. */
   int healthCheck(Layout.Node node, Workload workload) {
     return clients.httpStatus(layout.external(), node.ipv4(), workload.healthCheckNodePort, "/");
+  }
+
+  /** Connections from {@code client} to the Service until destroyed; see {@link Clients#loop}. */
+  Process loop(Layout.Pod client, Workload workload, Path output) {
+    return clients.loop(client.namespace(), "tcp", workload.clusterIp, Workload.PORT, output);
+  }
+
+  Path workDir() {
+    return workDir;
   }
 
   Clients.Session session(Layout.Pod client, Workload workload, String protocol) {
