@@ -13,10 +13,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class DisruptionNetnsIT {
   @Test
   void aProxyKilledAndRestartedKeepsConnectionsWorkingAndServesTheSameRoutes(NetnsCluster cluster) {
-    var zonal = cluster.workload("restarted");
-    zonal.trafficDistribution = "PreferSameZone";
-    cluster.apply(zonal, ready(cluster, "a1s1", "a2s1", "b1s1"));
-    cluster.awaitHints(zonal);
+    var zonal =
+        cluster.applyHinted(
+            cluster.workload("restarted").distributed("PreferSameZone"),
+            ready(cluster, "a1s1", "a2s1", "b1s1"));
     var node = cluster.node("a1");
     var client = cluster.clientOn("a1");
     Eventually.holds(
@@ -24,7 +24,7 @@ class DisruptionNetnsIT {
           var answers = cluster.probe(client, zonal, "tcp", 20);
           assertThat(answers.servers()).as("%s", answers).containsExactly("a1s1", "a2s1");
         });
-    var rulesBefore = cluster.ruleset(node);
+    var rulesBefore = cluster.nftTables(node);
 
     try (var established = cluster.session(client, zonal, "tcp")) {
       var first = established.ask();
@@ -51,8 +51,8 @@ class DisruptionNetnsIT {
           assertThat(after.servers())
               .as("after the restart: %s", after)
               .containsExactly("a1s1", "a2s1");
-          assertThat(cluster.ruleset(node))
-              .as("the restarted proxy programs the same ruleset")
+          assertThat(cluster.nftTables(node))
+              .as("the restarted proxy programs the same tables")
               .isEqualTo(rulesBefore);
         });
   }

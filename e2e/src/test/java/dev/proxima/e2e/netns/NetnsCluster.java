@@ -259,11 +259,20 @@ final class NetnsCluster implements AutoCloseable {
     JavaProcesses.kill(proxies.remove(node));
   }
 
+  /** Fails at once, with the proxy's log, when the proxy exits instead (say, an unknown mode). */
   void awaitProxyHealthy(Layout.Node node) {
     await("proxy on " + node.name() + " healthy")
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(200))
-        .until(() -> proxyHealthz(node) == 200);
+        .until(
+            () -> {
+              var proxy = proxies.get(node);
+              if (proxy == null || !proxy.isAlive()) {
+                throw new AssertionError(
+                    "the proxy on " + node.name() + " exited:\n" + tail(proxyLog(node), 25));
+              }
+              return proxyHealthz(node) == 200;
+            });
   }
 
   int proxyHealthz(Layout.Node node) {
@@ -359,6 +368,13 @@ final class NetnsCluster implements AutoCloseable {
           .pollInterval(Duration.ofMillis(100))
           .until(() -> ruleset(node).contains(workload.clusterIp));
     }
+  }
+
+  /** {@link #apply}, then waits until the controller has hinted every endpoint. */
+  Workload applyHinted(Workload workload, List<Workload.PodState> pods) {
+    apply(workload, pods);
+    awaitHints(workload);
+    return workload;
   }
 
   /** Writes the slice as the upstream slice writer would, retrying when the controller raced it. */
@@ -481,6 +497,30 @@ final class NetnsCluster implements AutoCloseable {
             ? inNode(node, "iptables-save")
             : inNode(node, "nft", "list", "ruleset");
     return result.stdout();
+  }
+
+  /**
+   * The node's nftables tables by name. The listing follows creation order, which a restarted proxy
+   * may change (it syncs IPv6 or IPv4 first), so compare tables, not listings.
+   */
+  Map<String, String> nftTables(Layout.Node node) {
+    var tables = new java.util.TreeMap<String, String>();
+    String name = null;
+    var body = new StringBuilder();
+    for (var line : inNode(node, "nft", "list", "ruleset").stdout().split("\n", -1)) {
+      if (line.startsWith("table ")) {
+        if (name != null) {
+          tables.put(name, body.toString().strip());
+        }
+        name = line;
+        body.setLength(0);
+      }
+      body.append(line).append('\n');
+    }
+    if (name != null) {
+      tables.put(name, body.toString().strip());
+    }
+    return tables;
   }
 
   /** Every node's ruleset and proxy log tail, and the slices as the proxies saw them. */

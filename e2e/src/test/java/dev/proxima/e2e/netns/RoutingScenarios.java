@@ -32,10 +32,10 @@ abstract class RoutingScenarios {
   void preferSameZoneAndPreferCloseKeepTrafficInZoneAndFallBackWhereTheZoneHasNoServers(
       NetnsCluster cluster) {
     for (var distribution : List.of("PreferSameZone", "PreferClose")) {
-      var zonal = cluster.workload("zonal-" + distribution.toLowerCase());
-      zonal.trafficDistribution = distribution;
-      cluster.apply(zonal, ready(cluster, "a1s1", "a1s2", "a2s1", "b1s1"));
-      cluster.awaitHints(zonal);
+      var zonal =
+          cluster.applyHinted(
+              cluster.workload("zonal-" + distribution.toLowerCase()).distributed(distribution),
+              ready(cluster, "a1s1", "a1s2", "a2s1", "b1s1"));
 
       Eventually.holds(
           () -> {
@@ -70,10 +70,10 @@ abstract class RoutingScenarios {
   @Test
   void preferSameNodeAnswersEachNodesClientFromItsOwnNodeThenItsZoneThenAnyZoneOverUdp(
       NetnsCluster cluster) {
-    var dns = cluster.workload("dns");
-    dns.trafficDistribution = "PreferSameNode";
-    cluster.apply(dns, ready(cluster, "a1s1", "a2s1", "b1s1", "c1s1"));
-    cluster.awaitHints(dns);
+    var dns =
+        cluster.applyHinted(
+            cluster.workload("dns").distributed("PreferSameNode"),
+            ready(cluster, "a1s1", "a2s1", "b1s1", "c1s1"));
 
     Eventually.holds(
         () -> {
@@ -141,23 +141,21 @@ abstract class RoutingScenarios {
               .as("a2 has no local endpoint: TCP is dropped%s", all)
               .containsOnlyKeys(Answers.TIMEOUT);
           assertThat(fromA2Udp.counts()).as("and UDP too%s", all).containsOnlyKeys(Answers.TIMEOUT);
-          assertThat(
-                  Metrics.value(
-                      cluster.metrics(cluster.node("a2")),
-                      "kubeproxy_sync_proxy_rules_no_local_endpoints_total",
-                      "traffic_policy=\"internal\"",
-                      "ip_family=\"IPv4\""))
+          assertThat(internalNoLocalEndpoints(cluster, "a2"))
               .as("a2's proxy counts the Service's two ports (kube-proxy counts per port)")
               .isEqualTo(2.0);
-          assertThat(
-                  Metrics.value(
-                      cluster.metrics(cluster.node("a1")),
-                      "kubeproxy_sync_proxy_rules_no_local_endpoints_total",
-                      "traffic_policy=\"internal\"",
-                      "ip_family=\"IPv4\""))
+          assertThat(internalNoLocalEndpoints(cluster, "a1"))
               .as("a1's proxy has local endpoints for it")
               .isEqualTo(0.0);
         });
+  }
+
+  private static double internalNoLocalEndpoints(NetnsCluster cluster, String node) {
+    return Metrics.value(
+        cluster.metrics(cluster.node(node)),
+        "kubeproxy_sync_proxy_rules_no_local_endpoints_total",
+        "traffic_policy=\"internal\"",
+        "ip_family=\"IPv4\"");
   }
 
   @Test

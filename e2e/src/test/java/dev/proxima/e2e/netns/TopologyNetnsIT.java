@@ -40,8 +40,7 @@ class TopologyNetnsIT {
     var auto = cluster.workload("auto");
     auto.annotations.put("service.kubernetes.io/topology-mode", "Auto");
     // Every zone has 4 CPUs and 2 endpoints, so each zone is allocated exactly its own.
-    cluster.apply(auto, ready(cluster, "a1s1", "a2s1", "b1s1", "b1s2", "c1s1", "c1s2"));
-    cluster.awaitHints(auto);
+    cluster.applyHinted(auto, ready(cluster, "a1s1", "a2s1", "b1s1", "b1s2", "c1s1", "c1s2"));
 
     assertThat(cluster.slice(auto).getEndpoints())
         .as("each endpoint is hinted for its own zone")
@@ -65,10 +64,10 @@ class TopologyNetnsIT {
   @Test
   void anIpv6ServiceWithPreferSameZoneStaysInZoneAndFallsBackWhereTheZoneHasNoServers(
       NetnsCluster cluster) {
-    var zonal = cluster.workloadV6("zonal-v6");
-    zonal.trafficDistribution = "PreferSameZone";
-    cluster.apply(zonal, ready(cluster, "a1s1", "a2s1", "b1s1"));
-    cluster.awaitHints(zonal);
+    var zonal =
+        cluster.applyHinted(
+            cluster.workloadV6("zonal-v6").distributed("PreferSameZone"),
+            ready(cluster, "a1s1", "a2s1", "b1s1"));
 
     Eventually.holds(
         () -> {

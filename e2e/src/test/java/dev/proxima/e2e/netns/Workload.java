@@ -41,6 +41,11 @@ final class Workload {
     this.clusterIp = clusterIp;
   }
 
+  Workload distributed(String value) {
+    trafficDistribution = value;
+    return this;
+  }
+
   boolean ipv6() {
     return clusterIp.contains(":");
   }
