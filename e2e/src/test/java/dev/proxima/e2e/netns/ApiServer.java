@@ -9,16 +9,15 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.HashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The CRUD mock API server on the root end of the fabric link, where node namespaces reach it. The
- * objects live in the dispatcher, not in the listener, so the server can be stopped and started
- * again on the same port with everything still stored, and a second listener on loopback (the "side
- * door") can change objects while the one the components use is down.
+ * The CRUD mock API server on loopback ({@link ApiRelay} brings the nodes to it). The objects live
+ * in the dispatcher, not in the listener, so the server can be stopped and started again on the
+ * same port with everything still stored, and a second listener on loopback (the "side door") can
+ * change objects while the one the components use is down.
  */
 final class ApiServer implements AutoCloseable {
   // The mock logs every request through java.util.logging; a static reference keeps the level.
@@ -36,12 +35,12 @@ final class ApiServer implements AutoCloseable {
     this.port = listener.getPort();
   }
 
-  static ApiServer start(String address) {
-    try {
-      return new ApiServer(InetAddress.getByName(address));
-    } catch (UnknownHostException e) {
-      throw new IllegalArgumentException(address, e);
-    }
+  static ApiServer start() {
+    return new ApiServer(InetAddress.getLoopbackAddress());
+  }
+
+  int port() {
+    return port;
   }
 
   private KubernetesMockServer open(InetAddress on, int onPort) {

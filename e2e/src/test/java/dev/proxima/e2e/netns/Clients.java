@@ -18,13 +18,13 @@ final class Clients {
   private final Path workDir;
   private final Path probe;
   private final Path session;
-  private final Path httpStatus;
+  private final Path http;
 
   Clients(Path workDir) {
     this.workDir = workDir;
     this.probe = install("probe.sh");
     this.session = install("session.sh");
-    this.httpStatus = install("http-status.sh");
+    this.http = install("http.sh");
   }
 
   private Path install(String script) {
@@ -83,13 +83,21 @@ final class Clients {
 
   /** The status code of an HTTP GET from {@code namespace}, 0 when nothing answers. */
   int httpStatus(String namespace, String host, int port, String path) {
-    var result =
-        HostTools.inNamespace(
+    return Integer.parseInt(http(namespace, host, port, path, "status").trim());
+  }
+
+  /** The body of an HTTP GET from {@code namespace}, empty when nothing answers. */
+  String httpBody(String namespace, String host, int port, String path) {
+    return http(namespace, host, port, path, "body");
+  }
+
+  private String http(String namespace, String host, int port, String path, String what) {
+    return HostTools.inNamespace(
             workDir,
             namespace,
             null,
-            List.of("bash", httpStatus.toString(), host, String.valueOf(port), path));
-    return Integer.parseInt(result.stdout().trim());
+            List.of("bash", http.toString(), host, String.valueOf(port), path, what))
+        .stdout();
   }
 
   Session open(String client, String namespace, String protocol, String host, int port) {

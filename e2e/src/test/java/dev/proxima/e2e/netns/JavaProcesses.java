@@ -69,27 +69,16 @@ final class JavaProcesses {
 
   /** The HTTP status of {@code url}, or -1 when nothing answers. */
   static int status(String url) {
-    return get(url).status();
-  }
-
-  static String body(String url) {
-    return get(url).body();
-  }
-
-  private record Reply(int status, String body) {}
-
-  private static Reply get(String url) {
     try {
-      var response =
-          HTTP.send(
+      return HTTP.send(
               HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
-              HttpResponse.BodyHandlers.ofString());
-      return new Reply(response.statusCode(), response.body());
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
     } catch (IOException unanswered) {
-      return new Reply(-1, "");
+      return -1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Reply(-1, "");
+      return -1;
     }
   }
 }

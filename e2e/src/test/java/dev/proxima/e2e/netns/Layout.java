@@ -12,7 +12,11 @@ import java.util.stream.Stream;
 record Layout(String prefix) {
   static final String FABRIC_V4 = "10.206.0";
   static final String FABRIC_V6 = "fd06:206::";
-  static final String ROOT_ADDRESS = FABRIC_V4 + ".1";
+
+  /** The fabric namespace's address, where nodes reach the API server (through a relay). */
+  static final String API_ADDRESS = FABRIC_V4 + ".1";
+
+  static final int API_PORT = 6443;
   static final String EXTERNAL_V4 = FABRIC_V4 + ".100";
   static final String EXTERNAL_V6 = FABRIC_V6 + "100";
   static final String CLUSTER_CIDRS = "10.244.0.0/16,fd06:244::/48";
@@ -103,11 +107,6 @@ record Layout(String prefix) {
 
   String external() {
     return prefix + "ext";
-  }
-
-  /** The root namespace's end of the link to the fabric; the API server listens on it. */
-  String rootLink() {
-    return prefix + "root";
   }
 
   /** Every namespace the harness creates, in creation order. */

@@ -38,7 +38,10 @@ final class NetnsCluster implements AutoCloseable {
   private final Path scratch;
   private final Topology topology;
   private final Clients clients;
+  // The nodes' kubeconfig names the relay in the fabric; the controller's names loopback.
   private final Path kubeconfig;
+  private final Path controllerKubeconfig;
+  private ApiRelay relay;
   private ApiServer api;
   private KubernetesClient kube;
   private Process controller;
@@ -62,6 +65,7 @@ final class NetnsCluster implements AutoCloseable {
     this.topology = new Topology(layout, scratch);
     this.clients = new Clients(scratch);
     this.kubeconfig = workDir.resolve("kubeconfig");
+    this.controllerKubeconfig = workDir.resolve("controller-kubeconfig");
   }
 
   /** Builds everything; on any failure tears down what was built before rethrowing. */
@@ -88,9 +92,19 @@ final class NetnsCluster implements AutoCloseable {
   private void build(ProxyMode proxyMode) {
     var started = Instant.now();
     topology.build();
-    api = ApiServer.start(Layout.ROOT_ADDRESS);
+    api = ApiServer.start();
     kube = api.client();
-    writeKubeconfig();
+    relay = ApiRelay.start(layout.fabric(), api.port(), workDir.resolve("api.sock"));
+    writeKubeconfig(kubeconfig, ApiRelay.url());
+    writeKubeconfig(controllerKubeconfig, api.url());
+    await("API server reachable from the fabric")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                clients.httpStatus(
+                        layout.external(), Layout.API_ADDRESS, Layout.API_PORT, "/api/v1/nodes")
+                    == 200);
     for (var node : layout.nodes()) {
       kube.nodes().resource(nodeObject(node)).create();
     }
@@ -130,10 +144,10 @@ final class NetnsCluster implements AutoCloseable {
         .build();
   }
 
-  private void writeKubeconfig() {
+  private static void writeKubeconfig(Path file, String server) {
     try {
       Files.writeString(
-          kubeconfig,
+          file,
           """
           apiVersion: v1
           kind: Config
@@ -148,7 +162,7 @@ final class NetnsCluster implements AutoCloseable {
             context: {cluster: netns, user: e2e, namespace: default}
           current-context: netns
           """
-              .formatted(api.url()));
+              .formatted(server));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -222,7 +236,7 @@ final class NetnsCluster implements AutoCloseable {
                 "proxima.controller.jar", "../controller/target/proxima-controller.jar"),
             List.of(
                 "run",
-                "--kubeconfig=" + kubeconfig,
+                "--kubeconfig=" + controllerKubeconfig,
                 "--no-leader-elect",
                 "--metrics-bind-address=127.0.0.1:" + metrics,
                 "--health-probe-bind-address=127.0.0.1:" + controllerProbePort),
@@ -250,7 +264,7 @@ final class NetnsCluster implements AutoCloseable {
                 "--sync-period=5s",
                 "--cluster-cidr=" + Layout.CLUSTER_CIDRS,
                 "--healthz-bind-address=0.0.0.0:" + HEALTHZ_PORT,
-                "--metrics-bind-address=0.0.0.0:" + METRICS_PORT),
+                "--metrics-bind-address=127.0.0.1:" + METRICS_PORT),
             proxyLog(node)));
   }
 
@@ -276,11 +290,11 @@ final class NetnsCluster implements AutoCloseable {
   }
 
   int proxyHealthz(Layout.Node node) {
-    return JavaProcesses.status("http://" + node.ipv4() + ":" + HEALTHZ_PORT + "/healthz");
+    return clients.httpStatus(node.namespace(), "127.0.0.1", HEALTHZ_PORT, "/healthz");
   }
 
   String metrics(Layout.Node node) {
-    return JavaProcesses.body("http://" + node.ipv4() + ":" + METRICS_PORT + "/metrics");
+    return clients.httpBody(node.namespace(), "127.0.0.1", METRICS_PORT, "/metrics");
   }
 
   /** Runs the proxies in {@code wanted} mode, restarting them on clean kernels if it differs. */
@@ -590,6 +604,9 @@ final class NetnsCluster implements AutoCloseable {
     servers.forEach(Process::destroyForcibly);
     if (kube != null) {
       kube.close();
+    }
+    if (relay != null) {
+      relay.close();
     }
     if (api != null) {
       api.close();

@@ -7,9 +7,9 @@ import java.util.List;
 
 /**
  * Builds the namespaces and links of a {@link Layout} and removes them again. The fabric is a
- * bridge in its own namespace; the root namespace only gets one veth end with an address, which is
- * how the API server in the test JVM is reached. Nodes route each other's pod CIDRs over the fabric
- * like a flat pod network; pods hang off their node's bridge.
+ * bridge in its own namespace; nodes route each other's pod CIDRs over it like a flat pod network,
+ * and pods hang off their node's bridge. Nothing is added to the root namespace: the API server in
+ * the test JVM is reached through {@link ApiRelay}.
  */
 final class Topology {
   private final Layout layout;
@@ -25,22 +25,9 @@ final class Topology {
     var fabric = layout.fabric();
     addNamespace(fabric);
     ip(fabric, "link", "add", layout.prefix() + "fbr", "type", "bridge");
+    // The fabric's own address is where the API server relay listens for the nodes.
+    ip(fabric, "addr", "add", Layout.API_ADDRESS + "/24", "dev", layout.prefix() + "fbr");
     ip(fabric, "link", "set", layout.prefix() + "fbr", "up");
-    must(
-        "ip",
-        "link",
-        "add",
-        layout.rootLink(),
-        "type",
-        "veth",
-        "peer",
-        "name",
-        layout.prefix() + "rootf",
-        "netns",
-        fabric);
-    must("ip", "addr", "add", Layout.ROOT_ADDRESS + "/24", "dev", layout.rootLink());
-    must("ip", "link", "set", layout.rootLink(), "up");
-    attachToFabric(layout.prefix() + "rootf");
 
     var external = layout.external();
     addNamespace(external);
@@ -163,9 +150,6 @@ final class Topology {
         failures.add(ns + ": " + deleted.stderr().trim());
       }
     }
-    if (HostTools.run(workDir, "ip", "link", "show", layout.rootLink()).exitCode() == 0) {
-      HostTools.run(workDir, "ip", "link", "del", layout.rootLink());
-    }
     if (!failures.isEmpty()) {
       System.err.println("netns e2e: could not delete " + failures);
     }
@@ -174,8 +158,7 @@ final class Topology {
   /** A run killed half-way leaves its namespaces behind; the same names are reused next time. */
   private void removeLeftovers() {
     var existing = existingNamespaces();
-    if (layout.namespaces().stream().anyMatch(existing::contains)
-        || HostTools.run(workDir, "ip", "link", "show", layout.rootLink()).exitCode() == 0) {
+    if (layout.namespaces().stream().anyMatch(existing::contains)) {
       System.err.println("netns e2e: removing leftovers of an earlier run");
       tearDown();
     }
