@@ -2,13 +2,9 @@ package dev.proxima.e2e.netns;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.proxima.model.Labels;
 import dev.proxima.proxy.testing.HostTools;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -16,17 +12,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
- * The test cluster: namespaces and links ({@link Topology}), the API server on the fabric, the real
- * controller jar in the root namespace, the real proxy jar inside every node namespace and socat
- * servers in the server pods. The harness itself plays kubelet and the upstream slice writer. One
- * cluster serves every scenario of a run; each scenario brings its own Services.
+ * The test cluster: namespaces and links ({@link Topology}), the API server with its relay into the
+ * fabric, the real controller jar in the root namespace, the real proxy jar inside every node
+ * namespace, and the server pods ({@link ServerPods}). The harness plays kubelet and the upstream
+ * slice writer ({@link ClusterObjects}). One cluster serves every scenario of a run; each scenario
+ * brings its own Services.
  */
 final class NetnsCluster implements AutoCloseable {
   static final int HEALTHZ_PORT = 10256;
@@ -46,11 +41,9 @@ final class NetnsCluster implements AutoCloseable {
   private KubernetesClient kube;
   private Process controller;
   private final Map<Layout.Node, Process> proxies = new LinkedHashMap<>();
-  private final List<Process> servers = new ArrayList<>();
-  private final List<Workload> workloads = new ArrayList<>();
+  private ClusterObjects objects;
+  private ServerPods servers;
   private ProxyMode mode;
-  private int nextService = 10;
-  private int nextNodePort = 30010;
   private boolean closed;
 
   private NetnsCluster(Layout layout, Path workDir) {
@@ -105,14 +98,13 @@ final class NetnsCluster implements AutoCloseable {
                 clients.httpStatus(
                         layout.external(), Layout.API_ADDRESS, Layout.API_PORT, "/api/v1/nodes")
                     == 200);
-    for (var node : layout.nodes()) {
-      kube.nodes().resource(nodeObject(node)).create();
-    }
-    startServers();
+    objects = new ClusterObjects(kube);
+    objects.registerNodes(layout.nodes());
+    servers = ServerPods.start(layout);
     startController();
     mode = proxyMode;
     layout.nodes().forEach(this::startProxy);
-    awaitServersListening();
+    ServerPods.awaitListening(layout, clients);
     await("controller ready")
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(200))
@@ -121,27 +113,6 @@ final class NetnsCluster implements AutoCloseable {
     System.out.printf(
         "netns e2e: cluster up in %d ms (work directory %s)%n",
         Duration.between(started, Instant.now()).toMillis(), workDir);
-  }
-
-  private io.fabric8.kubernetes.api.model.Node nodeObject(Layout.Node node) {
-    return new NodeBuilder()
-        .withNewMetadata()
-        .withName(node.name())
-        .addToLabels(Labels.ZONE, node.zone())
-        .addToLabels("kubernetes.io/hostname", node.name())
-        .endMetadata()
-        .withNewStatus()
-        .addToAllocatable("cpu", new Quantity(String.valueOf(node.cpu())))
-        .addNewCondition()
-        .withType("Ready")
-        .withStatus("True")
-        .endCondition()
-        .addNewAddress()
-        .withType("InternalIP")
-        .withAddress(node.ipv4())
-        .endAddress()
-        .endStatus()
-        .build();
   }
 
   private static void writeKubeconfig(Path file, String server) {
@@ -169,62 +140,6 @@ final class NetnsCluster implements AutoCloseable {
   }
 
   // --- processes -----------------------------------------------------------------------------
-
-  /** Four socat listeners per server pod: TCP and UDP, IPv4 and IPv6, answering "name peer". */
-  private void startServers() {
-    // One answer per request line. UDP-LISTEN gives each client socket a child of its own (a
-    // RECVFROM child would share the listening socket and swallow other clients' datagrams).
-    var answer = "SYSTEM:while read -r l; do echo \"$POD $SOCAT_PEERADDR\"; done";
-    var port = Layout.SERVER_PORT;
-    for (var pod : layout.pods()) {
-      if (!pod.isServer()) {
-        continue;
-      }
-      for (var listen :
-          List.of(
-              List.of("TCP4-LISTEN:" + port + ",fork,reuseaddr", answer),
-              List.of("-T2", "UDP4-LISTEN:" + port + ",fork,reuseaddr", answer),
-              List.of("TCP6-LISTEN:" + port + ",fork,reuseaddr,ipv6only=1", answer),
-              List.of("-T2", "UDP6-LISTEN:" + port + ",fork,reuseaddr,ipv6only=1", answer))) {
-        var command = new ArrayList<>(List.of("ip", "netns", "exec", pod.namespace(), "socat"));
-        command.addAll(listen);
-        var builder =
-            new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        builder.environment().put("POD", pod.name());
-        try {
-          servers.add(builder.start());
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }
-    }
-  }
-
-  private void awaitServersListening() {
-    for (var pod : layout.pods()) {
-      if (!pod.isServer()) {
-        continue;
-      }
-      var client = layout.client(pod.node());
-      await("server " + pod.name() + " listening")
-          .atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ofMillis(100))
-          .until(
-              () ->
-                  clients
-                      .probe(
-                          client.name(),
-                          client.namespace(),
-                          "tcp",
-                          pod.ipv4(),
-                          Layout.SERVER_PORT,
-                          1)
-                      .servers()
-                      .contains(pod.name()));
-    }
-  }
 
   private void startController() {
     int metrics = freePort();
@@ -337,45 +252,37 @@ final class NetnsCluster implements AutoCloseable {
 
   /** A new Service of this scenario with its own ClusterIP; deleted after the scenario. */
   Workload workload(String name) {
-    var workload = new Workload(name, "10.96.0." + nextService++);
-    workloads.add(workload);
-    return workload;
+    return objects.workload(name);
   }
 
   Workload workloadV6(String name) {
-    var workload = new Workload(name, "fd06:96::" + Integer.toHexString(nextService++));
-    workloads.add(workload);
-    return workload;
+    return objects.workloadV6(name);
   }
 
   /** A NodePort Service; its healthCheckNodePort is set too, used with Local policy only. */
   Workload nodePortWorkload(String name) {
-    var workload = workload(name);
-    workload.type = "NodePort";
-    workload.nodePort = nextNodePort++;
-    workload.healthCheckNodePort = nextNodePort++;
-    return workload;
+    return objects.nodePortWorkload(name);
   }
 
-  /** Creates or replaces the Service and sets its slice to {@code pods}. */
+  /** Creates or replaces the Service, sets its slice, and waits until every node has it. */
   void apply(Workload workload, List<Workload.PodState> pods) {
-    var service = workload.service();
-    var existing = kube.services().inNamespace(Workload.NAMESPACE).withName(workload.name).get();
-    if (existing == null) {
-      kube.resource(service).create();
-    } else {
-      service.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-      kube.resource(service).update();
-    }
-    setEndpoints(workload, pods);
+    objects.writeService(workload);
+    objects.writeSlice(workload, pods);
     awaitProgrammed(workload);
+  }
+
+  /** {@link #apply}, then waits until the controller has hinted every endpoint. */
+  Workload applyHinted(Workload workload, List<Workload.PodState> pods) {
+    apply(workload, pods);
+    objects.awaitHints(workload);
+    return workload;
   }
 
   /**
    * Waits until every node's ruleset has the Service: probing an IP no rule knows yet would only
    * wait for timeouts.
    */
-  void awaitProgrammed(Workload workload) {
+  private void awaitProgrammed(Workload workload) {
     for (var node : layout.nodes()) {
       await("%s programmed on %s".formatted(workload.name, node.name()))
           .atMost(Duration.ofSeconds(30))
@@ -384,78 +291,26 @@ final class NetnsCluster implements AutoCloseable {
     }
   }
 
-  /** {@link #apply}, then waits until the controller has hinted every endpoint. */
-  Workload applyHinted(Workload workload, List<Workload.PodState> pods) {
-    apply(workload, pods);
-    awaitHints(workload);
-    return workload;
-  }
-
-  /** Writes the slice as the upstream slice writer would, retrying when the controller raced it. */
+  /** Writes the slice as the upstream slice writer would, with a fresh trigger time. */
   void setEndpoints(Workload workload, List<Workload.PodState> pods) {
-    writeSlice(kube, workload, pods);
+    objects.writeSlice(workload, pods);
   }
 
   /** Sets the slice through the API server's side door while the components cannot reach it. */
   void setEndpointsWhileApiServerIsDown(Workload workload, List<Workload.PodState> pods) {
-    api.changeWhileDown(client -> writeSlice(client, workload, pods));
-  }
-
-  private static void writeSlice(
-      KubernetesClient client, Workload workload, List<Workload.PodState> pods) {
-    var slices = client.discovery().v1().endpointSlices().inNamespace(Workload.NAMESPACE);
-    await("slice of " + workload.name + " written")
-        .atMost(Duration.ofSeconds(20))
-        .pollInterval(Duration.ofMillis(50))
-        .ignoreException(KubernetesClientException.class)
-        .until(
-            () -> {
-              var slice = workload.slice(pods, Instant.now());
-              var existing = slices.withName(workload.sliceName()).get();
-              if (existing == null) {
-                slices.resource(slice).create();
-              } else {
-                slice.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-                slices.resource(slice).update();
-              }
-              return true;
-            });
+    api.changeWhileDown(client -> ClusterObjects.writeSlice(client, workload, pods));
   }
 
   EndpointSlice slice(Workload workload) {
-    return kube.discovery()
-        .v1()
-        .endpointSlices()
-        .inNamespace(Workload.NAMESPACE)
-        .withName(workload.sliceName())
-        .get();
+    return objects.slice(workload);
   }
 
-  /** Waits until the controller has given every endpoint of the slice a hint. */
   void awaitHints(Workload workload) {
-    await("hints on " + workload.sliceName())
-        .atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(100))
-        .until(
-            () -> {
-              var slice = slice(workload);
-              return slice != null
-                  && !slice.getEndpoints().isEmpty()
-                  && slice.getEndpoints().stream().allMatch(e -> e.getHints() != null);
-            });
+    objects.awaitHints(workload);
   }
 
   void deleteWorkloads() {
-    for (var workload : workloads) {
-      kube.discovery()
-          .v1()
-          .endpointSlices()
-          .inNamespace(Workload.NAMESPACE)
-          .withName(workload.sliceName())
-          .delete();
-      kube.services().inNamespace(Workload.NAMESPACE).withName(workload.name).delete();
-    }
-    workloads.clear();
+    objects.deleteWorkloads();
   }
 
   // --- traffic -------------------------------------------------------------------------------
@@ -505,12 +360,12 @@ final class NetnsCluster implements AutoCloseable {
 
   // --- diagnostics ---------------------------------------------------------------------------
 
+  /** The node's rules as its proxy's mode renders them: nft, or iptables-save of both families. */
   String ruleset(Layout.Node node) {
-    var result =
-        mode == ProxyMode.IPTABLES
-            ? inNode(node, "iptables-save")
-            : inNode(node, "nft", "list", "ruleset");
-    return result.stdout();
+    if (mode == ProxyMode.IPTABLES) {
+      return inNode(node, "iptables-save").stdout() + inNode(node, "ip6tables-save").stdout();
+    }
+    return inNode(node, "nft", "list", "ruleset").stdout();
   }
 
   /**
@@ -540,15 +395,8 @@ final class NetnsCluster implements AutoCloseable {
   /** Every node's ruleset and proxy log tail, and the slices as the proxies saw them. */
   String diagnostics() {
     var text = new StringBuilder("\n==== netns e2e diagnostics (work directory " + workDir + ")\n");
-    if (kube != null && api != null && api.running()) {
-      for (var workload : workloads) {
-        var slice = slice(workload);
-        text.append("slice ")
-            .append(workload.sliceName())
-            .append(": ")
-            .append(slice == null ? "none" : describe(slice))
-            .append('\n');
-      }
+    if (objects != null && api.running()) {
+      text.append(objects.describeSlices());
     }
     for (var node : layout.nodes()) {
       text.append("==== ")
@@ -573,16 +421,6 @@ final class NetnsCluster implements AutoCloseable {
     return text.toString();
   }
 
-  private static String describe(EndpointSlice slice) {
-    return slice.getEndpoints().stream()
-        .map(
-            e ->
-                e.getTargetRef().getName()
-                    + (Boolean.TRUE.equals(e.getConditions().getReady()) ? "" : "(not ready)")
-                    + (e.getHints() == null ? "" : " hints=" + e.getHints()))
-        .collect(Collectors.joining(", ", "[", "]"));
-  }
-
   private static String tail(Path file, int lines) {
     try {
       var all = Files.readAllLines(file);
@@ -601,7 +439,9 @@ final class NetnsCluster implements AutoCloseable {
     proxies.values().forEach(JavaProcesses::kill);
     proxies.clear();
     JavaProcesses.kill(controller);
-    servers.forEach(Process::destroyForcibly);
+    if (servers != null) {
+      servers.close();
+    }
     if (kube != null) {
       kube.close();
     }
