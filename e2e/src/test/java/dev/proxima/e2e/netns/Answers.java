@@ -1,5 +1,7 @@
 package dev.proxima.e2e.netns;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,8 +39,8 @@ record Answers(String client, String target, List<Answer> answers) {
       return address;
     }
     try {
-      return java.net.InetAddress.getByName(address).getHostAddress();
-    } catch (java.net.UnknownHostException notAnAddress) {
+      return InetAddress.getByName(address).getHostAddress();
+    } catch (UnknownHostException notAnAddress) {
       return address;
     }
   }

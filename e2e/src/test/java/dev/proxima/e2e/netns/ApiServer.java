@@ -10,6 +10,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.net.InetAddress;
 import java.util.HashMap;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -88,7 +89,7 @@ final class ApiServer implements AutoCloseable {
   }
 
   /** Runs {@code change} against the stored objects through a loopback listener of its own. */
-  void changeWhileDown(java.util.function.Consumer<KubernetesClient> change) {
+  void changeWhileDown(Consumer<KubernetesClient> change) {
     var sideDoor = open(InetAddress.getLoopbackAddress(), 0);
     try (var client = clientOf("http://127.0.0.1:" + sideDoor.getPort())) {
       change.accept(client);

@@ -1,6 +1,5 @@
 package dev.proxima.e2e.netns;
 
-import static dev.proxima.e2e.netns.RoutingScenarios.ready;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -37,7 +36,7 @@ class ChurnNetnsIT {
   void underChurnNoConnectionReachesAnEndpointOnceItsRemovalIsProgrammed(NetnsCluster cluster)
       throws IOException {
     var churn = cluster.workload("churn");
-    cluster.apply(churn, ready(cluster, POOL.toArray(String[]::new)));
+    cluster.apply(churn, cluster.ready(POOL.toArray(String[]::new)));
     var clients = List.of(cluster.clientOn("a1"), cluster.clientOn("c1"));
     Map<Layout.Pod, Path> outputs = new LinkedHashMap<>();
     List<Process> loops = new ArrayList<>();
@@ -112,7 +111,7 @@ class ChurnNetnsIT {
       boolean added,
       Map<Layout.Pod, Path> outputs) {
     var triggered = Instant.now();
-    cluster.setEndpoints(churn, ready(cluster, endpoints.toArray(String[]::new)));
+    cluster.setEndpoints(churn, cluster.ready(endpoints.toArray(String[]::new)));
     var ip = cluster.pod(endpoint).ipv4() + " ";
     for (var client : outputs.keySet()) {
       await(endpoint + (added ? " added on " : " removed on ") + client.node().name())

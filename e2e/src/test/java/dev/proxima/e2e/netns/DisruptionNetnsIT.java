@@ -1,6 +1,5 @@
 package dev.proxima.e2e.netns;
 
-import static dev.proxima.e2e.netns.RoutingScenarios.ready;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,7 +15,7 @@ class DisruptionNetnsIT {
     var zonal =
         cluster.applyHinted(
             cluster.workload("restarted").distributed("PreferSameZone"),
-            ready(cluster, "a1s1", "a2s1", "b1s1"));
+            cluster.ready("a1s1", "a2s1", "b1s1"));
     var node = cluster.node("a1");
     var client = cluster.clientOn("a1");
     Eventually.holds(
@@ -61,7 +60,7 @@ class DisruptionNetnsIT {
   void duringAnApiServerOutageTrafficFlowsHealthStaysGoodAndChangesApplyOnReturn(
       NetnsCluster cluster) {
     var web = cluster.workload("outage");
-    cluster.apply(web, ready(cluster, "a1s1", "b1s1"));
+    cluster.apply(web, cluster.ready("a1s1", "b1s1"));
     var client = cluster.clientOn("a2");
     Eventually.holds(
         () -> {
@@ -86,7 +85,7 @@ class DisruptionNetnsIT {
                       .isEqualTo(200);
                 }
               });
-      cluster.setEndpointsWhileApiServerIsDown(web, ready(cluster, "c1s1"));
+      cluster.setEndpointsWhileApiServerIsDown(web, cluster.ready("c1s1"));
       var stillOld = cluster.probe(client, web, "tcp", 10);
       assertThat(stillOld.allAnswered()).as("%s", stillOld).isTrue();
       assertThat(stillOld.servers())

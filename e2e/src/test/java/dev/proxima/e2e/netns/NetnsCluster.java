@@ -12,9 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The test cluster: namespaces and links ({@link Topology}), the API server with its relay into the
@@ -346,6 +349,11 @@ final class NetnsCluster implements AutoCloseable {
         client.name(), client.namespace(), protocol, workload.clusterIp, Workload.PORT);
   }
 
+  /** The named pods as ready endpoints. */
+  List<Workload.PodState> ready(String... pods) {
+    return Arrays.stream(pods).map(this::pod).map(Workload.PodState::ready).toList();
+  }
+
   Layout.Pod pod(String name) {
     return layout.pod(name);
   }
@@ -373,7 +381,7 @@ final class NetnsCluster implements AutoCloseable {
    * may change (it syncs IPv6 or IPv4 first), so compare tables, not listings.
    */
   Map<String, String> nftTables(Layout.Node node) {
-    var tables = new java.util.TreeMap<String, String>();
+    var tables = new TreeMap<String, String>();
     String name = null;
     var body = new StringBuilder();
     for (var line : inNode(node, "nft", "list", "ruleset").stdout().split("\n", -1)) {
@@ -457,7 +465,7 @@ final class NetnsCluster implements AutoCloseable {
 
   private void deleteScratch() {
     try (var files = Files.walk(scratch)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     } catch (IOException | RuntimeException e) {
       System.err.println("netns e2e: could not delete " + scratch + ": " + e.getMessage());
     }

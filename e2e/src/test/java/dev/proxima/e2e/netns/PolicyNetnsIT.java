@@ -1,6 +1,5 @@
 package dev.proxima.e2e.netns;
 
-import static dev.proxima.e2e.netns.RoutingScenarios.ready;
 import static dev.proxima.e2e.netns.Workload.PodState.servingTerminating;
 import static dev.proxima.e2e.netns.Workload.PodState.stoppedTerminating;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +18,7 @@ class PolicyNetnsIT {
       NetnsCluster cluster) {
     var sticky = cluster.workload("sticky");
     sticky.affinityTimeoutSeconds = 2;
-    cluster.apply(sticky, ready(cluster, "a1s1", "a2s1", "b1s1", "c1s1"));
+    cluster.apply(sticky, cluster.ready("a1s1", "a2s1", "b1s1", "c1s1"));
     var client = cluster.clientOn("a2");
 
     var first = cluster.probe(client, sticky, "tcp", 20);
@@ -68,7 +67,7 @@ class PolicyNetnsIT {
   @Test
   void aServerReachesItselfThroughItsOwnService(NetnsCluster cluster) {
     var self = cluster.workload("hairpin");
-    cluster.apply(self, ready(cluster, "a1s1"));
+    cluster.apply(self, cluster.ready("a1s1"));
     var server = cluster.pod("a1s1");
 
     Eventually.holds(
@@ -83,7 +82,7 @@ class PolicyNetnsIT {
   @Test
   void aUdpFlowToARemovedEndpointMovesToARemainingOne(NetnsCluster cluster) {
     var dns = cluster.workload("udp-flow");
-    cluster.apply(dns, ready(cluster, "a1s1", "b1s1"));
+    cluster.apply(dns, cluster.ready("a1s1", "b1s1"));
 
     try (var session = cluster.session(cluster.clientOn("a2"), dns, "udp")) {
       var first = session.ask();
@@ -94,7 +93,7 @@ class PolicyNetnsIT {
       var remaining = first.server().equals("a1s1") ? "b1s1" : "a1s1";
 
       // The removed server still runs and would keep answering a stale conntrack entry.
-      cluster.setEndpoints(dns, ready(cluster, remaining));
+      cluster.setEndpoints(dns, cluster.ready(remaining));
 
       Eventually.holds(
           () ->

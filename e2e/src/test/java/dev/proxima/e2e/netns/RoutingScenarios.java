@@ -1,9 +1,7 @@
 package dev.proxima.e2e.netns;
 
-import static dev.proxima.e2e.netns.Workload.PodState.ready;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,10 +22,6 @@ abstract class RoutingScenarios {
     cluster.useMode(mode());
   }
 
-  static List<Workload.PodState> ready(NetnsCluster cluster, String... pods) {
-    return Arrays.stream(pods).map(cluster::pod).map(Workload.PodState::ready).toList();
-  }
-
   @Test
   void preferSameZoneAndPreferCloseKeepTrafficInZoneAndFallBackWhereTheZoneHasNoServers(
       NetnsCluster cluster) {
@@ -35,7 +29,7 @@ abstract class RoutingScenarios {
       var zonal =
           cluster.applyHinted(
               cluster.workload("zonal-" + distribution.toLowerCase()).distributed(distribution),
-              ready(cluster, "a1s1", "a1s2", "a2s1", "b1s1"));
+              cluster.ready("a1s1", "a1s2", "a2s1", "b1s1"));
 
       Eventually.holds(
           () -> {
@@ -73,7 +67,7 @@ abstract class RoutingScenarios {
     var dns =
         cluster.applyHinted(
             cluster.workload("dns").distributed("PreferSameNode"),
-            ready(cluster, "a1s1", "a2s1", "b1s1", "c1s1"));
+            cluster.ready("a1s1", "a2s1", "b1s1", "c1s1"));
 
     Eventually.holds(
         () -> {
@@ -85,7 +79,7 @@ abstract class RoutingScenarios {
           }
         });
 
-    cluster.setEndpoints(dns, ready(cluster, "a2s1", "b1s1", "c1s1"));
+    cluster.setEndpoints(dns, cluster.ready("a2s1", "b1s1", "c1s1"));
     cluster.awaitHints(dns);
     Eventually.holds(
         () -> {
@@ -95,7 +89,7 @@ abstract class RoutingScenarios {
               .containsOnlyKeys("a2s1");
         });
 
-    cluster.setEndpoints(dns, ready(cluster, "b1s1", "c1s1"));
+    cluster.setEndpoints(dns, cluster.ready("b1s1", "c1s1"));
     cluster.awaitHints(dns);
     Eventually.holds(
         () -> {
@@ -126,7 +120,7 @@ abstract class RoutingScenarios {
       NetnsCluster cluster) {
     var local = cluster.workload("node-local");
     local.internalTrafficPolicy = "Local";
-    cluster.apply(local, ready(cluster, "a1s1", "a1s2", "b1s1"));
+    cluster.apply(local, cluster.ready("a1s1", "a1s2", "b1s1"));
 
     Eventually.holds(
         () -> {
@@ -163,7 +157,7 @@ abstract class RoutingScenarios {
       NetnsCluster cluster) {
     var web = cluster.nodePortWorkload("web-nodeport");
     web.externalTrafficPolicy = "Local";
-    cluster.apply(web, ready(cluster, "a1s1", "b1s1"));
+    cluster.apply(web, cluster.ready("a1s1", "b1s1"));
     var withEndpoints = List.of(cluster.node("a1"), cluster.node("b1"));
     var without = List.of(cluster.node("a2"), cluster.node("c1"));
 
@@ -195,7 +189,7 @@ abstract class RoutingScenarios {
 
     web.externalTrafficPolicy = "Cluster";
     web.healthCheckNodePort = 0;
-    cluster.apply(web, ready(cluster, "a1s1", "b1s1"));
+    cluster.apply(web, cluster.ready("a1s1", "b1s1"));
     Eventually.holds(
         () -> {
           for (var node : cluster.layout.nodes()) {

@@ -1,6 +1,5 @@
 package dev.proxima.e2e.netns;
 
-import static dev.proxima.e2e.netns.RoutingScenarios.ready;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
@@ -16,7 +15,7 @@ class TopologyNetnsIT {
   @Test
   void withoutTrafficDistributionEveryEndpointGetsItsShareOfTraffic(NetnsCluster cluster) {
     var spread = cluster.workload("spread");
-    cluster.apply(spread, ready(cluster, ALL_SERVERS.toArray(String[]::new)));
+    cluster.apply(spread, cluster.ready(ALL_SERVERS.toArray(String[]::new)));
 
     // 160 connections over 8 endpoints: 20 each expected, standard deviation 3.7. Each endpoint
     // must get 6 to 40; a fair split falls outside that less than once in ten thousand runs.
@@ -40,7 +39,7 @@ class TopologyNetnsIT {
     var auto = cluster.workload("auto");
     auto.annotations.put("service.kubernetes.io/topology-mode", "Auto");
     // Every zone has 4 CPUs and 2 endpoints, so each zone is allocated exactly its own.
-    cluster.applyHinted(auto, ready(cluster, "a1s1", "a2s1", "b1s1", "b1s2", "c1s1", "c1s2"));
+    cluster.applyHinted(auto, cluster.ready("a1s1", "a2s1", "b1s1", "b1s2", "c1s1", "c1s2"));
 
     assertThat(cluster.slice(auto).getEndpoints())
         .as("each endpoint is hinted for its own zone")
@@ -67,7 +66,7 @@ class TopologyNetnsIT {
     var zonal =
         cluster.applyHinted(
             cluster.workloadV6("zonal-v6").distributed("PreferSameZone"),
-            ready(cluster, "a1s1", "a2s1", "b1s1"));
+            cluster.ready("a1s1", "a2s1", "b1s1"));
 
     Eventually.holds(
         () -> {
