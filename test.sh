@@ -2,10 +2,11 @@
 # Runs every test of Proxima: unit tests, tests against the CRUD mock API server, the tests that
 # load rules into scratch network namespaces, and the multi-process tests of the packaged jars.
 #
-# As root it first installs the OS tools those suites use (nft, iptables, conntrack, ip, and
-# kubectl for rendering the manifests); as non-root it runs everything that does not need them,
-# and the suites that do are reported as skipped with the tool they miss. With CI=true formatting
-# is checked instead of applied, so unformatted code fails.
+# As root it first installs the OS tools those suites use (nft, iptables, conntrack, ip, socat for
+# the end-to-end suite's server pods, and kubectl for rendering the manifests); as non-root it
+# runs everything that does not need them, and the suites that do are reported as skipped with
+# the tool they miss. With CI=true formatting is checked instead of applied, so unformatted code
+# fails.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -16,6 +17,7 @@ declare -A package_of=(
   [conntrack]=conntrack
   [ip]=iproute2
   [kubectl]=kubernetes-client
+  [socat]=socat
 )
 missing=()
 packages=()

@@ -1,0 +1,110 @@
+package dev.proxima.e2e.netns;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Scenarios 13 and 14: a proxy killed and restarted, and the API server going away. */
+@ExtendWith(NetnsClusterExtension.class)
+class DisruptionNetnsIT {
+  @Test
+  void aProxyKilledAndRestartedKeepsConnectionsWorkingAndServesTheSameRoutes(NetnsCluster cluster) {
+    var zonal =
+        cluster.applyHinted(
+            cluster.workload("restarted").distributed("PreferSameZone"),
+            cluster.ready("a1s1", "a2s1", "b1s1"));
+    var node = cluster.node("a1");
+    var client = cluster.clientOn("a1");
+    Eventually.holds(
+        () -> {
+          var answers = cluster.probe(client, zonal, "tcp", 20);
+          assertThat(answers.servers()).as("%s", answers).containsExactly("a1s1", "a2s1");
+        });
+    var rulesBefore = cluster.nftTables(node);
+
+    try (var established = cluster.session(client, zonal, "tcp")) {
+      var first = established.ask();
+      assertThat(first.answered()).as("%s: %s", established, first).isTrue();
+
+      cluster.killProxy(node);
+      assertThat(established.ask().server())
+          .as("%s while the proxy is down", established)
+          .isEqualTo(first.server());
+      var whileDown = cluster.probe(client, zonal, "tcp", 20);
+      assertThat(whileDown.servers())
+          .as("new connections while the proxy is down: %s", whileDown)
+          .containsExactly("a1s1", "a2s1");
+
+      cluster.startProxy(node);
+      cluster.awaitProxyHealthy(node);
+      assertThat(established.ask().server())
+          .as("%s after the restart", established)
+          .isEqualTo(first.server());
+    }
+    Eventually.holds(
+        () -> {
+          var after = cluster.probe(client, zonal, "tcp", 20);
+          assertThat(after.servers())
+              .as("after the restart: %s", after)
+              .containsExactly("a1s1", "a2s1");
+          assertThat(cluster.nftTables(node))
+              .as("the restarted proxy programs the same tables")
+              .isEqualTo(rulesBefore);
+        });
+  }
+
+  @Test
+  void duringAnApiServerOutageTrafficFlowsHealthStaysGoodAndChangesApplyOnReturn(
+      NetnsCluster cluster) {
+    var web = cluster.workload("outage");
+    cluster.apply(web, cluster.ready("a1s1", "b1s1"));
+    var client = cluster.clientOn("a2");
+    Eventually.holds(
+        () -> {
+          var answers = cluster.probe(client, web, "tcp", 10);
+          assertThat(answers.servers()).as("%s", answers).containsExactly("a1s1", "b1s1");
+        });
+
+    cluster.api().stop();
+    try {
+      await("traffic flows and every proxy stays healthy while the API server is down")
+          .during(Duration.ofSeconds(6))
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                var answers = cluster.probe(client, web, "tcp", 4);
+                assertThat(answers.allAnswered()).as("%s", answers).isTrue();
+                assertThat(answers.servers()).isSubsetOf("a1s1", "b1s1");
+                for (var node : cluster.layout.nodes()) {
+                  assertThat(cluster.proxyHealthz(node))
+                      .as("%s /healthz", node.name())
+                      .isEqualTo(200);
+                }
+              });
+      cluster.setEndpointsWhileApiServerIsDown(web, cluster.ready("c1s1"));
+      var stillOld = cluster.probe(client, web, "tcp", 10);
+      assertThat(stillOld.allAnswered()).as("%s", stillOld).isTrue();
+      assertThat(stillOld.servers())
+          .as("nothing reaches the proxies while the API server is down: %s", stillOld)
+          .isSubsetOf("a1s1", "b1s1");
+    } finally {
+      cluster.api().restart();
+    }
+
+    await("the change made during the outage is applied after it")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              var answers = cluster.probe(client, web, "tcp", 10);
+              assertThat(answers.counts()).as("%s", answers).containsOnlyKeys("c1s1");
+            });
+    for (var node : cluster.layout.nodes()) {
+      assertThat(cluster.proxyHealthz(node)).as("%s /healthz", node.name()).isEqualTo(200);
+    }
+  }
+}

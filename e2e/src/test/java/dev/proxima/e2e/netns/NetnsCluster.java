@@ -1,0 +1,473 @@
+package dev.proxima.e2e.netns;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.proxima.proxy.testing.HostTools;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The test cluster: namespaces and links ({@link Topology}), the API server with its relay into the
+ * fabric, the real controller jar in the root namespace, the real proxy jar inside every node
+ * namespace, and the server pods ({@link ServerPods}). The harness plays kubelet and the upstream
+ * slice writer ({@link ClusterObjects}). One cluster serves every scenario of a run; each scenario
+ * brings its own Services.
+ */
+final class NetnsCluster implements AutoCloseable {
+  static final int HEALTHZ_PORT = 10256;
+  static final int METRICS_PORT = 10249;
+
+  final Layout layout;
+  private final Path workDir;
+  // HostTools leaves its input and output files here; deleted with the cluster, logs stay.
+  private final Path scratch;
+  private final Topology topology;
+  private final Clients clients;
+  // The nodes' kubeconfig names the relay in the fabric; the controller's names loopback.
+  private final Path kubeconfig;
+  private final Path controllerKubeconfig;
+  private ApiRelay relay;
+  private ApiServer api;
+  private KubernetesClient kube;
+  private Process controller;
+  private final Map<Layout.Node, Process> proxies = new LinkedHashMap<>();
+  private ClusterObjects objects;
+  private ServerPods servers;
+  private ProxyMode mode;
+  private boolean closed;
+
+  private NetnsCluster(Layout layout, Path workDir) {
+    this.layout = layout;
+    this.workDir = workDir;
+    this.scratch = workDir.resolve("scratch");
+    try {
+      Files.createDirectories(scratch);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    this.topology = new Topology(layout, scratch);
+    this.clients = new Clients(scratch);
+    this.kubeconfig = workDir.resolve("kubeconfig");
+    this.controllerKubeconfig = workDir.resolve("controller-kubeconfig");
+  }
+
+  /** Builds everything; on any failure tears down what was built before rethrowing. */
+  static NetnsCluster start(String prefix, ProxyMode mode) {
+    Path workDir;
+    try {
+      workDir = Files.createTempDirectory(prefix + "-e2e-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    var cluster = new NetnsCluster(new Layout(prefix), workDir);
+    var hook = new Thread(cluster::close, "netns-e2e-teardown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      cluster.build(mode);
+      return cluster;
+    } catch (RuntimeException | Error failure) {
+      System.err.println(cluster.diagnostics());
+      cluster.close();
+      throw failure;
+    }
+  }
+
+  private void build(ProxyMode proxyMode) {
+    var started = Instant.now();
+    topology.build();
+    api = ApiServer.start();
+    kube = api.client();
+    relay = ApiRelay.start(layout.fabric(), api.port(), workDir.resolve("api.sock"));
+    writeKubeconfig(kubeconfig, ApiRelay.url());
+    writeKubeconfig(controllerKubeconfig, api.url());
+    await("API server reachable from the fabric")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                clients.httpStatus(
+                        layout.external(), Layout.API_ADDRESS, Layout.API_PORT, "/api/v1/nodes")
+                    == 200);
+    objects = new ClusterObjects(kube);
+    objects.registerNodes(layout.nodes());
+    servers = ServerPods.start(layout);
+    startController();
+    mode = proxyMode;
+    layout.nodes().forEach(this::startProxy);
+    ServerPods.awaitListening(layout, clients);
+    await("controller ready")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> JavaProcesses.status(controllerUrl("/readyz")) == 200);
+    layout.nodes().forEach(this::awaitProxyHealthy);
+    System.out.printf(
+        "netns e2e: cluster up in %d ms (work directory %s)%n",
+        Duration.between(started, Instant.now()).toMillis(), workDir);
+  }
+
+  private static void writeKubeconfig(Path file, String server) {
+    try {
+      Files.writeString(
+          file,
+          """
+          apiVersion: v1
+          kind: Config
+          clusters:
+          - name: netns
+            cluster: {server: "%s"}
+          users:
+          - name: e2e
+            user: {token: not-checked}
+          contexts:
+          - name: netns
+            context: {cluster: netns, user: e2e, namespace: default}
+          current-context: netns
+          """
+              .formatted(server));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  // --- processes -----------------------------------------------------------------------------
+
+  private void startController() {
+    int metrics = freePort();
+    controllerProbePort = freePort();
+    controller =
+        JavaProcesses.start(
+            null,
+            JavaProcesses.jar(
+                "proxima.controller.jar", "../controller/target/proxima-controller.jar"),
+            List.of(
+                "run",
+                "--kubeconfig=" + controllerKubeconfig,
+                "--no-leader-elect",
+                "--metrics-bind-address=127.0.0.1:" + metrics,
+                "--health-probe-bind-address=127.0.0.1:" + controllerProbePort),
+            workDir.resolve("controller.log"));
+  }
+
+  private int controllerProbePort;
+
+  private String controllerUrl(String path) {
+    return "http://127.0.0.1:" + controllerProbePort + path;
+  }
+
+  void startProxy(Layout.Node node) {
+    proxies.put(
+        node,
+        JavaProcesses.start(
+            node.namespace(),
+            JavaProcesses.jar("proxima.proxy.jar", "../proxy/target/proxima-proxy.jar"),
+            List.of(
+                "run",
+                "--node-name=" + node.name(),
+                "--kubeconfig=" + kubeconfig,
+                "--mode=" + mode.flag,
+                "--min-sync-period=100ms",
+                "--sync-period=5s",
+                "--cluster-cidr=" + Layout.CLUSTER_CIDRS,
+                "--healthz-bind-address=0.0.0.0:" + HEALTHZ_PORT,
+                "--metrics-bind-address=127.0.0.1:" + METRICS_PORT),
+            proxyLog(node)));
+  }
+
+  /** SIGKILL, as a crashing or OOM-killed proxy; its rules stay in the kernel. */
+  void killProxy(Layout.Node node) {
+    JavaProcesses.kill(proxies.remove(node));
+  }
+
+  /** Fails at once, with the proxy's log, when the proxy exits instead (say, an unknown mode). */
+  void awaitProxyHealthy(Layout.Node node) {
+    await("proxy on " + node.name() + " healthy")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              var proxy = proxies.get(node);
+              if (proxy == null || !proxy.isAlive()) {
+                throw new AssertionError(
+                    "the proxy on " + node.name() + " exited:\n" + tail(proxyLog(node), 25));
+              }
+              return proxyHealthz(node) == 200;
+            });
+  }
+
+  int proxyHealthz(Layout.Node node) {
+    return clients.httpStatus(node.namespace(), "127.0.0.1", HEALTHZ_PORT, "/healthz");
+  }
+
+  String metrics(Layout.Node node) {
+    return clients.httpBody(node.namespace(), "127.0.0.1", METRICS_PORT, "/metrics");
+  }
+
+  /** Runs the proxies in {@code wanted} mode, restarting them on clean kernels if it differs. */
+  void useMode(ProxyMode wanted) {
+    if (wanted == mode) {
+      return;
+    }
+    layout.nodes().forEach(this::killProxy);
+    for (var node : layout.nodes()) {
+      inNode(node, "nft", "flush", "ruleset");
+      inNode(node, "iptables", "-t", "nat", "-F");
+      inNode(node, "iptables", "-t", "filter", "-F");
+    }
+    mode = wanted;
+    layout.nodes().forEach(this::startProxy);
+    layout.nodes().forEach(this::awaitProxyHealthy);
+  }
+
+  ApiServer api() {
+    return api;
+  }
+
+  private Path proxyLog(Layout.Node node) {
+    return workDir.resolve(node.name() + "-proxy.log");
+  }
+
+  private HostTools.Result inNode(Layout.Node node, String... command) {
+    return HostTools.inNamespace(scratch, node.namespace(), null, List.of(command));
+  }
+
+  private static int freePort() {
+    try (var socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  // --- Services and endpoints ----------------------------------------------------------------
+
+  /** A new Service of this scenario with its own ClusterIP; deleted after the scenario. */
+  Workload workload(String name) {
+    return objects.workload(name);
+  }
+
+  Workload workloadV6(String name) {
+    return objects.workloadV6(name);
+  }
+
+  /** A NodePort Service; its healthCheckNodePort is set too, used with Local policy only. */
+  Workload nodePortWorkload(String name) {
+    return objects.nodePortWorkload(name);
+  }
+
+  /** Creates or replaces the Service, sets its slice, and waits until every node has it. */
+  void apply(Workload workload, List<Workload.PodState> pods) {
+    objects.writeService(workload);
+    objects.writeSlice(workload, pods);
+    awaitProgrammed(workload);
+  }
+
+  /** {@link #apply}, then waits until the controller has hinted every endpoint. */
+  Workload applyHinted(Workload workload, List<Workload.PodState> pods) {
+    apply(workload, pods);
+    objects.awaitHints(workload);
+    return workload;
+  }
+
+  /**
+   * Waits until every node's ruleset has the Service: probing an IP no rule knows yet would only
+   * wait for timeouts.
+   */
+  private void awaitProgrammed(Workload workload) {
+    for (var node : layout.nodes()) {
+      await("%s programmed on %s".formatted(workload.name, node.name()))
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> ruleset(node).contains(workload.clusterIp));
+    }
+  }
+
+  /** Writes the slice as the upstream slice writer would, with a fresh trigger time. */
+  void setEndpoints(Workload workload, List<Workload.PodState> pods) {
+    objects.writeSlice(workload, pods);
+  }
+
+  /** Sets the slice through the API server's side door while the components cannot reach it. */
+  void setEndpointsWhileApiServerIsDown(Workload workload, List<Workload.PodState> pods) {
+    api.changeWhileDown(client -> ClusterObjects.writeSlice(client, workload, pods));
+  }
+
+  EndpointSlice slice(Workload workload) {
+    return objects.slice(workload);
+  }
+
+  void awaitHints(Workload workload) {
+    objects.awaitHints(workload);
+  }
+
+  void deleteWorkloads() {
+    objects.deleteWorkloads();
+  }
+
+  // --- traffic -------------------------------------------------------------------------------
+
+  /** {@code count} connections from {@code client}'s pod to the Service's ClusterIP. */
+  Answers probe(Layout.Pod client, Workload workload, String protocol, int count) {
+    return clients.probe(
+        client.name(), client.namespace(), protocol, workload.clusterIp, Workload.PORT, count);
+  }
+
+  /** {@code count} connections from the external client to {@code node}'s NodePort. */
+  Answers probeNodePort(Layout.Node node, Workload workload, String protocol, int count) {
+    return clients.probe(
+        "external", layout.external(), protocol, node.ipv4(), workload.nodePort, count);
+  }
+
+  /** The status a load balancer's health check of {@code node} gets for the Service. */
+  int healthCheck(Layout.Node node, Workload workload) {
+    return clients.httpStatus(layout.external(), node.ipv4(), workload.healthCheckNodePort, "/");
+  }
+
+  /** Connections from {@code client} to the Service until destroyed; see {@link Clients#loop}. */
+  Process loop(Layout.Pod client, Workload workload, Path output) {
+    return clients.loop(client.namespace(), "tcp", workload.clusterIp, Workload.PORT, output);
+  }
+
+  Path workDir() {
+    return workDir;
+  }
+
+  Clients.Session session(Layout.Pod client, Workload workload, String protocol) {
+    return clients.open(
+        client.name(), client.namespace(), protocol, workload.clusterIp, Workload.PORT);
+  }
+
+  /** The named pods as ready endpoints. */
+  List<Workload.PodState> ready(String... pods) {
+    return Arrays.stream(pods).map(this::pod).map(Workload.PodState::ready).toList();
+  }
+
+  Layout.Pod pod(String name) {
+    return layout.pod(name);
+  }
+
+  Layout.Node node(String name) {
+    return layout.node(name);
+  }
+
+  Layout.Pod clientOn(String node) {
+    return layout.client(layout.node(node));
+  }
+
+  // --- diagnostics ---------------------------------------------------------------------------
+
+  /** The node's rules as its proxy's mode renders them: nft, or iptables-save of both families. */
+  String ruleset(Layout.Node node) {
+    if (mode == ProxyMode.IPTABLES) {
+      return inNode(node, "iptables-save").stdout() + inNode(node, "ip6tables-save").stdout();
+    }
+    return inNode(node, "nft", "list", "ruleset").stdout();
+  }
+
+  /**
+   * The node's nftables tables by name. The listing follows creation order, which a restarted proxy
+   * may change (it syncs IPv6 or IPv4 first), so compare tables, not listings.
+   */
+  Map<String, String> nftTables(Layout.Node node) {
+    var tables = new TreeMap<String, String>();
+    String name = null;
+    var body = new StringBuilder();
+    for (var line : inNode(node, "nft", "list", "ruleset").stdout().split("\n", -1)) {
+      if (line.startsWith("table ")) {
+        if (name != null) {
+          tables.put(name, body.toString().strip());
+        }
+        name = line;
+        body.setLength(0);
+      }
+      body.append(line).append('\n');
+    }
+    if (name != null) {
+      tables.put(name, body.toString().strip());
+    }
+    return tables;
+  }
+
+  /** Every node's ruleset and proxy log tail, and the slices as the proxies saw them. */
+  String diagnostics() {
+    var text = new StringBuilder("\n==== netns e2e diagnostics (work directory " + workDir + ")\n");
+    if (objects != null && api.running()) {
+      text.append(objects.describeSlices());
+    }
+    for (var node : layout.nodes()) {
+      text.append("==== ")
+          .append(node.name())
+          .append(" (")
+          .append(node.zone())
+          .append(") ruleset, ")
+          .append(mode)
+          .append(" mode\n");
+      try {
+        text.append(ruleset(node));
+      } catch (AssertionError | RuntimeException e) {
+        text.append("(unavailable: ").append(e.getMessage()).append(")\n");
+      }
+      text.append("==== ")
+          .append(node.name())
+          .append(" proxy log (last 25 lines)\n")
+          .append(tail(proxyLog(node), 25));
+    }
+    text.append("==== controller log (last 25 lines)\n")
+        .append(tail(workDir.resolve("controller.log"), 25));
+    return text.toString();
+  }
+
+  private static String tail(Path file, int lines) {
+    try {
+      var all = Files.readAllLines(file);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size())) + "\n";
+    } catch (IOException | RuntimeException e) {
+      return "(no log)\n";
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    proxies.values().forEach(JavaProcesses::kill);
+    proxies.clear();
+    JavaProcesses.kill(controller);
+    if (servers != null) {
+      servers.close();
+    }
+    if (kube != null) {
+      kube.close();
+    }
+    if (relay != null) {
+      relay.close();
+    }
+    if (api != null) {
+      api.close();
+    }
+    topology.tearDown();
+    deleteScratch();
+  }
+
+  private void deleteScratch() {
+    try (var files = Files.walk(scratch)) {
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException | RuntimeException e) {
+      System.err.println("netns e2e: could not delete " + scratch + ": " + e.getMessage());
+    }
+  }
+}

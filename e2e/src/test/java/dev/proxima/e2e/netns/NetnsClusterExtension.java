@@ -1,0 +1,73 @@
+package dev.proxima.e2e.netns;
+
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Gives scenarios the one shared {@link NetnsCluster}, built on first use and torn down when the
+ * run ends (also when a scenario failed). After a failed scenario it prints every node's ruleset
+ * and proxy log; after every scenario it deletes the scenario's Services.
+ */
+final class NetnsClusterExtension
+    implements BeforeAllCallback, AfterEachCallback, ParameterResolver {
+  private static final ExtensionContext.Namespace STORE =
+      ExtensionContext.Namespace.create(NetnsClusterExtension.class);
+
+  /** Namespace and link names start with this; it keeps parallel runs on one machine apart. */
+  static final String PREFIX = System.getProperty("proxima.e2e.prefix", "pxe");
+
+  private record Shared(NetnsCluster cluster) implements ExtensionContext.Store.CloseableResource {
+    @Override
+    public void close() {
+      cluster.close();
+    }
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    var missing = HostRequirements.missing();
+    if (!missing.isEmpty()) {
+      if (HostRequirements.required()) {
+        fail(HostRequirements.explanation(missing) + " (PROXIMA_E2E_REQUIRED=true)");
+      }
+      assumeTrue(false, HostRequirements.explanation(missing));
+    }
+    cluster(context);
+  }
+
+  private static NetnsCluster cluster(ExtensionContext context) {
+    return context
+        .getRoot()
+        .getStore(STORE)
+        .getOrComputeIfAbsent(
+            Shared.class,
+            k -> new Shared(NetnsCluster.start(PREFIX, ProxyMode.NFTABLES)),
+            Shared.class)
+        .cluster();
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    var cluster = cluster(context);
+    if (context.getExecutionException().isPresent()) {
+      System.out.println("FAILED " + context.getDisplayName() + ": " + cluster.diagnostics());
+    }
+    cluster.deleteWorkloads();
+  }
+
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    return parameter.getParameter().getType() == NetnsCluster.class;
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    return cluster(context);
+  }
+}
