@@ -2,6 +2,7 @@ package dev.proxima.e2e.netns;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.HostTools;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -177,7 +178,7 @@ final class NetnsCluster implements AutoCloseable {
                 "run",
                 "--node-name=" + node.name(),
                 "--kubeconfig=" + kubeconfig,
-                "--mode=" + mode.flag,
+                "--mode=" + mode.name(),
                 "--min-sync-period=100ms",
                 "--sync-period=5s",
                 "--cluster-cidr=" + Layout.CLUSTER_CIDRS,
@@ -221,14 +222,23 @@ final class NetnsCluster implements AutoCloseable {
       return;
     }
     layout.nodes().forEach(this::killProxy);
-    for (var node : layout.nodes()) {
-      inNode(node, "nft", "flush", "ruleset");
-      inNode(node, "iptables", "-t", "nat", "-F");
-      inNode(node, "iptables", "-t", "filter", "-F");
-    }
     mode = wanted;
     layout.nodes().forEach(this::startProxy);
     layout.nodes().forEach(this::awaitProxyHealthy);
+    // The proxy removes the other mode's rules itself when it starts: nothing is flushed here.
+    for (var node : layout.nodes()) {
+      var nftTables = inNode(node, "nft", "list", "tables").stdout();
+      var iptables =
+          inNode(node, "iptables-save").stdout() + inNode(node, "ip6tables-save").stdout();
+      if (wanted == ProxyMode.iptables && nftTables.contains(" proxima")) {
+        throw new AssertionError(
+            node.name() + " still has the nftables mode's tables:\n" + nftTables);
+      }
+      if (wanted == ProxyMode.nftables && iptables.contains("PROXIMA-")) {
+        throw new AssertionError(
+            node.name() + " still has the iptables mode's chains:\n" + iptables);
+      }
+    }
   }
 
   ApiServer api() {
@@ -370,7 +380,7 @@ final class NetnsCluster implements AutoCloseable {
 
   /** The node's rules as its proxy's mode renders them: nft, or iptables-save of both families. */
   String ruleset(Layout.Node node) {
-    if (mode == ProxyMode.IPTABLES) {
+    if (mode == ProxyMode.iptables) {
       return inNode(node, "iptables-save").stdout() + inNode(node, "ip6tables-save").stdout();
     }
     return inNode(node, "nft", "list", "ruleset").stdout();

@@ -3,6 +3,7 @@ package dev.proxima.e2e.netns;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.model.ProxyMode;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -47,7 +48,7 @@ final class NetnsClusterExtension
         .getStore(STORE)
         .getOrComputeIfAbsent(
             Shared.class,
-            k -> new Shared(NetnsCluster.start(PREFIX, ProxyMode.NFTABLES)),
+            k -> new Shared(NetnsCluster.start(PREFIX, ProxyMode.nftables)),
             Shared.class)
         .cluster();
   }

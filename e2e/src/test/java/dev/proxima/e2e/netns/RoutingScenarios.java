@@ -2,6 +2,7 @@ package dev.proxima.e2e.netns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.proxy.model.ProxyMode;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
