@@ -117,6 +117,10 @@ final class ApiServer implements AutoCloseable {
 
   /** Creates (or replaces) the objects, several at a time: the mock is the bottleneck. */
   void createAll(List<? extends HasMetadata> objects) {
+    if (objects.isEmpty()) {
+      return;
+    }
+    long started = System.currentTimeMillis();
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       List<Future<?>> pending = new java.util.ArrayList<>();
@@ -134,6 +138,13 @@ final class ApiServer implements AutoCloseable {
       for (var future : pending) {
         future.get();
       }
+      Progress.log(
+          "stored "
+              + objects.size()
+              + " "
+              + objects.get(0).getKind()
+              + " objects in "
+              + Row.ms(System.currentTimeMillis() - started));
     } catch (Exception e) {
       throw new HarnessError("could not create objects in the mock API server", e);
     } finally {

@@ -39,6 +39,11 @@ public final class BenchMain {
       }
     }
     Files.createDirectories(work);
+    // Interrupted runs must not leave proxies, probes or monitors behind in the scratch namespaces.
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> ProcessHandle.current().descendants().forEach(ProcessHandle::destroy)));
     final Path workDir = work.toAbsolutePath();
     final boolean iptablesMode = iptables;
     var scale = smoke ? Scale.smokeRun() : Scale.fullRun();

@@ -43,6 +43,7 @@ final class ControllerBenchmarks {
     return JarProcess.start(
         null,
         controllerJar,
+        List.of(),
         List.of(
             "run",
             "--kubeconfig=" + api.kubeconfig(work, "127.0.0.1"),
@@ -138,6 +139,7 @@ final class ControllerBenchmarks {
               }
               return false;
             });
+        Progress.log("controller wrote every hint");
         awaitIdle(first);
         long writes = api.sliceWrites() - before;
         long hinted = hintedSlices(api);
@@ -185,6 +187,7 @@ final class ControllerBenchmarks {
                 "-",
                 "0",
                 writes == 0));
+        Progress.log("second controller run done; network programming latency next");
         networkProgramming(api, cluster);
       } finally {
         second.stop();

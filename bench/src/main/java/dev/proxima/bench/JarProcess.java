@@ -48,13 +48,19 @@ final class JarProcess implements AutoCloseable {
   }
 
   static JarProcess start(
-      String namespace, Path jar, List<String> arguments, Path log, String metricsUrl) {
+      String namespace,
+      Path jar,
+      List<String> extraJvmFlags,
+      List<String> arguments,
+      Path log,
+      String metricsUrl) {
     var command = new ArrayList<String>();
     if (namespace != null) {
       command.addAll(List.of("ip", "netns", "exec", namespace));
     }
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(IMAGE_JVM_FLAGS);
+    command.addAll(extraJvmFlags);
     command.add("-jar");
     command.add(jar.toString());
     command.addAll(arguments);

@@ -1,6 +1,7 @@
 package dev.proxima.bench;
 
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ final class ProxyBenchmarks {
   void run() throws Exception {
     int small = scale.partialServices().get(0);
     int large = scale.coldServices();
-    var smallCluster = new SyntheticCluster(small, 2, null);
+    var smallCluster = new SyntheticCluster(small, 2, "PreferSameZone");
     populate(smallCluster, 0);
     double smallPartial;
     try (var node = new ProxyNode(namespaces, "node-s", api, work, proxyJar)) {
@@ -65,11 +66,13 @@ final class ProxyBenchmarks {
                 .millis());
         node = new ProxyNode(namespaces, "node-c" + r, api, work, proxyJar);
         var proxy = node.startAndAwaitSync(List.of());
-        total.add(node.syncedAt() - proxy.startedMillis);
+        total.add(node.firstSyncedAt() - proxy.startedMillis);
+        Progress.log("cold sync " + r + ": " + Row.ms(total.get(r)));
         if (r == scale.coldRepetitions() - 1) {
           coldBreakdown(node, proxy);
         }
       }
+      appCds(new Stats(total).median(), large + " svc × 2 ep");
       var totals = new Stats(total);
       var bares = new Stats(bare);
       String size = large + " svc × 2 ep";
@@ -154,6 +157,8 @@ final class ProxyBenchmarks {
   private double partialSync(
       ProxyNode node, SyntheticCluster cluster, String baseline, RenderedRules rules, String size) {
     var latencies = new ArrayList<Double>();
+    var fromRequest = new ArrayList<Double>();
+    int missed = 0;
     var bare = new ArrayList<Double>();
     try (var monitor = new NftMonitor(node.namespace)) {
       for (int change = 0; change < scale.partialChanges(); change++) {
@@ -161,13 +166,26 @@ final class ProxyBenchmarks {
         var ip = SyntheticCluster.ipv4(10 << 24 | 192 << 16, ++freshIps);
         EndpointSlice slice = changedSlice(cluster, index, ip);
         JarProcess.pause(1100);
-        long written = System.currentTimeMillis();
+        long sent = System.currentTimeMillis();
         api.client().resource(slice).update();
+        long acknowledged = System.currentTimeMillis();
         changedSlices.add(index);
-        long inKernel =
-            monitor.awaitEvent(
-                written, Duration.ofSeconds(30), "add element", ": " + ip + " . 8080");
-        latencies.add((double) (inKernel - written));
+        long inKernel;
+        try {
+          inKernel =
+              monitor.awaitEvent(
+                  sent, Duration.ofSeconds(30), "add element", ": " + ip + " . 8080");
+        } catch (HarnessError missing) {
+          // A change the proxy never programmed is a finding, not a harness failure.
+          missed++;
+          Progress.log("change to " + ip + " not in the kernel after 30 s:\n" + node.diagnostics());
+          monitor.clear();
+          continue;
+        }
+        // From the API server's acknowledgement: the CRUD mock scans its whole store on every
+        // write, a cost that grows with the cluster and that a real API server does not have.
+        latencies.add((double) Math.max(0, inKernel - acknowledged));
+        fromRequest.add((double) (inKernel - sent));
         var delta = rules.delta(index, slice);
         bare.add(
             Sh.run(Sh.in(baseline, "nft", "-f", "-"), delta)
@@ -184,13 +202,17 @@ final class ProxyBenchmarks {
                 + measured.size()
                 + "; max "
                 + Row.ms(measured.max())
+                + "; from the write request, mock API server included: "
+                + Row.ms(new Stats(fromRequest).median())
                 + ")",
             size,
             Row.ms(measured.median()),
             "nft -f of the delta " + Row.ms(bares.median()),
             Row.ratio(measured.median(), bares.median()),
-            "≤ 50 ms and ≤ 3×",
-            measured.median() <= 50 && measured.median() <= 3 * bares.median()));
+            missed == 0
+                ? "≤ 50 ms and ≤ 3×"
+                : "≤ 50 ms and ≤ 3×; " + missed + " changes never arrived",
+            missed == 0 && measured.median() <= 50 && measured.median() <= 3 * bares.median()));
     return measured.median();
   }
 
@@ -202,19 +224,74 @@ final class ProxyBenchmarks {
     return slice;
   }
 
+  /**
+   * What class-data sharing would save on the JVM side: one training run writes an AppCDS archive
+   * at exit, then one more cold start uses it. Reported, not a target: the images do not ship an
+   * archive yet.
+   */
+  private void appCds(double withoutMillis, String size) throws IOException {
+    var archive = work.resolve("proxy-appcds.jsa");
+    try (var training = new ProxyNode(namespaces, "node-t", api, work, proxyJar)) {
+      training.startAndAwaitSync(List.of("-XX:ArchiveClassesAtExit=" + archive));
+      training.stopProxy();
+    }
+    if (!java.nio.file.Files.exists(archive)) {
+      rows.add(
+          Row.skipped("1 Cold full sync with an AppCDS archive", size, "the JVM wrote no archive"));
+      return;
+    }
+    coldVariant(
+        "1 Cold full sync with an AppCDS archive of the proxy's classes (one run; the images could ship one)",
+        "node-a",
+        List.of("-XX:SharedArchiveFile=" + archive),
+        withoutMillis,
+        size);
+    coldVariant(
+        "1 Cold full sync with 2 CPUs instead of the pod's 1 (one run)",
+        "node-2",
+        List.of("-XX:ActiveProcessorCount=2"),
+        withoutMillis,
+        size);
+  }
+
+  private void coldVariant(
+      String benchmark, String suffix, List<String> jvmFlags, double withoutMillis, String size)
+      throws IOException {
+    try (var node = new ProxyNode(namespaces, suffix, api, work, proxyJar)) {
+      var proxy = node.startAndAwaitSync(jvmFlags);
+      double with = node.firstSyncedAt() - proxy.startedMillis;
+      rows.add(
+          Row.report(
+              benchmark,
+              size,
+              Row.ms(with),
+              "as deployed: " + Row.ms(withoutMillis),
+              Row.ratio(with, withoutMillis)));
+    }
+  }
+
   private void coldBreakdown(ProxyNode node, JarProcess proxy) {
     double main = proxy.loggedAt("Starting proxima-proxy").orElse(Double.NaN);
     double informers = proxy.loggedAt("Informers synced").orElse(Double.NaN);
-    double synced = node.syncedAt();
+    double synced = node.firstSyncedAt();
     double fullSync = node.fullSyncSeconds() * 1000;
+    long listStarted = System.currentTimeMillis();
+    var client = api.client();
+    int listed =
+        client.services().inAnyNamespace().list().getItems().size()
+            + client.discovery().v1().endpointSlices().inAnyNamespace().list().getItems().size()
+            + client.nodes().list().getItems().size();
+    double list = System.currentTimeMillis() - listStarted;
     rows.add(
         Row.report(
             "1 Cold full sync, where the time goes",
             scale.coldServices() + " svc × 2 ep",
             String.format(
-                "JVM start → main %s; → informers synced %s; → rules loaded %s (plan+render+nft, both families: %s)",
+                "JVM start → proxy started %s; → informers synced %s (a warm client lists the same %d objects in %s); → rules loaded %s (full sync metric, plan+render+nft, both families: %s)",
                 Row.ms(main - proxy.startedMillis),
                 Row.ms(informers - main),
+                listed,
+                Row.ms(list),
                 Row.ms(synced - informers),
                 Row.ms(fullSync)),
             "-",
@@ -237,7 +314,7 @@ final class ProxyBenchmarks {
     double read = new Stats(reads).median();
     var proxy = node.startAndAwaitSync(List.of());
     double firstSync = node.fullSyncSeconds() * 1000;
-    double total = node.syncedAt() - proxy.startedMillis;
+    double total = node.firstSyncedAt() - proxy.startedMillis;
     double bound = 2 * partial + read;
     rows.add(
         Row.check(
@@ -263,7 +340,9 @@ final class ProxyBenchmarks {
   /** Target 6, proxy: RSS after the first sync with 10 endpoints per Service. */
   private void memory() throws Exception {
     var cluster = memoryCluster();
-    api.createAll(cluster.services());
+    if (cluster.serviceCount() != scale.coldServices()) {
+      api.createAll(cluster.services());
+    }
     api.createAll(cluster.slices());
     try (var node = new ProxyNode(namespaces, "node-m", api, work, proxyJar)) {
       var proxy = node.startAndAwaitSync(List.of());

@@ -21,6 +21,7 @@ final class ProxyNode implements AutoCloseable {
   private final String kubeconfig;
   private JarProcess proxy;
   private int starts;
+  private double firstSyncedAt;
 
   ProxyNode(Namespaces namespaces, String suffix, ApiServer api, Path work, Path jar)
       throws IOException {
@@ -34,8 +35,8 @@ final class ProxyNode implements AutoCloseable {
     this.kubeconfig = api.kubeconfig(work, addresses[0]).toString();
   }
 
-  /** Starts the proxy and waits until both families' first sync is done. */
-  JarProcess startAndAwaitSync(List<String> extraArguments) {
+  /** Starts the proxy (with extra JVM flags) and waits until both families' first sync is done. */
+  JarProcess startAndAwaitSync(List<String> extraJvmFlags) {
     var arguments =
         new java.util.ArrayList<>(
             List.of(
@@ -45,21 +46,77 @@ final class ProxyNode implements AutoCloseable {
                 "--metrics-bind-address=" + nodeAddress + ":" + METRICS_PORT,
                 "--healthz-bind-address=" + nodeAddress + ":10256",
                 "--log-format=json"));
-    arguments.addAll(extraArguments);
     var log = work.resolve(namespace + "-proxy-" + ++starts + ".log");
     proxy =
         JarProcess.start(
             namespace,
             jar,
+            extraJvmFlags,
             arguments,
             log,
             "http://" + nodeAddress + ":" + METRICS_PORT + "/metrics");
-    proxy.await("proxy first sync in " + namespace, Duration.ofMinutes(5), () -> syncedAt() > 0);
+    proxy.await("proxy first sync in " + namespace, Duration.ofMinutes(5), () -> lastSyncAt() > 0);
+    firstSyncedAt = lastSyncAt();
+    Progress.log(
+        "proxy in "
+            + namespace
+            + " synced "
+            + Row.ms(firstSyncedAt - proxy.startedMillis)
+            + " after its start");
+    awaitQuiet();
     return proxy;
   }
 
-  /** Epoch millis when both families had synced at least once, or 0. */
-  double syncedAt() {
+  /** Epoch millis when both families had finished their first sync after the latest start. */
+  double firstSyncedAt() {
+    return firstSyncedAt;
+  }
+
+  /**
+   * Waits until the proxy has digested the watch's replay: a new watch on the mock API server sends
+   * every object again, and a change written meanwhile would queue behind thousands of events.
+   * Quiet means the change counters stood still for two seconds.
+   */
+  private void awaitQuiet() {
+    double[] last = {-1};
+    long[] stableSince = {System.currentTimeMillis()};
+    proxy.await(
+        "proxy settles after its first sync in " + namespace,
+        Duration.ofMinutes(3),
+        () -> {
+          double now = changeEvents();
+          long at = System.currentTimeMillis();
+          if (now != last[0]) {
+            last[0] = now;
+            stableSince[0] = at;
+            JarProcess.pause(250);
+            return false;
+          }
+          JarProcess.pause(250);
+          return at - stableSince[0] >= 2000;
+        });
+  }
+
+  private double changeEvents() {
+    var metrics = proxy.metrics();
+    return JarProcess.sample(metrics, "kubeproxy_sync_proxy_rules_endpoint_changes_total")
+            .orElse(-1)
+        + JarProcess.sample(metrics, "kubeproxy_sync_proxy_rules_service_changes_total").orElse(-1);
+  }
+
+  /** The proxy's sync counters and timestamps, for a harness error that needs explaining. */
+  String diagnostics() {
+    return proxy
+            .metrics()
+            .lines()
+            .filter(l -> l.startsWith("kubeproxy_sync_proxy_rules_") && !l.contains("_bucket"))
+            .collect(java.util.stream.Collectors.joining("\n"))
+        + "\n"
+        + proxy.tail();
+  }
+
+  /** Epoch millis of the latest sync finished by both families, or 0 before the first. */
+  double lastSyncAt() {
     var metrics = proxy.metrics();
     var v4 =
         JarProcess.sample(
