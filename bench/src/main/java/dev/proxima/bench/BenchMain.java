@@ -56,6 +56,8 @@ public final class BenchMain {
         Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     String kernelSkip = Machine.kernelBenchmarksUnavailable();
     long started = System.currentTimeMillis();
+    // The iptables-mode rows run only when asked for and when this build's proxy has the mode.
+    final boolean iptablesRows = iptables && IptablesModeBenchmarks.modeAvailable(proxyJar);
 
     if (only.contains("jmh")) {
       section("JMH", errors, rows, () -> JmhBenchmarks.run(scale, rows));
@@ -71,7 +73,9 @@ public final class BenchMain {
               rows,
               () -> {
                 try (var api = new ApiServer()) {
-                  var proxy = new ProxyBenchmarks(scale, api, namespaces, workDir, proxyJar, rows);
+                  var proxy =
+                      new ProxyBenchmarks(
+                          scale, api, namespaces, workDir, proxyJar, rows, iptablesRows);
                   proxy.run();
                   new ControllerBenchmarks(
                           scale, namespaces, workDir, controllerJar, proxyJar, rows)
@@ -79,7 +83,9 @@ public final class BenchMain {
                 }
               });
         }
-        iptablesModeRows(iptables, rows);
+        if (!iptablesRows) {
+          iptablesModeRows(iptables, rows);
+        }
       }
       if (only.contains("latency")) {
         if (kernelSkip != null) {

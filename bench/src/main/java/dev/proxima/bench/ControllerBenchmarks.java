@@ -99,18 +99,9 @@ final class ControllerBenchmarks {
           Duration.ofMinutes(10),
           () -> api.sliceWrites() - before >= expected);
       JarProcess.pause(2000);
-      var memory = controller.rssAndPeakMiB();
       rows.add(
-          Row.check(
-              "6 Controller RSS after writing every hint (image JVM flags; peak "
-                  + String.format("%.0f MiB", memory[1])
-                  + ")",
-              cluster.serviceCount() + " svc × " + cluster.endpointsPerService() + " ep",
-              String.format("%.0f MiB", memory[0]),
-              "-",
-              "-",
-              "peak ≤ 256 MiB",
-              memory[1] <= 256));
+          Row.memory(
+              "Controller RSS after writing every hint", cluster, controller.rssAndPeakMiB()));
     }
   }
 

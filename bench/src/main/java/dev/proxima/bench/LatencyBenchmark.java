@@ -1,10 +1,5 @@
 package dev.proxima.bench;
 
-import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.plan.NftPlanRenderer;
-import dev.proxima.proxy.plan.NodePlanner;
-import dev.proxima.proxy.render.iptables.IptablesConfig;
-import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,7 +58,7 @@ final class LatencyBenchmark {
       for (int round = 0; round < 1; round++) {
         for (var cluster : clusters) {
           flushIptables();
-          var buffer = iptablesBuffer(cluster);
+          var buffer = IptablesModeBenchmarks.fullBuffer(cluster);
           var run =
               Sh.run(Sh.in(node, "iptables-restore", "--noflush"), buffer)
                   .orThrow(List.of("iptables-restore"));
@@ -149,22 +144,6 @@ final class LatencyBenchmark {
 
   static String micros(double nanos) {
     return String.format("%.0f µs", nanos / 1000);
-  }
-
-  private String iptablesBuffer(SyntheticCluster cluster) {
-    var node = cluster.nodes().get(0);
-    var plan =
-        NodePlanner.plan(
-            IpFamily.IPV4,
-            SyntheticCluster.PROXY_NODE,
-            node,
-            null,
-            cluster.services(),
-            cluster.slices());
-    var config = IptablesConfig.of(IpFamily.IPV4, List.of());
-    return IptablesRenderer.renderWithJumps(
-            config, plan.ports().stream().map(NftPlanRenderer::rules).toList())
-        .filterAndNat();
   }
 
   private void flushIptables() {

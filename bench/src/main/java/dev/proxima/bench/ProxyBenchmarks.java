@@ -22,9 +22,18 @@ final class ProxyBenchmarks {
   private final List<Row> rows;
   private final Set<Integer> changedSlices = new HashSet<>();
   private int freshIps;
+  private final boolean iptablesMode;
+  private double iptablesSmallPartial;
 
   ProxyBenchmarks(
-      Scale scale, ApiServer api, Namespaces namespaces, Path work, Path proxyJar, List<Row> rows) {
+      Scale scale,
+      ApiServer api,
+      Namespaces namespaces,
+      Path work,
+      Path proxyJar,
+      List<Row> rows,
+      boolean iptablesMode) {
+    this.iptablesMode = iptablesMode;
     this.scale = scale;
     this.api = api;
     this.namespaces = namespaces;
@@ -42,6 +51,11 @@ final class ProxyBenchmarks {
     try (var node = new ProxyNode(namespaces, "node-s", api, work, proxyJar)) {
       node.startAndAwaitSync(List.of());
       smallPartial = partialSync(node, smallCluster);
+    }
+    if (iptablesMode) {
+      iptablesSmallPartial =
+          IptablesModeBenchmarks.partial(
+              namespaces, api, work, proxyJar, smallCluster, scale.partialChanges(), 1, rows);
     }
 
     var cluster = smallCluster.withServices(large);
@@ -99,15 +113,24 @@ final class ProxyBenchmarks {
 
       double largePartial = partialSync(node, cluster, baseline, rules, large + " svc × 2 ep");
       rows.add(
-          Row.check(
-              "2 Partial sync flat in cluster size",
-              large + " vs " + small + " svc",
-              Row.ms(largePartial),
-              small + " svc: " + Row.ms(smallPartial),
-              Row.ratio(largePartial, smallPartial),
-              "≤ 2×",
-              largePartial <= 2 * smallPartial));
+          Row.flat(
+              "2 Partial sync flat in cluster size", large, small, largePartial, smallPartial));
       restart(node, largePartial, large);
+      if (iptablesMode) {
+        node.close();
+        node = null;
+        IptablesModeBenchmarks.cold(namespaces, api, work, proxyJar, cluster, rows);
+        double iptablesLarge =
+            IptablesModeBenchmarks.partial(
+                namespaces, api, work, proxyJar, cluster, scale.partialChanges(), 1000, rows);
+        rows.add(
+            Row.flat(
+                "5 iptables mode: partial sync flat in cluster size",
+                large,
+                small,
+                iptablesLarge,
+                iptablesSmallPartial));
+      }
     } finally {
       if (node != null) {
         node.close();
@@ -347,18 +370,7 @@ final class ProxyBenchmarks {
     try (var node = new ProxyNode(namespaces, "node-m", api, work, proxyJar)) {
       var proxy = node.startAndAwaitSync(List.of());
       JarProcess.pause(2000);
-      var memory = proxy.rssAndPeakMiB();
-      rows.add(
-          Row.check(
-              "6 Proxy RSS after the first sync (image JVM flags; peak "
-                  + String.format("%.0f MiB", memory[1])
-                  + ")",
-              cluster.serviceCount() + " svc × " + cluster.endpointsPerService() + " ep",
-              String.format("%.0f MiB", memory[0]),
-              "-",
-              "-",
-              "peak ≤ 256 MiB",
-              memory[1] <= 256));
+      rows.add(Row.memory("Proxy RSS after the first sync", cluster, proxy.rssAndPeakMiB()));
     }
   }
 }

@@ -20,11 +20,18 @@ final class ProxyNode implements AutoCloseable {
   private final Path jar;
   private final String kubeconfig;
   private JarProcess proxy;
+  private final String mode;
   private int starts;
   private double firstSyncedAt;
 
   ProxyNode(Namespaces namespaces, String suffix, ApiServer api, Path work, Path jar)
       throws IOException {
+    this(namespaces, suffix, api, work, jar, "nftables");
+  }
+
+  ProxyNode(Namespaces namespaces, String suffix, ApiServer api, Path work, Path jar, String mode)
+      throws IOException {
+    this.mode = mode;
     this.namespaces = namespaces;
     this.api = api;
     this.work = work;
@@ -45,7 +52,8 @@ final class ProxyNode implements AutoCloseable {
                 "--kubeconfig=" + kubeconfig,
                 "--metrics-bind-address=" + nodeAddress + ":" + METRICS_PORT,
                 "--healthz-bind-address=" + nodeAddress + ":10256",
-                "--log-format=json"));
+                "--log-format=json",
+                "--mode=" + mode));
     var log = work.resolve(namespace + "-proxy-" + ++starts + ".log");
     proxy =
         JarProcess.start(

@@ -18,13 +18,13 @@ import java.util.Map;
  * planner and assembler, exactly as a full sync and then partial syncs build it. The bare nft
  * baselines load these same scripts and deltas.
  */
-final class RenderedRules {
+public final class RenderedRules {
   private final SyntheticCluster cluster;
   private final Node node;
   private final RulesetAssembler assembler;
   private final String fullScript;
 
-  RenderedRules(SyntheticCluster cluster) {
+  public RenderedRules(SyntheticCluster cluster) {
     this.cluster = cluster;
     this.node = cluster.nodes().get(0);
     var settings = RuleSettings.defaults();
@@ -34,16 +34,22 @@ final class RenderedRules {
         new RulesetAssembler(
             NftPlanRenderer.config(
                 IpFamily.IPV4, settings, settings.nodePortAddresses(IpFamily.IPV4, addresses)));
-    var plan =
-        NodePlanner.plan(
+    this.fullScript = assembler.replaceAll(portRules(cluster));
+  }
+
+  /** What the renderers take: every planned Service port of the benchmark node, IPv4. */
+  public static List<ServicePortRules> portRules(SyntheticCluster cluster) {
+    return NodePlanner.plan(
             IpFamily.IPV4,
             SyntheticCluster.PROXY_NODE,
-            node,
+            cluster.nodes().get(0),
             null,
             cluster.services(),
-            cluster.slices());
-    this.fullScript =
-        assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
+            cluster.slices())
+        .ports()
+        .stream()
+        .map(NftPlanRenderer::rules)
+        .toList();
   }
 
   String fullScript() {
@@ -53,7 +59,7 @@ final class RenderedRules {
   /**
    * The transaction a partial sync loads when Service {@code index}'s slice becomes {@code slice}.
    */
-  String delta(int index, EndpointSlice slice) {
+  public String delta(int index, EndpointSlice slice) {
     var after =
         NodePlanner.planService(
             IpFamily.IPV4,

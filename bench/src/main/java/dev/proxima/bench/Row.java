@@ -33,6 +33,34 @@ record Row(
     return new Row(benchmark, scale, result, baseline, ratio, "report", "REPORT");
   }
 
+  /** Target 6: resident and peak memory of a process against the 256 MiB bound. */
+  static Row memory(String what, SyntheticCluster cluster, double[] rssAndPeakMiB) {
+    return check(
+        "6 "
+            + what
+            + " (image JVM flags; peak "
+            + String.format("%.0f MiB", rssAndPeakMiB[1])
+            + ")",
+        cluster.serviceCount() + " svc × " + cluster.endpointsPerService() + " ep",
+        String.format("%.0f MiB", rssAndPeakMiB[0]),
+        "-",
+        "-",
+        "peak ≤ 256 MiB",
+        rssAndPeakMiB[1] <= 256);
+  }
+
+  /** A ratio target: the figure at the larger size over the figure at the smaller one. */
+  static Row flat(String benchmark, int large, int small, double atLarge, double atSmall) {
+    return check(
+        benchmark,
+        large + " vs " + small + " svc",
+        ms(atLarge),
+        small + " svc: " + ms(atSmall),
+        ratio(atLarge, atSmall),
+        "≤ 2×",
+        atLarge <= 2 * atSmall);
+  }
+
   static Row pending(String benchmark, String scale, String why) {
     return new Row(benchmark, scale, why, "-", "-", "-", "PENDING");
   }

@@ -1,8 +1,8 @@
 package dev.proxima.bench.jmh;
 
+import dev.proxima.bench.RenderedRules;
 import dev.proxima.bench.SyntheticCluster;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -38,7 +37,7 @@ public class RenderBenchmark {
   private Node node;
   private NftConfig config;
   private List<ServicePortRules> rules;
-  private RulesetAssembler assembler;
+  private RenderedRules incremental;
   private SyntheticCluster cluster;
   private EndpointSlice[] alternatives;
   private int flip;
@@ -49,25 +48,19 @@ public class RenderBenchmark {
     serviceObjects = cluster.services();
     slices = cluster.slices();
     node = cluster.nodes().get(0);
-    var settings = RuleSettings.defaults();
-    config = NftPlanRenderer.config(IpFamily.IPV4, settings, List.of());
-    rules = plan().ports().stream().map(NftPlanRenderer::rules).toList();
-    assembler = new RulesetAssembler(config);
-    assembler.replaceAll(rules);
+    config = NftPlanRenderer.config(IpFamily.IPV4, RuleSettings.defaults(), List.of());
+    rules = RenderedRules.portRules(cluster);
+    incremental = new RenderedRules(cluster);
     var moved = cluster.slice(services / 2);
     moved.getEndpoints().get(1).setAddresses(List.of("10.192.0.1"));
     alternatives = new EndpointSlice[] {moved, cluster.slice(services / 2)};
   }
 
-  private NodePlanner.FamilyPlan plan() {
-    return NodePlanner.plan(
-        IpFamily.IPV4, SyntheticCluster.PROXY_NODE, node, null, serviceObjects, slices);
-  }
-
   /** Catalog, endpoint selection and topology for every Service port of the node. */
   @Benchmark
   public NodePlanner.FamilyPlan planNode() {
-    return plan();
+    return NodePlanner.plan(
+        IpFamily.IPV4, SyntheticCluster.PROXY_NODE, node, null, serviceObjects, slices);
   }
 
   /** The full-sync script from planned ports. */
@@ -80,17 +73,6 @@ public class RenderBenchmark {
   @Benchmark
   @OutputTimeUnit(TimeUnit.MICROSECONDS)
   public String partialOneService() {
-    int index = services / 2;
-    var slice = alternatives[flip++ & 1];
-    var after =
-        NodePlanner.planService(
-            IpFamily.IPV4,
-            SyntheticCluster.PROXY_NODE,
-            node,
-            null,
-            cluster.service(index),
-            List.of(slice));
-    ServicePortName name = after.get(0).port().name();
-    return assembler.update(Map.of(name, NftPlanRenderer.rules(after.get(0)))).orElseThrow();
+    return incremental.delta(services / 2, alternatives[flip++ & 1]);
   }
 }

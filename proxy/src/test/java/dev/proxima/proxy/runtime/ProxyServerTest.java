@@ -66,6 +66,25 @@ class ProxyServerTest {
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
   }
 
+  private void createWebService() {
+    client
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withNamespace("shop")
+                .withName("web")
+                .endMetadata()
+                .withNewSpec()
+                .withClusterIP("10.96.0.20")
+                .addNewPort()
+                .withName("http")
+                .withPort(80)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+  }
+
   private int status(int port, String path) throws Exception {
     return get(port, path).statusCode();
   }
@@ -97,22 +116,7 @@ class ProxyServerTest {
                 .endMetadata()
                 .build())
         .create();
-    client
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace("shop")
-                .withName("web")
-                .endMetadata()
-                .withNewSpec()
-                .withClusterIP("10.96.0.20")
-                .addNewPort()
-                .withName("http")
-                .withPort(80)
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
+    createWebService();
     client
         .resource(
             new EndpointSliceBuilder()
@@ -173,22 +177,7 @@ class ProxyServerTest {
   @Test
   void theFirstSyncRunsAsSoonAsTheInformersHaveListedWhateverTheMinimumSyncPeriod()
       throws Exception {
-    client
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace("shop")
-                .withName("web")
-                .endMetadata()
-                .withNewSpec()
-                .withClusterIP("10.96.0.20")
-                .addNewPort()
-                .withName("http")
-                .withPort(80)
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
+    createWebService();
 
     // Events that arrive while the informers still list must not count as a sync: if they did,
     // the first real sync would wait out the minimum period, here an hour.
