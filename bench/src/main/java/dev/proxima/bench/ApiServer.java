@@ -2,7 +2,6 @@ package dev.proxima.bench;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -44,7 +43,7 @@ final class ApiServer implements AutoCloseable {
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
-            new KubernetesCrudDispatcher(),
+            new IndexedCrudDispatcher(),
             false);
     try {
       server.init(InetAddress.getByName("0.0.0.0"), port);
