@@ -101,7 +101,10 @@ final class ControllerBenchmarks {
       JarProcess.pause(2000);
       rows.add(
           Row.memory(
-              "Controller RSS after writing every hint", cluster, controller.rssAndPeakMiB()));
+              "Controller RSS after writing every hint",
+              cluster,
+              controller.rssAndPeakMiB(),
+              controller.rssAndLiveHeapAfterFullGc()));
     }
   }
 
@@ -207,6 +210,7 @@ final class ControllerBenchmarks {
    */
   private void networkProgramming(ApiServer api, SyntheticCluster cluster) throws IOException {
     var latencies = new ArrayList<Double>();
+    int missed = 0;
     var random = new Random(8);
     long writesBefore = api.sliceWrites();
     int zoneA =
@@ -224,17 +228,34 @@ final class ControllerBenchmarks {
           JarProcess.pause(random.nextInt(1500));
           long written = System.currentTimeMillis();
           replaceEndpoint(api, cluster, index, ip);
-          long inKernel =
-              monitor.awaitEvent(
-                  written,
-                  Duration.ofSeconds(60),
-                  "add element",
-                  SyntheticCluster.clusterIp(index)
-                      + " . tcp . 80 . "
-                      + (zoneA - 1)
-                      + " : "
-                      + ip
-                      + " . 8080");
+          long inKernel;
+          try {
+            inKernel =
+                monitor.awaitEvent(
+                    written,
+                    Duration.ofSeconds(30),
+                    "add element",
+                    SyntheticCluster.clusterIp(index)
+                        + " . tcp . 80 . "
+                        + (zoneA - 1)
+                        + " : "
+                        + ip
+                        + " . 8080");
+          } catch (HarnessError missing) {
+            // Not programmed in 30 s: a finding for the row, with what the API and kernel held.
+            missed++;
+            Progress.log(
+                "change "
+                    + change
+                    + " ("
+                    + ip
+                    + ") not in the kernel after 30 s; slice: "
+                    + sliceSummary(api, index)
+                    + "\nkernel: "
+                    + kernelSummary(node.namespace, index));
+            monitor.clear();
+            continue;
+          }
           latencies.add((double) (inKernel - written));
           monitor.clear();
         }
@@ -260,8 +281,49 @@ final class ControllerBenchmarks {
             "p99 " + Row.ms(stats.percentile(99)),
             "-",
             "-",
-            "p99 ≤ 1.5 s",
-            stats.percentile(99) <= 1500));
+            missed == 0 ? "p99 ≤ 1.5 s" : "p99 ≤ 1.5 s; " + missed + " changes never arrived",
+            missed == 0 && stats.percentile(99) <= 1500));
+  }
+
+  private static String sliceSummary(ApiServer api, int index) {
+    var slice =
+        api.client()
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(SyntheticCluster.NAMESPACE)
+            .withName(SyntheticCluster.serviceName(index) + "-abcde")
+            .get();
+    return slice.getEndpoints().stream()
+        .map(e -> e.getAddresses().get(0) + "/" + e.getZone() + (e.getHints() == null ? "" : "*"))
+        .collect(java.util.stream.Collectors.joining(" "));
+  }
+
+  private static String kernelSummary(String namespace, int index) {
+    var tuple = SyntheticCluster.clusterIp(index) + " . tcp . 80";
+    var verdict =
+        Sh.run(
+                Sh.in(
+                    namespace,
+                    "nft",
+                    "get",
+                    "element",
+                    "ip",
+                    "proxima",
+                    "service-ips",
+                    "{ " + tuple + " }"),
+                "")
+            .output()
+            .strip();
+    var endpoints =
+        Sh.run(Sh.in(namespace, "nft", "list", "map", "ip", "proxima", "cluster-endpoints"), "")
+            .output()
+            .lines()
+            .flatMap(line -> java.util.Arrays.stream(line.split(",")))
+            .filter(element -> element.contains(tuple + " . "))
+            .map(String::strip)
+            .collect(java.util.stream.Collectors.joining("; "));
+    return verdict.replace('\n', ' ') + " | " + endpoints;
   }
 
   private static void replaceEndpoint(

@@ -104,6 +104,23 @@ final class JarProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Forces a full collection with jcmd, then reports RSS and the heap still in use, in MiB: how
+   * much of the resident memory is live data and how much is heap the JVM had grown into.
+   */
+  double[] rssAndLiveHeapAfterFullGc() {
+    var jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    Sh.run(List.of(jcmd, Long.toString(pid()), "GC.run"), "").orThrow(List.of("jcmd GC.run"));
+    pause(1000);
+    var info = Sh.run(List.of(jcmd, Long.toString(pid()), "GC.heap_info"), "").output();
+    double usedKib = 0;
+    var used = Pattern.compile("used (\\d+)K").matcher(info);
+    while (used.find()) {
+      usedKib += Long.parseLong(used.group(1));
+    }
+    return new double[] {rssAndPeakMiB()[0], usedKib / 1024};
+  }
+
   private static long kib(String line) {
     return Long.parseLong(line.replaceAll("[^0-9]", ""));
   }

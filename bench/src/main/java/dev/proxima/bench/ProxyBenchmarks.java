@@ -370,7 +370,12 @@ final class ProxyBenchmarks {
     try (var node = new ProxyNode(namespaces, "node-m", api, work, proxyJar)) {
       var proxy = node.startAndAwaitSync(List.of());
       JarProcess.pause(2000);
-      rows.add(Row.memory("Proxy RSS after the first sync", cluster, proxy.rssAndPeakMiB()));
+      rows.add(
+          Row.memory(
+              "Proxy RSS after the first sync",
+              cluster,
+              proxy.rssAndPeakMiB(),
+              proxy.rssAndLiveHeapAfterFullGc()));
     }
   }
 }

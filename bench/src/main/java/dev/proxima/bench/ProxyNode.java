@@ -101,7 +101,7 @@ final class ProxyNode implements AutoCloseable {
             return false;
           }
           JarProcess.pause(250);
-          return at - stableSince[0] >= 2000;
+          return at - stableSince[0] >= 3000;
         });
   }
 
