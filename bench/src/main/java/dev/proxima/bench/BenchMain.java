@@ -77,9 +77,15 @@ public final class BenchMain {
                       new ProxyBenchmarks(
                           scale, api, namespaces, workDir, proxyJar, rows, iptablesRows);
                   proxy.run();
+                }
+                try (var memoryApi = new ApiServer()) {
+                  var proxy =
+                      new ProxyBenchmarks(
+                          scale, memoryApi, namespaces, workDir, proxyJar, rows, false);
+                  proxy.memory();
                   new ControllerBenchmarks(
                           scale, namespaces, workDir, controllerJar, proxyJar, rows)
-                      .memory(api, proxy.memoryCluster());
+                      .memory(memoryApi, proxy.memoryCluster());
                 }
               });
         }
