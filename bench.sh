@@ -2,8 +2,8 @@
 # Builds the jars and runs every Proxima benchmark on this machine, printing one Markdown table
 # (benchmark, scale, result, baseline from the same run, ratio, target, pass/fail).
 #
-#   ./bench.sh            the sizes (10,000 Services ...), about 15-20 minutes
-#   ./bench.sh --smoke    small sizes in well under two minutes; .ci/run calls it so the harness cannot rot
+#   ./bench.sh            the sizes (10,000 Services ...), about 20 minutes on 2 cores
+#   ./bench.sh --smoke    small sizes, 1.5 to 3 minutes; .ci/run calls it so the harness cannot rot
 #   ./bench.sh --iptables also the rows of the proxy's iptables mode, once it exists
 #   ./bench.sh --only=jmh,proxy,latency,controller
 #

@@ -211,6 +211,7 @@ final class ControllerBenchmarks {
   private void networkProgramming(ApiServer api, SyntheticCluster cluster) throws IOException {
     var latencies = new ArrayList<Double>();
     int missed = 0;
+    int polled = 0;
     var random = new Random(8);
     long writesBefore = api.sliceWrites();
     int zoneA =
@@ -228,33 +229,35 @@ final class ControllerBenchmarks {
           JarProcess.pause(random.nextInt(1500));
           long written = System.currentTimeMillis();
           replaceEndpoint(api, cluster, index, ip);
+          var element =
+              SyntheticCluster.clusterIp(index)
+                  + " . tcp . 80 . "
+                  + (zoneA - 1)
+                  + " : "
+                  + ip
+                  + " . 8080";
           long inKernel;
           try {
-            inKernel =
-                monitor.awaitEvent(
-                    written,
-                    Duration.ofSeconds(30),
-                    "add element",
-                    SyntheticCluster.clusterIp(index)
-                        + " . tcp . 80 . "
-                        + (zoneA - 1)
-                        + " : "
-                        + ip
-                        + " . 8080");
-          } catch (HarnessError missing) {
-            // Not programmed in 30 s: a finding for the row, with what the API and kernel held.
-            missed++;
-            Progress.log(
-                "change "
-                    + change
-                    + " ("
-                    + ip
-                    + ") not in the kernel after 30 s; slice: "
-                    + sliceSummary(api, index)
-                    + "\nkernel: "
-                    + kernelSummary(node.namespace, index));
-            monitor.clear();
-            continue;
+            inKernel = monitor.awaitEvent(written, Duration.ofSeconds(3), "add element", element);
+          } catch (HarnessError notSeen) {
+            // nft monitor drops events when a large transaction overflows its netlink socket;
+            // then ask the kernel itself until it holds the element (an upper bound).
+            inKernel = pollKernel(node.namespace, index, zoneA - 1, ip);
+            if (inKernel < 0) {
+              missed++;
+              Progress.log(
+                  "change "
+                      + change
+                      + " ("
+                      + ip
+                      + ") not in the kernel after 30 s; slice: "
+                      + sliceSummary(api, index)
+                      + "\nkernel: "
+                      + kernelSummary(node.namespace, index));
+              monitor.clear();
+              continue;
+            }
+            polled++;
           }
           latencies.add((double) (inKernel - written));
           monitor.clear();
@@ -281,8 +284,32 @@ final class ControllerBenchmarks {
             "p99 " + Row.ms(stats.percentile(99)),
             "-",
             "-",
-            missed == 0 ? "p99 ≤ 1.5 s" : "p99 ≤ 1.5 s; " + missed + " changes never arrived",
+            (missed == 0 ? "p99 ≤ 1.5 s" : "p99 ≤ 1.5 s; " + missed + " changes never arrived")
+                + (polled == 0
+                    ? ""
+                    : "; " + polled + " timed by polling the kernel (monitor lost the event)"),
             missed == 0 && stats.percentile(99) <= 1500));
+  }
+
+  /** Epoch millis when the kernel first showed the element, polled; -1 after 30 s. */
+  private static long pollKernel(String namespace, int index, int position, String ip) {
+    var key = SyntheticCluster.clusterIp(index) + " . tcp . 80 . " + position;
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline) {
+      if (element(namespace, "cluster-endpoints", key).contains(ip + " . 8080")) {
+        return System.currentTimeMillis();
+      }
+      JarProcess.pause(20);
+    }
+    return -1;
+  }
+
+  /** What {@code nft get element} prints for one key of a map in table proxima. */
+  private static String element(String namespace, String map, String key) {
+    return Sh.run(
+            Sh.in(namespace, "nft", "get", "element", "ip", "proxima", map, "{ " + key + " }"), "")
+        .output()
+        .strip();
   }
 
   private static String sliceSummary(ApiServer api, int index) {
@@ -301,20 +328,7 @@ final class ControllerBenchmarks {
 
   private static String kernelSummary(String namespace, int index) {
     var tuple = SyntheticCluster.clusterIp(index) + " . tcp . 80";
-    var verdict =
-        Sh.run(
-                Sh.in(
-                    namespace,
-                    "nft",
-                    "get",
-                    "element",
-                    "ip",
-                    "proxima",
-                    "service-ips",
-                    "{ " + tuple + " }"),
-                "")
-            .output()
-            .strip();
+    var verdict = element(namespace, "service-ips", tuple);
     var endpoints =
         Sh.run(Sh.in(namespace, "nft", "list", "map", "ip", "proxima", "cluster-endpoints"), "")
             .output()
