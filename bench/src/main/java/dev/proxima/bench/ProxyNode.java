@@ -112,6 +112,14 @@ final class ProxyNode implements AutoCloseable {
         + JarProcess.sample(metrics, "kubeproxy_sync_proxy_rules_service_changes_total").orElse(-1);
   }
 
+  /** Full syncs of the IPv4 family so far. */
+  double fullSyncs() {
+    return JarProcess.sample(
+            proxy.metrics(),
+            "kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"}")
+        .orElse(-1);
+  }
+
   /** The proxy's sync counters and timestamps, for a harness error that needs explaining. */
   String diagnostics() {
     return proxy
