@@ -153,7 +153,11 @@ public final class ProxyServer implements AutoCloseable {
     }
     var node = cache.node();
     health.nodeEligible(node != null && node.getMetadata().getDeletionTimestamp() == null);
-    runner.request();
+    // Until every informer has listed, a sync does nothing yet would still count as a run and
+    // hold the first real one back by --min-sync-period; start() asks for that one.
+    if (cache.hasSynced()) {
+      runner.request();
+    }
   }
 
   private boolean syncAll() {

@@ -42,10 +42,14 @@ class ProxyServerTest {
   }
 
   private void startProxy() throws Exception {
+    startProxy(Duration.ofMillis(100));
+  }
+
+  private void startProxy(Duration minSyncPeriod) throws Exception {
     proxy =
         new ProxyServer(
             client,
-            config(),
+            config(minSyncPeriod),
             null,
             scripts::add,
             new PrometheusRegistry(),
@@ -55,12 +59,16 @@ class ProxyServerTest {
   }
 
   private static ProxyConfig config() {
+    return config(Duration.ofMillis(100));
+  }
+
+  private static ProxyConfig config(Duration minSyncPeriod) {
     return new ProxyConfig(
         "node-a",
         dev.proxima.proxy.plan.RuleSettings.defaults(),
-        Duration.ofMillis(100),
-        Duration.ofSeconds(30),
-        Duration.ofHours(1),
+        minSyncPeriod,
+        minSyncPeriod.plus(Duration.ofSeconds(30)),
+        minSyncPeriod.plus(Duration.ofHours(1)),
         null,
         true);
   }
@@ -175,6 +183,18 @@ class ProxyServerTest {
                     .doesNotContain("add table")
                     .contains("delete element ip proxima cluster-endpoints")
                     .contains("10.96.0.20 . tcp . 80 . 0 : 10.244.1.6 . 8080"));
+  }
+
+  @Test
+  void theFirstSyncRunsAsSoonAsTheInformersHaveListedWhateverTheMinimumSyncPeriod()
+      throws Exception {
+    createWebService();
+
+    // Events that arrive while the informers still list must not count as a sync: if they did,
+    // the first real sync would wait out the minimum period, here an hour.
+    startProxy(Duration.ofHours(1));
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> lastIpv4Script().contains("10.96.0.20"));
   }
 
   @Test

@@ -1,0 +1,215 @@
+package dev.proxima.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+
+/**
+ * One packaged jar running as its own process, optionally inside a network namespace, with the JVM
+ * flags the images use. Its log goes to a file the harness reads for timestamps; its Prometheus
+ * endpoint is scraped over HTTP.
+ */
+final class JarProcess implements AutoCloseable {
+  /**
+   * What the DaemonSet and Deployment set (JAVA_TOOL_OPTIONS), plus the container limits they run
+   * under (512Mi, 1 CPU) so the JVM sizes its heap and picks its collector as in the pod.
+   */
+  static final List<String> IMAGE_JVM_FLAGS =
+      List.of(
+          "-XX:MaxRAMPercentage=70",
+          "-XX:+ExitOnOutOfMemoryError",
+          "-XX:MaxRAM=512m",
+          "-XX:ActiveProcessorCount=1");
+
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private final Process process;
+  private final Path log;
+  private final String metricsUrl;
+  final long startedMillis;
+
+  private JarProcess(Process process, Path log, String metricsUrl, long startedMillis) {
+    this.process = process;
+    this.log = log;
+    this.metricsUrl = metricsUrl;
+    this.startedMillis = startedMillis;
+  }
+
+  static JarProcess start(
+      String namespace,
+      Path jar,
+      List<String> extraJvmFlags,
+      List<String> arguments,
+      Path log,
+      String metricsUrl) {
+    var command = new ArrayList<String>();
+    if (namespace != null) {
+      command.addAll(List.of("ip", "netns", "exec", namespace));
+    }
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(IMAGE_JVM_FLAGS);
+    command.addAll(extraJvmFlags);
+    command.add("-jar");
+    command.add(jar.toString());
+    command.addAll(arguments);
+    try {
+      long started = System.currentTimeMillis();
+      var process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+      return new JarProcess(process, log, metricsUrl, started);
+    } catch (IOException e) {
+      throw new HarnessError("cannot start " + jar, e);
+    }
+  }
+
+  long pid() {
+    // ip netns exec replaces itself with java, so the pid is the JVM's
+    return process.pid();
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
+  /** Resident and peak resident set size in MiB, from /proc. */
+  double[] rssAndPeakMiB() {
+    try {
+      double rss = 0;
+      double peak = 0;
+      for (var line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+        if (line.startsWith("VmRSS:")) {
+          rss = kib(line) / 1024.0;
+        } else if (line.startsWith("VmHWM:")) {
+          peak = kib(line) / 1024.0;
+        }
+      }
+      return new double[] {rss, peak};
+    } catch (IOException e) {
+      throw new HarnessError("cannot read the memory of process " + pid(), e);
+    }
+  }
+
+  /**
+   * Forces a full collection with jcmd, then reports RSS and the heap still in use, in MiB: how
+   * much of the resident memory is live data and how much is heap the JVM had grown into.
+   */
+  double[] rssAndLiveHeapAfterFullGc() {
+    var jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    Sh.run(List.of(jcmd, Long.toString(pid()), "GC.run"), "").orThrow(List.of("jcmd GC.run"));
+    pause(1000);
+    var info = Sh.run(List.of(jcmd, Long.toString(pid()), "GC.heap_info"), "").output();
+    double usedKib = 0;
+    var used = Pattern.compile("used (\\d+)K").matcher(info);
+    while (used.find()) {
+      usedKib += Long.parseLong(used.group(1));
+    }
+    return new double[] {rssAndPeakMiB()[0], usedKib / 1024};
+  }
+
+  private static long kib(String line) {
+    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+  }
+
+  String metrics() {
+    try {
+      return HTTP.send(
+              HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (IOException | InterruptedException notYet) {
+      return "";
+    }
+  }
+
+  /** The value of one sample, e.g. {@code name{ip_family="IPv4"}}; empty when absent. */
+  static OptionalDouble sample(String metrics, String nameAndLabels) {
+    var pattern =
+        Pattern.compile("^" + Pattern.quote(nameAndLabels) + " (\\S+)", Pattern.MULTILINE);
+    var match = pattern.matcher(metrics);
+    return match.find()
+        ? OptionalDouble.of(Double.parseDouble(match.group(1)))
+        : OptionalDouble.empty();
+  }
+
+  /** Waits for a condition, failing the harness with the process log when it never holds. */
+  void await(String what, Duration timeout, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (condition.getAsBoolean()) {
+        return;
+      }
+      if (!process.isAlive()) {
+        throw new HarnessError(
+            what + ": the process exited " + process.exitValue() + "\n" + tail());
+      }
+      pause(5);
+    }
+    throw new HarnessError(what + ": not within " + timeout + "\n" + tail());
+  }
+
+  static void pause(long millis) {
+    // The harness polls processes it does not control; a short wait between polls is the point.
+    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
+  }
+
+  /** Epoch millis of the first JSON log line whose message contains {@code text}, if any. */
+  OptionalDouble loggedAt(String text) {
+    try {
+      for (var line : Files.readAllLines(log)) {
+        if (line.contains(text)) {
+          var match = Pattern.compile("\"timestamp\":\\s*(\\d+)").matcher(line);
+          if (match.find()) {
+            return OptionalDouble.of(Double.parseDouble(match.group(1)));
+          }
+        }
+      }
+    } catch (IOException e) {
+      // not written yet
+    }
+    return OptionalDouble.empty();
+  }
+
+  String tail() {
+    try {
+      var lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    } catch (IOException e) {
+      return "(no log)";
+    }
+  }
+
+  /** SIGTERM, as a pod stop; rules stay in the kernel. */
+  void stop() {
+    process.destroy();
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      stop();
+    }
+  }
+}

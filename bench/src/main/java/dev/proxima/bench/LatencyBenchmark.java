@@ -1,0 +1,218 @@
+package dev.proxima.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Target 4 (and the cold iptables restore of target 5): a client namespace connects to Service 0's
+ * ClusterIP through a node namespace holding the rules for 10 or 10,000 Services, to a server in a
+ * pod namespace. Rounds alternate between the sizes so machine noise hits both alike. The rules are
+ * the proxy's own rendering, loaded with nft -f (nftables) or iptables-restore (the pure iptables
+ * renderer; the proxy's iptables mode is not wired yet).
+ */
+final class LatencyBenchmark {
+  private final Scale scale;
+  private final Namespaces namespaces;
+  private final Path benchJar;
+  private final List<Row> rows;
+  private final boolean iptablesMode;
+  private String node;
+  private String client;
+  private Process server;
+
+  LatencyBenchmark(
+      Scale scale, Namespaces namespaces, Path benchJar, List<Row> rows, boolean iptablesMode) {
+    this.scale = scale;
+    this.namespaces = namespaces;
+    this.benchJar = benchJar;
+    this.rows = rows;
+    this.iptablesMode = iptablesMode;
+  }
+
+  void run() throws IOException {
+    var sizes = scale.latencyServices();
+    var clusters = sizes.stream().map(n -> new SyntheticCluster(n, 2, null)).toList();
+    try {
+      topology(clusters.get(0));
+      var direct = new ArrayList<Double>();
+      Map<Integer, List<double[]>> nft = new LinkedHashMap<>();
+      for (int round = 0; round < scale.latencyRounds(); round++) {
+        direct.add(probe(clusters.get(0).endpointIp(0, 0), 8080)[0]);
+        for (var cluster : clusters) {
+          Sh.run(Sh.in(node, "nft", "-f", "-"), new RenderedRules(cluster).fullScript())
+              .orThrow(List.of("nft -f"));
+          nft.computeIfAbsent(cluster.serviceCount(), k -> new ArrayList<>())
+              .add(probe(SyntheticCluster.clusterIp(0), 80));
+        }
+      }
+      Namespaces.exec(node, "nft", "delete", "table", "ip", "proxima");
+      rows("nftables", sizes, nft, new Stats(direct).median(), true);
+
+      Map<Integer, List<double[]>> iptables = new LinkedHashMap<>();
+      var restoreMillis = new LinkedHashMap<Integer, Double>();
+      // One round: loading the iptables layout at 10,000 Services takes minutes (see the row).
+      for (int round = 0; round < 1; round++) {
+        for (var cluster : clusters) {
+          flushIptables();
+          var buffer = IptablesModeBenchmarks.fullBuffer(cluster);
+          var run =
+              Sh.run(Sh.in(node, "iptables-restore", "--noflush"), buffer)
+                  .orThrow(List.of("iptables-restore"));
+          restoreMillis.merge(cluster.serviceCount(), run.millis(), Math::min);
+          iptables
+              .computeIfAbsent(cluster.serviceCount(), k -> new ArrayList<>())
+              .add(probe(SyntheticCluster.clusterIp(0), 80));
+        }
+      }
+      flushIptables();
+      rows(
+          "iptables (pure renderer + iptables-restore; one round)",
+          sizes,
+          iptables,
+          new Stats(direct).median(),
+          false);
+      int largest = sizes.get(sizes.size() - 1);
+      rows.add(
+          Row.report(
+              "5 iptables: bare `iptables-restore --noflush` (iptables-nft) of the pure renderer's full"
+                  + " output into an empty namespace (one run; the baseline for the mode's cold sync)",
+              largest + " svc × 2 ep",
+              Row.ms(restoreMillis.get(largest)),
+              "-",
+              "-"));
+    } finally {
+      if (server != null) {
+        server.destroy();
+      }
+    }
+    if (!iptablesMode) {
+      rows.add(
+          Row.pending(
+              "4 First-packet latency, the proxy's iptables mode",
+              sizes.get(sizes.size() - 1) + " svc",
+              "needs `--mode iptables` (rerun with --iptables)"));
+    }
+  }
+
+  private void rows(
+      String mode,
+      List<Integer> sizes,
+      Map<Integer, List<double[]>> samples,
+      double direct,
+      boolean target) {
+    int small = sizes.get(0);
+    int large = sizes.get(sizes.size() - 1);
+    String[] names = {"p50", "p99"};
+    for (int q = 0; q < 2; q++) {
+      final int which = q;
+      double a = new Stats(samples.get(small).stream().map(s -> s[which]).toList()).median();
+      double b = new Stats(samples.get(large).stream().map(s -> s[which]).toList()).median();
+      String benchmark =
+          "4 First-packet (connect) latency "
+              + names[q]
+              + ", "
+              + mode
+              + " (median of "
+              + samples.get(small).size()
+              + " rounds × "
+              + scale.latencySamples()
+              + " connects; straight to the pod: p50 "
+              + micros(direct)
+              + ")";
+      String scaleText = large + " vs " + small + " svc";
+      if (target) {
+        rows.add(
+            Row.check(
+                benchmark,
+                scaleText,
+                micros(b),
+                small + " svc: " + micros(a),
+                Row.ratio(b, a),
+                "≤ 1.1×",
+                b <= 1.1 * a));
+      } else {
+        rows.add(
+            Row.report(
+                benchmark, scaleText, micros(b), small + " svc: " + micros(a), Row.ratio(b, a)));
+      }
+    }
+  }
+
+  static String micros(double nanos) {
+    return String.format("%.0f µs", nanos / 1000);
+  }
+
+  private void flushIptables() {
+    for (var table : List.of("nat", "filter")) {
+      Sh.run(Sh.in(node, "iptables", "-t", table, "-F"), "");
+      Sh.run(Sh.in(node, "iptables", "-t", table, "-X"), "");
+    }
+  }
+
+  /** p50 and p99 connect time in nanoseconds. */
+  private double[] probe(String ip, int port) {
+    var run =
+        Sh.run(
+                Sh.in(
+                    client,
+                    java(),
+                    "-cp",
+                    benchJar.toString(),
+                    ConnectProbe.class.getName(),
+                    "connect",
+                    ip,
+                    Integer.toString(port),
+                    Integer.toString(scale.latencySamples())),
+                "")
+            .orThrow(List.of("connect probe"));
+    var values = run.output().lines().filter(l -> !l.isBlank()).map(Double::parseDouble).toList();
+    var stats = new Stats(values);
+    return new double[] {stats.median(), stats.percentile(99)};
+  }
+
+  private static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /**
+   * client ─veth─ node ─veth─ pod. The pod answers on Service 0's endpoint addresses; the node
+   * forwards and holds the rules. No bridge, so no br_netfilter dependency.
+   */
+  private void topology(SyntheticCluster cluster) throws IOException {
+    node = namespaces.create("lat-node");
+    client = namespaces.create("lat-client");
+    var pod = namespaces.create("lat-pod");
+    Namespaces.exec(node, "sysctl", "-qw", "net.ipv4.ip_forward=1");
+    var toClient = namespaces.connect(node, client);
+    Namespaces.exec(client, "ip", "route", "add", "default", "via", toClient[0]);
+    var toPod = namespaces.connect(node, pod);
+    Namespaces.exec(pod, "ip", "route", "add", "default", "via", toPod[0]);
+    for (int e = 0; e < 2; e++) {
+      var ip = cluster.endpointIp(0, e);
+      Namespaces.exec(pod, "ip", "addr", "add", ip + "/32", "dev", toPod[3]);
+      Namespaces.exec(node, "ip", "route", "add", ip + "/32", "via", toPod[1]);
+    }
+    server =
+        new ProcessBuilder(
+                Sh.in(
+                    pod,
+                    java(),
+                    "-cp",
+                    benchJar.toString(),
+                    ConnectProbe.class.getName(),
+                    "serve",
+                    "8080"))
+            .redirectErrorStream(true)
+            .start();
+    var ready =
+        new java.io.BufferedReader(new java.io.InputStreamReader(server.getInputStream()))
+            .readLine();
+    if (!"listening".equals(ready)) {
+      throw new HarnessError("the probe server did not start: " + ready);
+    }
+  }
+}

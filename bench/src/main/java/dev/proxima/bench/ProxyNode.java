@@ -1,0 +1,180 @@
+package dev.proxima.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A scratch namespace playing one node, connected to the harness namespace, where the packaged
+ * proxy runs for real: it watches the mock API server and loads its rules into this namespace.
+ */
+final class ProxyNode implements AutoCloseable {
+  static final String METRICS_PORT = "10249";
+
+  final String namespace;
+  final String nodeAddress;
+  private final Namespaces namespaces;
+  private final ApiServer api;
+  private final Path work;
+  private final Path jar;
+  private final String kubeconfig;
+  private JarProcess proxy;
+  private final String mode;
+  private int starts;
+  private double firstSyncedAt;
+
+  ProxyNode(Namespaces namespaces, String suffix, ApiServer api, Path work, Path jar)
+      throws IOException {
+    this(namespaces, suffix, api, work, jar, "nftables");
+  }
+
+  ProxyNode(Namespaces namespaces, String suffix, ApiServer api, Path work, Path jar, String mode)
+      throws IOException {
+    this.mode = mode;
+    this.namespaces = namespaces;
+    this.api = api;
+    this.work = work;
+    this.jar = jar;
+    this.namespace = namespaces.create(suffix);
+    var addresses = namespaces.connect(null, namespace);
+    this.nodeAddress = addresses[1];
+    this.kubeconfig = api.kubeconfig(work, addresses[0]).toString();
+  }
+
+  /** Starts the proxy (with extra JVM flags) and waits until both families' first sync is done. */
+  JarProcess startAndAwaitSync(List<String> extraJvmFlags) {
+    var arguments =
+        new java.util.ArrayList<>(
+            List.of(
+                "run",
+                "--node-name=" + SyntheticCluster.PROXY_NODE,
+                "--kubeconfig=" + kubeconfig,
+                "--metrics-bind-address=" + nodeAddress + ":" + METRICS_PORT,
+                "--healthz-bind-address=" + nodeAddress + ":10256",
+                "--log-format=json",
+                "--mode=" + mode));
+    var log = work.resolve(namespace + "-proxy-" + ++starts + ".log");
+    proxy =
+        JarProcess.start(
+            namespace,
+            jar,
+            extraJvmFlags,
+            arguments,
+            log,
+            "http://" + nodeAddress + ":" + METRICS_PORT + "/metrics");
+    proxy.await("proxy first sync in " + namespace, Duration.ofMinutes(5), () -> lastSyncAt() > 0);
+    firstSyncedAt = lastSyncAt();
+    Progress.log(
+        "proxy in "
+            + namespace
+            + " synced "
+            + Row.ms(firstSyncedAt - proxy.startedMillis)
+            + " after its start");
+    awaitQuiet();
+    return proxy;
+  }
+
+  /** Epoch millis when both families had finished their first sync after the latest start. */
+  double firstSyncedAt() {
+    return firstSyncedAt;
+  }
+
+  /**
+   * Waits until the proxy has digested the watch's replay: a new watch on the mock API server sends
+   * every object again, and a change written meanwhile would queue behind thousands of events.
+   * Quiet means the change counters stood still for two seconds.
+   */
+  private void awaitQuiet() {
+    double[] last = {-1};
+    long[] stableSince = {System.currentTimeMillis()};
+    proxy.await(
+        "proxy settles after its first sync in " + namespace,
+        Duration.ofMinutes(3),
+        () -> {
+          double now = changeEvents();
+          long at = System.currentTimeMillis();
+          if (now != last[0]) {
+            last[0] = now;
+            stableSince[0] = at;
+            JarProcess.pause(250);
+            return false;
+          }
+          JarProcess.pause(250);
+          return at - stableSince[0] >= 3000;
+        });
+  }
+
+  private double changeEvents() {
+    var metrics = proxy.metrics();
+    return JarProcess.sample(metrics, "kubeproxy_sync_proxy_rules_endpoint_changes_total")
+            .orElse(-1)
+        + JarProcess.sample(metrics, "kubeproxy_sync_proxy_rules_service_changes_total").orElse(-1);
+  }
+
+  /** Full syncs of the IPv4 family so far. */
+  double fullSyncs() {
+    return JarProcess.sample(
+            proxy.metrics(),
+            "kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"}")
+        .orElse(-1);
+  }
+
+  /** The proxy's sync counters and timestamps, for a harness error that needs explaining. */
+  String diagnostics() {
+    return proxy
+            .metrics()
+            .lines()
+            .filter(l -> l.startsWith("kubeproxy_sync_proxy_rules_") && !l.contains("_bucket"))
+            .collect(java.util.stream.Collectors.joining("\n"))
+        + "\n"
+        + proxy.tail();
+  }
+
+  /** Epoch millis of the latest sync finished by both families, or 0 before the first. */
+  double lastSyncAt() {
+    var metrics = proxy.metrics();
+    var v4 =
+        JarProcess.sample(
+            metrics, "kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family=\"IPv4\"}");
+    var v6 =
+        JarProcess.sample(
+            metrics, "kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family=\"IPv6\"}");
+    if (v4.isEmpty() || v6.isEmpty() || v4.getAsDouble() <= 0 || v6.getAsDouble() <= 0) {
+      return 0;
+    }
+    return Math.max(v4.getAsDouble(), v6.getAsDouble()) * 1000;
+  }
+
+  /** Seconds spent in full syncs so far, both families: planning, rendering and nft. */
+  double fullSyncSeconds() {
+    var metrics = proxy.metrics();
+    double total = 0;
+    for (var family : List.of("IPv4", "IPv6")) {
+      total +=
+          JarProcess.sample(
+                  metrics,
+                  "kubeproxy_sync_full_proxy_rules_duration_seconds_sum{ip_family=\""
+                      + family
+                      + "\"}")
+              .orElse(0);
+    }
+    return total;
+  }
+
+  JarProcess proxy() {
+    return proxy;
+  }
+
+  void stopProxy() {
+    if (proxy != null) {
+      proxy.stop();
+    }
+  }
+
+  @Override
+  public void close() {
+    stopProxy();
+    namespaces.delete(namespace);
+  }
+}

@@ -1,0 +1,77 @@
+package dev.proxima.bench;
+
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.NftPlanRenderer;
+import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.nft.RulesetAssembler;
+import dev.proxima.proxy.render.nft.ServicePortRules;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The IPv4 ruleset the proxy programs for the benchmark node, built in-process with the proxy's own
+ * planner and assembler, exactly as a full sync and then partial syncs build it. The bare nft
+ * baselines load these same scripts and deltas.
+ */
+public final class RenderedRules {
+  private final SyntheticCluster cluster;
+  private final Node node;
+  private final RulesetAssembler assembler;
+  private final String fullScript;
+
+  public RenderedRules(SyntheticCluster cluster) {
+    this.cluster = cluster;
+    this.node = cluster.nodes().get(0);
+    var settings = RuleSettings.defaults();
+    var addresses =
+        node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
+    this.assembler =
+        new RulesetAssembler(
+            NftPlanRenderer.config(
+                IpFamily.IPV4, settings, settings.nodePortAddresses(IpFamily.IPV4, addresses)));
+    this.fullScript = assembler.replaceAll(portRules(cluster));
+  }
+
+  /** What the renderers take: every planned Service port of the benchmark node, IPv4. */
+  public static List<ServicePortRules> portRules(SyntheticCluster cluster) {
+    return NodePlanner.plan(
+            IpFamily.IPV4,
+            SyntheticCluster.PROXY_NODE,
+            cluster.nodes().get(0),
+            null,
+            cluster.services(),
+            cluster.slices())
+        .ports()
+        .stream()
+        .map(NftPlanRenderer::rules)
+        .toList();
+  }
+
+  String fullScript() {
+    return fullScript;
+  }
+
+  /**
+   * The transaction a partial sync loads when Service {@code index}'s slice becomes {@code slice}.
+   */
+  public String delta(int index, EndpointSlice slice) {
+    var after =
+        NodePlanner.planService(
+            IpFamily.IPV4,
+            SyntheticCluster.PROXY_NODE,
+            node,
+            null,
+            cluster.service(index),
+            List.of(slice));
+    Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
+    after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p)));
+    return assembler
+        .update(changes)
+        .orElseThrow(() -> new HarnessError("the change needs a full replacement"));
+  }
+}

@@ -1,0 +1,102 @@
+package dev.proxima.bench;
+
+/**
+ * One line of the results table.
+ *
+ * @param baseline what the result is compared with, measured in the same run ("-" for absolute
+ *     bounds)
+ * @param ratio result over baseline, or "-"
+ * @param verdict PASS or MISS against the target; REPORT where the issue asks only for a figure;
+ *     PENDING where the thing measured does not exist yet; SKIPPED where this machine cannot run it
+ */
+record Row(
+    String benchmark,
+    String scale,
+    String result,
+    String baseline,
+    String ratio,
+    String target,
+    String verdict) {
+
+  static Row check(
+      String benchmark,
+      String scale,
+      String result,
+      String baseline,
+      String ratio,
+      String target,
+      boolean pass) {
+    return new Row(benchmark, scale, result, baseline, ratio, target, pass ? "PASS" : "MISS");
+  }
+
+  static Row report(String benchmark, String scale, String result, String baseline, String ratio) {
+    return new Row(benchmark, scale, result, baseline, ratio, "report", "REPORT");
+  }
+
+  /** Target 6: resident and peak memory of a process against the 256 MiB bound. */
+  static Row memory(
+      String what, SyntheticCluster cluster, double[] rssAndPeakMiB, double[] afterFullGc) {
+    return check(
+        "6 "
+            + what
+            + String.format(
+                " (image JVM flags; peak %.0f MiB; after a forced full GC: RSS %.0f MiB, heap in use"
+                    + " %.0f MiB)",
+                rssAndPeakMiB[1], afterFullGc[0], afterFullGc[1]),
+        cluster.serviceCount() + " svc × " + cluster.endpointsPerService() + " ep",
+        String.format("%.0f MiB", rssAndPeakMiB[0]),
+        "-",
+        "-",
+        "peak ≤ 256 MiB",
+        rssAndPeakMiB[1] <= 256);
+  }
+
+  /** A ratio target: the figure at the larger size over the figure at the smaller one. */
+  static Row flat(String benchmark, int large, int small, double atLarge, double atSmall) {
+    return check(
+        benchmark,
+        large + " vs " + small + " svc",
+        ms(atLarge),
+        small + " svc: " + ms(atSmall),
+        ratio(atLarge, atSmall),
+        "≤ 2×",
+        atLarge <= 2 * atSmall);
+  }
+
+  static Row pending(String benchmark, String scale, String why) {
+    return new Row(benchmark, scale, why, "-", "-", "-", "PENDING");
+  }
+
+  static Row skipped(String benchmark, String scale, String why) {
+    return new Row(benchmark, scale, why, "-", "-", "-", "SKIPPED");
+  }
+
+  static String ms(double millis) {
+    return millis >= 1000
+        ? String.format("%.2f s", millis / 1000)
+        : String.format("%.1f ms", millis);
+  }
+
+  static String ratio(double result, double baseline) {
+    return baseline <= 0 ? "-" : String.format("%.2f×", result / baseline);
+  }
+
+  String markdown() {
+    return "| "
+        + String.join(
+            " | ",
+            benchmark.replace("|", "\\|"),
+            scale,
+            result.replace("|", "\\|"),
+            baseline.replace("|", "\\|"),
+            ratio,
+            target.replace("|", "\\|"),
+            verdict)
+        + " |";
+  }
+
+  static String header() {
+    return "| benchmark | scale | result | baseline (same run) | ratio | target | pass/fail |\n"
+        + "|---|---|---|---|---|---|---|";
+  }
+}
