@@ -4,7 +4,7 @@
 #
 #   ./bench.sh            the sizes (10,000 Services ...), about 20 minutes on 2 cores
 #   ./bench.sh --smoke    small sizes, 1.5 to 3 minutes; .ci/run calls it so the harness cannot rot
-#   ./bench.sh --iptables also the rows of the proxy's iptables mode, once it exists
+#   ./bench.sh --iptables also the rows of the proxy's iptables mode (target 5)
 #   ./bench.sh --only=jmh,proxy,latency,controller
 #
 # Kernel and process benchmarks need root, nft, iptables and iproute2. The harness runs inside its

@@ -94,6 +94,7 @@ final class IptablesModeBenchmarks {
       List<Row> rows)
       throws IOException {
     var latencies = new ArrayList<Double>();
+    var changed = new java.util.LinkedHashSet<Integer>();
     try (var node =
         new ProxyNode(namespaces, "ipt-p" + cluster.serviceCount(), api, work, jar, "iptables")) {
       node.startAndAwaitSync(List.of());
@@ -109,8 +110,13 @@ final class IptablesModeBenchmarks {
                 Duration.ofSeconds(60),
                 () -> node.lastSyncAt() >= acknowledged);
         latencies.add(node.lastSyncAt() - acknowledged);
-        api.client().resource(cluster.slice(index)).update();
+        changed.add(index);
       }
+    }
+    // Put the slices back only now: a revert right after a change would start a sync that the
+    // next change then waits behind for --min-sync-period, and that wait would be measured.
+    for (int index : changed) {
+      api.client().resource(cluster.slice(index)).update();
     }
     var stats = new Stats(latencies);
     rows.add(

@@ -12,7 +12,7 @@ import java.util.Map;
  * ClusterIP through a node namespace holding the rules for 10 or 10,000 Services, to a server in a
  * pod namespace. Rounds alternate between the sizes so machine noise hits both alike. The rules are
  * the proxy's own rendering, loaded with nft -f (nftables) or iptables-restore (the pure iptables
- * renderer; the proxy's iptables mode is not wired yet).
+ * renderer, whose rules are what the proxy's iptables mode loads).
  */
 final class LatencyBenchmark {
   private final Scale scale;
