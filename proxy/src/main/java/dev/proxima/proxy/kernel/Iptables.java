@@ -27,6 +27,10 @@ public final class Iptables implements IptablesKernel {
   private final List<String> prefix;
   private final IpFamily family;
   private final IptablesBackend backend;
+  // Resolved once: the canary and jump checks run these every sync period.
+  private final String iptables;
+  private final String restore;
+  private final String save;
 
   /**
    * @param prefix what runs before each tool, e.g. {@code ["ip","netns","exec","x"]}; empty on a
@@ -36,6 +40,9 @@ public final class Iptables implements IptablesKernel {
     this.prefix = List.copyOf(prefix);
     this.family = family;
     this.backend = backend;
+    this.iptables = tool(backend, family, "");
+    this.restore = tool(backend, family, "-restore");
+    this.save = tool(backend, family, "-save");
   }
 
   public IpFamily family() {
@@ -49,7 +56,7 @@ public final class Iptables implements IptablesKernel {
   /** Loads the buffer with {@code --noflush}: only the chains it names are rewritten. */
   @Override
   public Nft.Result apply(String buffer) {
-    var outcome = run(tool("-restore"), List.of("--noflush", "-w", "5"), buffer);
+    var outcome = run(restore, List.of("--noflush", "-w", "5"), buffer);
     if (outcome.succeeded()) {
       return new Nft.Result(true, outcome.output(), null);
     }
@@ -66,7 +73,7 @@ public final class Iptables implements IptablesKernel {
   public Map<String, String> save() {
     Map<String, String> result = new LinkedHashMap<>();
     for (String table : TABLES) {
-      var outcome = run(tool("-save"), List.of("-t", table), "");
+      var outcome = run(save, List.of("-t", table), "");
       if (outcome.succeeded()) {
         result.put(table, outcome.output());
       }
@@ -77,13 +84,13 @@ public final class Iptables implements IptablesKernel {
   /** True when this jump is in its built-in chain. */
   @Override
   public boolean has(JumpRule jump) {
-    return run(tool(""), withWait(jump.checkArgs()), "").succeeded();
+    return run(iptables, withWait(jump.checkArgs()), "").succeeded();
   }
 
   /** Prepends the jump to its built-in chain. */
   @Override
   public HostCommand.Outcome insert(JumpRule jump) {
-    return run(tool(""), withWait(jump.insertArgs()), "");
+    return run(iptables, withWait(jump.insertArgs()), "");
   }
 
   /** 500 Service ports per buffer on the nft backend (measured best), one buffer on legacy. */
@@ -95,7 +102,7 @@ public final class Iptables implements IptablesKernel {
   /** True when the canary chain exists in the table. */
   @Override
   public boolean hasCanary(String table) {
-    return run(tool(""), List.of("-w", "5", "-t", table, "-S", IptablesChains.CANARY), "")
+    return run(iptables, List.of("-w", "5", "-t", table, "-S", IptablesChains.CANARY), "")
         .succeeded();
   }
 
@@ -105,7 +112,7 @@ public final class Iptables implements IptablesKernel {
     return full;
   }
 
-  private String tool(String suffix) {
+  private static String tool(IptablesBackend backend, IpFamily family, String suffix) {
     String name = backend.tool(family, suffix);
     return HostCommand.find(name).orElse(name);
   }

@@ -480,7 +480,7 @@ public final class IptablesAssembler {
       int owned = shared.values().stream().mapToInt(List::size).sum();
       if (table.equals("nat")) {
         for (ServiceChains service : rendered.values()) {
-          owned += service.ownChains().values().stream().mapToInt(List::size).sum();
+          owned += ownRules(service, table);
         }
       }
       ruleCounts.put(table, owned);

@@ -24,8 +24,9 @@ public final class IptablesCleanup {
       List<String> jumps = new ArrayList<>();
       var chains = new TreeSet<String>();
       for (String line : entry.getValue().split("\n")) {
-        if (line.startsWith(":" + IptablesChains.PREFIX)) {
-          chains.add(line.substring(1, line.indexOf(' ') > 0 ? line.indexOf(' ') : line.length()));
+        String chain = proximaChain(line);
+        if (chain != null) {
+          chains.add(chain);
         } else if (line.startsWith("-A ")
             && !line.startsWith("-A " + IptablesChains.PREFIX)
             && line.contains("-j " + IptablesChains.PREFIX)) {
@@ -44,6 +45,15 @@ public final class IptablesCleanup {
     return out.toString();
   }
 
+  /** The chain an {@code iptables-save} line {@code :NAME POLICY [p:b]} declares, if Proxima's. */
+  private static String proximaChain(String line) {
+    if (!line.startsWith(":" + IptablesChains.PREFIX)) {
+      return null;
+    }
+    int space = line.indexOf(' ');
+    return line.substring(1, space > 0 ? space : line.length());
+  }
+
   /** Proxima's chains per table, from {@code iptables-save -t TABLE} output per table. */
   public static Map<String, java.util.Set<String>> chains(Map<String, String> saveByTable) {
     var result = new java.util.TreeMap<String, java.util.Set<String>>();
@@ -51,8 +61,9 @@ public final class IptablesCleanup {
         (table, save) -> {
           var names = new TreeSet<String>();
           for (String line : save.split("\n")) {
-            if (line.startsWith(":" + IptablesChains.PREFIX) && line.indexOf(' ') > 0) {
-              names.add(line.substring(1, line.indexOf(' ')));
+            String chain = proximaChain(line);
+            if (chain != null) {
+              names.add(chain);
             }
           }
           result.put(table, names);
