@@ -14,6 +14,7 @@ import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * One packaged jar running as its own process, optionally inside a network namespace, with the JVM
@@ -61,6 +62,11 @@ final class JarProcess implements AutoCloseable {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(IMAGE_JVM_FLAGS);
     command.addAll(extraJvmFlags);
+    // For trying a flag out before the images get it; the figures then are not the images'.
+    var trial = System.getenv("BENCH_TRIAL_JVM_FLAGS");
+    if (trial != null && !trial.isBlank()) {
+      command.addAll(List.of(trial.trim().split("\\s+")));
+    }
     command.add("-jar");
     command.add(jar.toString());
     command.addAll(arguments);
@@ -105,20 +111,38 @@ final class JarProcess implements AutoCloseable {
   }
 
   /**
-   * Forces a full collection with jcmd, then reports RSS and the heap still in use, in MiB: how
-   * much of the resident memory is live data and how much is heap the JVM had grown into.
+   * Forces a full collection with jcmd, then reports RSS and the live heap (the class histogram's
+   * total, which a histogram computes after a full collection), in MiB: how much of the resident
+   * memory is live data and how much is heap the JVM had grown into, metaspace, code and threads.
+   * The histogram and, when the process tracks native memory, its summary go beside the log.
    */
   double[] rssAndLiveHeapAfterFullGc() {
     var jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-    Sh.run(List.of(jcmd, Long.toString(pid()), "GC.run"), "").orThrow(List.of("jcmd GC.run"));
+    var pid = Long.toString(pid());
+    Sh.run(List.of(jcmd, pid, "GC.run"), "").orThrow(List.of("jcmd GC.run"));
     pause(1000);
-    var info = Sh.run(List.of(jcmd, Long.toString(pid()), "GC.heap_info"), "").output();
-    double usedKib = 0;
-    var used = Pattern.compile("used (\\d+)K").matcher(info);
-    while (used.find()) {
-      usedKib += Long.parseLong(used.group(1));
+    var histogram =
+        Sh.run(List.of(jcmd, pid, "GC.class_histogram"), "")
+            .orThrow(List.of("jcmd GC.class_histogram"))
+            .output();
+    var total = Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)").matcher(histogram);
+    if (!total.find()) {
+      throw new HarnessError("no total in the class histogram of process " + pid);
     }
-    return new double[] {rssAndPeakMiB()[0], usedKib / 1024};
+    double liveMiB = Long.parseLong(total.group(1)) / (1024.0 * 1024.0);
+    var nativeMemory = Sh.run(List.of(jcmd, pid, "VM.native_memory", "summary"), "").output();
+    var top =
+        histogram
+            .lines()
+            .filter(line -> !line.matches("\\s*\\d{3,}:.*"))
+            .collect(Collectors.joining("\n"));
+    try {
+      Files.writeString(
+          log.resolveSibling(log.getFileName() + ".memory.txt"), top + "\n\n" + nativeMemory);
+    } catch (IOException e) {
+      Progress.log("cannot write the class histogram: " + e.getMessage());
+    }
+    return new double[] {rssAndPeakMiB()[0], liveMiB};
   }
 
   private static long kib(String line) {

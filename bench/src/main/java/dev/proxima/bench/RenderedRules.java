@@ -52,6 +52,10 @@ public final class RenderedRules {
         .toList();
   }
 
+  public String fullScriptForProbe() {
+    return fullScript;
+  }
+
   String fullScript() {
     return fullScript;
   }

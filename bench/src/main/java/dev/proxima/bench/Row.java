@@ -40,7 +40,7 @@ record Row(
         "6 "
             + what
             + String.format(
-                " (image JVM flags; peak %.0f MiB; after a forced full GC: RSS %.0f MiB, heap in use"
+                " (image JVM flags; peak %.0f MiB; after a forced full GC: RSS %.0f MiB, live heap"
                     + " %.0f MiB)",
                 rssAndPeakMiB[1], afterFullGc[0], afterFullGc[1]),
         cluster.serviceCount() + " svc × " + cluster.endpointsPerService() + " ep",
