@@ -2,8 +2,10 @@ package dev.proxima.controller.kube;
 
 import dev.proxima.controller.reconcile.ClusterView;
 import dev.proxima.controller.reconcile.SliceOwnership;
+import dev.proxima.informers.CompactingItemStore;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.cache.CachedObjects;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -56,6 +58,10 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
             .withLabel(Labels.SERVICE_NAME)
             .runnableInformer(resync);
     nodes = client.nodes().runnableInformer(resync);
+    // Slices are written back whole, so they and Services are only compacted, never trimmed.
+    services.itemStore(new CompactingItemStore<>(CachedObjects::compact));
+    slices.itemStore(new CompactingItemStore<>(CachedObjects::compact));
+    nodes.itemStore(new CompactingItemStore<>(ControllerInformers::trimNode));
 
     slices.addIndexers(
         Map.of(
@@ -143,6 +149,20 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
           .get(5, TimeUnit.SECONDS);
     } catch (Exception e) {
       log.atDebug().setCause(e).log("Informers did not confirm their stop in time");
+    }
+  }
+
+  /**
+   * Zone allocation reads a Node's labels, readiness, allocatable CPU and deletion; the controller
+   * never writes Nodes. Their image lists and managed fields are most of a real Node's size, times
+   * every Node in the cluster.
+   */
+  private static void trimNode(Node node) {
+    if (node.getMetadata() != null) {
+      node.getMetadata().setManagedFields(List.of());
+    }
+    if (node.getStatus() != null) {
+      node.getStatus().setImages(List.of());
     }
   }
 

@@ -1,11 +1,13 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.informers.CompactingItemStore;
 import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.track.ChangeTracker;
 import dev.proxima.proxy.track.Projections;
+import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -73,6 +75,8 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             .withLabel(Labels.SERVICE_NAME)
             .runnableInformer(resyncMillis);
     nodes = client.nodes().withName(nodeName).runnableInformer(resyncMillis);
+    services.itemStore(new CompactingItemStore<>(ProxyCacheTrim::service));
+    slices.itemStore(new CompactingItemStore<>(ProxyCacheTrim::slice));
     slices.addIndexers(
         Map.of(
             BY_SERVICE,

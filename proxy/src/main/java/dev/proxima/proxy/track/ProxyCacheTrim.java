@@ -1,0 +1,59 @@
+package dev.proxima.proxy.track;
+
+import dev.proxima.model.Annotations;
+import dev.proxima.model.cache.CachedObjects;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.util.Collections;
+import java.util.Map;
+
+/**
+ * What the proxy keeps of the Services and EndpointSlices it caches: the fields its rules, its
+ * explain output and its latency metric read, compacted. The proxy never writes these objects back,
+ * so the rest (managed fields, owner references, target references, most annotations) is dropped as
+ * it arrives; on a real cluster managed fields alone are often the largest part of an object.
+ */
+public final class ProxyCacheTrim {
+  private ProxyCacheTrim() {}
+
+  /** Trims a Service in place. */
+  public static void service(Service service) {
+    dropBookkeeping(service.getMetadata());
+    if (service.getMetadata() != null) {
+      service.getMetadata().setAnnotations(Collections.emptyMap());
+    }
+    if (service.getStatus() != null) {
+      service.getStatus().setConditions(Collections.emptyList());
+    }
+    CachedObjects.compact(service);
+  }
+
+  /** Trims an EndpointSlice in place, keeping the annotation network programming latency reads. */
+  public static void slice(EndpointSlice slice) {
+    var metadata = slice.getMetadata();
+    dropBookkeeping(metadata);
+    if (metadata != null && metadata.getAnnotations() != null) {
+      var trigger = metadata.getAnnotations().get(Annotations.LAST_CHANGE_TRIGGER_TIME);
+      metadata.setAnnotations(
+          trigger == null
+              ? Collections.emptyMap()
+              : Map.of(Annotations.LAST_CHANGE_TRIGGER_TIME, trigger));
+    }
+    if (slice.getEndpoints() != null) {
+      for (var endpoint : slice.getEndpoints()) {
+        endpoint.setTargetRef(null);
+        endpoint.setHostname(null);
+      }
+    }
+    CachedObjects.compact(slice);
+  }
+
+  private static void dropBookkeeping(ObjectMeta metadata) {
+    if (metadata == null) {
+      return;
+    }
+    metadata.setManagedFields(Collections.emptyList());
+    metadata.setOwnerReferences(Collections.emptyList());
+  }
+}

@@ -1,0 +1,118 @@
+package dev.proxima.proxy.track;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.model.Annotations;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.NodePlanner;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ProxyCacheTrimTest {
+  @Test
+  void dropsWhatTheProxyNeverReads() {
+    var slice = slice();
+    var service = service();
+
+    ProxyCacheTrim.slice(slice);
+    ProxyCacheTrim.service(service);
+
+    assertThat(slice.getMetadata().getManagedFields()).isEmpty();
+    assertThat(slice.getMetadata().getOwnerReferences()).isEmpty();
+    assertThat(slice.getMetadata().getAnnotations())
+        .containsOnlyKeys(Annotations.LAST_CHANGE_TRIGGER_TIME);
+    assertThat(slice.getEndpoints().get(0).getTargetRef()).isNull();
+    assertThat(service.getMetadata().getManagedFields()).isEmpty();
+    assertThat(service.getMetadata().getAnnotations()).isEmpty();
+  }
+
+  @Test
+  void keepsEverythingTheChangeTrackersAndThePlannerRead() {
+    var slice = slice();
+    var service = service();
+    var node = new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build();
+    var before =
+        NodePlanner.plan(IpFamily.IPV4, "node-1", node, null, List.of(service), List.of(slice));
+    var sliceBefore = Projections.of(slice);
+    var serviceBefore = Projections.of(service);
+
+    ProxyCacheTrim.slice(slice);
+    ProxyCacheTrim.service(service);
+
+    assertThat(Projections.of(slice)).isEqualTo(sliceBefore);
+    assertThat(Projections.of(service)).isEqualTo(serviceBefore);
+    assertThat(
+            NodePlanner.plan(IpFamily.IPV4, "node-1", node, null, List.of(service), List.of(slice)))
+        .isEqualTo(before);
+  }
+
+  private static EndpointSlice slice() {
+    return new EndpointSliceBuilder()
+        .withNewMetadata()
+        .withNamespace("shop")
+        .withName("web-abcde")
+        .withLabels(Map.of("kubernetes.io/service-name", "web"))
+        .withAnnotations(
+            Map.of(
+                Annotations.LAST_CHANGE_TRIGGER_TIME,
+                "2026-11-22T05:00:00Z",
+                "example.com/other",
+                "x"))
+        .withOwnerReferences(
+            new OwnerReferenceBuilder().withKind("Service").withName("web").build())
+        .withManagedFields(new ManagedFieldsEntryBuilder().withManager("kcm").build())
+        .endMetadata()
+        .withAddressType("IPv4")
+        .addNewPort()
+        .withName("http")
+        .withPort(8080)
+        .withProtocol("TCP")
+        .endPort()
+        .addNewEndpoint()
+        .withAddresses("10.0.0.1")
+        .withNewConditions()
+        .withReady(true)
+        .endConditions()
+        .withZone("zone-a")
+        .withNodeName("node-1")
+        .withNewHints()
+        .addNewForZone("zone-a")
+        .endHints()
+        .withTargetRef(new ObjectReferenceBuilder().withKind("Pod").withName("web-1").build())
+        .endEndpoint()
+        .build();
+  }
+
+  private static Service service() {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace("shop")
+        .withName("web")
+        .withAnnotations(Map.of("example.com/note", "x"))
+        .withManagedFields(new ManagedFieldsEntryBuilder().withManager("kubectl").build())
+        .endMetadata()
+        .withNewSpec()
+        .withType("ClusterIP")
+        .withClusterIP("10.96.0.1")
+        .withClusterIPs("10.96.0.1")
+        .withIpFamilies("IPv4")
+        .withTrafficDistribution("PreferSameZone")
+        .addNewPort()
+        .withName("http")
+        .withPort(80)
+        .withProtocol("TCP")
+        .withNewTargetPort(8080)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+}
