@@ -3,6 +3,7 @@ package dev.proxima.proxy.render.nft;
 import dev.proxima.proxy.model.ServicePortName;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -29,8 +30,8 @@ public final class RulesetAssembler {
   private final String fixedScript;
   private final NftScriptDiff.Parsed fixed;
   private final Map<ServicePortName, Fragment> fragments = new TreeMap<>();
-  private final Map<String, Map<String, Integer>> elementUses = new LinkedHashMap<>();
-  private final Map<String, Map<String, ServicePortName>> keyOwners = new HashMap<>();
+  private final Map<String, ElementUses> elementUses = new LinkedHashMap<>();
+  private final Map<String, KeyOwners> keyOwners = new HashMap<>();
   private final Map<String, Integer> chainUses = new HashMap<>();
   private final Map<String, String> chainDeclarations = new LinkedHashMap<>();
   private final Map<String, List<String>> chainRules = new LinkedHashMap<>();
@@ -39,12 +40,15 @@ public final class RulesetAssembler {
   private final Set<String> kernelSets = new LinkedHashSet<>();
   private final List<String> warnings = new ArrayList<>();
 
-  /** What one Service port adds to the fixed table. */
-  private record Fragment(
-      Map<String, String> chains,
-      Map<String, List<String>> rules,
-      Map<String, String> sets,
-      Map<String, Set<String>> elements) {}
+  /**
+   * What the assembler remembers of one Service port, to take it out again: the names of its chains
+   * and sets, and the elements it holds per set, in the order the renderer wrote the sets. The
+   * lines themselves live once in the assembler's maps; a set whose elements all went to other
+   * ports stays listed with none, because the sets a change touches are listed in that order.
+   */
+  private record Fragment(List<String> chains, List<String> sets, List<SetElements> elements) {}
+
+  private record SetElements(String set, List<String> elements) {}
 
   public RulesetAssembler(NftConfig config) {
     this.config = config;
@@ -65,7 +69,7 @@ public final class RulesetAssembler {
     var sorted = new ArrayList<>(ports);
     sorted.sort(java.util.Comparator.comparing(rules -> rules.port().name()));
     for (var rules : sorted) {
-      add(rules.port().name(), fragmentOf(rules));
+      add(rules.port().name(), render(rules));
     }
     kernelChains.clear();
     kernelChains.putAll(chainRules);
@@ -86,12 +90,12 @@ public final class RulesetAssembler {
     for (var entry : new TreeMap<>(changes).entrySet()) {
       var old = fragments.get(entry.getKey());
       if (old != null) {
-        note(touched, old.elements());
+        old.elements().forEach(held -> note(touched, held.set(), held.elements()));
         remove(entry.getKey(), old);
       }
       if (entry.getValue() != null) {
-        var fresh = fragmentOf(entry.getValue());
-        note(touched, fresh.elements());
+        var fresh = render(entry.getValue());
+        fresh.elements().forEach((set, elements) -> note(touched, set, distinct(elements)));
         add(entry.getKey(), fresh);
       }
     }
@@ -125,13 +129,13 @@ public final class RulesetAssembler {
     var adds = new StringBuilder();
     touched.forEach(
         (set, before) -> {
-          var uses = elementUses.getOrDefault(set, Map.of());
+          var uses = elementUses.get(set);
           boolean map = isMap(set);
           var removed = new ArrayList<String>();
           var added = new ArrayList<String>();
           before.forEach(
               (element, wasThere) -> {
-                boolean isThere = uses.getOrDefault(element, 0) > 0;
+                boolean isThere = uses != null && uses.contains(element);
                 if (wasThere && !isThere) {
                   removed.add(NftScriptDiff.key(element, map));
                 } else if (!wasThere && isThere) {
@@ -145,15 +149,12 @@ public final class RulesetAssembler {
     return Optional.of(out.toString());
   }
 
-  private void note(Map<String, Map<String, Boolean>> touched, Map<String, Set<String>> elements) {
-    elements.forEach(
-        (set, list) -> {
-          var before = touched.computeIfAbsent(set, s -> new LinkedHashMap<>());
-          var uses = elementUses.getOrDefault(set, Map.of());
-          for (var element : list) {
-            before.putIfAbsent(element, uses.getOrDefault(element, 0) > 0);
-          }
-        });
+  private void note(Map<String, Map<String, Boolean>> touched, String set, List<String> elements) {
+    var before = touched.computeIfAbsent(set, s -> new LinkedHashMap<>());
+    var uses = elementUses.get(set);
+    for (var element : elements) {
+      before.putIfAbsent(element, uses != null && uses.contains(element));
+    }
   }
 
   /** The complete script replacing the table with the current fragments. */
@@ -163,10 +164,8 @@ public final class RulesetAssembler {
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
-    snapshotElements()
-        .forEach(
-            (set, elements) ->
-                NftScriptDiff.block(out, "add element ", prefix, set, List.copyOf(elements)));
+    elementUses.forEach(
+        (set, uses) -> NftScriptDiff.block(out, "add element ", prefix, set, uses.inUseOrder()));
     return out.toString();
   }
 
@@ -177,78 +176,73 @@ public final class RulesetAssembler {
     return List.copyOf(warnings);
   }
 
-  private Fragment fragmentOf(ServicePortRules rules) {
+  /** Renders one port's part of the table; its warnings count as the assembler's. */
+  private ServiceFragment render(ServicePortRules rules) {
     var parts = new RenderPass(config).fragment(rules);
     warnings.addAll(parts.warnings());
-    var elements = new LinkedHashMap<String, Set<String>>();
-    parts.elements().forEach((set, list) -> elements.put(set, new LinkedHashSet<>(list)));
-    return new Fragment(parts.chains(), parts.rules(), parts.sets(), elements);
+    return parts;
   }
 
-  private void add(ServicePortName port, Fragment fragment) {
-    var kept = new LinkedHashMap<String, Set<String>>();
-    fragment
+  private void add(ServicePortName port, ServiceFragment parts) {
+    var held = new ArrayList<SetElements>(parts.elements().size());
+    parts
         .elements()
         .forEach(
-            (set, elements) -> {
-              boolean map = isMap(set);
-              var keptOfSet = new LinkedHashSet<String>();
-              for (var element : elements) {
-                if (map) {
-                  var key = NftScriptDiff.key(element, true);
-                  var owners = keyOwners.computeIfAbsent(set, s -> new HashMap<>());
-                  var owner = owners.get(key);
-                  if (owner != null && !owner.equals(port)) {
-                    warnings.add(
-                        port
-                            + ": "
-                            + key
-                            + " in "
-                            + set
-                            + " is already held by "
-                            + owner
-                            + "; skipped");
-                    continue;
-                  }
-                  owners.put(key, port);
-                }
-                keptOfSet.add(element);
-                elementUses
-                    .computeIfAbsent(set, s -> new LinkedHashMap<>())
-                    .merge(element, 1, Integer::sum);
-              }
-              kept.put(set, keptOfSet);
-            });
-    fragment
+            (set, elements) -> held.add(new SetElements(set, hold(port, set, distinct(elements)))));
+    parts
         .chains()
         .forEach(
             (chain, line) -> {
               chainUses.merge(chain, 1, Integer::sum);
               chainDeclarations.putIfAbsent(chain, line);
-              chainRules.put(chain, fragment.rules().get(chain));
+              chainRules.put(chain, parts.rules().get(chain));
             });
-    setDeclarations.putAll(fragment.sets());
-    fragments.put(port, new Fragment(fragment.chains(), fragment.rules(), fragment.sets(), kept));
+    setDeclarations.putAll(parts.sets());
+    fragments.put(
+        port,
+        new Fragment(
+            List.copyOf(parts.chains().keySet()),
+            List.copyOf(parts.sets().keySet()),
+            List.copyOf(held)));
+  }
+
+  /**
+   * Counts {@code port}'s use of its elements of {@code set} and returns those it got: in a map, a
+   * key another port holds stays with that port, and a warning says so.
+   */
+  private List<String> hold(ServicePortName port, String set, List<String> elements) {
+    boolean map = isMap(set);
+    var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
+    var held = new ArrayList<String>(elements.size());
+    for (var element : elements) {
+      if (map) {
+        var key = NftScriptDiff.key(element, true);
+        var owner = owners.claim(key, element, port);
+        if (owner != null) {
+          warnings.add(
+              port + ": " + key + " in " + set + " is already held by " + owner + "; skipped");
+          continue;
+        }
+      }
+      // Ports that share an element (a hairpin pair) share one copy of it.
+      held.add(elementUses.computeIfAbsent(set, s -> new ElementUses()).use(element));
+    }
+    return List.copyOf(held);
   }
 
   private void remove(ServicePortName port, Fragment fragment) {
-    fragment
-        .elements()
-        .forEach(
-            (set, elements) -> {
-              var uses = elementUses.get(set);
-              for (var element : elements) {
-                if (uses.merge(element, -1, Integer::sum) <= 0) {
-                  uses.remove(element);
-                }
-                if (isMap(set)) {
-                  keyOwners.get(set).remove(NftScriptDiff.key(element, true), port);
-                }
-              }
-            });
+    for (var held : fragment.elements()) {
+      var set = held.set();
+      var uses = elementUses.get(set);
+      for (var element : held.elements()) {
+        uses.release(element);
+        if (isMap(set)) {
+          keyOwners.get(set).release(NftScriptDiff.key(element, true), port);
+        }
+      }
+    }
     fragment
         .chains()
-        .keySet()
         .forEach(
             chain -> {
               if (chainUses.merge(chain, -1, Integer::sum) <= 0) {
@@ -257,27 +251,22 @@ public final class RulesetAssembler {
                 chainRules.remove(chain);
               }
             });
-    fragment.sets().keySet().forEach(setDeclarations::remove);
+    fragment.sets().forEach(setDeclarations::remove);
     fragments.remove(port);
   }
 
-  private Map<String, Set<String>> snapshotElements() {
-    var snapshot = new LinkedHashMap<String, Set<String>>();
-    elementUses.forEach(
-        (set, uses) -> {
-          if (!uses.isEmpty()) {
-            snapshot.put(set, new LinkedHashSet<>(uses.keySet()));
-          }
-        });
-    return snapshot;
+  /**
+   * The elements once each, in first-seen order; the renderer does not repeat an element within a
+   * set, so this normally returns {@code elements} itself without copying.
+   */
+  private static List<String> distinct(List<String> elements) {
+    if (elements.size() < 2 || new HashSet<>(elements).size() == elements.size()) {
+      return elements;
+    }
+    return List.copyOf(new LinkedHashSet<>(elements));
   }
 
   private boolean isMap(String set) {
-    return fixed.isMap(set)
-        || "add map"
-            .equals(
-                setDeclarations
-                    .getOrDefault(set, "")
-                    .substring(0, Math.min(7, setDeclarations.getOrDefault(set, "").length())));
+    return fixed.isMap(set) || setDeclarations.getOrDefault(set, "").startsWith("add map");
   }
 }
