@@ -10,9 +10,9 @@ import java.util.List;
  *
  * <p>There is one entry per element of the table, so at 10,000 Services this holds hundreds of
  * thousands of them. A {@code LinkedHashMap<String, Integer>} spends about 48 bytes on each; this
- * keeps the elements and counts in two arrays, in use order, plus an open-addressing index of slot
- * numbers, about 20 bytes. A released slot is left empty, and the arrays are compacted once empty
- * slots outnumber used ones.
+ * keeps the elements, counts and hash codes in arrays, in use order, plus an open-addressing index
+ * of slot numbers, about 24 bytes. A released slot is left empty, and the arrays are compacted once
+ * empty slots outnumber used ones.
  */
 final class ElementUses {
   private static final int FREE = -1;
@@ -22,10 +22,19 @@ final class ElementUses {
 
   private int[] counts = new int[4];
 
+  /**
+   * Each slot's element's hash code, so a lookup passes other elements without reading them: with
+   * hundreds of thousands of elements, each read is a cache miss.
+   */
+  private int[] hashes = new int[4];
+
   /** Slots used in {@link #elements}, released ones included. */
   private int end;
 
   private int live;
+
+  /** The total length of the elements in use, to size the script before writing it. */
+  private long chars;
 
   /**
    * Slot numbers by hash, linear probing; kept at most two thirds full, counting released slots,
@@ -41,18 +50,18 @@ final class ElementUses {
       return elements[slot];
     }
     if (end == elements.length) {
-      int capacity = end + Math.max(4, end / 2);
-      elements = Arrays.copyOf(elements, capacity);
-      counts = Arrays.copyOf(counts, capacity);
+      resize(end + Math.max(4, end / 2));
     }
     if (3 * (end + 1) > 2 * index.length) {
       rebuildIndex();
     }
     elements[end] = element;
     counts[end] = 1;
+    hashes[end] = element.hashCode();
     insertIntoIndex(end);
     end++;
     live++;
+    chars += element.length();
     return element;
   }
 
@@ -65,6 +74,7 @@ final class ElementUses {
     if (--counts[slot] > 0) {
       return;
     }
+    chars -= elements[slot].length();
     elements[slot] = null;
     live--;
     if (end - live > Math.max(live, 16)) {
@@ -79,6 +89,14 @@ final class ElementUses {
 
   boolean isEmpty() {
     return live == 0;
+  }
+
+  int size() {
+    return live;
+  }
+
+  long chars() {
+    return chars;
   }
 
   /** The elements in use order; a copy only when released slots are in the way. */
@@ -97,11 +115,12 @@ final class ElementUses {
   }
 
   private int slotOf(String element) {
+    int hash = element.hashCode();
     int mask = index.length - 1;
-    for (int i = hash(element, mask); index[i] != FREE; i = (i + 1) & mask) {
-      var candidate = elements[index[i]];
-      if (candidate != null && candidate.equals(element)) {
-        return index[i];
+    for (int i = position(hash, mask); index[i] != FREE; i = (i + 1) & mask) {
+      int slot = index[i];
+      if (hashes[slot] == hash && element.equals(elements[slot])) {
+        return slot;
       }
     }
     return FREE;
@@ -109,7 +128,7 @@ final class ElementUses {
 
   private void insertIntoIndex(int slot) {
     int mask = index.length - 1;
-    int i = hash(elements[slot], mask);
+    int i = position(hashes[slot], mask);
     while (index[i] != FREE) {
       i = (i + 1) & mask;
     }
@@ -123,14 +142,19 @@ final class ElementUses {
       if (elements[slot] != null) {
         elements[next] = elements[slot];
         counts[next] = counts[slot];
+        hashes[next] = hashes[slot];
         next++;
       }
     }
     Arrays.fill(elements, next, end, null);
     end = next;
-    int capacity = Math.max(4, end + end / 2);
+    resize(Math.max(4, end + end / 2));
+  }
+
+  private void resize(int capacity) {
     elements = Arrays.copyOf(elements, capacity);
     counts = Arrays.copyOf(counts, capacity);
+    hashes = Arrays.copyOf(hashes, capacity);
   }
 
   /** A fresh index, between a third and two thirds full for the slots in use now. */
@@ -154,11 +178,11 @@ final class ElementUses {
   }
 
   /**
-   * Fibonacci hashing: the elements of one set differ in a few characters only, and multiplying
-   * spreads that over the high bits, which become the position.
+   * Fibonacci hashing: the elements of one set differ in a few characters only, and multiplying by
+   * 2^32 / golden ratio spreads that over the high bits, which become the position. (The low bits
+   * of the product depend only on the low bits of the hash.)
    */
-  private static int hash(String element, int mask) {
-    int spread = element.hashCode() * 0x9E3779B9;
-    return (spread ^ (spread >>> 16)) & mask;
+  static int position(int hash, int mask) {
+    return (hash * 0x9E3779B9) >>> Integer.numberOfLeadingZeros(mask);
   }
 }

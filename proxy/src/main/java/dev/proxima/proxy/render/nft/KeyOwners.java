@@ -105,9 +105,7 @@ final class KeyOwners {
     }
   }
 
-  /** See {@link ElementUses}: multiplying spreads keys that differ in a few characters. */
   private static int home(int hash, int mask) {
-    int spread = hash * 0x9E3779B9;
-    return (spread ^ (spread >>> 16)) & mask;
+    return ElementUses.position(hash, mask);
   }
 }

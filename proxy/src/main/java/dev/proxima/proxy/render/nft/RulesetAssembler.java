@@ -159,7 +159,8 @@ public final class RulesetAssembler {
 
   /** The complete script replacing the table with the current fragments. */
   public String fullScript() {
-    var out = new StringBuilder(fixedScript);
+    var out = new StringBuilder(fullScriptLengthEstimate());
+    out.append(fixedScript);
     chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
@@ -167,6 +168,31 @@ public final class RulesetAssembler {
     elementUses.forEach(
         (set, uses) -> NftScriptDiff.block(out, "add element ", prefix, set, uses.inUseOrder()));
     return out.toString();
+  }
+
+  /**
+   * About as long as {@link #fullScript()}, and not shorter: the script runs to megabytes, and a
+   * builder that grows by doubling copies it several times and holds two copies while it does.
+   */
+  private int fullScriptLengthEstimate() {
+    long length = fixedScript.length();
+    for (var line : chainDeclarations.values()) {
+      length += line.length() + 1;
+    }
+    for (var line : setDeclarations.values()) {
+      length += line.length() + 1;
+    }
+    for (var rules : chainRules.values()) {
+      for (var rule : rules) {
+        length += rule.length() + 1;
+      }
+    }
+    for (var entry : elementUses.entrySet()) {
+      // "add element <family> proxima <set> {\n", then "\t<element>,\n" each, then "}\n".
+      length +=
+          40 + entry.getKey().length() + entry.getValue().chars() + 3L * entry.getValue().size();
+    }
+    return (int) Math.min(length, Integer.MAX_VALUE - 16);
   }
 
   /**
@@ -260,10 +286,26 @@ public final class RulesetAssembler {
    * set, so this normally returns {@code elements} itself without copying.
    */
   private static List<String> distinct(List<String> elements) {
-    if (elements.size() < 2 || new HashSet<>(elements).size() == elements.size()) {
+    if (hasNoRepeats(elements)) {
       return elements;
     }
     return List.copyOf(new LinkedHashSet<>(elements));
+  }
+
+  /** Short lists, the usual case, are compared pair by pair, which is cheaper than hashing them. */
+  private static boolean hasNoRepeats(List<String> elements) {
+    int size = elements.size();
+    if (size > 16) {
+      return new HashSet<>(elements).size() == size;
+    }
+    for (int i = 1; i < size; i++) {
+      for (int j = 0; j < i; j++) {
+        if (elements.get(i).equals(elements.get(j))) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   private boolean isMap(String set) {
