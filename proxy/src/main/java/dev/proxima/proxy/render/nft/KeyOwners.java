@@ -41,6 +41,11 @@ final class KeyOwners {
     return null;
   }
 
+  /** The port holding {@code key}, or null. */
+  ServicePortName holder(String key) {
+    return owners[positionOf(key)];
+  }
+
   /** Frees {@code key} if {@code port} holds it. */
   void release(String key, ServicePortName port) {
     int at = positionOf(key);

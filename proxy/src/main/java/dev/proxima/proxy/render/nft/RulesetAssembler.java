@@ -29,7 +29,14 @@ public final class RulesetAssembler {
   private final NftConfig config;
   private final String fixedScript;
   private final NftScriptDiff.Parsed fixed;
-  private final Map<ServicePortName, Fragment> fragments = new TreeMap<>();
+
+  /**
+   * Each port's input. Rendering is deterministic, so rendering it again when the port changes or
+   * goes gives back exactly the elements, chains and sets it added; keeping those instead would
+   * cost several hundred bytes per port.
+   */
+  private final Map<ServicePortName, ServicePortRules> ports = new TreeMap<>();
+
   private final Map<String, ElementUses> elementUses = new LinkedHashMap<>();
   private final Map<String, KeyOwners> keyOwners = new HashMap<>();
   private final Map<String, Integer> chainUses = new HashMap<>();
@@ -40,16 +47,6 @@ public final class RulesetAssembler {
   private final Set<String> kernelSets = new LinkedHashSet<>();
   private final List<String> warnings = new ArrayList<>();
 
-  /**
-   * What the assembler remembers of one Service port, to take it out again: the names of its chains
-   * and sets, and the elements it holds per set, in the order the renderer wrote the sets. The
-   * lines themselves live once in the assembler's maps; a set whose elements all went to other
-   * ports stays listed with none, because the sets a change touches are listed in that order.
-   */
-  private record Fragment(List<String> chains, List<String> sets, List<SetElements> elements) {}
-
-  private record SetElements(String set, List<String> elements) {}
-
   public RulesetAssembler(NftConfig config) {
     this.config = config;
     this.fixedScript = NftRenderer.render(config, List.of());
@@ -58,7 +55,7 @@ public final class RulesetAssembler {
 
   /** Replaces every fragment, e.g. for a full sync; returns the script that replaces the table. */
   public String replaceAll(List<ServicePortRules> ports) {
-    fragments.clear();
+    this.ports.clear();
     elementUses.clear();
     keyOwners.clear();
     chainUses.clear();
@@ -69,7 +66,7 @@ public final class RulesetAssembler {
     var sorted = new ArrayList<>(ports);
     sorted.sort(java.util.Comparator.comparing(rules -> rules.port().name()));
     for (var rules : sorted) {
-      add(rules.port().name(), render(rules));
+      add(rules.port().name(), rules, render(rules));
     }
     kernelChains.clear();
     kernelChains.putAll(chainRules);
@@ -88,15 +85,18 @@ public final class RulesetAssembler {
     // in the table before, so the cost follows the change, not the table.
     var touched = new LinkedHashMap<String, Map<String, Boolean>>();
     for (var entry : new TreeMap<>(changes).entrySet()) {
-      var old = fragments.get(entry.getKey());
+      var port = entry.getKey();
+      var old = ports.get(port);
       if (old != null) {
-        old.elements().forEach(held -> note(touched, held.set(), held.elements()));
-        remove(entry.getKey(), old);
+        var oldParts = renderAgain(old);
+        var held = held(port, oldParts);
+        held.forEach((set, elements) -> note(touched, set, elements));
+        remove(port, oldParts, held);
       }
       if (entry.getValue() != null) {
         var fresh = render(entry.getValue());
         fresh.elements().forEach((set, elements) -> note(touched, set, distinct(elements)));
-        add(entry.getKey(), fresh);
+        add(port, entry.getValue(), fresh);
       }
     }
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
@@ -209,12 +209,16 @@ public final class RulesetAssembler {
     return parts;
   }
 
-  private void add(ServicePortName port, ServiceFragment parts) {
-    var held = new ArrayList<SetElements>(parts.elements().size());
-    parts
-        .elements()
-        .forEach(
-            (set, elements) -> held.add(new SetElements(set, hold(port, set, distinct(elements)))));
+  /**
+   * Renders a port that is already in the table, to take it out: its warnings were reported when it
+   * came in.
+   */
+  private ServiceFragment renderAgain(ServicePortRules rules) {
+    return new RenderPass(config).fragment(rules);
+  }
+
+  private void add(ServicePortName port, ServicePortRules rules, ServiceFragment parts) {
+    parts.elements().forEach((set, elements) -> hold(port, set, distinct(elements)));
     parts
         .chains()
         .forEach(
@@ -224,22 +228,16 @@ public final class RulesetAssembler {
               chainRules.put(chain, parts.rules().get(chain));
             });
     setDeclarations.putAll(parts.sets());
-    fragments.put(
-        port,
-        new Fragment(
-            List.copyOf(parts.chains().keySet()),
-            List.copyOf(parts.sets().keySet()),
-            List.copyOf(held)));
+    ports.put(port, rules);
   }
 
   /**
-   * Counts {@code port}'s use of its elements of {@code set} and returns those it got: in a map, a
-   * key another port holds stays with that port, and a warning says so.
+   * Counts {@code port}'s use of its elements of {@code set}: in a map, a key another port holds
+   * stays with that port, and a warning says so.
    */
-  private List<String> hold(ServicePortName port, String set, List<String> elements) {
+  private void hold(ServicePortName port, String set, List<String> elements) {
     boolean map = isMap(set);
     var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
-    var held = new ArrayList<String>(elements.size());
     for (var element : elements) {
       if (map) {
         var key = NftScriptDiff.key(element, true);
@@ -250,25 +248,53 @@ public final class RulesetAssembler {
           continue;
         }
       }
-      // Ports that share an element (a hairpin pair) share one copy of it.
-      held.add(elementUses.computeIfAbsent(set, s -> new ElementUses()).use(element));
+      elementUses.computeIfAbsent(set, s -> new ElementUses()).use(element);
     }
-    return List.copyOf(held);
   }
 
-  private void remove(ServicePortName port, Fragment fragment) {
-    for (var held : fragment.elements()) {
-      var set = held.set();
-      var uses = elementUses.get(set);
-      for (var element : held.elements()) {
-        uses.release(element);
-        if (isMap(set)) {
-          keyOwners.get(set).release(NftScriptDiff.key(element, true), port);
-        }
-      }
-    }
-    fragment
+  /**
+   * The elements of {@code parts}, which {@code port} added, that it holds now, per set in the
+   * renderer's order; a set whose elements all went to other ports is listed with none, because the
+   * sets a change touches are listed in that order. A map element is held exactly when its port
+   * holds its key: a port that lost a key when it came in cannot get it without coming in again.
+   */
+  private Map<String, List<String>> held(ServicePortName port, ServiceFragment parts) {
+    var held = new LinkedHashMap<String, List<String>>();
+    parts
+        .elements()
+        .forEach(
+            (set, elements) -> {
+              var distinct = distinct(elements);
+              var owners = isMap(set) ? keyOwners.get(set) : null;
+              if (owners == null) {
+                held.put(set, distinct);
+                return;
+              }
+              var ofSet = new ArrayList<String>(distinct.size());
+              for (var element : distinct) {
+                if (port.equals(owners.holder(NftScriptDiff.key(element, true)))) {
+                  ofSet.add(element);
+                }
+              }
+              held.put(set, ofSet);
+            });
+    return held;
+  }
+
+  private void remove(ServicePortName port, ServiceFragment parts, Map<String, List<String>> held) {
+    held.forEach(
+        (set, elements) -> {
+          var uses = elementUses.get(set);
+          for (var element : elements) {
+            uses.release(element);
+            if (isMap(set)) {
+              keyOwners.get(set).release(NftScriptDiff.key(element, true), port);
+            }
+          }
+        });
+    parts
         .chains()
+        .keySet()
         .forEach(
             chain -> {
               if (chainUses.merge(chain, -1, Integer::sum) <= 0) {
@@ -277,8 +303,8 @@ public final class RulesetAssembler {
                 chainRules.remove(chain);
               }
             });
-    fragment.sets().forEach(setDeclarations::remove);
-    fragments.remove(port);
+    parts.sets().keySet().forEach(setDeclarations::remove);
+    ports.remove(port);
   }
 
   /**
