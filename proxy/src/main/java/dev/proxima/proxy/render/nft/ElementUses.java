@@ -42,12 +42,12 @@ final class ElementUses {
    */
   private int[] index = newIndex(8);
 
-  /** Counts one more use; returns the instance the table holds, so callers can share it. */
-  String use(String element) {
+  /** Counts one more use; an element several ports use (a hairpin pair) is held once. */
+  void use(String element) {
     int slot = slotOf(element);
     if (slot != FREE) {
       counts[slot]++;
-      return elements[slot];
+      return;
     }
     if (end == elements.length) {
       resize(end + Math.max(4, end / 2));
@@ -62,7 +62,6 @@ final class ElementUses {
     end++;
     live++;
     chars += element.length();
-    return element;
   }
 
   /** Counts one use less; the element leaves the table when nothing uses it. */

@@ -34,14 +34,6 @@ class ElementUsesTest {
   }
 
   @Test
-  void aSecondUseReturnsTheCopyTheTableAlreadyHolds() {
-    var first = new String("10.0.0.1 . 10.0.0.1");
-    uses.use(first);
-
-    assertThat(uses.use(new String("10.0.0.1 . 10.0.0.1"))).isSameAs(first);
-  }
-
-  @Test
   void manyUsesAndReleasesKeepTheOrderALinkedHashMapWould() {
     var model = new LinkedHashMap<String, Integer>();
     var random = new Random(7);
