@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Turns two full renders into the smallest transaction that moves the kernel from the first to the
@@ -28,7 +27,8 @@ import java.util.regex.Pattern;
  * that no other Service port had, which is rare in a running cluster.
  */
 public final class NftScriptDiff {
-  private static final Pattern COMMENT = Pattern.compile(" comment \"[^\"]*\"");
+  /** Where a {@code comment "..."} part of an element begins. */
+  private static final String COMMENT_START = " comment \"";
 
   private NftScriptDiff() {}
 
@@ -203,8 +203,32 @@ public final class NftScriptDiff {
 
   /** What identifies an element for deletion: its key, without value or comment. */
   static String key(String element, boolean map) {
-    var key =
-        map && element.contains(" : ") ? element.substring(0, element.indexOf(" : ")) : element;
-    return COMMENT.matcher(key).replaceAll("").strip();
+    int value = map ? element.indexOf(" : ") : -1;
+    var key = value >= 0 ? element.substring(0, value) : element;
+    return withoutComments(key).strip();
+  }
+
+  /**
+   * {@code text} without its {@code comment "..."} parts. This runs for every map element of a full
+   * sync, so it searches with indexOf instead of a regular expression, and returns {@code text}
+   * itself when there is no comment.
+   */
+  private static String withoutComments(String text) {
+    int start = text.indexOf(COMMENT_START);
+    if (start < 0) {
+      return text;
+    }
+    var out = new StringBuilder(text.length());
+    int from = 0;
+    while (start >= 0) {
+      int close = text.indexOf('"', start + COMMENT_START.length());
+      if (close < 0) {
+        break; // an unclosed quote is not a comment, and nothing after it can be either
+      }
+      out.append(text, from, start);
+      from = close + 1;
+      start = text.indexOf(COMMENT_START, from);
+    }
+    return out.append(text, from, text.length()).toString();
   }
 }

@@ -3,6 +3,7 @@ package dev.proxima.proxy.render.nft;
 import dev.proxima.proxy.model.ServicePortName;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -28,9 +29,16 @@ public final class RulesetAssembler {
   private final NftConfig config;
   private final String fixedScript;
   private final NftScriptDiff.Parsed fixed;
-  private final Map<ServicePortName, Fragment> fragments = new TreeMap<>();
-  private final Map<String, Map<String, Integer>> elementUses = new LinkedHashMap<>();
-  private final Map<String, Map<String, ServicePortName>> keyOwners = new HashMap<>();
+
+  /**
+   * Each port's input. Rendering is deterministic, so rendering it again when the port changes or
+   * goes gives back exactly the elements, chains and sets it added; keeping those instead would
+   * cost several hundred bytes per port.
+   */
+  private final Map<ServicePortName, ServicePortRules> ports = new TreeMap<>();
+
+  private final Map<String, ElementUses> elementUses = new LinkedHashMap<>();
+  private final Map<String, KeyOwners> keyOwners = new HashMap<>();
   private final Map<String, Integer> chainUses = new HashMap<>();
   private final Map<String, String> chainDeclarations = new LinkedHashMap<>();
   private final Map<String, List<String>> chainRules = new LinkedHashMap<>();
@@ -38,13 +46,6 @@ public final class RulesetAssembler {
   private final Map<String, List<String>> kernelChains = new HashMap<>();
   private final Set<String> kernelSets = new LinkedHashSet<>();
   private final List<String> warnings = new ArrayList<>();
-
-  /** What one Service port adds to the fixed table. */
-  private record Fragment(
-      Map<String, String> chains,
-      Map<String, List<String>> rules,
-      Map<String, String> sets,
-      Map<String, Set<String>> elements) {}
 
   public RulesetAssembler(NftConfig config) {
     this.config = config;
@@ -54,7 +55,7 @@ public final class RulesetAssembler {
 
   /** Replaces every fragment, e.g. for a full sync; returns the script that replaces the table. */
   public String replaceAll(List<ServicePortRules> ports) {
-    fragments.clear();
+    this.ports.clear();
     elementUses.clear();
     keyOwners.clear();
     chainUses.clear();
@@ -65,7 +66,7 @@ public final class RulesetAssembler {
     var sorted = new ArrayList<>(ports);
     sorted.sort(java.util.Comparator.comparing(rules -> rules.port().name()));
     for (var rules : sorted) {
-      add(rules.port().name(), fragmentOf(rules));
+      add(rules.port().name(), rules, render(rules));
     }
     kernelChains.clear();
     kernelChains.putAll(chainRules);
@@ -84,15 +85,18 @@ public final class RulesetAssembler {
     // in the table before, so the cost follows the change, not the table.
     var touched = new LinkedHashMap<String, Map<String, Boolean>>();
     for (var entry : new TreeMap<>(changes).entrySet()) {
-      var old = fragments.get(entry.getKey());
+      var port = entry.getKey();
+      var old = ports.get(port);
       if (old != null) {
-        note(touched, old.elements());
-        remove(entry.getKey(), old);
+        var oldParts = renderAgain(old);
+        var held = held(port, oldParts);
+        held.forEach((set, elements) -> note(touched, set, elements));
+        remove(port, oldParts, held);
       }
       if (entry.getValue() != null) {
-        var fresh = fragmentOf(entry.getValue());
-        note(touched, fresh.elements());
-        add(entry.getKey(), fresh);
+        var fresh = render(entry.getValue());
+        fresh.elements().forEach((set, elements) -> note(touched, set, distinct(elements)));
+        add(port, entry.getValue(), fresh);
       }
     }
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
@@ -125,13 +129,13 @@ public final class RulesetAssembler {
     var adds = new StringBuilder();
     touched.forEach(
         (set, before) -> {
-          var uses = elementUses.getOrDefault(set, Map.of());
+          var uses = elementUses.get(set);
           boolean map = isMap(set);
           var removed = new ArrayList<String>();
           var added = new ArrayList<String>();
           before.forEach(
               (element, wasThere) -> {
-                boolean isThere = uses.getOrDefault(element, 0) > 0;
+                boolean isThere = uses != null && uses.contains(element);
                 if (wasThere && !isThere) {
                   removed.add(NftScriptDiff.key(element, map));
                 } else if (!wasThere && isThere) {
@@ -145,29 +149,50 @@ public final class RulesetAssembler {
     return Optional.of(out.toString());
   }
 
-  private void note(Map<String, Map<String, Boolean>> touched, Map<String, Set<String>> elements) {
-    elements.forEach(
-        (set, list) -> {
-          var before = touched.computeIfAbsent(set, s -> new LinkedHashMap<>());
-          var uses = elementUses.getOrDefault(set, Map.of());
-          for (var element : list) {
-            before.putIfAbsent(element, uses.getOrDefault(element, 0) > 0);
-          }
-        });
+  private void note(Map<String, Map<String, Boolean>> touched, String set, List<String> elements) {
+    var before = touched.computeIfAbsent(set, s -> new LinkedHashMap<>());
+    var uses = elementUses.get(set);
+    for (var element : elements) {
+      before.putIfAbsent(element, uses != null && uses.contains(element));
+    }
   }
 
   /** The complete script replacing the table with the current fragments. */
   public String fullScript() {
-    var out = new StringBuilder(fixedScript);
+    var out = new StringBuilder(fullScriptLengthEstimate());
+    out.append(fixedScript);
     chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
-    snapshotElements()
-        .forEach(
-            (set, elements) ->
-                NftScriptDiff.block(out, "add element ", prefix, set, List.copyOf(elements)));
+    elementUses.forEach(
+        (set, uses) -> NftScriptDiff.block(out, "add element ", prefix, set, uses.inUseOrder()));
     return out.toString();
+  }
+
+  /**
+   * About as long as {@link #fullScript()}, and not shorter: the script runs to megabytes, and a
+   * builder that grows by doubling copies it several times and holds two copies while it does.
+   */
+  private int fullScriptLengthEstimate() {
+    long length = fixedScript.length();
+    for (var line : chainDeclarations.values()) {
+      length += line.length() + 1;
+    }
+    for (var line : setDeclarations.values()) {
+      length += line.length() + 1;
+    }
+    for (var rules : chainRules.values()) {
+      for (var rule : rules) {
+        length += rule.length() + 1;
+      }
+    }
+    for (var entry : elementUses.entrySet()) {
+      // "add element <family> proxima <set> {\n", then "\t<element>,\n" each, then "}\n".
+      length +=
+          40 + entry.getKey().length() + entry.getValue().chars() + 3L * entry.getValue().size();
+    }
+    return (int) Math.min(length, Integer.MAX_VALUE - 16);
   }
 
   /**
@@ -177,76 +202,97 @@ public final class RulesetAssembler {
     return List.copyOf(warnings);
   }
 
-  private Fragment fragmentOf(ServicePortRules rules) {
+  /** Renders one port's part of the table; its warnings count as the assembler's. */
+  private ServiceFragment render(ServicePortRules rules) {
     var parts = new RenderPass(config).fragment(rules);
     warnings.addAll(parts.warnings());
-    var elements = new LinkedHashMap<String, Set<String>>();
-    parts.elements().forEach((set, list) -> elements.put(set, new LinkedHashSet<>(list)));
-    return new Fragment(parts.chains(), parts.rules(), parts.sets(), elements);
+    return parts;
   }
 
-  private void add(ServicePortName port, Fragment fragment) {
-    var kept = new LinkedHashMap<String, Set<String>>();
-    fragment
-        .elements()
-        .forEach(
-            (set, elements) -> {
-              boolean map = isMap(set);
-              var keptOfSet = new LinkedHashSet<String>();
-              for (var element : elements) {
-                if (map) {
-                  var key = NftScriptDiff.key(element, true);
-                  var owners = keyOwners.computeIfAbsent(set, s -> new HashMap<>());
-                  var owner = owners.get(key);
-                  if (owner != null && !owner.equals(port)) {
-                    warnings.add(
-                        port
-                            + ": "
-                            + key
-                            + " in "
-                            + set
-                            + " is already held by "
-                            + owner
-                            + "; skipped");
-                    continue;
-                  }
-                  owners.put(key, port);
-                }
-                keptOfSet.add(element);
-                elementUses
-                    .computeIfAbsent(set, s -> new LinkedHashMap<>())
-                    .merge(element, 1, Integer::sum);
-              }
-              kept.put(set, keptOfSet);
-            });
-    fragment
+  /**
+   * Renders a port that is already in the table, to take it out: its warnings were reported when it
+   * came in.
+   */
+  private ServiceFragment renderAgain(ServicePortRules rules) {
+    return new RenderPass(config).fragment(rules);
+  }
+
+  private void add(ServicePortName port, ServicePortRules rules, ServiceFragment parts) {
+    parts.elements().forEach((set, elements) -> hold(port, set, distinct(elements)));
+    parts
         .chains()
         .forEach(
             (chain, line) -> {
               chainUses.merge(chain, 1, Integer::sum);
               chainDeclarations.putIfAbsent(chain, line);
-              chainRules.put(chain, fragment.rules().get(chain));
+              chainRules.put(chain, parts.rules().get(chain));
             });
-    setDeclarations.putAll(fragment.sets());
-    fragments.put(port, new Fragment(fragment.chains(), fragment.rules(), fragment.sets(), kept));
+    setDeclarations.putAll(parts.sets());
+    ports.put(port, rules);
   }
 
-  private void remove(ServicePortName port, Fragment fragment) {
-    fragment
+  /**
+   * Counts {@code port}'s use of its elements of {@code set}: in a map, a key another port holds
+   * stays with that port, and a warning says so.
+   */
+  private void hold(ServicePortName port, String set, List<String> elements) {
+    boolean map = isMap(set);
+    var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
+    for (var element : elements) {
+      if (map) {
+        var key = NftScriptDiff.key(element, true);
+        var owner = owners.claim(key, element, port);
+        if (owner != null) {
+          warnings.add(
+              port + ": " + key + " in " + set + " is already held by " + owner + "; skipped");
+          continue;
+        }
+      }
+      elementUses.computeIfAbsent(set, s -> new ElementUses()).use(element);
+    }
+  }
+
+  /**
+   * The elements of {@code parts}, which {@code port} added, that it holds now, per set in the
+   * renderer's order; a set whose elements all went to other ports is listed with none, because the
+   * sets a change touches are listed in that order. A map element is held exactly when its port
+   * holds its key: a port that lost a key when it came in cannot get it without coming in again.
+   */
+  private Map<String, List<String>> held(ServicePortName port, ServiceFragment parts) {
+    var held = new LinkedHashMap<String, List<String>>();
+    parts
         .elements()
         .forEach(
             (set, elements) -> {
-              var uses = elementUses.get(set);
-              for (var element : elements) {
-                if (uses.merge(element, -1, Integer::sum) <= 0) {
-                  uses.remove(element);
-                }
-                if (isMap(set)) {
-                  keyOwners.get(set).remove(NftScriptDiff.key(element, true), port);
+              var distinct = distinct(elements);
+              var owners = isMap(set) ? keyOwners.get(set) : null;
+              if (owners == null) {
+                held.put(set, distinct);
+                return;
+              }
+              var ofSet = new ArrayList<String>(distinct.size());
+              for (var element : distinct) {
+                if (port.equals(owners.holder(NftScriptDiff.key(element, true)))) {
+                  ofSet.add(element);
                 }
               }
+              held.put(set, ofSet);
             });
-    fragment
+    return held;
+  }
+
+  private void remove(ServicePortName port, ServiceFragment parts, Map<String, List<String>> held) {
+    held.forEach(
+        (set, elements) -> {
+          var uses = elementUses.get(set);
+          for (var element : elements) {
+            uses.release(element);
+            if (isMap(set)) {
+              keyOwners.get(set).release(NftScriptDiff.key(element, true), port);
+            }
+          }
+        });
+    parts
         .chains()
         .keySet()
         .forEach(
@@ -257,27 +303,38 @@ public final class RulesetAssembler {
                 chainRules.remove(chain);
               }
             });
-    fragment.sets().keySet().forEach(setDeclarations::remove);
-    fragments.remove(port);
+    parts.sets().keySet().forEach(setDeclarations::remove);
+    ports.remove(port);
   }
 
-  private Map<String, Set<String>> snapshotElements() {
-    var snapshot = new LinkedHashMap<String, Set<String>>();
-    elementUses.forEach(
-        (set, uses) -> {
-          if (!uses.isEmpty()) {
-            snapshot.put(set, new LinkedHashSet<>(uses.keySet()));
-          }
-        });
-    return snapshot;
+  /**
+   * The elements once each, in first-seen order; the renderer does not repeat an element within a
+   * set, so this normally returns {@code elements} itself without copying.
+   */
+  private static List<String> distinct(List<String> elements) {
+    if (hasNoRepeats(elements)) {
+      return elements;
+    }
+    return List.copyOf(new LinkedHashSet<>(elements));
+  }
+
+  /** Short lists, the usual case, are compared pair by pair, which is cheaper than hashing them. */
+  private static boolean hasNoRepeats(List<String> elements) {
+    int size = elements.size();
+    if (size > 16) {
+      return new HashSet<>(elements).size() == size;
+    }
+    for (int i = 1; i < size; i++) {
+      for (int j = 0; j < i; j++) {
+        if (elements.get(i).equals(elements.get(j))) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   private boolean isMap(String set) {
-    return fixed.isMap(set)
-        || "add map"
-            .equals(
-                setDeclarations
-                    .getOrDefault(set, "")
-                    .substring(0, Math.min(7, setDeclarations.getOrDefault(set, "").length())));
+    return fixed.isMap(set) || setDeclarations.getOrDefault(set, "").startsWith("add map");
   }
 }

@@ -118,6 +118,12 @@ class NftScriptDiffTest {
         .isEqualTo("10.180.0.4 . 10.180.0.4");
   }
 
+  @Test
+  void aKeyLosesEveryCommentButKeepsAnUnclosedQuote() {
+    assertThat(NftScriptDiff.key("a comment \"x\" . b comment \"y\"", false)).isEqualTo("a . b");
+    assertThat(NftScriptDiff.key("a comment \"x", false)).isEqualTo("a comment \"x");
+  }
+
   /** Applying a delta must leave the kernel exactly as loading the target render from scratch. */
   @Test
   void aDeltaOnTheKernelEqualsAFreshLoadOfTheTarget() throws Exception {

@@ -88,6 +88,22 @@ class RulesetAssemblerTest {
   }
 
   @Test
+  void aPortThatLostAKeyLeavesItWithTheHolderWhenItGoes() {
+    var clash = service("shop/zzz", "10.96.0.10", 80).cluster(remote("10.180.9.9", 80));
+    assembler.replaceAll(List.of(clash, WEB));
+    var removeClash = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+    removeClash.put(clash.port().name(), null);
+
+    var delta = assembler.update(removeClash).orElseThrow();
+
+    assertThat(delta)
+        .isEqualTo("delete element ip proxima hairpins {\n\t10.180.9.9 . 10.180.9.9\n}\n");
+    assertThat(assembler.fullScript())
+        .contains("10.96.0.10 . tcp . 80 . 0 : 10.180.0.4 . 80")
+        .doesNotContain("10.180.9.9");
+  }
+
+  @Test
   void aNewEndpointCountNeedsAFullReplacement() {
     assembler.replaceAll(List.of(WEB));
     var three =

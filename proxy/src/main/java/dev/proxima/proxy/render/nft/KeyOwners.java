@@ -1,0 +1,116 @@
+package dev.proxima.proxy.render.nft;
+
+import dev.proxima.proxy.model.ServicePortName;
+
+/**
+ * Which Service port holds each key of one map: a key can take only one value, so the first port to
+ * claim it keeps it and later claimants are left out.
+ *
+ * <p>Every map element has an entry, so at 10,000 Services there are over a hundred thousand. A
+ * {@code HashMap<String, ServicePortName>} needs the key as a string of its own, the element cut
+ * before its comment and value, which with the map's node is about 110 bytes per element. This
+ * table keeps, per entry, the key's hash, the element the key was cut from (which the assembler
+ * keeps anyway) and the owner, about 26 bytes; it cuts the key out of the stored element again only
+ * when the hashes match.
+ */
+final class KeyOwners {
+  /** The element each entry's key was cut from; null where the position is free. */
+  private String[] elements = new String[8];
+
+  private int[] hashes = new int[8];
+  private ServicePortName[] owners = new ServicePortName[8];
+  private int size;
+
+  /**
+   * Gives {@code key} (of {@code element}) to {@code port} unless another port holds it; returns
+   * that other port, or null when {@code port} holds the key now.
+   */
+  ServicePortName claim(String key, String element, ServicePortName port) {
+    int at = positionOf(key);
+    if (elements[at] != null) {
+      return owners[at].equals(port) ? null : owners[at];
+    }
+    if (3 * (size + 1) > 2 * elements.length) {
+      grow();
+      at = positionOf(key);
+    }
+    elements[at] = element;
+    hashes[at] = key.hashCode();
+    owners[at] = port;
+    size++;
+    return null;
+  }
+
+  /** The port holding {@code key}, or null. */
+  ServicePortName holder(String key) {
+    return owners[positionOf(key)];
+  }
+
+  /** Frees {@code key} if {@code port} holds it. */
+  void release(String key, ServicePortName port) {
+    int at = positionOf(key);
+    if (elements[at] != null && owners[at].equals(port)) {
+      removeAt(at);
+    }
+  }
+
+  /** Where {@code key} is, or the free position where it would go. */
+  private int positionOf(String key) {
+    int hash = key.hashCode();
+    int mask = elements.length - 1;
+    int at = home(hash, mask);
+    while (elements[at] != null
+        && !(hashes[at] == hash && NftScriptDiff.key(elements[at], true).equals(key))) {
+      at = (at + 1) & mask;
+    }
+    return at;
+  }
+
+  /**
+   * Linear probing without tombstones: the entries after the freed position that could not sit
+   * where they belong move back into the gap, so every lookup still finds its key before a free
+   * position.
+   */
+  private void removeAt(int gap) {
+    int mask = elements.length - 1;
+    for (int at = (gap + 1) & mask; elements[at] != null; at = (at + 1) & mask) {
+      int home = home(hashes[at], mask);
+      // The entry may move to the gap unless its home lies cyclically in (gap, at].
+      boolean homeAfterGap = gap <= at ? gap < home && home <= at : gap < home || home <= at;
+      if (!homeAfterGap) {
+        elements[gap] = elements[at];
+        hashes[gap] = hashes[at];
+        owners[gap] = owners[at];
+        gap = at;
+      }
+    }
+    elements[gap] = null;
+    owners[gap] = null;
+    size--;
+  }
+
+  private void grow() {
+    var oldElements = elements;
+    var oldHashes = hashes;
+    var oldOwners = owners;
+    elements = new String[oldElements.length * 2];
+    hashes = new int[elements.length];
+    owners = new ServicePortName[elements.length];
+    int mask = elements.length - 1;
+    for (int i = 0; i < oldElements.length; i++) {
+      if (oldElements[i] != null) {
+        int at = home(oldHashes[i], mask);
+        while (elements[at] != null) {
+          at = (at + 1) & mask;
+        }
+        elements[at] = oldElements[i];
+        hashes[at] = oldHashes[i];
+        owners[at] = oldOwners[i];
+      }
+    }
+  }
+
+  private static int home(int hash, int mask) {
+    return ElementUses.position(hash, mask);
+  }
+}

@@ -1,0 +1,59 @@
+package dev.proxima.proxy.render.nft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePortName;
+import java.util.HashMap;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class KeyOwnersTest {
+  private static final ServicePortName WEB = port("shop/web");
+  private static final ServicePortName API = port("shop/api");
+
+  private final KeyOwners owners = new KeyOwners();
+
+  @Test
+  void theFirstPortKeepsAKeyAndALaterOneLearnsWhoHasIt() {
+    var webElement = "10.96.0.10 . tcp . 80 comment \"shop/web\" : goto lb-2";
+    var apiElement = "10.96.0.10 . tcp . 80 comment \"shop/api\" : goto lb-1";
+
+    assertThat(owners.claim(NftScriptDiff.key(webElement, true), webElement, WEB)).isNull();
+    assertThat(owners.claim(NftScriptDiff.key(apiElement, true), apiElement, API)).isEqualTo(WEB);
+  }
+
+  @Test
+  void onlyTheHolderCanFreeAKey() {
+    var key = "10.96.0.10 . tcp . 80";
+    owners.claim(key, key + " : goto lb-1", WEB);
+
+    owners.release(key, API);
+    assertThat(owners.claim(key, key + " : goto lb-2", API)).isEqualTo(WEB);
+    owners.release(key, WEB);
+    assertThat(owners.claim(key, key + " : goto lb-2", API)).isNull();
+  }
+
+  @Test
+  void manyClaimsAndReleasesAnswerAsAHashMapWould() {
+    var model = new HashMap<String, ServicePortName>();
+    var random = new Random(11);
+    for (int step = 0; step < 200_000; step++) {
+      var key = "10.96." + random.nextInt(40) + "." + random.nextInt(100) + " . tcp . 80";
+      var port = random.nextBoolean() ? WEB : API;
+      if (random.nextInt(3) == 0) {
+        owners.release(key, port);
+        model.remove(key, port);
+      } else {
+        var holder = model.putIfAbsent(key, port);
+        assertThat(owners.claim(key, key + " : goto lb-1", port))
+            .isEqualTo(port.equals(holder) ? null : holder);
+      }
+    }
+  }
+
+  private static ServicePortName port(String service) {
+    return new ServicePortName(ObjectKey.parse(service), "", Protocol.TCP);
+  }
+}
