@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -22,17 +23,6 @@ import java.util.stream.Collectors;
  * endpoint is scraped over HTTP.
  */
 final class JarProcess implements AutoCloseable {
-  /**
-   * What the DaemonSet and Deployment set (JAVA_TOOL_OPTIONS), plus the container limits they run
-   * under (512Mi, 1 CPU) so the JVM sizes its heap and picks its collector as in the pod.
-   */
-  static final List<String> IMAGE_JVM_FLAGS =
-      List.of(
-          "-XX:MaxRAMPercentage=70",
-          "-XX:+ExitOnOutOfMemoryError",
-          "-XX:MaxRAM=512m",
-          "-XX:ActiveProcessorCount=1");
-
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -60,7 +50,8 @@ final class JarProcess implements AutoCloseable {
       command.addAll(List.of("ip", "netns", "exec", namespace));
     }
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(IMAGE_JVM_FLAGS);
+    var deployed = DeployedJvm.forJar(jar);
+    command.addAll(deployed.flags());
     command.addAll(extraJvmFlags);
     // For trying a flag out before the images get it; the figures then are not the images'.
     var trial = System.getenv("BENCH_TRIAL_JVM_FLAGS");
@@ -73,7 +64,7 @@ final class JarProcess implements AutoCloseable {
     try {
       long started = System.currentTimeMillis();
       var process =
-          new ProcessBuilder(command)
+          builder(command, deployed.environment())
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();
@@ -81,6 +72,12 @@ final class JarProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new HarnessError("cannot start " + jar, e);
     }
+  }
+
+  private static ProcessBuilder builder(List<String> command, Map<String, String> environment) {
+    var builder = new ProcessBuilder(command);
+    builder.environment().putAll(environment);
+    return builder;
   }
 
   long pid() {
@@ -92,19 +89,26 @@ final class JarProcess implements AutoCloseable {
     return process.isAlive();
   }
 
-  /** Resident and peak resident set size in MiB, from /proc. */
+  /**
+   * Resident and peak resident set size in MiB, from /proc, and how much of the resident set is
+   * file-backed (the JDK's module image, shared libraries): pages the kernel can drop and other
+   * JVMs on the node share.
+   */
   double[] rssAndPeakMiB() {
     try {
       double rss = 0;
       double peak = 0;
+      double fileBacked = 0;
       for (var line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
         if (line.startsWith("VmRSS:")) {
           rss = kib(line) / 1024.0;
         } else if (line.startsWith("VmHWM:")) {
           peak = kib(line) / 1024.0;
+        } else if (line.startsWith("RssFile:")) {
+          fileBacked = kib(line) / 1024.0;
         }
       }
-      return new double[] {rss, peak};
+      return new double[] {rss, peak, fileBacked};
     } catch (IOException e) {
       throw new HarnessError("cannot read the memory of process " + pid(), e);
     }

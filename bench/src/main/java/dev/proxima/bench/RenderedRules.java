@@ -52,11 +52,7 @@ public final class RenderedRules {
         .toList();
   }
 
-  public String fullScriptForProbe() {
-    return fullScript;
-  }
-
-  String fullScript() {
+  public String fullScript() {
     return fullScript;
   }
 

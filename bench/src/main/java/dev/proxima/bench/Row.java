@@ -40,9 +40,9 @@ record Row(
         "6 "
             + what
             + String.format(
-                " (image JVM flags; peak %.0f MiB; after a forced full GC: RSS %.0f MiB, live heap"
-                    + " %.0f MiB)",
-                rssAndPeakMiB[1], afterFullGc[0], afterFullGc[1]),
+                " (the manifest's JVM flags; peak %.0f MiB; of the RSS %.0f MiB file-backed; after a"
+                    + " forced full GC: RSS %.0f MiB, live heap %.0f MiB)",
+                rssAndPeakMiB[1], rssAndPeakMiB[2], afterFullGc[0], afterFullGc[1]),
         cluster.serviceCount() + " svc × " + cluster.endpointsPerService() + " ep",
         String.format("%.0f MiB", rssAndPeakMiB[0]),
         "-",

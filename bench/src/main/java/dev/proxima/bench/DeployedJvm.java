@@ -1,0 +1,85 @@
+package dev.proxima.bench;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The JVM flags a component runs with in its pod, read from the manifests in deploy/base so the
+ * harness cannot drift from what operators deploy: the image's JAVA_TOOL_OPTIONS, plus the
+ * container's memory limit as {@code -XX:MaxRAM} and its CPU limit, if any, as {@code
+ * -XX:ActiveProcessorCount}, which is how the JVM sees those limits inside the container; and the
+ * container's MALLOC_* variables, which shape the C heap the JVM's threads allocate from.
+ */
+record DeployedJvm(List<String> flags, Map<String, String> environment) {
+  private static final Map<Path, DeployedJvm> READ = new ConcurrentHashMap<>();
+
+  /** For a jar built at {@code <repo>/<module>/target/<name>.jar}. */
+  static DeployedJvm forJar(Path jar) {
+    var module = jar.toAbsolutePath().getParent().getParent();
+    var base = module.getParent().resolve("deploy").resolve("base");
+    var manifest =
+        module.getFileName().toString().equals("proxy")
+            ? base.resolve("proxy-daemonset.yaml")
+            : base.resolve("controller-deployment.yaml");
+    return READ.computeIfAbsent(manifest, DeployedJvm::read);
+  }
+
+  private static DeployedJvm read(Path manifest) {
+    String yaml;
+    try {
+      yaml = Files.readString(manifest);
+    } catch (IOException e) {
+      throw new HarnessError("cannot read " + manifest, e);
+    }
+    // A manifest may hold several documents; the workload is the one the flags belong to.
+    var workload =
+        java.util.Arrays.stream(yaml.split("(?m)^---\\s*$"))
+            .filter(document -> document.matches("(?s).*\\bkind: (DaemonSet|Deployment)\\b.*"))
+            .findFirst()
+            .orElseThrow(() -> new HarnessError("no DaemonSet or Deployment in " + manifest));
+    Container container =
+        workload.contains("kind: DaemonSet")
+            ? Serialization.unmarshal(workload, DaemonSet.class)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+            : Serialization.unmarshal(workload, Deployment.class)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0);
+    var flags = new ArrayList<String>();
+    container.getEnv().stream()
+        .filter(env -> env.getName().equals("JAVA_TOOL_OPTIONS") && env.getValue() != null)
+        .forEach(env -> flags.addAll(List.of(env.getValue().trim().split("\\s+"))));
+    var limits =
+        container.getResources() == null || container.getResources().getLimits() == null
+            ? Map.<String, Quantity>of()
+            : container.getResources().getLimits();
+    if (limits.containsKey("memory")) {
+      flags.add("-XX:MaxRAM=" + limits.get("memory").getNumericalAmount().longValue());
+    }
+    if (limits.containsKey("cpu")) {
+      int cpus = (int) Math.ceil(limits.get("cpu").getNumericalAmount().doubleValue());
+      flags.add("-XX:ActiveProcessorCount=" + Math.max(1, cpus));
+    }
+    var environment = new java.util.TreeMap<String, String>();
+    container.getEnv().stream()
+        .filter(env -> env.getName().startsWith("MALLOC_") && env.getValue() != null)
+        .forEach(env -> environment.put(env.getName(), env.getValue()));
+    return new DeployedJvm(List.copyOf(flags), Map.copyOf(environment));
+  }
+}
