@@ -33,8 +33,12 @@ public final class HostCommand {
           -1, "cannot run " + String.join(" ", command) + ": " + notInstalled.getMessage());
     }
     var output = CompletableFuture.supplyAsync(() -> readAll(process));
-    try (var in = process.getOutputStream()) {
-      in.write(stdin.getBytes(StandardCharsets.UTF_8));
+    // Encoded as it is written, not copied whole first: a full ruleset is megabytes at scale.
+    try (var in =
+        new java.io.BufferedWriter(
+            new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8),
+            1 << 16)) {
+      in.write(stdin);
     } catch (IOException closedEarly) {
       // Tools exit early on some errors; their output says why.
     }

@@ -39,6 +39,9 @@ public final class NftDataPlane implements DataPlane {
 
   @Override
   public Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
+    // Let the old state go first: at scale two assemblers side by side cost tens of MiB of heap.
+    // Should the new one fail to build, no assembler means the next sync is a full one again.
+    assembler = null;
     assembler = new RulesetAssembler(NftPlanRenderer.config(family, settings, nodePortAddresses));
     return load(assembler.replaceAll(ports));
   }
