@@ -64,6 +64,7 @@ class ManifestsTest {
       Map.of(
           "POD_NAME", "the downward API's pod name, used as $(POD_NAME)",
           "JAVA_TOOL_OPTIONS", "the JVM",
+          "MALLOC_ARENA_MAX", "glibc's allocator under the JVM",
           "KUBERNETES_SERVICE_HOST", "fabric8's in-cluster config",
           "KUBERNETES_SERVICE_PORT", "fabric8's in-cluster config");
 
