@@ -23,6 +23,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -145,6 +147,9 @@ public final class ProxyServer implements AutoCloseable {
             clock);
   }
 
+  /** Set once the informers have synced and the host is prepared; see {@link #changed()}. */
+  private volatile boolean readyToSync;
+
   private void changed() {
     var now = clock.instant();
     for (var proxier : proxiers) {
@@ -153,9 +158,10 @@ public final class ProxyServer implements AutoCloseable {
     }
     var node = cache.node();
     health.nodeEligible(node != null && node.getMetadata().getDeletionTimestamp() == null);
-    // Until every informer has listed, a sync does nothing yet would still count as a run and
-    // hold the first real one back by --min-sync-period; start() asks for that one.
-    if (cache.hasSynced()) {
+    // Until every informer has listed and the host is prepared, a sync does nothing yet would still
+    // count as a run and hold the first real one back by --min-sync-period; start() asks for that
+    // one.
+    if (readyToSync) {
       runner.request();
     }
   }
@@ -203,6 +209,17 @@ public final class ProxyServer implements AutoCloseable {
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
   public void start(InetSocketAddress healthz, InetSocketAddress metricsAddress)
       throws IOException {
+    start(healthz, metricsAddress, CompletableFuture.completedFuture(null));
+  }
+
+  /**
+   * As {@link #start(InetSocketAddress, InetSocketAddress)}, with host work (removing another
+   * mode's leftovers) running meanwhile: the first sync waits for it as well as for the informers,
+   * so the two overlap instead of adding up.
+   */
+  public void start(
+      InetSocketAddress healthz, InetSocketAddress metricsAddress, CompletionStage<?> hostPrepared)
+      throws IOException {
     // A proxy that never reaches the API server must not look ready forever; /livez ignores
     // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
     health.awaitingFirstSync();
@@ -213,6 +230,7 @@ public final class ProxyServer implements AutoCloseable {
             .port(metricsAddress.getPort())
             .registry(registry)
             .buildAndStart();
+    var prepared = hostPrepared.toCompletableFuture().exceptionally(failure -> null);
     cache
         .start()
         .whenComplete(
@@ -221,8 +239,13 @@ public final class ProxyServer implements AutoCloseable {
                 log.atError().setCause(failure).log("Informers failed to start");
                 return;
               }
-              log.atInfo().log("Informers synced; programming rules");
-              runner.request();
+              log.atInfo().log("Informers synced");
+              prepared.thenRun(
+                  () -> {
+                    log.atInfo().log("Host prepared; programming rules");
+                    readyToSync = true;
+                    runner.request();
+                  });
             });
     runner.start();
     if (kernelCheckPeriod != null) {
