@@ -19,7 +19,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -143,18 +142,6 @@ public final class RunCommand implements Callable<Integer> {
     return backend;
   }
 
-  /** Logs, not exits: exiting would only crash-loop the pod over something nft may fix. */
-  private static void probe(Nft nft) {
-    var probe = nft.check("add table ip proxima_probe\n");
-    if (!probe.succeeded()) {
-      // Staying up keeps health failing and metrics counting, and the next sync succeeds as soon
-      // as nft works.
-      log.atError()
-          .addKeyValue("error", probe.summary())
-          .log("nft is not usable; every sync fails and /healthz reports it until it is");
-    }
-  }
-
   @Override
   public Integer call() throws Exception {
     logFormat.apply();
@@ -166,31 +153,19 @@ public final class RunCommand implements Callable<Integer> {
       return 2;
     }
     var nft = dryRun || mode != ProxyMode.nftables ? null : Nft.onThisHost();
-    // The iptables mode needs its backend before it can build its data planes. The nftables mode
-    // only has to clear the other mode's leftovers, a dozen iptables-save runs: they overlap with
-    // the informers' first list, and the first sync waits for them.
     IptablesBackend backend = null;
-    CompletableFuture<Void> hostPrepared = CompletableFuture.completedFuture(null);
-    if (!dryRun && mode == ProxyMode.iptables) {
+    if (!dryRun) {
       backend = switchToMode();
-    } else if (!dryRun) {
-      hostPrepared =
-          CompletableFuture.runAsync(
-              () -> {
-                try {
-                  switchToMode();
-                  probe(nft);
-                } catch (RuntimeException failure) {
-                  log.atError()
-                      .setCause(failure)
-                      .log("Could not clear the iptables mode's leftovers; syncing anyway");
-                }
-              },
-              runnable -> {
-                var thread = new Thread(runnable, "host-preparation");
-                thread.setDaemon(true);
-                thread.start();
-              });
+    }
+    if (nft != null) {
+      var probe = nft.check("add table ip proxima_probe\n");
+      if (!probe.succeeded()) {
+        // Exiting would only crash-loop the pod; staying up keeps health failing and metrics
+        // counting, and the next sync succeeds as soon as nft works.
+        log.atError()
+            .addKeyValue("error", probe.summary())
+            .log("nft is not usable; every sync fails and /healthz reports it until it is");
+      }
     }
     var stop = TerminationSignals.latch();
     var registry = new PrometheusRegistry();
@@ -216,7 +191,7 @@ public final class RunCommand implements Callable<Integer> {
                 registry,
                 configSyncPeriod,
                 Clock.systemUTC())) {
-      server.start(healthzAddress, metricsAddress, hostPrepared);
+      server.start(healthzAddress, metricsAddress);
       if (backend != null) {
         server.iptablesBackend(backend.label());
       }

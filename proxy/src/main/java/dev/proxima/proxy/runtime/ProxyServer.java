@@ -23,8 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -147,9 +145,6 @@ public final class ProxyServer implements AutoCloseable {
             clock);
   }
 
-  /** Set once the informers have synced and the host is prepared; see {@link #changed()}. */
-  private volatile boolean readyToSync;
-
   private void changed() {
     var now = clock.instant();
     for (var proxier : proxiers) {
@@ -158,10 +153,9 @@ public final class ProxyServer implements AutoCloseable {
     }
     var node = cache.node();
     health.nodeEligible(node != null && node.getMetadata().getDeletionTimestamp() == null);
-    // Until every informer has listed and the host is prepared, a sync does nothing yet would still
-    // count as a run and hold the first real one back by --min-sync-period; start() asks for that
-    // one.
-    if (readyToSync) {
+    // Until every informer has listed, a sync does nothing yet would still count as a run and
+    // hold the first real one back by --min-sync-period; start() asks for that one.
+    if (cache.hasSynced()) {
       runner.request();
     }
   }
@@ -209,17 +203,6 @@ public final class ProxyServer implements AutoCloseable {
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
   public void start(InetSocketAddress healthz, InetSocketAddress metricsAddress)
       throws IOException {
-    start(healthz, metricsAddress, CompletableFuture.completedFuture(null));
-  }
-
-  /**
-   * As {@link #start(InetSocketAddress, InetSocketAddress)}, with host work (removing another
-   * mode's leftovers) running meanwhile: the first sync waits for it as well as for the informers,
-   * so the two overlap instead of adding up.
-   */
-  public void start(
-      InetSocketAddress healthz, InetSocketAddress metricsAddress, CompletionStage<?> hostPrepared)
-      throws IOException {
     // A proxy that never reaches the API server must not look ready forever; /livez ignores
     // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
     health.awaitingFirstSync();
@@ -230,7 +213,6 @@ public final class ProxyServer implements AutoCloseable {
             .port(metricsAddress.getPort())
             .registry(registry)
             .buildAndStart();
-    var prepared = hostPrepared.toCompletableFuture().exceptionally(failure -> null);
     cache
         .start()
         .whenComplete(
@@ -239,13 +221,8 @@ public final class ProxyServer implements AutoCloseable {
                 log.atError().setCause(failure).log("Informers failed to start");
                 return;
               }
-              log.atInfo().log("Informers synced");
-              prepared.thenRun(
-                  () -> {
-                    log.atInfo().log("Host prepared; programming rules");
-                    readyToSync = true;
-                    runner.request();
-                  });
+              log.atInfo().log("Informers synced; programming rules");
+              runner.request();
             });
     runner.start();
     if (kernelCheckPeriod != null) {

@@ -198,29 +198,6 @@ class ProxyServerTest {
   }
 
   @Test
-  void theFirstSyncWaitsUntilTheHostIsPreparedThenRunsAtOnce() throws Exception {
-    createWebService();
-    var hostPrepared = new java.util.concurrent.CompletableFuture<Void>();
-    proxy =
-        new ProxyServer(
-            client,
-            config(Duration.ofHours(1)),
-            null,
-            scripts::add,
-            new PrometheusRegistry(),
-            Duration.ZERO,
-            Clock.systemUTC());
-    proxy.start(
-        new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0), hostPrepared);
-
-    await().atMost(Duration.ofSeconds(30)).until(proxy::hasSynced);
-    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(scripts::isEmpty);
-
-    hostPrepared.complete(null);
-    await().atMost(Duration.ofSeconds(30)).until(() -> lastIpv4Script().contains("10.96.0.20"));
-  }
-
-  @Test
   void aNodeBeingDeletedFailsHealthzButNotLivez() throws Exception {
     client
         .resource(
