@@ -77,6 +77,32 @@ class CachedObjectsTest {
   }
 
   @Test
+  void objectsWithMissingPartsAreCompactedAsTheyAre() throws Exception {
+    // An informer store must not throw on what the API server sends, or the informer stalls.
+    var bareSlice = new EndpointSlice();
+    bareSlice.setMetadata(null);
+    bareSlice.setEndpoints(null);
+    bareSlice.setPorts(null);
+    var sparseSlice =
+        JSON.readValue(
+            "{\"metadata\":{\"name\":\"s\",\"labels\":null},\"endpoints\":[{\"addresses\":null}]}",
+            EndpointSlice.class);
+    var bareService = new Service();
+    bareService.setMetadata(null);
+    bareService.setSpec(null);
+    bareService.setStatus(null);
+    var sparseService = JSON.readValue("{\"spec\":{\"ports\":null},\"status\":{}}", Service.class);
+
+    var compactedBare = CachedObjects.compact(bareSlice);
+    assertThat(compactedBare.getMetadata()).isNull();
+    assertThat(compactedBare.getEndpoints()).isNull();
+    assertThat(compactedBare.getPorts()).isNull();
+    assertThat(CachedObjects.compact(sparseSlice).getEndpoints().get(0).getAddresses()).isNull();
+    assertThat(CachedObjects.compact(bareService).getSpec()).isNull();
+    assertThat(CachedObjects.compact(sparseService).getSpec().getPorts()).isNull();
+  }
+
+  @Test
   void builderCopiesOfACompactedSliceCanBeChangedFreely() throws Exception {
     var cached = CachedObjects.compact(JSON.readValue(SLICE, EndpointSlice.class));
 

@@ -36,6 +36,23 @@ class ProxyCacheTrimTest {
   }
 
   @Test
+  void objectsWithoutMetadataStatusOrEndpointsAreTrimmedWithoutFailing() {
+    // The informer store runs this on whatever arrives; throwing there would stall the informer.
+    var slice = new EndpointSlice();
+    slice.setMetadata(null);
+    slice.setEndpoints(null);
+    var service = new Service();
+    service.setMetadata(null);
+    service.setSpec(null);
+
+    ProxyCacheTrim.slice(slice);
+    ProxyCacheTrim.service(service);
+
+    assertThat(slice.getEndpoints()).isNull();
+    assertThat(service.getStatus()).isNull();
+  }
+
+  @Test
   void keepsEverythingTheChangeTrackersAndThePlannerRead() {
     var slice = slice();
     var service = service();
