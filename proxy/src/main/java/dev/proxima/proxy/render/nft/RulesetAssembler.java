@@ -285,10 +285,11 @@ public final class RulesetAssembler {
     held.forEach(
         (set, elements) -> {
           var uses = elementUses.get(set);
+          var owners = isMap(set) ? keyOwners.get(set) : null;
           for (var element : elements) {
             uses.release(element);
-            if (isMap(set)) {
-              keyOwners.get(set).release(NftScriptDiff.key(element, true), port);
+            if (owners != null) {
+              owners.release(NftScriptDiff.key(element, true), port);
             }
           }
         });

@@ -171,6 +171,63 @@ class RulesetAssemblerTest {
     }
   }
 
+  /**
+   * Endpoints shared between Services come and go in a fixed pseudo-random order, as in an endpoint
+   * churn: after every step the kernel, patched by the deltas, must hold exactly what a fresh table
+   * of the state holds, so a leaked or lost element shows at the step that made it.
+   */
+  @Test
+  void sharedEndpointsChurningLeaveTheKernelEqualToAFreshTableAfterEveryStep() throws Exception {
+    requireKernelTools();
+    var suffix = UUID.randomUUID().toString().substring(0, 6);
+    var patched = "pxc-" + suffix;
+    var fresh = "pxf-" + suffix;
+    var pool = List.of("10.180.0.1", "10.180.0.2", "10.180.0.3", "10.180.0.4", "10.180.0.5");
+    var random = new java.util.Random(20261123L);
+    var current =
+        new java.util.TreeMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+    try {
+      load(patched, assembler.replaceAll(List.of()));
+      for (int step = 0; step < 40; step++) {
+        int service = random.nextInt(4);
+        ServicePortRules rules = null;
+        if (random.nextInt(5) > 0) {
+          var endpoints = new java.util.ArrayList<>(pool);
+          java.util.Collections.shuffle(endpoints, random);
+          rules =
+              service("churn/s" + service, "10.96.1." + service, 80)
+                  .cluster(
+                      endpoints.subList(0, 1 + random.nextInt(2)).stream()
+                          .map(ip -> remote(ip, 8080))
+                          .toArray(dev.proxima.proxy.model.Endpoint[]::new));
+        }
+        var name = service("churn/s" + service, "10.96.1." + service, 80).build().name();
+        var changes = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+        changes.put(name, rules);
+        if (rules == null) {
+          current.remove(name);
+        } else {
+          current.put(name, rules);
+        }
+        var delta = assembler.update(changes);
+        load(patched, delta.orElseGet(() -> assembler.replaceAll(List.copyOf(current.values()))));
+
+        load(fresh, new RulesetAssembler(CONFIG).replaceAll(List.copyOf(current.values())));
+        var patchedObjects = NftTool.objects(directory, patched);
+        var freshObjects = NftTool.objects(directory, fresh);
+        for (var object : List.of("set hairpins", "map cluster-endpoints", "map service-ips")) {
+          assertThat(patchedObjects.get(object))
+              .as("%s after step %d (%s)", object, step, current.keySet())
+              .isEqualTo(freshObjects.get(object));
+        }
+        HostTools.run(directory, "ip", "netns", "del", fresh);
+      }
+    } finally {
+      HostTools.run(directory, "ip", "netns", "del", patched);
+      HostTools.run(directory, "ip", "netns", "del", fresh);
+    }
+  }
+
   private static ServicePortRules empty() {
     return service("shop/empty", "10.96.0.15", 80).cluster();
   }
