@@ -112,12 +112,12 @@ class ChurnNetnsIT {
       Map<Layout.Pod, Path> outputs) {
     var triggered = Instant.now();
     cluster.setEndpoints(churn, cluster.ready(endpoints.toArray(String[]::new)));
-    var ip = cluster.pod(endpoint).ipv4() + " ";
+    var ip = cluster.pod(endpoint).ipv4();
     for (var client : outputs.keySet()) {
       await(endpoint + (added ? " added on " : " removed on ") + client.node().name())
           .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(20))
-          .until(() -> cluster.ruleset(client.node()).contains(ip) == added);
+          .until(() -> RulesetText.mentions(cluster.ruleset(client.node()), ip) == added);
     }
     var programmed = Instant.now();
     if (added) {

@@ -139,8 +139,10 @@ final class ClusterObjects {
   }
 
   /** Deletes the Services and slices of the scenario that just ended. */
-  void deleteWorkloads() {
-    for (var workload : workloads) {
+  /** Deletes the scenario's Services and slices; returns what it deleted. */
+  List<Workload> deleteWorkloads() {
+    var deleted = List.copyOf(workloads);
+    for (var workload : deleted) {
       kube.discovery()
           .v1()
           .endpointSlices()
@@ -150,6 +152,7 @@ final class ClusterObjects {
       kube.services().inNamespace(Workload.NAMESPACE).withName(workload.name).delete();
     }
     workloads.clear();
+    return deleted;
   }
 
   /** The current scenario's slices: endpoints, readiness and hints, one line each. */

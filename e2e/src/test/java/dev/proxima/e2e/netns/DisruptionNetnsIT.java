@@ -95,14 +95,20 @@ class DisruptionNetnsIT {
       cluster.api().restart();
     }
 
-    await("the change made during the outage is applied after it")
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(500))
-        .untilAsserted(
-            () -> {
-              var answers = cluster.probe(client, web, "tcp", 10);
-              assertThat(answers.counts()).as("%s", answers).containsOnlyKeys("c1s1");
-            });
+    // Every proxy, not only the client's: each reconnects on its own backoff, and the mock API
+    // server does not replay what a reconnecting watch missed, so a later deletion would be lost
+    // on a proxy that is still away when it happens.
+    for (var node : cluster.layout.nodes()) {
+      var onNode = cluster.layout.client(node);
+      await("the change made during the outage is applied on " + node.name())
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                var answers = cluster.probe(onNode, web, "tcp", 10);
+                assertThat(answers.counts()).as("%s", answers).containsOnlyKeys("c1s1");
+              });
+    }
     for (var node : cluster.layout.nodes()) {
       assertThat(cluster.proxyHealthz(node)).as("%s /healthz", node.name()).isEqualTo(200);
     }

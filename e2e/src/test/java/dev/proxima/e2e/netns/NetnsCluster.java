@@ -300,7 +300,7 @@ final class NetnsCluster implements AutoCloseable {
       await("%s programmed on %s".formatted(workload.name, node.name()))
           .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(100))
-          .until(() -> ruleset(node).contains(workload.clusterIp));
+          .until(() -> RulesetText.mentions(ruleset(node), workload.clusterIp));
     }
   }
 
@@ -322,8 +322,21 @@ final class NetnsCluster implements AutoCloseable {
     objects.awaitHints(workload);
   }
 
+  /**
+   * Deletes the scenario's Services and waits until no node's rules name them: the proxies share
+   * the cluster across scenarios, so one that missed a deletion would fail the next scenario in its
+   * place.
+   */
   void deleteWorkloads() {
-    objects.deleteWorkloads();
+    var deleted = objects.deleteWorkloads();
+    for (var node : layout.nodes()) {
+      for (var workload : deleted) {
+        await("%s removed from %s".formatted(workload.name, node.name()))
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(100))
+            .until(() -> !RulesetText.mentions(ruleset(node), workload.clusterIp));
+      }
+    }
   }
 
   // --- traffic -------------------------------------------------------------------------------

@@ -39,7 +39,12 @@ final class NetnsClusterExtension
       }
       assumeTrue(false, HostRequirements.explanation(missing));
     }
-    cluster(context);
+    var cluster = cluster(context);
+    // The cluster outlives each class, so a class must not inherit the mode the one before it
+    // chose: the routing scenarios pick theirs, everything else assumes the default.
+    if (!RoutingScenarios.class.isAssignableFrom(context.getRequiredTestClass())) {
+      cluster.useMode(ProxyMode.nftables);
+    }
   }
 
   private static NetnsCluster cluster(ExtensionContext context) {
