@@ -138,8 +138,7 @@ final class ClusterObjects {
             });
   }
 
-  /** Deletes the Services and slices of the scenario that just ended. */
-  /** Deletes the scenario's Services and slices; returns what it deleted. */
+  /** Deletes the Services and slices of the scenario that just ended; returns its workloads. */
   List<Workload> deleteWorkloads() {
     var deleted = List.copyOf(workloads);
     for (var workload : deleted) {
