@@ -5,14 +5,20 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,9 +37,8 @@ class RulesetAssemblerTest {
       service("shop/api", "10.96.0.11", 80)
           .cluster(remote("10.180.0.4", 80), remote("10.180.1.5", 80));
 
-  private static Map<dev.proxima.proxy.model.ServicePortName, ServicePortRules> change(
-      ServicePortRules... rules) {
-    var map = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+  private static Map<ServicePortName, ServicePortRules> change(ServicePortRules... rules) {
+    var map = new HashMap<ServicePortName, ServicePortRules>();
     for (var rule : rules) {
       map.put(rule.port().name(), rule);
     }
@@ -66,7 +71,7 @@ class RulesetAssemblerTest {
   @Test
   void aSharedHairpinStaysUntilItsLastUserGoes() {
     assembler.replaceAll(List.of(WEB, API));
-    var removeWeb = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+    var removeWeb = new HashMap<ServicePortName, ServicePortRules>();
     removeWeb.put(WEB.port().name(), null);
 
     var delta = assembler.update(removeWeb).orElseThrow();
@@ -91,7 +96,7 @@ class RulesetAssemblerTest {
   void aPortThatLostAKeyLeavesItWithTheHolderWhenItGoes() {
     var clash = service("shop/zzz", "10.96.0.10", 80).cluster(remote("10.180.9.9", 80));
     assembler.replaceAll(List.of(clash, WEB));
-    var removeClash = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+    var removeClash = new HashMap<ServicePortName, ServicePortRules>();
     removeClash.put(clash.port().name(), null);
 
     var delta = assembler.update(removeClash).orElseThrow();
@@ -140,7 +145,7 @@ class RulesetAssemblerTest {
     var fresh = "pxv-" + suffix;
     try {
       load(patched, assembler.replaceAll(mixed()));
-      var changes = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+      var changes = new HashMap<ServicePortName, ServicePortRules>();
       var web =
           service("shop/web", "10.96.0.10", 80)
               .cluster(remote("10.180.0.4", 80), remote("10.180.0.7", 80));
@@ -183,26 +188,25 @@ class RulesetAssemblerTest {
     var patched = "pxc-" + suffix;
     var fresh = "pxf-" + suffix;
     var pool = List.of("10.180.0.1", "10.180.0.2", "10.180.0.3", "10.180.0.4", "10.180.0.5");
-    var random = new java.util.Random(20261123L);
-    var current =
-        new java.util.TreeMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+    var random = new Random(20261123L);
+    var current = new TreeMap<ServicePortName, ServicePortRules>();
     try {
       load(patched, assembler.replaceAll(List.of()));
       for (int step = 0; step < 40; step++) {
         int service = random.nextInt(4);
+        var port = service("churn/s" + service, "10.96.1." + service, 80);
         ServicePortRules rules = null;
         if (random.nextInt(5) > 0) {
-          var endpoints = new java.util.ArrayList<>(pool);
-          java.util.Collections.shuffle(endpoints, random);
+          var endpoints = new ArrayList<>(pool);
+          Collections.shuffle(endpoints, random);
           rules =
-              service("churn/s" + service, "10.96.1." + service, 80)
-                  .cluster(
-                      endpoints.subList(0, 1 + random.nextInt(2)).stream()
-                          .map(ip -> remote(ip, 8080))
-                          .toArray(dev.proxima.proxy.model.Endpoint[]::new));
+              port.cluster(
+                  endpoints.subList(0, 1 + random.nextInt(2)).stream()
+                      .map(ip -> remote(ip, 8080))
+                      .toArray(Endpoint[]::new));
         }
-        var name = service("churn/s" + service, "10.96.1." + service, 80).build().name();
-        var changes = new HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+        var name = port.build().name();
+        var changes = new HashMap<ServicePortName, ServicePortRules>();
         changes.put(name, rules);
         if (rules == null) {
           current.remove(name);
