@@ -6,9 +6,13 @@ import static dev.proxima.controller.testing.Fixtures.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.proxima.controller.demo.EmbeddedApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +21,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -28,15 +33,24 @@ import org.junit.jupiter.api.io.TempDir;
 class ControllerProcessIT {
   @TempDir Path directory;
 
-  private EmbeddedApiServer apiServer;
+  private KubernetesMockServer apiServer;
   private KubernetesClient client;
   private Process controller;
   private Path log;
 
   @BeforeEach
   void startApiServer() {
-    apiServer = EmbeddedApiServer.start();
-    client = apiServer.client();
+    // The CRUD mock on a port of its own, so the controller process reaches it through a
+    // kubeconfig.
+    apiServer =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
+    apiServer.init(InetAddress.getLoopbackAddress(), 0);
+    client = apiServer.createClient();
   }
 
   @AfterEach
@@ -45,7 +59,7 @@ class ControllerProcessIT {
       controller.destroyForcibly();
     }
     client.close();
-    apiServer.close();
+    apiServer.destroy();
     if (log != null && Files.exists(log)) {
       System.out.println("controller log:\n" + Files.readString(log));
     }
@@ -75,7 +89,7 @@ class ControllerProcessIT {
           context: {cluster: embedded, user: tester, namespace: test}
         current-context: embedded
         """
-            .formatted(apiServer.url()));
+            .formatted("http://" + apiServer.getHostName() + ":" + apiServer.getPort()));
     return file;
   }
 

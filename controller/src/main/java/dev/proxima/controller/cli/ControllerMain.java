@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Writes EndpointSlice topology hints from spec.trafficDistribution.",
-    subcommands = {RunCommand.class, PlanCommand.class, DemoCommand.class})
+    subcommands = {RunCommand.class, PlanCommand.class})
 public final class ControllerMain implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -1,7 +1,5 @@
 package dev.proxima.e2e.demo;
 
-import dev.proxima.controller.demo.EmbeddedApiServer;
-import dev.proxima.controller.demo.ExampleCluster;
 import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.runtime.ProxyConfig;

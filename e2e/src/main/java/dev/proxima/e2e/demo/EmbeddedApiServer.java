@@ -1,4 +1,4 @@
-package dev.proxima.controller.demo;
+package dev.proxima.e2e.demo;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;

@@ -1,4 +1,4 @@
-package dev.proxima.controller.demo;
+package dev.proxima.e2e.demo;
 
 import dev.proxima.controller.hints.HintMode;
 import dev.proxima.controller.hints.HintPlanner;
@@ -24,8 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The example cluster of the embedded default: seeding it into an API server, running the real
- * controller until its hints converge, and reporting every endpoint's hints. Shared by the
- * controller's {@code demo} command and the full demo that adds one proxy per node.
+ * controller until its hints converge, and reporting every endpoint's hints.
  */
 public final class ExampleCluster {
   private static final String CLUSTER = "/demo/cluster.yaml";
