@@ -1,5 +1,6 @@
 package dev.proxima.e2e.demo;
 
+import dev.proxima.e2e.demo.api.KubectlDispatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -8,11 +9,14 @@ import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 
 /**
- * An in-process API server: fabric8's mock server in CRUD mode, bound to loopback on a free port.
- * It stores and watches objects like an API server but runs no controllers behind them.
+ * An in-process API server: fabric8's mock server in CRUD mode, bound to loopback on a free port,
+ * behind {@link KubectlDispatcher} so that the real kubectl can use it too. It stores and watches
+ * objects like an API server but runs no controllers behind them.
  */
 public final class EmbeddedApiServer implements AutoCloseable {
   // The mock server logs every request through java.util.logging; kept quiet so the demo's own
@@ -33,7 +37,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
-            new KubernetesCrudDispatcher(),
+            new KubectlDispatcher(new KubernetesCrudDispatcher()),
             false);
     try {
       server.init(InetAddress.getLoopbackAddress(), 0);
@@ -51,6 +55,33 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   public String url() {
     return "http://" + server.getHostName() + ":" + server.getPort();
+  }
+
+  /** Writes a kubeconfig for kubectl (namespace demo, plain HTTP, no credentials checked). */
+  public void writeKubeconfig(Path file) throws IOException {
+    Files.writeString(
+        file,
+        """
+        # Written by ./demo.sh --serve: the embedded API server, valid while the demo runs.
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: proxima-demo
+          cluster:
+            server: %s
+        users:
+        - name: proxima-demo
+          user:
+            token: demo
+        contexts:
+        - name: proxima-demo
+          context:
+            cluster: proxima-demo
+            user: proxima-demo
+            namespace: demo
+        current-context: proxima-demo
+        """
+            .formatted(url()));
   }
 
   @Override

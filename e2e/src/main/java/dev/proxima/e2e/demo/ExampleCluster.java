@@ -45,6 +45,13 @@ public final class ExampleCluster {
    * @return false when the hints did not converge in time
    */
   public static boolean runController(KubernetesClient client, Duration timeout) throws Exception {
+    try (var controller = startController(client)) {
+      return awaitConverged(client, timeout);
+    }
+  }
+
+  /** Starts the real controller, with leader election; it runs until closed. */
+  public static HintController startController(KubernetesClient client) throws Exception {
     var config =
         ControllerConfig.defaults()
             .withLeaderElection(
@@ -56,16 +63,15 @@ public final class ExampleCluster {
                     Duration.ofSeconds(15),
                     Duration.ofSeconds(10),
                     Duration.ofSeconds(2)));
-    try (var controller =
+    var controller =
         new HintController(
             client,
             config,
             new ControllerMetrics(new PrometheusRegistry()),
             Clock.systemUTC(),
-            () -> {})) {
-      controller.start(Duration.ofSeconds(30));
-      return awaitConverged(client, Instant.now().plus(timeout));
-    }
+            () -> {});
+    controller.start(Duration.ofSeconds(30));
+    return controller;
   }
 
   public static void seed(KubernetesClient client, ClusterState cluster) {
@@ -74,8 +80,13 @@ public final class ExampleCluster {
     cluster.endpointSlices().forEach(slice -> client.resource(slice).create());
   }
 
-  /** Converged means the planner finds nothing left to write for any Service. */
-  private static boolean awaitConverged(KubernetesClient client, Instant deadline) {
+  /**
+   * Waits until the planner finds nothing left to write for any Service.
+   *
+   * @return false when that did not happen within {@code timeout}
+   */
+  public static boolean awaitConverged(KubernetesClient client, Duration timeout) {
+    var deadline = Instant.now().plus(timeout);
     var planner = plannerFor(client);
     while (Instant.now().isBefore(deadline)) {
       var slices = client.discovery().v1().endpointSlices().inAnyNamespace().list().getItems();
@@ -154,7 +165,7 @@ public final class ExampleCluster {
     };
   }
 
-  private static String hints(Endpoint endpoint) {
+  static String hints(Endpoint endpoint) {
     var hints = endpoint.getHints();
     if (hints == null) {
       return "-";

@@ -1,0 +1,292 @@
+package dev.proxima.e2e.demo.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * fabric8's CRUD mock with what the real kubectl needs around it: discovery, the version, a little
+ * OpenAPI, strategic merge patches turned into the JSON merge patches the mock understands, field
+ * selectors on lists, Tables for {@code kubectl get}, and the defaults a new Service gets. Every
+ * other request goes to the mock unchanged, so Proxima's own clients see what they saw before.
+ */
+public final class KubectlDispatcher extends Dispatcher {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String STRATEGIC_MERGE = "application/strategic-merge-patch+json";
+  private static final String MERGE = "application/merge-patch+json";
+  private static final String JSON_PATCH = "application/json-patch+json";
+
+  private final KubernetesCrudDispatcher store;
+
+  public KubectlDispatcher(KubernetesCrudDispatcher store) {
+    this.store = store;
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    var response = route(request);
+    // The mock sends no Content-Type; client-go then decodes by the first type it asked for,
+    // which for kubectl describe is protobuf. Everything the mock answers is JSON.
+    if (response.getWebSocketListener() == null && response.header("Content-Type") == null) {
+      response.setHeader("Content-Type", "application/json");
+    }
+    return response;
+  }
+
+  private MockResponse route(RecordedRequest request) {
+    var target = request.getPath();
+    int question = target.indexOf('?');
+    var path = question < 0 ? target : target.substring(0, question);
+    var query = question < 0 ? "" : target.substring(question + 1);
+    try {
+      return switch (request.method()) {
+        case GET -> get(request, path, query);
+        case PATCH ->
+            isStrategicMerge(request) || isMerge(request)
+                ? patch(request, path, isStrategicMerge(request))
+                : forward(request);
+        case POST -> isServiceCollection(path) ? createService(request) : forward(request);
+        default -> forward(request);
+      };
+    } catch (JsonProcessingException | IllegalArgumentException bad) {
+      return status(400, "BadRequest", bad.getMessage());
+    }
+  }
+
+  private MockResponse get(RecordedRequest request, String path, String query)
+      throws JsonProcessingException {
+    if (path.equals("/version")) {
+      return json(200, VersionInfo.document());
+    }
+    var discovery = Discovery.document(path);
+    if (discovery.isPresent()) {
+      return json(200, discovery.get());
+    }
+    if (path.startsWith("/openapi/")) {
+      return OpenApi.document(path)
+          .map(document -> json(200, document))
+          .orElseGet(() -> status(404, "NotFound", "the demo serves no OpenAPI document " + path));
+    }
+    var selector = parameter(query, "fieldSelector");
+    MockResponse response;
+    if (selector.isPresent() && parameter(query, "watch").isEmpty()) {
+      response =
+          forward(
+              request.getHttpVersion(),
+              HttpMethod.GET,
+              path + "?" + without(query, "fieldSelector"),
+              request.getHeaders(),
+              new Buffer());
+      response = filtered(response, FieldSelector.parse(selector.get()));
+    } else {
+      response = forward(request);
+    }
+    var resource = ApiResource.ofPath(path);
+    if (parameter(query, "watch").isPresent()) {
+      return response;
+    }
+    return Tables.wanted(request.getHeader("Accept"))
+        ? Tables.convert(response, resource)
+        : typedList(response, resource);
+  }
+
+  private static boolean isStrategicMerge(RecordedRequest request) {
+    var type = request.getHeader("Content-Type");
+    return type != null && type.startsWith(STRATEGIC_MERGE);
+  }
+
+  private static boolean isMerge(RecordedRequest request) {
+    var type = request.getHeader("Content-Type");
+    return type != null && type.startsWith(MERGE);
+  }
+
+  /**
+   * Applies a merge or strategic merge patch to the stored object here, then hands the mock the
+   * JSON patch from the stored object to the result. The patch first tests the stored
+   * resourceVersion, so a write in between fails with a conflict (which kubectl retries) instead of
+   * being lost.
+   */
+  private MockResponse patch(RecordedRequest request, String path, boolean strategic)
+      throws JsonProcessingException {
+    var stored = store.handleGet(path);
+    if (stored.code() != 200) {
+      return stored;
+    }
+    var current = (ObjectNode) JSON.readTree(text(stored.getBody()));
+    var kind = current.path("kind").asText();
+    if (strategic && !StrategicMergePatch.supports(kind)) {
+      return status(
+          415,
+          "UnsupportedMediaType",
+          "the demo's API server applies strategic merge patches only to Services, EndpointSlices,"
+              + " Nodes, Events, Namespaces and Leases, not "
+              + kind
+              + "; use kubectl patch --type=merge or --type=json");
+    }
+    var patch = JSON.readTree(text(request.getBody()));
+    if (!(patch instanceof ObjectNode patchMap)) {
+      throw new IllegalArgumentException("a merge patch must be a JSON object");
+    }
+    var result =
+        strategic
+            ? StrategicMergePatch.apply(current, patchMap)
+            : JsonMergePatch.apply(current, patchMap);
+    if (kind.equals("Service")) {
+      // A port added by the patch gets its protocol and target port, as on a real API server.
+      ServiceDefaults.apply(result, clusterIpsInUse());
+    }
+    var operations = JSON.createArrayNode();
+    operations
+        .addObject()
+        .put("op", "test")
+        .put("path", "/metadata/resourceVersion")
+        .set("value", current.path("metadata").path("resourceVersion"));
+    operations.addAll(JsonPatch.between(current, result));
+    var headers =
+        request.getHeaders().newBuilder().removeAll("Content-Type").add("Content-Type", JSON_PATCH);
+    return forward(
+        request.getHttpVersion(),
+        HttpMethod.PATCH,
+        request.getPath(),
+        headers.build(),
+        new Buffer().writeUtf8(JSON.writeValueAsString(operations)));
+  }
+
+  private static boolean isServiceCollection(String path) {
+    return path.endsWith("/services")
+        && ApiResource.ofPath(path).map(r -> r.kind().equals("Service")).orElse(false);
+  }
+
+  private MockResponse createService(RecordedRequest request) throws JsonProcessingException {
+    var service = JSON.readTree(text(request.getBody()));
+    if (!(service instanceof ObjectNode serviceMap)) {
+      throw new IllegalArgumentException("a Service must be a JSON object");
+    }
+    ServiceDefaults.apply(serviceMap, clusterIpsInUse());
+    return forward(
+        request.getHttpVersion(),
+        HttpMethod.POST,
+        request.getPath(),
+        request.getHeaders(),
+        new Buffer().writeUtf8(JSON.writeValueAsString(serviceMap)));
+  }
+
+  private Set<String> clusterIpsInUse() throws JsonProcessingException {
+    var taken = new HashSet<String>();
+    var all = store.handleGet("/api/v1/services");
+    for (JsonNode existing : JSON.readTree(text(all.getBody())).path("items")) {
+      existing.path("spec").path("clusterIPs").forEach(ip -> taken.add(ip.asText()));
+      taken.add(existing.path("spec").path("clusterIP").asText());
+    }
+    return taken;
+  }
+
+  private static MockResponse filtered(MockResponse list, FieldSelector selector)
+      throws JsonProcessingException {
+    if (list.code() != 200) {
+      return list;
+    }
+    var document = JSON.readTree(text(list.getBody()));
+    if (document instanceof ObjectNode map && map.get("items") != null) {
+      var items = new ArrayList<JsonNode>();
+      map.path("items").forEach(items::add);
+      var kept = map.putArray("items");
+      items.stream().filter(selector::matches).forEach(kept::add);
+      return json(200, map);
+    }
+    return list;
+  }
+
+  /**
+   * The mock calls every list a v1 "List"; client-go's typed clients (kubectl describe) decode only
+   * the list kind of the resource, for example discovery.k8s.io/v1 EndpointSliceList.
+   */
+  private static MockResponse typedList(MockResponse response, Optional<ApiResource> resource)
+      throws JsonProcessingException {
+    if (response.code() != 200 || resource.isEmpty()) {
+      return response;
+    }
+    var document = JSON.readTree(text(response.getBody()));
+    if (document instanceof ObjectNode list && list.path("kind").asText().equals("List")) {
+      list.put("kind", resource.get().kind() + "List");
+      list.put("apiVersion", resource.get().groupVersion());
+      return json(200, list);
+    }
+    return response;
+  }
+
+  private MockResponse forward(RecordedRequest request) {
+    return store.dispatch(request);
+  }
+
+  private MockResponse forward(
+      String httpVersion, HttpMethod method, String path, Headers headers, Buffer body) {
+    return store.dispatch(new RecordedRequest(httpVersion, method, path, headers, body));
+  }
+
+  private static Optional<String> parameter(String query, String name) {
+    for (var pair : query.split("&")) {
+      if (pair.startsWith(name + "=")) {
+        return Optional.of(pair.substring(name.length() + 1));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String without(String query, String name) {
+    var kept = new ArrayList<String>();
+    for (var pair : query.split("&")) {
+      if (!pair.isEmpty() && !pair.startsWith(name + "=")) {
+        kept.add(pair);
+      }
+    }
+    return String.join("&", kept);
+  }
+
+  /** A body's text, read without emptying it (Buffer's own read methods drain it). */
+  static String text(io.fabric8.mockwebserver.http.Buffer body) {
+    return new String(body.getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  static MockResponse json(int code, JsonNode body) {
+    try {
+      return new MockResponse()
+          .setResponseCode(code)
+          .setHeader("Content-Type", "application/json")
+          .setBody(JSON.writeValueAsString(body));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A Kubernetes Status, which kubectl prints as "Error from server (reason): message". */
+  static MockResponse status(int code, String reason, String message) {
+    var body =
+        JSON.createObjectNode()
+            .put("kind", "Status")
+            .put("apiVersion", "v1")
+            .put("status", "Failure")
+            .put("message", message)
+            .put("reason", reason)
+            .put("code", code);
+    body.putObject("metadata");
+    return json(code, body);
+  }
+
+  @Override
+  public void shutdown() {
+    store.shutdown();
+  }
+}

@@ -1,0 +1,70 @@
+package dev.proxima.e2e.demo.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Optional;
+
+/**
+ * Just enough OpenAPI v3 for kubectl's create and apply: each group version's document declares
+ * that PATCH accepts the {@code fieldValidation} parameter, so kubectl asks the server to validate
+ * ({@code fieldValidation=Strict}, which the mock accepts and ignores) instead of downloading
+ * schemas to validate on the client. With no schemas, kubectl apply builds its strategic merge
+ * patches from the types compiled into it, as it does for any built-in kind.
+ */
+final class OpenApi {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String PREFIX = "/openapi/v3";
+
+  private OpenApi() {}
+
+  /** The document at {@code path}, if it is one of OpenAPI's. */
+  static Optional<ObjectNode> document(String path) {
+    if (path.equals(PREFIX)) {
+      var root = JSON.createObjectNode();
+      var paths = root.putObject("paths");
+      ApiResource.ALL.forEach(
+          r -> {
+            var relative = r.groupVersionPath().substring(1);
+            paths.putObject(relative).put("serverRelativeURL", PREFIX + "/" + relative);
+          });
+      return Optional.of(root);
+    }
+    if (!path.startsWith(PREFIX + "/")) {
+      return Optional.empty();
+    }
+    var groupVersionPath = path.substring(PREFIX.length());
+    var resources =
+        ApiResource.ALL.stream()
+            .filter(r -> r.groupVersionPath().equals(groupVersionPath))
+            .toList();
+    if (resources.isEmpty()) {
+      return Optional.empty();
+    }
+    var document = JSON.createObjectNode().put("openapi", "3.0.0");
+    document.putObject("info").put("title", "Proxima demo API server").put("version", "v1");
+    var paths = document.putObject("paths");
+    for (var resource : resources) {
+      var item =
+          groupVersionPath
+              + (resource.namespaced() ? "/namespaces/{namespace}/" : "/")
+              + resource.plural()
+              + "/{name}";
+      var patch = paths.putObject(item).putObject("patch");
+      patch
+          .putObject("x-kubernetes-group-version-kind")
+          .put("group", resource.group())
+          .put("version", resource.version())
+          .put("kind", resource.kind());
+      patch.put("x-kubernetes-action", "patch");
+      patch
+          .putArray("parameters")
+          .addObject()
+          .put("name", "fieldValidation")
+          .put("in", "query")
+          .putObject("schema")
+          .put("type", "string");
+      patch.putObject("responses").putObject("200").put("description", "OK");
+    }
+    return Optional.of(document);
+  }
+}
