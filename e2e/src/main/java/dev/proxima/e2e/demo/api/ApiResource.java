@@ -18,6 +18,9 @@ public record ApiResource(
     boolean namespaced,
     List<String> shortNames) {
 
+  /** The resources {@code kubectl get all} lists. */
+  static final List<String> IN_CATEGORY_ALL = List.of("services", "pods");
+
   static final List<String> VERBS =
       List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
 

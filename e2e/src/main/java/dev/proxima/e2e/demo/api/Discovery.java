@@ -78,6 +78,9 @@ final class Discovery {
                       .put("namespaced", r.namespaced())
                       .put("kind", r.kind());
               strings(entry.putArray("verbs"), ApiResource.VERBS);
+              if (ApiResource.IN_CATEGORY_ALL.contains(r.plural())) {
+                entry.putArray("categories").add("all");
+              }
               if (!r.shortNames().isEmpty()) {
                 strings(entry.putArray("shortNames"), r.shortNames());
               }

@@ -13,6 +13,7 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -50,6 +51,10 @@ public final class KubectlDispatcher extends Dispatcher {
     int question = target.indexOf('?');
     var path = question < 0 ? target : target.substring(0, question);
     var query = question < 0 ? "" : target.substring(question + 1);
+    var refusal = unsupported(request, query);
+    if (refusal.isPresent()) {
+      return refusal.get();
+    }
     try {
       return switch (request.method()) {
         case GET -> get(request, path, query);
@@ -58,11 +63,46 @@ public final class KubectlDispatcher extends Dispatcher {
                 ? patch(request, path, isStrategicMerge(request))
                 : forward(request);
         case POST -> isServiceCollection(path) ? createService(request) : forward(request);
+        case PUT -> isServiceItem(path) ? replaceService(request, path) : forward(request);
         default -> forward(request);
       };
     } catch (JsonProcessingException | IllegalArgumentException bad) {
       return status(400, "BadRequest", bad.getMessage());
     }
+  }
+
+  /**
+   * Requests the mock would get wrong rather than refuse: it ignores dryRun (kubectl diff and
+   * --dry-run=server would really change objects), and cannot read protobuf bodies (kubectl create
+   * service ... sends them) or server-side apply. Each gets an error naming what to use.
+   */
+  private static Optional<MockResponse> unsupported(RecordedRequest request, String query) {
+    if (parameter(query, "dryRun").isPresent()) {
+      return Optional.of(
+          status(
+              400,
+              "BadRequest",
+              "the demo's API server does not support server-side dry-run (kubectl diff,"
+                  + " --dry-run=server); use --dry-run=client"));
+    }
+    var type = request.getHeader("Content-Type");
+    if (type != null && type.startsWith("application/vnd.kubernetes.protobuf")) {
+      return Optional.of(
+          status(
+              415,
+              "UnsupportedMediaType",
+              "the demo's API server reads JSON and YAML only, not protobuf; write a manifest"
+                  + " and use kubectl apply -f or kubectl create -f"));
+    }
+    if (type != null && type.startsWith("application/apply-patch")) {
+      return Optional.of(
+          status(
+              415,
+              "UnsupportedMediaType",
+              "the demo's API server does not support server-side apply; use kubectl apply"
+                  + " without --server-side"));
+    }
+    return Optional.empty();
   }
 
   private MockResponse get(RecordedRequest request, String path, String query)
@@ -167,6 +207,40 @@ public final class KubectlDispatcher extends Dispatcher {
   private static boolean isServiceCollection(String path) {
     return path.endsWith("/services")
         && ApiResource.ofPath(path).map(r -> r.kind().equals("Service")).orElse(false);
+  }
+
+  private static boolean isServiceItem(String path) {
+    var parts = path.split("/");
+    return parts.length >= 2
+        && parts[parts.length - 2].equals("services")
+        && ApiResource.ofPath(path).map(r -> r.kind().equals("Service")).orElse(false);
+  }
+
+  /**
+   * A replaced Service keeps its ClusterIPs when the new one leaves them out, as on a real API
+   * server (they are immutable), and gets the same defaults as a new one.
+   */
+  private MockResponse replaceService(RecordedRequest request, String path)
+      throws JsonProcessingException {
+    var service = JSON.readTree(text(request.getBody()));
+    var stored = store.handleGet(path);
+    if (!(service instanceof ObjectNode serviceMap) || stored.code() != 200) {
+      return forward(request);
+    }
+    var storedSpec = JSON.readTree(text(stored.getBody())).path("spec");
+    var spec = serviceMap.with("spec");
+    for (var field : List.of("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy")) {
+      if (!spec.hasNonNull(field) && storedSpec.hasNonNull(field)) {
+        spec.set(field, storedSpec.get(field));
+      }
+    }
+    ServiceDefaults.apply(serviceMap, clusterIpsInUse());
+    return forward(
+        request.getHttpVersion(),
+        HttpMethod.PUT,
+        request.getPath(),
+        request.getHeaders(),
+        new Buffer().writeUtf8(JSON.writeValueAsString(serviceMap)));
   }
 
   private MockResponse createService(RecordedRequest request) throws JsonProcessingException {
