@@ -202,6 +202,31 @@ class DemoServeKubectlIT {
         .isEqualTo("team-a");
     assertThat(ok("label", "service", "web", "tier-")).contains("service/web unlabeled");
 
+    // edit (a strategic merge patch) and replace -f (a PUT that leaves the ClusterIP out).
+    var clusterIp = ok("get", "service", "web", "-o", "jsonpath={.spec.clusterIP}");
+    assertThat(
+            kubectlWith(
+                    Map.of("EDITOR", "sed -i s/PreferSameNode/PreferSameZone/"),
+                    "edit",
+                    "service",
+                    "web")
+                .output())
+        .contains("service/web edited");
+    assertThat(ok("get", "service", "web", "-o", "jsonpath={.spec.trafficDistribution}"))
+        .isEqualTo("PreferSameZone");
+    assertThat(ok("replace", "-f", manifest.toString())).contains("service/web replaced");
+    assertThat(ok("get", "service", "web", "-o", "jsonpath={.spec.clusterIP}"))
+        .isEqualTo(clusterIp);
+    assertThat(ok("get", "all")).contains("service/web").contains("service/dns");
+
+    // What the embedded server does not do is refused with a message naming the alternative.
+    assertThat(failed("apply", "--server-side", "-f", manifest.toString()))
+        .contains("does not support server-side apply");
+    assertThat(failed("diff", "-f", manifest.toString()))
+        .contains("does not support server-side dry-run");
+    assertThat(failed("create", "service", "clusterip", "api", "--tcp=80:8080"))
+        .contains("use kubectl apply -f or kubectl create -f");
+
     // delete: the Service and its slice go, and so do the nodes' rules for it.
     assertThat(ok("delete", "-f", manifest.toString()))
         .contains("service \"web\" deleted")
@@ -215,6 +240,8 @@ class DemoServeKubectlIT {
             () ->
                 assertThat(Files.readString(OUTPUT.resolve("node-a1.txt")))
                     .doesNotContain("demo/web"));
+    assertThat(ok("create", "-f", manifest.toString())).contains("service/web created");
+    awaitReport("node-a1", "demo/web port http/TCP");
 
     // Ctrl-C stops it.
     new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start().waitFor();
@@ -282,26 +309,52 @@ class DemoServeKubectlIT {
     return result.output();
   }
 
+  /** Runs kubectl, asserting it fails; returns what it printed. */
+  private String failed(String... arguments) throws Exception {
+    var result = kubectl(arguments);
+    assertThat(result.exitCode())
+        .as("kubectl %s:%n%s", String.join(" ", arguments), result.output())
+        .isNotZero();
+    return result.output();
+  }
+
   private Commands.Result kubectl(String... arguments) throws Exception {
+    return kubectlWith(Map.of(), arguments);
+  }
+
+  private Commands.Result kubectlWith(Map<String, String> environment, String... arguments)
+      throws Exception {
     var command = new ArrayList<String>();
     command.add("kubectl");
     command.addAll(List.of(arguments));
     var output = directory.resolve("kubectl.out");
     var result =
         Commands.run(
-            command,
-            Commands.ROOT,
-            Map.of("KUBECONFIG", KUBECONFIG.toString()),
-            output,
-            Duration.ofSeconds(60));
+            command, Commands.ROOT, withKubeconfig(environment), output, Duration.ofSeconds(60));
+    transcript.append("$ ");
+    environment.forEach(
+        (name, value) -> transcript.append(name).append("='").append(value).append("' "));
     transcript
-        .append("$ kubectl ")
-        .append(String.join(" ", arguments))
+        .append("kubectl ")
+        .append(
+            String.join(
+                " ", java.util.Arrays.stream(arguments).map(DemoServeKubectlIT::quoted).toList()))
         .append('\n')
         .append(result.output())
         .append(result.output().endsWith("\n") ? "" : "\n")
         .append(result.exitCode() == 0 ? "" : "(exit " + result.exitCode() + ")\n");
     return result;
+  }
+
+  /** An argument as one would type it into a shell. */
+  private static String quoted(String argument) {
+    return argument.matches("[A-Za-z0-9_./=:,+-]*") ? argument : "'" + argument + "'";
+  }
+
+  private static Map<String, String> withKubeconfig(Map<String, String> environment) {
+    var all = new java.util.HashMap<>(environment);
+    all.put("KUBECONFIG", KUBECONFIG.toString());
+    return all;
   }
 
   private String log() throws IOException {
