@@ -122,18 +122,7 @@ class DemoServeKubectlIT {
     assertThat(ok("apply", "-f", manifest.toString())).contains("service/web configured");
     assertThat(ok("get", "service", "web", "-o", "jsonpath={.spec.ports[*].name}"))
         .isEqualTo("http admin");
-    await()
-        .atMost(REACTION)
-        .untilAsserted(
-            () ->
-                assertThat(
-                        ok(
-                            "get",
-                            "endpointslice",
-                            "web-1",
-                            "-o",
-                            "jsonpath={.endpoints[*].hints.forNodes[*].name}"))
-                    .isEqualTo("node-a1 node-b1"));
+    awaitSlice("web-1", "jsonpath={.endpoints[*].hints.forNodes[*].name}", "node-a1 node-b1");
     awaitReport(
         "node-a1",
         "demo/web port http/TCP  trafficDistribution=PreferSameNode  topology=PreferSameNode\n"
@@ -174,18 +163,7 @@ class DemoServeKubectlIT {
                 "-p",
                 "[{\"op\":\"remove\",\"path\":\"/spec/trafficDistribution\"}]"))
         .contains("service/catalog patched");
-    await()
-        .atMost(REACTION)
-        .untilAsserted(
-            () ->
-                assertThat(
-                        ok(
-                            "get",
-                            "endpointslice",
-                            "catalog-p2m8d",
-                            "-o",
-                            "jsonpath={.endpoints[*].hints}"))
-                    .isEmpty());
+    awaitSlice("catalog-p2m8d", "jsonpath={.endpoints[*].hints}", "");
 
     // label and annotate.
     assertThat(ok("label", "service", "web", "tier=frontend")).contains("service/web labeled");
@@ -291,6 +269,14 @@ class DemoServeKubectlIT {
                 ? ""
                 : "  trafficDistribution: " + trafficDistribution + "\n",
             extraPorts);
+  }
+
+  /** Waits until {@code kubectl get endpointslice NAME -o jsonpath=...} prints {@code value}. */
+  private void awaitSlice(String name, String jsonpath, String value) {
+    await()
+        .atMost(REACTION)
+        .untilAsserted(
+            () -> assertThat(ok("get", "endpointslice", name, "-o", jsonpath)).isEqualTo(value));
   }
 
   private void awaitReport(String node, String text) {
