@@ -192,6 +192,11 @@ class DemoServeKubectlIT {
         .contains("service/web edited");
     assertThat(ok("get", "service", "web", "-o", "jsonpath={.spec.trafficDistribution}"))
         .isEqualTo("PreferSameZone");
+    // replace copies each object's current resourceVersion into its PUT, so a write by the
+    // controller in between fails it (409 on a real API server): let the hints settle first,
+    // and replace with the Service as it now is.
+    awaitSlice("web-1", "jsonpath={.endpoints[*].hints.forNodes}", "");
+    Files.writeString(manifest, webManifest("PreferSameZone", "  - name: admin\n    port: 9090\n"));
     assertThat(ok("replace", "-f", manifest.toString())).contains("service/web replaced");
     assertThat(ok("get", "service", "web", "-o", "jsonpath={.spec.clusterIP}"))
         .isEqualTo(clusterIp);

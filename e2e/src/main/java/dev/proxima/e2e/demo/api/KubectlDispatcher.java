@@ -11,6 +11,7 @@ import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.zjsonpatch.JsonPatchException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -28,6 +29,7 @@ public final class KubectlDispatcher extends Dispatcher {
   private static final String STRATEGIC_MERGE = "application/strategic-merge-patch+json";
   private static final String MERGE = "application/merge-patch+json";
   private static final String JSON_PATCH = "application/json-patch+json";
+  private static final int PATCH_ATTEMPTS = 5;
 
   private final KubernetesCrudDispatcher store;
 
@@ -155,53 +157,82 @@ public final class KubectlDispatcher extends Dispatcher {
   /**
    * Applies a merge or strategic merge patch to the stored object here, then hands the mock the
    * JSON patch from the stored object to the result. The patch first tests the stored
-   * resourceVersion, so a write in between fails with a conflict (which kubectl retries) instead of
-   * being lost.
+   * resourceVersion, so a write in between (the controller's, say) fails it instead of being
+   * undone; like a real API server, the patch is then applied again to the newer object.
    */
   private MockResponse patch(RecordedRequest request, String path, boolean strategic)
       throws JsonProcessingException {
-    var stored = store.handleGet(path);
-    if (stored.code() != 200) {
-      return stored;
-    }
-    var current = (ObjectNode) JSON.readTree(text(stored.getBody()));
-    var kind = current.path("kind").asText();
-    if (strategic && !StrategicMergePatch.supports(kind)) {
-      return status(
-          415,
-          "UnsupportedMediaType",
-          "the demo's API server applies strategic merge patches only to Services, EndpointSlices,"
-              + " Nodes, Events, Namespaces and Leases, not "
-              + kind
-              + "; use kubectl patch --type=merge or --type=json");
-    }
     var patch = JSON.readTree(text(request.getBody()));
     if (!(patch instanceof ObjectNode patchMap)) {
       throw new IllegalArgumentException("a merge patch must be a JSON object");
     }
-    var result =
-        strategic
-            ? StrategicMergePatch.apply(current, patchMap)
-            : JsonMergePatch.apply(current, patchMap);
-    if (kind.equals("Service")) {
-      // A port added by the patch gets its protocol and target port, as on a real API server.
-      ServiceDefaults.apply(result, clusterIpsInUse());
+    MockResponse response = null;
+    for (int attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
+      var stored = store.handleGet(path);
+      if (stored.code() != 200) {
+        return stored;
+      }
+      var current = (ObjectNode) JSON.readTree(text(stored.getBody()));
+      var kind = current.path("kind").asText();
+      if (strategic && !StrategicMergePatch.supports(kind)) {
+        return status(
+            415,
+            "UnsupportedMediaType",
+            "the demo's API server applies strategic merge patches only to Services,"
+                + " EndpointSlices, Nodes, Events, Namespaces and Leases, not "
+                + kind
+                + "; use kubectl patch --type=merge or --type=json");
+      }
+      var result =
+          strategic
+              ? StrategicMergePatch.apply(current, patchMap)
+              : JsonMergePatch.apply(current, patchMap);
+      if (kind.equals("Service")) {
+        // A port added by the patch gets its protocol and target port, as on a real API server.
+        ServiceDefaults.apply(result, clusterIpsInUse());
+      }
+      var version = current.path("metadata").path("resourceVersion");
+      var operations = JSON.createArrayNode();
+      operations
+          .addObject()
+          .put("op", "test")
+          .put("path", "/metadata/resourceVersion")
+          .set("value", version);
+      operations.addAll(JsonPatch.between(current, result));
+      var headers =
+          request
+              .getHeaders()
+              .newBuilder()
+              .removeAll("Content-Type")
+              .add("Content-Type", JSON_PATCH);
+      try {
+        response =
+            forward(
+                request.getHttpVersion(),
+                HttpMethod.PATCH,
+                request.getPath(),
+                headers.build(),
+                new Buffer().writeUtf8(JSON.writeValueAsString(operations)));
+      } catch (JsonPatchException failedTest) {
+        // The mock throws when an operation does not apply; the resourceVersion test is the
+        // only one that can fail here, because the others were computed from this very object.
+        response = status(409, "Conflict", failedTest.getMessage());
+      }
+      if (response.code() < 400 || unchangedSince(path, version)) {
+        return response;
+      }
     }
-    var operations = JSON.createArrayNode();
-    operations
-        .addObject()
-        .put("op", "test")
-        .put("path", "/metadata/resourceVersion")
-        .set("value", current.path("metadata").path("resourceVersion"));
-    operations.addAll(JsonPatch.between(current, result));
-    var headers =
-        request.getHeaders().newBuilder().removeAll("Content-Type").add("Content-Type", JSON_PATCH);
-    return forward(
-        request.getHttpVersion(),
-        HttpMethod.PATCH,
-        request.getPath(),
-        headers.build(),
-        new Buffer().writeUtf8(JSON.writeValueAsString(operations)));
+    return response;
+  }
+
+  /** Whether the object at {@code path} still has {@code version} (or is gone). */
+  private boolean unchangedSince(String path, JsonNode version) throws JsonProcessingException {
+    var stored = store.handleGet(path);
+    return stored.code() != 200
+        || JSON.readTree(text(stored.getBody()))
+            .path("metadata")
+            .path("resourceVersion")
+            .equals(version);
   }
 
   private static boolean isServiceCollection(String path) {
@@ -235,12 +266,7 @@ public final class KubectlDispatcher extends Dispatcher {
       }
     }
     ServiceDefaults.apply(serviceMap, clusterIpsInUse());
-    return forward(
-        request.getHttpVersion(),
-        HttpMethod.PUT,
-        request.getPath(),
-        request.getHeaders(),
-        new Buffer().writeUtf8(JSON.writeValueAsString(serviceMap)));
+    return forwardWithBody(request, serviceMap);
   }
 
   private MockResponse createService(RecordedRequest request) throws JsonProcessingException {
@@ -249,12 +275,7 @@ public final class KubectlDispatcher extends Dispatcher {
       throw new IllegalArgumentException("a Service must be a JSON object");
     }
     ServiceDefaults.apply(serviceMap, clusterIpsInUse());
-    return forward(
-        request.getHttpVersion(),
-        HttpMethod.POST,
-        request.getPath(),
-        request.getHeaders(),
-        new Buffer().writeUtf8(JSON.writeValueAsString(serviceMap)));
+    return forwardWithBody(request, serviceMap);
   }
 
   private Set<String> clusterIpsInUse() throws JsonProcessingException {
@@ -299,6 +320,17 @@ public final class KubectlDispatcher extends Dispatcher {
       return json(200, list);
     }
     return response;
+  }
+
+  /** {@code request} as it came, with {@code body} in place of its own. */
+  private MockResponse forwardWithBody(RecordedRequest request, JsonNode body)
+      throws JsonProcessingException {
+    return forward(
+        request.getHttpVersion(),
+        request.method(),
+        request.getPath(),
+        request.getHeaders(),
+        new Buffer().writeUtf8(JSON.writeValueAsString(body)));
   }
 
   private MockResponse forward(RecordedRequest request) {
