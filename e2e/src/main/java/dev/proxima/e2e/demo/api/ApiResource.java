@@ -54,13 +54,6 @@ public record ApiResource(
     return group.isEmpty() ? "/api/" + version : "/apis/" + group + "/" + version;
   }
 
-  /** The resource with this kind, if the server serves it. */
-  static Optional<ApiResource> ofKind(String apiVersion, String kind) {
-    return ALL.stream()
-        .filter(r -> r.kind.equals(kind) && r.groupVersion().equals(apiVersion))
-        .findFirst();
-  }
-
   /** The resource a request path names (/api/v1/namespaces/x/services/y → services), if any. */
   static Optional<ApiResource> ofPath(String path) {
     return ALL.stream()
