@@ -20,9 +20,10 @@ import java.util.Set;
 
 /**
  * fabric8's CRUD mock with what the real kubectl needs around it: discovery, the version, a little
- * OpenAPI, strategic merge patches turned into the JSON merge patches the mock understands, field
- * selectors on lists, Tables for {@code kubectl get}, and the defaults a new Service gets. Every
- * other request goes to the mock unchanged, so Proxima's own clients see what they saw before.
+ * OpenAPI, merge and strategic merge patches applied here and stored as the JSON patches the mock
+ * applies exactly, field selectors on lists, typed list kinds, Tables for {@code kubectl get}, and
+ * the defaults a new Service gets. Storage and watches stay the mock's, so Proxima's own clients
+ * are served exactly as in the tests that use the mock directly.
  */
 public final class KubectlDispatcher extends Dispatcher {
   private static final ObjectMapper JSON = new ObjectMapper();
