@@ -1,11 +1,21 @@
 package dev.proxima.controller.cli;
 
-import static dev.proxima.controller.cli.PlanCommandTest.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
 class DemoCommandTest {
+  record Run(int exitCode, String out, String err) {}
+
+  static Run run(String... args) {
+    var out = new java.io.StringWriter();
+    var err = new java.io.StringWriter();
+    var commandLine = ControllerMain.commandLine();
+    commandLine.setOut(new java.io.PrintWriter(out));
+    commandLine.setErr(new java.io.PrintWriter(err));
+    return new Run(commandLine.execute(args), out.toString(), err.toString());
+  }
+
   @Test
   void runsTheControllerOnTheExampleClusterAndReportsEveryCase() {
     var result = run("demo");
