@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.proxima.controller.demo.EmbeddedApiServer;
+import dev.proxima.model.testing.ReachableApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -57,26 +58,8 @@ class ControllerProcessIT {
     }
   }
 
-  private Path kubeconfig() throws IOException {
-    var file = directory.resolve("kubeconfig");
-    Files.writeString(
-        file,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: embedded
-          cluster: {server: "%s"}
-        users:
-        - name: tester
-          user: {token: not-checked}
-        contexts:
-        - name: embedded
-          context: {cluster: embedded, user: tester, namespace: test}
-        current-context: embedded
-        """
-            .formatted(apiServer.url()));
-    return file;
+  private Path kubeconfig() {
+    return ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), apiServer.url());
   }
 
   private static int status(int port, String path) {

@@ -48,6 +48,20 @@ public final class JarCommand {
     this.timeout = timeout;
   }
 
+  /**
+   * The jar as run on a workstation outside any cluster, with no kubeconfig of the user running the
+   * build: {@code HOME} is the work directory, {@code KUBECONFIG} and the in-cluster variable are
+   * unset.
+   */
+  public static JarCommand outsideAPod(Path jar, Path workDirectory) {
+    var environment = new java.util.HashMap<String, String>();
+    environment.put("HOME", workDirectory.toString());
+    environment.put("KUBECONFIG", null);
+    environment.put("PROXIMA_KUBECONFIG", null);
+    environment.put("KUBERNETES_SERVICE_HOST", null);
+    return new JarCommand(jar, workDirectory, environment, Duration.ofMinutes(1));
+  }
+
   public JarCommand(Path jar, Path workDirectory) {
     this(jar, workDirectory, Map.of(), Duration.ofMinutes(2));
   }

@@ -2,16 +2,11 @@ package dev.proxima.controller.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.proxima.model.testing.JarCommand;
 import dev.proxima.model.testing.ReachableApiServer;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
+import dev.proxima.model.testing.RefusingApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.HashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,13 +17,7 @@ class ControllerCliIT {
   @TempDir Path directory;
 
   private JarCommand jar() {
-    // Outside a cluster, with no kubeconfig of the user running the build.
-    var environment = new HashMap<String, String>();
-    environment.put("HOME", directory.toString());
-    environment.put("KUBECONFIG", null);
-    environment.put("PROXIMA_KUBECONFIG", null);
-    environment.put("KUBERNETES_SERVICE_HOST", null);
-    return new JarCommand(JAR, directory, environment, Duration.ofMinutes(1));
+    return JarCommand.outsideAPod(JAR, directory);
   }
 
   private JarCommand.Result run(String... args) {
@@ -162,18 +151,13 @@ class ControllerCliIT {
 
   @Test
   void anUnreachableApiServerIsOneWarningPerRetryNamingTheUrlAndNoStackTrace() throws Exception {
-    int closed;
-    try (var socket = new ServerSocket(0)) {
-      closed = socket.getLocalPort();
-    }
-    var kubeconfig =
-        ReachableApiServer.kubeconfig(
-            directory.resolve("kubeconfig"), "http://127.0.0.1:" + closed);
+    var closed = RefusingApiServer.closedPortUrl();
+    var kubeconfig = ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), closed);
 
     var result = runWith("--kubeconfig", kubeconfig.toString(), "--informer-sync-timeout=4s");
 
     assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
-    var url = "http://127.0.0.1:" + closed + "/api/v1/services";
+    var url = closed + "/api/v1/services";
     assertThat(result.err().lines().filter(line -> line.contains("url=" + url)))
         .as(result.err())
         .hasSizeGreaterThanOrEqualTo(2)
@@ -187,24 +171,9 @@ class ControllerCliIT {
   }
 
   @Test
-  void refusedCredentialsAreNamedAs401() throws Exception {
-    var server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext(
-        "/",
-        exchange -> {
-          var body =
-              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}"
-                  .getBytes(StandardCharsets.UTF_8);
-          exchange.getResponseHeaders().add("Content-Type", "application/json");
-          exchange.sendResponseHeaders(401, body.length);
-          exchange.getResponseBody().write(body);
-          exchange.close();
-        });
-    server.start();
-    try {
-      var kubeconfig =
-          ReachableApiServer.kubeconfig(
-              directory.resolve("kubeconfig"), "http://127.0.0.1:" + server.getAddress().getPort());
+  void refusedCredentialsAreNamedAs401() {
+    try (var api = new RefusingApiServer(401, "Unauthorized", "Unauthorized")) {
+      var kubeconfig = ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), api.url());
 
       var result = runWith("--kubeconfig", kubeconfig.toString(), "--informer-sync-timeout=3s");
 
@@ -212,8 +181,6 @@ class ControllerCliIT {
       assertThat(result.err())
           .contains("cause=401 Unauthorized: the API server does not accept the credentials")
           .doesNotContain("\tat ");
-    } finally {
-      server.stop(0);
     }
   }
 }

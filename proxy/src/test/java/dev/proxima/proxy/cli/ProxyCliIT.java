@@ -3,17 +3,13 @@ package dev.proxima.proxy.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.proxima.model.testing.JarCommand;
 import dev.proxima.model.testing.ReachableApiServer;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
+import dev.proxima.model.testing.RefusingApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,13 +21,7 @@ class ProxyCliIT {
   @TempDir Path directory;
 
   private JarCommand jar() {
-    // Outside a cluster, with no kubeconfig of the user running the build.
-    var environment = new HashMap<String, String>();
-    environment.put("HOME", directory.toString());
-    environment.put("KUBECONFIG", null);
-    environment.put("PROXIMA_KUBECONFIG", null);
-    environment.put("KUBERNETES_SERVICE_HOST", null);
-    return new JarCommand(JAR, directory, environment, Duration.ofMinutes(1));
+    return JarCommand.outsideAPod(JAR, directory);
   }
 
   /** A dry run on ports nobody else uses, so that only the kubeconfig or API server can fail. */
@@ -108,14 +98,9 @@ class ProxyCliIT {
 
   @Test
   void anUnreachableApiServerIsOneWarningPerRetryNamingTheUrlAndNoStackTrace() throws Exception {
-    int closed;
-    try (var socket = new ServerSocket(0)) {
-      closed = socket.getLocalPort();
-    }
-    var kubeconfig =
-        ReachableApiServer.kubeconfig(
-            directory.resolve("kubeconfig"), "http://127.0.0.1:" + closed);
-    var url = "url=http://127.0.0.1:" + closed + "/api/v1/services";
+    var closed = RefusingApiServer.closedPortUrl();
+    var kubeconfig = ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), closed);
+    var url = "url=" + closed + "/api/v1/services";
 
     try (var proxy = jar().start(dryRun("--kubeconfig", kubeconfig.toString()))) {
       await()
@@ -135,23 +120,14 @@ class ProxyCliIT {
 
   @Test
   void refusedCredentialsAreNamedAs403() throws Exception {
-    var server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext(
-        "/",
-        exchange -> {
-          var body =
-              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"services is forbidden\",\"reason\":\"Forbidden\",\"code\":403}"
-                  .getBytes(StandardCharsets.UTF_8);
-          exchange.getResponseHeaders().add("Content-Type", "application/json");
-          exchange.sendResponseHeaders(403, body.length);
-          exchange.getResponseBody().write(body);
-          exchange.close();
-        });
-    server.start();
-    var kubeconfig =
-        ReachableApiServer.kubeconfig(
-            directory.resolve("kubeconfig"), "http://127.0.0.1:" + server.getAddress().getPort());
-    try (var proxy = jar().start(dryRun("--kubeconfig", kubeconfig.toString()))) {
+    try (var api = new RefusingApiServer(403, "Forbidden", "services is forbidden");
+        var proxy =
+            jar()
+                .start(
+                    dryRun(
+                        "--kubeconfig",
+                        ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), api.url())
+                            .toString()))) {
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> proxy.errSoFar().contains("cause=403 Forbidden"));
@@ -160,8 +136,6 @@ class ProxyCliIT {
           .contains(
               "cause=403 Forbidden: the credentials may not do this (check RBAC): services is forbidden")
           .doesNotContain("\tat ");
-    } finally {
-      server.stop(0);
     }
   }
 }
