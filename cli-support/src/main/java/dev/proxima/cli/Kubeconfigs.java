@@ -67,10 +67,16 @@ public final class Kubeconfigs {
       if (files.size() == 1) {
         return fromFile(files.get(0));
       }
-      for (var file : files) {
-        check(file);
+      // Several files are merged (by fabric8, as kubectl does): one may hold the contexts and
+      // another the current-context, and missing ones are skipped. Each must still parse.
+      var existing = files.stream().filter(Files::exists).toList();
+      if (existing.isEmpty()) {
+        throw new KubeconfigException(
+            "none of the kubeconfig files in $KUBECONFIG exists: " + files);
       }
-      // Several files are merged by fabric8 the way kubectl merges them.
+      for (var file : existing) {
+        parse(file, read(file));
+      }
       return Config.autoConfigure(null);
     }
     var fallback = home.resolve(".kube").resolve("config");
@@ -97,9 +103,15 @@ public final class Kubeconfigs {
   }
 
   private static String check(Path file) throws KubeconfigException {
-    String text;
+    var text = read(file);
+    var parsed = parse(file, text);
+    checkServer(file, parsed);
+    return text;
+  }
+
+  private static String read(Path file) throws KubeconfigException {
     try {
-      text = Files.readString(file);
+      return Files.readString(file);
     } catch (NoSuchFileException missing) {
       throw new KubeconfigException("kubeconfig " + file + " does not exist");
     } catch (AccessDeniedException denied) {
@@ -109,6 +121,10 @@ public final class Kubeconfigs {
           Files.isDirectory(file) ? "it is a directory" : String.valueOf(unreadable.getMessage());
       throw new KubeconfigException("kubeconfig " + file + " cannot be read: " + reason);
     }
+  }
+
+  private static io.fabric8.kubernetes.api.model.Config parse(Path file, String text)
+      throws KubeconfigException {
     io.fabric8.kubernetes.api.model.Config parsed;
     try {
       parsed = KubeConfigUtils.parseConfigFromString(text);
@@ -118,6 +134,12 @@ public final class Kubeconfigs {
     if (parsed == null) {
       throw new KubeconfigException("kubeconfig " + file + " is empty");
     }
+    return parsed;
+  }
+
+  /** The current context must exist and name a cluster with a server address. */
+  private static void checkServer(Path file, io.fabric8.kubernetes.api.model.Config parsed)
+      throws KubeconfigException {
     var contextName = parsed.getCurrentContext();
     var contexts = Objects.requireNonNullElse(parsed.getContexts(), List.<NamedContext>of());
     if (contextName == null || contextName.isBlank()) {
@@ -160,7 +182,6 @@ public final class Kubeconfigs {
               + clusterName
               + ", which has no server address");
     }
-    return text;
   }
 
   /** The parser's problem on one line, with where it was found. */

@@ -90,4 +90,19 @@ class KubeconfigsTest {
         .hasMessageStartingWith("kubeconfig " + list + " is not valid: not a kubeconfig (")
         .hasMessageNotContaining("\n");
   }
+
+  @Test
+  void severalFilesInKubeconfigMustEachParseAndAtLeastOneExist() throws Exception {
+    var garbage = Files.writeString(home.resolve("garbage"), "users: [\n");
+    var missing = home.resolve("missing");
+
+    assertThatThrownBy(
+            () ->
+                outsideAPod(Map.of("KUBECONFIG", missing + ":" + home.resolve("also-missing")))
+                    .resolve(null))
+        .hasMessageStartingWith("none of the kubeconfig files in $KUBECONFIG exists");
+    assertThatThrownBy(
+            () -> outsideAPod(Map.of("KUBECONFIG", missing + ":" + garbage)).resolve(null))
+        .hasMessageStartingWith("kubeconfig " + garbage + " is not valid: at line 2");
+  }
 }
