@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.proxima.controller.demo.EmbeddedApiServer;
-import dev.proxima.model.testing.ReachableApiServer;
+import dev.proxima.testing.ReachableApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.net.ServerSocket;

@@ -2,9 +2,9 @@ package dev.proxima.controller.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.proxima.model.testing.JarCommand;
-import dev.proxima.model.testing.ReachableApiServer;
-import dev.proxima.model.testing.RefusingApiServer;
+import dev.proxima.testing.JarCommand;
+import dev.proxima.testing.ReachableApiServer;
+import dev.proxima.testing.RefusingApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.proxima.model.testing.ExportedCluster;
-import dev.proxima.model.testing.JarCommand;
-import dev.proxima.model.testing.ReachableApiServer;
+import dev.proxima.testing.ExportedCluster;
+import dev.proxima.testing.JarCommand;
+import dev.proxima.testing.ReachableApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

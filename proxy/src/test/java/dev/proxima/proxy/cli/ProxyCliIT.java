@@ -3,9 +3,9 @@ package dev.proxima.proxy.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.proxima.model.testing.JarCommand;
-import dev.proxima.model.testing.ReachableApiServer;
-import dev.proxima.model.testing.RefusingApiServer;
+import dev.proxima.testing.JarCommand;
+import dev.proxima.testing.ReachableApiServer;
+import dev.proxima.testing.RefusingApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.proxima.model.testing.ExportedCluster;
-import dev.proxima.model.testing.JarCommand;
-import dev.proxima.model.testing.ReachableApiServer;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.testing.ExportedCluster;
+import dev.proxima.testing.JarCommand;
+import dev.proxima.testing.ReachableApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.proxima.model.testing;
+package dev.proxima.testing;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;

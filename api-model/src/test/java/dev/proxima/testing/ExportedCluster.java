@@ -1,4 +1,4 @@
-package dev.proxima.model.testing;
+package dev.proxima.testing;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;

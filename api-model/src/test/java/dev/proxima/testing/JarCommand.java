@@ -1,4 +1,4 @@
-package dev.proxima.model.testing;
+package dev.proxima.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

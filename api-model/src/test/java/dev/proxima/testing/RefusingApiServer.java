@@ -1,4 +1,4 @@
-package dev.proxima.model.testing;
+package dev.proxima.testing;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
