@@ -6,13 +6,9 @@ import static dev.proxima.controller.testing.Fixtures.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.proxima.testing.ReachableApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,7 +17,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -33,24 +28,15 @@ import org.junit.jupiter.api.io.TempDir;
 class ControllerProcessIT {
   @TempDir Path directory;
 
-  private KubernetesMockServer apiServer;
+  private ReachableApiServer apiServer;
   private KubernetesClient client;
   private Process controller;
   private Path log;
 
   @BeforeEach
   void startApiServer() {
-    // The CRUD mock on a port of its own, so the controller process reaches it through a
-    // kubeconfig.
-    apiServer =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    apiServer.init(InetAddress.getLoopbackAddress(), 0);
-    client = apiServer.createClient();
+    apiServer = new ReachableApiServer();
+    client = apiServer.client();
   }
 
   @AfterEach
@@ -58,8 +44,7 @@ class ControllerProcessIT {
     if (controller != null && controller.isAlive()) {
       controller.destroyForcibly();
     }
-    client.close();
-    apiServer.destroy();
+    apiServer.close();
     if (log != null && Files.exists(log)) {
       System.out.println("controller log:\n" + Files.readString(log));
     }
@@ -71,26 +56,8 @@ class ControllerProcessIT {
     }
   }
 
-  private Path kubeconfig() throws IOException {
-    var file = directory.resolve("kubeconfig");
-    Files.writeString(
-        file,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: embedded
-          cluster: {server: "%s"}
-        users:
-        - name: tester
-          user: {token: not-checked}
-        contexts:
-        - name: embedded
-          context: {cluster: embedded, user: tester, namespace: test}
-        current-context: embedded
-        """
-            .formatted("http://" + apiServer.getHostName() + ":" + apiServer.getPort()));
-    return file;
+  private Path kubeconfig() {
+    return ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), apiServer.url());
   }
 
   private static int status(int port, String path) {

@@ -66,11 +66,81 @@ class StateFileTest {
   @Test
   void requiresAKindANameAndANamespace() {
     assertThatThrownBy(() -> StateFile.parse("metadata: {name: a}\n", "f"))
-        .hasMessage("f: document 1: field kind is missing");
+        .hasMessage("f: document 1 (line 1): field kind is missing");
     assertThatThrownBy(() -> StateFile.parse("kind: Service\nmetadata: {namespace: a}\n", "f"))
         .hasMessageContaining("field metadata.name is missing");
     assertThatThrownBy(() -> StateFile.parse("kind: Service\nmetadata: {name: a}\n", "f"))
         .hasMessageContaining("field metadata.namespace is missing");
+  }
+
+  @Test
+  void reportsTheLineAndColumnOfBrokenYaml() {
+    var text = "apiVersion: v1\nitems:\n- kind: Node\n  metadata: {name: a\n- kind: Node\n";
+
+    assertThatThrownBy(() -> StateFile.parse(text, "state.yaml"))
+        .hasMessageStartingWith("state.yaml: document 1 is not valid YAML at line 5, column ")
+        .hasMessageContaining("expected ','");
+  }
+
+  @Test
+  void readsAListAsKubectlPrintsItWithItemsBeforeKind() throws Exception {
+    var text =
+        """
+        apiVersion: v1
+        items:
+        - apiVersion: v1
+          kind: Node
+          metadata: {name: n1}
+        - apiVersion: v1
+          kind: Service
+          metadata: {name: web, namespace: shop}
+        kind: List
+        metadata: {resourceVersion: ""}
+        """;
+
+    var state = StateFile.parse(text, "f");
+
+    assertThat(state.nodes()).hasSize(1);
+    assertThat(state.services()).hasSize(1);
+  }
+
+  @Test
+  void readsTheJsonKubectlPrintsAndNamesTheLineOfABadItem() throws Exception {
+    var json =
+        """
+        {
+            "apiVersion": "v1",
+            "items": [
+                {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
+                {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "shop"}}
+            ],
+            "kind": "List"
+        }
+        """;
+
+    assertThat(StateFile.parse(json, "f.json").services()).hasSize(1);
+    assertThatThrownBy(() -> StateFile.parse(json.replace("\"web\"", "7]"), "f.json"))
+        .hasMessageStartingWith("f.json: document 1 is not valid JSON at line 5, column ");
+    assertThatThrownBy(
+            () -> StateFile.parse(json.replace("\"name\": \"web\"", "\"name\": []"), "f.json"))
+        .hasMessageContaining("f.json: document 1, items[1] (line 5)")
+        .hasMessageContaining("field metadata.name");
+  }
+
+  @Test
+  void readsAListLargerThanSnakeYamlsDefaultDocumentLimit() throws Exception {
+    var text = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
+    int services = 0;
+    while (text.length() < 4_000_000) {
+      text.append("- apiVersion: v1\n  kind: Service\n  metadata:\n")
+          .append("    name: service-")
+          .append(services++)
+          .append("\n    namespace: load\n    annotations: {note: \"")
+          .append("x".repeat(200))
+          .append("\"}\n  spec: {clusterIP: 10.96.0.1, ports: [{port: 80}]}\n");
+    }
+
+    assertThat(StateFile.parse(text.toString(), "big.yaml").services()).hasSize(services);
   }
 
   @Test

@@ -1,18 +1,20 @@
 package dev.proxima.controller.cli;
 
+import dev.proxima.cli.KubeconfigException;
+import dev.proxima.cli.LiveClusterState;
 import dev.proxima.cli.LogFormat;
+import dev.proxima.cli.StateSource;
 import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.plan.OfflinePlan;
-import dev.proxima.model.state.StateFile;
 import dev.proxima.model.state.StateFileException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -21,11 +23,16 @@ import picocli.CommandLine.Option;
     name = "plan",
     mixinStandardHelpOptions = true,
     description = {
-      "Print every EndpointSlice of a state file as the controller would leave it, and its Events.",
-      "FILE holds Services, EndpointSlices and Nodes as `kubectl get -o yaml` prints them."
+      "Print every EndpointSlice of a state file (or of a live cluster, read-only) as the controller would leave it, and its Events.",
+      "FILE holds Services, EndpointSlices and Nodes as `kubectl get services,endpointslices,nodes -A -o yaml` prints them.",
+      "--diff prints only the slices whose hints would change, with the hints before and after."
     },
     exitCodeListHeading = "Exit codes:%n",
-    exitCodeList = {"0:planned", "2:the state file or the options are invalid"})
+    exitCodeList = {
+      "0:planned",
+      "1:the cluster of --kubeconfig could not be listed",
+      "2:the state file, the kubeconfig or the options are invalid"
+    })
 public final class PlanCommand implements Callable<Integer> {
   /** How plan prints its result. */
   public enum Output {
@@ -33,8 +40,14 @@ public final class PlanCommand implements Callable<Integer> {
     json
   }
 
-  @Option(names = "--state", required = true, paramLabel = "FILE", description = "The state file.")
-  Path state;
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  StateSource source;
+
+  @Option(
+      names = "--diff",
+      description =
+          "Print only the EndpointSlices whose hints would change, each endpoint's hints before -> after, then the Events (text; -o is ignored).")
+  boolean diff;
 
   @Option(
       names = {"-o", "--output"},
@@ -50,13 +63,24 @@ public final class PlanCommand implements Callable<Integer> {
     var err = spec.commandLine().getErr();
     LogFormat.warningsOnly();
     try {
-      var result = OfflinePlan.run(StateFile.load(state));
+      var state = source.load();
+      // Taken before planning: the diff must not depend on whether planning copies the slices.
+      var before = HintDiff.snapshot(state.endpointSlices());
+      var result = OfflinePlan.run(state);
       result.notes().forEach(note -> err.println("note: " + note));
-      print(result, out);
+      if (diff) {
+        out.print(HintDiff.text(before, result.endpointSlices(), diffEvents(result.events())));
+        out.flush();
+      } else {
+        print(result, out);
+      }
       return 0;
-    } catch (StateFileException invalid) {
+    } catch (StateFileException | KubeconfigException invalid) {
       err.println("error: " + invalid.getMessage());
       return 2;
+    } catch (LiveClusterState.UnreachableException unreachable) {
+      err.println("error: " + unreachable.getMessage());
+      return 1;
     }
   }
 
@@ -70,6 +94,20 @@ public final class PlanCommand implements Callable<Integer> {
             ? serialization.asJson(document) + "\n"
             : serialization.asYaml(document));
     out.flush();
+  }
+
+  private static List<String> diffEvents(List<PlannedEvent> events) {
+    return events.stream()
+        .map(
+            event ->
+                event.type().name()
+                    + " "
+                    + event.object()
+                    + " "
+                    + event.reason()
+                    + ": "
+                    + event.message())
+        .toList();
   }
 
   private static List<Map<String, String>> events(List<PlannedEvent> events) {

@@ -2,6 +2,7 @@ package dev.proxima.controller.cli;
 
 import dev.proxima.cli.BindAddressConverter;
 import dev.proxima.cli.DurationConverter;
+import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -36,6 +38,8 @@ public final class RunCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
 
   @Mixin KubeconfigOption kubernetes;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
       names = "--leader-elect",
@@ -113,13 +117,19 @@ public final class RunCommand implements Callable<Integer> {
       log.atError().addKeyValue("workers", workers).log("--workers must be at least 1");
       return 2;
     }
+    io.fabric8.kubernetes.client.Config clientConfig;
+    try {
+      clientConfig = kubernetes.clientConfig();
+    } catch (KubeconfigException unusable) {
+      spec.commandLine().getErr().println("error: " + unusable.getMessage());
+      return 2;
+    }
     var config = controllerConfig();
     var registry = new PrometheusRegistry();
     var metrics = new ControllerMetrics(registry);
     var stop = TerminationSignals.latch();
     var exitCode = new AtomicInteger(0);
-    try (KubernetesClient client =
-            new KubernetesClientBuilder().withConfig(kubernetes.clientConfig()).build();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
         var controller =
             new HintController(
                 client,

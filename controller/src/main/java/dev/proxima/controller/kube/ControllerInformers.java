@@ -1,5 +1,6 @@
 package dev.proxima.controller.kube;
 
+import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.controller.reconcile.ClusterView;
 import dev.proxima.controller.reconcile.SliceOwnership;
 import dev.proxima.informers.CompactingItemStore;
@@ -92,16 +93,11 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
             nodesChanged.run();
           }
         });
-    for (var informer : List.of(services, slices, nodes)) {
-      informer.exceptionHandler(
-          (started, failure) -> {
-            log.atWarn()
-                .setCause(failure)
-                .addKeyValue("started", started)
-                .log("Informer watch failed; retrying");
-            return true;
-          });
-    }
+    var api = client.getMasterUrl().toString().replaceAll("/+$", "");
+    services.exceptionHandler(ApiServerFailures.retryingInformer(log, api + "/api/v1/services"));
+    slices.exceptionHandler(
+        ApiServerFailures.retryingInformer(log, api + "/apis/discovery.k8s.io/v1/endpointslices"));
+    nodes.exceptionHandler(ApiServerFailures.retryingInformer(log, api + "/api/v1/nodes"));
   }
 
   /** Starts every informer and completes once all of them have listed their objects. */

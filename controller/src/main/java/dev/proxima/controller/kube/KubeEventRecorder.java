@@ -1,5 +1,6 @@
 package dev.proxima.controller.kube;
 
+import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.controller.events.EventRecorder;
 import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.reconcile.ClusterView;
@@ -135,10 +136,11 @@ public final class KubeEventRecorder implements EventRecorder, AutoCloseable {
     } catch (RuntimeException failure) {
       recent.remove(event);
       log.atWarn()
-          .setCause(failure)
           .addKeyValue("service", event.object())
           .addKeyValue("reason", event.reason())
+          .addKeyValue("cause", ApiServerFailures.cause(failure))
           .log("Could not record Event");
+      log.atDebug().setCause(failure).log("Could not record Event");
     }
   }
 

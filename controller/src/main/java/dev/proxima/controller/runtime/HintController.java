@@ -1,5 +1,6 @@
 package dev.proxima.controller.runtime;
 
+import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.hints.HintPlanner;
@@ -16,6 +17,7 @@ import dev.proxima.controller.reconcile.SliceWriter;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.TopologyMode;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -225,7 +227,16 @@ public final class HintController implements AutoCloseable {
       retry(key, conflict);
     } catch (RuntimeException failure) {
       metrics.syncFinished("error");
-      log.atWarn().setCause(failure).addKeyValue("service", key).log("Sync failed");
+      if (failure instanceof KubernetesClientException) {
+        // The API server's answer (or its absence) says it all; the stack trace only repeats.
+        log.atWarn()
+            .addKeyValue("service", key)
+            .addKeyValue("cause", ApiServerFailures.cause(failure))
+            .log("Sync failed");
+        log.atDebug().setCause(failure).addKeyValue("service", key).log("Sync failed");
+      } else {
+        log.atWarn().setCause(failure).addKeyValue("service", key).log("Sync failed");
+      }
       events.record(
           PlannedEvent.warning(
               key,

@@ -1,5 +1,7 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.cli.KubeconfigException;
+import dev.proxima.cli.LiveClusterState;
 import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.plan.ExplainReport;
 import java.util.ArrayList;
@@ -15,7 +17,11 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Print, per Service port, the endpoints this node's proxy would use and why.",
     exitCodeListHeading = "Exit codes:%n",
-    exitCodeList = {"0:explained", "2:the state file or the options are invalid"})
+    exitCodeList = {
+      "0:explained",
+      "1:the cluster of --kubeconfig could not be listed",
+      "2:the state file, the kubeconfig, the node or the options are invalid"
+    })
 public final class ExplainCommand implements Callable<Integer> {
   /** Output formats. */
   public enum Output {
@@ -44,9 +50,12 @@ public final class ExplainCommand implements Callable<Integer> {
       out.print(output == Output.json ? ExplainReport.json(plans) : ExplainReport.text(plans));
       out.flush();
       return 0;
-    } catch (StateFileException invalid) {
+    } catch (StateFileException | KubeconfigException invalid) {
       err.println("error: " + invalid.getMessage());
       return 2;
+    } catch (LiveClusterState.UnreachableException unreachable) {
+      err.println("error: " + unreachable.getMessage());
+      return 1;
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.cli.KubeconfigException;
+import dev.proxima.cli.LiveClusterState;
 import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
@@ -25,7 +27,11 @@ import picocli.CommandLine.Option;
       "jumps from the built-in chains included (load it once: a second load adds the jumps again)."
     },
     exitCodeListHeading = "Exit codes:%n",
-    exitCodeList = {"0:rendered", "2:the state file or the options are invalid"})
+    exitCodeList = {
+      "0:rendered",
+      "1:the cluster of --kubeconfig could not be listed",
+      "2:the state file, the kubeconfig, the node or the options are invalid"
+    })
 public final class RenderCommand implements Callable<Integer> {
   /** The families as operators type them. */
   public enum Family {
@@ -89,9 +95,12 @@ public final class RenderCommand implements Callable<Integer> {
       }
       out.flush();
       return 0;
-    } catch (StateFileException | IllegalArgumentException invalid) {
+    } catch (StateFileException | KubeconfigException | IllegalArgumentException invalid) {
       err.println("error: " + invalid.getMessage());
       return 2;
+    } catch (LiveClusterState.UnreachableException unreachable) {
+      err.println("error: " + unreachable.getMessage());
+      return 1;
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.proxima.proxy.cli;
 
 import dev.proxima.cli.BindAddressConverter;
 import dev.proxima.cli.DurationConverter;
+import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
@@ -146,9 +147,11 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     logFormat.apply();
     ProxyConfig config;
+    io.fabric8.kubernetes.client.Config clientConfig;
     try {
       config = config();
-    } catch (IllegalArgumentException invalid) {
+      clientConfig = kubernetes.clientConfig();
+    } catch (IllegalArgumentException | KubeconfigException invalid) {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
     }
@@ -170,7 +173,6 @@ public final class RunCommand implements Callable<Integer> {
     var stop = TerminationSignals.latch();
     var registry = new PrometheusRegistry();
     var out = spec.commandLine().getOut();
-    var clientConfig = kubernetes.clientConfig();
     try (var client = new KubernetesClientBuilder().withConfig(clientConfig).build();
         var server =
             new ProxyServer(

@@ -1,38 +1,38 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.cli.KubeconfigException;
+import dev.proxima.cli.LiveClusterState;
+import dev.proxima.cli.StateSource;
 import dev.proxima.model.state.ClusterState;
-import dev.proxima.model.state.StateFile;
 import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NodePlanner;
 import io.fabric8.kubernetes.api.model.Node;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** The options the offline commands share: a state file and the node to plan for. */
+/** The options the offline commands share: where the state comes from and the node to plan for. */
 final class StateOptions {
-  @Option(
-      names = "--state",
-      required = true,
-      paramLabel = "FILE",
-      description = "Services, EndpointSlices and Nodes as `kubectl get -o yaml` prints them.")
-  Path state;
+  private static final int NODES_NAMED = 20;
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  StateSource source;
 
   @Option(
       names = "--node",
       required = true,
       paramLabel = "NAME",
-      description = "The node whose proxy to plan for.")
+      description = "The node whose proxy to plan for; it must be one of the state's Nodes.")
   String node;
 
   @Mixin ServiceProxyNameOption serviceProxyName;
 
   private ClusterState cluster;
 
-  /** The node's addresses from its status in the state file, for --nodeport-addresses. */
+  /** The node's addresses from its status in the state, for --nodeport-addresses. */
   List<String> nodeAddresses() {
     return cluster.nodes().stream()
         .filter(n -> node.equals(n.getMetadata().getName()))
@@ -42,21 +42,21 @@ final class StateOptions {
         .toList();
   }
 
-  /** Loads the state and plans every family the node's Services use, IPv4 first. */
-  List<NodePlanner.FamilyPlan> plans(List<String> notes) throws StateFileException {
-    cluster = StateFile.load(state);
+  /**
+   * Loads the state and plans every family the node's Services use, IPv4 first.
+   *
+   * @throws StateFileException also when the node is not one of the state's Nodes: a typo would
+   *     otherwise print a plausible plan for a node that does not exist
+   */
+  List<NodePlanner.FamilyPlan> plans(List<String> notes)
+      throws StateFileException, KubeconfigException, LiveClusterState.UnreachableException {
+    cluster = source.load();
     cluster.ignored().forEach(notes::add);
     Node self =
         cluster.nodes().stream()
             .filter(n -> node.equals(n.getMetadata().getName()))
             .findFirst()
-            .orElse(null);
-    if (self == null) {
-      notes.add(
-          "Node "
-              + node
-              + " is not in the state file: no zone is known, so zone hints cannot match");
-    }
+            .orElseThrow(() -> new StateFileException(unknownNode(), null));
     var plans = new ArrayList<NodePlanner.FamilyPlan>();
     for (var family : IpFamily.values()) {
       var plan =
@@ -72,5 +72,21 @@ final class StateOptions {
       }
     }
     return plans;
+  }
+
+  private String unknownNode() {
+    var names = cluster.nodes().stream().map(n -> n.getMetadata().getName()).sorted().toList();
+    if (names.isEmpty()) {
+      return "node "
+          + node
+          + " is not in "
+          + source.describe()
+          + ", which has no Nodes (export them too: kubectl get services,endpointslices,nodes -A -o yaml)";
+    }
+    var known = String.join(", ", names.subList(0, Math.min(names.size(), NODES_NAMED)));
+    if (names.size() > NODES_NAMED) {
+      known += " and " + (names.size() - NODES_NAMED) + " more";
+    }
+    return "node " + node + " is not in " + source.describe() + "; its nodes: " + known;
   }
 }

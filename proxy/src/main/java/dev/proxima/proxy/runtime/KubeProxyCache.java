@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.informers.CompactingItemStore;
 import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
@@ -105,13 +106,12 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
               listener.endpointsEvent(sliceChanges.pendingCount());
             }));
     nodes.addEventHandler(handler((previous, current) -> listener.nodeEvent()));
-    for (var informer : List.of(services, slices, nodes)) {
-      informer.exceptionHandler(
-          (started, failure) -> {
-            log.atWarn().setCause(failure).log("Informer watch failed; retrying");
-            return true;
-          });
-    }
+    var api = client.getMasterUrl().toString().replaceAll("/+$", "");
+    services.exceptionHandler(ApiServerFailures.retryingInformer(log, api + "/api/v1/services"));
+    slices.exceptionHandler(
+        ApiServerFailures.retryingInformer(log, api + "/apis/discovery.k8s.io/v1/endpointslices"));
+    nodes.exceptionHandler(
+        ApiServerFailures.retryingInformer(log, api + "/api/v1/nodes/" + nodeName));
   }
 
   public CompletableFuture<Void> start() {

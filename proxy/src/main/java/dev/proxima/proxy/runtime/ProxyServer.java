@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.HealthServer;
@@ -218,7 +219,12 @@ public final class ProxyServer implements AutoCloseable {
         .whenComplete(
             (done, failure) -> {
               if (failure != null) {
-                log.atError().setCause(failure).log("Informers failed to start");
+                // Each failed attempt was already logged with its URL and cause; this only
+                // happens when stopping before the first sync.
+                log.atWarn()
+                    .addKeyValue("cause", ApiServerFailures.cause(failure))
+                    .log("Informers stopped before they synced");
+                log.atDebug().setCause(failure).log("Informers stopped before they synced");
                 return;
               }
               log.atInfo().log("Informers synced; programming rules");

@@ -4,28 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.proxima.testing.ExportedCluster;
+import dev.proxima.testing.JarCommand;
+import dev.proxima.testing.ReachableApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class PlanCommandTest {
+/** {@code plan} as operators run it: the packaged jar as its own process. */
+class PlanCommandIT {
   @TempDir Path directory;
 
-  /** The exit code, stdout and stderr of one in-process run of the jar's command line. */
+  /** The exit code, stdout and stderr of one run of the packaged jar. */
   record Run(int exitCode, String out, String err) {}
 
-  static Run run(String... args) {
-    var out = new StringWriter();
-    var err = new StringWriter();
-    var commandLine = ControllerMain.commandLine();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int exitCode = commandLine.execute(args);
-    return new Run(exitCode, out.toString(), err.toString());
+  Run run(String... args) {
+    var result = new JarCommand(JAR, directory).run(args);
+    return new Run(result.exitCode(), result.out(), result.err());
   }
+
+  static final Path JAR = Path.of("target", "proxima-controller.jar");
 
   private Path stateFile() throws Exception {
     var file = directory.resolve("cluster.yaml");
@@ -180,5 +179,133 @@ class PlanCommandTest {
 
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.err()).contains("does not exist");
+  }
+
+  @Test
+  void aBrokenYamlFileNamesTheLineAndColumn() throws Exception {
+    var file = directory.resolve("broken.yaml");
+    Files.writeString(
+        file, "apiVersion: v1\nitems:\n- kind: Node\n  metadata: {name: a\n- kind: Node\n");
+
+    var result = run("plan", "--state", file.toString());
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().strip())
+        .startsWith("error: " + file + ": document 1 is not valid YAML at line 5, column ")
+        .doesNotContain("\tat ")
+        .hasLineCount(1);
+  }
+
+  @Test
+  void diffPrintsOnlyTheSlicesThatWouldChangeWithTheirHintsBeforeAndAfter() throws Exception {
+    var result = run("plan", "--state", stateFile().toString(), "--diff");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out())
+        .isEqualTo(
+            """
+            EndpointSlice shop/web-abc (Service shop/web)
+              10.1.0.5 (node-1, zone-a): <no hints> -> forZones=[zone-a] forNodes=[node-1]
+              10.1.0.6 (node-2, <no zone>): <no hints> -> forNodes=[node-2]
+            EndpointSlice shop/legacy-xyz (Service shop/legacy)
+              10.1.0.7 (<no node>, zone-b): forZones=[zone-b] -> <no hints>
+            2 of 3 EndpointSlices would change.
+            event: Warning shop/legacy UnsupportedTrafficDistribution: spec.trafficDistribution "SomethingNew" is not supported (PreferSameZone, PreferSameNode or PreferClose); routing stays cluster-wide and hints are removed
+            """);
+  }
+
+  @Test
+  void plansTenThousandServicesOfTenEndpointsExportedAsOneYamlList() throws Exception {
+    var file = directory.resolve("big.yaml");
+    ExportedCluster.write(file, 10_000, 10, 100, ExportedCluster.Format.YAML);
+
+    var result = new JarCommand(JAR, directory).run("plan", "--state", file.toString(), "--diff");
+
+    assertThat(result.exitCode()).as(result.toString()).isZero();
+    System.out.printf(
+        "plan --diff of 10,000 x 10 (%d MB of YAML) took %d ms%n",
+        Files.size(file) >> 20, result.took().toMillis());
+    try (var lines = Files.lines(result.outFile())) {
+      var tail = lines.filter(line -> !line.startsWith(" ")).toList();
+      assertThat(tail).contains("6667 of 10000 EndpointSlices would change.");
+    }
+  }
+
+  @Test
+  void plansTheSameClusterExportedAsJson() throws Exception {
+    var file = directory.resolve("big.json");
+    ExportedCluster.write(file, 2_000, 10, 30, ExportedCluster.Format.JSON);
+
+    var result = run("plan", "--state", file.toString(), "-o", "json");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    var plan = new ObjectMapper().readTree(result.out());
+    assertThat(plan.get("endpointSlices")).hasSize(2_000);
+    assertThat(plan.at("/endpointSlices/0/endpoints/0/hints/forZones/0/name").asText())
+        .isEqualTo(ExportedCluster.zone(0));
+  }
+
+  @Test
+  void readsALiveClusterThroughAKubeconfigWithoutWritingToIt() throws Exception {
+    try (var api = new ReachableApiServer()) {
+      var client = api.client();
+      var state = dev.proxima.model.state.StateFile.load(stateFile());
+      state.nodes().forEach(node -> client.resource(node).create());
+      state.services().forEach(service -> client.resource(service).create());
+      state.endpointSlices().forEach(slice -> client.resource(slice).create());
+      var kubeconfig = ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), api.url());
+
+      var result = run("plan", "--kubeconfig", kubeconfig.toString(), "--diff");
+
+      assertThat(result.exitCode()).as(result.err()).isZero();
+      assertThat(result.out())
+          .contains("EndpointSlice shop/web-abc (Service shop/web)")
+          .contains("10.1.0.5 (node-1, zone-a): <no hints> -> forZones=[zone-a] forNodes=[node-1]")
+          .contains("2 of 3 EndpointSlices would change.");
+      assertThat(
+              client
+                  .discovery()
+                  .v1()
+                  .endpointSlices()
+                  .inNamespace("shop")
+                  .withName("web-abc")
+                  .get()
+                  .getEndpoints()
+                  .get(0)
+                  .getHints())
+          .as("plan only reads")
+          .isNull();
+    }
+  }
+
+  @Test
+  void anUnreachableClusterIsOneLineNamingTheUrlAndExitsWithOne() throws Exception {
+    int closed;
+    try (var socket = new java.net.ServerSocket(0)) {
+      closed = socket.getLocalPort();
+    }
+    var kubeconfig =
+        ReachableApiServer.kubeconfig(
+            directory.resolve("kubeconfig"), "http://127.0.0.1:" + closed);
+
+    var result = run("plan", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err().strip())
+        .isEqualTo(
+            "error: cannot list http://127.0.0.1:"
+                + closed
+                + "/api/v1/services: connection refused (Connection refused: /127.0.0.1:"
+                + closed
+                + ")");
+  }
+
+  @Test
+  void aMissingKubeconfigExitsWithTwoNamingIt() {
+    var result = run("plan", "--kubeconfig", directory.resolve("nope").toString());
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().strip())
+        .isEqualTo("error: kubeconfig " + directory.resolve("nope") + " does not exist");
   }
 }

@@ -6,26 +6,26 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.testing.HostTools;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.proxima.testing.ExportedCluster;
+import dev.proxima.testing.JarCommand;
+import dev.proxima.testing.ReachableApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ProxyCommandsTest {
+/** The proxy jar's offline commands as operators run them: the packaged jar as its own process. */
+class ProxyCommandsIT {
+  static final Path JAR = Path.of("target", "proxima-proxy.jar");
+
   @TempDir Path directory;
 
   record Run(int exitCode, String out, String err) {}
 
-  static Run run(String... args) {
-    var out = new StringWriter();
-    var err = new StringWriter();
-    var commandLine = ProxyMain.commandLine();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    return new Run(commandLine.execute(args), out.toString(), err.toString());
+  Run run(String... args) {
+    var result = new JarCommand(JAR, directory).run(args);
+    return new Run(result.exitCode(), result.out(), result.err());
   }
 
   private Path state() throws Exception {
@@ -240,11 +240,16 @@ class ProxyCommandsTest {
   }
 
   @Test
-  void anUnknownNodeIsNotedAndZoneHintsCannotMatch() throws Exception {
-    var result = run("explain", "--state", state().toString(), "--node", "node-z", "-o", "json");
+  void anUnknownNodeExitsWithTwoNamingTheKnownNodes() throws Exception {
+    for (var command : List.of("explain", "render")) {
+      var result = run(command, "--state", state().toString(), "--node", "node-z");
 
-    assertThat(result.exitCode()).isZero();
-    assertThat(result.err()).contains("Node node-z is not in the state file");
+      assertThat(result.exitCode()).isEqualTo(2);
+      assertThat(result.err())
+          .isEqualTo(
+              "error: node node-z is not in the state file " + state() + "; its nodes: node-a\n");
+      assertThat(result.out()).isEmpty();
+    }
   }
 
   @Test
@@ -276,6 +281,10 @@ class ProxyCommandsTest {
         file,
         """
         apiVersion: v1
+        kind: Node
+        metadata: {name: node-a}
+        ---
+        apiVersion: v1
         kind: Service
         metadata: {name: wide, namespace: shop}
         spec:
@@ -297,5 +306,91 @@ class ProxyCommandsTest {
         dev.proxima.proxy.kernel.NftAvailability.reason());
     var check = Nft.onThisHost().check(result.out());
     assertThat(check.succeeded()).as(check.output()).isTrue();
+  }
+
+  @Test
+  void explainsAndRendersTenThousandServicesOfTenEndpointsExportedAsOneYamlList() throws Exception {
+    var file = directory.resolve("big.yaml");
+    ExportedCluster.write(file, 10_000, 10, 100, ExportedCluster.Format.YAML);
+    var node = ExportedCluster.nodeName(7);
+    var jar = new JarCommand(JAR, directory);
+
+    var explain = jar.run("explain", "--state", file.toString(), "--node", node, "-o", "json");
+    var render =
+        jar.run(
+            "render", "--state", file.toString(), "--node", node, "--cluster-cidr", "10.128.0.0/9");
+
+    assertThat(explain.exitCode()).as(explain.toString()).isZero();
+    assertThat(render.exitCode()).as(render.toString()).isZero();
+    System.out.printf(
+        "10,000 x 10 (%d MB of YAML): explain %d ms, render %d ms (%d MB of nft script)%n",
+        Files.size(file) >> 20,
+        explain.took().toMillis(),
+        render.took().toMillis(),
+        Files.size(render.outFile()) >> 20);
+    var rows = new ObjectMapper().readTree(explain.outFile().toFile());
+    assertThat(rows).hasSize(10_000);
+    assertThat(rows.get(0).get("service").asText()).isEqualTo("ns-00/svc-00000");
+    try (var lines = Files.lines(render.outFile())) {
+      assertThat(lines.filter(line -> line.contains(ExportedCluster.clusterIp(9_999))).count())
+          .as("the last Service is programmed")
+          .isPositive();
+    }
+  }
+
+  @Test
+  void explainsTheSameClusterExportedAsJson() throws Exception {
+    var file = directory.resolve("big.json");
+    ExportedCluster.write(file, 2_000, 10, 30, ExportedCluster.Format.JSON);
+
+    var result =
+        run(
+            "explain",
+            "--state",
+            file.toString(),
+            "--node",
+            ExportedCluster.nodeName(1),
+            "-o",
+            "json");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(new ObjectMapper().readTree(result.out())).hasSize(2_000);
+  }
+
+  @Test
+  void explainReadsALiveClusterThroughAKubeconfig() throws Exception {
+    try (var api = new ReachableApiServer()) {
+      var state = dev.proxima.model.state.StateFile.load(state());
+      state.nodes().forEach(node -> api.client().resource(node).create());
+      state.services().forEach(service -> api.client().resource(service).create());
+      state.endpointSlices().forEach(slice -> api.client().resource(slice).create());
+      var kubeconfig = ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), api.url());
+
+      var result =
+          run("explain", "--kubeconfig", kubeconfig.toString(), "--node", "node-a", "-o", "json");
+      var typo = run("explain", "--kubeconfig", kubeconfig.toString(), "--node", "node-x");
+
+      assertThat(result.exitCode()).as(result.err()).isZero();
+      var dns = new ObjectMapper().readTree(result.out()).get(0);
+      assertThat(dns.get("clusterEndpoints").get(0).asText()).isEqualTo("10.244.1.10:53");
+      assertThat(typo.exitCode()).isEqualTo(2);
+      assertThat(typo.err())
+          .isEqualTo(
+              "error: node node-x is not in the cluster of kubeconfig "
+                  + kubeconfig
+                  + "; its nodes: node-a\n");
+    }
+  }
+
+  @Test
+  void aBrokenKubeconfigForExplainIsOneLineAndExitCodeTwo() throws Exception {
+    var garbage = Files.writeString(directory.resolve("garbage"), "clusters: [\n");
+
+    var result = run("explain", "--kubeconfig", garbage.toString(), "--node", "node-a");
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err())
+        .startsWith("error: kubeconfig " + garbage + " is not valid: at line 2, column 1: ")
+        .hasLineCount(1);
   }
 }

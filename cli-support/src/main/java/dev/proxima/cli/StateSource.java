@@ -1,0 +1,43 @@
+package dev.proxima.cli;
+
+import dev.proxima.model.state.ClusterState;
+import dev.proxima.model.state.StateFile;
+import dev.proxima.model.state.StateFileException;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/**
+ * Where the offline commands read cluster state: a file exported with kubectl, or the cluster
+ * itself through a kubeconfig (listed once, read-only). Used as an exclusive, required group.
+ */
+public final class StateSource {
+  @Option(
+      names = "--state",
+      required = true,
+      paramLabel = "FILE",
+      description =
+          "Services, EndpointSlices and Nodes as `kubectl get services,endpointslices,nodes -A -o yaml` (or -o json) prints them; any size.")
+  Path state;
+
+  @Option(
+      names = "--kubeconfig",
+      required = true,
+      paramLabel = "FILE",
+      description =
+          "Read Services, EndpointSlices and Nodes from the cluster of this kubeconfig instead (list only: no watch, no writes).")
+  Path kubeconfig;
+
+  /** Reads the state once. */
+  public ClusterState load()
+      throws StateFileException, KubeconfigException, LiveClusterState.UnreachableException {
+    if (state != null) {
+      return StateFile.load(state);
+    }
+    return LiveClusterState.list(Kubeconfigs.fromFile(kubeconfig));
+  }
+
+  /** The source in words, for messages: "the state file F" or "the cluster of kubeconfig F". */
+  public String describe() {
+    return state != null ? "the state file " + state : "the cluster of kubeconfig " + kubeconfig;
+  }
+}
