@@ -69,7 +69,7 @@ if [ -z "$engine" ]; then
 fi
 
 build_flags=()
-if [ "$engine" = "podman" ]; then
+if "$engine" --version 2>/dev/null | grep -qi podman; then
   read -r -a build_flags <<<"${PODMAN_BUILD_FLAGS---isolation chroot --network host}"
 fi
 
