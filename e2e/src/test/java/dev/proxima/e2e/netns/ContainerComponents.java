@@ -158,13 +158,7 @@ final class ContainerComponents implements Components {
 
   /** The proxy DaemonSet's container as it would run on {@code node}. */
   ManifestContainer proxy(Layout.Node node) {
-    var daemonSet = install.one(DaemonSet.class, "proxima-proxy");
-    return container(
-        install,
-        daemonSet.getSpec().getTemplate().getSpec(),
-        "proxy",
-        false,
-        podOn("proxima-proxy", node));
+    return daemonSetContainer(install, "proxima-proxy", "proxy", false, node);
   }
 
   ManifestContainer controller() {
@@ -179,28 +173,23 @@ final class ContainerComponents implements Components {
 
   /** The cleanup DaemonSet's init container (removes the rules) on {@code node}. */
   ManifestContainer cleanup(Layout.Node node) {
-    var daemonSet = cleanup.one(DaemonSet.class, "proxima-cleanup");
-    return container(
-        cleanup,
-        daemonSet.getSpec().getTemplate().getSpec(),
-        "cleanup",
-        true,
-        podOn("proxima-cleanup", node));
+    return daemonSetContainer(cleanup, "proxima-cleanup", "cleanup", true, node);
   }
 
   /** The cleanup DaemonSet's idle container, which keeps the pod once the node is clean. */
   ManifestContainer cleanupDone(Layout.Node node) {
-    var daemonSet = cleanup.one(DaemonSet.class, "proxima-cleanup");
-    return container(
-        cleanup,
-        daemonSet.getSpec().getTemplate().getSpec(),
-        "done",
-        false,
-        podOn("proxima-cleanup", node));
+    return daemonSetContainer(cleanup, "proxima-cleanup", "done", false, node);
   }
 
-  private static ManifestContainer.Pod podOn(String workload, Layout.Node node) {
-    return new ManifestContainer.Pod(workload + "-" + node.name(), NAMESPACE, node.name());
+  private ManifestContainer daemonSetContainer(
+      Kustomize.Rendered rendered, String daemonSet, String name, boolean init, Layout.Node node) {
+    var spec = rendered.one(DaemonSet.class, daemonSet).getSpec().getTemplate().getSpec();
+    return container(
+        rendered,
+        spec,
+        name,
+        init,
+        new ManifestContainer.Pod(daemonSet + "-" + node.name(), NAMESPACE, node.name()));
   }
 
   private ManifestContainer container(
@@ -301,7 +290,7 @@ final class ContainerComponents implements Components {
 
   /** TLS on port {@link #API_TLS_PORT} of every fabric address, to the API server's socket. */
   private static Process startTlsRelay(String fabric, Path serverPem, Path apiSocket) {
-    var command =
+    return ApiRelay.start(
         List.of(
             "ip",
             "netns",
@@ -309,15 +298,7 @@ final class ContainerComponents implements Components {
             fabric,
             "socat",
             "OPENSSL-LISTEN:" + API_TLS_PORT + ",fork,reuseaddr,verify=0,cert=" + serverPem,
-            "UNIX-CONNECT:" + apiSocket);
-    try {
-      return new ProcessBuilder(command)
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not start " + command, e);
-    }
+            "UNIX-CONNECT:" + apiSocket));
   }
 
   /** A CA and a server certificate for the API addresses, made with openssl. */
@@ -331,54 +312,16 @@ final class ContainerComponents implements Components {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+      var newKey = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
       openssl(
           directory,
-          "req",
-          "-x509",
-          "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
-          "-nodes",
-          "-keyout",
-          "ca.key",
-          "-out",
-          "ca.crt",
-          "-days",
-          "2",
-          "-subj",
-          "/CN=proxima-e2e-ca");
+          "req -x509 " + newKey + " -keyout ca.key -out ca.crt -days 2 -subj /CN=e2e-ca");
+      openssl(
+          directory, "req " + newKey + " -keyout server.key -out server.csr -subj /CN=apiserver");
       openssl(
           directory,
-          "req",
-          "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
-          "-nodes",
-          "-keyout",
-          "server.key",
-          "-out",
-          "server.csr",
-          "-subj",
-          "/CN=kube-apiserver");
-      openssl(
-          directory,
-          "x509",
-          "-req",
-          "-in",
-          "server.csr",
-          "-CA",
-          "ca.crt",
-          "-CAkey",
-          "ca.key",
-          "-CAcreateserial",
-          "-out",
-          "server.crt",
-          "-days",
-          "2",
-          "-extfile",
-          "server.ext");
+          "x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt"
+              + " -days 2 -extfile server.ext");
       try {
         var pem = directory.resolve("server.pem");
         Files.writeString(
@@ -391,9 +334,10 @@ final class ContainerComponents implements Components {
       }
     }
 
-    private static void openssl(Path directory, String... args) {
+    /** openssl with {@code arguments}, split at spaces (none of them contains one). */
+    private static void openssl(Path directory, String arguments) {
       var command = new ArrayList<String>(List.of("openssl"));
-      command.addAll(List.of(args));
+      command.addAll(List.of(arguments.split(" ")));
       try {
         var process =
             new ProcessBuilder(command)
