@@ -225,15 +225,29 @@ final class ContainerComponents implements Components {
   Process start(ManifestContainer container, String networkNamespace, Path log) {
     var name = containerName(container);
     var sandbox = new Podman.Sandbox(name, networkNamespace, podDir(container), serviceAccount);
-    return Podman.start(Podman.runCommand(container, sandbox), name, log);
+    return Podman.start(Podman.runCommand(container, sandbox), name, log, scratch());
   }
 
   /** Runs a container that exits by itself (an init container); its exit code and output. */
   HostTools.Result runToCompletion(ManifestContainer container, String networkNamespace) {
     var name = containerName(container);
     var sandbox = new Podman.Sandbox(name, networkNamespace, podDir(container), serviceAccount);
-    Podman.remove(name);
-    return HostTools.run(dir, null, Podman.runCommand(container, sandbox));
+    Podman.remove(scratch(), name);
+    return HostTools.run(scratch(), null, Podman.runCommand(container, sandbox));
+  }
+
+  /** {@code podman exec} in one of this cluster's running containers. */
+  HostTools.Result exec(String containerName, String... command) {
+    return Podman.exec(scratch(), containerName, command);
+  }
+
+  /** Where the podman commands' input and output files go. */
+  private Path scratch() {
+    try {
+      return Files.createDirectories(dir.resolve("podman"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   static String containerName(ManifestContainer container) {

@@ -74,11 +74,11 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
     var controller = components.controller();
     var name = ContainerComponents.containerName(controller);
 
-    var status = Podman.exec(name, "cat", "/proc/1/status").stdout();
+    var status = components.exec(name, "cat", "/proc/1/status").stdout();
     assertThat(status.lines().filter(l -> l.startsWith("Uid:") || l.startsWith("Gid:")))
         .as("the JVM's real, effective, saved and filesystem ids")
         .containsExactly("Uid:\t65532\t65532\t65532\t65532", "Gid:\t65532\t65532\t65532\t65532");
-    var write = Podman.exec(name, "touch", "/opt/proxima/written");
+    var write = components.exec(name, "touch", "/opt/proxima/written");
     assertThat(write.exitCode()).as("writing to the image").isNotZero();
     assertThat(write.stderr()).contains("Read-only file system");
 
@@ -142,7 +142,7 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
       var name = ContainerComponents.containerName(done);
       await("the cleanup pod's idle container runs")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> Podman.exec(name, "id", "-u").stdout().strip().equals("65532"));
+          .until(() -> components.exec(name, "id", "-u").stdout().strip().equals("65532"));
       assertThat(process.isAlive()).as("it keeps running").isTrue();
     } finally {
       JavaProcesses.kill(process);

@@ -43,10 +43,15 @@ final class NetnsClusterExtension
             ? HostRequirements.missingForContainers()
             : HostRequirements.missing();
     if (!missing.isEmpty()) {
+      var explanation =
+          HostRequirements.explanation(missing)
+              + (inContainers(context)
+                  ? " The container suite alone: -Dit.test=ManifestsContainerIT (docs/testing.md)."
+                  : "");
       if (HostRequirements.required()) {
-        fail(HostRequirements.explanation(missing) + " (PROXIMA_E2E_REQUIRED=true)");
+        fail(explanation + " (PROXIMA_E2E_REQUIRED=true)");
       }
-      assumeTrue(false, HostRequirements.explanation(missing));
+      assumeTrue(false, explanation);
     }
     var cluster = cluster(context);
     // The cluster outlives each class, so a class must not inherit the mode the one before it

@@ -39,11 +39,12 @@ final class Podman {
               + container.runAsUser()
               + (container.runAsGroup() == null ? "" : ":" + container.runAsGroup()));
     }
-    if (container.runAsNonRoot() && effectiveUser(container).matches("0|root|0:.*|root:.*|")) {
+    if (container.runAsNonRoot()
+        && effectiveUser(container, sandbox.podDir()).matches("0|root|0:.*|root:.*|")) {
       throw new AssertionError(
           container.name()
               + " has runAsNonRoot, but runs as '"
-              + effectiveUser(container)
+              + effectiveUser(container, sandbox.podDir())
               + "': the kubelet would refuse to start it");
     }
     container.dropCapabilities().forEach(c -> command.add("--cap-drop=" + c));
@@ -108,18 +109,13 @@ final class Podman {
     return 1024;
   }
 
-  private static String effectiveUser(ManifestContainer container) {
+  private static String effectiveUser(ManifestContainer container, Path scratch) {
     if (container.runAsUser() != null) {
       return String.valueOf(container.runAsUser());
     }
     var result =
         HostTools.run(
-            Path.of(System.getProperty("java.io.tmpdir")),
-            "podman",
-            "image",
-            "inspect",
-            "--format={{.Config.User}}",
-            container.image());
+            scratch, "podman", "image", "inspect", "--format={{.Config.User}}", container.image());
     return result.stdout().strip();
   }
 
@@ -182,38 +178,34 @@ final class Podman {
     return out.append(']').toString();
   }
 
-  /** Starts {@code podman run} attached, its output appended to {@code log}. */
-  static Process start(List<String> command, String containerName, Path log) {
-    remove(containerName);
+  /**
+   * Starts {@code podman run} attached, its output appended to {@code log}. {@code scratch} takes
+   * the files of the podman commands that go with it.
+   */
+  static Process start(List<String> command, String containerName, Path log, Path scratch) {
+    remove(scratch, containerName);
     try {
       var client =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
               .start();
-      return new ContainerProcess(client, containerName);
+      return new ContainerProcess(client, containerName, scratch);
     } catch (IOException e) {
       throw new UncheckedIOException("could not start " + command, e);
     }
   }
 
   /** Removes the container at once (SIGKILL), whether or not it runs. */
-  static void remove(String containerName) {
-    HostTools.run(
-        Path.of(System.getProperty("java.io.tmpdir")),
-        "podman",
-        "rm",
-        "--force",
-        "--time=0",
-        "--ignore",
-        containerName);
+  static void remove(Path scratch, String containerName) {
+    HostTools.run(scratch, "podman", "rm", "--force", "--time=0", "--ignore", containerName);
   }
 
   /** {@code podman exec} in a running container. */
-  static HostTools.Result exec(String containerName, String... command) {
+  static HostTools.Result exec(Path scratch, String containerName, String... command) {
     var full = new ArrayList<>(List.of("podman", "exec", containerName));
     full.addAll(List.of(command));
-    return HostTools.run(Path.of(System.getProperty("java.io.tmpdir")), null, full);
+    return HostTools.run(scratch, null, full);
   }
 
   /**
@@ -223,10 +215,12 @@ final class Podman {
   private static final class ContainerProcess extends Process {
     private final Process client;
     private final String containerName;
+    private final Path scratch;
 
-    ContainerProcess(Process client, String containerName) {
+    ContainerProcess(Process client, String containerName, Path scratch) {
       this.client = client;
       this.containerName = containerName;
+      this.scratch = scratch;
     }
 
     @Override
@@ -271,7 +265,7 @@ final class Podman {
 
     @Override
     public Process destroyForcibly() {
-      remove(containerName);
+      remove(scratch, containerName);
       client.destroyForcibly();
       return this;
     }
