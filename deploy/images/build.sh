@@ -32,7 +32,7 @@ release="${DEBIAN_RELEASE:-bookworm}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 security_mirror="${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 cache="${PROXIMA_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/proxima/images}"
-# Must match the ARG BASE_IMAGE default in both Dockerfiles.
+# Must match the ARG BASE_IMAGE default in both Dockerfiles (e2e DockerfilesTest checks it).
 public_base="docker.io/library/debian:bookworm-slim@sha256:abd67ffcfa541b485a3dff59865ab629aa048a6c613e639d36e7456b0b229241"
 local_base="localhost/proxima/debian:${release}-slim"
 
