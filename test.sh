@@ -3,7 +3,9 @@
 # load rules into scratch network namespaces, and the multi-process tests of the packaged jars.
 #
 # As root it first installs the OS tools those suites use (nft, iptables, conntrack, ip, socat for
-# the end-to-end suite's server pods, and kubectl for rendering the manifests); as non-root it
+# the end-to-end suite's server pods, kubectl for rendering the manifests, and podman, runc,
+# debootstrap and openssl for the container suite, which builds the images and runs them as the
+# manifests say); as non-root it
 # runs everything that does not need them, and the suites that do are reported as skipped with
 # the tool they miss. With CI=true formatting is checked instead of applied, so unformatted code
 # fails.
@@ -18,6 +20,10 @@ declare -A package_of=(
   [ip]=iproute2
   [kubectl]=kubernetes-client
   [socat]=socat
+  [podman]=podman
+  [runc]=runc
+  [debootstrap]=debootstrap
+  [openssl]=openssl
 )
 missing=()
 packages=()

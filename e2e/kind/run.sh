@@ -36,7 +36,8 @@ docker info >/dev/null 2>&1 || { say "'docker info' fails: the Docker daemon is 
 
 if [ "${SKIP_BUILD:-}" != "1" ]; then
   say "building the images"
-  CONTAINER_ENGINE=docker "$repo/deploy/images/build.sh"
+  # The tag the manifests name (build.sh would tag the project version).
+  TAG=0.1.0 CONTAINER_ENGINE=docker "$repo/deploy/images/build.sh"
 fi
 
 created=0

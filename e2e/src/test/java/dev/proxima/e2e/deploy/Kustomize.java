@@ -13,11 +13,11 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /** Renders a kustomization with {@code kubectl kustomize} and parses what comes out. */
-final class Kustomize {
+public final class Kustomize {
   private Kustomize() {}
 
   /** kubectl from PATH, if there is one. */
-  static Optional<Path> kubectl() {
+  public static Optional<Path> kubectl() {
     var path = System.getenv().getOrDefault("PATH", "");
     for (var dir : path.split(java.io.File.pathSeparator)) {
       if (dir.isEmpty()) {
@@ -32,7 +32,7 @@ final class Kustomize {
   }
 
   /** The repository checkout: the nearest directory above this module that holds deploy/. */
-  static Path repositoryRoot() {
+  public static Path repositoryRoot() {
     for (var dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       if (Files.isRegularFile(dir.resolve("deploy/kustomization.yaml"))
           && Files.isRegularFile(dir.resolve("pom.xml"))) {
@@ -44,12 +44,12 @@ final class Kustomize {
   }
 
   /** What {@code kubectl kustomize DIR} printed: the objects, and stderr (warnings). */
-  record Rendered(String directory, List<HasMetadata> objects, String stderr) {
-    <T extends HasMetadata> List<T> all(Class<T> type) {
+  public record Rendered(String directory, List<HasMetadata> objects, String stderr) {
+    public <T extends HasMetadata> List<T> all(Class<T> type) {
       return objects.stream().filter(type::isInstance).map(type::cast).toList();
     }
 
-    <T extends HasMetadata> T one(Class<T> type, String name) {
+    public <T extends HasMetadata> T one(Class<T> type, String name) {
       var found = all(type).stream().filter(o -> name.equals(o.getMetadata().getName())).toList();
       if (found.size() != 1) {
         throw new AssertionError(
@@ -66,7 +66,7 @@ final class Kustomize {
     }
 
     /** A ConfigMap by the name it is referenced by (generated ones carry a hash suffix). */
-    Optional<ConfigMap> configMap(String namespace, String name) {
+    public Optional<ConfigMap> configMap(String namespace, String name) {
       return all(ConfigMap.class).stream()
           .filter(cm -> name.equals(cm.getMetadata().getName()))
           .filter(cm -> namespace.equals(cm.getMetadata().getNamespace()))
@@ -74,7 +74,7 @@ final class Kustomize {
     }
   }
 
-  static Rendered render(Path kubectl, Path repository, String directory) {
+  public static Rendered render(Path kubectl, Path repository, String directory) {
     try {
       var stderr = Files.createTempFile("kustomize", ".err");
       try {

@@ -44,7 +44,8 @@ final class ApiRelay implements AutoCloseable {
     return new ApiRelay(root, fabric);
   }
 
-  private static Process start(List<String> command) {
+  /** A relay process, its output discarded. */
+  static Process start(List<String> command) {
     try {
       return new ProcessBuilder(command)
           .redirectErrorStream(true)

@@ -55,6 +55,21 @@ final class HostRequirements {
     return missing;
   }
 
+  /** {@link #missing()} plus what running the images needs; build.sh reports its own needs. */
+  static List<String> missingForContainers() {
+    var missing = missing();
+    for (var tool : List.of("podman", "runc", "kubectl", "openssl", "debootstrap")) {
+      if (HostTools.onPath(tool).isEmpty() && !Files.isExecutable(Path.of("/usr/sbin", tool))) {
+        missing.add(
+            tool
+                + " (apt-get install "
+                + (tool.equals("kubectl") ? "kubernetes-client" : tool)
+                + ")");
+      }
+    }
+    return missing;
+  }
+
   static String explanation(List<String> missing) {
     return "The network-namespace e2e suite cannot run here; missing: "
         + String.join(", ", missing)

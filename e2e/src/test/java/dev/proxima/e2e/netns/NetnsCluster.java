@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * The test cluster: namespaces and links ({@link Topology}), the API server with its relay into the
@@ -28,8 +28,9 @@ import java.util.TreeMap;
  * brings its own Services.
  */
 final class NetnsCluster implements AutoCloseable {
-  static final int HEALTHZ_PORT = 10256;
-  static final int METRICS_PORT = 10249;
+  // The ports both kinds of components bind in a node's namespace (the manifests' too).
+  static final int HEALTHZ_PORT = JarComponents.HEALTHZ_PORT;
+  static final int METRICS_PORT = JarComponents.METRICS_PORT;
 
   final Layout layout;
   private final Path workDir;
@@ -40,6 +41,8 @@ final class NetnsCluster implements AutoCloseable {
   // The nodes' kubeconfig names the relay in the fabric; the controller's names loopback.
   private final Path kubeconfig;
   private final Path controllerKubeconfig;
+  private final Function<Components.Wiring, Components> componentsFactory;
+  private Components components;
   private ApiRelay relay;
   private ApiServer api;
   private KubernetesClient kube;
@@ -50,8 +53,10 @@ final class NetnsCluster implements AutoCloseable {
   private ProxyMode mode;
   private boolean closed;
 
-  private NetnsCluster(Layout layout, Path workDir) {
+  private NetnsCluster(
+      Layout layout, Path workDir, Function<Components.Wiring, Components> componentsFactory) {
     this.layout = layout;
+    this.componentsFactory = componentsFactory;
     this.workDir = workDir;
     this.scratch = workDir.resolve("scratch");
     try {
@@ -65,15 +70,23 @@ final class NetnsCluster implements AutoCloseable {
     this.controllerKubeconfig = workDir.resolve("controller-kubeconfig");
   }
 
-  /** Builds everything; on any failure tears down what was built before rethrowing. */
+  /**
+   * Builds everything with the jars as processes; see {@link #start(String, ProxyMode, Function)}.
+   */
   static NetnsCluster start(String prefix, ProxyMode mode) {
+    return start(prefix, mode, JarComponents::new);
+  }
+
+  /** Builds everything; on any failure tears down what was built before rethrowing. */
+  static NetnsCluster start(
+      String prefix, ProxyMode mode, Function<Components.Wiring, Components> components) {
     Path workDir;
     try {
       workDir = Files.createTempDirectory(prefix + "-e2e-");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    var cluster = new NetnsCluster(new Layout(prefix), workDir);
+    var cluster = new NetnsCluster(new Layout(prefix), workDir, components);
     var hook = new Thread(cluster::close, "netns-e2e-teardown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
@@ -91,7 +104,8 @@ final class NetnsCluster implements AutoCloseable {
     topology.build();
     api = ApiServer.start();
     kube = api.client();
-    relay = ApiRelay.start(layout.fabric(), api.port(), workDir.resolve("api.sock"));
+    var apiSocket = workDir.resolve("api.sock");
+    relay = ApiRelay.start(layout.fabric(), api.port(), apiSocket);
     writeKubeconfig(kubeconfig, ApiRelay.url());
     writeKubeconfig(controllerKubeconfig, api.url());
     await("API server reachable from the fabric")
@@ -102,6 +116,10 @@ final class NetnsCluster implements AutoCloseable {
                 clients.httpStatus(
                         layout.external(), Layout.API_ADDRESS, Layout.API_PORT, "/api/v1/nodes")
                     == 200);
+    components =
+        componentsFactory.apply(
+            new Components.Wiring(
+                layout, workDir, kubeconfig, controllerKubeconfig, apiSocket, clients));
     objects = new ClusterObjects(kube);
     objects.registerNodes(layout.nodes());
     servers = ServerPods.start(layout);
@@ -112,7 +130,7 @@ final class NetnsCluster implements AutoCloseable {
     await("controller ready")
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(200))
-        .until(() -> JavaProcesses.status(controllerUrl("/readyz")) == 200);
+        .until(() -> components.controllerStatus("/readyz") == 200);
     layout.nodes().forEach(this::awaitProxyHealthy);
     System.out.printf(
         "netns e2e: cluster up in %d ms (work directory %s)%n",
@@ -146,45 +164,11 @@ final class NetnsCluster implements AutoCloseable {
   // --- processes -----------------------------------------------------------------------------
 
   private void startController() {
-    int metrics = freePort();
-    controllerProbePort = freePort();
-    controller =
-        JavaProcesses.start(
-            null,
-            JavaProcesses.jar(
-                "proxima.controller.jar", "../controller/target/proxima-controller.jar"),
-            List.of(
-                "run",
-                "--kubeconfig=" + controllerKubeconfig,
-                "--no-leader-elect",
-                "--metrics-bind-address=127.0.0.1:" + metrics,
-                "--health-probe-bind-address=127.0.0.1:" + controllerProbePort),
-            workDir.resolve("controller.log"));
-  }
-
-  private int controllerProbePort;
-
-  private String controllerUrl(String path) {
-    return "http://127.0.0.1:" + controllerProbePort + path;
+    controller = components.startController(workDir.resolve("controller.log"));
   }
 
   void startProxy(Layout.Node node) {
-    proxies.put(
-        node,
-        JavaProcesses.start(
-            node.namespace(),
-            JavaProcesses.jar("proxima.proxy.jar", "../proxy/target/proxima-proxy.jar"),
-            List.of(
-                "run",
-                "--node-name=" + node.name(),
-                "--kubeconfig=" + kubeconfig,
-                "--mode=" + mode.name(),
-                "--min-sync-period=100ms",
-                "--sync-period=5s",
-                "--cluster-cidr=" + Layout.CLUSTER_CIDRS,
-                "--healthz-bind-address=0.0.0.0:" + HEALTHZ_PORT,
-                "--metrics-bind-address=127.0.0.1:" + METRICS_PORT),
-            proxyLog(node)));
+    proxies.put(node, components.startProxy(node, mode, proxyLog(node)));
   }
 
   /** SIGKILL, as a crashing or OOM-killed proxy; its rules stay in the kernel. */
@@ -241,6 +225,14 @@ final class NetnsCluster implements AutoCloseable {
     }
   }
 
+  Components components() {
+    return components;
+  }
+
+  Clients clients() {
+    return clients;
+  }
+
   ApiServer api() {
     return api;
   }
@@ -251,14 +243,6 @@ final class NetnsCluster implements AutoCloseable {
 
   private HostTools.Result inNode(Layout.Node node, String... command) {
     return HostTools.inNamespace(scratch, node.namespace(), null, List.of(command));
-  }
-
-  private static int freePort() {
-    try (var socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   // --- Services and endpoints ----------------------------------------------------------------
@@ -470,6 +454,9 @@ final class NetnsCluster implements AutoCloseable {
     proxies.values().forEach(JavaProcesses::kill);
     proxies.clear();
     JavaProcesses.kill(controller);
+    if (components != null) {
+      components.close();
+    }
     if (servers != null) {
       servers.close();
     }

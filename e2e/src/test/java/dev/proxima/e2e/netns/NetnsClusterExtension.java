@@ -23,6 +23,12 @@ final class NetnsClusterExtension
   /** Namespace and link names start with this; it keeps parallel runs on one machine apart. */
   static final String PREFIX = System.getProperty("proxima.e2e.prefix", "pxe");
 
+  /** The same for the cluster whose components run as containers ({@link InContainers}). */
+  static final String CONTAINER_PREFIX = System.getProperty("proxima.e2e.container-prefix", "pxc");
+
+  /** Marks a test class whose cluster runs the images as the manifests say, not the jars. */
+  interface InContainers {}
+
   private record Shared(NetnsCluster cluster) implements ExtensionContext.Store.CloseableResource {
     @Override
     public void close() {
@@ -32,12 +38,20 @@ final class NetnsClusterExtension
 
   @Override
   public void beforeAll(ExtensionContext context) {
-    var missing = HostRequirements.missing();
+    var missing =
+        inContainers(context)
+            ? HostRequirements.missingForContainers()
+            : HostRequirements.missing();
     if (!missing.isEmpty()) {
+      var explanation =
+          HostRequirements.explanation(missing)
+              + (inContainers(context)
+                  ? " The container suite alone: -Dit.test=ManifestsContainerIT (docs/testing.md)."
+                  : "");
       if (HostRequirements.required()) {
-        fail(HostRequirements.explanation(missing) + " (PROXIMA_E2E_REQUIRED=true)");
+        fail(explanation + " (PROXIMA_E2E_REQUIRED=true)");
       }
-      assumeTrue(false, HostRequirements.explanation(missing));
+      assumeTrue(false, explanation);
     }
     var cluster = cluster(context);
     // The cluster outlives each class, so a class must not inherit the mode the one before it
@@ -47,13 +61,24 @@ final class NetnsClusterExtension
     }
   }
 
+  private static boolean inContainers(ExtensionContext context) {
+    return InContainers.class.isAssignableFrom(context.getRequiredTestClass());
+  }
+
+  /** One cluster of each kind per run; they have different prefixes, so both can be up. */
   private static NetnsCluster cluster(ExtensionContext context) {
+    boolean containers = inContainers(context);
     return context
         .getRoot()
         .getStore(STORE)
         .getOrComputeIfAbsent(
-            Shared.class,
-            k -> new Shared(NetnsCluster.start(PREFIX, ProxyMode.nftables)),
+            containers ? InContainers.class : Shared.class,
+            k ->
+                new Shared(
+                    containers
+                        ? NetnsCluster.start(
+                            CONTAINER_PREFIX, ProxyMode.nftables, ContainerComponents::new)
+                        : NetnsCluster.start(PREFIX, ProxyMode.nftables)),
             Shared.class)
         .cluster();
   }

@@ -1,0 +1,71 @@
+package dev.proxima.e2e.netns;
+
+import dev.proxima.proxy.model.ProxyMode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The packaged jars as processes: the controller in the root namespace on loopback ports, each
+ * proxy inside its node's namespace, both with fast sync periods and a kubeconfig.
+ */
+final class JarComponents implements Components {
+  static final int HEALTHZ_PORT = 10256;
+  static final int METRICS_PORT = 10249;
+
+  private final Wiring wiring;
+  private int controllerProbePort;
+
+  JarComponents(Wiring wiring) {
+    this.wiring = wiring;
+  }
+
+  @Override
+  public Process startController(Path log) {
+    int metrics = freePort();
+    controllerProbePort = freePort();
+    return JavaProcesses.start(
+        null,
+        JavaProcesses.jar("proxima.controller.jar", "../controller/target/proxima-controller.jar"),
+        List.of(
+            "run",
+            "--kubeconfig=" + wiring.controllerKubeconfig(),
+            "--no-leader-elect",
+            "--metrics-bind-address=127.0.0.1:" + metrics,
+            "--health-probe-bind-address=127.0.0.1:" + controllerProbePort),
+        log);
+  }
+
+  @Override
+  public int controllerStatus(String path) {
+    return JavaProcesses.status("http://127.0.0.1:" + controllerProbePort + path);
+  }
+
+  @Override
+  public Process startProxy(Layout.Node node, ProxyMode mode, Path log) {
+    return JavaProcesses.start(
+        node.namespace(),
+        JavaProcesses.jar("proxima.proxy.jar", "../proxy/target/proxima-proxy.jar"),
+        List.of(
+            "run",
+            "--node-name=" + node.name(),
+            "--kubeconfig=" + wiring.nodeKubeconfig(),
+            "--mode=" + mode.name(),
+            "--min-sync-period=100ms",
+            "--sync-period=5s",
+            "--cluster-cidr=" + Layout.CLUSTER_CIDRS,
+            "--healthz-bind-address=0.0.0.0:" + HEALTHZ_PORT,
+            "--metrics-bind-address=127.0.0.1:" + METRICS_PORT),
+        log);
+  }
+
+  private static int freePort() {
+    try (var socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
