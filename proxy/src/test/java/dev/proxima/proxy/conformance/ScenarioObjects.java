@@ -2,6 +2,7 @@ package dev.proxima.proxy.conformance;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.NodeAddressBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -123,13 +124,24 @@ final class ScenarioObjects {
             .endSpec()
             .withNewStatus()
             .withNewLoadBalancer()
-            .withIngress(
-                FlowTable.strings(entry.get("loadBalancerIPs")).stream()
-                    .map(ip -> new LoadBalancerIngressBuilder().withIp(ip).build())
-                    .toList())
+            .withIngress(ingress(entry.get("loadBalancerIPs")))
             .endLoadBalancer()
             .endStatus();
     return builder.build();
+  }
+
+  /** Each entry an IP, or {ip, ipMode} for an ingress with an IP mode. */
+  private static List<LoadBalancerIngress> ingress(Object entries) {
+    var ingress = new ArrayList<LoadBalancerIngress>();
+    for (var entry : entries == null ? List.of() : (List<?>) entries) {
+      var fields = entry instanceof Map<?, ?> map ? map : Map.of("ip", entry);
+      ingress.add(
+          new LoadBalancerIngressBuilder()
+              .withIp(String.valueOf(fields.get("ip")))
+              .withIpMode((String) fields.get("ipMode"))
+              .build());
+    }
+    return ingress;
   }
 
   private static HasMetadata slice(Map<String, Object> service) {
