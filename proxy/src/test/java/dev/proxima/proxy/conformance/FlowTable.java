@@ -3,6 +3,8 @@ package dev.proxima.proxy.conformance;
 import dev.proxima.proxy.model.ProxyMode;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -64,6 +66,11 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
       return addresses;
     }
 
+    /** The scenario's IP family: its ClusterIPs are all of one. */
+    boolean ipv6() {
+      return services.stream().anyMatch(service -> isIpv6((String) service.get("clusterIP")));
+    }
+
     /** protocol port pairs the scenario's endpoints serve on. */
     Set<String> endpointPorts() {
       var ports = new LinkedHashSet<String>();
@@ -96,7 +103,7 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
     static Outcome of(Object expect, Object masq) {
       if (expect instanceof List<?> list) {
         var endpoints = new LinkedHashSet<String>();
-        list.forEach(e -> endpoints.add(String.valueOf(e)));
+        list.forEach(e -> endpoints.add(endpoint(String.valueOf(e))));
         return new Outcome(Kind.ENDPOINTS, endpoints, Boolean.TRUE.equals(masq));
       }
       return new Outcome(Kind.of(String.valueOf(expect)), Set.of(), false);
@@ -229,6 +236,32 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
               ProxyMode.valueOf(mode), new Difference(upstream.with(difference), reason));
         });
     return differences;
+  }
+
+  static boolean isIpv6(String ip) {
+    return ip.contains(":");
+  }
+
+  /** The address as a host route: /32 or /128. */
+  static String hostRoute(String ip) {
+    return ip + (isIpv6(ip) ? "/128" : "/32");
+  }
+
+  /** One spelling of an address, so that {@code fd00::1} and {@code fd00:0:0:0:0:0:0:1} match. */
+  static String address(String ip) {
+    try {
+      return InetAddress.getByName(ip).getHostAddress();
+    } catch (UnknownHostException notALiteral) {
+      throw new IllegalArgumentException(ip + " is not an IP address", notALiteral);
+    }
+  }
+
+  /** One spelling of {@code ip:port} or {@code [ip]:port}. */
+  static String endpoint(String hostPort) {
+    var colon = hostPort.lastIndexOf(':');
+    var host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
+    var ip = address(host);
+    return (isIpv6(ip) ? "[" + ip + "]" : ip) + hostPort.substring(colon);
   }
 
   @SuppressWarnings("unchecked")

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NoRouteToHostException;
@@ -94,9 +95,7 @@ public final class NamespaceAgent {
               var answer =
                   role
                       + " "
-                      + connection.getLocalAddress().getHostAddress()
-                      + ":"
-                      + connection.getLocalPort()
+                      + hostPort(connection.getLocalAddress(), connection.getLocalPort())
                       + " "
                       + connection.getInetAddress().getHostAddress()
                       + "\n";
@@ -122,7 +121,11 @@ public final class NamespaceAgent {
               var packet = new DatagramPacket(buffer, buffer.length);
               socket.receive(packet);
               var answer =
-                  (role + " " + address + ":" + port + " " + packet.getAddress().getHostAddress())
+                  (role
+                          + " "
+                          + hostPort(InetAddress.getByName(address), port)
+                          + " "
+                          + packet.getAddress().getHostAddress())
                       .getBytes(StandardCharsets.UTF_8);
               socket.send(new DatagramPacket(answer, answer.length, packet.getSocketAddress()));
             } catch (IOException ignored) {
@@ -131,6 +134,11 @@ public final class NamespaceAgent {
           }
         });
     return "ok";
+  }
+
+  private static String hostPort(InetAddress address, int port) {
+    var host = address.getHostAddress();
+    return (address instanceof Inet6Address ? "[" + host + "]" : host) + ":" + port;
   }
 
   private static void daemon(Runnable body) {

@@ -34,8 +34,9 @@ import org.junit.jupiter.api.TestFactory;
  * passes when that is upstream's expectation, or the difference the table declares for the mode; a
  * declared difference that no longer shows fails too, so the table stays true.
  *
- * <p>Needs root, {@code ip}, {@code nft} and {@code iptables-restore}; without them it is skipped
- * with the reason, or fails when PROXIMA_E2E_REQUIRED=true (as in CI). See docs/testing.md.
+ * <p>Needs root, {@code ip}, {@code nft}, {@code iptables-restore} and {@code ip6tables-restore};
+ * without them it is skipped with the reason, or fails when PROXIMA_E2E_REQUIRED=true (as in CI).
+ * See docs/testing.md.
  */
 class PacketFlowConformanceTest {
   private static ScratchNode scratch;
@@ -57,11 +58,16 @@ class PacketFlowConformanceTest {
   void theTableDeclaresEveryDifferenceWithAReasonAndOnlyWhereProximaReallyDiffers() {
     var table = FlowTable.load();
 
-    assertThat(table.node().addresses()).as("upstream's node IPs").contains("192.168.0.2");
+    assertThat(table.node().addresses())
+        .as("upstream's node IPs")
+        .containsExactly(
+            "192.168.0.2", "192.168.1.2", "192.168.99.11", "2001:db8::1", "2001:db8:1::2");
     assertThat(table.settings().clusterCidrs())
-        .as("upstream's pod CIDR")
-        .containsExactly("10.0.0.0/8");
-    assertThat(table.settings().nodePortAddresses()).containsExactly("192.168.0.2/32");
+        .as("upstream's pod CIDRs")
+        .containsExactly("10.0.0.0/8", "fd00:10::/64");
+    assertThat(table.settings().nodePortAddresses())
+        .as("upstream's NodePort addresses")
+        .containsExactly("192.168.0.2/32", "2001:db8::1/128");
     for (var scenario : table.scenarios()) {
       assertThat(scenario.cases()).as(scenario.name()).isNotEmpty();
       assertThat(scenario.upstream()).as(scenario.name()).startsWith("Test");
@@ -121,7 +127,7 @@ class PacketFlowConformanceTest {
             "renders and loads the ruleset",
             () -> {
               scratch.prepare(scenario);
-              scratch.load(mode, render(table, mode, scenario));
+              scratch.load(mode, scenario.ipv6(), render(table, mode, scenario));
               loaded[0] = true;
             }));
     for (var flow : scenario.cases()) {
@@ -162,7 +168,7 @@ class PacketFlowConformanceTest {
           observed == null ? "no single outcome" : observed,
           observation.raw(),
           mode,
-          scratch.listRules(mode));
+          scratch.listRules(mode, scenario.ipv6()));
     }
   }
 
@@ -184,7 +190,7 @@ class PacketFlowConformanceTest {
             ScenarioObjects.stateFile(table.node(), scenario));
     var args = new ArrayList<>(List.of("render", "--state", state.toString(), "--node"));
     args.add(table.node().name());
-    args.addAll(List.of("--mode", mode.name(), "--family", "ipv4"));
+    args.addAll(List.of("--mode", mode.name(), "--family", scenario.ipv6() ? "ipv6" : "ipv4"));
     var settings = scenario.settings();
     if (!settings.clusterCidrs().isEmpty()) {
       args.add("--cluster-cidr=" + String.join(",", settings.clusterCidrs()));
@@ -211,7 +217,7 @@ class PacketFlowConformanceTest {
     if (!HostTools.isRoot()) {
       missing.add("root (it creates network namespaces)");
     }
-    for (var tool : List.of("ip", "nft", "iptables-restore")) {
+    for (var tool : List.of("ip", "nft", "iptables-restore", "ip6tables-restore")) {
       if (HostTools.onPath(tool).isEmpty() && !Files.isExecutable(Path.of("/usr/sbin", tool))) {
         missing.add(tool);
       }

@@ -114,7 +114,7 @@ final class ScenarioObjects {
             .withType((String) entry.getOrDefault("type", "ClusterIP"))
             .withClusterIP((String) entry.get("clusterIP"))
             .withClusterIPs((String) entry.get("clusterIP"))
-            .withIpFamilies("IPv4")
+            .withIpFamilies(FlowTable.isIpv6((String) entry.get("clusterIP")) ? "IPv6" : "IPv4")
             .withPorts(ports)
             .withExternalIPs(FlowTable.strings(entry.get("externalIPs")))
             .withLoadBalancerSourceRanges(FlowTable.strings(entry.get("sourceRanges")))
@@ -165,7 +165,7 @@ final class ScenarioObjects {
         .withName(name(service) + "-1")
         .withLabels(Map.of("kubernetes.io/service-name", name(service)))
         .endMetadata()
-        .withAddressType("IPv4")
+        .withAddressType(FlowTable.isIpv6((String) service.get("clusterIP")) ? "IPv6" : "IPv4")
         .withEndpoints(endpoints)
         .withPorts(
             slicePorts(service).stream()

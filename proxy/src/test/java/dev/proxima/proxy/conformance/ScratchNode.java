@@ -41,8 +41,14 @@ import java.util.concurrent.TimeUnit;
  */
 final class ScratchNode implements AutoCloseable {
   private static final String GATEWAY = "169.254.1.1";
+  private static final String GATEWAY6 = "fd00:ffff::1";
   private static final String SINK = "169.254.2.2";
+  private static final String SINK6 = "fd00:ffff::2";
   private static final String PLACEHOLDER = "203.0.113.200";
+
+  /** Upstream's non-cluster client addresses: 203.0.113.0/24, and 2600:5200::1 in IPv6 cases. */
+  private static final List<String> EXTERNAL_CLIENTS = List.of("203.0.113.0/24", "2600:5200::/64");
+
   private static final int CONNECT_TIMEOUT_MS = 400;
 
   private final Path work;
@@ -87,7 +93,7 @@ final class ScratchNode implements AutoCloseable {
     externalSources = new ArrayList<>();
     for (var scenario : table.scenarios()) {
       for (var flow : scenario.cases()) {
-        if (IpLiteral.contains("203.0.113.0/24", flow.from())
+        if (EXTERNAL_CLIENTS.stream().anyMatch(range -> IpLiteral.contains(range, flow.from()))
             && !externalSources.contains(flow.from())) {
           externalSources.add(flow.from());
         }
@@ -114,32 +120,49 @@ final class ScratchNode implements AutoCloseable {
       must("ip", "netns", "add", namespace);
       namespaces.add(namespace);
       must("ip", "-n", namespace, "link", "set", "lo", "up");
-      sysctl(namespace, "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0");
+      sysctl(
+          namespace,
+          "net.ipv4.conf.all.rp_filter=0",
+          "net.ipv4.conf.default.rp_filter=0",
+          "net.ipv6.conf.all.accept_dad=0",
+          "net.ipv6.conf.default.accept_dad=0");
     }
     // Every reject must produce its ICMP error, however many the suite sends.
-    sysctl(node, "net.ipv4.ip_forward=1", "net.ipv4.icmp_ratelimit=0");
+    sysctl(
+        node,
+        "net.ipv4.ip_forward=1",
+        "net.ipv6.conf.all.forwarding=1",
+        "net.ipv4.icmp_ratelimit=0",
+        "net.ipv6.icmp.ratelimit=0");
     link("vx", external);
     link("vp", pods);
     link("ve", endpoints);
     link("vs", sink);
 
-    var first = nodeAddresses.get(0);
     for (var address : nodeAddresses) {
-      must("ip", "-n", node, "addr", "add", address + "/32", "dev", "vx");
+      addAddress(node, address, "vx");
     }
-    must("ip", "-n", node, "route", "add", "203.0.113.0/24", "dev", "vx");
+    for (var range : EXTERNAL_CLIENTS) {
+      must("ip", "-n", node, "route", "add", range, "dev", "vx");
+    }
     for (var address : externalSources) {
-      must("ip", "-n", external, "addr", "add", address + "/32", "dev", "eth0");
+      addAddress(external, address, "eth0");
     }
-    must("ip", "-n", external, "route", "add", first, "dev", "eth0");
-    must("ip", "-n", external, "route", "add", "default", "via", first);
+    // The external clients reach everything through the node's first address of each family.
+    for (var ipv6 : List.of(false, true)) {
+      var first =
+          nodeAddresses.stream().filter(a -> FlowTable.isIpv6(a) == ipv6).findFirst().orElseThrow();
+      must("ip", "-n", external, "route", "add", first, "dev", "eth0");
+      must("ip", "-n", external, "route", "add", ipv6 ? "::/0" : "0.0.0.0/0", "via", first);
+    }
     nft(
         external,
         "add table ip pxf-snat\n"
             + "add chain ip pxf-snat post { type nat hook postrouting priority 100 ; }\n");
 
     for (var side : List.of("vp", "ve", "vs")) {
-      must("ip", "-n", node, "addr", "add", GATEWAY + "/32", "dev", side);
+      addAddress(node, GATEWAY, side);
+      addAddress(node, GATEWAY6, side);
     }
     // A fixed address keeps the routes: the kernel drops a link's routes with its last address,
     // and the scenarios' addresses come and go.
@@ -147,10 +170,14 @@ final class ScratchNode implements AutoCloseable {
     must("ip", "-n", endpoints, "addr", "add", "169.254.4.4/32", "dev", "eth0");
     for (var namespace : List.of(pods, endpoints, sink)) {
       must("ip", "-n", namespace, "route", "add", GATEWAY, "dev", "eth0");
-      must("ip", "-n", namespace, "route", "add", "default", "via", GATEWAY);
+      must("ip", "-n", namespace, "route", "add", "0.0.0.0/0", "via", GATEWAY);
+      must("ip", "-n", namespace, "route", "add", GATEWAY6, "dev", "eth0");
+      must("ip", "-n", namespace, "route", "add", "::/0", "via", GATEWAY6);
     }
-    must("ip", "-n", sink, "addr", "add", SINK + "/32", "dev", "eth0");
-    must("ip", "-n", node, "route", "add", "default", "via", SINK, "dev", "vs", "onlink");
+    addAddress(sink, SINK, "eth0");
+    addAddress(sink, SINK6, "eth0");
+    must("ip", "-n", node, "route", "add", "0.0.0.0/0", "via", SINK, "dev", "vs", "onlink");
+    must("ip", "-n", node, "route", "add", "::/0", "via", SINK6, "dev", "vs", "onlink");
     // The sink owns every destination the cases use that is not the node's, so an unproxied flow
     // gets an answer there.
     var owned = new LinkedHashSet<String>();
@@ -158,7 +185,7 @@ final class ScratchNode implements AutoCloseable {
     for (var scenario : table.scenarios()) {
       for (var flow : scenario.cases()) {
         if (!nodeAddresses.contains(flow.to()) && !IpLiteral.contains("172.30.0.0/16", flow.to())) {
-          owned.add(flow.to() + "/32");
+          owned.add(FlowTable.hostRoute(flow.to()));
         }
       }
     }
@@ -178,7 +205,7 @@ final class ScratchNode implements AutoCloseable {
               node,
               "route",
               "replace",
-              flow.from() + "/32",
+              FlowTable.hostRoute(flow.from()),
               "via",
               externalSources.get(0),
               "dev",
@@ -268,8 +295,8 @@ final class ScratchNode implements AutoCloseable {
     if (remove) {
       for (var address : List.copyOf(current)) {
         if (!wanted.contains(address)) {
-          must("ip", "-n", node, "route", "del", address + "/32", "dev", nodeSide);
-          must("ip", "-n", namespace, "addr", "del", address + "/32", "dev", "eth0");
+          must("ip", "-n", node, "route", "del", FlowTable.hostRoute(address), "dev", nodeSide);
+          must("ip", "-n", namespace, "addr", "del", FlowTable.hostRoute(address), "dev", "eth0");
           current.remove(address);
         }
       }
@@ -277,14 +304,14 @@ final class ScratchNode implements AutoCloseable {
     }
     for (var address : wanted) {
       if (current.add(address)) {
-        must("ip", "-n", namespace, "addr", "add", address + "/32", "dev", "eth0");
-        must("ip", "-n", node, "route", "add", address + "/32", "dev", nodeSide);
+        addAddress(namespace, address, "eth0");
+        must("ip", "-n", node, "route", "add", FlowTable.hostRoute(address), "dev", nodeSide);
       }
     }
   }
 
   /** Replaces whatever rules the node has with this ruleset, loaded with the mode's own tool. */
-  void load(ProxyMode mode, String ruleset) throws IOException {
+  void load(ProxyMode mode, boolean ipv6, String ruleset) throws IOException {
     // iptables here is the nf_tables variant or legacy: clear both ways so modes never mix.
     must("ip", "netns", "exec", node, "nft", "flush", "ruleset");
     if (HostTools.onPath("iptables-legacy").isPresent()
@@ -297,16 +324,18 @@ final class ScratchNode implements AutoCloseable {
     if (mode == ProxyMode.nftables) {
       nft(node, ruleset);
     } else {
-      HostTools.inNamespace(
-              work, node, ruleset, List.of("iptables-restore", "--noflush", "-w", "5"))
+      var restore = ipv6 ? "ip6tables-restore" : "iptables-restore";
+      HostTools.inNamespace(work, node, ruleset, List.of(restore, "--noflush", "-w", "5"))
           .assertSucceeded();
     }
   }
 
   /** The node's ruleset as the kernel holds it, for failure messages. */
-  String listRules(ProxyMode mode) {
+  String listRules(ProxyMode mode, boolean ipv6) {
     var command =
-        mode == ProxyMode.nftables ? List.of("nft", "list", "ruleset") : List.of("iptables-save");
+        mode == ProxyMode.nftables
+            ? List.of("nft", "list", "ruleset")
+            : List.of(ipv6 ? "ip6tables-save" : "iptables-save");
     return HostTools.inNamespace(work, node, null, command).stdout();
   }
 
@@ -408,8 +437,8 @@ final class ScratchNode implements AutoCloseable {
         return null;
       }
       roles.add(words[0]);
-      reached.add(words[1]);
-      seen.add(words[2].equals(from));
+      reached.add(FlowTable.endpoint(words[1]));
+      seen.add(FlowTable.address(words[2]).equals(FlowTable.address(from)));
     }
     if (roles.size() != 1) {
       return null;
@@ -423,6 +452,18 @@ final class ScratchNode implements AutoCloseable {
       case "sink" -> new FlowTable.Outcome(FlowTable.Kind.PASS, Set.of(), false);
       default -> null;
     };
+  }
+
+  /** Without duplicate address detection, so an IPv6 address works at once. */
+  private void addAddress(String namespace, String address, String device) {
+    var command =
+        new ArrayList<>(
+            List.of(
+                "ip", "-n", namespace, "addr", "add", FlowTable.hostRoute(address), "dev", device));
+    if (FlowTable.isIpv6(address)) {
+      command.add("nodad");
+    }
+    must(command.toArray(String[]::new));
   }
 
   private void expectOk(String namespace, String command) throws IOException {
