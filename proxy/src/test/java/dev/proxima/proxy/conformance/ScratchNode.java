@@ -25,9 +25,10 @@ import java.util.concurrent.TimeUnit;
  * A scratch node made of network namespaces, with every kind of client upstream's cases send from:
  *
  * <pre>
- *   external (203.0.113.x) ── vx ──┐                 ┌── vp ── pods (pod clients, 10.x)
- *                                  node (rules, 192.168.0.2, 192.168.1.2, 192.168.99.11)
- *   sink (next hop) ──────── vs ──┘                 └── ve ── endpoints (every endpoint IP)
+ *   external (203.0.113.x, 2600:5200::1) ── vx ──┐       ┌── vp ── pods (pod clients)
+ *                                   node (rules; 192.168.0.2, 192.168.1.2, 192.168.99.11,
+ *                                         2001:db8::1, 2001:db8:1::2)
+ *   sink (next hop) ─────────────────────── vs ──┘       └── ve ── endpoints (every endpoint IP)
  * </pre>
  *
  * The node carries the node addresses and forwards; the endpoints namespace holds every endpoint
@@ -35,9 +36,9 @@ import java.util.concurrent.TimeUnit;
  * saw; the node answers for itself ("host") when a flow to one of its addresses is not proxied; the
  * sink is the node's default route and owns the Service, load-balancer and external IPs, so a flow
  * the rules leave alone is answered there ("pass") instead of vanishing like a drop. Pod and
- * endpoint namespaces hang off routed veths (the node side is 169.254.1.1), as with Calico. A
- * source that is none of these (a load-balancer IP, for upstream's SNAT case) is the external
- * namespace's placeholder address rewritten by an SNAT rule there.
+ * endpoint namespaces hang off routed veths (the node side is 169.254.1.1 and fd00:ffff::1), as
+ * with Calico. A source that is none of these (a load-balancer IP, for upstream's SNAT case) is the
+ * external namespace's placeholder address rewritten by an SNAT rule there.
  */
 final class ScratchNode implements AutoCloseable {
   private static final String GATEWAY = "169.254.1.1";
@@ -198,8 +199,7 @@ final class ScratchNode implements AutoCloseable {
     for (var scenario : table.scenarios()) {
       for (var flow : scenario.cases()) {
         if (place(flow.from(), scenario) == Place.SNAT) {
-          HostTools.run(
-              work,
+          must(
               "ip",
               "-n",
               node,
@@ -235,19 +235,12 @@ final class ScratchNode implements AutoCloseable {
         Map.of(
             node, "host", pods, "pod", endpoints, "endpoint", external, "external", sink, "sink");
     for (var namespace : List.of(node, pods, endpoints, external, sink)) {
+      var command = new ArrayList<>(List.of("ip", "netns", "exec", namespace, java));
+      // The agent runs for the whole suite; a quick start matters more than peak speed.
+      command.addAll(List.of("-XX:TieredStopAtLevel=1", "-cp", classes));
+      command.addAll(List.of(NamespaceAgent.class.getName(), roles.get(namespace)));
       var process =
-          new ProcessBuilder(
-                  "ip",
-                  "netns",
-                  "exec",
-                  namespace,
-                  java,
-                  "-Xshare:auto",
-                  "-XX:TieredStopAtLevel=1",
-                  "-cp",
-                  classes,
-                  NamespaceAgent.class.getName(),
-                  roles.get(namespace))
+          new ProcessBuilder(command)
               .redirectError(work.resolve(namespace + ".log").toFile())
               .start();
       agents.put(
