@@ -61,7 +61,7 @@ public final class RenderedRules {
    */
   public String delta(int index, EndpointSlice slice) {
     var after =
-        NodePlanner.planService(
+        NodePlanner.planServiceClaims(
             IpFamily.IPV4,
             SyntheticCluster.PROXY_NODE,
             node,

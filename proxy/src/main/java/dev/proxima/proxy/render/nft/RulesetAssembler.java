@@ -84,8 +84,10 @@ public final class RulesetAssembler {
     // Only elements the changed ports had or have can appear or disappear: note whether each was
     // in the table before, so the cost follows the change, not the table.
     var touched = new LinkedHashMap<String, Map<String, Boolean>>();
-    for (var entry : new TreeMap<>(changes).entrySet()) {
-      var port = entry.getKey();
+    var sorted = new TreeMap<>(changes);
+    // Every old fragment goes before any new one comes in: when a change hands a key from one port
+    // to another, the new owner must find it free, whatever the order of their names.
+    for (var port : sorted.keySet()) {
       var old = ports.get(port);
       if (old != null) {
         var oldParts = renderAgain(old);
@@ -93,10 +95,12 @@ public final class RulesetAssembler {
         held.forEach((set, elements) -> note(touched, set, elements));
         remove(port, oldParts, held);
       }
+    }
+    for (var entry : sorted.entrySet()) {
       if (entry.getValue() != null) {
         var fresh = render(entry.getValue());
         fresh.elements().forEach((set, elements) -> note(touched, set, distinct(elements)));
-        add(port, entry.getValue(), fresh);
+        add(entry.getKey(), entry.getValue(), fresh);
       }
     }
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
