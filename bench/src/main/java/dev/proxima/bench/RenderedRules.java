@@ -62,12 +62,13 @@ public final class RenderedRules {
   public String delta(int index, EndpointSlice slice) {
     var after =
         NodePlanner.planServiceClaims(
-            IpFamily.IPV4,
-            SyntheticCluster.PROXY_NODE,
-            node,
-            null,
-            cluster.service(index),
-            List.of(slice));
+                IpFamily.IPV4,
+                SyntheticCluster.PROXY_NODE,
+                node,
+                null,
+                cluster.service(index),
+                List.of(slice))
+            .ports();
     Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
     after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p)));
     return assembler

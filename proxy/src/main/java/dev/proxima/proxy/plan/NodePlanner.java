@@ -106,20 +106,23 @@ public final class NodePlanner {
   }
 
   /**
-   * The claims of one Service's ports on this node; empty when the Service is gone or not handled
-   * here.
+   * The claims of one Service's ports on this node, with the input problems met on the way; no
+   * ports when the Service is gone or not handled here.
    */
-  public static List<PlannedPort> planServiceClaims(
+  public static FamilyPlan planServiceClaims(
       IpFamily family,
       String nodeName,
       Node node,
       String serviceProxyName,
       Service service,
       Collection<EndpointSlice> slices) {
-    if (service == null) {
-      return List.of();
-    }
-    return planClaims(family, nodeName, node, serviceProxyName, List.of(service), slices).ports();
+    return planClaims(
+        family,
+        nodeName,
+        node,
+        serviceProxyName,
+        service == null ? List.of() : List.of(service),
+        slices);
   }
 
   /**

@@ -177,7 +177,7 @@ public final class Proxier {
       var zone = zoneOf(node);
       var affected = new TreeSet<ObjectKey>();
       for (var key : changed) {
-        var claims =
+        var plan =
             NodePlanner.planServiceClaims(
                 family,
                 config.nodeName(),
@@ -185,6 +185,8 @@ public final class Proxier {
                 config.serviceProxyName(),
                 cache.service(key),
                 cache.slicesOf(key));
+        plan.warnings().forEach(this::warn);
+        var claims = plan.ports();
         if (claims.isEmpty()) {
           claimsByService.remove(key);
         } else {

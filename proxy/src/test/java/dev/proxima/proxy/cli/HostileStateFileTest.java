@@ -72,4 +72,41 @@ class HostileStateFileTest {
     assertThat(result.err()).doesNotContain("NullPointerException");
     assertThat(result.out()).contains("10.244.1.5:8080");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"text", "json"})
+  void explainShowsWhichServiceKeepsAnAddressTwoClaim(String output) throws Exception {
+    var file = directory.resolve("collision.yaml");
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Service
+        metadata: {name: a, namespace: evil}
+        spec:
+          clusterIP: 10.96.0.99
+          externalIPs: [10.96.0.10]
+          ports: [{name: http, port: 80}]
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: web, namespace: good}
+        spec:
+          clusterIP: 10.96.0.10
+          ports: [{name: http, port: 80}]
+        """);
+
+    var result = run("explain", "--state", file.toString(), "--node", "node-a", "-o", output);
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out())
+        .contains(
+            "10.96.0.10 tcp/80: externalIP of evil/a:http collides with the clusterIP of"
+                + " good/web:http; good/web:http keeps it");
+    if (output.equals("json")) {
+      assertThat(result.out()).contains("\"addressCollisions\"");
+    } else {
+      assertThat(result.out()).contains("  collision: 10.96.0.10 tcp/80");
+    }
+  }
 }
