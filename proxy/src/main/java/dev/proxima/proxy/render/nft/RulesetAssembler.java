@@ -19,8 +19,10 @@ import java.util.TreeMap;
  * <p>Each fragment is what {@link NftRenderer} writes for that one port beyond the fixed table: its
  * set and map elements, and the chains and sets it needs ({@code lb-N}, affinity chains). Elements
  * and chains that several ports share (a hairpin pair, an {@code lb-2} chain) are
- * reference-counted: a delete is sent only when the last port stops using them. When two ports
- * claim the same map key, the one earlier in ServicePortName order keeps it, as in a full render.
+ * reference-counted: a delete is sent only when the last port stops using them. Ownership of
+ * contested address keys is decided before the ports get here ({@link
+ * dev.proxima.proxy.plan.AddressOwners}); should two ports still claim one map key, the one earlier
+ * in ServicePortName order keeps it, as in a full render.
  *
  * <p>Chains and sets nothing uses any more stay in the kernel until the next full sync, which
  * rebuilds the table; they are unreferenced and do nothing.
