@@ -1,9 +1,10 @@
 package dev.proxima.proxy.render;
 
+import static dev.proxima.proxy.testing.ApiObjects.service;
+import static dev.proxima.proxy.testing.ApiObjects.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.proxima.model.Labels;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
@@ -12,17 +13,12 @@ import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.runtime.IptablesDataPlane;
 import dev.proxima.proxy.testing.HostTools;
-import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -415,105 +411,5 @@ class HostileInputTest {
     var listed = HostTools.inNamespace(directory, namespace, null, command);
     listed.assertSucceeded();
     return listed.stdout();
-  }
-
-  private static ServiceSpec service(String namespace, String name, String clusterIp) {
-    return new ServiceSpec(namespace, name, clusterIp);
-  }
-
-  /** A Service with one port {@code http} 80/TCP, under construction. */
-  private static final class ServiceSpec {
-    private final ServiceBuilder builder;
-
-    ServiceSpec(String namespace, String name, String clusterIp) {
-      builder =
-          new ServiceBuilder()
-              .withNewMetadata()
-              .withNamespace(namespace)
-              .withName(name)
-              .endMetadata()
-              .withNewSpec()
-              .withClusterIP(clusterIp)
-              .addNewPort()
-              .withName("http")
-              .withPort(80)
-              .withProtocol("TCP")
-              .endPort()
-              .endSpec();
-    }
-
-    ServiceSpec created(String timestamp, String uid) {
-      builder.editMetadata().withCreationTimestamp(timestamp).withUid(uid).endMetadata();
-      return this;
-    }
-
-    ServiceSpec externalIps(String... ips) {
-      builder.editSpec().withExternalIPs(Arrays.asList(ips)).endSpec();
-      return this;
-    }
-
-    ServiceSpec loadBalancerIp(String ip) {
-      builder
-          .editSpec()
-          .withType("LoadBalancer")
-          .endSpec()
-          .withNewStatus()
-          .withNewLoadBalancer()
-          .withIngress(new LoadBalancerIngressBuilder().withIp(ip).build())
-          .endLoadBalancer()
-          .endStatus();
-      return this;
-    }
-
-    ServiceSpec sourceRanges(String... ranges) {
-      builder.editSpec().withLoadBalancerSourceRanges(Arrays.asList(ranges)).endSpec();
-      return this;
-    }
-
-    ServiceSpec affinity(int timeoutSeconds) {
-      builder
-          .editSpec()
-          .withSessionAffinity("ClientIP")
-          .withNewSessionAffinityConfig()
-          .withNewClientIP()
-          .withTimeoutSeconds(timeoutSeconds)
-          .endClientIP()
-          .endSessionAffinityConfig()
-          .endSpec();
-      return this;
-    }
-
-    Service build() {
-      return builder.build();
-    }
-  }
-
-  /** One slice {@code <service>-1} with port {@code http} 8080/TCP and one endpoint per address. */
-  private static EndpointSlice slice(String namespace, String service, String... addresses) {
-    var endpoints = new ArrayList<io.fabric8.kubernetes.api.model.discovery.v1.Endpoint>();
-    for (var address : addresses) {
-      endpoints.add(
-          new EndpointBuilder()
-              .withAddresses(address)
-              .withNodeName("node-b")
-              .withNewConditions()
-              .withReady(true)
-              .endConditions()
-              .build());
-    }
-    return new EndpointSliceBuilder()
-        .withNewMetadata()
-        .withNamespace(namespace)
-        .withName(service + "-1")
-        .withLabels(Map.of(Labels.SERVICE_NAME, service))
-        .endMetadata()
-        .withAddressType("IPv4")
-        .addNewPort()
-        .withName("http")
-        .withPort(8080)
-        .withProtocol("TCP")
-        .endPort()
-        .withEndpoints(endpoints)
-        .build();
   }
 }
