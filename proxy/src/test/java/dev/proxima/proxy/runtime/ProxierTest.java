@@ -23,7 +23,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -224,26 +223,7 @@ class ProxierTest {
   }
 
   private static EndpointSlice slice(String service, String ip, String node) {
-    return new EndpointSliceBuilder()
-        .withNewMetadata()
-        .withNamespace("shop")
-        .withName(service + "-1")
-        .withLabels(Map.of(Labels.SERVICE_NAME, service))
-        .endMetadata()
-        .withAddressType("IPv4")
-        .addNewPort()
-        .withName("http")
-        .withPort(8080)
-        .withProtocol("TCP")
-        .endPort()
-        .addNewEndpoint()
-        .withAddresses(ip)
-        .withNodeName(node)
-        .withNewConditions()
-        .withReady(true)
-        .endConditions()
-        .endEndpoint()
-        .build();
+    return ApiObjects.sliceOnNode("shop", service, node, ip);
   }
 
   private String scrape() throws Exception {

@@ -91,12 +91,18 @@ public final class ApiObjects {
 
   /** One slice {@code <service>-1} with port {@code http} 8080/TCP and one endpoint per address. */
   public static EndpointSlice slice(String namespace, String service, String... addresses) {
+    return sliceOnNode(namespace, service, "node-b", addresses);
+  }
+
+  /** As {@link #slice}, with every endpoint on {@code node}. */
+  public static EndpointSlice sliceOnNode(
+      String namespace, String service, String node, String... addresses) {
     var endpoints = new ArrayList<io.fabric8.kubernetes.api.model.discovery.v1.Endpoint>();
     for (var address : addresses) {
       endpoints.add(
           new EndpointBuilder()
               .withAddresses(address)
-              .withNodeName("node-b")
+              .withNodeName(node)
               .withNewConditions()
               .withReady(true)
               .endConditions()
