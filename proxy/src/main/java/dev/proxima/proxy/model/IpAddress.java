@@ -51,7 +51,7 @@ public final class IpAddress {
       int first = v4[0] & 0xff;
       int second = v4[1] & 0xff;
       if (first == 0) {
-        return "unspecified";
+        return "unspecified"; // 0.0.0.0/8: "this network", never a destination
       }
       if (first == 127) {
         return "loopback";
