@@ -2,6 +2,10 @@ package dev.proxima.proxy.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
@@ -37,6 +41,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * The sync pipeline's behaviour, the same in both modes: every test runs against the nftables and
@@ -514,6 +519,33 @@ class ProxierTest {
     proxier.sync(Set.of(VICTIM));
 
     assertThat(lastScript()).contains(attackerClaim());
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aCollisionIsLoggedOnceAtWarnNamingBothServices(ProxyMode mode) {
+    var appender = new ListAppender<ILoggingEvent>();
+    appender.start();
+    var logger = (Logger) LoggerFactory.getLogger(Proxier.class);
+    logger.addAppender(appender);
+    try {
+      start(mode);
+      addVictim();
+      addAttacker();
+
+      proxier.sync(Set.of());
+      proxier.sync(Set.of(ATTACKER));
+
+      assertThat(appender.list)
+          .filteredOn(event -> event.getLevel() == Level.WARN)
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .filteredOn(message -> message.startsWith("Address collision"))
+          .singleElement()
+          .asString()
+          .contains("evil/a:http", "good/web:http", "10.96.0.10 tcp/80", "good/web:http keeps it");
+    } finally {
+      logger.detachAppender(appender);
+    }
   }
 
   /** How each mode writes "10.96.0.10:80/TCP belongs to evil/a's externalIP". */
