@@ -1,6 +1,7 @@
 package dev.proxima.proxy.plan;
 
 import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import java.util.ArrayList;
@@ -50,7 +51,23 @@ public final class AddressOwners {
   }
 
   /** One port's claim on one key. */
-  private record Claim(ServicePort port, Kind kind) {}
+  private record Claim(ServicePort port, Kind kind) {
+    boolean sameAs(Claim other) {
+      return port.name().equals(other.port.name()) && kind == other.kind;
+    }
+
+    ObjectKey service() {
+      return port.name().service();
+    }
+  }
+
+  /** An address key; the address is the catalog's canonical string, shared, not copied. */
+  private record Key(String address, Protocol protocol, int port) {
+    @Override
+    public String toString() {
+      return address + " " + protocol.lower() + "/" + port;
+    }
+  }
 
   private static final Comparator<Claim> STRONGEST_FIRST =
       Comparator.comparing(Claim::kind)
@@ -82,11 +99,14 @@ public final class AddressOwners {
     }
   }
 
-  private final Map<String, List<Claim>> claimsByKey = new HashMap<>();
-  private final Map<ObjectKey, List<ServicePort>> portsByService = new HashMap<>();
+  /**
+   * Every claimed key: a {@link Claim} when one port claims it (nearly always, so the proxy does
+   * not hold a list per Service port), else an {@code ArrayList<Claim>}, strongest first.
+   */
+  private final Map<Key, Object> claims = new HashMap<>();
 
   /** Keys more than one Service port claims. */
-  private final Set<String> contested = new TreeSet<>();
+  private final Set<Key> contested = new HashSet<>();
 
   /** The owners of every key these ports claim. */
   public static AddressOwners of(List<ServicePort> ports) {
@@ -95,67 +115,106 @@ public final class AddressOwners {
     for (var port : ports) {
       byService.computeIfAbsent(port.name().service(), k -> new ArrayList<>()).add(port);
     }
-    byService.forEach(owners::put);
+    byService.forEach((service, its) -> owners.put(service, List.of(), its));
     return owners;
   }
 
   /**
-   * Replaces the claims of one Service (no ports: it is gone).
+   * Replaces the claims of one Service: {@code before} are its ports as last given (empty when
+   * new), {@code after} its ports now (empty when gone).
    *
    * @return the Services whose {@link #effective} ports may differ now: this one and every other
    *     claimant of a key it claimed before or claims now
    */
-  public Set<ObjectKey> put(ObjectKey service, List<ServicePort> ports) {
-    var touched = new HashSet<String>();
-    var before = portsByService.remove(service);
-    if (before != null) {
-      for (var port : before) {
-        claims(
-            port,
-            (key, kind) -> {
-              var list = claimsByKey.get(key);
-              if (list != null) {
-                list.removeIf(claim -> claim.port().name().service().equals(service));
-                if (list.isEmpty()) {
-                  claimsByKey.remove(key);
-                }
-              }
-              touched.add(key);
-            });
-      }
+  public Set<ObjectKey> put(ObjectKey service, List<ServicePort> before, List<ServicePort> after) {
+    var touched = new ArrayList<Key>();
+    for (var port : before) {
+      claims(
+          port,
+          (key, kind) -> {
+            release(key, service);
+            touched.add(key);
+          });
     }
-    if (!ports.isEmpty()) {
-      portsByService.put(service, List.copyOf(ports));
-      for (var port : ports) {
-        claims(
-            port,
-            (key, kind) -> {
-              var list = claimsByKey.computeIfAbsent(key, k -> new ArrayList<>(1));
-              if (list.stream()
-                  .noneMatch(c -> c.port().name().equals(port.name()) && c.kind() == kind)) {
-                list.add(new Claim(port, kind));
-              }
-              touched.add(key);
-            });
-      }
+    for (var port : after) {
+      claims(
+          port,
+          (key, kind) -> {
+            hold(key, new Claim(port, kind));
+            touched.add(key);
+          });
     }
     var affected = new TreeSet<ObjectKey>();
     affected.add(service);
     for (var key : touched) {
-      var list = claimsByKey.get(key);
-      if (list == null) {
+      var held = claims.get(key);
+      if (held instanceof Claim claim) {
+        affected.add(claim.service());
         contested.remove(key);
-        continue;
-      }
-      list.sort(STRONGEST_FIRST);
-      list.forEach(claim -> affected.add(claim.port().name().service()));
-      if (list.stream().map(claim -> claim.port().name()).distinct().count() > 1) {
-        contested.add(key);
+      } else if (held != null) {
+        @SuppressWarnings("unchecked")
+        var list = (List<Claim>) held;
+        list.sort(STRONGEST_FIRST);
+        list.forEach(claim -> affected.add(claim.service()));
+        if (list.stream().map(claim -> claim.port().name()).distinct().count() > 1) {
+          contested.add(key);
+        } else {
+          contested.remove(key);
+        }
       } else {
         contested.remove(key);
       }
     }
     return affected;
+  }
+
+  private void release(Key key, ObjectKey service) {
+    var held = claims.get(key);
+    if (held instanceof Claim claim) {
+      if (claim.service().equals(service)) {
+        claims.remove(key);
+      }
+    } else if (held != null) {
+      @SuppressWarnings("unchecked")
+      var list = (List<Claim>) held;
+      list.removeIf(claim -> claim.service().equals(service));
+      if (list.isEmpty()) {
+        claims.remove(key);
+      } else if (list.size() == 1) {
+        claims.put(key, list.get(0));
+      }
+    }
+  }
+
+  private void hold(Key key, Claim claim) {
+    var held = claims.get(key);
+    if (held == null) {
+      claims.put(key, claim);
+    } else if (held instanceof Claim other) {
+      if (!other.sameAs(claim)) {
+        var list = new ArrayList<Claim>(2);
+        list.add(other);
+        list.add(claim);
+        claims.put(key, list);
+      }
+    } else {
+      @SuppressWarnings("unchecked")
+      var list = (List<Claim>) held;
+      if (list.stream().noneMatch(claim::sameAs)) {
+        list.add(claim);
+      }
+    }
+  }
+
+  /** The strongest claim on a key someone claims. */
+  private Claim winner(Key key) {
+    var held = claims.get(key);
+    if (held instanceof Claim claim) {
+      return claim;
+    }
+    @SuppressWarnings("unchecked")
+    var list = (List<Claim>) held;
+    return list.get(0);
   }
 
   /**
@@ -182,8 +241,11 @@ public final class AddressOwners {
   /** Every contested key's losers, in key order. */
   public List<Collision> collisions() {
     var result = new ArrayList<Collision>();
-    for (var key : contested) {
-      var list = claimsByKey.get(key);
+    var keys = new ArrayList<>(contested);
+    keys.sort(Comparator.comparing(Key::toString));
+    for (var key : keys) {
+      @SuppressWarnings("unchecked")
+      var list = (List<Claim>) claims.get(key);
       var winner = list.get(0);
       var seen = new HashSet<ServicePortName>();
       seen.add(winner.port().name());
@@ -191,7 +253,11 @@ public final class AddressOwners {
         if (seen.add(claim.port().name())) {
           result.add(
               new Collision(
-                  key, winner.port().name(), winner.kind(), claim.port().name(), claim.kind()));
+                  key.toString(),
+                  winner.port().name(),
+                  winner.kind(),
+                  claim.port().name(),
+                  claim.kind()));
         }
       }
     }
@@ -208,15 +274,12 @@ public final class AddressOwners {
     return kept;
   }
 
-  private boolean owns(ServicePort port, String key) {
-    if (!contested.contains(key)) {
-      return true;
-    }
-    return claimsByKey.get(key).get(0).port().name().equals(port.name());
+  private boolean owns(ServicePort port, Key key) {
+    return !contested.contains(key) || winner(key).port().name().equals(port.name());
   }
 
   private interface ClaimSink {
-    void claim(String key, Kind kind);
+    void claim(Key key, Kind kind);
   }
 
   private static void claims(ServicePort port, ClaimSink sink) {
@@ -229,7 +292,7 @@ public final class AddressOwners {
     }
   }
 
-  private static String key(String address, ServicePort port) {
-    return address + " " + port.protocol().lower() + "/" + port.port();
+  private static Key key(String address, ServicePort port) {
+    return new Key(address, port.protocol(), port.port());
   }
 }

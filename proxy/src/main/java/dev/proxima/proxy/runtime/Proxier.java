@@ -162,7 +162,7 @@ public final class Proxier {
                   claimsByService
                       .computeIfAbsent(p.port().name().service(), k -> new ArrayList<>())
                       .add(p));
-      claimsByService.forEach((key, ports) -> owners.put(key, ports(ports)));
+      claimsByService.forEach((key, ports) -> owners.put(key, List.of(), ports(ports)));
       claimsByService.forEach(
           (key, ports) -> {
             var owned = owned(ports, plan.nodeZone());
@@ -187,12 +187,9 @@ public final class Proxier {
                 cache.slicesOf(key));
         plan.warnings().forEach(this::warn);
         var claims = plan.ports();
-        if (claims.isEmpty()) {
-          claimsByService.remove(key);
-        } else {
-          claimsByService.put(key, claims);
-        }
-        affected.addAll(owners.put(key, ports(claims)));
+        var before =
+            claims.isEmpty() ? claimsByService.remove(key) : claimsByService.put(key, claims);
+        affected.addAll(owners.put(key, ports(before == null ? List.of() : before), ports(claims)));
       }
       // A change of one Service can hand an address to or take it from another: re-render both.
       Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
@@ -260,16 +257,23 @@ public final class Proxier {
     return planned.stream().map(NodePlanner.PlannedPort::port).toList();
   }
 
-  /** A Service's ports as their address owners let them be programmed. */
+  /**
+   * A Service's ports as their address owners let them be programmed: {@code claims} itself when it
+   * owns every key it claims, the usual case, so the two maps share their lists.
+   */
   private List<NodePlanner.PlannedPort> owned(List<NodePlanner.PlannedPort> claims, String zone) {
-    var owned = new ArrayList<NodePlanner.PlannedPort>(claims.size());
-    for (var planned : claims) {
+    List<NodePlanner.PlannedPort> owned = null;
+    for (int i = 0; i < claims.size(); i++) {
+      var planned = claims.get(i);
       var port = NodePlanner.owned(planned, owners, config.nodeName(), zone);
-      if (port != null) {
+      if (port != planned && owned == null) {
+        owned = new ArrayList<>(claims.subList(0, i));
+      }
+      if (owned != null && port != null) {
         owned.add(port);
       }
     }
-    return owned;
+    return owned == null ? claims : owned;
   }
 
   /**

@@ -104,13 +104,13 @@ class AddressOwnersTest {
     var web = service("good/web", "10.96.0.10", 80).build();
     var squatter = service("evil/a", "10.96.0.20", 80).externalIps("10.96.0.10").build();
     var owners = new AddressOwners();
-    owners.put(ObjectKey.parse("evil/a"), List.of(squatter));
+    owners.put(ObjectKey.parse("evil/a"), List.of(), List.of(squatter));
 
-    assertThat(owners.put(ObjectKey.parse("good/web"), List.of(web)))
+    assertThat(owners.put(ObjectKey.parse("good/web"), List.of(), List.of(web)))
         .containsExactlyInAnyOrder(ObjectKey.parse("good/web"), ObjectKey.parse("evil/a"));
     assertThat(owners.effective(squatter).externalIps()).isEmpty();
 
-    assertThat(owners.put(ObjectKey.parse("good/web"), List.of()))
+    assertThat(owners.put(ObjectKey.parse("good/web"), List.of(web), List.of()))
         .contains(ObjectKey.parse("evil/a"));
     assertThat(owners.effective(squatter)).isSameAs(squatter);
     assertThat(owners.collisions()).isEmpty();
