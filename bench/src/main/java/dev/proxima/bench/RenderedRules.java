@@ -61,13 +61,14 @@ public final class RenderedRules {
    */
   public String delta(int index, EndpointSlice slice) {
     var after =
-        NodePlanner.planService(
-            IpFamily.IPV4,
-            SyntheticCluster.PROXY_NODE,
-            node,
-            null,
-            cluster.service(index),
-            List.of(slice));
+        NodePlanner.planServiceClaims(
+                IpFamily.IPV4,
+                SyntheticCluster.PROXY_NODE,
+                node,
+                null,
+                cluster.service(index),
+                List.of(slice))
+            .ports();
     Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
     after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p)));
     return assembler

@@ -2,30 +2,44 @@ package dev.proxima.proxy.catalog;
 
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServiceOrigin;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Turns Services and EndpointSlices into the proxy's per-family model: one entry per Service port
- * with its parsed endpoints. Pure; invalid input is skipped with a warning naming the object and
+ * with its parsed endpoints. This is the one place that reads API strings: addresses and CIDRs come
+ * out canonical (parsed as the API server parses them), special addresses are dropped, values are
+ * brought within the kernel tools' limits, so nothing downstream sees a raw string from the API.
+ * Pure; invalid input (null list items included) is skipped with a warning naming the object and
  * field, never thrown, so one bad object cannot stop a node's proxy.
  */
 public final class ServiceCatalog {
   /** The default ClientIP affinity timeout, as the API defaults it. */
   static final Duration DEFAULT_STICKY_TIMEOUT = Duration.ofSeconds(10800);
+
+  /** The API server's upper limit for timeoutSeconds: one day. */
+  static final Duration MAX_STICKY_TIMEOUT = Duration.ofSeconds(86400);
 
   /**
    * @param serviceProxyName when set, only Services labelled
@@ -62,8 +76,16 @@ public final class ServiceCatalog {
 
   public static Result build(
       Collection<Service> services, Collection<EndpointSlice> slices, Options options) {
+    var warnings = new ArrayList<String>();
     var slicesByService = new HashMap<ObjectKey, List<EndpointSlice>>();
     for (var slice : slices) {
+      if (slice == null
+          || slice.getMetadata() == null
+          || slice.getMetadata().getName() == null
+          || slice.getMetadata().getNamespace() == null) {
+        warnings.add("an EndpointSlice without metadata.name or metadata.namespace; ignored");
+        continue;
+      }
       var labels = slice.getMetadata().getLabels();
       var name = labels == null ? null : labels.get(Labels.SERVICE_NAME);
       if (name != null
@@ -77,8 +99,17 @@ public final class ServiceCatalog {
     }
     var entries = new ArrayList<Entry>();
     var skipped = new ArrayList<String>();
-    var warnings = new ArrayList<String>();
-    var ordered = new ArrayList<>(services);
+    var ordered = new ArrayList<Service>();
+    for (var service : services) {
+      if (service == null
+          || service.getMetadata() == null
+          || service.getMetadata().getName() == null
+          || service.getMetadata().getNamespace() == null) {
+        warnings.add("a Service without metadata.name or metadata.namespace; ignored");
+      } else {
+        ordered.add(service);
+      }
+    }
     ordered.sort(Comparator.comparing(ServiceCatalog::keyOf));
     for (var service : ordered) {
       var key = keyOf(service);
@@ -144,53 +175,52 @@ public final class ServiceCatalog {
       }
       var externalIps =
           addressesOf(spec.getExternalIPs(), family, key + " spec.externalIPs", warnings);
-      var loadBalancerIps = new ArrayList<String>();
+      var ingressIps = new ArrayList<String>();
       var status = service.getStatus();
       if (status != null
           && status.getLoadBalancer() != null
           && status.getLoadBalancer().getIngress() != null) {
         for (var ingress : status.getLoadBalancer().getIngress()) {
-          var mode = ingress.getIpMode();
-          if (ingress.getIp() != null
-              && (mode == null || "VIP".equals(mode))
-              && IpFamily.of(ingress.getIp()) == family) {
-            loadBalancerIps.add(ingress.getIp());
+          var mode = ingress == null ? null : ingress.getIpMode();
+          if (ingress != null && ingress.getIp() != null && (mode == null || "VIP".equals(mode))) {
+            ingressIps.add(ingress.getIp());
           }
         }
       }
-      var sourceRanges = new ArrayList<String>();
-      if (spec.getLoadBalancerSourceRanges() != null) {
-        for (var range : spec.getLoadBalancerSourceRanges()) {
-          var rangeFamily = IpLiteral.familyOfCidr(range == null ? null : range.trim());
-          if (rangeFamily == null) {
-            warnings.add(
-                key + " spec.loadBalancerSourceRanges: \"" + range + "\" is not a CIDR; ignored");
-          } else if (rangeFamily == family) {
-            sourceRanges.add(range.trim());
-          }
-        }
-      }
+      var loadBalancerIps =
+          addressesOf(ingressIps, family, key + " status.loadBalancer.ingress[].ip", warnings);
+      var ranges = spec.getLoadBalancerSourceRanges();
+      boolean restrictSources = ranges != null && !ranges.isEmpty();
+      var sourceRanges = sourceRangesOf(ranges, family, key, !loadBalancerIps.isEmpty(), warnings);
       Duration sticky = null;
       if ("ClientIP".equals(spec.getSessionAffinity())) {
-        var config = spec.getSessionAffinityConfig();
-        var seconds =
-            config == null || config.getClientIP() == null
-                ? null
-                : config.getClientIP().getTimeoutSeconds();
-        sticky =
-            seconds == null || seconds <= 0 ? DEFAULT_STICKY_TIMEOUT : Duration.ofSeconds(seconds);
+        sticky = stickyTimeoutOf(spec.getSessionAffinityConfig(), key, warnings);
       }
       boolean internalLocal = "Local".equals(spec.getInternalTrafficPolicy());
       boolean externalLocal = "Local".equals(spec.getExternalTrafficPolicy());
       int healthCheckNodePort =
           spec.getHealthCheckNodePort() == null ? 0 : spec.getHealthCheckNodePort();
+      if (healthCheckNodePort < 0 || healthCheckNodePort > 65535) {
+        warnings.add(
+            key
+                + " spec.healthCheckNodePort: "
+                + healthCheckNodePort
+                + " is out of range; ignored");
+        healthCheckNodePort = 0;
+      }
+      var origin = originOf(service);
       var ports = new ArrayList<ServicePort>();
       if (spec.getPorts() == null) {
         return ports;
       }
+      var seen = new HashSet<String>();
       for (int i = 0; i < spec.getPorts().size(); i++) {
         var port = spec.getPorts().get(i);
         var where = key + " spec.ports[" + i + "]";
+        if (port == null) {
+          warnings.add(where + ": null; ignored");
+          continue;
+        }
         var protocol = protocolOf(port.getProtocol());
         if (protocol == null) {
           warnings.add(
@@ -205,12 +235,18 @@ public final class ServiceCatalog {
               where + ".port: " + port.getPort() + " is out of range 1-65535; port ignored");
           continue;
         }
+        var portName = port.getName() == null ? "" : port.getName();
+        if (!seen.add(portName + "/" + protocol)) {
+          warnings.add(
+              where + ".name: \"" + portName + "\"/" + protocol + " is given twice; port ignored");
+          continue;
+        }
         int nodePort = port.getNodePort() == null ? 0 : port.getNodePort();
         if (nodePort < 0 || nodePort > 65535) {
           warnings.add(where + ".nodePort: " + nodePort + " is out of range; NodePort ignored");
           nodePort = 0;
         }
-        var name = new ServicePortName(key, port.getName() == null ? "" : port.getName(), protocol);
+        var name = new ServicePortName(key, portName, protocol);
         ports.add(
             new ServicePort(
                 name,
@@ -220,13 +256,99 @@ public final class ServiceCatalog {
                 externalIps,
                 loadBalancerIps,
                 sourceRanges,
+                restrictSources,
                 sticky,
                 internalLocal,
                 externalLocal,
                 healthCheckNodePort,
-                spec.getTrafficDistribution()));
+                spec.getTrafficDistribution(),
+                origin));
       }
       return ports;
+    }
+
+    /**
+     * The ClientIP affinity timeout. Unset or not positive takes the API's default; above the API
+     * server's limit of one day it is cut to one day, which both nft and iptables accept, so one
+     * Service's value can never make the kernel refuse everyone's rules.
+     */
+    private static Duration stickyTimeoutOf(
+        io.fabric8.kubernetes.api.model.SessionAffinityConfig config,
+        ObjectKey key,
+        List<String> warnings) {
+      var seconds =
+          config == null || config.getClientIP() == null
+              ? null
+              : config.getClientIP().getTimeoutSeconds();
+      if (seconds == null || seconds <= 0) {
+        return DEFAULT_STICKY_TIMEOUT;
+      }
+      if (seconds > MAX_STICKY_TIMEOUT.getSeconds()) {
+        warnings.add(
+            key
+                + " spec.sessionAffinityConfig.clientIP.timeoutSeconds: "
+                + seconds
+                + " is above the API's limit of "
+                + MAX_STICKY_TIMEOUT.getSeconds()
+                + "; "
+                + MAX_STICKY_TIMEOUT.getSeconds()
+                + " used");
+        return MAX_STICKY_TIMEOUT;
+      }
+      return Duration.ofSeconds(seconds);
+    }
+
+    /**
+     * This family's source ranges, canonical and once each. A range that cannot be read is left
+     * out, which only ever narrows who may connect: the Service still restricts its sources.
+     */
+    private static List<String> sourceRangesOf(
+        List<String> ranges,
+        IpFamily family,
+        ObjectKey key,
+        boolean hasLoadBalancerIps,
+        List<String> warnings) {
+      var result = new LinkedHashSet<String>();
+      if (ranges == null || ranges.isEmpty()) {
+        return List.of();
+      }
+      for (int i = 0; i < ranges.size(); i++) {
+        var cidr = Cidr.parse(ranges.get(i));
+        if (cidr == null) {
+          warnings.add(
+              key
+                  + " spec.loadBalancerSourceRanges["
+                  + i
+                  + "]: \""
+                  + ranges.get(i)
+                  + "\" is not a CIDR; it allows no source");
+        } else if (cidr.family() == family) {
+          result.add(cidr.toString());
+        }
+      }
+      if (result.isEmpty() && hasLoadBalancerIps) {
+        warnings.add(
+            key
+                + " spec.loadBalancerSourceRanges: no usable "
+                + family.apiName()
+                + " range; its "
+                + family.apiName()
+                + " load-balancer IPs accept no source (fail closed)");
+      }
+      return List.copyOf(result);
+    }
+
+    private static ServiceOrigin originOf(Service service) {
+      var metadata = service.getMetadata();
+      Instant created = null;
+      if (metadata.getCreationTimestamp() != null) {
+        try {
+          created = Instant.parse(metadata.getCreationTimestamp());
+        } catch (DateTimeParseException unreadable) {
+          created = null; // sorts last: an unreadable timestamp never wins an address
+        }
+      }
+      return new ServiceOrigin(created, metadata.getUid());
     }
 
     private static String clusterIpOf(List<String> clusterIps, String clusterIp, IpFamily family) {
@@ -237,24 +359,37 @@ public final class ServiceCatalog {
       if (candidates.isEmpty() && clusterIp != null) {
         candidates.add(clusterIp);
       }
-      return candidates.stream().filter(ip -> IpFamily.of(ip) == family).findFirst().orElse(null);
-    }
-
-    private static List<String> addressesOf(
-        List<String> addresses, IpFamily family, String where, List<String> warnings) {
-      var result = new ArrayList<String>();
-      if (addresses == null) {
-        return result;
-      }
-      for (var address : addresses) {
-        var addressFamily = IpFamily.of(address);
-        if (addressFamily == null) {
-          warnings.add(where + ": \"" + address + "\" is not an IP address; ignored");
-        } else if (addressFamily == family) {
-          result.add(address);
+      for (var candidate : candidates) {
+        var address = IpAddress.parse(candidate);
+        if (address != null && address.family() == family) {
+          return address.toString();
         }
       }
-      return result;
+      return null;
+    }
+
+    /**
+     * The addresses of this family, canonical and once each. Addresses no Service may claim
+     * (loopback, link-local such as the cloud metadata address, unspecified, multicast, broadcast)
+     * are left out with a warning naming the Service.
+     */
+    private static List<String> addressesOf(
+        List<String> addresses, IpFamily family, String where, List<String> warnings) {
+      var result = new LinkedHashSet<String>();
+      if (addresses == null) {
+        return List.of();
+      }
+      for (var raw : addresses) {
+        var address = IpAddress.parse(raw);
+        if (address == null) {
+          warnings.add(where + ": \"" + raw + "\" is not an IP address; ignored");
+        } else if (address.special() != null) {
+          warnings.add(where + ": " + address + " is a " + address.special() + " address; ignored");
+        } else if (address.family() == family) {
+          result.add(address.toString());
+        }
+      }
+      return List.copyOf(result);
     }
   }
 
@@ -288,7 +423,12 @@ public final class ServiceCatalog {
                 + slice.getMetadata().getNamespace()
                 + "/"
                 + slice.getMetadata().getName();
-        for (var slicePort : slice.getPorts()) {
+        for (int p = 0; p < slice.getPorts().size(); p++) {
+          var slicePort = slice.getPorts().get(p);
+          if (slicePort == null) {
+            warnings.add(where + " ports[" + p + "]: null; ignored");
+            continue;
+          }
           var name = slicePort.getName() == null ? "" : slicePort.getName();
           if (!name.equals(port.port()) || protocolOf(slicePort.getProtocol()) != port.protocol()) {
             continue;
@@ -305,52 +445,17 @@ public final class ServiceCatalog {
                     + " is out of range 1-65535; ignored");
             continue;
           }
-          for (var endpoint : slice.getEndpoints()) {
-            if (endpoint.getAddresses() == null || endpoint.getAddresses().isEmpty()) {
-              continue;
-            }
-            var ip = endpoint.getAddresses().get(0);
-            if (IpFamily.of(ip) != options.family()) {
-              warnings.add(
-                  where
-                      + ": \""
-                      + ip
-                      + "\" is not an "
-                      + options.family().apiName()
-                      + " address; endpoint ignored");
-              continue;
-            }
-            var conditions = endpoint.getConditions();
-            boolean ready =
-                conditions == null || conditions.getReady() == null || conditions.getReady();
-            boolean serving =
-                conditions == null || conditions.getServing() == null || conditions.getServing();
-            boolean terminating =
-                conditions != null && Boolean.TRUE.equals(conditions.getTerminating());
-            var nodeName = endpoint.getNodeName();
-            var hints = endpoint.getHints();
+          for (int e = 0; e < slice.getEndpoints().size(); e++) {
             var parsed =
-                new Endpoint(
-                    ip,
+                endpointOf(
+                    slice.getEndpoints().get(e),
                     slicePort.getPort(),
-                    ready,
-                    serving,
-                    terminating,
-                    nodeName,
-                    nodeName != null
-                        && options.nodeName() != null
-                        && !options.nodeName().isEmpty()
-                        && nodeName.equals(options.nodeName()),
-                    hints == null || hints.getForZones() == null
-                        ? null
-                        : hints.getForZones().stream()
-                            .map(zone -> zone.getName())
-                            .collect(java.util.stream.Collectors.toSet()),
-                    hints == null || hints.getForNodes() == null
-                        ? null
-                        : hints.getForNodes().stream()
-                            .map(node -> node.getName())
-                            .collect(java.util.stream.Collectors.toSet()));
+                    where + " endpoints[" + e + "]",
+                    options,
+                    warnings);
+            if (parsed == null) {
+              continue;
+            }
             // The same address in two slices counts once; a non-terminating copy wins, as upstream.
             byAddress.merge(
                 parsed.address(),
@@ -362,6 +467,94 @@ public final class ServiceCatalog {
       var result = new ArrayList<>(byAddress.values());
       result.sort(Comparator.comparing(Endpoint::ip).thenComparingInt(Endpoint::port));
       return result;
+    }
+
+    /** One endpoint, or null (with a warning naming the field) when it cannot be used. */
+    private static Endpoint endpointOf(
+        io.fabric8.kubernetes.api.model.discovery.v1.Endpoint endpoint,
+        int port,
+        String where,
+        Options options,
+        List<String> warnings) {
+      if (endpoint == null) {
+        warnings.add(where + ": null; ignored");
+        return null;
+      }
+      if (endpoint.getAddresses() == null || endpoint.getAddresses().isEmpty()) {
+        return null;
+      }
+      var raw = endpoint.getAddresses().get(0);
+      var address = IpAddress.parse(raw);
+      if (address == null || address.family() != options.family()) {
+        warnings.add(
+            where
+                + ".addresses[0]: \""
+                + raw
+                + "\" is not an "
+                + options.family().apiName()
+                + " address; endpoint ignored");
+        return null;
+      }
+      if (address.special() != null) {
+        warnings.add(
+            where
+                + ".addresses[0]: "
+                + address
+                + " is a "
+                + address.special()
+                + " address, never a Service endpoint; endpoint ignored");
+        return null;
+      }
+      var conditions = endpoint.getConditions();
+      boolean ready = conditions == null || conditions.getReady() == null || conditions.getReady();
+      boolean serving =
+          conditions == null || conditions.getServing() == null || conditions.getServing();
+      boolean terminating = conditions != null && Boolean.TRUE.equals(conditions.getTerminating());
+      var nodeName = endpoint.getNodeName();
+      var hints = endpoint.getHints();
+      return new Endpoint(
+          address.toString(),
+          port,
+          ready,
+          serving,
+          terminating,
+          nodeName,
+          nodeName != null
+              && options.nodeName() != null
+              && !options.nodeName().isEmpty()
+              && nodeName.equals(options.nodeName()),
+          hints == null
+              ? null
+              : hintNames(
+                  hints.getForZones(),
+                  zone -> zone == null ? null : zone.getName(),
+                  where + ".hints.forZones",
+                  warnings),
+          hints == null
+              ? null
+              : hintNames(
+                  hints.getForNodes(),
+                  node -> node == null ? null : node.getName(),
+                  where + ".hints.forNodes",
+                  warnings));
+    }
+
+    /** The names of a hint list; an entry without a name is ignored with a warning. */
+    private static <T> Set<String> hintNames(
+        List<T> hints, Function<T, String> name, String where, List<String> warnings) {
+      if (hints == null) {
+        return null;
+      }
+      var names = new HashSet<String>();
+      for (int i = 0; i < hints.size(); i++) {
+        var value = name.apply(hints.get(i));
+        if (value == null || value.isEmpty()) {
+          warnings.add(where + "[" + i + "].name: missing; hint ignored");
+        } else {
+          names.add(value);
+        }
+      }
+      return names;
     }
   }
 }

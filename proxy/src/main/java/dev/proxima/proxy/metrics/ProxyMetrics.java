@@ -38,6 +38,7 @@ public final class ProxyMetrics {
   private final Counter livez;
   private final Gauge servicePortsByTopology;
   private final Gauge topologyFallbacks;
+  private final Gauge addressCollisions;
   private final Histogram conntrackDuration;
   private final Counter conntrackDeleted;
 
@@ -200,6 +201,13 @@ public final class ProxyMetrics {
                 "Service ports whose trafficDistribution asks for a closer level than this node uses, by reason")
             .labelNames("reason", "ip_family")
             .register(registry);
+    addressCollisions =
+        Gauge.builder()
+            .name("proxima_proxy_address_collisions")
+            .help(
+                "Address keys (address, protocol, port) that a Service port claims but another one owns")
+            .labelNames("ip_family")
+            .register(registry);
   }
 
   private static Histogram syncHistogram(PrometheusRegistry registry, String name, String help) {
@@ -314,5 +322,10 @@ public final class ProxyMetrics {
   public void conntrackReconciled(IpFamily family, Duration elapsed, int deleted) {
     conntrackDuration.labelValues(label(family)).observe(elapsed.toNanos() / 1e9);
     conntrackDeleted.labelValues(label(family)).inc(deleted);
+  }
+
+  /** How many Service ports lost an address key to another in this family's latest sync. */
+  public void addressCollisions(IpFamily family, int count) {
+    addressCollisions.labelValues(label(family)).set(count);
   }
 }

@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * Parses IP address and CIDR literals without ever touching DNS: {@code InetAddress.getByName}
  * resolves anything that is not a literal, which a proxy must never do on input from the API.
- * Leading zeros in IPv4 octets are rejected, as Kubernetes validation does, because tools disagree
- * on whether they mean octal.
+ * {@link #bytes} is strict, for the proxy's own options: leading zeros in IPv4 octets are rejected,
+ * because tools disagree on whether they mean octal. Input from the API goes through {@link
+ * IpAddress}, which reads them as decimal, as the API server does.
  */
 public final class IpLiteral {
   private IpLiteral() {}
@@ -17,7 +18,19 @@ public final class IpLiteral {
     if (ip == null || ip.isEmpty()) {
       return null;
     }
-    return ip.indexOf(':') >= 0 ? parseIpv6(ip) : parseIpv4(ip);
+    return ip.indexOf(':') >= 0 ? parseIpv6(ip, false) : parseIpv4(ip, false);
+  }
+
+  /**
+   * As {@link #bytes}, but IPv4 octets may have leading zeros, read as decimal: the API server
+   * accepts them in the fields the proxy reads (Go's {@code ParseIPSloppy}), so the proxy must
+   * understand them rather than drop what the cluster accepted.
+   */
+  static byte[] lenientBytes(String ip) {
+    if (ip == null || ip.isEmpty()) {
+      return null;
+    }
+    return ip.indexOf(':') >= 0 ? parseIpv6(ip, true) : parseIpv4(ip, true);
   }
 
   static IpFamily familyOf(String address) {
@@ -71,7 +84,7 @@ public final class IpLiteral {
     return length;
   }
 
-  private static byte[] parseIpv4(String ip) {
+  private static byte[] parseIpv4(String ip, boolean leadingZeros) {
     String[] parts = ip.split("\\.", -1);
     if (parts.length != 4) {
       return null;
@@ -79,8 +92,10 @@ public final class IpLiteral {
     byte[] bytes = new byte[4];
     for (int i = 0; i < 4; i++) {
       var part = parts[i];
-      int value = parseNumber(part, 10, 3);
-      if (value < 0 || value > 255 || (part.length() > 1 && part.charAt(0) == '0')) {
+      int value = parseNumber(part, 10, leadingZeros ? 8 : 3);
+      if (value < 0
+          || value > 255
+          || (!leadingZeros && part.length() > 1 && part.charAt(0) == '0')) {
         return null;
       }
       bytes[i] = (byte) value;
@@ -88,7 +103,7 @@ public final class IpLiteral {
     return bytes;
   }
 
-  private static byte[] parseIpv6(String ip) {
+  private static byte[] parseIpv6(String ip, boolean leadingZeros) {
     int gap = ip.indexOf("::");
     if (gap >= 0 && ip.indexOf("::", gap + 1) >= 0) {
       return null;
@@ -96,10 +111,11 @@ public final class IpLiteral {
     List<Integer> head = new ArrayList<>();
     List<Integer> tail = new ArrayList<>();
     if (gap >= 0) {
-      if (!groups(ip.substring(0, gap), head) || !groups(ip.substring(gap + 2), tail)) {
+      if (!groups(ip.substring(0, gap), head, leadingZeros)
+          || !groups(ip.substring(gap + 2), tail, leadingZeros)) {
         return null;
       }
-    } else if (!groups(ip, head)) {
+    } else if (!groups(ip, head, leadingZeros)) {
       return null;
     }
     int total = head.size() + tail.size();
@@ -122,7 +138,7 @@ public final class IpLiteral {
   }
 
   /** Appends the 16-bit groups of a colon-separated run (a trailing dotted quad counts as two). */
-  private static boolean groups(String run, List<Integer> out) {
+  private static boolean groups(String run, List<Integer> out, boolean leadingZeros) {
     if (run.isEmpty()) {
       return true;
     }
@@ -130,7 +146,7 @@ public final class IpLiteral {
     for (int i = 0; i < parts.length; i++) {
       String part = parts[i];
       if (i == parts.length - 1 && part.indexOf('.') >= 0) {
-        byte[] v4 = parseIpv4(part);
+        byte[] v4 = parseIpv4(part, leadingZeros);
         if (v4 == null) {
           return false;
         }

@@ -5,20 +5,26 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One port of one Service for one IP family, with everything the data plane needs. Addresses of the
- * other family are already filtered out.
+ * One port of one Service for one IP family, with everything the data plane needs. The catalog
+ * builds it from the API objects: addresses and CIDRs are canonical and of this family, special
+ * addresses are gone, values are within what the kernel tools accept.
  *
  * @param clusterIp the ClusterIP of this family
  * @param nodePort 0 when the Service has none
  * @param externalIps spec.externalIPs of this family
  * @param loadBalancerIps status.loadBalancer.ingress IPs of this family whose ipMode is VIP or
  *     unset
- * @param loadBalancerSourceRanges CIDRs allowed to reach the load-balancer IPs; empty allows all
+ * @param loadBalancerSourceRanges this family's CIDRs allowed to reach the load-balancer IPs,
+ *     canonical
+ * @param restrictSources the Service sets loadBalancerSourceRanges: only those ranges may reach its
+ *     load-balancer IPs, and none at all when the list is empty (ranges that could not be
+ *     understood, or only ranges of the other family): a restriction fails closed
  * @param stickyTimeout ClientIP session affinity timeout, or null without affinity
  * @param internalTrafficLocal internalTrafficPolicy: Local
  * @param externalTrafficLocal externalTrafficPolicy: Local
  * @param healthCheckNodePort 0 when the Service has none
  * @param trafficDistribution the raw spec.trafficDistribution, for explain output
+ * @param origin who keeps an address another Service claims in the same class
  */
 public record ServicePort(
     ServicePortName name,
@@ -28,18 +34,41 @@ public record ServicePort(
     List<String> externalIps,
     List<String> loadBalancerIps,
     List<String> loadBalancerSourceRanges,
+    boolean restrictSources,
     Duration stickyTimeout,
     boolean internalTrafficLocal,
     boolean externalTrafficLocal,
     int healthCheckNodePort,
-    String trafficDistribution) {
+    String trafficDistribution,
+    ServiceOrigin origin) {
 
   public ServicePort {
     Objects.requireNonNull(name, "name");
+    origin = origin == null ? ServiceOrigin.UNKNOWN : origin;
     Objects.requireNonNull(clusterIp, "clusterIp");
     externalIps = List.copyOf(externalIps);
     loadBalancerIps = List.copyOf(loadBalancerIps);
     loadBalancerSourceRanges = List.copyOf(loadBalancerSourceRanges);
+    restrictSources |= !loadBalancerSourceRanges.isEmpty();
+  }
+
+  /** This port with only the given externalIPs and load-balancer IPs (a key another port owns). */
+  public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {
+    return new ServicePort(
+        name,
+        clusterIp,
+        port,
+        nodePort,
+        externalIps,
+        loadBalancerIps,
+        loadBalancerSourceRanges,
+        restrictSources,
+        stickyTimeout,
+        internalTrafficLocal,
+        externalTrafficLocal,
+        healthCheckNodePort,
+        trafficDistribution,
+        origin);
   }
 
   public Protocol protocol() {

@@ -35,6 +35,7 @@ public final class ExplainReport {
         row.put("hasAnyEndpoints", selection.hasAnyEndpoints());
         row.put("topology", selection.topology().displayName());
         row.put("reason", selection.reason());
+        row.put("addressCollisions", collisionsOf(plan, planned));
         rows.add(row);
       }
     }
@@ -79,6 +80,9 @@ public final class ExplainReport {
         if (planned.fallback() != TopologyFallback.NONE) {
           out.append("  fallback:  ").append(planned.fallback().label()).append('\n');
         }
+        for (var collision : collisionsOf(plan, planned)) {
+          out.append("  collision: ").append(collision).append('\n');
+        }
       }
       plan.skipped().forEach(skipped -> out.append("\nskipped: ").append(skipped));
       plan.warnings().forEach(warning -> out.append("\nwarning: ").append(warning));
@@ -87,6 +91,16 @@ public final class ExplainReport {
       }
     }
     return out.toString();
+  }
+
+  /** The address keys this port claims together with another port, and who keeps each. */
+  private static List<String> collisionsOf(
+      NodePlanner.FamilyPlan plan, NodePlanner.PlannedPort planned) {
+    var name = planned.port().name();
+    return plan.collisions().stream()
+        .filter(c -> c.winner().equals(name) || c.loser().equals(name))
+        .map(AddressOwners.Collision::toString)
+        .toList();
   }
 
   private static void line(StringBuilder out, String label, List<Endpoint> endpoints) {

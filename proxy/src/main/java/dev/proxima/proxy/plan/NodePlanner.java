@@ -10,6 +10,7 @@ import dev.proxima.proxy.selection.EndpointSelector;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
@@ -31,25 +32,61 @@ public final class NodePlanner {
     }
   }
 
-  /** Everything planned for one family, with the input problems met on the way. */
+  /**
+   * Everything planned for one family, with the input problems met on the way.
+   *
+   * @param collisions address keys two Service ports claim, and which one keeps each
+   */
   public record FamilyPlan(
       IpFamily family,
       String nodeName,
       String nodeZone,
       List<PlannedPort> ports,
       List<String> skipped,
-      List<String> warnings) {
+      List<String> warnings,
+      List<AddressOwners.Collision> collisions) {
     public FamilyPlan {
       ports = List.copyOf(ports);
       skipped = List.copyOf(skipped);
       warnings = List.copyOf(warnings);
+      collisions = List.copyOf(collisions);
     }
   }
 
   /**
+   * The plan for every Service, with each address key given to its owner ({@link AddressOwners}):
+   * what a full sync, {@code explain} and {@code render} program.
+   *
    * @param node this proxy's Node, or null when it is not known (then no zone hints match)
    */
   public static FamilyPlan plan(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Collection<Service> services,
+      Collection<EndpointSlice> slices) {
+    var claimed = planClaims(family, nodeName, node, serviceProxyName, services, slices);
+    var owners = AddressOwners.of(claimed.ports().stream().map(PlannedPort::port).toList());
+    var ports = new ArrayList<PlannedPort>();
+    for (var planned : claimed.ports()) {
+      var owned = owned(planned, owners, nodeName, claimed.nodeZone());
+      if (owned != null) {
+        ports.add(owned);
+      }
+    }
+    var collisions = owners.collisions();
+    var warnings = new ArrayList<>(claimed.warnings());
+    collisions.forEach(collision -> warnings.add("address collision " + collision));
+    return new FamilyPlan(
+        family, nodeName, claimed.nodeZone(), ports, claimed.skipped(), warnings, collisions);
+  }
+
+  /**
+   * The plan for every Service as each claims its addresses, before {@link AddressOwners} decides
+   * contested keys: the live proxy keeps these to decide again when a claimant changes.
+   */
+  public static FamilyPlan planClaims(
       IpFamily family,
       String nodeName,
       Node node,
@@ -62,35 +99,53 @@ public final class NodePlanner {
             services, slices, new ServiceCatalog.Options(nodeName, family, serviceProxyName));
     var ports =
         catalog.entries().stream()
-            .map(
-                entry -> {
-                  var selection =
-                      EndpointSelector.select(entry.endpoints(), entry.port(), nodeName, zone);
-                  var fallback =
-                      TopologyFallback.classify(
-                          entry.port().trafficDistribution(),
-                          selection.topology(),
-                          entry.endpoints(),
-                          nodeName,
-                          zone);
-                  return new PlannedPort(entry.port(), entry.endpoints(), selection, fallback);
-                })
+            .map(entry -> planned(entry.port(), entry.endpoints(), nodeName, zone))
             .toList();
-    return new FamilyPlan(family, nodeName, zone, ports, catalog.skipped(), catalog.warnings());
+    return new FamilyPlan(
+        family, nodeName, zone, ports, catalog.skipped(), catalog.warnings(), List.of());
   }
 
-  /** The ports of one Service on this node; empty when the Service is gone or not handled here. */
-  public static List<PlannedPort> planService(
+  /**
+   * The claims of one Service's ports on this node, with the input problems met on the way; no
+   * ports when the Service is gone or not handled here.
+   */
+  public static FamilyPlan planServiceClaims(
       IpFamily family,
       String nodeName,
       Node node,
       String serviceProxyName,
       Service service,
       Collection<EndpointSlice> slices) {
-    if (service == null) {
-      return List.of();
+    return planClaims(
+        family,
+        nodeName,
+        node,
+        serviceProxyName,
+        service == null ? List.of() : List.of(service),
+        slices);
+  }
+
+  /**
+   * {@code planned} as its owners let it be programmed, or null when it may not be at all. The
+   * endpoint choice is made again when addresses were taken away: without external addresses a port
+   * may not need its Cluster list any more.
+   */
+  public static PlannedPort owned(
+      PlannedPort planned, AddressOwners owners, String nodeName, String nodeZone) {
+    var port = owners.effective(planned.port());
+    if (port == planned.port() || port == null) {
+      return port == null ? null : planned;
     }
-    return plan(family, nodeName, node, serviceProxyName, List.of(service), slices).ports();
+    return planned(port, planned.endpoints(), nodeName, nodeZone);
+  }
+
+  private static PlannedPort planned(
+      ServicePort port, List<Endpoint> endpoints, String nodeName, String zone) {
+    var selection = EndpointSelector.select(endpoints, port, nodeName, zone);
+    var fallback =
+        TopologyFallback.classify(
+            port.trafficDistribution(), selection.topology(), endpoints, nodeName, zone);
+    return new PlannedPort(port, endpoints, selection, fallback);
   }
 
   static String zoneOf(Node node) {

@@ -6,7 +6,9 @@ import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.AddressOwners;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.TopologyFallback;
@@ -23,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +46,15 @@ public final class Proxier {
   private final ProxyMetrics metrics;
   private final ProxyHealth health;
   private final Clock clock;
+
+  /** What each Service's ports were last programmed as, after address ownership. */
   private final Map<ObjectKey, List<NodePlanner.PlannedPort>> plannedByService = new TreeMap<>();
+
+  /** Each Service's ports as they claim their addresses, before ownership is decided. */
+  private final Map<ObjectKey, List<NodePlanner.PlannedPort>> claimsByService = new HashMap<>();
+
+  private AddressOwners owners = new AddressOwners();
+  private Set<String> reportedCollisions = Set.of();
   private List<String> assembledForAddresses;
   private Object plannedForNode;
   private boolean needFullSync = true;
@@ -85,7 +96,7 @@ public final class Proxier {
     plannedByService.values().forEach(ports::addAll);
     var node = cache.node();
     return new NodePlanner.FamilyPlan(
-        family, config.nodeName(), zoneOf(node), ports, List.of(), List.of());
+        family, config.nodeName(), zoneOf(node), ports, List.of(), List.of(), owners.collisions());
   }
 
   /** Forces the next sync to reload everything, e.g. after another tool touched the table. */
@@ -134,8 +145,10 @@ public final class Proxier {
     var touchedUdp = false;
     if (full) {
       plannedByService.clear();
+      claimsByService.clear();
+      owners = new AddressOwners();
       var plan =
-          NodePlanner.plan(
+          NodePlanner.planClaims(
               family,
               config.nodeName(),
               node,
@@ -146,23 +159,46 @@ public final class Proxier {
       plan.ports()
           .forEach(
               p ->
-                  plannedByService
+                  claimsByService
                       .computeIfAbsent(p.port().name().service(), k -> new ArrayList<>())
                       .add(p));
-      outcome = plane.replaceAll(rules(plan.ports()), nodeAddresses);
-      touchedUdp = plan.ports().stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
+      claimsByService.forEach((key, ports) -> owners.put(key, List.of(), ports(ports)));
+      claimsByService.forEach(
+          (key, ports) -> {
+            var owned = owned(ports, plan.nodeZone());
+            if (!owned.isEmpty()) {
+              plannedByService.put(key, owned);
+            }
+          });
+      var all = allPorts();
+      outcome = plane.replaceAll(rules(all), nodeAddresses);
+      touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
-      Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
+      var zone = zoneOf(node);
+      var affected = new TreeSet<ObjectKey>();
       for (var key : changed) {
-        var before = plannedByService.getOrDefault(key, List.of());
-        var after =
-            NodePlanner.planService(
+        var plan =
+            NodePlanner.planServiceClaims(
                 family,
                 config.nodeName(),
                 node,
                 config.serviceProxyName(),
                 cache.service(key),
                 cache.slicesOf(key));
+        plan.warnings().forEach(this::warn);
+        var claims = plan.ports();
+        var before =
+            claims.isEmpty() ? claimsByService.remove(key) : claimsByService.put(key, claims);
+        affected.addAll(owners.put(key, ports(before == null ? List.of() : before), ports(claims)));
+      }
+      // A change of one Service can hand an address to or take it from another: re-render both.
+      Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
+      for (var key : affected) {
+        var before = plannedByService.getOrDefault(key, List.of());
+        var after = owned(claimsByService.getOrDefault(key, List.of()), zone);
+        if (!changed.contains(key) && after.equals(before)) {
+          continue;
+        }
         before.forEach(p -> changes.put(p.port().name(), null));
         after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p)));
         touchedUdp |= before.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
@@ -180,6 +216,7 @@ public final class Proxier {
         outcome = plane.replaceAll(rules(allPorts()), nodeAddresses);
       }
     }
+    reportCollisions();
     plane.warnings().forEach(this::warn);
     if (outcome.status() == DataPlane.Status.FAILED) {
       needFullSync = true;
@@ -214,6 +251,52 @@ public final class Proxier {
         .addKeyValue("elapsed", Duration.between(started, finished))
         .log("Synced proxy rules");
     return true;
+  }
+
+  private static List<ServicePort> ports(List<NodePlanner.PlannedPort> planned) {
+    return planned.stream().map(NodePlanner.PlannedPort::port).toList();
+  }
+
+  /**
+   * A Service's ports as their address owners let them be programmed: {@code claims} itself when it
+   * owns every key it claims, the usual case, so the two maps share their lists.
+   */
+  private List<NodePlanner.PlannedPort> owned(List<NodePlanner.PlannedPort> claims, String zone) {
+    List<NodePlanner.PlannedPort> owned = null;
+    for (int i = 0; i < claims.size(); i++) {
+      var planned = claims.get(i);
+      var port = NodePlanner.owned(planned, owners, config.nodeName(), zone);
+      if (port != planned && owned == null) {
+        owned = new ArrayList<>(claims.subList(0, i));
+      }
+      if (owned != null && port != null) {
+        owned.add(port);
+      }
+    }
+    return owned == null ? claims : owned;
+  }
+
+  /**
+   * Logs each address collision once, when it appears, naming both Services, and keeps the gauge
+   * current: a Service that lost an address to another is never silent.
+   */
+  private void reportCollisions() {
+    var collisions = owners.collisions();
+    var now = new java.util.HashSet<String>();
+    for (var collision : collisions) {
+      var text = collision.toString();
+      now.add(text);
+      if (!reportedCollisions.contains(text)) {
+        log.atWarn()
+            .addKeyValue("family", family.apiName())
+            .addKeyValue("address", collision.key())
+            .addKeyValue("owner", collision.winner().service())
+            .addKeyValue("loser", collision.loser().service())
+            .log("Address collision: " + text);
+      }
+    }
+    reportedCollisions = now;
+    metrics.addressCollisions(family, collisions.size());
   }
 
   private List<NodePlanner.PlannedPort> allPorts() {

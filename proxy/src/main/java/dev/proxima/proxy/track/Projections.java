@@ -15,9 +15,16 @@ import java.util.Map;
 public final class Projections {
   private Projections() {}
 
-  /** What of a Service the proxy uses. */
+  /**
+   * What of a Service the proxy uses. The UID and creation time decide who keeps an address two
+   * Services claim, so a Service deleted and created again with the same spec is a change.
+   */
   public record ServiceProjection(
-      Map<String, String> labels, ServiceSpec spec, LoadBalancerStatus loadBalancer) {}
+      Map<String, String> labels,
+      ServiceSpec spec,
+      LoadBalancerStatus loadBalancer,
+      String uid,
+      String creationTimestamp) {}
 
   /** What of an EndpointSlice the proxy uses. */
   public record SliceProjection(
@@ -27,7 +34,9 @@ public final class Projections {
     return new ServiceProjection(
         service.getMetadata().getLabels(),
         service.getSpec(),
-        service.getStatus() == null ? null : service.getStatus().getLoadBalancer());
+        service.getStatus() == null ? null : service.getStatus().getLoadBalancer(),
+        service.getMetadata().getUid(),
+        service.getMetadata().getCreationTimestamp());
   }
 
   public static SliceProjection of(EndpointSlice slice) {

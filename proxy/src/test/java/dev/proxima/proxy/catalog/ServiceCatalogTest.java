@@ -337,4 +337,58 @@ class ServiceCatalogTest {
         .satisfies(entry -> assertThat(entry.endpoints()).isEmpty());
     assertThat(result.warnings()).isEmpty();
   }
+
+  @Test
+  void sourceRangesOfOnlyTheOtherFamilyLeaveThisFamilysLoadBalancerIpsClosed() {
+    var lb =
+        service("lb")
+            .editSpec()
+            .withType("LoadBalancer")
+            .withLoadBalancerSourceRanges("10.0.0.0/8")
+            .endSpec()
+            .withNewStatus()
+            .withNewLoadBalancer()
+            .addNewIngress()
+            .withIp("2001:db8::7")
+            .endIngress()
+            .endLoadBalancer()
+            .endStatus()
+            .build();
+
+    var ipv6 =
+        ServiceCatalog.build(
+            List.of(lb), List.of(), new ServiceCatalog.Options("node-a", IpFamily.IPV6, null));
+    var ipv4 = ServiceCatalog.build(List.of(lb), List.of(), NODE_A);
+
+    var port = ipv6.entries().get(0).port();
+    assertThat(port.loadBalancerIps()).containsExactly("2001:db8::7");
+    assertThat(port.restrictSources()).isTrue();
+    assertThat(port.loadBalancerSourceRanges()).isEmpty();
+    assertThat(ipv6.warnings()).anySatisfy(w -> assertThat(w).contains("shop/lb", "fail closed"));
+    assertThat(ipv4.entries().get(0).port().loadBalancerSourceRanges())
+        .containsExactly("10.0.0.0/8");
+  }
+
+  @Test
+  void anAffinityTimeoutIsCutToTheApiLimitAndAnUnsetOneTakesTheDefault() {
+    var sticky =
+        service("sticky")
+            .editSpec()
+            .withSessionAffinity("ClientIP")
+            .withNewSessionAffinityConfig()
+            .withNewClientIP()
+            .withTimeoutSeconds(86401)
+            .endClientIP()
+            .endSessionAffinityConfig()
+            .endSpec()
+            .build();
+    var defaulted =
+        service("defaulted").editSpec().withSessionAffinity("ClientIP").endSpec().build();
+
+    var result = ServiceCatalog.build(List.of(sticky, defaulted), List.of(), NODE_A);
+
+    assertThat(result.entries())
+        .extracting(entry -> entry.port().stickyTimeout())
+        .containsExactly(Duration.ofSeconds(10800), Duration.ofSeconds(86400));
+  }
 }

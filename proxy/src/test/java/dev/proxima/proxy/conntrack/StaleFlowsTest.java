@@ -35,10 +35,12 @@ class StaleFlowsTest {
             List.of(),
             List.of(),
             List.of(),
+            false,
             null,
             false,
             false,
             0,
+            null,
             null);
     return new NodePlanner.PlannedPort(
         port,

@@ -2,6 +2,10 @@ package dev.proxima.proxy.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
@@ -17,12 +21,12 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesChains;
 import dev.proxima.proxy.render.iptables.JumpRule;
+import dev.proxima.proxy.testing.ApiObjects;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -37,6 +41,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * The sync pipeline's behaviour, the same in both modes: every test runs against the nftables and
@@ -223,26 +228,7 @@ class ProxierTest {
   }
 
   private static EndpointSlice slice(String service, String ip, String node) {
-    return new EndpointSliceBuilder()
-        .withNewMetadata()
-        .withNamespace("shop")
-        .withName(service + "-1")
-        .withLabels(Map.of(Labels.SERVICE_NAME, service))
-        .endMetadata()
-        .withAddressType("IPv4")
-        .addNewPort()
-        .withName("http")
-        .withPort(8080)
-        .withProtocol("TCP")
-        .endPort()
-        .addNewEndpoint()
-        .withAddresses(ip)
-        .withNodeName(node)
-        .withNewConditions()
-        .withReady(true)
-        .endConditions()
-        .endEndpoint()
-        .build();
+    return ApiObjects.sliceOnNode("shop", service, node, ip);
   }
 
   private String scrape() throws Exception {
@@ -475,5 +461,118 @@ class ProxierTest {
             "kubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family=\"IPv4\"} 1.0")
         .contains("kubeproxy_sync_proxy_rules_iptables_total{ip_family=\"IPv4\",table=\"nat\"}");
     assertThat(loader.scripts.get(2)).startsWith("*mangle").contains("10.244.1.6:8080");
+  }
+
+  // A tenant's Service naming another Service's ClusterIP as an externalIP: the ClusterIP keeps
+  // its address in partial and full syncs alike, whoever came first, so nodes never disagree.
+
+  private static final ObjectKey ATTACKER = new ObjectKey("evil", "a");
+  private static final ObjectKey VICTIM = new ObjectKey("good", "web");
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void theVictimKeepsItsClusterIpThroughAPartialSyncAndTheNextFullSync(ProxyMode mode)
+      throws Exception {
+    start(mode);
+    addVictim();
+    proxier.sync(Set.of());
+
+    addAttacker();
+    proxier.sync(Set.of(ATTACKER));
+    assertThat(lastScript()).doesNotContain(attackerClaim());
+
+    proxier.requireFullSync();
+    proxier.sync(Set.of());
+    assertThat(lastScript()).contains(victimClaim()).doesNotContain(attackerClaim());
+    assertThat(scrape()).contains("proxima_proxy_address_collisions{ip_family=\"IPv4\"} 1.0");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aClusterIpTakesItsAddressBackFromAnExternalIpThatClaimedItFirst(ProxyMode mode) {
+    start(mode);
+    addAttacker();
+    proxier.sync(Set.of());
+    assertThat(lastScript()).contains(attackerClaim());
+
+    addVictim();
+    proxier.sync(Set.of(VICTIM));
+
+    assertThat(lastScript()).contains(victimClaim());
+    if (mode == ProxyMode.iptables) {
+      assertThat(lastScript()).doesNotContain(attackerClaim());
+    } else {
+      assertThat(lastScript()).contains("delete element ip proxima service-ips");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void theExternalIpComesBackWhenTheClusterIpGoes(ProxyMode mode) {
+    start(mode);
+    addVictim();
+    addAttacker();
+    proxier.sync(Set.of());
+    assertThat(lastScript()).doesNotContain(attackerClaim());
+
+    cache.services.removeIf(s -> s.getMetadata().getName().equals("web"));
+    proxier.sync(Set.of(VICTIM));
+
+    assertThat(lastScript()).contains(attackerClaim());
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aCollisionIsLoggedOnceAtWarnNamingBothServices(ProxyMode mode) {
+    var appender = new ListAppender<ILoggingEvent>();
+    appender.start();
+    var logger = (Logger) LoggerFactory.getLogger(Proxier.class);
+    logger.addAppender(appender);
+    try {
+      start(mode);
+      addVictim();
+      addAttacker();
+
+      proxier.sync(Set.of());
+      proxier.sync(Set.of(ATTACKER));
+
+      assertThat(appender.list)
+          .filteredOn(event -> event.getLevel() == Level.WARN)
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .filteredOn(message -> message.startsWith("Address collision"))
+          .singleElement()
+          .asString()
+          .contains("evil/a:http", "good/web:http", "10.96.0.10 tcp/80", "good/web:http keeps it");
+    } finally {
+      logger.detachAppender(appender);
+    }
+  }
+
+  /** How each mode writes "10.96.0.10:80/TCP belongs to evil/a's externalIP". */
+  private String attackerClaim() {
+    return mode == ProxyMode.nftables
+        ? "10.96.0.10 . tcp . 80 comment \"evil/a:http\""
+        : "evil/a:http external IP\" -m tcp -p tcp -d 10.96.0.10 --dport 80";
+  }
+
+  private String victimClaim() {
+    return mode == ProxyMode.nftables
+        ? "10.96.0.10 . tcp . 80 comment \"good/web:http\""
+        : "good/web:http cluster IP\" -m tcp -p tcp -d 10.96.0.10 --dport 80";
+  }
+
+  private String lastScript() {
+    return loader.scripts.get(loader.scripts.size() - 1);
+  }
+
+  private void addVictim() {
+    cache.services.add(ApiObjects.service("good", "web", "10.96.0.10").build());
+    cache.slices.add(ApiObjects.slice("good", "web", "10.244.1.5"));
+  }
+
+  private void addAttacker() {
+    cache.services.add(
+        ApiObjects.service("evil", "a", "10.96.0.99").externalIps("10.96.0.10").build());
+    cache.slices.add(ApiObjects.slice("evil", "a", "10.244.9.9"));
   }
 }

@@ -1093,10 +1093,12 @@ class EndpointSelectorTest {
         externalIps,
         loadBalancerIps,
         List.of(),
+        false,
         null,
         internalLocal,
         externalLocal,
         0,
+        null,
         null);
   }
 }

@@ -107,10 +107,12 @@ public final class ServicePortFixtures {
           externalIps,
           loadBalancerIps,
           sourceRanges,
+          !sourceRanges.isEmpty(),
           sticky,
           internalLocal,
           externalLocal,
           healthCheckNodePort,
+          null,
           null);
     }
 

@@ -60,6 +60,14 @@ class ChangeTrackerTest {
   }
 
   @Test
+  void aServiceCreatedAgainWithTheSameSpecIsAChangeBecauseItsAgeDecidesAddressOwnership() {
+    var first = new ServiceBuilder(service("1", 80)).editMetadata().withUid("a").endMetadata();
+    var again = new ServiceBuilder(service("9", 80)).editMetadata().withUid("b").endMetadata();
+
+    assertThat(tracker.update("ns/web", first.build(), again.build())).isTrue();
+  }
+
+  @Test
   void anAddThenDeleteCancelsOut() {
     tracker.update("ns/web", null, service("1", 80));
     tracker.update("ns/web", service("1", 80), null);

@@ -7,11 +7,13 @@ import static dev.proxima.proxy.render.iptables.IptablesChains.MASQ_NON_POD;
 import static dev.proxima.proxy.render.iptables.IptablesChains.NODEPORTS;
 import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
 
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.RuleComment;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -122,9 +124,13 @@ final class ServiceChainsRenderer {
     List<String> lbIps = addresses(name, "load-balancer IP", sp.loadBalancerIps());
     List<String> sourceRanges = new ArrayList<>();
     for (String range : sp.loadBalancerSourceRanges()) {
-      String trimmed = range.trim();
-      if (IpLiteral.familyOfCidr(trimmed) == family) {
-        sourceRanges.add(trimmed);
+      // Canonical (host bits cleared, no leading zeros): iptables-restore refuses a mask such as
+      // "08" and then the whole buffer, every Service's rules with it.
+      Cidr cidr = Cidr.parse(range);
+      if (cidr != null && cidr.family() == family) {
+        if (!sourceRanges.contains(cidr.toString())) {
+          sourceRanges.add(cidr.toString());
+        }
       } else {
         warnings.add(
             name + ": loadBalancerSourceRange " + range + " is not an " + familyName() + " CIDR");
@@ -147,8 +153,7 @@ final class ServiceChainsRenderer {
     boolean hasInternal = hasAny && (!internalLocal || !local.isEmpty());
     boolean hasExternal = hasAny && (!externalLocal || !local.isEmpty());
     boolean usesExternalChain = hasAny && externallyAccessible;
-    boolean usesFirewallChain =
-        hasAny && !lbIps.isEmpty() && !sp.loadBalancerSourceRanges().isEmpty();
+    boolean usesFirewallChain = hasAny && !lbIps.isEmpty() && sp.restrictSources();
 
     // One hash for the four per-Service names: hashing dominates rendering at scale.
     String hash = IptablesChains.serviceHash(name);
@@ -337,8 +342,9 @@ final class ServiceChainsRenderer {
   private List<String> addresses(ServicePortName name, String what, List<String> input) {
     Set<String> out = new LinkedHashSet<>();
     for (String address : input) {
-      if (IpFamily.of(address) == family) {
-        out.add(address);
+      IpAddress parsed = IpAddress.parse(address);
+      if (parsed != null && parsed.family() == family) {
+        out.add(parsed.toString());
       } else {
         warnings.add(name + ": " + what + " " + address + " is not " + familyName());
       }
@@ -373,8 +379,15 @@ final class ServiceChainsRenderer {
     return hasAny ? "-j DROP" : reject;
   }
 
+  /**
+   * A comment match whose text cannot end the quoted string or the line: see {@link RuleComment}.
+   * After sanitising, the only character needing quotes is a space.
+   */
   static String comment(String text) {
-    return "-m comment --comment " + (text.indexOf(' ') >= 0 ? '"' + text + '"' : text);
+    String safe =
+        RuleComment.sanitise(text, RuleComment.IPTABLES_EXTRA, RuleComment.IPTABLES_MAX).strip();
+    return "-m comment --comment "
+        + (safe.isEmpty() || safe.indexOf(' ') >= 0 ? '"' + safe + '"' : safe);
   }
 
   /** The comment of a per-endpoint rule, left out in large clusters. */

@@ -44,8 +44,11 @@
  *       rewritten up to 1000 endpoints and edited rule by rule above, where a rewrite costs seconds
  *       with the nft backend. Full buffers can be split into batches for the same reason.
  *   <li>Addresses of the other family or invalid, out-of-range ports and a Service port given twice
- *       are skipped with a warning. Source ranges fail closed: a port whose ranges are all unusable
- *       still gets its firewall chain, which accepts nothing.
+ *       are skipped with a warning. No two Service ports reach the renderer with one address key
+ *       ({@link dev.proxima.proxy.plan.AddressOwners} decides first), so rule order never decides
+ *       who gets an address. Comments go through {@link dev.proxima.proxy.render.RuleComment}.
+ *       Source ranges fail closed: a port whose ranges are all unusable still gets its firewall
+ *       chain, which accepts nothing.
  *   <li>NodePorts never match loopback ({@code ! -d 127.0.0.0/8}, {@code ! -d ::1/128}); there is
  *       no localhost-NodePort support, as in nftables mode.
  * </ul>

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpLiteral;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,7 +31,7 @@ final class NftAddresses {
 
   /** The canonical text of an address: dotted quad, or RFC 5952 for IPv6. */
   static String format(byte[] address) {
-    return address.length == 4 ? formatV4(address) : formatV6(address);
+    return IpAddress.format(address);
   }
 
   /** The canonical text of {@code text} if it is an address of {@code family}. */
@@ -133,46 +134,5 @@ final class NftAddresses {
       }
     }
     return true;
-  }
-
-  private static String formatV4(byte[] b) {
-    return (b[0] & 0xff) + "." + (b[1] & 0xff) + "." + (b[2] & 0xff) + "." + (b[3] & 0xff);
-  }
-
-  private static String formatV6(byte[] b) {
-    int[] groups = new int[8];
-    for (int i = 0; i < 8; i++) {
-      groups[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
-    }
-    int bestStart = -1;
-    int bestLength = 1; // a single zero group is not compressed (RFC 5952 4.2.2)
-    for (int i = 0; i < 8; ) {
-      if (groups[i] != 0) {
-        i++;
-        continue;
-      }
-      int j = i;
-      while (j < 8 && groups[j] == 0) {
-        j++;
-      }
-      if (j - i > bestLength) {
-        bestStart = i;
-        bestLength = j - i;
-      }
-      i = j;
-    }
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < 8; i++) {
-      if (i == bestStart) {
-        out.append("::");
-        i += bestLength - 1;
-        continue;
-      }
-      if (out.length() > 0 && out.charAt(out.length() - 1) != ':') {
-        out.append(':');
-      }
-      out.append(Integer.toHexString(groups[i]));
-    }
-    return out.toString();
   }
 }

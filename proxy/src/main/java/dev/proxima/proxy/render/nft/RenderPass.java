@@ -48,6 +48,7 @@ import static dev.proxima.proxy.render.nft.NftNames.TABLE;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.RuleComment;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -67,9 +68,6 @@ import java.util.TreeSet;
 
 /** One rendering: collects declarations, rules and elements, then prints them in load order. */
 final class RenderPass {
-  /** nft refuses longer comments. */
-  private static final int MAX_COMMENT = 128;
-
   private static final String REJECT_VERDICT = "goto " + REJECT_CHAIN;
   private static final String DROP_VERDICT = "drop";
 
@@ -306,7 +304,7 @@ final class RenderPass {
                 + " address; skipped");
         continue;
       }
-      boolean firewalled = loadBalancer && !sp.loadBalancerSourceRanges().isEmpty();
+      boolean firewalled = loadBalancer && sp.restrictSources();
       externalTuples.merge(tuple(address, proto, sp.port()), firewalled, Boolean::logicalOr);
     }
     for (Map.Entry<String, Boolean> entry : externalTuples.entrySet()) {
@@ -818,26 +816,11 @@ final class RenderPass {
   }
 
   /**
-   * A quoted nft string cannot escape anything: it ends at the next {@code "}. Kubernetes names
-   * never contain odd characters, but anything outside {@code [A-Za-z0-9._/:-]} becomes {@code _}
-   * anyway, and the text is cut to nft's limit.
+   * A quoted nft string cannot escape anything: it ends at the next {@code "}. Anything outside
+   * {@code [A-Za-z0-9._/:-]} becomes {@code _}, and the text is cut to nft's limit.
    */
   static String comment(String text) {
-    StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_COMMENT));
-    for (int i = 0; i < text.length() && out.length() < MAX_COMMENT; i++) {
-      char c = text.charAt(i);
-      boolean safe =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || c == '.'
-              || c == '_'
-              || c == '/'
-              || c == ':'
-              || c == '-';
-      out.append(safe ? c : '_');
-    }
-    return out.toString();
+    return RuleComment.sanitise(text, "", RuleComment.NFT_MAX);
   }
 
   private static byte[] sha256(String text) {

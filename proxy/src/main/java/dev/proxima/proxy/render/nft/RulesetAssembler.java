@@ -19,8 +19,10 @@ import java.util.TreeMap;
  * <p>Each fragment is what {@link NftRenderer} writes for that one port beyond the fixed table: its
  * set and map elements, and the chains and sets it needs ({@code lb-N}, affinity chains). Elements
  * and chains that several ports share (a hairpin pair, an {@code lb-2} chain) are
- * reference-counted: a delete is sent only when the last port stops using them. When two ports
- * claim the same map key, the one earlier in ServicePortName order keeps it, as in a full render.
+ * reference-counted: a delete is sent only when the last port stops using them. Ownership of
+ * contested address keys is decided before the ports get here ({@link
+ * dev.proxima.proxy.plan.AddressOwners}); should two ports still claim one map key, the one earlier
+ * in ServicePortName order keeps it, as in a full render.
  *
  * <p>Chains and sets nothing uses any more stay in the kernel until the next full sync, which
  * rebuilds the table; they are unreferenced and do nothing.
@@ -84,8 +86,10 @@ public final class RulesetAssembler {
     // Only elements the changed ports had or have can appear or disappear: note whether each was
     // in the table before, so the cost follows the change, not the table.
     var touched = new LinkedHashMap<String, Map<String, Boolean>>();
-    for (var entry : new TreeMap<>(changes).entrySet()) {
-      var port = entry.getKey();
+    var sorted = new TreeMap<>(changes);
+    // Every old fragment goes before any new one comes in: when a change hands a key from one port
+    // to another, the new owner must find it free, whatever the order of their names.
+    for (var port : sorted.keySet()) {
       var old = ports.get(port);
       if (old != null) {
         var oldParts = renderAgain(old);
@@ -93,10 +97,12 @@ public final class RulesetAssembler {
         held.forEach((set, elements) -> note(touched, set, elements));
         remove(port, oldParts, held);
       }
+    }
+    for (var entry : sorted.entrySet()) {
       if (entry.getValue() != null) {
         var fresh = render(entry.getValue());
         fresh.elements().forEach((set, elements) -> note(touched, set, distinct(elements)));
-        add(port, entry.getValue(), fresh);
+        add(entry.getKey(), entry.getValue(), fresh);
       }
     }
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";

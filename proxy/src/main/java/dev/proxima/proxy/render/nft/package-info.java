@@ -37,8 +37,11 @@
  *       no-endpoint-services}; external clients fall through {@code external-local} (no {@code
  *       local-dispatch} element), are not DNATed, and the post-DNAT filter chains drop them. No
  *       catch-all drop rule in the nat chain.
- *   <li>A key that an earlier Service port (in ServicePortName order) already holds is skipped with
- *       a warning: the kernel fails the whole transaction on two values for one key.
+ *   <li>Who owns an address key two Service ports claim is decided before rendering, by {@link
+ *       dev.proxima.proxy.plan.AddressOwners}, the same way in both modes. The renderer keeps a
+ *       last line of defence: a key an earlier Service port (in ServicePortName order) already
+ *       holds is skipped with a warning, because the kernel fails the whole transaction on two
+ *       values for one key.
  *   <li>Addresses are printed canonically; invalid ones, or ones of the other family, are skipped
  *       with a warning rather than failing the transaction. Source ranges fail closed: a port whose
  *       ranges are all unusable still gets its firewall entry, with nothing allowed.
