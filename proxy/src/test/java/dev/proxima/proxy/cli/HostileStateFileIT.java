@@ -1,8 +1,8 @@
 package dev.proxima.proxy.cli;
 
-import static dev.proxima.proxy.cli.ProxyCommandsTest.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.testing.JarCommand;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,16 +12,29 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * State files with the null fields a hostile or careless writer leaves: the offline commands skip
  * what they cannot use, name the field, and render the rest; they never die with a
- * NullPointerException.
+ * NullPointerException. The packaged jar as its own process.
  */
-class HostileStateFileTest {
+class HostileStateFileIT {
+  private static final String NODE =
+      """
+      apiVersion: v1
+      kind: Node
+      metadata: {name: node-a, labels: {topology.kubernetes.io/zone: zone-a}}
+      ---
+      """;
+
   @TempDir Path directory;
+
+  private JarCommand.Result run(String... args) {
+    return new JarCommand(ProxyCommandsIT.JAR, directory).run(args);
+  }
 
   private Path state() throws Exception {
     var file = directory.resolve("state.yaml");
     Files.writeString(
         file,
-        """
+        NODE
+            + """
         apiVersion: v1
         kind: Service
         metadata: {name: web, namespace: shop}
@@ -79,7 +92,8 @@ class HostileStateFileTest {
     var file = directory.resolve("collision.yaml");
     Files.writeString(
         file,
-        """
+        NODE
+            + """
         apiVersion: v1
         kind: Service
         metadata: {name: a, namespace: evil}
