@@ -577,7 +577,7 @@ class HintControllerTest {
 
     for (var path : List.of("/healthz", "/readyz", "/metrics")) {
       int port = probes.port(path);
-      try (var stalled = StalledClients.open("127.0.0.1", port, 20, 20)) {
+      try (var stalled = StalledClients.open("127.0.0.1", port, 5, 5)) {
         assertThat(StalledClients.getWithinOneSecond("127.0.0.1", port, path).statusCode())
             .as(path)
             .isEqualTo(200);

@@ -97,7 +97,7 @@ class HealthServerTest {
 
   @Test
   void healthzAndLivezAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
-    try (var stalled = StalledClients.open("127.0.0.1", server.port(), 50, 50)) {
+    try (var stalled = StalledClients.open("127.0.0.1", server.port(), 5, 5)) {
       for (int i = 0; i < 5; i++) {
         assertThat(StalledClients.getWithinOneSecond("127.0.0.1", server.port(), "/healthz"))
             .extracting(HttpResponse::statusCode)

