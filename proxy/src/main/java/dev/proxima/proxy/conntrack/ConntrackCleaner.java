@@ -55,10 +55,12 @@ public final class ConntrackCleaner {
         arguments.addAll(List.of("--orig-port-dst", String.valueOf(deletion.nodePort())));
       }
       arguments.addAll(List.of("--reply-src", deletion.replySource()));
-      // conntrack exits non-zero when the flow expired in between; that is success for us.
-      if (run(arguments) != null) {
-        deleted++;
+      // conntrack exits non-zero when the flow expired in between; that is success for us. A run
+      // that did not finish ends this cleanup: each further one would wait out its own timeout.
+      if (run(arguments) == null) {
+        break;
       }
+      deleted++;
     }
     if (deleted > 0) {
       log.atInfo()
