@@ -121,7 +121,7 @@ public final class ProbeHttpServer implements AutoCloseable {
 
   private static ProbeResponse answer(
       HttpServerRequest request, Map<String, ProbeHandler> byLongestPrefix) {
-    var path = request.path();
+    var path = request.path() == null ? "" : request.path();
     for (var route : byLongestPrefix.entrySet()) {
       if (path.startsWith(route.getKey())) {
         try {
