@@ -3,6 +3,7 @@ package dev.proxima.proxy.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.proxima.http.testing.StalledClients;
 import dev.proxima.model.Labels;
 import dev.proxima.proxy.model.ProxyMode;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -183,6 +184,21 @@ class ProxyServerTest {
                     .doesNotContain("add table")
                     .contains("delete element ip proxima cluster-endpoints")
                     .contains("10.96.0.20 . tcp . 80 . 0 : 10.244.1.6 . 8080"));
+  }
+
+  @Test
+  void metricsAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
+    startProxy();
+
+    try (var stalled = StalledClients.open("127.0.0.1", proxy.metricsPort(), 8, 2)) {
+      for (int i = 0; i < 5; i++) {
+        var metrics =
+            StalledClients.getWithinOneSecond("127.0.0.1", proxy.metricsPort(), "/metrics");
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.body()).contains("kubeproxy_sync_proxy_rules_endpoint_changes_total");
+      }
+    }
+    assertThat(get(proxy.metricsPort(), "/-/healthy").body()).isEqualTo("Exporter is healthy.\n");
   }
 
   @Test
