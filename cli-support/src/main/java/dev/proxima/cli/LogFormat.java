@@ -2,12 +2,16 @@ package dev.proxima.cli;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import net.logstash.logback.encoder.LogstashEncoder;
 import org.slf4j.LoggerFactory;
 
-/** Log output: a readable line with key=value pairs, or one JSON object per line for collectors. */
+/**
+ * Log output: a readable line with key=value pairs, or one JSON object per line for collectors with
+ * every key-value pair as a top-level field ({@code {"@timestamp":...,"level":"INFO",
+ * "message":"Synced proxy rules","family":"IPv4",...}}).
+ */
 public enum LogFormat {
   text,
   json;
@@ -25,8 +29,10 @@ public enum LogFormat {
     }
     var context = (LoggerContext) LoggerFactory.getILoggerFactory();
     var root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    var encoder = new JsonEncoder();
+    var encoder = new LogstashEncoder();
     encoder.setContext(context);
+    // The pod and node are the collector's to add; the context would only repeat the hostname.
+    encoder.setIncludeContext(false);
     encoder.start();
     var appender = new ConsoleAppender<ILoggingEvent>();
     appender.setContext(context);

@@ -134,6 +134,8 @@ public final class RunCommand implements Callable<Integer> {
             ProbeServer.start(
                 metricsAddress, probeAddress, registry, () -> true, controller::isReady)) {
       log.atInfo()
+          .addKeyValue("version", dev.proxima.cli.BuildInfo.current().version())
+          .addKeyValue("revision", dev.proxima.cli.BuildInfo.current().shortRevision())
           .addKeyValue("metrics", metricsAddress)
           .addKeyValue("probes", probeAddress)
           .addKeyValue("leaderElection", leaderElect)

@@ -7,6 +7,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "proxima-proxy",
     mixinStandardHelpOptions = true,
+    versionProvider = ProxyMain.VersionProvider.class,
     description = "Node-local service proxy that routes by EndpointSlice topology hints.",
     subcommands = {
       RunCommand.class,
@@ -23,6 +24,13 @@ public final class ProxyMain implements Runnable {
 
   public static CommandLine commandLine() {
     return new CommandLine(new ProxyMain()).setCaseInsensitiveEnumValuesAllowed(true);
+  }
+
+  /** Reports the version and commit the jar was built from. */
+  static final class VersionProvider extends dev.proxima.cli.BuildInfo.VersionProvider {
+    VersionProvider() {
+      super("proxima-proxy");
+    }
   }
 
   @Override

@@ -196,6 +196,8 @@ public final class RunCommand implements Callable<Integer> {
         server.iptablesBackend(backend.label());
       }
       log.atInfo()
+          .addKeyValue("version", dev.proxima.cli.BuildInfo.current().version())
+          .addKeyValue("revision", dev.proxima.cli.BuildInfo.current().shortRevision())
           .addKeyValue("node", config.nodeName())
           .addKeyValue("mode", mode)
           .addKeyValue("iptablesBackend", backend == null ? "-" : backend.label())
