@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -58,6 +59,15 @@ public final class HintController implements AutoCloseable {
             return thread;
           });
   private final AtomicBoolean topologyPending = new AtomicBoolean();
+  private final PassSummary passes;
+  // Writes the pass summaries that waited for their interval.
+  private final ScheduledExecutorService summaryFlush =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            var thread = new Thread(runnable, "log-summary");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   /**
    * @param onLostLeadership runs after this replica lost the Lease and its workers stopped; the
@@ -72,6 +82,7 @@ public final class HintController implements AutoCloseable {
     this.config = config;
     this.metrics = metrics;
     this.onLostLeadership = onLostLeadership;
+    this.passes = new PassSummary(clock);
     this.queue =
         new RateLimitedWorkQueue<>(
             RateLimiter.<ObjectKey>defaultControllerRateLimiter(clock), clock, metrics.workQueue());
@@ -109,6 +120,9 @@ public final class HintController implements AutoCloseable {
       throw new IllegalStateException("informers failed to start", failure.getCause());
     }
     log.atInfo().log("Informers synced");
+    long flushMillis = PassSummary.INTERVAL.toMillis() / 4;
+    summaryFlush.scheduleWithFixedDelay(
+        passes::flushIfDue, flushMillis, flushMillis, TimeUnit.MILLISECONDS);
     recomputeZones();
     if (election == null) {
       startWorking();
@@ -196,10 +210,13 @@ public final class HintController implements AutoCloseable {
     try {
       ObjectKey key;
       while ((key = queue.take()) != null) {
+        passes.started(reconciler.slicesWritten());
+        String result = "dropped";
         try {
-          process(key);
+          result = process(key);
         } finally {
           queue.done(key);
+          passes.finished(result, queue.isIdle(), reconciler.slicesWritten());
         }
       }
     } catch (InterruptedException interrupted) {
@@ -207,15 +224,18 @@ public final class HintController implements AutoCloseable {
     }
   }
 
-  private void process(ObjectKey key) {
+  /** Reconciles one Service; returns the result as the sync metric counts it. */
+  private String process(ObjectKey key) {
     try {
       var retryAfter = reconciler.reconcile(key);
       queue.forget(key);
       metrics.syncFinished("success");
       retryAfter.ifPresent(delay -> queue.addAfter(key, delay));
+      return "success";
     } catch (SliceWriter.NotLeaderException notLeader) {
       // The replica that holds the Lease now reconciles everything on taking over.
       log.atDebug().addKeyValue("service", key).log("Dropped: not the leader");
+      return "dropped";
     } catch (SliceWriter.WriteConflictException conflict) {
       metrics.syncFinished("stale");
       log.atDebug()
@@ -223,6 +243,7 @@ public final class HintController implements AutoCloseable {
           .addKeyValue("cause", conflict.getMessage())
           .log("Conflict; retrying with fresh state");
       retry(key, conflict);
+      return "stale";
     } catch (RuntimeException failure) {
       metrics.syncFinished("error");
       log.atWarn().setCause(failure).addKeyValue("service", key).log("Sync failed");
@@ -232,6 +253,7 @@ public final class HintController implements AutoCloseable {
               EventReasons.FAILED_TO_UPDATE_ENDPOINT_SLICES,
               "Error updating Endpoint Slices for Service " + key + ": " + failure.getMessage()));
       retry(key, failure);
+      return "error";
     }
   }
 
@@ -283,6 +305,7 @@ public final class HintController implements AutoCloseable {
     }
     queue.shutDown();
     topologyWorker.shutdownNow();
+    summaryFlush.shutdownNow();
     stopWorking();
     if (election != null) {
       election.close();

@@ -48,10 +48,11 @@ public final class ProxyServer implements AutoCloseable {
   private final ServiceHealthServers serviceHealth;
   private HTTPServer metricsServer;
   private final Duration kernelCheckPeriod;
+  // Checks the kernel's rules and writes the partial-sync log summaries.
   private final ScheduledExecutorService kernelCheck =
       Executors.newSingleThreadScheduledExecutor(
           task -> {
-            var thread = new Thread(task, "proxy-kernel-check");
+            var thread = new Thread(task, "proxy-periodic");
             thread.setDaemon(true);
             return thread;
           });
@@ -225,6 +226,12 @@ public final class ProxyServer implements AutoCloseable {
               runner.request();
             });
     runner.start();
+    long summaryMillis = Proxier.PARTIAL_SYNC_SUMMARY_INTERVAL.toMillis() / 4;
+    kernelCheck.scheduleWithFixedDelay(
+        () -> proxiers.forEach(Proxier::flushLogSummary),
+        summaryMillis,
+        summaryMillis,
+        TimeUnit.MILLISECONDS);
     if (kernelCheckPeriod != null) {
       long millis = kernelCheckPeriod.toMillis();
       kernelCheck.scheduleWithFixedDelay(this::checkKernel, millis, millis, TimeUnit.MILLISECONDS);
