@@ -5,6 +5,7 @@ import dev.proxima.cli.DurationConverter;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
+import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.kernel.IptablesBackend;
 import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
@@ -15,6 +16,7 @@ import dev.proxima.proxy.runtime.ProxyServer;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -49,6 +51,17 @@ public final class RunCommand implements Callable<Integer> {
   ProxyMode mode;
 
   @Mixin KubeconfigOption kubernetes;
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      defaultValue = "${env:PROXIMA_CONFIG}",
+      description =
+          "kube-proxy's configuration file (KubeProxyConfiguration v1alpha1, e.g. the config.conf key"
+              + " of kubeadm's kube-system/kube-proxy ConfigMap). Proxima takes the settings it"
+              + " implements from it and warns once per other field that is set; options and their"
+              + " environment variables win over the file.")
+  Path configFile;
 
   @Mixin RuleOptions rules;
 
@@ -144,7 +157,17 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    List<String> ignoredInConfig = List.of();
+    if (configFile != null) {
+      try {
+        ignoredInConfig = ConfigFileSettings.apply(configFile, this, spec);
+      } catch (ConfigFileException invalid) {
+        spec.commandLine().getErr().println("error: " + invalid.getMessage());
+        return 2;
+      }
+    }
     logFormat.apply();
+    ignoredInConfig.forEach(ignored -> log.atWarn().addKeyValue("config", configFile).log(ignored));
     ProxyConfig config;
     try {
       config = config();
