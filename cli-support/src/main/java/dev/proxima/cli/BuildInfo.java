@@ -1,6 +1,6 @@
 package dev.proxima.cli;
 
-import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,17 +38,16 @@ public record BuildInfo(String version, String revision, String shortRevision) {
   }
 
   /**
-   * Registers {@code proxima_build_info}: a gauge of 1 labelled with the version and the full
-   * commit, the usual Prometheus build-info shape (a gauge, so every scrape format shows it alike).
+   * Registers {@code proxima_build_info}: 1, labelled with the version and the full commit. An info
+   * metric, which the Prometheus text format exposes as a gauge of that name.
    */
   public void register(PrometheusRegistry registry) {
-    Gauge.builder()
+    Info.builder()
         .name("proxima_build_info")
         .help("Always 1; the labels say which version and Git commit this binary was built from")
         .labelNames("version", "revision")
         .register(registry)
-        .labelValues(version, revision)
-        .set(1);
+        .setLabelValues(version, revision);
   }
 
   /** A picocli version provider for a binary; subclasses name the program. */

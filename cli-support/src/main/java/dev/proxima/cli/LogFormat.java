@@ -4,6 +4,10 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import net.logstash.logback.decorate.JsonFactoryDecorator;
 import net.logstash.logback.encoder.LogstashEncoder;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +26,22 @@ public enum LogFormat {
     context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.WARN);
   }
 
+  /**
+   * Durations and instants as the text format shows them ({@code PT1.5S}, {@code
+   * 2026-11-24T06:00:00Z}) instead of Jackson's bare seconds, which read as plain numbers.
+   */
+  private static final class ReadableTimes implements JsonFactoryDecorator {
+    @Override
+    public JsonFactory decorate(JsonFactory factory) {
+      if (factory.getCodec() instanceof ObjectMapper mapper) {
+        mapper.disable(
+            SerializationFeature.WRITE_DATES_AS_TIMESTAMPS,
+            SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS);
+      }
+      return factory;
+    }
+  }
+
   /** Switches the root logger to this format; text is what logback.xml already sets up. */
   public void apply() {
     if (this == text) {
@@ -33,6 +53,7 @@ public enum LogFormat {
     encoder.setContext(context);
     // The pod and node are the collector's to add; the context would only repeat the hostname.
     encoder.setIncludeContext(false);
+    encoder.setJsonFactoryDecorator(new ReadableTimes());
     encoder.start();
     var appender = new ConsoleAppender<ILoggingEvent>();
     appender.setContext(context);

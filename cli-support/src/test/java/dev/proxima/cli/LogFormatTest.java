@@ -29,6 +29,9 @@ class LogFormatTest {
           .atInfo()
           .addKeyValue("service", "shop/web")
           .addKeyValue("slices", 3)
+          .addKeyValue("elapsed", java.time.Duration.ofMillis(1500))
+          .addKeyValue("at", java.time.Instant.parse("2026-11-24T06:00:00Z"))
+          .addKeyValue("address", new java.net.InetSocketAddress("127.0.0.1", 8080))
           .log("Updated");
     } finally {
       System.setOut(original);
@@ -49,5 +52,8 @@ class LogFormatTest {
     assertThat(json.get("slices").asInt()).isEqualTo(3);
     assertThat(json.has("@timestamp")).isTrue();
     assertThat(json.get("logger_name").asText()).isEqualTo("test");
+    assertThat(json.get("elapsed").asText()).isEqualTo("PT1.5S");
+    assertThat(json.get("at").asText()).isEqualTo("2026-11-24T06:00:00Z");
+    assertThat(json.get("address").asText()).isEqualTo("127.0.0.1:8080");
   }
 }

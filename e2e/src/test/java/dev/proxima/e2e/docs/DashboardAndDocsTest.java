@@ -17,6 +17,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.SummarySnapshot;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
@@ -422,6 +423,10 @@ class DashboardAndDocsTest {
       } else if (snapshot instanceof SummarySnapshot) {
         family = name;
         sampleNames = List.of(name, name + "_sum", name + "_count");
+      } else if (snapshot instanceof InfoSnapshot) {
+        // An info metric is a gauge of 1 in the text format, its name ending in _info.
+        family = name + "_info";
+        sampleNames = List.of(family);
       } else if (snapshot instanceof GaugeSnapshot || snapshot instanceof UnknownSnapshot) {
         family = name;
         sampleNames = List.of(name);

@@ -167,7 +167,8 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     logFormat.apply();
-    ignoredInConfig.forEach(ignored -> log.atWarn().addKeyValue("config", configFile).log(ignored));
+    ignoredInConfig.forEach(
+        ignored -> log.atWarn().addKeyValue("config", configFile.toString()).log(ignored));
     ProxyConfig config;
     try {
       config = config();
