@@ -9,9 +9,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.controller.demo.EmbeddedApiServer;
+import dev.proxima.model.testing.ProcessFixtures;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,32 +56,8 @@ class ControllerProcessIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (var socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
-
   private Path kubeconfig() throws IOException {
-    var file = directory.resolve("kubeconfig");
-    Files.writeString(
-        file,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: embedded
-          cluster: {server: "%s"}
-        users:
-        - name: tester
-          user: {token: not-checked}
-        contexts:
-        - name: embedded
-          context: {cluster: embedded, user: tester, namespace: test}
-        current-context: embedded
-        """
-            .formatted(apiServer.url()));
-    return file;
+    return ProcessFixtures.kubeconfig(directory, apiServer.url(), "test");
   }
 
   private static int status(int port, String path) {
@@ -140,8 +116,8 @@ class ControllerProcessIT {
   void writesHintsThenStopsCleanlyOnSigtermAndReleasesTheLease() throws Exception {
     client.resource(service("svc", "PreferSameZone")).create();
     client.resource(slice("s1", "svc", ready("10.0.0.1", "zone-a", "n1"))).create();
-    int metricsPort = freePort();
-    int probePort = freePort();
+    int metricsPort = ProcessFixtures.freePort();
+    int probePort = ProcessFixtures.freePort();
     log = directory.resolve("controller.log");
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     controller =

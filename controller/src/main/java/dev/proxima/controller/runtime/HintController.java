@@ -1,5 +1,6 @@
 package dev.proxima.controller.runtime;
 
+import dev.proxima.cli.DaemonThreads;
 import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.hints.HintPlanner;
@@ -52,22 +53,12 @@ public final class HintController implements AutoCloseable {
   private final AutoHintCache autoHints = new AutoHintCache();
   // Node events recompute zone ratios here, off the informer thread; bursts collapse into one run.
   private final ExecutorService topologyWorker =
-      Executors.newSingleThreadExecutor(
-          runnable -> {
-            var thread = new Thread(runnable, "topology-worker");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadExecutor(DaemonThreads.named("topology-worker"));
   private final AtomicBoolean topologyPending = new AtomicBoolean();
   private final PassSummary passes;
   // Writes the pass summaries that waited for their interval.
   private final ScheduledExecutorService summaryFlush =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            var thread = new Thread(runnable, "log-summary");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("log-summary"));
 
   /**
    * @param onLostLeadership runs after this replica lost the Lease and its workers stopped; the

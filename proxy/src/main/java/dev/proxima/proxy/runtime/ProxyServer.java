@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.cli.DaemonThreads;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.HealthServer;
@@ -50,12 +51,7 @@ public final class ProxyServer implements AutoCloseable {
   private final Duration kernelCheckPeriod;
   // Checks the kernel's rules and writes the partial-sync log summaries.
   private final ScheduledExecutorService kernelCheck =
-      Executors.newSingleThreadScheduledExecutor(
-          task -> {
-            var thread = new Thread(task, "proxy-periodic");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
 
   /**
    * The nftables mode.

@@ -5,13 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import dev.proxima.model.testing.ProcessFixtures;
+import dev.proxima.proxy.testing.ClusterObjects;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -71,32 +69,8 @@ class ProxyProcessIT {
         .start();
   }
 
-  private static int freePort() throws IOException {
-    try (var socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
-
   private Path kubeconfig() throws IOException {
-    var file = directory.resolve("kubeconfig");
-    Files.writeString(
-        file,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: mock
-          cluster: {server: "%s"}
-        users:
-        - name: tester
-          user: {token: not-checked}
-        contexts:
-        - name: mock
-          context: {cluster: mock, user: tester}
-        current-context: mock
-        """
-            .formatted(client.getMasterUrl()));
-    return file;
+    return ProcessFixtures.kubeconfig(directory, client.getMasterUrl().toString(), "default");
   }
 
   /** The JSON log lines on stdout; the dry-run rulesets printed there too are skipped. */
@@ -116,54 +90,10 @@ class ProxyProcessIT {
   }
 
   private void createService(String name, String clusterIp, String... endpointIps) {
-    client
-        .services()
-        .inNamespace("shop")
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace("shop")
-                .endMetadata()
-                .withNewSpec()
-                .withClusterIP(clusterIp)
-                .withClusterIPs(clusterIp)
-                .addNewPort()
-                .withName("http")
-                .withPort(80)
-                .withProtocol("TCP")
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
-    var slice =
-        new EndpointSliceBuilder()
-            .withNewMetadata()
-            .withName(name + "-1")
-            .withNamespace("shop")
-            .addToLabels("kubernetes.io/service-name", name)
-            .endMetadata()
-            .withAddressType("IPv4")
-            .addNewPort()
-            .withName("http")
-            .withPort(8080)
-            .withProtocol("TCP")
-            .endPort();
-    if (endpointIps.length == 0) {
-      return;
+    client.resource(ClusterObjects.service("shop", name, clusterIp)).create();
+    if (endpointIps.length > 0) {
+      client.resource(ClusterObjects.slice("shop", name, "node-a", endpointIps)).create();
     }
-    for (var ip : endpointIps) {
-      slice =
-          slice
-              .addNewEndpoint()
-              .withAddresses(ip)
-              .withNewConditions()
-              .withReady(true)
-              .endConditions()
-              .withNodeName("node-a")
-              .endEndpoint();
-    }
-    client.discovery().v1().endpointSlices().inNamespace("shop").resource(slice.build()).create();
   }
 
   private static String get(int port, String path) {
@@ -191,19 +121,10 @@ class ProxyProcessIT {
   @Test
   void itsJsonLogsTellTheStoryAndTheKubeProxyConfigurationIsAppliedUnderTheFlags()
       throws Exception {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName("node-a")
-                .addToLabels("topology.kubernetes.io/zone", "zone-a")
-                .endMetadata()
-                .build())
-        .create();
+    client.resource(ClusterObjects.node("node-a", "zone-a")).create();
     createService("web", "10.96.0.20", "10.244.1.5", "10.244.1.6");
     var config = directory.resolve("config.conf");
-    int metricsPort = freePort();
+    int metricsPort = ProcessFixtures.freePort();
     Files.writeString(
         config,
         """
@@ -222,7 +143,7 @@ class ProxyProcessIT {
             "--node-name=node-a",
             "--kubeconfig=" + kubeconfig(),
             "--config=" + config,
-            "--healthz-bind-address=127.0.0.1:" + freePort(),
+            "--healthz-bind-address=127.0.0.1:" + ProcessFixtures.freePort(),
             "--metrics-bind-address=127.0.0.1:" + metricsPort);
 
     await()
