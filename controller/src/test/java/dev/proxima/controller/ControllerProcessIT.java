@@ -164,7 +164,8 @@ class ControllerProcessIT {
     var pass = logLines("Reconciled Services").get(0);
     assertThat(pass.path("level").asText()).isEqualTo("INFO");
     assertThat(pass.path("passes").asInt()).isEqualTo(1);
-    assertThat(pass.path("services").asInt()).isEqualTo(1);
+    // The Service's add and its slice's add may both queue it within the pass: reconciles count.
+    assertThat(pass.path("services").asInt()).isBetween(1, 2);
     assertThat(pass.path("slicesUpdated").asInt()).isEqualTo(1);
     assertThat(pass.path("errors").asInt()).isZero();
     assertThat(logLines("Updated EndpointSlice hints")).isEmpty();

@@ -1,6 +1,7 @@
 package dev.proxima.controller.cli;
 
 import dev.proxima.cli.BindAddressConverter;
+import dev.proxima.cli.BuildInfo;
 import dev.proxima.cli.DurationConverter;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
@@ -134,8 +135,8 @@ public final class RunCommand implements Callable<Integer> {
             ProbeServer.start(
                 metricsAddress, probeAddress, registry, () -> true, controller::isReady)) {
       log.atInfo()
-          .addKeyValue("version", dev.proxima.cli.BuildInfo.current().version())
-          .addKeyValue("revision", dev.proxima.cli.BuildInfo.current().shortRevision())
+          .addKeyValue("version", BuildInfo.current().version())
+          .addKeyValue("revision", BuildInfo.current().shortRevision())
           .addKeyValue("metrics", metricsAddress)
           .addKeyValue("probes", probeAddress)
           .addKeyValue("leaderElection", leaderElect)

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.cli.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -27,7 +28,7 @@ public final class ProxyMain implements Runnable {
   }
 
   /** Reports the version and commit the jar was built from. */
-  static final class VersionProvider extends dev.proxima.cli.BuildInfo.VersionProvider {
+  static final class VersionProvider extends BuildInfo.VersionProvider {
     VersionProvider() {
       super("proxima-proxy");
     }

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.cli;
 
 import dev.proxima.cli.BindAddressConverter;
+import dev.proxima.cli.BuildInfo;
 import dev.proxima.cli.DurationConverter;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
@@ -220,8 +221,8 @@ public final class RunCommand implements Callable<Integer> {
         server.iptablesBackend(backend.label());
       }
       log.atInfo()
-          .addKeyValue("version", dev.proxima.cli.BuildInfo.current().version())
-          .addKeyValue("revision", dev.proxima.cli.BuildInfo.current().shortRevision())
+          .addKeyValue("version", BuildInfo.current().version())
+          .addKeyValue("revision", BuildInfo.current().shortRevision())
           .addKeyValue("node", config.nodeName())
           .addKeyValue("mode", mode)
           .addKeyValue("iptablesBackend", backend == null ? "-" : backend.label())

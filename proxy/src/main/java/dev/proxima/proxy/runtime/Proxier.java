@@ -256,6 +256,10 @@ public final class Proxier {
         .addKeyValue("rules", plane.linesLoaded())
         .addKeyValue("elapsedMs", elapsed.toMillis())
         .log("Partial sync");
+    if (changedServices == 0) {
+      // Events that changed nothing the rules use still run a sync; it loads nothing.
+      return;
+    }
     partialSyncs
         .event()
         .sum("changedServices", changedServices)

@@ -187,6 +187,9 @@ class ProxyProcessIT {
             () ->
                 assertThat(withMessage("Partial syncs"))
                     .anyMatch(l -> l.path("family").asText().equals("IPv4")));
+    // Syncs that changed nothing (an event that touched nothing the rules use) are not summed.
+    assertThat(withMessage("Partial syncs"))
+        .allSatisfy(l -> assertThat(l.path("changedServices").asInt()).isPositive());
     var partial =
         withMessage("Partial syncs").stream()
             .filter(l -> l.path("family").asText().equals("IPv4"))
