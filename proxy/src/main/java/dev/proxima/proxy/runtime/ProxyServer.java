@@ -1,6 +1,7 @@
 package dev.proxima.proxy.runtime;
 
 import dev.proxima.cli.ApiServerFailures;
+import dev.proxima.cli.DaemonThreads;
 import dev.proxima.http.ProbeHttpServer;
 import dev.proxima.http.ProbeResponse;
 import dev.proxima.http.PrometheusMetricsHandler;
@@ -51,13 +52,9 @@ public final class ProxyServer implements AutoCloseable {
   private final ServiceHealthServers serviceHealth;
   private ProbeHttpServer metricsServer;
   private final Duration kernelCheckPeriod;
+  // Checks the kernel's rules and writes the partial-sync log summaries.
   private final ScheduledExecutorService kernelCheck =
-      Executors.newSingleThreadScheduledExecutor(
-          task -> {
-            var thread = new Thread(task, "proxy-kernel-check");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
 
   /**
    * The nftables mode.
@@ -228,6 +225,12 @@ public final class ProxyServer implements AutoCloseable {
               runner.request();
             });
     runner.start();
+    long summaryMillis = Proxier.PARTIAL_SYNC_SUMMARY_INTERVAL.toMillis() / 4;
+    kernelCheck.scheduleWithFixedDelay(
+        () -> proxiers.forEach(Proxier::flushLogSummary),
+        summaryMillis,
+        summaryMillis,
+        TimeUnit.MILLISECONDS);
     if (kernelCheckPeriod != null) {
       long millis = kernelCheckPeriod.toMillis();
       kernelCheck.scheduleWithFixedDelay(this::checkKernel, millis, millis, TimeUnit.MILLISECONDS);
