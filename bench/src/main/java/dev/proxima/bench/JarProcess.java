@@ -200,9 +200,10 @@ final class JarProcess implements AutoCloseable {
     try {
       for (var line : Files.readAllLines(log)) {
         if (line.contains(text)) {
-          var match = Pattern.compile("\"timestamp\":\\s*(\\d+)").matcher(line);
+          // The JSON log format writes the time as an ISO instant in "@timestamp".
+          var match = Pattern.compile("\"@timestamp\":\\s*\"([^\"]+)\"").matcher(line);
           if (match.find()) {
-            return OptionalDouble.of(Double.parseDouble(match.group(1)));
+            return OptionalDouble.of(java.time.Instant.parse(match.group(1)).toEpochMilli());
           }
         }
       }

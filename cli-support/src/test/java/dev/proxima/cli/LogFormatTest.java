@@ -17,7 +17,7 @@ class LogFormatTest {
   }
 
   @Test
-  void jsonWritesOneObjectPerLineWithTheKeyValuePairs() throws Exception {
+  void jsonWritesOneObjectPerLineWithEachKeyValuePairAsATopLevelField() throws Exception {
     var original = System.out;
     var captured = new ByteArrayOutputStream();
     // Other tests in this JVM may have raised the level (plan runs warnings-only); start clean.
@@ -25,7 +25,14 @@ class LogFormatTest {
     try {
       System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
       LogFormat.json.apply();
-      LoggerFactory.getLogger("test").atInfo().addKeyValue("service", "shop/web").log("Updated");
+      LoggerFactory.getLogger("test")
+          .atInfo()
+          .addKeyValue("service", "shop/web")
+          .addKeyValue("slices", 3)
+          .addKeyValue("elapsed", java.time.Duration.ofMillis(1500))
+          .addKeyValue("at", java.time.Instant.parse("2026-11-24T06:00:00Z"))
+          .addKeyValue("address", new java.net.InetSocketAddress("127.0.0.1", 8080))
+          .log("Updated");
     } finally {
       System.setOut(original);
       resetLogging();
@@ -41,6 +48,12 @@ class LogFormatTest {
     var json = new ObjectMapper().readTree(line);
     assertThat(json.get("level").asText()).isEqualTo("INFO");
     assertThat(json.get("message").asText()).isEqualTo("Updated");
-    assertThat(json.toString()).contains("shop/web");
+    assertThat(json.get("service").asText()).isEqualTo("shop/web");
+    assertThat(json.get("slices").asInt()).isEqualTo(3);
+    assertThat(json.has("@timestamp")).isTrue();
+    assertThat(json.get("logger_name").asText()).isEqualTo("test");
+    assertThat(json.get("elapsed").asText()).isEqualTo("PT1.5S");
+    assertThat(json.get("at").asText()).isEqualTo("2026-11-24T06:00:00Z");
+    assertThat(json.get("address").asText()).isEqualTo("127.0.0.1:8080");
   }
 }

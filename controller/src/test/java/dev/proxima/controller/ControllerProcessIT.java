@@ -6,10 +6,12 @@ import static dev.proxima.controller.testing.Fixtures.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.proxima.testing.ProcessFixtures;
 import dev.proxima.testing.ReachableApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,7 +26,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The packaged jar as its own process against the embedded API server. */
+/**
+ * The packaged jar as its own process against the embedded API server: its work, its JSON logs, its
+ * metrics and its version.
+ */
 class ControllerProcessIT {
   @TempDir Path directory;
 
@@ -50,12 +55,6 @@ class ControllerProcessIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (var socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
-
   private Path kubeconfig() {
     return ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), apiServer.url());
   }
@@ -72,12 +71,52 @@ class ControllerProcessIT {
     }
   }
 
+  private static String body(int port, String path) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  /** The controller's JSON log lines with this message. */
+  private List<JsonNode> logLines(String message) throws IOException {
+    var mapper = new ObjectMapper();
+    var lines = new java.util.ArrayList<JsonNode>();
+    for (var line : Files.readAllLines(log)) {
+      if (line.startsWith("{\"@timestamp\"")) {
+        var json = mapper.readTree(line);
+        if (message.equals(json.path("message").asText())) {
+          lines.add(json);
+        }
+      }
+    }
+    return lines;
+  }
+
+  @Test
+  void dashVPrintsTheVersionAndTheCommitTheJarWasBuiltFrom() throws Exception {
+    log = directory.resolve("version.txt");
+    var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    controller =
+        new ProcessBuilder(
+                List.of(java, "-jar", Path.of("target", "proxima-controller.jar").toString(), "-V"))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+
+    assertThat(controller.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(controller.exitValue()).isZero();
+    assertThat(Files.readString(log))
+        .matches("proxima-controller \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(commit [0-9a-f]{12}\\)\\n");
+  }
+
   @Test
   void writesHintsThenStopsCleanlyOnSigtermAndReleasesTheLease() throws Exception {
     client.resource(service("svc", "PreferSameZone")).create();
     client.resource(slice("s1", "svc", ready("10.0.0.1", "zone-a", "n1"))).create();
-    int metricsPort = freePort();
-    int probePort = freePort();
+    int metricsPort = ProcessFixtures.freePort();
+    int probePort = ProcessFixtures.freePort();
     log = directory.resolve("controller.log");
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     controller =
@@ -91,7 +130,8 @@ class ControllerProcessIT {
                     "--metrics-bind-address=127.0.0.1:" + metricsPort,
                     "--health-probe-bind-address=127.0.0.1:" + probePort,
                     "--leader-election-namespace=test",
-                    "--leader-election-identity=process-it"))
+                    "--leader-election-identity=process-it",
+                    "--log-format=json"))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
@@ -114,6 +154,24 @@ class ControllerProcessIT {
                     .isNotNull());
     assertThat(status(probePort, "/readyz")).isEqualTo(200);
     assertThat(status(metricsPort, "/metrics")).isEqualTo(200);
+    assertThat(body(metricsPort, "/metrics"))
+        .containsPattern("proxima_build_info\\{revision=\"[0-9a-f]{40}\",version=\"[^\"]+\"} 1");
+    // One summary for the pass instead of a line per slice; the startup line names the build.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(logLines("Reconciled Services")).isNotEmpty());
+    var pass = logLines("Reconciled Services").get(0);
+    assertThat(pass.path("level").asText()).isEqualTo("INFO");
+    assertThat(pass.path("passes").asInt()).isEqualTo(1);
+    // The Service's add and its slice's add may both queue it within the pass: reconciles count.
+    assertThat(pass.path("services").asInt()).isBetween(1, 2);
+    assertThat(pass.path("slicesUpdated").asInt()).isEqualTo(1);
+    assertThat(pass.path("errors").asInt()).isZero();
+    assertThat(logLines("Updated EndpointSlice hints")).isEmpty();
+    var starting = logLines("Starting proxima-controller");
+    assertThat(starting).hasSize(1);
+    assertThat(starting.get(0).path("revision").asText()).matches("[0-9a-f]{12}");
+    assertThat(starting.get(0).path("version").asText()).isNotBlank();
     assertThat(
             client
                 .leases()

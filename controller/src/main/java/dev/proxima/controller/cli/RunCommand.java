@@ -1,6 +1,7 @@
 package dev.proxima.controller.cli;
 
 import dev.proxima.cli.BindAddressConverter;
+import dev.proxima.cli.BuildInfo;
 import dev.proxima.cli.DurationConverter;
 import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.KubeconfigOption;
@@ -144,6 +145,8 @@ public final class RunCommand implements Callable<Integer> {
             ProbeServer.start(
                 metricsAddress, probeAddress, registry, () -> true, controller::isReady)) {
       log.atInfo()
+          .addKeyValue("version", BuildInfo.current().version())
+          .addKeyValue("revision", BuildInfo.current().shortRevision())
           .addKeyValue("metrics", metricsAddress)
           .addKeyValue("probes", probeAddress)
           .addKeyValue("leaderElection", leaderElect)

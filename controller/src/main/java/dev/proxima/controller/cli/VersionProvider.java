@@ -1,12 +1,10 @@
 package dev.proxima.controller.cli;
 
-import picocli.CommandLine;
+import dev.proxima.cli.BuildInfo;
 
-/** Reports the version the jar was built as. */
-final class VersionProvider implements CommandLine.IVersionProvider {
-  @Override
-  public String[] getVersion() {
-    var version = ControllerMain.class.getPackage().getImplementationVersion();
-    return new String[] {"proxima-controller " + (version == null ? "development build" : version)};
+/** Reports the version and commit the jar was built from. */
+final class VersionProvider extends BuildInfo.VersionProvider {
+  VersionProvider() {
+    super("proxima-controller");
   }
 }

@@ -1,5 +1,6 @@
 package dev.proxima.controller.metrics;
 
+import dev.proxima.cli.BuildInfo;
 import dev.proxima.controller.queue.WorkQueueMetrics;
 import dev.proxima.model.ObjectKey;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -38,6 +39,7 @@ public final class ControllerMetrics {
   private final Gauge leader;
 
   public ControllerMetrics(PrometheusRegistry registry) {
+    BuildInfo.current().register(registry);
     syncs =
         UpstreamCounter.register(
             registry,

@@ -262,6 +262,19 @@ public final class RateLimitedWorkQueue<K> {
     }
   }
 
+  /**
+   * True when no key is ready or being processed; keys scheduled for later do not count. A worker
+   * that finds it so after {@link #done} has ended a pass over the queue.
+   */
+  public boolean isIdle() {
+    lock.lock();
+    try {
+      return ready.isEmpty() && processing.isEmpty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The number of keys ready to be taken; scheduled and processing keys are not counted. */
   public int length() {
     lock.lock();

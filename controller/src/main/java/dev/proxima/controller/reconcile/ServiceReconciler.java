@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +30,7 @@ public final class ServiceReconciler {
   private final OverwriteGuard overwriteGuard;
   private final HintPlanner planner;
   private final Clock clock;
+  private final AtomicLong slicesWritten = new AtomicLong();
 
   public ServiceReconciler(
       ClusterView cluster,
@@ -45,6 +47,11 @@ public final class ServiceReconciler {
     this.overwriteGuard = overwriteGuard;
     this.planner = planner;
     this.clock = clock;
+  }
+
+  /** EndpointSlices written since start, for the controller's per-pass log summary. */
+  public long slicesWritten() {
+    return slicesWritten.get();
   }
 
   /**
@@ -123,7 +130,8 @@ public final class ServiceReconciler {
         overwriteGuard.written(stored);
         metrics.sliceWritten("success");
         written++;
-        log.atInfo()
+        slicesWritten.incrementAndGet();
+        log.atDebug()
             .addKeyValue("service", key)
             .addKeyValue("slice", desired.getMetadata().getName())
             .addKeyValue("mode", plan.mode())
@@ -131,7 +139,7 @@ public final class ServiceReconciler {
             .log("Updated EndpointSlice hints");
       } catch (SliceWriter.SliceGoneException gone) {
         metrics.sliceWritten("not_found");
-        log.atInfo()
+        log.atDebug()
             .addKeyValue("service", key)
             .addKeyValue("slice", desired.getMetadata().getName())
             .log("EndpointSlice was deleted before its hints could be written; skipping it");

@@ -1,6 +1,7 @@
 package dev.proxima.controller.runtime;
 
 import dev.proxima.cli.ApiServerFailures;
+import dev.proxima.cli.DaemonThreads;
 import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.hints.HintPlanner;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,13 +55,12 @@ public final class HintController implements AutoCloseable {
   private final AutoHintCache autoHints = new AutoHintCache();
   // Node events recompute zone ratios here, off the informer thread; bursts collapse into one run.
   private final ExecutorService topologyWorker =
-      Executors.newSingleThreadExecutor(
-          runnable -> {
-            var thread = new Thread(runnable, "topology-worker");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadExecutor(DaemonThreads.named("topology-worker"));
   private final AtomicBoolean topologyPending = new AtomicBoolean();
+  private final PassSummary passes;
+  // Writes the pass summaries that waited for their interval.
+  private final ScheduledExecutorService summaryFlush =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("log-summary"));
 
   /**
    * @param onLostLeadership runs after this replica lost the Lease and its workers stopped; the
@@ -74,6 +75,7 @@ public final class HintController implements AutoCloseable {
     this.config = config;
     this.metrics = metrics;
     this.onLostLeadership = onLostLeadership;
+    this.passes = new PassSummary(clock);
     this.queue =
         new RateLimitedWorkQueue<>(
             RateLimiter.<ObjectKey>defaultControllerRateLimiter(clock), clock, metrics.workQueue());
@@ -111,6 +113,9 @@ public final class HintController implements AutoCloseable {
       throw new IllegalStateException("informers failed to start", failure.getCause());
     }
     log.atInfo().log("Informers synced");
+    long flushMillis = PassSummary.INTERVAL.toMillis() / 4;
+    summaryFlush.scheduleWithFixedDelay(
+        passes::flushIfDue, flushMillis, flushMillis, TimeUnit.MILLISECONDS);
     recomputeZones();
     if (election == null) {
       startWorking();
@@ -198,10 +203,13 @@ public final class HintController implements AutoCloseable {
     try {
       ObjectKey key;
       while ((key = queue.take()) != null) {
+        passes.started(reconciler.slicesWritten());
+        String result = "dropped";
         try {
-          process(key);
+          result = process(key);
         } finally {
           queue.done(key);
+          passes.finished(result, queue.isIdle(), reconciler.slicesWritten());
         }
       }
     } catch (InterruptedException interrupted) {
@@ -209,15 +217,18 @@ public final class HintController implements AutoCloseable {
     }
   }
 
-  private void process(ObjectKey key) {
+  /** Reconciles one Service; returns the result as the sync metric counts it. */
+  private String process(ObjectKey key) {
     try {
       var retryAfter = reconciler.reconcile(key);
       queue.forget(key);
       metrics.syncFinished("success");
       retryAfter.ifPresent(delay -> queue.addAfter(key, delay));
+      return "success";
     } catch (SliceWriter.NotLeaderException notLeader) {
       // The replica that holds the Lease now reconciles everything on taking over.
       log.atDebug().addKeyValue("service", key).log("Dropped: not the leader");
+      return "dropped";
     } catch (SliceWriter.WriteConflictException conflict) {
       metrics.syncFinished("stale");
       log.atDebug()
@@ -225,6 +236,7 @@ public final class HintController implements AutoCloseable {
           .addKeyValue("cause", conflict.getMessage())
           .log("Conflict; retrying with fresh state");
       retry(key, conflict);
+      return "stale";
     } catch (RuntimeException failure) {
       metrics.syncFinished("error");
       if (failure instanceof KubernetesClientException) {
@@ -243,6 +255,7 @@ public final class HintController implements AutoCloseable {
               EventReasons.FAILED_TO_UPDATE_ENDPOINT_SLICES,
               "Error updating Endpoint Slices for Service " + key + ": " + failure.getMessage()));
       retry(key, failure);
+      return "error";
     }
   }
 
@@ -294,6 +307,7 @@ public final class HintController implements AutoCloseable {
     }
     queue.shutDown();
     topologyWorker.shutdownNow();
+    summaryFlush.shutdownNow();
     stopWorking();
     if (election != null) {
       election.close();

@@ -13,6 +13,7 @@ import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.health.ProbeServer;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.OverwriteGuard;
+import dev.proxima.http.testing.StalledClients;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
@@ -561,6 +562,27 @@ class HintControllerTest {
     assertThat(get(http, probes.port("/readyz"), "/readyz").statusCode())
         .as("after stop")
         .isEqualTo(503);
+  }
+
+  @Test
+  void probesAndMetricsAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
+    var probes =
+        ProbeServer.start(
+            new InetSocketAddress("127.0.0.1", 0),
+            new InetSocketAddress("127.0.0.1", 0),
+            new PrometheusRegistry(),
+            () -> true,
+            () -> true);
+    running.add(probes);
+
+    for (var path : List.of("/healthz", "/readyz", "/metrics")) {
+      int port = probes.port(path);
+      try (var stalled = StalledClients.open("127.0.0.1", port, 5, 5)) {
+        assertThat(StalledClients.getWithinOneSecond("127.0.0.1", port, path).statusCode())
+            .as(path)
+            .isEqualTo(200);
+      }
+    }
   }
 
   private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {

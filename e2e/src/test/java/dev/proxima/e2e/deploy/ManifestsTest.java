@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.e2e.deploy.Kustomize.Rendered;
 import dev.proxima.e2e.deploy.RequiredPermissions.Permission;
+import dev.proxima.proxy.config.KubeProxyConfigFile;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -50,6 +52,7 @@ import picocli.CommandLine.Model.CommandSpec;
 class ManifestsTest {
   private static final String BASE = "deploy";
   private static final String REPLACE = "deploy/overlays/replace-kube-proxy";
+  private static final String FROM_KUBE_PROXY = "deploy/overlays/from-kube-proxy";
   private static final String SIDE_BY_SIDE = "deploy/overlays/side-by-side";
   private static final String MONITORING = "deploy/overlays/monitoring";
   private static final String CLEANUP = "deploy/cleanup";
@@ -94,13 +97,13 @@ class ManifestsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, MONITORING, CLEANUP, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, MONITORING, CLEANUP, KIND})
   void kubectlKustomizeRendersEveryDirectory(String directory) {
     assertThat(rendered(directory).objects()).as(directory).isNotEmpty();
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
   void eachComponentsRolesGrantExactlyTheApiCallsItsCodeMakes(String directory) {
     var rendered = rendered(directory);
 
@@ -119,7 +122,7 @@ class ManifestsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
   void theControllersProbesAndMetricsPortAreWhereItServesThem(String directory) {
     var controller = controller(rendered(directory));
     var health = controller.option("--health-probe-bind-address");
@@ -138,7 +141,7 @@ class ManifestsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
   void theProxysProbesAndMetricsPortAreWhereItServesThem(String directory) {
     var proxy = proxy(rendered(directory));
     var healthz = proxy.option("--healthz-bind-address");
@@ -166,7 +169,7 @@ class ManifestsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
   void theProxyRunsOnEveryNodesHostNetworkWithOnlyNetAdminAndNetRaw(String directory) {
     var rendered = rendered(directory);
     var proxy = proxy(rendered);
@@ -205,7 +208,7 @@ class ManifestsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
   void theControllerRunsTwoNonRootReplicasThatElectALeader(String directory) {
     var rendered = rendered(directory);
     var controller = controller(rendered);
@@ -248,7 +251,7 @@ class ManifestsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, CLEANUP, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, CLEANUP, KIND})
   void everyFlagAndEnvironmentVariableIsOneTheBinaryKnows(String directory) {
     var rendered = rendered(directory);
     var problems = new ArrayList<String>();
@@ -276,7 +279,7 @@ class ManifestsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, CLEANUP, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, CLEANUP, KIND})
   void theContainersRunTheTwoProximaImages(String directory) {
     var images = new HashSet<String>();
     for (var workload : workloads(rendered(directory))) {
@@ -303,7 +306,7 @@ class ManifestsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {BASE, REPLACE, KIND})
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, KIND})
   void withoutKubeProxyTheProxyIsToldWhereTheApiServerIs(String directory) {
     var proxy = proxy(rendered(directory));
 
@@ -318,6 +321,38 @@ class ManifestsTest {
           .isEqualTo("set-api-server-host.invalid");
     }
     assertThat(Integer.parseInt(port)).isBetween(1, 65535);
+  }
+
+  @Test
+  void theFromKubeProxyOverlayMountsAKubeProxyConfigurationWhereRunConfigReadsIt()
+      throws Exception {
+    var rendered = rendered(FROM_KUBE_PROXY);
+    var proxy = proxy(rendered);
+
+    var file = Path.of(proxy.option("--config"));
+    var mount =
+        proxy.container().getVolumeMounts().stream()
+            .filter(m -> file.getParent().equals(Path.of(m.getMountPath())))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("nothing is mounted at " + file.getParent()));
+    var volume =
+        proxy.pod().getVolumes().stream()
+            .filter(v -> v.getName().equals(mount.getName()))
+            .findFirst()
+            .orElseThrow();
+    var text =
+        rendered
+            .one(ConfigMap.class, volume.getConfigMap().getName())
+            .getData()
+            .get(file.getFileName().toString());
+    assertThat(text).as("the ConfigMap key behind %s", file).isNotNull();
+    // The file as shipped is one `run --config` accepts, and it changes nothing.
+    var settings = KubeProxyConfigFile.parse(file.toString(), text, null);
+    assertThat(settings.ignored()).isEmpty();
+    assertThat(settings.clusterCidrs()).isNull();
+    // Otherwise it is the replace overlay: every Service, kube-proxy's ports.
+    assertThat(proxy.option("--service-proxy-name")).isNull();
+    assertThat(proxy.option("--healthz-bind-address")).isEqualTo("0.0.0.0:10256");
   }
 
   @Test

@@ -17,6 +17,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.SummarySnapshot;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
@@ -331,6 +332,73 @@ class DashboardAndDocsTest {
     checkRunTable(ROOT.resolve("docs/proxy.md"), ProxyMain.commandLine());
   }
 
+  /**
+   * The sample log lines on the component pages (text format: time, level, logger, message,
+   * key=value pairs) are ones the code writes: the named class logs that message with those keys.
+   */
+  @Test
+  void theSampleLogLinesOnTheComponentPagesAreOnesTheCodeWrites() throws IOException {
+    var problems = new ArrayList<String>();
+    int samples = 0;
+    for (var page : List.of("docs/proxy.md", "docs/controller.md")) {
+      var blocks = FENCED_BLOCK.matcher(Files.readString(ROOT.resolve(page)));
+      while (blocks.find()) {
+        for (var line : blocks.group(2).split("\n")) {
+          var sample = LOG_LINE.matcher(line.trim());
+          if (!sample.matches()) {
+            continue;
+          }
+          samples++;
+          var source = mainSource(sample.group(1));
+          if (source == null) {
+            problems.add(page + ": no class " + sample.group(1) + " for: " + line);
+            continue;
+          }
+          var text = Files.readString(source);
+          if (text.contains("RateLimitedSummary")) {
+            // The shared summary adds its own keys (the time of the first event summed).
+            text += Files.readString(SUMMARY);
+          }
+          var rest = sample.group(2);
+          int firstKey =
+              rest.indexOf('=') < 0 ? rest.length() : rest.lastIndexOf(' ', rest.indexOf('='));
+          var message = rest.substring(0, Math.max(firstKey, 0)).trim();
+          if (!text.contains("\"" + message + "\"")) {
+            problems.add(page + ": " + source.getFileName() + " never logs \"" + message + "\"");
+          }
+          var keys = Pattern.compile("([A-Za-z]+)=").matcher(rest.substring(Math.max(firstKey, 0)));
+          while (keys.find()) {
+            if (!text.contains("\"" + keys.group(1) + "\"")) {
+              problems.add(page + ": " + source.getFileName() + " logs no key " + keys.group(1));
+            }
+          }
+        }
+      }
+    }
+    assertThat(samples).as("sample log lines on the component pages").isGreaterThanOrEqualTo(3);
+    assertThat(problems).isEmpty();
+  }
+
+  private static final Path SUMMARY =
+      ROOT.resolve("cli-support/src/main/java/dev/proxima/cli/RateLimitedSummary.java");
+
+  private static final Pattern LOG_LINE =
+      Pattern.compile("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} (?:TRACE|DEBUG|INFO|WARN|ERROR) +(\\w+) (.+)");
+
+  /** The main source file of a class, by simple name, in the controller or proxy module. */
+  private static Path mainSource(String simpleName) throws IOException {
+    for (var module : List.of("controller", "proxy")) {
+      try (var files = Files.walk(ROOT.resolve(module).resolve("src/main/java"))) {
+        var found =
+            files.filter(f -> f.getFileName().toString().equals(simpleName + ".java")).findFirst();
+        if (found.isPresent()) {
+          return found.get();
+        }
+      }
+    }
+    return null;
+  }
+
   // ---------------------------------------------------------------- the code's metrics
 
   private static PrometheusRegistry controllerRegistry() {
@@ -422,6 +490,10 @@ class DashboardAndDocsTest {
       } else if (snapshot instanceof SummarySnapshot) {
         family = name;
         sampleNames = List.of(name, name + "_sum", name + "_count");
+      } else if (snapshot instanceof InfoSnapshot) {
+        // An info metric is a gauge of 1 in the text format, its name ending in _info.
+        family = name + "_info";
+        sampleNames = List.of(family);
       } else if (snapshot instanceof GaugeSnapshot || snapshot instanceof UnknownSnapshot) {
         family = name;
         sampleNames = List.of(name);

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.cli.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -7,6 +8,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "proxima-proxy",
     mixinStandardHelpOptions = true,
+    versionProvider = ProxyMain.VersionProvider.class,
     description = "Node-local service proxy that routes by EndpointSlice topology hints.",
     subcommands = {
       RunCommand.class,
@@ -23,6 +25,13 @@ public final class ProxyMain implements Runnable {
 
   public static CommandLine commandLine() {
     return new CommandLine(new ProxyMain()).setCaseInsensitiveEnumValuesAllowed(true);
+  }
+
+  /** Reports the version and commit the jar was built from. */
+  static final class VersionProvider extends BuildInfo.VersionProvider {
+    VersionProvider() {
+      super("proxima-proxy");
+    }
   }
 
   @Override

@@ -32,7 +32,8 @@ final class RuleOptions {
       split = ",",
       defaultValue = "${env:PROXIMA_NODEPORT_ADDRESSES}",
       description =
-          "CIDRs selecting the node addresses that accept NodePorts; default: every local address.")
+          "CIDRs selecting the node addresses that accept NodePorts; default: every local address"
+              + " except loopback. Loopback addresses never accept NodePorts.")
   List<String> nodePortCidrs = new ArrayList<>();
 
   RuleSettings toSettings() {

@@ -1,11 +1,13 @@
 package dev.proxima.proxy.cli;
 
 import dev.proxima.cli.BindAddressConverter;
+import dev.proxima.cli.BuildInfo;
 import dev.proxima.cli.DurationConverter;
 import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
+import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.kernel.IptablesBackend;
 import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
@@ -16,6 +18,7 @@ import dev.proxima.proxy.runtime.ProxyServer;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -50,6 +53,17 @@ public final class RunCommand implements Callable<Integer> {
   ProxyMode mode;
 
   @Mixin KubeconfigOption kubernetes;
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      defaultValue = "${env:PROXIMA_CONFIG}",
+      description =
+          "kube-proxy's configuration file (KubeProxyConfiguration v1alpha1, e.g. the config.conf key"
+              + " of kubeadm's kube-system/kube-proxy ConfigMap). Proxima takes the settings it"
+              + " implements from it and warns once per other field that is set; options and their"
+              + " environment variables win over the file.")
+  Path configFile;
 
   @Mixin RuleOptions rules;
 
@@ -145,7 +159,18 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    List<String> ignoredInConfig = List.of();
+    if (configFile != null) {
+      try {
+        ignoredInConfig = ConfigFileSettings.apply(configFile, this, spec);
+      } catch (ConfigFileException invalid) {
+        spec.commandLine().getErr().println("error: " + invalid.getMessage());
+        return 2;
+      }
+    }
     logFormat.apply();
+    ignoredInConfig.forEach(
+        ignored -> log.atWarn().addKeyValue("config", configFile.toString()).log(ignored));
     ProxyConfig config;
     io.fabric8.kubernetes.client.Config clientConfig;
     try {
@@ -198,6 +223,8 @@ public final class RunCommand implements Callable<Integer> {
         server.iptablesBackend(backend.label());
       }
       log.atInfo()
+          .addKeyValue("version", BuildInfo.current().version())
+          .addKeyValue("revision", BuildInfo.current().shortRevision())
           .addKeyValue("node", config.nodeName())
           .addKeyValue("mode", mode)
           .addKeyValue("iptablesBackend", backend == null ? "-" : backend.label())

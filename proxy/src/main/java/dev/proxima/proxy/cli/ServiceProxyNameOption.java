@@ -8,6 +8,7 @@ final class ServiceProxyNameOption {
       names = "--service-proxy-name",
       defaultValue = "${env:PROXIMA_SERVICE_PROXY_NAME}",
       description =
-          "Also handle Services labelled service.kubernetes.io/service-proxy-name with this value.")
+          "Handle only the Services labelled service.kubernetes.io/service-proxy-name with this"
+              + " value, to run beside the default proxy; unset: every Service without that label.")
   String value;
 }

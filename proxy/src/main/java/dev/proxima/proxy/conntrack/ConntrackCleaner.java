@@ -1,27 +1,36 @@
 package dev.proxima.proxy.conntrack;
 
+import dev.proxima.proxy.kernel.HostCommand;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NodePlanner;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs the {@code conntrack} tool: lists UDP flows, deletes the stale ones {@link StaleFlows}
- * finds. A missing tool is logged once and the cleanup skipped; rules are still programmed.
+ * finds. A missing tool is logged once and the cleanup skipped; rules are still programmed. Each
+ * run is bounded by {@link HostCommand}'s timeout, so a hung conntrack cannot hold the sync.
  */
 public final class ConntrackCleaner {
   private static final Logger log = LoggerFactory.getLogger(ConntrackCleaner.class);
 
+  /** A listing of a very large table takes seconds; far longer means the tool is stuck. */
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
+
   private final List<String> command;
+  private final Duration timeout;
   private boolean warnedMissing;
 
   public ConntrackCleaner(List<String> command) {
+    this(command, TIMEOUT);
+  }
+
+  ConntrackCleaner(List<String> command, Duration timeout) {
     this.command = List.copyOf(command);
+    this.timeout = timeout;
   }
 
   public static ConntrackCleaner onThisHost() {
@@ -46,10 +55,12 @@ public final class ConntrackCleaner {
         arguments.addAll(List.of("--orig-port-dst", String.valueOf(deletion.nodePort())));
       }
       arguments.addAll(List.of("--reply-src", deletion.replySource()));
-      // conntrack exits non-zero when the flow expired in between; that is success for us.
-      if (run(arguments) != null) {
-        deleted++;
+      // conntrack exits non-zero when the flow expired in between; that is success for us. A run
+      // that did not finish ends this cleanup: each further one would wait out its own timeout.
+      if (run(arguments) == null) {
+        break;
       }
+      deleted++;
     }
     if (deleted > 0) {
       log.atInfo()
@@ -60,29 +71,30 @@ public final class ConntrackCleaner {
     return deleted;
   }
 
+  /** The tool's output whatever its exit code, or null when it did not run or finish. */
   private String run(List<String> arguments) {
     var full = new ArrayList<>(command);
     full.addAll(arguments);
-    try {
-      var process = new ProcessBuilder(full).redirectErrorStream(true).start();
-      var output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        log.atWarn().log("conntrack did not finish in 30s; skipping UDP cleanup this sync");
+    var outcome = HostCommand.run(full, "", timeout);
+    switch (outcome.ending()) {
+      case EXITED:
+        return outcome.output();
+      case NOT_STARTED:
+        if (!warnedMissing) {
+          warnedMissing = true;
+          log.atWarn()
+              .addKeyValue("error", outcome.output())
+              .log("conntrack is not installed; stale UDP flows are not cleaned up");
+        }
         return null;
-      }
-      return output;
-    } catch (IOException missing) {
-      if (!warnedMissing) {
-        warnedMissing = true;
+      case TIMED_OUT:
         log.atWarn()
-            .addKeyValue("error", missing.getMessage())
-            .log("conntrack is not installed; stale UDP flows are not cleaned up");
-      }
-      return null;
-    } catch (InterruptedException interrupted) {
-      Thread.currentThread().interrupt();
-      return null;
+            .addKeyValue("timeout", timeout)
+            .addKeyValue("arguments", String.join(" ", arguments))
+            .log("conntrack did not finish in time and was killed; skipping UDP cleanup this sync");
+        return null;
+      default:
+        return null;
     }
   }
 }

@@ -1,22 +1,22 @@
 package dev.proxima.proxy.health;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.proxima.http.ProbeHttpServer;
+import dev.proxima.http.ProbeResponse;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.concurrent.Executors;
+import java.util.Map;
 import java.util.function.IntConsumer;
 
 /**
  * Serves {@code /healthz} and {@code /livez} with kube-proxy's status codes and JSON bodies, so
- * load balancers and probes written for kube-proxy work unchanged.
+ * load balancers and probes written for kube-proxy work unchanged. Any pod can reach this port, so
+ * it runs on {@link ProbeHttpServer}, which stalled connections cannot starve.
  */
 public final class HealthServer implements AutoCloseable {
-  private final HttpServer server;
+  private final ProbeHttpServer server;
 
-  private HealthServer(HttpServer server) {
+  private HealthServer(ProbeHttpServer server) {
     this.server = server;
   }
 
@@ -30,30 +30,20 @@ public final class HealthServer implements AutoCloseable {
       IntConsumer healthzResponses,
       IntConsumer livezResponses)
       throws IOException {
-    var server = HttpServer.create(address, 16);
-    server.createContext(
-        "/healthz", exchange -> respond(exchange, health.snapshot(), true, healthzResponses));
-    server.createContext(
-        "/livez", exchange -> respond(exchange, health.snapshot(), false, livezResponses));
-    server.setExecutor(
-        Executors.newFixedThreadPool(
-            2,
-            runnable -> {
-              var thread = new Thread(runnable, "proxy-health");
-              thread.setDaemon(true);
-              return thread;
-            }));
-    server.start();
-    return new HealthServer(server);
+    return new HealthServer(
+        ProbeHttpServer.start(
+            address,
+            Map.of(
+                "/healthz", request -> respond(health.snapshot(), true, healthzResponses),
+                "/livez", request -> respond(health.snapshot(), false, livezResponses))));
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return server.port();
   }
 
-  private static void respond(
-      HttpExchange exchange, ProxyHealth.Snapshot snapshot, boolean withNode, IntConsumer responses)
-      throws IOException {
+  private static ProbeResponse respond(
+      ProxyHealth.Snapshot snapshot, boolean withNode, IntConsumer responses) {
     boolean ok =
         snapshot.healthy()
             && (!withNode || (snapshot.nodeEligible() && !snapshot.firstSyncOverdue()));
@@ -83,15 +73,10 @@ public final class HealthServer implements AutoCloseable {
           .append('}');
     }
     body.append("}}");
-    var bytes = body.toString().getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
     // Counted before answering, so a scrape right after a probe's response already includes it.
     responses.accept(code);
-    exchange.sendResponseHeaders(code, bytes.length);
-    try (var out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+    return ProbeResponse.of(
+        code, "application/json", body.toString(), Map.of("X-Content-Type-Options", "nosniff"));
   }
 
   private static String quote(Instant instant) {
@@ -100,6 +85,6 @@ public final class HealthServer implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
+    server.close();
   }
 }

@@ -1,14 +1,13 @@
 package dev.proxima.proxy.health;
 
-import com.sun.net.httpserver.HttpServer;
+import dev.proxima.http.ProbeHttpServer;
+import dev.proxima.http.ProbeResponse;
 import dev.proxima.model.ObjectKey;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * The per-Service health checks of externalTrafficPolicy Local load balancers: one listener per
  * healthCheckNodePort, answering 200 while this node has a ready endpoint of the Service and the
  * proxy is healthy, 503 otherwise, so the load balancer sends traffic only to nodes that can serve
- * it locally. Status codes, header and body are kube-proxy's.
+ * it locally. Status codes, header and body are kube-proxy's. The listeners share {@link
+ * ProbeHttpServer}'s event loop: no thread per Service, and no stalled client can starve one.
  */
 public final class ServiceHealthServers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServiceHealthServers.class);
@@ -27,7 +27,7 @@ public final class ServiceHealthServers implements AutoCloseable {
   private final Map<ObjectKey, Listener> listeners = new HashMap<>();
   private final Map<ObjectKey, Integer> localEndpoints = new ConcurrentHashMap<>();
 
-  private record Listener(int port, HttpServer server) {}
+  private record Listener(int port, ProbeHttpServer server) {}
 
   /**
    * @param bindAddress the address to listen on, usually 0.0.0.0
@@ -53,7 +53,7 @@ public final class ServiceHealthServers implements AutoCloseable {
               if (wanted != null && wanted == entry.getValue().port()) {
                 return false;
               }
-              entry.getValue().server().stop(0);
+              entry.getValue().server().close();
               return true;
             });
     ports.forEach(
@@ -77,51 +77,42 @@ public final class ServiceHealthServers implements AutoCloseable {
   /** The port actually listened on for a Service, for tests. */
   public synchronized int port(ObjectKey service) {
     var listener = listeners.get(service);
-    return listener == null ? -1 : listener.server().getAddress().getPort();
+    return listener == null ? -1 : listener.server().port();
   }
 
-  private HttpServer open(ObjectKey service, int port) throws IOException {
-    var server = HttpServer.create(new InetSocketAddress(bindAddress, port), 16);
-    server.createContext(
-        "/",
-        exchange -> {
-          int count = localEndpoints.getOrDefault(service, 0);
-          boolean healthy = proxyHealthy.getAsBoolean();
-          var body =
-              "{\n\t\"service\": {\n\t\t\"namespace\": \""
-                  + service.namespace()
-                  + "\",\n\t\t\"name\": \""
-                  + service.name()
-                  + "\"\n\t},\n\t\"localEndpoints\": "
-                  + count
-                  + ",\n\t\"serviceProxyHealthy\": "
-                  + healthy
-                  + "\n}";
-          var bytes = body.getBytes(StandardCharsets.UTF_8);
-          exchange.getResponseHeaders().set("Content-Type", "application/json");
-          exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-          exchange
-              .getResponseHeaders()
-              .set("X-Load-Balancing-Endpoint-Weight", String.valueOf(count));
-          exchange.sendResponseHeaders(count > 0 && healthy ? 200 : 503, bytes.length);
-          try (var out = exchange.getResponseBody()) {
-            out.write(bytes);
-          }
-        });
-    server.setExecutor(
-        Executors.newSingleThreadExecutor(
-            runnable -> {
-              var thread = new Thread(runnable, "service-health-" + port);
-              thread.setDaemon(true);
-              return thread;
+  private ProbeHttpServer open(ObjectKey service, int port) throws IOException {
+    return ProbeHttpServer.start(
+        new InetSocketAddress(bindAddress, port),
+        Map.of(
+            "/",
+            request -> {
+              int count = localEndpoints.getOrDefault(service, 0);
+              boolean healthy = proxyHealthy.getAsBoolean();
+              var body =
+                  "{\n\t\"service\": {\n\t\t\"namespace\": \""
+                      + service.namespace()
+                      + "\",\n\t\t\"name\": \""
+                      + service.name()
+                      + "\"\n\t},\n\t\"localEndpoints\": "
+                      + count
+                      + ",\n\t\"serviceProxyHealthy\": "
+                      + healthy
+                      + "\n}";
+              return ProbeResponse.of(
+                  count > 0 && healthy ? 200 : 503,
+                  "application/json",
+                  body,
+                  Map.of(
+                      "X-Content-Type-Options",
+                      "nosniff",
+                      "X-Load-Balancing-Endpoint-Weight",
+                      String.valueOf(count)));
             }));
-    server.start();
-    return server;
   }
 
   @Override
   public synchronized void close() {
-    listeners.values().forEach(listener -> listener.server().stop(0));
+    listeners.values().forEach(listener -> listener.server().close());
     listeners.clear();
   }
 }

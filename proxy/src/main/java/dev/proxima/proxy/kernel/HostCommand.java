@@ -1,78 +1,209 @@
 package dev.proxima.proxy.kernel;
 
+import java.io.BufferedWriter;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs one host tool with its input on stdin, bounded by a timeout. Every failure, including a tool
- * that is not installed, comes back as a value: a failed sync must leave the proxy running.
+ * Runs one host tool (nft, iptables-restore, conntrack, ...) with its input on stdin, bounded by a
+ * timeout that covers everything: writing stdin, reading the output and waiting for the exit. When
+ * it expires the tool and the processes it started are killed and the outcome says so; a hung tool
+ * must never hold the sync thread. Every failure, including a tool that is not installed, comes
+ * back as a value: a failed sync must leave the proxy running.
+ *
+ * <p>A small class over {@link ProcessBuilder} and {@link ProcessHandle} rather than zt-exec or
+ * commons-exec: those stop only the tool itself, not what it started, and take stdin as an
+ * InputStream, which would need one more copy of a ruleset that can be tens of MB. Stdin is written
+ * and the output read on two pooled daemon threads, so the caller only ever waits on the clock.
  */
 public final class HostCommand {
+  private static final AtomicInteger THREADS = new AtomicInteger();
+
+  /** Idle threads end after a minute; a sync runs its tools one at a time, so this stays at two. */
+  private static final ExecutorService STREAMS =
+      Executors.newCachedThreadPool(
+          runnable -> {
+            var thread = new Thread(runnable, "host-command-io-" + THREADS.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /** How long a killed tool gets to disappear before the outcome is returned anyway. */
+  private static final Duration KILL_GRACE = Duration.ofSeconds(2);
+
   private HostCommand() {}
+
+  /** How a run ended. */
+  public enum Ending {
+    EXITED,
+    /** Could not be started, usually because it is not installed. */
+    NOT_STARTED,
+    /** Killed, with what it started, when the timeout expired. */
+    TIMED_OUT,
+    INTERRUPTED
+  }
 
   /**
    * @param exitCode the tool's exit code, or -1 when it could not be started or did not finish
-   * @param output stdout and stderr together, or why the tool did not run
+   * @param output stdout and stderr together, or why the tool did not run or finish
    */
-  public record Outcome(int exitCode, String output) {
+  public record Outcome(int exitCode, String output, Ending ending) {
+    public Outcome(int exitCode, String output) {
+      this(exitCode, output, Ending.EXITED);
+    }
+
     public boolean succeeded() {
-      return exitCode == 0;
+      return ending == Ending.EXITED && exitCode == 0;
+    }
+
+    public boolean timedOut() {
+      return ending == Ending.TIMED_OUT;
+    }
+
+    public boolean started() {
+      return ending != Ending.NOT_STARTED;
     }
   }
 
   public static Outcome run(List<String> command, String stdin, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    var name = command.get(0);
     Process process;
     try {
       process = new ProcessBuilder(command).redirectErrorStream(true).start();
     } catch (IOException notInstalled) {
       return new Outcome(
-          -1, "cannot run " + String.join(" ", command) + ": " + notInstalled.getMessage());
+          -1,
+          "cannot run " + String.join(" ", command) + ": " + notInstalled.getMessage(),
+          Ending.NOT_STARTED);
     }
-    var output = CompletableFuture.supplyAsync(() -> readAll(process));
-    // Encoded as it is written, not copied whole first: a full ruleset is megabytes at scale.
-    try (var in =
-        new java.io.BufferedWriter(
-            new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8),
-            1 << 16)) {
-      in.write(stdin);
-    } catch (IOException closedEarly) {
-      // Tools exit early on some errors; their output says why.
-    }
+    var output = new ByteArrayOutputStream();
+    Future<?> reading = STREAMS.submit(() -> copyOutput(process, output));
+    writeInput(process, stdin);
     try {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.destroyForcibly();
-        return new Outcome(-1, command.get(0) + " did not finish within " + timeout);
+      if (!process.waitFor(remaining(deadline), TimeUnit.NANOSECONDS)) {
+        return timedOut(process, name, timeout, output);
       }
-      return new Outcome(process.exitValue(), output.get(5, TimeUnit.SECONDS));
+      // The output ends when the last holder of the pipe closes it; a child the tool left running
+      // can hold it past the tool's exit, and the timeout covers that wait too.
+      reading.get(remaining(deadline), TimeUnit.NANOSECONDS);
+      return new Outcome(process.exitValue(), text(output));
+    } catch (TimeoutException outputStillOpen) {
+      return timedOut(process, name, timeout, output);
     } catch (InterruptedException interrupted) {
       Thread.currentThread().interrupt();
-      process.destroyForcibly();
-      return new Outcome(-1, "interrupted while " + command.get(0) + " ran");
-    } catch (Exception unreadable) {
-      return new Outcome(-1, "could not read the output of " + command.get(0) + ": " + unreadable);
+      kill(process);
+      return new Outcome(-1, "interrupted while " + name + " ran", Ending.INTERRUPTED);
+    } catch (ExecutionException unreadable) {
+      return new Outcome(
+          -1, "could not read the output of " + name + ": " + unreadable.getCause(), Ending.EXITED);
     }
   }
 
   /** The executable's path from PATH, /usr/sbin or /sbin (non-root PATHs often lack sbin). */
-  public static java.util.Optional<String> find(String tool) {
+  public static Optional<String> find(String tool) {
     var path = System.getenv().getOrDefault("PATH", "");
     for (var dir : (path + ":/usr/sbin:/sbin").split(":")) {
-      if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, tool))) {
-        return java.util.Optional.of(java.nio.file.Path.of(dir, tool).toString());
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+        return Optional.of(Path.of(dir, tool).toString());
       }
     }
-    return java.util.Optional.empty();
+    return Optional.empty();
   }
 
-  private static String readAll(Process process) {
+  private static void writeInput(Process process, String stdin) {
+    if (stdin.isEmpty()) {
+      closeQuietly(process);
+      return;
+    }
+    STREAMS.submit(
+        () -> {
+          // Encoded as it is written, not copied whole first: a full ruleset is megabytes at scale.
+          try (var in =
+              new BufferedWriter(
+                  new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8),
+                  1 << 16)) {
+            in.write(stdin);
+          } catch (IOException closedEarly) {
+            // The tool exited (or was killed) without reading everything; its output says why.
+          }
+        });
+  }
+
+  private static Void copyOutput(Process process, ByteArrayOutputStream output) throws IOException {
+    try (var in = process.getInputStream()) {
+      var buffer = new byte[1 << 16];
+      for (int n; (n = in.read(buffer)) >= 0; ) {
+        synchronized (output) {
+          output.write(buffer, 0, n);
+        }
+      }
+    }
+    return null;
+  }
+
+  private static Outcome timedOut(
+      Process process, String name, Duration timeout, ByteArrayOutputStream output) {
+    kill(process);
+    var partial = text(output).strip();
+    return new Outcome(
+        -1,
+        name
+            + " did not finish within "
+            + timeout
+            + " and was killed"
+            + (partial.isEmpty() ? "" : "; its output so far: " + partial),
+        Ending.TIMED_OUT);
+  }
+
+  /**
+   * Kills the tool and everything it started. The descendants are listed before the tool dies,
+   * since once it is gone they belong to init and can no longer be found from here.
+   */
+  private static void kill(Process process) {
+    var descendants = process.descendants().toList();
+    process.destroyForcibly();
+    descendants.forEach(ProcessHandle::destroyForcibly);
     try {
-      return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
+      process.onExit().get(KILL_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException stillThere) {
+      // SIGKILL cannot be refused; a process stuck in the kernel goes when the kernel lets it.
+    }
+    // stdin is not closed here: closing waits for a blocked write. The write fails now that the
+    // reader is dead, and the writing thread closes it.
+  }
+
+  private static void closeQuietly(Process process) {
+    try {
+      process.getOutputStream().close();
+    } catch (IOException alreadyClosed) {
+      // Nothing to release.
+    }
+  }
+
+  private static long remaining(long deadline) {
+    return Math.max(0, deadline - System.nanoTime());
+  }
+
+  private static String text(ByteArrayOutputStream output) {
+    synchronized (output) {
+      return output.toString(StandardCharsets.UTF_8);
     }
   }
 }

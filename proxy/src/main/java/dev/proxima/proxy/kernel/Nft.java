@@ -69,9 +69,11 @@ public final class Nft implements RuleLoader {
     var full = new ArrayList<>(command);
     full.addAll(arguments);
     var outcome = HostCommand.run(full, script, timeout);
-    if (outcome.exitCode() == -1) {
-      var hint = outcome.output().startsWith("cannot run") ? " (is nftables installed?)" : "";
-      return Result.failed(outcome.output() + hint);
+    if (!outcome.started()) {
+      return Result.failed(outcome.output() + " (is nftables installed?)");
+    }
+    if (outcome.ending() != HostCommand.Ending.EXITED) {
+      return Result.failed(outcome.output());
     }
     return outcome.succeeded()
         ? new Result(true, outcome.output(), null)

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.metrics;
 
+import dev.proxima.cli.BuildInfo;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -53,6 +54,7 @@ public final class ProxyMetrics {
    */
   public ProxyMetrics(PrometheusRegistry registry, ProxyMode mode) {
     this.mode = mode;
+    BuildInfo.current().register(registry);
     syncDuration =
         syncHistogram(
             registry,

@@ -46,6 +46,14 @@ public interface DataPlane {
   /** Loads only these changes; a null value removes the Service port. */
   Outcome update(Map<ServicePortName, ServicePortRules> changes);
 
+  /**
+   * Lines handed to the kernel by the latest {@link #replaceAll} or {@link #update} (nft statements
+   * or iptables-restore lines), for the sync's log line; 0 when nothing was loaded.
+   */
+  default int linesLoaded() {
+    return 0;
+  }
+
   /** What the latest render had to leave out. */
   List<String> warnings();
 

@@ -28,6 +28,7 @@ public final class IptablesDataPlane implements DataPlane {
   private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
   private IptablesAssembler assembler;
+  private int linesLoaded;
 
   /**
    * @param iptables null in dry-run mode, where buffers go to {@code dryRunOutput} instead
@@ -56,6 +57,7 @@ public final class IptablesDataPlane implements DataPlane {
 
   @Override
   public Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
+    linesLoaded = 0;
     assembler = new IptablesAssembler(config(family, settings, nodePortAddresses));
     var existing =
         iptables == null ? Map.<String, java.util.Set<String>>of() : iptables.proximaChains();
@@ -85,6 +87,7 @@ public final class IptablesDataPlane implements DataPlane {
 
   @Override
   public Outcome update(Map<ServicePortName, ServicePortRules> changes) {
+    linesLoaded = 0;
     if (assembler == null) {
       return Outcome.NEEDS_FULL;
     }
@@ -92,6 +95,11 @@ public final class IptablesDataPlane implements DataPlane {
         .update(changes)
         .map(buffer -> buffer.isEmpty() ? Outcome.UNCHANGED : load(buffer, true))
         .orElse(Outcome.NEEDS_FULL);
+  }
+
+  @Override
+  public int linesLoaded() {
+    return linesLoaded;
   }
 
   @Override
@@ -114,6 +122,7 @@ public final class IptablesDataPlane implements DataPlane {
   }
 
   private Outcome load(String buffer, boolean partial) {
+    linesLoaded += Lines.count(buffer);
     if (iptables == null) {
       dryRunOutput.accept(buffer);
       return Outcome.LOADED;

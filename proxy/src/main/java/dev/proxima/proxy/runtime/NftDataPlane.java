@@ -20,6 +20,7 @@ public final class NftDataPlane implements DataPlane {
   private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
   private RulesetAssembler assembler;
+  private int linesLoaded;
 
   /**
    * @param nft null in dry-run mode, where transactions go to {@code dryRunOutput} instead
@@ -42,17 +43,24 @@ public final class NftDataPlane implements DataPlane {
     // Let the old state go first: at scale two assemblers side by side cost tens of MiB of heap.
     // Should the new one fail to build, no assembler means the next sync is a full one again.
     assembler = null;
+    linesLoaded = 0;
     assembler = new RulesetAssembler(NftPlanRenderer.config(family, settings, nodePortAddresses));
     return load(assembler.replaceAll(ports));
   }
 
   @Override
   public Outcome update(Map<ServicePortName, ServicePortRules> changes) {
+    linesLoaded = 0;
     if (assembler == null) {
       return Outcome.NEEDS_FULL;
     }
     // Empty when a rule needs a map the kernel cannot type from its own state.
     return assembler.update(changes).map(this::load).orElse(Outcome.NEEDS_FULL);
+  }
+
+  @Override
+  public int linesLoaded() {
+    return linesLoaded;
   }
 
   @Override
@@ -64,6 +72,7 @@ public final class NftDataPlane implements DataPlane {
     if (transaction.isEmpty()) {
       return Outcome.UNCHANGED;
     }
+    linesLoaded = Lines.count(transaction);
     if (nft == null) {
       dryRunOutput.accept(transaction);
       return Outcome.LOADED;

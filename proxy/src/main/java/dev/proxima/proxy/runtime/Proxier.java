@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.ProxyHealth;
@@ -38,6 +39,9 @@ import org.slf4j.LoggerFactory;
 public final class Proxier {
   private static final Logger log = LoggerFactory.getLogger(Proxier.class);
 
+  /** Partial syncs are summed into one INFO line at most this often. */
+  public static final Duration PARTIAL_SYNC_SUMMARY_INTERVAL = Duration.ofMinutes(1);
+
   private final IpFamily family;
   private final ProxyConfig config;
   private final ProxyCache cache;
@@ -59,6 +63,8 @@ public final class Proxier {
   private Object plannedForNode;
   private boolean needFullSync = true;
   private Instant lastFullSync = Instant.MIN;
+  private boolean loggedFirstSync;
+  private final RateLimitedSummary partialSyncs;
 
   /**
    * @param plane renders and loads this family's rules in the chosen mode
@@ -81,6 +87,19 @@ public final class Proxier {
     this.metrics = metrics;
     this.health = health;
     this.clock = clock;
+    this.partialSyncs =
+        new RateLimitedSummary(
+            log,
+            "Partial syncs",
+            Map.of("family", family.apiName()),
+            "syncs",
+            PARTIAL_SYNC_SUMMARY_INTERVAL,
+            clock);
+  }
+
+  /** Logs the partial syncs that added up since the last summary, when one is due. */
+  public void flushLogSummary() {
+    partialSyncs.flushIfDue();
   }
 
   public IpFamily family() {
@@ -243,14 +262,47 @@ public final class Proxier {
     metrics.synced(family, full, Duration.between(started, finished), finished);
     triggers.forEach(
         trigger -> metrics.networkProgrammed(family, Duration.between(trigger, finished)));
-    reportTopology(allPorts());
+    var ports = allPorts();
+    reportTopology(ports);
+    logSync(full, changed.size(), ports, Duration.between(started, finished));
+    return true;
+  }
+
+  /**
+   * Full syncs and the first one after start get their own INFO line; partial syncs, which follow
+   * every change, are summed up at most once per {@link #PARTIAL_SYNC_SUMMARY_INTERVAL}.
+   */
+  private void logSync(
+      boolean full, int changedServices, List<NodePlanner.PlannedPort> ports, Duration elapsed) {
+    if (full || !loggedFirstSync) {
+      loggedFirstSync = true;
+      log.atInfo()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("full", full)
+          .addKeyValue("services", plannedByService.size())
+          .addKeyValue("servicePorts", ports.size())
+          .addKeyValue("endpoints", ports.stream().mapToInt(p -> p.endpoints().size()).sum())
+          .addKeyValue("rules", plane.linesLoaded())
+          .addKeyValue("elapsedMs", elapsed.toMillis())
+          .log("Synced proxy rules");
+      return;
+    }
     log.atDebug()
         .addKeyValue("family", family.apiName())
-        .addKeyValue("full", full)
-        .addKeyValue("changedServices", changed.size())
-        .addKeyValue("elapsed", Duration.between(started, finished))
-        .log("Synced proxy rules");
-    return true;
+        .addKeyValue("changedServices", changedServices)
+        .addKeyValue("rules", plane.linesLoaded())
+        .addKeyValue("elapsedMs", elapsed.toMillis())
+        .log("Partial sync");
+    if (changedServices == 0) {
+      // Events that changed nothing the rules use still run a sync; it loads nothing.
+      return;
+    }
+    partialSyncs
+        .event()
+        .sum("changedServices", changedServices)
+        .sum("rules", plane.linesLoaded())
+        .max("longestMs", elapsed.toMillis())
+        .record();
   }
 
   private static List<ServicePort> ports(List<NodePlanner.PlannedPort> planned) {

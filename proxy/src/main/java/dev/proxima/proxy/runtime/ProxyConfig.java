@@ -11,8 +11,9 @@ import java.util.Objects;
  * @param minSyncPeriod the least time between two syncs; changes within it are batched
  * @param syncPeriod how soon a failed sync is retried
  * @param fullSyncPeriod the longest time between two full syncs
- * @param serviceProxyName also handle Services labelled service.kubernetes.io/service-proxy-name
- *     with this value; null handles unlabelled Services only
+ * @param serviceProxyName handle only the Services labelled
+ *     service.kubernetes.io/service-proxy-name with this value; null handles unlabelled Services
+ *     only
  * @param dryRun render and print rulesets, never touch the kernel
  */
 public record ProxyConfig(

@@ -1,6 +1,10 @@
 package dev.proxima.proxy.runtime;
 
 import dev.proxima.cli.ApiServerFailures;
+import dev.proxima.cli.DaemonThreads;
+import dev.proxima.http.ProbeHttpServer;
+import dev.proxima.http.ProbeResponse;
+import dev.proxima.http.PrometheusMetricsHandler;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.health.HealthServer;
@@ -12,7 +16,6 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.sync.SyncRunner;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -47,15 +50,11 @@ public final class ProxyServer implements AutoCloseable {
   private final PrometheusRegistry registry;
   private HealthServer healthServer;
   private final ServiceHealthServers serviceHealth;
-  private HTTPServer metricsServer;
+  private ProbeHttpServer metricsServer;
   private final Duration kernelCheckPeriod;
+  // Checks the kernel's rules and writes the partial-sync log summaries.
   private final ScheduledExecutorService kernelCheck =
-      Executors.newSingleThreadScheduledExecutor(
-          task -> {
-            var thread = new Thread(task, "proxy-kernel-check");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
 
   /**
    * The nftables mode.
@@ -208,12 +207,7 @@ public final class ProxyServer implements AutoCloseable {
     // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
     health.awaitingFirstSync();
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
-    metricsServer =
-        HTTPServer.builder()
-            .inetAddress(metricsAddress.getAddress())
-            .port(metricsAddress.getPort())
-            .registry(registry)
-            .buildAndStart();
+    metricsServer = startMetrics(metricsAddress, registry);
     cache
         .start()
         .whenComplete(
@@ -231,10 +225,39 @@ public final class ProxyServer implements AutoCloseable {
               runner.request();
             });
     runner.start();
+    long summaryMillis = Proxier.PARTIAL_SYNC_SUMMARY_INTERVAL.toMillis() / 4;
+    kernelCheck.scheduleWithFixedDelay(
+        () -> proxiers.forEach(Proxier::flushLogSummary),
+        summaryMillis,
+        summaryMillis,
+        TimeUnit.MILLISECONDS);
     if (kernelCheckPeriod != null) {
       long millis = kernelCheckPeriod.toMillis();
       kernelCheck.scheduleWithFixedDelay(this::checkKernel, millis, millis, TimeUnit.MILLISECONDS);
     }
+  }
+
+  /**
+   * {@code /metrics}, plus the two paths client_java's exporter served here before: {@code
+   * /-/healthy} and a page at every other path that links to the metrics.
+   */
+  private static ProbeHttpServer startMetrics(
+      InetSocketAddress address, PrometheusRegistry registry) throws IOException {
+    return ProbeHttpServer.start(
+        address,
+        Map.of(
+            "/metrics",
+            new PrometheusMetricsHandler(registry),
+            "/-/healthy",
+            request -> ProbeResponse.text(200, "Exporter is healthy.\n"),
+            "/",
+            request ->
+                ProbeResponse.of(
+                    200,
+                    "text/html; charset=utf-8",
+                    "<html><body><h1>proxima-proxy</h1><p><a href=\"/metrics\">/metrics</a></p>"
+                        + "</body></html>\n",
+                    Map.of())));
   }
 
   /** Another tool may flush the tables under us (kube-proxy polls its canary chains for this). */
@@ -271,7 +294,7 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   public int metricsPort() {
-    return metricsServer.getPort();
+    return metricsServer.port();
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.proxima.proxy.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.http.testing.StalledClients;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.IpFamily;
 import java.net.InetSocketAddress;
@@ -92,5 +93,19 @@ class HealthServerTest {
     assertThat(get("/livez").statusCode()).as("a restart would not help").isEqualTo(200);
     health.updated(IpFamily.IPV4);
     assertThat(get("/healthz").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void healthzAndLivezAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
+    try (var stalled = StalledClients.open("127.0.0.1", server.port(), 5, 5)) {
+      for (int i = 0; i < 5; i++) {
+        assertThat(StalledClients.getWithinOneSecond("127.0.0.1", server.port(), "/healthz"))
+            .extracting(HttpResponse::statusCode)
+            .isEqualTo(200);
+        assertThat(StalledClients.getWithinOneSecond("127.0.0.1", server.port(), "/livez"))
+            .extracting(HttpResponse::statusCode)
+            .isEqualTo(200);
+      }
+    }
   }
 }

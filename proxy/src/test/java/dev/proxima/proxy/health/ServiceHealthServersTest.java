@@ -2,6 +2,7 @@ package dev.proxima.proxy.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.http.testing.StalledClients;
 import dev.proxima.model.ObjectKey;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -86,5 +87,30 @@ class ServiceHealthServersTest {
 
       assertThat(servers.port(web)).isEqualTo(-1);
     }
+  }
+
+  @Test
+  void theHealthCheckPortAnswersWithinASecondWhileManyConnectionsStall() throws Exception {
+    int port = freePort();
+    servers.sync(Map.of(web, port), Map.of(web, 1));
+
+    try (var stalled = StalledClients.open("127.0.0.1", port, 5, 5)) {
+      for (int i = 0; i < 5; i++) {
+        assertThat(StalledClients.getWithinOneSecond("127.0.0.1", port, "/").statusCode())
+            .isEqualTo(200);
+      }
+    }
+  }
+
+  @Test
+  void aHealthCheckPortThatAnotherListenerOfTheProxyHoldsIsSkipped() throws Exception {
+    int port = freePort();
+    var other = new ObjectKey("shop", "other");
+    servers.sync(Map.of(web, port), Map.of(web, 1));
+
+    servers.sync(Map.of(web, port, other, port), Map.of(web, 1, other, 1));
+
+    assertThat(servers.port(other)).isEqualTo(-1);
+    assertThat(servers.port(web)).isEqualTo(port);
   }
 }

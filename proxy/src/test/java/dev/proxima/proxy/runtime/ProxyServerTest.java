@@ -3,10 +3,10 @@ package dev.proxima.proxy.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.proxima.model.Labels;
+import dev.proxima.http.testing.StalledClients;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.testing.ClusterObjects;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -20,7 +20,6 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -95,51 +94,9 @@ class ProxyServerTest {
 
   /** Node node-a, Service shop/web 10.96.0.20:80 and one endpoint 10.244.1.5:8080. */
   private void createWebService() {
-    client
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName("node-a")
-                .withLabels(Map.of(Labels.ZONE, "zone-a"))
-                .endMetadata()
-                .build())
-        .create();
-    client
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace("shop")
-                .withName("web")
-                .endMetadata()
-                .withNewSpec()
-                .withClusterIP("10.96.0.20")
-                .addNewPort()
-                .withName("http")
-                .withPort(80)
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
-    client
-        .resource(
-            new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withNamespace("shop")
-                .withName("web-1")
-                .withLabels(Map.of(Labels.SERVICE_NAME, "web"))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .addNewPort()
-                .withName("http")
-                .withPort(8080)
-                .withProtocol("TCP")
-                .endPort()
-                .addNewEndpoint()
-                .withAddresses("10.244.1.5")
-                .withNodeName("node-a")
-                .endEndpoint()
-                .build())
-        .create();
+    client.resource(ClusterObjects.node("node-a", "zone-a")).create();
+    client.resource(ClusterObjects.service("shop", "web", "10.96.0.20")).create();
+    client.resource(ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5")).create();
   }
 
   private void moveWebEndpointTo(String ip) {
@@ -183,6 +140,21 @@ class ProxyServerTest {
                     .doesNotContain("add table")
                     .contains("delete element ip proxima cluster-endpoints")
                     .contains("10.96.0.20 . tcp . 80 . 0 : 10.244.1.6 . 8080"));
+  }
+
+  @Test
+  void metricsAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
+    startProxy();
+
+    try (var stalled = StalledClients.open("127.0.0.1", proxy.metricsPort(), 8, 2)) {
+      for (int i = 0; i < 5; i++) {
+        var metrics =
+            StalledClients.getWithinOneSecond("127.0.0.1", proxy.metricsPort(), "/metrics");
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.body()).contains("kubeproxy_sync_proxy_rules_endpoint_changes_total");
+      }
+    }
+    assertThat(get(proxy.metricsPort(), "/-/healthy").body()).isEqualTo("Exporter is healthy.\n");
   }
 
   @Test

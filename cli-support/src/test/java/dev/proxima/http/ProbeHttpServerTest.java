@@ -1,0 +1,209 @@
+package dev.proxima.http;
+
+import static dev.proxima.http.testing.StalledClients.getWithinOneSecond;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.proxima.http.testing.StalledClients;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ProbeHttpServerTest {
+  private static final String HOST = "127.0.0.1";
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (var closeable : open) {
+      closeable.close();
+    }
+  }
+
+  private ProbeHttpServer start(Map<String, ProbeHandler> routes, ProbeHttpServer.Limits limits)
+      throws IOException {
+    var server = ProbeHttpServer.start(new InetSocketAddress(HOST, 0), routes, limits);
+    open.add(server);
+    return server;
+  }
+
+  private ProbeHttpServer okServer(ProbeHttpServer.Limits limits) throws IOException {
+    return start(Map.of("/healthz", request -> ProbeResponse.text(200, "ok")), limits);
+  }
+
+  @Test
+  void theLongestMatchingPrefixAnswersAndOtherPathsGet404() throws Exception {
+    var server =
+        start(
+            Map.of(
+                "/", request -> ProbeResponse.text(200, "root"),
+                "/healthz", request -> ProbeResponse.text(503, "sick " + request.path())),
+            ProbeHttpServer.Limits.DEFAULT);
+    var bare =
+        start(
+            Map.of("/livez", request -> ProbeResponse.text(200, "ok")),
+            ProbeHttpServer.Limits.DEFAULT);
+
+    var health = getWithinOneSecond(HOST, server.port(), "/healthz/extra");
+    assertThat(health.statusCode()).isEqualTo(503);
+    assertThat(health.body()).isEqualTo("sick /healthz/extra");
+    assertThat(health.headers().firstValue("Content-Type")).hasValue("text/plain; charset=utf-8");
+    assertThat(getWithinOneSecond(HOST, server.port(), "/other").body()).isEqualTo("root");
+    assertThat(getWithinOneSecond(HOST, bare.port(), "/other").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void freshRequestsAnswerWithinOneSecondWhileManyConnectionsStall() throws Exception {
+    var server = okServer(ProbeHttpServer.Limits.DEFAULT);
+    var stalled = StalledClients.open(HOST, server.port(), 100, 100);
+    open.add(stalled);
+
+    for (int i = 0; i < 20; i++) {
+      var response = getWithinOneSecond(HOST, server.port(), "/healthz");
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.body()).isEqualTo("ok");
+    }
+    // Still held open: they stalled well within the 10 s header timeout.
+    try (var more = StalledClients.open(HOST, server.port(), 10, 10)) {
+      assertThat(getWithinOneSecond(HOST, server.port(), "/healthz").statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void aConnectionWhoseHeadersTrickleInIsClosedAtTheHeaderTimeout() throws Exception {
+    var server =
+        okServer(new ProbeHttpServer.Limits(Duration.ofMillis(500), Duration.ofSeconds(60)));
+    var writer = Executors.newSingleThreadScheduledExecutor();
+    open.add(writer::shutdownNow);
+    try (var socket = new Socket(HOST, server.port())) {
+      var out = socket.getOutputStream();
+      out.write("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+      // One more header byte every 50 ms: never idle, never done.
+      writer.scheduleAtFixedRate(
+          () -> {
+            try {
+              out.write('a');
+            } catch (IOException closed) {
+              // The server hung up, which is the point.
+            }
+          },
+          50,
+          50,
+          TimeUnit.MILLISECONDS);
+      socket.setSoTimeout(5000);
+      long started = System.nanoTime();
+
+      assertThat(socket.getInputStream().read()).as("closed without an answer").isEqualTo(-1);
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+    }
+  }
+
+  @Test
+  void aSilentConnectionIsClosedAtTheIdleTimeout() throws Exception {
+    var server =
+        okServer(new ProbeHttpServer.Limits(Duration.ofSeconds(60), Duration.ofMillis(500)));
+    try (var socket = new Socket(HOST, server.port())) {
+      socket.setSoTimeout(5000);
+
+      assertThat(socket.getInputStream().read()).isEqualTo(-1);
+    }
+  }
+
+  @Test
+  void aKeptAliveConnectionGetsTheHeaderTimeoutAgainForItsNextRequest() throws Exception {
+    var server =
+        okServer(new ProbeHttpServer.Limits(Duration.ofMillis(500), Duration.ofSeconds(60)));
+    try (var socket = new Socket(HOST, server.port())) {
+      socket.setSoTimeout(5000);
+      socket
+          .getOutputStream()
+          .write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      var in = socket.getInputStream();
+      var answer = new StringBuilder();
+      while (!answer.toString().endsWith("ok")) {
+        answer.append((char) in.read());
+      }
+      assertThat(answer.toString()).startsWith("HTTP/1.1 200");
+
+      await()
+          .atMost(Duration.ofSeconds(3))
+          .untilAsserted(() -> assertThat(in.read()).as("closed while waiting").isEqualTo(-1));
+    }
+  }
+
+  @Test
+  void anAddressThisProcessAlreadyServesCannotBeListenedOnAgain() throws Exception {
+    var first = okServer(ProbeHttpServer.Limits.DEFAULT);
+    var address = new InetSocketAddress(HOST, first.port());
+
+    assertThatThrownBy(() -> ProbeHttpServer.start(address, Map.of()))
+        .isInstanceOf(BindException.class);
+
+    first.close();
+    open.add(ProbeHttpServer.start(address, Map.of()));
+  }
+
+  @Test
+  void anAddressAnotherSocketHoldsFailsToBind() throws Exception {
+    try (var taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(HOST))) {
+      assertThatThrownBy(
+              () ->
+                  ProbeHttpServer.start(
+                      new InetSocketAddress(HOST, taken.getLocalPort()), Map.of()))
+          .isInstanceOf(IOException.class);
+    }
+  }
+
+  @Test
+  void aFailingHandlerAnswers500AndTheServerKeepsServing() throws Exception {
+    var server =
+        start(
+            Map.of(
+                "/boom",
+                request -> {
+                  throw new IllegalStateException("broken");
+                },
+                "/healthz",
+                request -> ProbeResponse.text(200, "ok")),
+            ProbeHttpServer.Limits.DEFAULT);
+
+    assertThat(getWithinOneSecond(HOST, server.port(), "/boom").statusCode()).isEqualTo(500);
+    assertThat(getWithinOneSecond(HOST, server.port(), "/healthz").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void metricsAreServedInThePrometheusTextFormat() throws Exception {
+    var registry = new PrometheusRegistry();
+    Counter.builder().name("probe_test_requests").register(registry).inc();
+    var server =
+        start(
+            Map.of("/metrics", new PrometheusMetricsHandler(registry)),
+            ProbeHttpServer.Limits.DEFAULT);
+
+    var response = getWithinOneSecond(HOST, server.port(), "/metrics");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("text/plain; version=0.0.4");
+    assertThat(response.body()).contains("probe_test_requests_total 1.0");
+    assertThat(
+            getWithinOneSecond(HOST, server.port(), "/metrics?name[]=absent")
+                .body()
+                .contains("probe_test_requests"))
+        .as("name[] filters")
+        .isFalse();
+  }
+}

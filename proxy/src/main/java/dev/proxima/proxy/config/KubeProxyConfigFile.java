@@ -1,0 +1,488 @@
+package dev.proxima.proxy.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.model.ProxyMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads kube-proxy's own configuration file (a {@code KubeProxyConfiguration} of {@code
+ * kubeproxy.config.k8s.io/v1alpha1}, the {@code config.conf} key of kubeadm's
+ * kube-system/kube-proxy ConfigMap) and maps what Proxima implements onto its settings. Every other
+ * field that is set is reported once, by name, with the reason Proxima does not use it;
+ * kube-proxy's zero values ({@code ""}, {@code 0}, {@code 0s}, {@code false}, {@code null}), which
+ * mean "the default", are not reported.
+ */
+public final class KubeProxyConfigFile {
+  static final String API_VERSION = "kubeproxy.config.k8s.io/v1alpha1";
+  static final String KIND = "KubeProxyConfiguration";
+
+  /** The v1alpha1 fields Proxima has no use for, by prefix, with the reason. */
+  private static final Map<String, String> NOT_USED =
+      Map.ofEntries(
+          Map.entry(
+              "conntrack.",
+              "Proxima does not tune conntrack; the sysctls kube-proxy set stay until the node reboots"),
+          Map.entry("ipvs.", "Proxima has no IPVS mode"),
+          Map.entry("winkernel.", "it applies to Windows only"),
+          Map.entry("windowsRunAsService", "it applies to Windows only"),
+          Map.entry(
+              "clientConnection.",
+              "Proxima connects with --kubeconfig or, in a pod, its service account"),
+          Map.entry("bindAddress", "Proxima takes the node's addresses from its Node object"),
+          Map.entry("bindAddressHardFail", "Proxima always exits when it cannot bind its servers"),
+          Map.entry("detectLocal.", "Proxima detects pod traffic by the cluster CIDRs only"),
+          Map.entry("featureGates", "Proxima has no feature gates"),
+          Map.entry("logging.", "Proxima logs at the level PROXIMA_LOG_LEVEL sets"),
+          Map.entry("oomScoreAdj", "set the pod's priority and resources instead"),
+          Map.entry("enableProfiling", "Proxima serves no profiling endpoints"),
+          Map.entry("showHiddenMetricsForVersion", "Proxima has no hidden metrics"),
+          Map.entry("portRange", "kube-proxy no longer uses it either"),
+          Map.entry("iptables.localhostNodePorts", "Proxima never accepts NodePorts on loopback"),
+          Map.entry(
+              "iptables.snatNodeInternalIP",
+              "Proxima masquerades with the address of the outgoing interface"));
+
+  /** Every v1alpha1 field this reader knows; {@code logging} and maps are checked by prefix. */
+  private static final Set<String> KNOWN =
+      Set.of(
+          "apiVersion",
+          "kind",
+          "featureGates",
+          "clientConnection.kubeconfig",
+          "clientConnection.acceptContentTypes",
+          "clientConnection.contentType",
+          "clientConnection.qps",
+          "clientConnection.burst",
+          "hostnameOverride",
+          "bindAddress",
+          "healthzBindAddress",
+          "metricsBindAddress",
+          "bindAddressHardFail",
+          "enableProfiling",
+          "showHiddenMetricsForVersion",
+          "mode",
+          "iptables.masqueradeBit",
+          "iptables.masqueradeAll",
+          "iptables.localhostNodePorts",
+          "iptables.snatNodeInternalIP",
+          "iptables.syncPeriod",
+          "iptables.minSyncPeriod",
+          "ipvs.syncPeriod",
+          "ipvs.minSyncPeriod",
+          "ipvs.scheduler",
+          "ipvs.excludeCIDRs",
+          "ipvs.strictARP",
+          "ipvs.tcpTimeout",
+          "ipvs.tcpFinTimeout",
+          "ipvs.udpTimeout",
+          "nftables.masqueradeBit",
+          "nftables.masqueradeAll",
+          "nftables.syncPeriod",
+          "nftables.minSyncPeriod",
+          "winkernel.networkName",
+          "winkernel.sourceVip",
+          "winkernel.enableDSR",
+          "winkernel.rootHnsEndpointName",
+          "winkernel.forwardHealthCheckVip",
+          "detectLocalMode",
+          "detectLocal.bridgeInterface",
+          "detectLocal.interfaceNamePrefix",
+          "clusterCIDR",
+          "nodePortAddresses",
+          "oomScoreAdj",
+          "conntrack.maxPerCore",
+          "conntrack.min",
+          "conntrack.tcpEstablishedTimeout",
+          "conntrack.tcpCloseWaitTimeout",
+          "conntrack.tcpBeLiberal",
+          "conntrack.udpTimeout",
+          "conntrack.udpStreamTimeout",
+          "configSyncPeriod",
+          "portRange",
+          "windowsRunAsService");
+
+  private final String file;
+  private final JsonNode root;
+  private final List<String> ignored = new ArrayList<>();
+
+  private KubeProxyConfigFile(String file, JsonNode root) {
+    this.file = file;
+    this.root = root;
+  }
+
+  /**
+   * Reads and maps a file.
+   *
+   * @param modeFromFlags the mode given on the command line or in the environment, which decides
+   *     whose section ({@code iptables} or {@code nftables}) applies; null to take the file's
+   * @throws ConfigFileException when the file is unreadable, not YAML, not a v1alpha1
+   *     KubeProxyConfiguration, or holds a value of the wrong shape; the message names the file
+   */
+  public static KubeProxySettings read(Path path, ProxyMode modeFromFlags)
+      throws ConfigFileException {
+    String text;
+    try {
+      text = Files.readString(path);
+    } catch (IOException unreadable) {
+      throw new ConfigFileException(
+          path + ": cannot read the kube-proxy configuration: " + describe(unreadable));
+    }
+    return parse(path.toString(), text, modeFromFlags);
+  }
+
+  /** Maps the text of a file; {@code file} names it in messages. */
+  public static KubeProxySettings parse(String file, String text, ProxyMode modeFromFlags)
+      throws ConfigFileException {
+    JsonNode root;
+    try {
+      root = new YAMLMapper().readTree(text);
+    } catch (JsonProcessingException malformed) {
+      var location = malformed.getLocation();
+      throw new ConfigFileException(
+          file
+              + ": not valid YAML"
+              + (location == null
+                  ? ""
+                  : " at line " + location.getLineNr() + ", column " + location.getColumnNr())
+              + ": "
+              + firstLine(malformed.getOriginalMessage()));
+    }
+    if (root == null || !root.isObject()) {
+      throw new ConfigFileException(
+          file + ": expected a " + KIND + " (" + API_VERSION + "), found no YAML mapping");
+    }
+    var apiVersion = root.path("apiVersion").asText("");
+    var kind = root.path("kind").asText("");
+    if ("ConfigMap".equals(kind)) {
+      throw new ConfigFileException(
+          file
+              + ": this is a ConfigMap; give the file its config.conf key holds (mount the"
+              + " ConfigMap as a volume, or: kubectl -n kube-system get configmap kube-proxy"
+              + " -o jsonpath='{.data.config\\.conf}')");
+    }
+    if (!API_VERSION.equals(apiVersion) || !KIND.equals(kind)) {
+      throw new ConfigFileException(
+          file
+              + ": expected apiVersion "
+              + API_VERSION
+              + " and kind "
+              + KIND
+              + ", found apiVersion \""
+              + apiVersion
+              + "\" and kind \""
+              + kind
+              + "\"");
+    }
+    return new KubeProxyConfigFile(file, root).map(modeFromFlags);
+  }
+
+  private KubeProxySettings map(ProxyMode modeFromFlags) throws ConfigFileException {
+    var fileMode = mode();
+    var mode =
+        modeFromFlags != null ? modeFromFlags : fileMode != null ? fileMode : ProxyMode.nftables;
+    var section = mode == ProxyMode.iptables ? "iptables" : "nftables";
+    var other = mode == ProxyMode.iptables ? "nftables" : "iptables";
+    var mapped = new ArrayList<String>();
+    mapped.addAll(List.of("apiVersion", "kind", "mode", "hostnameOverride", "clusterCIDR"));
+    mapped.addAll(List.of("nodePortAddresses", "healthzBindAddress", "metricsBindAddress"));
+    mapped.addAll(List.of("configSyncPeriod", "detectLocalMode", "logging.format"));
+    for (var field : List.of("masqueradeBit", "masqueradeAll", "syncPeriod", "minSyncPeriod")) {
+      mapped.add(section + "." + field);
+    }
+    var settings =
+        new KubeProxySettings(
+            fileMode,
+            text("hostnameOverride"),
+            clusterCidrs(),
+            flag(section + ".masqueradeAll"),
+            masqueradeBit(section + ".masqueradeBit"),
+            nodePortAddresses(),
+            duration(section + ".syncPeriod"),
+            duration(section + ".minSyncPeriod"),
+            duration("configSyncPeriod"),
+            bindAddress("healthzBindAddress", 10256),
+            bindAddress("metricsBindAddress", 10249),
+            logFormat(),
+            ignored);
+    detectLocalMode();
+    reportUnused(root, "", mapped, mode, other);
+    return settings;
+  }
+
+  // ---------------------------------------------------------------- mapped fields
+
+  private ProxyMode mode() {
+    var value = text("mode");
+    if (value == null) {
+      return null;
+    }
+    try {
+      return ProxyMode.valueOf(value);
+    } catch (IllegalArgumentException unsupported) {
+      ignored.add(
+          "mode \""
+              + value
+              + "\" is ignored: Proxima runs in nftables or iptables mode (--mode, default nftables)");
+      return null;
+    }
+  }
+
+  private List<String> clusterCidrs() throws ConfigFileException {
+    var value = text("clusterCIDR");
+    if (value == null) {
+      return null;
+    }
+    var cidrs = new ArrayList<String>();
+    for (var part : value.split(",")) {
+      var cidr = part.trim();
+      if (cidr.isEmpty()) {
+        continue;
+      }
+      if (IpLiteral.familyOfCidr(cidr) == null) {
+        throw invalid("clusterCIDR", "\"" + cidr + "\" is not a CIDR");
+      }
+      cidrs.add(cidr);
+    }
+    return cidrs.isEmpty() ? null : cidrs;
+  }
+
+  private void detectLocalMode() {
+    var value = text("detectLocalMode");
+    if (value != null && !value.equals("ClusterCIDR")) {
+      ignored.add(
+          "detectLocalMode \""
+              + value
+              + "\" is ignored: Proxima detects pod traffic by the cluster CIDRs only (clusterCIDR, --cluster-cidr)");
+    }
+  }
+
+  private List<String> nodePortAddresses() throws ConfigFileException {
+    var node = at("nodePortAddresses");
+    if (isUnset(node)) {
+      return null;
+    }
+    if (!node.isArray()) {
+      throw invalid("nodePortAddresses", "expected a list of CIDRs");
+    }
+    var cidrs = new ArrayList<String>();
+    boolean all = false;
+    for (var element : node) {
+      var value = element.asText("").trim();
+      switch (value) {
+        case "all" -> all = true;
+        case "primary" ->
+            ignored.add(
+                "nodePortAddresses keyword \"primary\" is ignored: Proxima cannot tell the primary"
+                    + " address; list its CIDR instead (NodePorts are accepted on every local address"
+                    + " the other entries allow)");
+        case "localhost" ->
+            ignored.add(
+                "nodePortAddresses keyword \"localhost\" is ignored: Proxima never accepts NodePorts on loopback");
+        default -> {
+          if (IpLiteral.familyOfCidr(value) == null) {
+            throw invalid("nodePortAddresses", "\"" + value + "\" is not a CIDR or keyword");
+          }
+          cidrs.add(value);
+        }
+      }
+    }
+    // "all" makes every other entry moot: every local address, which an empty list means.
+    return all ? List.of() : cidrs;
+  }
+
+  private Boolean flag(String path) throws ConfigFileException {
+    var node = at(path);
+    if (isUnset(node)) {
+      return null;
+    }
+    if (!node.isBoolean()) {
+      throw invalid(path, "expected true or false, found " + node);
+    }
+    return node.asBoolean();
+  }
+
+  private Integer masqueradeBit(String path) throws ConfigFileException {
+    var node = at(path);
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (!node.canConvertToInt() || !node.isIntegralNumber()) {
+      throw invalid(path, "expected a whole number, found " + node);
+    }
+    int bit = node.asInt();
+    if (bit < 0 || bit > 31) {
+      throw invalid(path, "must be 0-31, found " + bit);
+    }
+    return bit;
+  }
+
+  private Duration duration(String path) throws ConfigFileException {
+    var value = text(path);
+    if (value == null) {
+      return null;
+    }
+    Duration duration;
+    try {
+      duration = GoDuration.parse(value);
+    } catch (IllegalArgumentException notADuration) {
+      throw invalid(path, notADuration.getMessage());
+    }
+    if (duration.isNegative()) {
+      throw invalid(path, "must not be negative, found " + value);
+    }
+    return duration.isZero() ? null : duration;
+  }
+
+  private String bindAddress(String path, int defaultPort) {
+    var value = text(path);
+    if (value == null) {
+      return null;
+    }
+    // An address without a port (an older spelling) keeps kube-proxy's port.
+    boolean bracketed = value.startsWith("[");
+    int colons = value.length() - value.replace(":", "").length();
+    if (bracketed ? value.contains("]:") : colons == 1) {
+      return value;
+    }
+    return (value.contains(":") ? "[" + value + "]" : value) + ":" + defaultPort;
+  }
+
+  private String logFormat() throws ConfigFileException {
+    var value = text("logging.format");
+    if (value == null) {
+      return null;
+    }
+    if (!value.equals("text") && !value.equals("json")) {
+      throw invalid("logging.format", "expected text or json, found \"" + value + "\"");
+    }
+    return value;
+  }
+
+  // ---------------------------------------------------------------- everything else
+
+  private void reportUnused(
+      JsonNode node, String prefix, List<String> mapped, ProxyMode mode, String otherSection) {
+    var names = node.fieldNames();
+    while (names.hasNext()) {
+      var name = names.next();
+      var path = prefix + name;
+      var child = node.get(name);
+      if (mapped.contains(path) || isUnset(child) || isAnyAddress(path, child)) {
+        continue;
+      }
+      boolean logging = path.equals("logging") || path.startsWith("logging.");
+      if (child.isObject() && !path.equals("featureGates") && (logging || hasKnownFields(path))) {
+        reportUnused(child, path + ".", mapped, mode, otherSection);
+        continue;
+      }
+      boolean known = KNOWN.contains(path) || logging;
+      if (!known) {
+        ignored.add(path + " is ignored: it is not a field of " + KIND + " " + API_VERSION);
+      } else if (path.startsWith(otherSection + ".")) {
+        ignored.add(
+            path
+                + " is ignored: Proxima runs in "
+                + mode
+                + " mode, which reads "
+                + (mode == ProxyMode.iptables ? "iptables." : "nftables.")
+                + "*");
+      } else {
+        ignored.add(path + " is ignored: " + reason(path));
+      }
+    }
+  }
+
+  private static boolean hasKnownFields(String path) {
+    return KNOWN.stream().anyMatch(field -> field.startsWith(path + "."));
+  }
+
+  /** kubeadm writes {@code bindAddress: 0.0.0.0}, which is kube-proxy's "not set". */
+  private static boolean isAnyAddress(String path, JsonNode value) {
+    return path.equals("bindAddress")
+        && (value.asText().equals("0.0.0.0") || value.asText().equals("::"));
+  }
+
+  private static String reason(String path) {
+    return NOT_USED.entrySet().stream()
+        .filter(entry -> path.equals(entry.getKey()) || path.startsWith(entry.getKey()))
+        .map(Map.Entry::getValue)
+        .findFirst()
+        .orElse("Proxima has no such setting");
+  }
+
+  /** kube-proxy's "not set": null, empty, zero, false, or a mapping of nothing but those. */
+  private static boolean isUnset(JsonNode node) {
+    if (node == null || node.isNull() || node.isMissingNode()) {
+      return true;
+    }
+    if (node.isBoolean()) {
+      return !node.asBoolean();
+    }
+    if (node.isNumber()) {
+      return node.asDouble() == 0;
+    }
+    if (node.isTextual()) {
+      var text = node.asText().trim();
+      if (text.isEmpty() || text.equals("0")) {
+        return true;
+      }
+      try {
+        return GoDuration.parse(text).isZero();
+      } catch (IllegalArgumentException notADuration) {
+        return false;
+      }
+    }
+    if (node.isArray() || node.isObject()) {
+      for (var child : node) {
+        if (!isUnset(child)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  private JsonNode at(String path) {
+    var node = root;
+    for (var part : path.split("\\.")) {
+      node = node == null ? null : node.get(part);
+    }
+    return node;
+  }
+
+  /** A scalar's text, or null when empty or absent. */
+  private String text(String path) {
+    var node = at(path);
+    if (node == null || node.isNull() || !node.isValueNode()) {
+      return null;
+    }
+    var value = node.asText().trim();
+    return value.isEmpty() ? null : value;
+  }
+
+  private ConfigFileException invalid(String path, String problem) {
+    return new ConfigFileException(file + ": " + path + ": " + problem);
+  }
+
+  private static String firstLine(String message) {
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  private static String describe(IOException failure) {
+    return failure instanceof java.nio.file.NoSuchFileException
+        ? "no such file"
+        : failure.getClass().getSimpleName() + ": " + failure.getMessage();
+  }
+}

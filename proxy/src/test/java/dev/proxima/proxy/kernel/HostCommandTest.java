@@ -1,0 +1,129 @@
+package dev.proxima.proxy.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Fake tools, shell scripts in a temporary directory, that misbehave the ways a real one can. */
+class HostCommandTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(1);
+
+  /** Far larger than a pipe's buffer, so a tool that does not read it blocks the writer. */
+  private static final String LARGE_INPUT =
+      "add element ip proxima x { 10.0.0.1 }\n".repeat(500_000);
+
+  @TempDir Path dir;
+
+  private String tool(String name, String body) throws IOException {
+    var script = dir.resolve(name);
+    Files.writeString(script, "#!/bin/sh\n" + body + "\n");
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+    return script.toString();
+  }
+
+  private long pid(String file) throws IOException {
+    var path = dir.resolve(file);
+    await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(path) && Files.size(path) > 0);
+    return Long.parseLong(Files.readString(path).strip());
+  }
+
+  /** Gone, or a zombie waiting for init to reap it: either way it runs no more. */
+  private static boolean running(long pid) {
+    try {
+      var stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+      return stat.charAt(stat.lastIndexOf(')') + 2) != 'Z';
+    } catch (IOException gone) {
+      return false;
+    }
+  }
+
+  private static HostCommand.Outcome runWithin(Duration limit, List<String> command, String stdin) {
+    return assertTimeoutPreemptively(limit, () -> HostCommand.run(command, stdin, TIMEOUT));
+  }
+
+  @Test
+  void aToolThatNeverReadsItsInputIsKilledAtTheTimeout() throws Exception {
+    var fake = tool("never-reads", "echo $$ > " + dir.resolve("pid") + "\nexec sleep 1000");
+
+    long started = System.nanoTime();
+    var outcome = runWithin(Duration.ofSeconds(5), List.of(fake), LARGE_INPUT);
+
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .isGreaterThanOrEqualTo(TIMEOUT)
+        .isLessThan(TIMEOUT.plusSeconds(2));
+    assertThat(outcome.timedOut()).isTrue();
+    assertThat(outcome.succeeded()).isFalse();
+    assertThat(outcome.output()).contains("did not finish within PT1S and was killed");
+    assertThat(running(pid("pid"))).as("the tool is gone").isFalse();
+  }
+
+  @Test
+  void aToolThatNeverExitsIsKilledWithWhatItStarted() throws Exception {
+    var fake =
+        tool(
+            "never-exits",
+            "echo $$ > "
+                + dir.resolve("pid")
+                + "\nsleep 1000 &\necho $! > "
+                + dir.resolve("child")
+                + "\necho started\nwait");
+
+    long started = System.nanoTime();
+    var outcome = runWithin(Duration.ofSeconds(5), List.of(fake), "");
+
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(TIMEOUT.plusSeconds(2));
+    assertThat(outcome.timedOut()).isTrue();
+    assertThat(outcome.output()).contains("its output so far: started");
+    assertThat(running(pid("pid"))).as("the tool is gone").isFalse();
+    long child = pid("child");
+    await().atMost(Duration.ofSeconds(2)).until(() -> !running(child));
+  }
+
+  @Test
+  void aToolThatExitsWithoutReadingItsInputReportsItsExitCodeAtOnce() throws Exception {
+    var fake = tool("refuses", "echo 'Error: syntax error' >&2\nexit 3");
+
+    var outcome = runWithin(Duration.ofSeconds(5), List.of(fake), LARGE_INPUT);
+
+    assertThat(outcome.exitCode()).isEqualTo(3);
+    assertThat(outcome.timedOut()).isFalse();
+    assertThat(outcome.output()).contains("Error: syntax error");
+  }
+
+  @Test
+  void aLargeInputIsStreamedWhileALargeOutputIsRead() throws Exception {
+    var outcome =
+        runWithin(Duration.ofSeconds(5), List.of(tool("echoes", "exec cat")), LARGE_INPUT);
+
+    assertThat(outcome.succeeded()).isTrue();
+    assertThat(outcome.output()).isEqualTo(LARGE_INPUT);
+  }
+
+  @Test
+  void aChildLeftHoldingTheOutputOpenEndsTheRunAtTheTimeout() throws Exception {
+    var fake = tool("leaves-child", "sleep 1000 &\necho $! > " + dir.resolve("child") + "\nexit 0");
+
+    var outcome = runWithin(Duration.ofSeconds(5), List.of(fake), "");
+
+    assertThat(outcome.timedOut()).isTrue();
+    // Orphaned before the timeout, the child is init's now; the test cleans it up.
+    ProcessHandle.of(pid("child")).ifPresent(ProcessHandle::destroyForcibly);
+  }
+
+  @Test
+  void aMissingToolIsReportedAsNotStarted() {
+    var outcome = HostCommand.run(List.of(dir.resolve("absent").toString()), "x", TIMEOUT);
+
+    assertThat(outcome.started()).isFalse();
+    assertThat(outcome.output()).startsWith("cannot run");
+  }
+}
