@@ -323,6 +323,22 @@ class ManifestsTest {
     assertThat(Integer.parseInt(port)).isBetween(1, 65535);
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, KIND})
+  void theProxyTellsPodTrafficByItsNodesPodCidrsWithoutAnyCidrToConfigure(String directory) {
+    var proxy = proxy(rendered(directory));
+
+    assertThat(proxy.option("--detect-local-mode")).isEqualTo("NodeCIDR");
+  }
+
+  @Test
+  void theFromKubeProxyOverlayLeavesLocalTrafficDetectionToKubeProxysFile() {
+    var proxy = proxy(rendered(FROM_KUBE_PROXY));
+
+    // Empty: not given, so ConfigFileSettings takes the file's detectLocalMode.
+    assertThat(proxy.environment("PROXIMA_DETECT_LOCAL_MODE")).isNullOrEmpty();
+  }
+
   @Test
   void theFromKubeProxyOverlayMountsAKubeProxyConfigurationWhereRunConfigReadsIt()
       throws Exception {

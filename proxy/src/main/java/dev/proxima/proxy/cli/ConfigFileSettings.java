@@ -41,6 +41,16 @@ final class ConfigFileSettings {
         "--masquerade-bit", read.masqueradeBit(), value -> run.rules.masqueradeBit = value);
     settings.set(
         "--nodeport-addresses", read.nodePortAddresses(), value -> run.rules.nodePortCidrs = value);
+    settings.set(
+        "--detect-local-mode", read.detectLocalMode(), value -> run.rules.detectLocalMode = value);
+    settings.set(
+        "--pod-bridge-interface",
+        read.podBridgeInterface(),
+        value -> run.rules.podBridgeInterface = value);
+    settings.set(
+        "--pod-interface-name-prefix",
+        read.podInterfaceNamePrefix(),
+        value -> run.rules.podInterfaceNamePrefix = value);
     settings.set("--sync-period", read.syncPeriod(), value -> run.syncPeriod = value);
     settings.set("--min-sync-period", read.minSyncPeriod(), value -> run.minSyncPeriod = value);
     settings.set(

@@ -83,12 +83,14 @@ public final class RenderCommand implements Callable<Integer> {
         if (mode == ProxyMode.iptables) {
           var rendering =
               IptablesRenderer.renderWithJumps(
-                  IptablesDataPlane.config(plan.family(), settings, nodePortAddresses),
+                  IptablesDataPlane.config(
+                      plan.family(), settings, nodePortAddresses, state.nodePodCidrs()),
                   plan.ports().stream().map(NftPlanRenderer::rules).toList());
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.filterAndNat());
         } else {
-          var rendering = NftPlanRenderer.render(plan, settings, state.nodeAddresses());
+          var rendering =
+              NftPlanRenderer.render(plan, settings, state.nodeAddresses(), state.nodePodCidrs());
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.script());
         }

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.proxy.plan.DetectLocalMode;
 import dev.proxima.proxy.plan.RuleSettings;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,9 +37,48 @@ final class RuleOptions {
               + " except loopback. Loopback addresses never accept NodePorts.")
   List<String> nodePortCidrs = new ArrayList<>();
 
+  @Option(
+      names = "--detect-local-mode",
+      defaultValue = "${env:PROXIMA_DETECT_LOCAL_MODE:-ClusterCIDR}",
+      description =
+          "How traffic from pods is told from other traffic (not masqueraded to ClusterIPs):"
+              + " ClusterCIDR (source in --cluster-cidr), NodeCIDR (source in this Node's"
+              + " spec.podCIDRs; rules wait for them), BridgeInterface (arrives on"
+              + " --pod-bridge-interface), InterfaceNamePrefix (arrives on an interface named"
+              + " --pod-interface-name-prefix*). Default: ${DEFAULT-VALUE}.")
+  String detectLocalMode;
+
+  @Option(
+      names = "--pod-bridge-interface",
+      defaultValue = "${env:PROXIMA_POD_BRIDGE_INTERFACE}",
+      description = "The bridge pods are attached to, for --detect-local-mode=BridgeInterface.")
+  String podBridgeInterface;
+
+  @Option(
+      names = "--pod-interface-name-prefix",
+      defaultValue = "${env:PROXIMA_POD_INTERFACE_NAME_PREFIX}",
+      description =
+          "The prefix of pod interfaces' names, for --detect-local-mode=InterfaceNamePrefix.")
+  String podInterfaceNamePrefix;
+
   RuleSettings toSettings() {
-    return new RuleSettings(
-        clean(clusterCidrs), masqueradeAll, masqueradeBit, clean(nodePortCidrs));
+    // Empty, as a manifest's variable may be, is the default.
+    var mode =
+        detectLocalMode == null || detectLocalMode.isBlank()
+            ? DetectLocalMode.CLUSTER_CIDR.apiName()
+            : detectLocalMode.trim();
+    return new RuleSettings(clean(clusterCidrs), masqueradeAll, masqueradeBit, clean(nodePortCidrs))
+        .withDetectLocal(
+            DetectLocalMode.of(mode)
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "--detect-local-mode: \""
+                                + mode
+                                + "\" is not one of "
+                                + DetectLocalMode.names())),
+            podBridgeInterface,
+            podInterfaceNamePrefix);
   }
 
   private static List<String> clean(List<String> values) {

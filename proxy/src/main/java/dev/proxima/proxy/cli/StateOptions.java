@@ -7,6 +7,7 @@ import dev.proxima.model.state.ClusterState;
 import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.plan.NodePodCidrs;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,15 @@ final class StateOptions {
         .flatMap(n -> n.getStatus().getAddresses().stream())
         .map(address -> address.getAddress())
         .toList();
+  }
+
+  /** The node's spec.podCIDRs in the state, for --detect-local-mode=NodeCIDR. */
+  List<String> nodePodCidrs() {
+    return cluster.nodes().stream()
+        .filter(n -> node.equals(n.getMetadata().getName()))
+        .findFirst()
+        .map(NodePodCidrs::of)
+        .orElse(List.of());
   }
 
   /**

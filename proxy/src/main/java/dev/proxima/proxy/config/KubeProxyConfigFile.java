@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.DetectLocalMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -196,6 +197,7 @@ public final class KubeProxyConfigFile {
     mapped.addAll(List.of("apiVersion", "kind", "mode", "hostnameOverride", "clusterCIDR"));
     mapped.addAll(List.of("nodePortAddresses", "healthzBindAddress", "metricsBindAddress"));
     mapped.addAll(List.of("configSyncPeriod", "detectLocalMode", "logging.format"));
+    mapped.addAll(List.of("detectLocal.bridgeInterface", "detectLocal.interfaceNamePrefix"));
     for (var field : List.of("masqueradeBit", "masqueradeAll", "syncPeriod", "minSyncPeriod")) {
       mapped.add(section + "." + field);
     }
@@ -213,8 +215,10 @@ public final class KubeProxyConfigFile {
             bindAddress("healthzBindAddress", 10256),
             bindAddress("metricsBindAddress", 10249),
             logFormat(),
+            detectLocalMode(),
+            text("detectLocal.bridgeInterface"),
+            text("detectLocal.interfaceNamePrefix"),
             ignored);
-    detectLocalMode();
     reportUnused(root, "", mapped, mode, other);
     return settings;
   }
@@ -256,14 +260,13 @@ public final class KubeProxyConfigFile {
     return cidrs.isEmpty() ? null : cidrs;
   }
 
-  private void detectLocalMode() {
+  private String detectLocalMode() throws ConfigFileException {
     var value = text("detectLocalMode");
-    if (value != null && !value.equals("ClusterCIDR")) {
-      ignored.add(
-          "detectLocalMode \""
-              + value
-              + "\" is ignored: Proxima detects pod traffic by the cluster CIDRs only (clusterCIDR, --cluster-cidr)");
+    if (value != null && DetectLocalMode.of(value).isEmpty()) {
+      throw invalid(
+          "detectLocalMode", "\"" + value + "\" is not one of " + DetectLocalMode.names());
     }
+    return value;
   }
 
   private List<String> nodePortAddresses() throws ConfigFileException {

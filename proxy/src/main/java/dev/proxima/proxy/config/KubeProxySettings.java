@@ -12,6 +12,9 @@ import java.util.List;
  * @param healthzBindAddress {@code host:port}
  * @param metricsBindAddress {@code host:port}
  * @param logFormat {@code text} or {@code json}
+ * @param detectLocalMode kube-proxy's name of the mode, already checked: {@code ClusterCIDR}, ...
+ * @param podBridgeInterface {@code detectLocal.bridgeInterface}
+ * @param podInterfaceNamePrefix {@code detectLocal.interfaceNamePrefix}
  * @param ignored one sentence per field Proxima does not use, naming it and saying why
  */
 public record KubeProxySettings(
@@ -27,4 +30,7 @@ public record KubeProxySettings(
     String healthzBindAddress,
     String metricsBindAddress,
     String logFormat,
+    String detectLocalMode,
+    String podBridgeInterface,
+    String podInterfaceNamePrefix,
     List<String> ignored) {}

@@ -17,24 +17,45 @@ public final class NftPlanRenderer {
 
   /**
    * @param nodeAddresses the node's addresses (status.addresses), for --nodeport-addresses
+   * @param nodePodCidrs the node's spec.podCIDRs, for --detect-local-mode=NodeCIDR
    */
   public static NftRendering render(
-      NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
+      NodePlanner.FamilyPlan plan,
+      RuleSettings settings,
+      List<String> nodeAddresses,
+      List<String> nodePodCidrs) {
     var family = plan.family();
     var assembler =
         new RulesetAssembler(
-            config(family, settings, settings.nodePortAddresses(family, nodeAddresses)));
+            config(
+                family, settings, settings.nodePortAddresses(family, nodeAddresses), nodePodCidrs));
     var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
     return new NftRendering(script, assembler.warnings());
   }
 
-  /** The renderer's settings for one family, with the node addresses already selected. */
+  /** {@link #render(NodePlanner.FamilyPlan, RuleSettings, List, List)} without pod CIDRs. */
+  public static NftRendering render(
+      NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
+    return render(plan, settings, nodeAddresses, List.of());
+  }
+
+  /** {@link #config(IpFamily, RuleSettings, List, List)} for a node without pod CIDRs. */
   public static NftConfig config(
       IpFamily family, RuleSettings settings, List<String> nodePortAddresses) {
-    return NftConfig.of(nftFamily(family), settings.clusterCidrs(family))
+    return config(family, settings, nodePortAddresses, List.of());
+  }
+
+  /** The renderer's settings for one family, with the node addresses already selected. */
+  public static NftConfig config(
+      IpFamily family,
+      RuleSettings settings,
+      List<String> nodePortAddresses,
+      List<String> nodePodCidrs) {
+    return NftConfig.of(nftFamily(family), settings.localCidrs(family, nodePodCidrs))
         .withMasqueradeAll(settings.masqueradeAll())
         .withMasqueradeBit(settings.masqueradeBit())
-        .withNodePortAddresses(nodePortAddresses);
+        .withNodePortAddresses(nodePortAddresses)
+        .withPodInterface(settings.podInterface());
   }
 
   /** What the renderer needs of one planned Service port. */

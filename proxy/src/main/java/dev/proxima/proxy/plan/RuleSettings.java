@@ -2,8 +2,10 @@ package dev.proxima.proxy.plan;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.render.PodInterface;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The node-wide settings that shape the rules, whatever the Services: where pods live (for
@@ -12,15 +14,36 @@ import java.util.List;
  * @param clusterCidrs pod CIDRs of both families
  * @param nodePortCidrs CIDRs selecting the node addresses that accept NodePorts; empty means every
  *     local address
+ * @param detectLocalMode how pod traffic is told from other traffic
+ * @param podBridgeInterface the bridge of {@link DetectLocalMode#BRIDGE_INTERFACE}, else ignored
+ * @param podInterfaceNamePrefix the prefix of {@link DetectLocalMode#INTERFACE_NAME_PREFIX}, else
+ *     ignored
  */
 public record RuleSettings(
     List<String> clusterCidrs,
     boolean masqueradeAll,
     int masqueradeBit,
-    List<String> nodePortCidrs) {
+    List<String> nodePortCidrs,
+    DetectLocalMode detectLocalMode,
+    String podBridgeInterface,
+    String podInterfaceNamePrefix) {
   public RuleSettings {
     clusterCidrs = List.copyOf(clusterCidrs);
     nodePortCidrs = List.copyOf(nodePortCidrs);
+    Objects.requireNonNull(detectLocalMode, "detectLocalMode");
+    podBridgeInterface = podBridgeInterface == null ? "" : podBridgeInterface.trim();
+    podInterfaceNamePrefix = podInterfaceNamePrefix == null ? "" : podInterfaceNamePrefix.trim();
+    // As kube-proxy's validation: an interface mode without its interface is a startup error.
+    if (detectLocalMode == DetectLocalMode.BRIDGE_INTERFACE && podBridgeInterface.isEmpty()) {
+      throw new IllegalArgumentException(
+          "--detect-local-mode=BridgeInterface needs --pod-bridge-interface");
+    }
+    if (detectLocalMode == DetectLocalMode.INTERFACE_NAME_PREFIX
+        && podInterfaceNamePrefix.isEmpty()) {
+      throw new IllegalArgumentException(
+          "--detect-local-mode=InterfaceNamePrefix needs --pod-interface-name-prefix");
+    }
+    podInterface(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix); // validates names
     for (var cidr : clusterCidrs) {
       if (IpLiteral.familyOfCidr(cidr) == null) {
         throw new IllegalArgumentException("--cluster-cidr: \"" + cidr + "\" is not a CIDR");
@@ -33,8 +56,60 @@ public record RuleSettings(
     }
   }
 
+  /** Local traffic detected by {@code --cluster-cidr} (kube-proxy's ClusterCIDR mode). */
+  public RuleSettings(
+      List<String> clusterCidrs,
+      boolean masqueradeAll,
+      int masqueradeBit,
+      List<String> nodePortCidrs) {
+    this(
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        nodePortCidrs,
+        DetectLocalMode.CLUSTER_CIDR,
+        "",
+        "");
+  }
+
   public static RuleSettings defaults() {
     return new RuleSettings(List.of(), false, 14, List.of());
+  }
+
+  public RuleSettings withDetectLocal(DetectLocalMode mode, String bridge, String prefix) {
+    return new RuleSettings(
+        clusterCidrs, masqueradeAll, masqueradeBit, nodePortCidrs, mode, bridge, prefix);
+  }
+
+  /**
+   * The CIDRs whose sources are pod traffic, this family: {@code --cluster-cidr} in ClusterCIDR
+   * mode, the Node's {@code spec.podCIDRs} in NodeCIDR mode (entries that are not CIDRs are
+   * skipped: the Node is read from the API), none in the interface modes.
+   */
+  public List<String> localCidrs(IpFamily family, List<String> nodePodCidrs) {
+    return switch (detectLocalMode) {
+      case CLUSTER_CIDR -> clusterCidrs(family);
+      case NODE_CIDR ->
+          nodePodCidrs.stream()
+              .map(String::trim)
+              .filter(cidr -> IpLiteral.familyOfCidr(cidr) == family)
+              .distinct()
+              .toList();
+      case BRIDGE_INTERFACE, INTERFACE_NAME_PREFIX -> List.of();
+    };
+  }
+
+  /** The interface pod traffic arrives on in the interface modes, else null. */
+  public PodInterface podInterface() {
+    return podInterface(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix);
+  }
+
+  private static PodInterface podInterface(DetectLocalMode mode, String bridge, String prefix) {
+    return switch (mode) {
+      case BRIDGE_INTERFACE -> PodInterface.bridge(bridge);
+      case INTERFACE_NAME_PREFIX -> PodInterface.namePrefix(prefix);
+      case CLUSTER_CIDR, NODE_CIDR -> null;
+    };
   }
 
   public List<String> clusterCidrs(IpFamily family) {

@@ -40,8 +40,15 @@ public interface DataPlane {
    * Replaces every Proxima rule of this family with these Service ports.
    *
    * @param nodePortAddresses the node's addresses that accept NodePorts; empty means all local
+   * @param nodePodCidrs the node's spec.podCIDRs, pod traffic in --detect-local-mode=NodeCIDR
    */
-  Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses);
+  Outcome replaceAll(
+      List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs);
+
+  /** {@link #replaceAll(List, List, List)} for a node without pod CIDRs. */
+  default Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
+    return replaceAll(ports, nodePortAddresses, List.of());
+  }
 
   /** Loads only these changes; a null value removes the Service port. */
   Outcome update(Map<ServicePortName, ServicePortRules> changes);

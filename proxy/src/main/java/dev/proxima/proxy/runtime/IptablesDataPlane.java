@@ -46,19 +46,30 @@ public final class IptablesDataPlane implements DataPlane {
     this.metrics = metrics;
   }
 
-  /** This family's renderer settings with the node's NodePort addresses already chosen. */
+  /** {@link #config(IpFamily, RuleSettings, List, List)} for a node without pod CIDRs. */
   public static IptablesConfig config(
       IpFamily family, RuleSettings settings, List<String> nodePortAddresses) {
-    return IptablesConfig.of(family, settings.clusterCidrs(family))
+    return config(family, settings, nodePortAddresses, List.of());
+  }
+
+  /** This family's renderer settings with the node's NodePort addresses already chosen. */
+  public static IptablesConfig config(
+      IpFamily family,
+      RuleSettings settings,
+      List<String> nodePortAddresses,
+      List<String> nodePodCidrs) {
+    return IptablesConfig.of(family, settings.localCidrs(family, nodePodCidrs))
         .withMasqueradeAll(settings.masqueradeAll())
         .withMasqueradeBit(settings.masqueradeBit())
-        .withNodePortAddresses(nodePortAddresses);
+        .withNodePortAddresses(nodePortAddresses)
+        .withPodInterface(settings.podInterface());
   }
 
   @Override
-  public Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
+  public Outcome replaceAll(
+      List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs) {
     linesLoaded = 0;
-    assembler = new IptablesAssembler(config(family, settings, nodePortAddresses));
+    assembler = new IptablesAssembler(config(family, settings, nodePortAddresses, nodePodCidrs));
     var existing =
         iptables == null ? Map.<String, java.util.Set<String>>of() : iptables.proximaChains();
     Outcome outcome = Outcome.UNCHANGED;

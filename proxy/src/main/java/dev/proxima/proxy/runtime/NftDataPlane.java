@@ -39,12 +39,15 @@ public final class NftDataPlane implements DataPlane {
   }
 
   @Override
-  public Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
+  public Outcome replaceAll(
+      List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs) {
     // Let the old state go first: at scale two assemblers side by side cost tens of MiB of heap.
     // Should the new one fail to build, no assembler means the next sync is a full one again.
     assembler = null;
     linesLoaded = 0;
-    assembler = new RulesetAssembler(NftPlanRenderer.config(family, settings, nodePortAddresses));
+    assembler =
+        new RulesetAssembler(
+            NftPlanRenderer.config(family, settings, nodePortAddresses, nodePodCidrs));
     return load(assembler.replaceAll(ports));
   }
 

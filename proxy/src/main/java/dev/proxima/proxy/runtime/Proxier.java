@@ -10,8 +10,10 @@ import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.AddressOwners;
+import dev.proxima.proxy.plan.DetectLocalMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.TopologyFallback;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.selection.TopologyLevel;
@@ -60,6 +62,8 @@ public final class Proxier {
   private AddressOwners owners = new AddressOwners();
   private Set<String> reportedCollisions = Set.of();
   private List<String> assembledForAddresses;
+  private List<String> assembledForLocalCidrs;
+  private boolean waitingForPodCidrs;
   private Object plannedForNode;
   private boolean needFullSync = true;
   private Instant lastFullSync = Instant.MIN;
@@ -154,12 +158,22 @@ public final class Proxier {
     var triggers = cache.drainTriggerTimes(family);
     var node = cache.node();
     var nodeAddresses = config.rules().nodePortAddresses(family, cache.nodeAddresses());
+    var podCidrs = NodePodCidrs.of(node);
+    if (config.rules().detectLocalMode() == DetectLocalMode.NODE_CIDR && podCidrs.isEmpty()) {
+      // As kube-proxy: without the node's pod CIDRs every pod's traffic would be masqueraded, so
+      // the rules wait for them; the Node's update triggers the next sync.
+      waitForPodCidrs();
+      return true;
+    }
+    waitingForPodCidrs = false;
+    var localCidrs = config.rules().localCidrs(family, podCidrs);
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
     boolean full =
         needFullSync
             || !started.isBefore(lastFullSync.plus(config.fullSyncPeriod()))
             || !Objects.equals(nodeIdentity(node), plannedForNode)
-            || !nodeAddresses.equals(assembledForAddresses);
+            || !nodeAddresses.equals(assembledForAddresses)
+            || !localCidrs.equals(assembledForLocalCidrs);
     DataPlane.Outcome outcome;
     var touchedUdp = false;
     if (full) {
@@ -190,7 +204,7 @@ public final class Proxier {
             }
           });
       var all = allPorts();
-      outcome = plane.replaceAll(rules(all), nodeAddresses);
+      outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
       var zone = zoneOf(node);
@@ -232,7 +246,7 @@ public final class Proxier {
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
         // The change cannot be expressed as a delta of the kernel's state: replace everything.
         full = true;
-        outcome = plane.replaceAll(rules(allPorts()), nodeAddresses);
+        outcome = plane.replaceAll(rules(allPorts()), nodeAddresses, podCidrs);
       }
     }
     reportCollisions();
@@ -257,6 +271,7 @@ public final class Proxier {
       lastFullSync = finished;
       plannedForNode = nodeIdentity(node);
       assembledForAddresses = nodeAddresses;
+      assembledForLocalCidrs = localCidrs;
     }
     health.updated(family);
     metrics.synced(family, full, Duration.between(started, finished), finished);
@@ -374,6 +389,18 @@ public final class Proxier {
     }
     var zone = node.getMetadata().getLabels().get(dev.proxima.model.Labels.ZONE);
     return zone == null || zone.isEmpty() ? null : zone;
+  }
+
+  private void waitForPodCidrs() {
+    if (!waitingForPodCidrs) {
+      waitingForPodCidrs = true;
+      log.atWarn()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("node", config.nodeName())
+          .log(
+              "--detect-local-mode=NodeCIDR: the Node has no spec.podCIDRs yet; no rules are"
+                  + " programmed until it has");
+    }
   }
 
   private void warn(String warning) {

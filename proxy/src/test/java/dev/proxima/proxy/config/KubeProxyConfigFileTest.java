@@ -99,7 +99,6 @@ class KubeProxyConfigFileTest {
             """
             mode: ipvs
             bindAddress: 192.168.1.10
-            detectLocalMode: NodeCIDR
             oomScoreAdj: -999
             featureGates: {SomeGate: true}
             conntrack:
@@ -117,8 +116,6 @@ class KubeProxyConfigFileTest {
             "mode \"ipvs\" is ignored: Proxima runs in nftables or iptables mode (--mode, default"
                 + " nftables)",
             "bindAddress is ignored: Proxima takes the node's addresses from its Node object",
-            "detectLocalMode \"NodeCIDR\" is ignored: Proxima detects pod traffic by the cluster"
-                + " CIDRs only (clusterCIDR, --cluster-cidr)",
             "oomScoreAdj is ignored: set the pod's priority and resources instead",
             "featureGates is ignored: Proxima has no feature gates",
             "conntrack.maxPerCore is ignored: Proxima does not tune conntrack; the sysctls"
@@ -133,6 +130,30 @@ class KubeProxyConfigFileTest {
                 + " on loopback",
             "someFutureField is ignored: it is not a field of KubeProxyConfiguration"
                 + " kubeproxy.config.k8s.io/v1alpha1");
+  }
+
+  @Test
+  void everyDetectLocalModeIsMappedWithItsInterface() throws Exception {
+    var bridge = parse("detectLocalMode: BridgeInterface\ndetectLocal: {bridgeInterface: cbr0}\n");
+    var prefix =
+        parse("detectLocalMode: InterfaceNamePrefix\ndetectLocal: {interfaceNamePrefix: veth}\n");
+
+    assertThat(parse("detectLocalMode: NodeCIDR\n").detectLocalMode()).isEqualTo("NodeCIDR");
+    assertThat(bridge.detectLocalMode()).isEqualTo("BridgeInterface");
+    assertThat(bridge.podBridgeInterface()).isEqualTo("cbr0");
+    assertThat(prefix.detectLocalMode()).isEqualTo("InterfaceNamePrefix");
+    assertThat(prefix.podInterfaceNamePrefix()).isEqualTo("veth");
+    assertThat(bridge.ignored()).isEmpty();
+    assertThat(prefix.ignored()).isEmpty();
+  }
+
+  @Test
+  void anUnknownDetectLocalModeIsAnErrorNamingTheModes() {
+    assertThatThrownBy(() -> parse("detectLocalMode: PodCIDR\n"))
+        .isInstanceOf(ConfigFileException.class)
+        .hasMessageEndingWith(
+            "detectLocalMode: \"PodCIDR\" is not one of ClusterCIDR, NodeCIDR, BridgeInterface,"
+                + " InterfaceNamePrefix");
   }
 
   @Test

@@ -28,8 +28,21 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
 
   record Node(String name, List<String> addresses) {}
 
+  /**
+   * The rule options of a scenario. {@code detectLocalMode} null leaves {@code --detect-local-mode}
+   * at its default; {@code nodePodCidrs} are the Node's spec.podCIDRs in the state file.
+   */
   record Settings(
-      List<String> clusterCidrs, List<String> nodePortAddresses, boolean masqueradeAll) {
+      List<String> clusterCidrs,
+      List<String> nodePortAddresses,
+      boolean masqueradeAll,
+      String detectLocalMode,
+      String podBridgeInterface,
+      String podInterfaceNamePrefix,
+      List<String> nodePodCidrs) {
+    static final Settings NONE =
+        new Settings(List.of(), List.of(), false, null, null, null, List.of());
+
     Settings with(Map<String, Object> changes) {
       if (changes == null) {
         return this;
@@ -41,7 +54,13 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
               : nodePortAddresses,
           changes.containsKey("masqueradeAll")
               ? (Boolean) changes.get("masqueradeAll")
-              : masqueradeAll);
+              : masqueradeAll,
+          (String) changes.getOrDefault("detectLocalMode", detectLocalMode),
+          (String) changes.getOrDefault("podBridgeInterface", podBridgeInterface),
+          (String) changes.getOrDefault("podInterfaceNamePrefix", podInterfaceNamePrefix),
+          changes.containsKey("nodePodCidrs")
+              ? strings(changes.get("nodePodCidrs"))
+              : nodePodCidrs);
     }
   }
 
@@ -161,7 +180,7 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
   static FlowTable parse(Map<String, Object> root) {
     var nodeMap = (Map<String, Object>) root.get("node");
     var node = new Node((String) nodeMap.get("name"), strings(nodeMap.get("addresses")));
-    var defaults = new Settings(List.of(), List.of(), false).with(map(root.get("settings")));
+    var defaults = Settings.NONE.with(map(root.get("settings")));
     var scenarios = new ArrayList<Scenario>();
     for (var entry : (List<Map<String, Object>>) root.get("scenarios")) {
       var name = (String) entry.get("name");

@@ -203,6 +203,15 @@ class PacketFlowConformanceTest {
     if (settings.masqueradeAll()) {
       args.add("--masquerade-all");
     }
+    if (settings.detectLocalMode() != null) {
+      args.add("--detect-local-mode=" + settings.detectLocalMode());
+    }
+    if (settings.podBridgeInterface() != null) {
+      args.add("--pod-bridge-interface=" + settings.podBridgeInterface());
+    }
+    if (settings.podInterfaceNamePrefix() != null) {
+      args.add("--pod-interface-name-prefix=" + settings.podInterfaceNamePrefix());
+    }
     var out = new StringWriter();
     var err = new StringWriter();
     var exit =

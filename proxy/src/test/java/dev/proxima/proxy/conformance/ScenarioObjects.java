@@ -46,6 +46,9 @@ final class ScenarioObjects {
             .withNewMetadata()
             .withName(node.name())
             .endMetadata()
+            .withNewSpec()
+            .withPodCIDRs(scenario.settings().nodePodCidrs())
+            .endSpec()
             .withNewStatus()
             .withAddresses(
                 node.addresses().stream()

@@ -340,7 +340,15 @@ public final class IptablesAssembler {
   }
 
   private boolean usesMasqNonPod() {
-    return !config.masqueradeAll() && config.clusterCidrs().size() > 1;
+    return !config.masqueradeAll()
+        && config.podInterface() == null
+        && config.clusterCidrs().size() > 1;
+  }
+
+  /** {@code -i cbr0} for a bridge, {@code -i veth+} for a name prefix. */
+  static String podInterfaceMatch(IptablesConfig config) {
+    var pods = config.podInterface();
+    return "-i " + pods.name() + (pods.prefix() ? "+" : "");
   }
 
   private Set<String> wantedChains(String table) {

@@ -2,6 +2,7 @@ package dev.proxima.proxy.render.iptables;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.render.PodInterface;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -15,18 +16,21 @@ import java.util.Set;
  * @param family the IP family: {@code iptables} for IPv4, {@code ip6tables} for IPv6
  * @param clusterCidrs this family's pod CIDRs: traffic from outside them to a ClusterIP is
  *     masqueraded, traffic from inside them to an eTP=Local external address short-circuits to the
- *     Cluster endpoints. Empty turns local-traffic detection off.
+ *     Cluster endpoints. Empty, with no {@code podInterface}, turns local-traffic detection off.
  * @param masqueradeAll masquerade all ClusterIP traffic, whatever its source
  * @param masqueradeBit the bit of the packet mark that requests masquerading (default 14, 0x4000)
  * @param nodePortAddresses this node's addresses that accept NodePorts; empty means every local
  *     address except loopback ({@code -m addrtype --dst-type LOCAL})
+ * @param podInterface pod traffic is what arrives on this interface (kube-proxy's BridgeInterface
+ *     and InterfaceNamePrefix modes), or null to tell it by {@code clusterCidrs}
  */
 public record IptablesConfig(
     IpFamily family,
     List<String> clusterCidrs,
     boolean masqueradeAll,
     int masqueradeBit,
-    List<String> nodePortAddresses) {
+    List<String> nodePortAddresses,
+    PodInterface podInterface) {
   public static final int DEFAULT_MASQUERADE_BIT = 14;
 
   public IptablesConfig {
@@ -57,19 +61,32 @@ public record IptablesConfig(
 
   /** The defaults: no masqueradeAll, mark bit 14, NodePorts on every local address. */
   public static IptablesConfig of(IpFamily family, List<String> clusterCidrs) {
-    return new IptablesConfig(family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of());
+    return new IptablesConfig(family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null);
   }
 
   public IptablesConfig withMasqueradeAll(boolean value) {
-    return new IptablesConfig(family, clusterCidrs, value, masqueradeBit, nodePortAddresses);
+    return new IptablesConfig(
+        family, clusterCidrs, value, masqueradeBit, nodePortAddresses, podInterface);
   }
 
   public IptablesConfig withMasqueradeBit(int value) {
-    return new IptablesConfig(family, clusterCidrs, masqueradeAll, value, nodePortAddresses);
+    return new IptablesConfig(
+        family, clusterCidrs, masqueradeAll, value, nodePortAddresses, podInterface);
   }
 
   public IptablesConfig withNodePortAddresses(List<String> value) {
-    return new IptablesConfig(family, clusterCidrs, masqueradeAll, masqueradeBit, value);
+    return new IptablesConfig(
+        family, clusterCidrs, masqueradeAll, masqueradeBit, value, podInterface);
+  }
+
+  public IptablesConfig withPodInterface(PodInterface value) {
+    return new IptablesConfig(
+        family, clusterCidrs, masqueradeAll, masqueradeBit, nodePortAddresses, value);
+  }
+
+  /** True when the rules can tell pod traffic from other traffic. */
+  public boolean detectsLocalTraffic() {
+    return podInterface != null || !clusterCidrs.isEmpty();
   }
 
   /** The mark value, {@code 1 << masqueradeBit}, in hex as iptables-save prints it: 0x4000. */

@@ -175,6 +175,8 @@ final class ServiceChainsRenderer {
         String masq = "";
         if (config.masqueradeAll()) {
           masq = "-j " + MARK_MASQ;
+        } else if (config.podInterface() != null) {
+          masq = "! " + IptablesAssembler.podInterfaceMatch(config) + " -j " + MARK_MASQ;
         } else if (config.clusterCidrs().size() == 1) {
           masq = "! -s " + config.clusterCidrs().get(0) + " -j " + MARK_MASQ;
         } else if (config.clusterCidrs().size() > 1) {
@@ -248,6 +250,13 @@ final class ServiceChainsRenderer {
             comment("masquerade traffic for " + name + " external destinations"),
             "-j " + MARK_MASQ);
       } else {
+        if (config.podInterface() != null) {
+          nat(
+              ext,
+              comment("pod traffic for " + name + " external destinations"),
+              IptablesAssembler.podInterfaceMatch(config),
+              "-j " + svc);
+        }
         for (String cidr : config.clusterCidrs()) {
           nat(
               ext,

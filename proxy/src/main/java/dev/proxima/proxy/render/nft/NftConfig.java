@@ -1,5 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.render.PodInterface;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,19 +18,22 @@ import java.util.Set;
  * @param family the IP family of the ruleset
  * @param clusterCidrs this family's pod CIDRs: traffic from outside them to a ClusterIP is
  *     masqueraded, traffic from inside them to an eTP=Local external address short-circuits to the
- *     Cluster endpoints. Empty turns local-traffic detection off.
+ *     Cluster endpoints. Empty, with no {@code podInterface}, turns local-traffic detection off.
  * @param masqueradeAll masquerade all ClusterIP traffic, whatever its source
  * @param masqueradeBit the bit of the packet mark that requests masquerading (kube-proxy's default
  *     is 14, mark 0x4000)
  * @param nodePortAddresses this node's addresses that accept NodePorts; empty means every local
  *     address except loopback ({@code fib daddr type local})
+ * @param podInterface pod traffic is what arrives on this interface (kube-proxy's BridgeInterface
+ *     and InterfaceNamePrefix modes), or null to tell it by {@code clusterCidrs}
  */
 public record NftConfig(
     NftFamily family,
     List<String> clusterCidrs,
     boolean masqueradeAll,
     int masqueradeBit,
-    List<String> nodePortAddresses) {
+    List<String> nodePortAddresses,
+    PodInterface podInterface) {
   public static final int DEFAULT_MASQUERADE_BIT = 14;
 
   public NftConfig {
@@ -59,19 +63,31 @@ public record NftConfig(
 
   /** The defaults: no masqueradeAll, mark bit 14, NodePorts on every local address. */
   public static NftConfig of(NftFamily family, List<String> clusterCidrs) {
-    return new NftConfig(family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of());
+    return new NftConfig(family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null);
   }
 
   public NftConfig withMasqueradeAll(boolean value) {
-    return new NftConfig(family, clusterCidrs, value, masqueradeBit, nodePortAddresses);
+    return new NftConfig(
+        family, clusterCidrs, value, masqueradeBit, nodePortAddresses, podInterface);
   }
 
   public NftConfig withMasqueradeBit(int value) {
-    return new NftConfig(family, clusterCidrs, masqueradeAll, value, nodePortAddresses);
+    return new NftConfig(
+        family, clusterCidrs, masqueradeAll, value, nodePortAddresses, podInterface);
   }
 
   public NftConfig withNodePortAddresses(List<String> value) {
-    return new NftConfig(family, clusterCidrs, masqueradeAll, masqueradeBit, value);
+    return new NftConfig(family, clusterCidrs, masqueradeAll, masqueradeBit, value, podInterface);
+  }
+
+  public NftConfig withPodInterface(PodInterface value) {
+    return new NftConfig(
+        family, clusterCidrs, masqueradeAll, masqueradeBit, nodePortAddresses, value);
+  }
+
+  /** True when the rules can tell pod traffic from other traffic. */
+  public boolean detectsLocalTraffic() {
+    return podInterface != null || !clusterCidrs.isEmpty();
   }
 
   /** The mark value, {@code 1 << masqueradeBit}, in hex as nft prints it ({@code 0x4000}). */

@@ -48,6 +48,7 @@ import static dev.proxima.proxy.render.nft.NftNames.TABLE;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.render.RuleComment;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -729,8 +730,8 @@ final class RenderPass {
 
   private List<String> externalLocal(String match, String clusterMap, String localMap) {
     List<String> list = new ArrayList<>();
-    if (!config.clusterCidrs().isEmpty()) {
-      list.add(family.saddr() + " " + podCidrs() + " " + match + " vmap @" + clusterMap);
+    if (config.detectsLocalTraffic()) {
+      list.add(podTraffic(false) + " " + match + " vmap @" + clusterMap);
     }
     list.add("fib saddr type local jump " + MARK_FOR_MASQUERADE);
     list.add("fib saddr type local " + match + " vmap @" + clusterMap);
@@ -743,15 +744,22 @@ final class RenderPass {
     if (config.masqueradeAll()) {
       return Optional.of(clusterIpMatch);
     }
-    if (!config.clusterCidrs().isEmpty()) {
-      return Optional.of(family.saddr() + " != " + podCidrs() + " " + clusterIpMatch);
+    if (config.detectsLocalTraffic()) {
+      return Optional.of(podTraffic(true) + " " + clusterIpMatch);
     }
     return Optional.empty();
   }
 
-  private String podCidrs() {
+  /** The match for traffic from pods, or with {@code negated} for traffic from elsewhere. */
+  private String podTraffic(boolean negated) {
+    String op = negated ? " != " : " ";
+    PodInterface pods = config.podInterface();
+    if (pods != null) {
+      return "iifname" + op + "\"" + pods.name() + (pods.prefix() ? "*" : "") + "\"";
+    }
     List<String> cidrs = config.clusterCidrs();
-    return cidrs.size() == 1 ? cidrs.get(0) : "{ " + String.join(", ", cidrs) + " }";
+    String set = cidrs.size() == 1 ? cidrs.get(0) : "{ " + String.join(", ", cidrs) + " }";
+    return family.saddr() + op + set;
   }
 
   private void lbChains(String prefix, List<String> before, String match, String map) {
