@@ -79,7 +79,10 @@ public final class RenderCommand implements Callable<Integer> {
           continue;
         }
         plan.warnings().forEach(warning -> err.println("warning: " + warning));
-        var nodePortAddresses = settings.nodePortAddresses(plan.family(), state.nodeAddresses());
+        // Offline there are no host interfaces: the Node's status.addresses stand in for them.
+        var nodePortAddresses =
+            settings.nodePortAddresses(
+                plan.family(), state.nodeAddresses(), state.nodePrimaryIps());
         if (mode == ProxyMode.iptables) {
           var rendering =
               IptablesRenderer.renderWithJumps(
@@ -90,7 +93,10 @@ public final class RenderCommand implements Callable<Integer> {
           out.print(rendering.filterAndNat());
         } else {
           var rendering =
-              NftPlanRenderer.render(plan, settings, state.nodeAddresses(), state.nodePodCidrs());
+              NftPlanRenderer.render(
+                  plan,
+                  NftPlanRenderer.config(
+                      plan.family(), settings, nodePortAddresses, state.nodePodCidrs()));
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.script());
         }

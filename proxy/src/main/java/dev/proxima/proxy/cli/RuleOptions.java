@@ -33,8 +33,10 @@ final class RuleOptions {
       split = ",",
       defaultValue = "${env:PROXIMA_NODEPORT_ADDRESSES}",
       description =
-          "CIDRs selecting the node addresses that accept NodePorts; default: every local address"
-              + " except loopback. Loopback addresses never accept NodePorts.")
+          "CIDRs, or primary (the Node's first InternalIP, else ExternalIP, per family), selecting"
+              + " the host's interface addresses that accept NodePorts; a family given none accepts"
+              + " them on every local address except loopback (the default). When nothing"
+              + " matches, NodePorts are accepted on no address. Loopback never accepts NodePorts.")
   List<String> nodePortCidrs = new ArrayList<>();
 
   @Option(

@@ -6,6 +6,7 @@ import dev.proxima.cli.StateSource;
 import dev.proxima.model.state.ClusterState;
 import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
 import io.fabric8.kubernetes.api.model.Node;
@@ -41,6 +42,15 @@ final class StateOptions {
         .flatMap(n -> n.getStatus().getAddresses().stream())
         .map(address -> address.getAddress())
         .toList();
+  }
+
+  /** The node's primary IPs in the state, for --nodeport-addresses=primary. */
+  List<String> nodePrimaryIps() {
+    return cluster.nodes().stream()
+        .filter(n -> node.equals(n.getMetadata().getName()))
+        .findFirst()
+        .map(NodeIps::primary)
+        .orElse(List.of());
   }
 
   /** The node's spec.podCIDRs in the state, for --detect-local-mode=NodeCIDR. */

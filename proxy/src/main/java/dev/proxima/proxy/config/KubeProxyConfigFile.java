@@ -283,11 +283,7 @@ public final class KubeProxyConfigFile {
       var value = element.asText("").trim();
       switch (value) {
         case "all" -> all = true;
-        case "primary" ->
-            ignored.add(
-                "nodePortAddresses keyword \"primary\" is ignored: Proxima cannot tell the primary"
-                    + " address; list its CIDR instead (NodePorts are accepted on every local address"
-                    + " the other entries allow)");
+        case "primary" -> cidrs.add(value);
         case "localhost" ->
             ignored.add(
                 "nodePortAddresses keyword \"localhost\" is ignored: Proxima never accepts NodePorts on loopback");

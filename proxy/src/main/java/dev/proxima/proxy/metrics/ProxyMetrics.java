@@ -40,6 +40,7 @@ public final class ProxyMetrics {
   private final Gauge servicePortsByTopology;
   private final Gauge topologyFallbacks;
   private final Gauge addressCollisions;
+  private final Gauge nodePortsServedNowhere;
   private final Histogram conntrackDuration;
   private final Counter conntrackDeleted;
 
@@ -210,6 +211,13 @@ public final class ProxyMetrics {
                 "Address keys (address, protocol, port) that a Service port claims but another one owns")
             .labelNames("ip_family")
             .register(registry);
+    nodePortsServedNowhere =
+        Gauge.builder()
+            .name("proxima_proxy_nodeport_addresses_unmatched")
+            .help(
+                "1 when --nodeport-addresses matches no address of this node in this family, so NodePorts are accepted on no address")
+            .labelNames("ip_family")
+            .register(registry);
   }
 
   private static Histogram syncHistogram(PrometheusRegistry registry, String name, String help) {
@@ -329,5 +337,9 @@ public final class ProxyMetrics {
   /** How many Service ports lost an address key to another in this family's latest sync. */
   public void addressCollisions(IpFamily family, int count) {
     addressCollisions.labelValues(label(family)).set(count);
+  }
+
+  public void nodePortsServedNowhere(IpFamily family, boolean nowhere) {
+    nodePortsServedNowhere.labelValues(label(family)).set(nowhere ? 1 : 0);
   }
 }

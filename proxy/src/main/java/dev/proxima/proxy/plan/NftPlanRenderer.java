@@ -17,26 +17,19 @@ public final class NftPlanRenderer {
 
   /**
    * @param nodeAddresses the node's addresses (status.addresses), for --nodeport-addresses
-   * @param nodePodCidrs the node's spec.podCIDRs, for --detect-local-mode=NodeCIDR
    */
   public static NftRendering render(
-      NodePlanner.FamilyPlan plan,
-      RuleSettings settings,
-      List<String> nodeAddresses,
-      List<String> nodePodCidrs) {
+      NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
     var family = plan.family();
-    var assembler =
-        new RulesetAssembler(
-            config(
-                family, settings, settings.nodePortAddresses(family, nodeAddresses), nodePodCidrs));
-    var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
-    return new NftRendering(script, assembler.warnings());
+    return render(
+        plan, config(family, settings, settings.nodePortAddresses(family, nodeAddresses)));
   }
 
-  /** {@link #render(NodePlanner.FamilyPlan, RuleSettings, List, List)} without pod CIDRs. */
-  public static NftRendering render(
-      NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
-    return render(plan, settings, nodeAddresses, List.of());
+  /** The plan rendered with these settings. */
+  public static NftRendering render(NodePlanner.FamilyPlan plan, NftConfig config) {
+    var assembler = new RulesetAssembler(config);
+    var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
+    return new NftRendering(script, assembler.warnings());
   }
 
   /** {@link #config(IpFamily, RuleSettings, List, List)} for a node without pod CIDRs. */
@@ -55,6 +48,7 @@ public final class NftPlanRenderer {
         .withMasqueradeAll(settings.masqueradeAll())
         .withMasqueradeBit(settings.masqueradeBit())
         .withNodePortAddresses(nodePortAddresses)
+        .withNodePortsListed(settings.restrictsNodePorts(family))
         .withPodInterface(settings.podInterface());
   }
 

@@ -27,6 +27,9 @@ public record RuleSettings(
     DetectLocalMode detectLocalMode,
     String podBridgeInterface,
     String podInterfaceNamePrefix) {
+  /** The {@code --nodeport-addresses} keyword for the node's primary IPs, as in kube-proxy. */
+  public static final String PRIMARY = "primary";
+
   public RuleSettings {
     clusterCidrs = List.copyOf(clusterCidrs);
     nodePortCidrs = List.copyOf(nodePortCidrs);
@@ -50,8 +53,9 @@ public record RuleSettings(
       }
     }
     for (var cidr : nodePortCidrs) {
-      if (IpLiteral.familyOfCidr(cidr) == null) {
-        throw new IllegalArgumentException("--nodeport-addresses: \"" + cidr + "\" is not a CIDR");
+      if (!cidr.equals(PRIMARY) && IpLiteral.familyOfCidr(cidr) == null) {
+        throw new IllegalArgumentException(
+            "--nodeport-addresses: \"" + cidr + "\" is not a CIDR or \"" + PRIMARY + "\"");
       }
     }
   }
@@ -117,21 +121,51 @@ public record RuleSettings(
   }
 
   /**
-   * The node's addresses of this family that accept NodePorts. Empty when no CIDRs are set: the
-   * rules then accept NodePorts on every local address without listing them.
+   * True when {@code --nodeport-addresses} restricts this family's NodePorts to the addresses it
+   * selects: it names a CIDR of this family, or {@code primary}. Otherwise, as in kube-proxy, the
+   * family accepts NodePorts on every local address.
    */
-  public List<String> nodePortAddresses(IpFamily family, List<String> nodeAddresses) {
+  public boolean restrictsNodePorts(IpFamily family) {
+    return nodePortCidrs.stream()
+        .anyMatch(cidr -> cidr.equals(PRIMARY) || IpLiteral.familyOfCidr(cidr) == family);
+  }
+
+  /**
+   * The addresses of this family that accept NodePorts: the candidates (the host's interface
+   * addresses; offline, the Node's status.addresses) inside a CIDR of {@code --nodeport-addresses}
+   * or equal to one of the node's primary IPs when it names {@code primary}; never loopback, where
+   * NodePorts are not supported. Empty when the family is not restricted (every local address) or
+   * when nothing matches (no address at all: see {@link #restrictsNodePorts}).
+   *
+   * @param primaryIps the node's primary IPs, see {@link NodeIps#primary}
+   */
+  public List<String> nodePortAddresses(
+      IpFamily family, List<String> candidates, List<String> primaryIps) {
     var result = new ArrayList<String>();
-    if (nodePortCidrs.isEmpty()) {
+    if (!restrictsNodePorts(family)) {
       return result;
     }
-    for (var address : nodeAddresses) {
+    var primary = nodePortCidrs.contains(PRIMARY);
+    for (var address : candidates) {
       if (IpFamily.of(address) == family
-          && nodePortCidrs.stream().anyMatch(cidr -> IpLiteral.contains(cidr, address))
+          && !IpLiteral.contains(family == IpFamily.IPV4 ? "127.0.0.0/8" : "::1/128", address)
+          && (nodePortCidrs.stream()
+                  .anyMatch(cidr -> !cidr.equals(PRIMARY) && IpLiteral.contains(cidr, address))
+              || (primary && primaryIps.stream().anyMatch(ip -> sameAddress(ip, address))))
           && !result.contains(address)) {
         result.add(address);
       }
     }
     return result;
+  }
+
+  /** {@link #nodePortAddresses(IpFamily, List, List)} when the candidates are the Node's own. */
+  public List<String> nodePortAddresses(IpFamily family, List<String> nodeAddresses) {
+    return nodePortAddresses(family, nodeAddresses, List.of());
+  }
+
+  private static boolean sameAddress(String a, String b) {
+    var left = IpLiteral.bytes(a);
+    return left != null && java.util.Arrays.equals(left, IpLiteral.bytes(b));
   }
 }

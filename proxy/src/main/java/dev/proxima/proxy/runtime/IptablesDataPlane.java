@@ -62,6 +62,7 @@ public final class IptablesDataPlane implements DataPlane {
         .withMasqueradeAll(settings.masqueradeAll())
         .withMasqueradeBit(settings.masqueradeBit())
         .withNodePortAddresses(nodePortAddresses)
+        .withNodePortsListed(settings.restrictsNodePorts(family))
         .withPodInterface(settings.podInterface());
   }
 

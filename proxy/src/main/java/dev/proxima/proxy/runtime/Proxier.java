@@ -12,6 +12,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.AddressOwners;
 import dev.proxima.proxy.plan.DetectLocalMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
+import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.TopologyFallback;
@@ -29,6 +30,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +65,8 @@ public final class Proxier {
   private Set<String> reportedCollisions = Set.of();
   private List<String> assembledForAddresses;
   private List<String> assembledForLocalCidrs;
+  private final Supplier<List<String>> hostAddresses;
+  private Boolean nodePortsServedNowhere;
   private boolean waitingForPodCidrs;
   private Object plannedForNode;
   private boolean needFullSync = true;
@@ -83,6 +87,24 @@ public final class Proxier {
       ProxyMetrics metrics,
       ProxyHealth health,
       Clock clock) {
+    this(family, config, cache, plane, conntrack, metrics, health, clock, cache::nodeAddresses);
+  }
+
+  /**
+   * @param hostAddresses the addresses --nodeport-addresses selects from: the host's interfaces in
+   *     the live proxy, the Node's status.addresses where there are none (dry run, tests)
+   */
+  public Proxier(
+      IpFamily family,
+      ProxyConfig config,
+      ProxyCache cache,
+      DataPlane plane,
+      ConntrackCleaner conntrack,
+      ProxyMetrics metrics,
+      ProxyHealth health,
+      Clock clock,
+      Supplier<List<String>> hostAddresses) {
+    this.hostAddresses = hostAddresses;
     this.family = family;
     this.config = config;
     this.cache = cache;
@@ -157,7 +179,9 @@ public final class Proxier {
     var started = clock.instant();
     var triggers = cache.drainTriggerTimes(family);
     var node = cache.node();
-    var nodeAddresses = config.rules().nodePortAddresses(family, cache.nodeAddresses());
+    var nodeAddresses =
+        config.rules().nodePortAddresses(family, hostAddresses.get(), NodeIps.primary(node));
+    reportNodePortAddresses(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
     if (config.rules().detectLocalMode() == DetectLocalMode.NODE_CIDR && podCidrs.isEmpty()) {
       // As kube-proxy: without the node's pod CIDRs every pod's traffic would be masqueraded, so
@@ -389,6 +413,29 @@ public final class Proxier {
     }
     var zone = node.getMetadata().getLabels().get(dev.proxima.model.Labels.ZONE);
     return zone == null || zone.isEmpty() ? null : zone;
+  }
+
+  /** A WARN when NodePorts start or stop being served nowhere, and the gauge at every sync. */
+  private void reportNodePortAddresses(List<String> addresses) {
+    boolean nowhere = config.rules().restrictsNodePorts(family) && addresses.isEmpty();
+    metrics.nodePortsServedNowhere(family, nowhere);
+    if (nodePortsServedNowhere != null && nodePortsServedNowhere == nowhere) {
+      return;
+    }
+    nodePortsServedNowhere = nowhere;
+    if (nowhere) {
+      log.atWarn()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("nodeportAddresses", String.join(",", config.rules().nodePortCidrs()))
+          .log(
+              "--nodeport-addresses matches no address of this node in this family; NodePorts"
+                  + " are accepted on no address until one matches");
+    } else if (config.rules().restrictsNodePorts(family)) {
+      log.atInfo()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("addresses", String.join(",", addresses))
+          .log("NodePorts are accepted on the addresses --nodeport-addresses selects");
+    }
   }
 
   private void waitForPodCidrs() {

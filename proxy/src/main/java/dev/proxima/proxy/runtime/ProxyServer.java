@@ -132,7 +132,8 @@ public final class ProxyServer implements AutoCloseable {
               touchesKernel ? ConntrackCleaner.onThisHost() : null,
               metrics,
               health,
-              clock));
+              clock,
+              touchesKernel ? HostAddresses::read : cache::nodeAddresses));
     }
     this.serviceHealth = new ServiceHealthServers("0.0.0.0", () -> health.snapshot().healthy());
     this.runner =

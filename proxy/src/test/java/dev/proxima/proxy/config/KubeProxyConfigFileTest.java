@@ -110,7 +110,7 @@ class KubeProxyConfigFileTest {
             """);
 
     assertThat(settings.mode()).isNull();
-    assertThat(settings.nodePortAddresses()).isEmpty();
+    assertThat(settings.nodePortAddresses()).containsExactly("primary");
     assertThat(settings.ignored())
         .containsExactlyInAnyOrder(
             "mode \"ipvs\" is ignored: Proxima runs in nftables or iptables mode (--mode, default"
@@ -123,9 +123,6 @@ class KubeProxyConfigFileTest {
             "conntrack.tcpEstablishedTimeout is ignored: Proxima does not tune conntrack; the"
                 + " sysctls kube-proxy set stay until the node reboots",
             "ipvs.scheduler is ignored: Proxima has no IPVS mode",
-            "nodePortAddresses keyword \"primary\" is ignored: Proxima cannot tell the primary"
-                + " address; list its CIDR instead (NodePorts are accepted on every local address"
-                + " the other entries allow)",
             "nodePortAddresses keyword \"localhost\" is ignored: Proxima never accepts NodePorts"
                 + " on loopback",
             "someFutureField is ignored: it is not a field of KubeProxyConfiguration"

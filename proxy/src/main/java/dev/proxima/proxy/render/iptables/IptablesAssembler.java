@@ -420,7 +420,8 @@ public final class IptablesAssembler {
       String comment =
           ServiceChainsRenderer.comment(
               "proxima service nodeports; NOTE: this must be the last rule in this chain");
-      if (config.nodePortAddresses().isEmpty()) {
+      // Listed but empty: no jump at all, so NodePorts are accepted nowhere (fail closed).
+      if (!config.nodePortsListed()) {
         chains
             .get(SERVICES)
             .add(

@@ -23,6 +23,9 @@ import java.util.Set;
  *     address except loopback ({@code -m addrtype --dst-type LOCAL})
  * @param podInterface pod traffic is what arrives on this interface (kube-proxy's BridgeInterface
  *     and InterfaceNamePrefix modes), or null to tell it by {@code clusterCidrs}
+ * @param nodePortsListed true when {@code --nodeport-addresses} restricts this family: NodePorts
+ *     are accepted on {@code nodePortAddresses} only, on no address at all when it is empty (fail
+ *     closed); false accepts them on every local address
  */
 public record IptablesConfig(
     IpFamily family,
@@ -30,7 +33,8 @@ public record IptablesConfig(
     boolean masqueradeAll,
     int masqueradeBit,
     List<String> nodePortAddresses,
-    PodInterface podInterface) {
+    PodInterface podInterface,
+    boolean nodePortsListed) {
   public static final int DEFAULT_MASQUERADE_BIT = 14;
 
   public IptablesConfig {
@@ -61,27 +65,53 @@ public record IptablesConfig(
 
   /** The defaults: no masqueradeAll, mark bit 14, NodePorts on every local address. */
   public static IptablesConfig of(IpFamily family, List<String> clusterCidrs) {
-    return new IptablesConfig(family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null);
+    return new IptablesConfig(
+        family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null, false);
   }
 
   public IptablesConfig withMasqueradeAll(boolean value) {
     return new IptablesConfig(
-        family, clusterCidrs, value, masqueradeBit, nodePortAddresses, podInterface);
+        family,
+        clusterCidrs,
+        value,
+        masqueradeBit,
+        nodePortAddresses,
+        podInterface,
+        nodePortsListed);
   }
 
   public IptablesConfig withMasqueradeBit(int value) {
     return new IptablesConfig(
-        family, clusterCidrs, masqueradeAll, value, nodePortAddresses, podInterface);
+        family,
+        clusterCidrs,
+        masqueradeAll,
+        value,
+        nodePortAddresses,
+        podInterface,
+        nodePortsListed);
   }
 
+  /** These addresses only; an empty list means every local address again. */
   public IptablesConfig withNodePortAddresses(List<String> value) {
     return new IptablesConfig(
-        family, clusterCidrs, masqueradeAll, masqueradeBit, value, podInterface);
+        family, clusterCidrs, masqueradeAll, masqueradeBit, value, podInterface, !value.isEmpty());
   }
 
   public IptablesConfig withPodInterface(PodInterface value) {
     return new IptablesConfig(
-        family, clusterCidrs, masqueradeAll, masqueradeBit, nodePortAddresses, value);
+        family,
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        nodePortAddresses,
+        value,
+        nodePortsListed);
+  }
+
+  /** NodePorts on {@code nodePortAddresses} only (none when empty), or on every local address. */
+  public IptablesConfig withNodePortsListed(boolean value) {
+    return new IptablesConfig(
+        family, clusterCidrs, masqueradeAll, masqueradeBit, nodePortAddresses, podInterface, value);
   }
 
   /** True when the rules can tell pod traffic from other traffic. */

@@ -26,6 +26,9 @@ import java.util.Set;
  *     address except loopback ({@code fib daddr type local})
  * @param podInterface pod traffic is what arrives on this interface (kube-proxy's BridgeInterface
  *     and InterfaceNamePrefix modes), or null to tell it by {@code clusterCidrs}
+ * @param nodePortsListed true when {@code --nodeport-addresses} restricts this family: NodePorts
+ *     are accepted on {@code nodePortAddresses} only, on no address at all when it is empty (fail
+ *     closed); false accepts them on every local address
  */
 public record NftConfig(
     NftFamily family,
@@ -33,7 +36,8 @@ public record NftConfig(
     boolean masqueradeAll,
     int masqueradeBit,
     List<String> nodePortAddresses,
-    PodInterface podInterface) {
+    PodInterface podInterface,
+    boolean nodePortsListed) {
   public static final int DEFAULT_MASQUERADE_BIT = 14;
 
   public NftConfig {
@@ -63,26 +67,53 @@ public record NftConfig(
 
   /** The defaults: no masqueradeAll, mark bit 14, NodePorts on every local address. */
   public static NftConfig of(NftFamily family, List<String> clusterCidrs) {
-    return new NftConfig(family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null);
+    return new NftConfig(
+        family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null, false);
   }
 
   public NftConfig withMasqueradeAll(boolean value) {
     return new NftConfig(
-        family, clusterCidrs, value, masqueradeBit, nodePortAddresses, podInterface);
+        family,
+        clusterCidrs,
+        value,
+        masqueradeBit,
+        nodePortAddresses,
+        podInterface,
+        nodePortsListed);
   }
 
   public NftConfig withMasqueradeBit(int value) {
     return new NftConfig(
-        family, clusterCidrs, masqueradeAll, value, nodePortAddresses, podInterface);
+        family,
+        clusterCidrs,
+        masqueradeAll,
+        value,
+        nodePortAddresses,
+        podInterface,
+        nodePortsListed);
   }
 
+  /** These addresses only; an empty list means every local address again. */
   public NftConfig withNodePortAddresses(List<String> value) {
-    return new NftConfig(family, clusterCidrs, masqueradeAll, masqueradeBit, value, podInterface);
+    return new NftConfig(
+        family, clusterCidrs, masqueradeAll, masqueradeBit, value, podInterface, !value.isEmpty());
   }
 
   public NftConfig withPodInterface(PodInterface value) {
     return new NftConfig(
-        family, clusterCidrs, masqueradeAll, masqueradeBit, nodePortAddresses, value);
+        family,
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        nodePortAddresses,
+        value,
+        nodePortsListed);
+  }
+
+  /** NodePorts on {@code nodePortAddresses} only (none when empty), or on every local address. */
+  public NftConfig withNodePortsListed(boolean value) {
+    return new NftConfig(
+        family, clusterCidrs, masqueradeAll, masqueradeBit, nodePortAddresses, podInterface, value);
   }
 
   /** True when the rules can tell pod traffic from other traffic. */

@@ -562,7 +562,7 @@ final class RenderPass {
     String daddrTuple = family.daddr() + " . meta l4proto . th dport";
     String portTuple = "meta l4proto . th dport";
     String nodePortMatch =
-        config.nodePortAddresses().isEmpty()
+        !config.nodePortsListed()
             ? "fib daddr type local " + family.daddr() + " != " + family.loopback()
             : family.daddr() + " @" + NODEPORT_IPS;
     String mark = config.masqueradeMark();
@@ -648,7 +648,8 @@ final class RenderPass {
 
     // Sets and maps.
     set(CLUSTER_IPS, "type " + a + " ; comment \"active ClusterIPs\" ;");
-    if (!config.nodePortAddresses().isEmpty()) {
+    if (config.nodePortsListed()) {
+      // Declared even when empty: an empty set matches no address, so NodePorts fail closed.
       set(NODEPORT_IPS, "type " + a + " ; comment \"addresses that accept NodePorts\" ;");
     }
     map(SERVICE_IPS, tupleType + " : verdict", "ClusterIPs, externalIPs and LB IPs");
