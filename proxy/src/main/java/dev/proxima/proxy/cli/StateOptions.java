@@ -46,20 +46,20 @@ final class StateOptions {
 
   /** The node's primary IPs in the state, for --nodeport-addresses=primary. */
   List<String> nodePrimaryIps() {
-    return cluster.nodes().stream()
-        .filter(n -> node.equals(n.getMetadata().getName()))
-        .findFirst()
-        .map(NodeIps::primary)
-        .orElse(List.of());
+    return NodeIps.primary(self());
   }
 
   /** The node's spec.podCIDRs in the state, for --detect-local-mode=NodeCIDR. */
   List<String> nodePodCidrs() {
+    return NodePodCidrs.of(self());
+  }
+
+  /** The --node's Node in the loaded state, or null. */
+  private Node self() {
     return cluster.nodes().stream()
         .filter(n -> node.equals(n.getMetadata().getName()))
         .findFirst()
-        .map(NodePodCidrs::of)
-        .orElse(List.of());
+        .orElse(null);
   }
 
   /**

@@ -53,6 +53,11 @@ public record ProxyConfig(
         false);
   }
 
+  public ProxyConfig withRules(RuleSettings value) {
+    return new ProxyConfig(
+        nodeName, value, minSyncPeriod, syncPeriod, fullSyncPeriod, serviceProxyName, dryRun);
+  }
+
   /** Unapplied changes older than this make /healthz fail, as in kube-proxy. */
   public Duration healthTimeout() {
     return syncPeriod.multipliedBy(2);

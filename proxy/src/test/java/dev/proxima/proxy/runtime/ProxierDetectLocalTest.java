@@ -35,16 +35,7 @@ class ProxierDetectLocalTest {
         mode == ProxyMode.nftables
             ? new NftDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics)
             : new IptablesDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics);
-    var defaults = ProxyConfig.defaults("node-a");
-    var config =
-        new ProxyConfig(
-            defaults.nodeName(),
-            settings,
-            defaults.minSyncPeriod(),
-            defaults.syncPeriod(),
-            defaults.fullSyncPeriod(),
-            null,
-            false);
+    var config = ProxyConfig.defaults("node-a").withRules(settings);
     proxier = new Proxier(IpFamily.IPV4, config, cache, plane, null, metrics, health, clock);
     cache.services.add(ApiObjects.service("shop", "web", "10.96.0.10").build());
     cache.slices.add(ApiObjects.slice("shop", "web", "10.244.1.5"));

@@ -46,16 +46,7 @@ class ProxierNodePortAddressesTest {
         mode == ProxyMode.nftables
             ? new NftDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics)
             : new IptablesDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics);
-    var defaults = ProxyConfig.defaults("node-a");
-    var config =
-        new ProxyConfig(
-            "node-a",
-            settings,
-            defaults.minSyncPeriod(),
-            defaults.syncPeriod(),
-            defaults.fullSyncPeriod(),
-            null,
-            false);
+    var config = ProxyConfig.defaults("node-a").withRules(settings);
     proxier =
         withHost
             ? new Proxier(
