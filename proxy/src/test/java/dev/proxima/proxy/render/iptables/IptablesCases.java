@@ -7,6 +7,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -150,6 +151,18 @@ final class IptablesCases {
             "v4 NodePort on addresses",
             v4.withNodePortAddresses(List.of("192.168.1.10", "192.168.2.10")),
             List.of(nodePort())),
+        new Case(
+            "v4 NodePort on no address (nodePortAddresses matched nothing)",
+            v4.withNodePortsListed(true),
+            List.of(nodePort())),
+        new Case(
+            "v4 pods by bridge",
+            v4.withPodInterface(PodInterface.bridge("cbr0")),
+            List.of(twoEndpoints(), externalLocalLoadBalancer())),
+        new Case(
+            "v4 pods by interface name prefix",
+            v4.withPodInterface(PodInterface.namePrefix("veth")),
+            List.of(twoEndpoints(), externalLocalLoadBalancer())),
         new Case("v4 session affinity", v4, List.of(sticky())),
         new Case("v4 sctp", v4, List.of(sctp())),
         new Case("v4 masqueradeAll", v4.withMasqueradeAll(true), List.of(twoEndpoints())),

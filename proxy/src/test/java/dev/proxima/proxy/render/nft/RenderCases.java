@@ -6,6 +6,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.testing.ServicePortFixtures;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -297,6 +298,18 @@ final class RenderCases {
         externalLocalWithoutLocalEndpoints(),
         nodePortOnGivenAddresses(),
         nodePortOnAllLocalAddresses(),
+        new Case(
+            "NodePort on no address (nodePortAddresses matched nothing)",
+            v4().withNodePortsListed(true),
+            nodePortOnGivenAddresses().services()),
+        new Case(
+            "pods by bridge",
+            v4().withPodInterface(PodInterface.bridge("cbr0")),
+            externalLocalLoadBalancerWithSourceRanges().services()),
+        new Case(
+            "pods by interface name prefix, IPv6",
+            v6().withPodInterface(PodInterface.namePrefix("veth")),
+            ipv6().services()),
         multiplePorts(),
         udpAndSctp(),
         ipv6(),
