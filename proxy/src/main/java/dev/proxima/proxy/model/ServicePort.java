@@ -71,6 +71,25 @@ public record ServicePort(
         origin);
   }
 
+  /** This port with other load-balancer source ranges (still restricted, whatever the list). */
+  public ServicePort withSourceRanges(List<String> loadBalancerSourceRanges) {
+    return new ServicePort(
+        name,
+        clusterIp,
+        port,
+        nodePort,
+        externalIps,
+        loadBalancerIps,
+        loadBalancerSourceRanges,
+        restrictSources,
+        stickyTimeout,
+        internalTrafficLocal,
+        externalTrafficLocal,
+        healthCheckNodePort,
+        trafficDistribution,
+        origin);
+  }
+
   public Protocol protocol() {
     return name.protocol();
   }

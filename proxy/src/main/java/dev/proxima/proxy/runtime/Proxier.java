@@ -365,7 +365,11 @@ public final class Proxier {
   private static Object nodeIdentity(Node node) {
     return node == null
         ? "absent"
-        : List.of(node.getMetadata().getName(), String.valueOf(zoneOf(node)));
+        : List.of(
+            node.getMetadata().getName(),
+            String.valueOf(zoneOf(node)),
+            // Load-balancer source ranges admit the LB IPs when they admit a node address.
+            String.valueOf(node.getStatus() == null ? null : node.getStatus().getAddresses()));
   }
 
   private static String zoneOf(Node node) {
