@@ -88,7 +88,8 @@ public final class RenderCommand implements Callable<Integer> {
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.filterAndNat());
         } else {
-          var rendering = NftPlanRenderer.render(plan, settings, state.nodeAddresses());
+          var rendering =
+              NftPlanRenderer.render(plan, settings, state.nodeAddresses(), state.serviceCidrs());
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.script());
         }

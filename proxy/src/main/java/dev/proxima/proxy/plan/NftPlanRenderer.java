@@ -20,10 +20,22 @@ public final class NftPlanRenderer {
    */
   public static NftRendering render(
       NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
+    return render(plan, settings, nodeAddresses, List.of());
+  }
+
+  /**
+   * @param serviceCidrs the ServiceCIDR objects' ranges: addresses in them no Service holds drop
+   */
+  public static NftRendering render(
+      NodePlanner.FamilyPlan plan,
+      RuleSettings settings,
+      List<String> nodeAddresses,
+      List<String> serviceCidrs) {
     var family = plan.family();
     var assembler =
         new RulesetAssembler(
             config(family, settings, settings.nodePortAddresses(family, nodeAddresses)));
+    assembler.serviceCidrs(serviceCidrs);
     var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
     return new NftRendering(script, assembler.warnings());
   }

@@ -160,6 +160,7 @@ public final class Proxier {
             || !started.isBefore(lastFullSync.plus(config.fullSyncPeriod()))
             || !Objects.equals(nodeIdentity(node), plannedForNode)
             || !nodeAddresses.equals(assembledForAddresses);
+    plane.serviceCidrs(cache.serviceCidrs());
     DataPlane.Outcome outcome;
     var touchedUdp = false;
     if (full) {

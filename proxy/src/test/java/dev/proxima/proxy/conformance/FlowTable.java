@@ -29,7 +29,10 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
   record Node(String name, List<String> addresses) {}
 
   record Settings(
-      List<String> clusterCidrs, List<String> nodePortAddresses, boolean masqueradeAll) {
+      List<String> clusterCidrs,
+      List<String> nodePortAddresses,
+      boolean masqueradeAll,
+      List<String> serviceCidrs) {
     Settings with(Map<String, Object> changes) {
       if (changes == null) {
         return this;
@@ -41,7 +44,10 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
               : nodePortAddresses,
           changes.containsKey("masqueradeAll")
               ? (Boolean) changes.get("masqueradeAll")
-              : masqueradeAll);
+              : masqueradeAll,
+          changes.containsKey("serviceCidrs")
+              ? strings(changes.get("serviceCidrs"))
+              : serviceCidrs);
     }
   }
 
@@ -161,7 +167,8 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
   static FlowTable parse(Map<String, Object> root) {
     var nodeMap = (Map<String, Object>) root.get("node");
     var node = new Node((String) nodeMap.get("name"), strings(nodeMap.get("addresses")));
-    var defaults = new Settings(List.of(), List.of(), false).with(map(root.get("settings")));
+    var defaults =
+        new Settings(List.of(), List.of(), false, List.of()).with(map(root.get("settings")));
     var scenarios = new ArrayList<Scenario>();
     for (var entry : (List<Map<String, Object>>) root.get("scenarios")) {
       var name = (String) entry.get("name");
