@@ -14,6 +14,7 @@ import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -50,6 +51,7 @@ public final class ProxyServer implements AutoCloseable {
   private final PrometheusRegistry registry;
   private HealthServer healthServer;
   private final ServiceHealthServers serviceHealth;
+  private final RuleSettings rules;
   private ProbeHttpServer metricsServer;
   private final Duration kernelCheckPeriod;
   // Checks the kernel's rules and writes the partial-sync log summaries.
@@ -95,6 +97,7 @@ public final class ProxyServer implements AutoCloseable {
       Clock clock) {
     this.clock = clock;
     this.registry = registry;
+    this.rules = config.rules();
     this.metrics = new ProxyMetrics(registry, mode);
     this.kernelCheckPeriod = touchesKernel ? config.syncPeriod() : null;
     this.health = new ProxyHealth(clock, config.healthTimeout());
@@ -134,7 +137,8 @@ public final class ProxyServer implements AutoCloseable {
               health,
               clock));
     }
-    this.serviceHealth = new ServiceHealthServers("0.0.0.0", () -> health.snapshot().healthy());
+    this.serviceHealth =
+        new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     this.runner =
         new SyncRunner(
             "proxy-sync",
@@ -197,7 +201,15 @@ public final class ProxyServer implements AutoCloseable {
     }
     Map<ObjectKey, Integer> counts = new HashMap<>();
     readyLocal.forEach((service, ips) -> counts.put(service, ips.size()));
-    serviceHealth.sync(ports, counts);
+    // Both families' --nodeport-addresses, as for NodePorts; without the flag every address.
+    List<String> addresses = ServiceHealthServers.EVERY_ADDRESS;
+    if (!rules.nodePortCidrs().isEmpty()) {
+      addresses = new ArrayList<>();
+      for (var family : IpFamily.values()) {
+        addresses.addAll(rules.nodePortAddresses(family, cache.nodeAddresses()));
+      }
+    }
+    serviceHealth.sync(ports, counts, addresses);
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
