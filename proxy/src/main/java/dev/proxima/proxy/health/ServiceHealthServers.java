@@ -5,8 +5,8 @@ import dev.proxima.http.ProbeResponse;
 import dev.proxima.model.ObjectKey;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,11 +41,17 @@ public final class ServiceHealthServers implements AutoCloseable {
   private final Map<ObjectKey, Listener> listeners = new HashMap<>();
   private final Map<ObjectKey, Integer> localEndpoints = new ConcurrentHashMap<>();
 
-  /** One Service's listeners: the addresses asked for (null: every one), the servers that bound. */
-  private record Listener(int port, List<String> addresses, List<ProbeHttpServer> servers) {}
+  /** Where a listener on every address is kept in {@link Listener#servers()}. */
+  private static final String EVERY = "*";
 
   /**
-   * @param bindFailed called once per listener that cannot bind, for the metric
+   * One Service's listeners: the addresses asked for (null: every one), and the server of each
+   * address that bound, by address.
+   */
+  private record Listener(int port, List<String> addresses, Map<String, ProbeHttpServer> servers) {}
+
+  /**
+   * @param bindFailed called once per address that cannot bind, for the metric
    */
   public ServiceHealthServers(BooleanSupplier proxyHealthy, Runnable bindFailed) {
     this.proxyHealthy = proxyHealthy;
@@ -59,8 +65,9 @@ public final class ServiceHealthServers implements AutoCloseable {
   }
 
   /**
-   * Opens listeners for new health-check ports, closes those no longer wanted, and updates the
-   * local endpoint counts the listeners report.
+   * Opens listeners for new health-check ports, closes those no longer wanted, tries again the
+   * addresses that could not bind before (leaving the others open), and updates the local endpoint
+   * counts the listeners report.
    *
    * @param addresses the node addresses --nodeport-addresses selects, both families (none: listen
    *     nowhere, as NodePorts are served nowhere then); {@link #EVERY_ADDRESS} without the flag
@@ -80,48 +87,44 @@ public final class ServiceHealthServers implements AutoCloseable {
               var listener = entry.getValue();
               if (wanted != null
                   && wanted == listener.port()
-                  && java.util.Objects.equals(wantedAddresses, listener.addresses())
-                  && listener.servers().size() == expectedServers(wantedAddresses)) {
+                  && java.util.Objects.equals(wantedAddresses, listener.addresses())) {
                 return false;
               }
-              listener.servers().forEach(ProbeHttpServer::close);
+              listener.servers().values().forEach(ProbeHttpServer::close);
               return true;
             });
     ports.forEach(
         (service, port) -> {
-          if (!listeners.containsKey(service)) {
-            listeners.put(
-                service, new Listener(port, wantedAddresses, open(service, port, wantedAddresses)));
+          var listener =
+              listeners.computeIfAbsent(
+                  service, s -> new Listener(port, wantedAddresses, new LinkedHashMap<>()));
+          for (var address : wantedAddresses == null ? List.of(EVERY) : wantedAddresses) {
+            if (!listener.servers().containsKey(address)) {
+              bindAny(service, address, port)
+                  .ifPresent(server -> listener.servers().put(address, server));
+            }
           }
         });
-  }
-
-  private static int expectedServers(List<String> addresses) {
-    return addresses == EVERY_ADDRESS ? 1 : addresses.size();
   }
 
   /** The port actually listened on for a Service, for tests; -1 when nothing listens. */
   public synchronized int port(ObjectKey service) {
     var listener = listeners.get(service);
-    return listener == null || listener.servers().isEmpty() ? -1 : listener.servers().get(0).port();
+    return listener == null || listener.servers().isEmpty()
+        ? -1
+        : listener.servers().values().iterator().next().port();
   }
 
-  /** The servers that bound; a failed address is left out and tried again at the next sync. */
-  private List<ProbeHttpServer> open(ObjectKey service, int port, List<String> addresses) {
-    var servers = new ArrayList<ProbeHttpServer>();
-    if (addresses == EVERY_ADDRESS) {
-      try {
-        servers.add(open(service, DUAL_STACK, port));
-      } catch (IOException noIpv6) {
-        // A host without IPv6 cannot bind "::"; IPv4 alone is all it serves then.
-        bind(service, IPV4_ANY, port).ifPresent(servers::add);
-      }
-      return servers;
+  private java.util.Optional<ProbeHttpServer> bindAny(ObjectKey service, String address, int port) {
+    if (!EVERY.equals(address)) {
+      return bind(service, address, port);
     }
-    for (var address : addresses) {
-      bind(service, address, port).ifPresent(servers::add);
+    try {
+      return java.util.Optional.of(open(service, DUAL_STACK, port));
+    } catch (IOException noIpv6) {
+      // A host without IPv6 cannot bind "::"; IPv4 alone is all it serves then.
+      return bind(service, IPV4_ANY, port);
     }
-    return servers;
   }
 
   private java.util.Optional<ProbeHttpServer> bind(ObjectKey service, String address, int port) {
@@ -172,7 +175,9 @@ public final class ServiceHealthServers implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    listeners.values().forEach(listener -> listener.servers().forEach(ProbeHttpServer::close));
+    listeners
+        .values()
+        .forEach(listener -> listener.servers().values().forEach(ProbeHttpServer::close));
     listeners.clear();
   }
 }

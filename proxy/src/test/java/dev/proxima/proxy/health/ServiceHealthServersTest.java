@@ -75,6 +75,36 @@ class ServiceHealthServersTest {
   }
 
   @Test
+  void anAddressThatCannotBindIsTriedAgainWhileTheOthersStayOpen() throws Exception {
+    int port = freePort();
+    var taken = new ServerSocket();
+    taken.bind(new java.net.InetSocketAddress("::1", port));
+    servers.sync(Map.of(web, port), Map.of(web, 1), List.of("127.0.0.1", "::1"));
+    assertThat(bindFailures).hasValue(1);
+
+    try (var open = new java.net.Socket("127.0.0.1", port)) {
+      servers.sync(Map.of(web, port), Map.of(web, 1), List.of("127.0.0.1", "::1"));
+      assertThat(bindFailures).as("::1 tried again").hasValue(2);
+
+      // The connection made before that sync is still served: 127.0.0.1 was not reopened.
+      open.getOutputStream()
+          .write(
+              "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      var answer =
+          new String(
+              open.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+      assertThat(answer).startsWith("HTTP/1.1 200");
+    }
+
+    taken.close();
+    servers.sync(Map.of(web, port), Map.of(web, 1), List.of("127.0.0.1", "::1"));
+
+    assertThat(get("[::1]", port).statusCode()).isEqualTo(200);
+    assertThat(bindFailures).hasValue(2);
+  }
+
+  @Test
   void aBindFailureCountsOncePerAddressInTheMetric() throws Exception {
     try (var taken = new ServerSocket(0)) {
       servers.sync(Map.of(web, taken.getLocalPort()), Map.of(web, 1), List.of("127.0.0.1", "::1"));
