@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -111,6 +112,7 @@ public final class StateFile {
     private final List<Service> services = new ArrayList<>();
     private final List<EndpointSlice> slices = new ArrayList<>();
     private final List<Node> nodes = new ArrayList<>();
+    private final List<ServiceCIDR> serviceCidrs = new ArrayList<>();
     private final List<String> ignored = new ArrayList<>();
     private int document;
 
@@ -134,7 +136,7 @@ public final class StateFile {
         }
         readDocument(base, where);
       }
-      return new ClusterState(services, slices, nodes, ignored);
+      return new ClusterState(services, slices, nodes, serviceCidrs, ignored);
     }
 
     /**
@@ -189,6 +191,8 @@ public final class StateFile {
         case "Service" -> services.add(convert((ObjectNode) node, Service.class, where));
         case "EndpointSlice" -> slices.add(convert((ObjectNode) node, EndpointSlice.class, where));
         case "Node" -> nodes.add(convert((ObjectNode) node, Node.class, where));
+        case "ServiceCIDR" ->
+            serviceCidrs.add(convert((ObjectNode) node, ServiceCIDR.class, where));
         default -> ignored.add(where + ": " + kind + " ignored");
       }
     }
@@ -263,7 +267,8 @@ public final class StateFile {
     if (object.getMetadata() == null || object.getMetadata().getName() == null) {
       throw new StateFileException(label + ": field metadata.name is missing", null);
     }
-    if (!(object instanceof Node) && object.getMetadata().getNamespace() == null) {
+    boolean clusterScoped = object instanceof Node || object instanceof ServiceCIDR;
+    if (!clusterScoped && object.getMetadata().getNamespace() == null) {
       // kubectl always prints it; without it two objects could not be told apart.
       throw new StateFileException(label + ": field metadata.namespace is missing", null);
     }

@@ -76,7 +76,8 @@ final class RequiredPermissions {
   /**
    * proxima-proxy: runtime/KubeProxyCache's informers on Services, on EndpointSlices, and on its
    * own Node (nodes().withName(node), a list and watch with a metadata.name field selector, which
-   * one ClusterRole for every node cannot narrow further). It writes nothing, not even Events.
+   * one ClusterRole for every node cannot narrow further), and on ServiceCIDRs (cluster-scoped). It
+   * writes nothing, not even Events.
    */
   static final Set<Permission> PROXY =
       Set.of(
@@ -85,5 +86,7 @@ final class RequiredPermissions {
           Permission.clusterWide("", "nodes", "list"),
           Permission.clusterWide("", "nodes", "watch"),
           Permission.clusterWide("discovery.k8s.io", "endpointslices", "list"),
-          Permission.clusterWide("discovery.k8s.io", "endpointslices", "watch"));
+          Permission.clusterWide("discovery.k8s.io", "endpointslices", "watch"),
+          Permission.clusterWide("networking.k8s.io", "servicecidrs", "list"),
+          Permission.clusterWide("networking.k8s.io", "servicecidrs", "watch"));
 }

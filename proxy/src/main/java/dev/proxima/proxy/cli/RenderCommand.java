@@ -96,7 +96,8 @@ public final class RenderCommand implements Callable<Integer> {
               NftPlanRenderer.render(
                   plan,
                   NftPlanRenderer.config(
-                      plan.family(), settings, nodePortAddresses, state.nodePodCidrs()));
+                      plan.family(), settings, nodePortAddresses, state.nodePodCidrs()),
+                  state.serviceCidrs());
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.script());
         }

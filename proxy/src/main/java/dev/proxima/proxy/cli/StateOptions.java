@@ -62,6 +62,15 @@ final class StateOptions {
         .orElse(null);
   }
 
+  /** The ranges of the state's ServiceCIDR objects, both families. */
+  List<String> serviceCidrs() {
+    return cluster.serviceCidrs().stream()
+        .filter(object -> object.getSpec() != null && object.getSpec().getCidrs() != null)
+        .flatMap(object -> object.getSpec().getCidrs().stream())
+        .distinct()
+        .toList();
+  }
+
   /**
    * Loads the state and plans every family the node's Services use, IPv4 first.
    *

@@ -6,6 +6,8 @@ import dev.proxima.model.ObjectKey;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
@@ -18,71 +20,132 @@ import org.slf4j.LoggerFactory;
  * proxy is healthy, 503 otherwise, so the load balancer sends traffic only to nodes that can serve
  * it locally. Status codes, header and body are kube-proxy's. The listeners share {@link
  * ProbeHttpServer}'s event loop: no thread per Service, and no stalled client can starve one.
+ *
+ * <p>Where they listen follows {@code --nodeport-addresses}, as kube-proxy's do: without it on
+ * every address of both families (one dual-stack socket on {@code ::}, or {@code 0.0.0.0} on a host
+ * without IPv6), with it on each node address it selects. A listener that cannot bind is an error
+ * in the log (kube-proxy records a {@code FailedToStartServiceHealthcheck} Event) and counts in a
+ * metric; the Service's other addresses still listen, and the next sync tries again.
  */
 public final class ServiceHealthServers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServiceHealthServers.class);
 
-  private final String bindAddress;
+  /** Listen on every address: dual-stack {@code ::}, falling back to {@code 0.0.0.0}. */
+  public static final List<String> EVERY_ADDRESS = null;
+
+  private static final String DUAL_STACK = "::";
+  private static final String IPV4_ANY = "0.0.0.0";
+
   private final BooleanSupplier proxyHealthy;
+  private final Runnable bindFailed;
   private final Map<ObjectKey, Listener> listeners = new HashMap<>();
   private final Map<ObjectKey, Integer> localEndpoints = new ConcurrentHashMap<>();
 
-  private record Listener(int port, ProbeHttpServer server) {}
+  /** Where a listener on every address is kept in {@link Listener#servers()}. */
+  private static final String EVERY = "*";
 
   /**
-   * @param bindAddress the address to listen on, usually 0.0.0.0
+   * One Service's listeners: the addresses asked for (null: every one), and the server of each
+   * address that bound, by address.
    */
-  public ServiceHealthServers(String bindAddress, BooleanSupplier proxyHealthy) {
-    this.bindAddress = bindAddress;
+  private record Listener(int port, List<String> addresses, Map<String, ProbeHttpServer> servers) {}
+
+  /**
+   * @param bindFailed called once per address that cannot bind, for the metric
+   */
+  public ServiceHealthServers(BooleanSupplier proxyHealthy, Runnable bindFailed) {
     this.proxyHealthy = proxyHealthy;
+    this.bindFailed = bindFailed;
+  }
+
+  /** Listeners on every address, as before --nodeport-addresses is known. */
+  public synchronized void sync(
+      Map<ObjectKey, Integer> ports, Map<ObjectKey, Integer> readyLocalEndpoints) {
+    sync(ports, readyLocalEndpoints, EVERY_ADDRESS);
   }
 
   /**
-   * Opens listeners for new health-check ports, closes those no longer wanted, and updates the
-   * local endpoint counts the listeners report.
+   * Opens listeners for new health-check ports, closes those no longer wanted, tries again the
+   * addresses that could not bind before (leaving the others open), and updates the local endpoint
+   * counts the listeners report.
+   *
+   * @param addresses the node addresses --nodeport-addresses selects, both families (none: listen
+   *     nowhere, as NodePorts are served nowhere then); {@link #EVERY_ADDRESS} without the flag
    */
   public synchronized void sync(
-      Map<ObjectKey, Integer> ports, Map<ObjectKey, Integer> readyLocalEndpoints) {
+      Map<ObjectKey, Integer> ports,
+      Map<ObjectKey, Integer> readyLocalEndpoints,
+      List<String> addresses) {
     localEndpoints.clear();
     localEndpoints.putAll(readyLocalEndpoints);
+    var wantedAddresses = addresses == EVERY_ADDRESS ? null : List.copyOf(addresses);
     listeners
         .entrySet()
         .removeIf(
             entry -> {
               var wanted = ports.get(entry.getKey());
-              if (wanted != null && wanted == entry.getValue().port()) {
+              var listener = entry.getValue();
+              if (wanted != null
+                  && wanted == listener.port()
+                  && java.util.Objects.equals(wantedAddresses, listener.addresses())) {
                 return false;
               }
-              entry.getValue().server().close();
+              listener.servers().values().forEach(ProbeHttpServer::close);
               return true;
             });
     ports.forEach(
         (service, port) -> {
-          if (listeners.containsKey(service)) {
-            return;
-          }
-          try {
-            listeners.put(service, new Listener(port, open(service, port)));
-          } catch (IOException bindFailure) {
-            log.atWarn()
-                .addKeyValue("service", service)
-                .addKeyValue("healthCheckNodePort", port)
-                .addKeyValue("error", bindFailure.getMessage())
-                .log(
-                    "FailedToStartServiceHealthcheck: cannot listen on the Service's health check port");
+          var listener =
+              listeners.computeIfAbsent(
+                  service, s -> new Listener(port, wantedAddresses, new LinkedHashMap<>()));
+          for (var address : wantedAddresses == null ? List.of(EVERY) : wantedAddresses) {
+            if (!listener.servers().containsKey(address)) {
+              bindAny(service, address, port)
+                  .ifPresent(server -> listener.servers().put(address, server));
+            }
           }
         });
   }
 
-  /** The port actually listened on for a Service, for tests. */
+  /** The port actually listened on for a Service, for tests; -1 when nothing listens. */
   public synchronized int port(ObjectKey service) {
     var listener = listeners.get(service);
-    return listener == null ? -1 : listener.server().port();
+    return listener == null || listener.servers().isEmpty()
+        ? -1
+        : listener.servers().values().iterator().next().port();
   }
 
-  private ProbeHttpServer open(ObjectKey service, int port) throws IOException {
+  private java.util.Optional<ProbeHttpServer> bindAny(ObjectKey service, String address, int port) {
+    if (!EVERY.equals(address)) {
+      return bind(service, address, port);
+    }
+    try {
+      return java.util.Optional.of(open(service, DUAL_STACK, port));
+    } catch (IOException noIpv6) {
+      // A host without IPv6 cannot bind "::"; IPv4 alone is all it serves then.
+      return bind(service, IPV4_ANY, port);
+    }
+  }
+
+  private java.util.Optional<ProbeHttpServer> bind(ObjectKey service, String address, int port) {
+    try {
+      return java.util.Optional.of(open(service, address, port));
+    } catch (IOException bindFailure) {
+      bindFailed.run();
+      log.atError()
+          .addKeyValue("service", service)
+          .addKeyValue("address", address)
+          .addKeyValue("healthCheckNodePort", port)
+          .addKeyValue("reason", "FailedToStartServiceHealthcheck")
+          .addKeyValue("error", bindFailure.getMessage())
+          .log("Cannot listen on the Service's health check node port");
+      return java.util.Optional.empty();
+    }
+  }
+
+  private ProbeHttpServer open(ObjectKey service, String address, int port) throws IOException {
     return ProbeHttpServer.start(
-        new InetSocketAddress(bindAddress, port),
+        new InetSocketAddress(address, port),
         Map.of(
             "/",
             request -> {
@@ -112,7 +175,9 @@ public final class ServiceHealthServers implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    listeners.values().forEach(listener -> listener.server().close());
+    listeners
+        .values()
+        .forEach(listener -> listener.servers().values().forEach(ProbeHttpServer::close));
     listeners.clear();
   }
 }

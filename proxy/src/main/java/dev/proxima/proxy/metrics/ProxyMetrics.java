@@ -41,6 +41,7 @@ public final class ProxyMetrics {
   private final Gauge topologyFallbacks;
   private final Gauge addressCollisions;
   private final Gauge nodePortsServedNowhere;
+  private final Counter healthCheckBindFailures;
   private final Histogram conntrackDuration;
   private final Counter conntrackDeleted;
 
@@ -218,6 +219,11 @@ public final class ProxyMetrics {
                 "1 when --nodeport-addresses matches no address of this node in this family, so NodePorts are accepted on no address")
             .labelNames("ip_family")
             .register(registry);
+    healthCheckBindFailures =
+        Counter.builder()
+            .name("proxima_proxy_health_check_node_port_bind_failures_total")
+            .help("Health-check node port listeners that could not bind")
+            .register(registry);
   }
 
   private static Histogram syncHistogram(PrometheusRegistry registry, String name, String help) {
@@ -332,6 +338,11 @@ public final class ProxyMetrics {
   public void conntrackReconciled(IpFamily family, Duration elapsed, int deleted) {
     conntrackDuration.labelValues(label(family)).observe(elapsed.toNanos() / 1e9);
     conntrackDeleted.labelValues(label(family)).inc(deleted);
+  }
+
+  /** A Service's health-check node port listener could not bind one address. */
+  public void healthCheckBindFailed() {
+    healthCheckBindFailures.inc();
   }
 
   /** How many Service ports lost an address key to another in this family's latest sync. */

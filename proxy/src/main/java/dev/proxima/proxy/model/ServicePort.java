@@ -54,6 +54,16 @@ public record ServicePort(
 
   /** This port with only the given externalIPs and load-balancer IPs (a key another port owns). */
   public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
+  }
+
+  /** This port with other load-balancer source ranges (still restricted, whatever the list). */
+  public ServicePort withSourceRanges(List<String> loadBalancerSourceRanges) {
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
+  }
+
+  private ServicePort with(
+      List<String> externalIps, List<String> loadBalancerIps, List<String> sourceRanges) {
     return new ServicePort(
         name,
         clusterIp,
@@ -61,7 +71,7 @@ public record ServicePort(
         nodePort,
         externalIps,
         loadBalancerIps,
-        loadBalancerSourceRanges,
+        sourceRanges,
         restrictSources,
         stickyTimeout,
         internalTrafficLocal,

@@ -20,14 +20,33 @@ public final class NftPlanRenderer {
    */
   public static NftRendering render(
       NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
-    var family = plan.family();
-    return render(
-        plan, config(family, settings, settings.nodePortAddresses(family, nodeAddresses)));
+    return render(plan, settings, nodeAddresses, List.of());
   }
 
-  /** The plan rendered with these settings. */
-  public static NftRendering render(NodePlanner.FamilyPlan plan, NftConfig config) {
+  /**
+   * @param serviceCidrs the ServiceCIDR objects' ranges: addresses in them no Service holds drop
+   */
+  public static NftRendering render(
+      NodePlanner.FamilyPlan plan,
+      RuleSettings settings,
+      List<String> nodeAddresses,
+      List<String> serviceCidrs) {
+    var family = plan.family();
+    return render(
+        plan,
+        config(family, settings, settings.nodePortAddresses(family, nodeAddresses)),
+        serviceCidrs);
+  }
+
+  /**
+   * The plan rendered with these settings.
+   *
+   * @param serviceCidrs the ServiceCIDR objects' ranges: addresses in them no Service holds drop
+   */
+  public static NftRendering render(
+      NodePlanner.FamilyPlan plan, NftConfig config, List<String> serviceCidrs) {
     var assembler = new RulesetAssembler(config);
+    assembler.serviceCidrs(serviceCidrs);
     var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
     return new NftRendering(script, assembler.warnings());
   }

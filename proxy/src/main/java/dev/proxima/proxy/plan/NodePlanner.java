@@ -97,9 +97,17 @@ public final class NodePlanner {
     var catalog =
         ServiceCatalog.build(
             services, slices, new ServiceCatalog.Options(nodeName, family, serviceProxyName));
+    var nodeAddresses = NodeSourcedLoadBalancer.addressesOf(node);
     var ports =
         catalog.entries().stream()
-            .map(entry -> planned(entry.port(), entry.endpoints(), nodeName, zone))
+            .map(
+                entry ->
+                    planned(
+                        NodeSourcedLoadBalancer.admitLoadBalancerSources(
+                            entry.port(), nodeAddresses),
+                        entry.endpoints(),
+                        nodeName,
+                        zone))
             .toList();
     return new FamilyPlan(
         family, nodeName, zone, ports, catalog.skipped(), catalog.warnings(), List.of());

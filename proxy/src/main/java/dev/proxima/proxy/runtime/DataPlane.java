@@ -50,6 +50,13 @@ public interface DataPlane {
     return replaceAll(ports, nodePortAddresses, List.of());
   }
 
+  /**
+   * The Service CIDRs (from ServiceCIDR objects) for the next {@link #replaceAll} or {@link
+   * #update}, which load what changed. Only the nftables mode uses them, as kube-proxy's: it drops
+   * traffic to addresses of these ranges that no Service holds. The iptables mode ignores them.
+   */
+  default void serviceCidrs(List<String> cidrs) {}
+
   /** Loads only these changes; a null value removes the Service port. */
   Outcome update(Map<ServicePortName, ServicePortRules> changes);
 

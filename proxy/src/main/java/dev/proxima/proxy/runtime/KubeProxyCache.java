@@ -12,7 +12,9 @@ import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
@@ -42,6 +44,13 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private final SharedIndexInformer<Service> services;
   private final SharedIndexInformer<EndpointSlice> slices;
   private final SharedIndexInformer<Node> nodes;
+
+  /**
+   * ServiceCIDR objects: their ranges let the nftables rules drop traffic to unallocated Service
+   * addresses. Not waited for: a cluster without the API (404) or without objects drops nothing.
+   */
+  private final SharedIndexInformer<ServiceCIDR> serviceCidrObjects;
+
   private final ChangeTracker<ObjectKey, Service, Projections.ServiceProjection> serviceChanges =
       new ChangeTracker<>(Projections::of);
   private final ChangeTracker<ObjectKey, EndpointSlice, Projections.SliceProjection> sliceChanges =
@@ -56,6 +65,11 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
     void endpointsEvent(int pendingSlices);
 
     void nodeEvent();
+
+    /** A ServiceCIDR came, changed or went: the rules need a sync, as for the Node. */
+    default void serviceCidrsEvent() {
+      nodeEvent();
+    }
   }
 
   public KubeProxyCache(
@@ -76,6 +90,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             .withLabel(Labels.SERVICE_NAME)
             .runnableInformer(resyncMillis);
     nodes = client.nodes().withName(nodeName).runnableInformer(resyncMillis);
+    serviceCidrObjects = client.resources(ServiceCIDR.class).runnableInformer(resyncMillis);
     services.itemStore(new CompactingItemStore<>(ProxyCacheTrim::service));
     slices.itemStore(new CompactingItemStore<>(ProxyCacheTrim::slice));
     slices.addIndexers(
@@ -106,15 +121,47 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
               listener.endpointsEvent(sliceChanges.pendingCount());
             }));
     nodes.addEventHandler(handler((previous, current) -> listener.nodeEvent()));
+    serviceCidrObjects.addEventHandler(
+        handler(
+            (previous, current) -> {
+              var before = previous == null ? null : cidrsOf(previous);
+              var after = current == null ? null : cidrsOf(current);
+              if (!java.util.Objects.equals(before, after)) {
+                listener.serviceCidrsEvent();
+              }
+            }));
     var api = client.getMasterUrl().toString().replaceAll("/+$", "");
     services.exceptionHandler(ApiServerFailures.retryingInformer(log, api + "/api/v1/services"));
     slices.exceptionHandler(
         ApiServerFailures.retryingInformer(log, api + "/apis/discovery.k8s.io/v1/endpointslices"));
     nodes.exceptionHandler(
         ApiServerFailures.retryingInformer(log, api + "/api/v1/nodes/" + nodeName));
+    var serviceCidrsUrl = api + "/apis/networking.k8s.io/v1/servicecidrs";
+    var retrying = ApiServerFailures.retryingInformer(log, serviceCidrsUrl);
+    serviceCidrObjects.exceptionHandler(
+        (started, failure) -> {
+          if (failure instanceof KubernetesClientException api404 && api404.getCode() == 404) {
+            // Older clusters do not serve the API: say so once and stop asking.
+            log.atInfo()
+                .addKeyValue("url", serviceCidrsUrl)
+                .log(
+                    "The API server does not serve ServiceCIDRs; traffic to unallocated Service"
+                        + " addresses is not dropped");
+            return false;
+          }
+          return retrying.retryAfterException(started, failure);
+        });
   }
 
   public CompletableFuture<Void> start() {
+    // Not part of what start waits for: see serviceCidrObjects.
+    serviceCidrObjects
+        .start()
+        .exceptionally(
+            failure -> {
+              log.atDebug().setCause(failure).log("ServiceCIDR informer stopped");
+              return null;
+            });
     return CompletableFuture.allOf(
         services.start().toCompletableFuture(),
         slices.start().toCompletableFuture(),
@@ -134,6 +181,24 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   @Override
   public Collection<EndpointSlice> endpointSlices() {
     return slices.getStore().list();
+  }
+
+  @Override
+  public List<String> serviceCidrs() {
+    var cidrs = new ArrayList<String>();
+    for (var object : serviceCidrObjects.getStore().list()) {
+      for (var cidr : cidrsOf(object)) {
+        if (!cidrs.contains(cidr)) {
+          cidrs.add(cidr);
+        }
+      }
+    }
+    return cidrs;
+  }
+
+  private static List<String> cidrsOf(ServiceCIDR object) {
+    var spec = object.getSpec();
+    return spec == null || spec.getCidrs() == null ? List.of() : spec.getCidrs();
   }
 
   @Override
@@ -235,6 +300,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
   @Override
   public void close() {
+    serviceCidrObjects.stop();
     for (var informer : List.of(services, slices, nodes)) {
       informer.stop();
     }

@@ -20,6 +20,7 @@ public final class NftDataPlane implements DataPlane {
   private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
   private RulesetAssembler assembler;
+  private List<String> serviceCidrs = List.of();
   private int linesLoaded;
 
   /**
@@ -48,6 +49,7 @@ public final class NftDataPlane implements DataPlane {
     assembler =
         new RulesetAssembler(
             NftPlanRenderer.config(family, settings, nodePortAddresses, nodePodCidrs));
+    assembler.serviceCidrs(serviceCidrs);
     return load(assembler.replaceAll(ports));
   }
 
@@ -58,7 +60,16 @@ public final class NftDataPlane implements DataPlane {
       return Outcome.NEEDS_FULL;
     }
     // Empty when a rule needs a map the kernel cannot type from its own state.
-    return assembler.update(changes).map(this::load).orElse(Outcome.NEEDS_FULL);
+    var ports = assembler.update(changes);
+    if (ports.isEmpty()) {
+      return Outcome.NEEDS_FULL;
+    }
+    return load(ports.get() + assembler.serviceCidrs(serviceCidrs));
+  }
+
+  @Override
+  public void serviceCidrs(List<String> cidrs) {
+    serviceCidrs = List.copyOf(cidrs);
   }
 
   @Override

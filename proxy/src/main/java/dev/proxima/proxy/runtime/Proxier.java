@@ -198,6 +198,7 @@ public final class Proxier {
             || !Objects.equals(nodeIdentity(node), plannedForNode)
             || !nodeAddresses.equals(assembledForAddresses)
             || !localCidrs.equals(assembledForLocalCidrs);
+    plane.serviceCidrs(cache.serviceCidrs());
     DataPlane.Outcome outcome;
     var touchedUdp = false;
     if (full) {
@@ -404,7 +405,11 @@ public final class Proxier {
   private static Object nodeIdentity(Node node) {
     return node == null
         ? "absent"
-        : List.of(node.getMetadata().getName(), String.valueOf(zoneOf(node)));
+        : List.of(
+            node.getMetadata().getName(),
+            String.valueOf(zoneOf(node)),
+            // Load-balancer source ranges admit the LB IPs when they admit a node address.
+            String.valueOf(node.getStatus() == null ? null : node.getStatus().getAddresses()));
   }
 
   private static String zoneOf(Node node) {

@@ -42,6 +42,14 @@ public interface ProxyCache {
    */
   List<Instant> drainTriggerTimes(IpFamily family);
 
+  /**
+   * The ranges of the cluster's ServiceCIDR objects (networking.k8s.io/v1), both families; empty
+   * when there are none or the API server does not serve them.
+   */
+  default List<String> serviceCidrs() {
+    return List.of();
+  }
+
   /** This node's addresses from its status, for --nodeport-addresses. */
   List<String> nodeAddresses();
 }

@@ -14,6 +14,8 @@ import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.NodeIps;
+import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -31,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +53,8 @@ public final class ProxyServer implements AutoCloseable {
   private final PrometheusRegistry registry;
   private HealthServer healthServer;
   private final ServiceHealthServers serviceHealth;
+  private final Supplier<List<String>> nodePortCandidates;
+  private final RuleSettings rules;
   private ProbeHttpServer metricsServer;
   private final Duration kernelCheckPeriod;
   // Checks the kernel's rules and writes the partial-sync log summaries.
@@ -95,6 +100,7 @@ public final class ProxyServer implements AutoCloseable {
       Clock clock) {
     this.clock = clock;
     this.registry = registry;
+    this.rules = config.rules();
     this.metrics = new ProxyMetrics(registry, mode);
     this.kernelCheckPeriod = touchesKernel ? config.syncPeriod() : null;
     this.health = new ProxyHealth(clock, config.healthTimeout());
@@ -122,6 +128,9 @@ public final class ProxyServer implements AutoCloseable {
                 changed();
               }
             });
+    Supplier<List<String>> nodePortCandidates =
+        touchesKernel ? HostAddresses::read : cache::nodeAddresses;
+    this.nodePortCandidates = nodePortCandidates;
     for (var family : IpFamily.values()) {
       proxiers.add(
           new Proxier(
@@ -133,9 +142,10 @@ public final class ProxyServer implements AutoCloseable {
               metrics,
               health,
               clock,
-              touchesKernel ? HostAddresses::read : cache::nodeAddresses));
+              nodePortCandidates));
     }
-    this.serviceHealth = new ServiceHealthServers("0.0.0.0", () -> health.snapshot().healthy());
+    this.serviceHealth =
+        new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     this.runner =
         new SyncRunner(
             "proxy-sync",
@@ -198,7 +208,18 @@ public final class ProxyServer implements AutoCloseable {
     }
     Map<ObjectKey, Integer> counts = new HashMap<>();
     readyLocal.forEach((service, ips) -> counts.put(service, ips.size()));
-    serviceHealth.sync(ports, counts);
+    // Both families' --nodeport-addresses, as for NodePorts; without the flag every address.
+    List<String> addresses = ServiceHealthServers.EVERY_ADDRESS;
+    if (!rules.nodePortCidrs().isEmpty()) {
+      addresses = new ArrayList<>();
+      // The same selection as the NodePort rules: host interfaces, and `primary` from the Node.
+      var candidates = nodePortCandidates.get();
+      var primary = NodeIps.primary(cache.node());
+      for (var family : IpFamily.values()) {
+        addresses.addAll(rules.nodePortAddresses(family, candidates, primary));
+      }
+    }
+    serviceHealth.sync(ports, counts, addresses);
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */

@@ -39,9 +39,10 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
       String detectLocalMode,
       String podBridgeInterface,
       String podInterfaceNamePrefix,
-      List<String> nodePodCidrs) {
+      List<String> nodePodCidrs,
+      List<String> serviceCidrs) {
     static final Settings NONE =
-        new Settings(List.of(), List.of(), false, null, null, null, List.of());
+        new Settings(List.of(), List.of(), false, null, null, null, List.of(), List.of());
 
     Settings with(Map<String, Object> changes) {
       if (changes == null) {
@@ -58,9 +59,10 @@ record FlowTable(Node node, Settings settings, List<Scenario> scenarios) {
           (String) changes.getOrDefault("detectLocalMode", detectLocalMode),
           (String) changes.getOrDefault("podBridgeInterface", podBridgeInterface),
           (String) changes.getOrDefault("podInterfaceNamePrefix", podInterfaceNamePrefix),
-          changes.containsKey("nodePodCidrs")
-              ? strings(changes.get("nodePodCidrs"))
-              : nodePodCidrs);
+          changes.containsKey("nodePodCidrs") ? strings(changes.get("nodePodCidrs")) : nodePodCidrs,
+          changes.containsKey("serviceCidrs")
+              ? strings(changes.get("serviceCidrs"))
+              : serviceCidrs);
     }
   }
 

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditionsBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPortBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,6 +62,17 @@ final class ScenarioObjects {
                     .toList())
             .endStatus()
             .build());
+    if (!scenario.settings().serviceCidrs().isEmpty()) {
+      objects.add(
+          new ServiceCIDRBuilder()
+              .withNewMetadata()
+              .withName("kubernetes")
+              .endMetadata()
+              .withNewSpec()
+              .withCidrs(scenario.settings().serviceCidrs())
+              .endSpec()
+              .build());
+    }
     for (var service : scenario.services()) {
       objects.add(service(service));
       if (service.get("slice") != null) {

@@ -8,6 +8,7 @@ import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.ClusterObjects;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -113,6 +114,37 @@ class ProxyServerTest {
                     .withAddresses(ip)
                     .endEndpoint()
                     .build());
+  }
+
+  @Test
+  void serviceCidrObjectsBecomeTheServiceCidrsSetChangedByElement() throws Exception {
+    createWebService();
+    startProxy();
+    await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("10.96.0.20 . tcp . 80"));
+    assertThat(lastIpv4Script())
+        .as("without ServiceCIDR objects nothing is dropped")
+        .doesNotContain("add element ip proxima service-cidrs");
+
+    client
+        .resource(
+            new ServiceCIDRBuilder()
+                .withNewMetadata()
+                .withName("kubernetes")
+                .endMetadata()
+                .withNewSpec()
+                .withCidrs("10.96.0.0/16", "fd00:10:96::/112")
+                .endSpec()
+                .build())
+        .create();
+
+    // Per family, a partial transaction that adds the range, not a new table.
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(scripts)
+                    .contains(
+                        "add element ip proxima service-cidrs {\n\t10.96.0.0/16\n}\n",
+                        "add element ip6 proxima service-cidrs {\n\tfd00:10:96::/112\n}\n"));
   }
 
   @Test

@@ -65,4 +65,7 @@ public final class NftNames {
   public static final String FIREWALL_IPS = "firewall-ips";
   public static final String FIREWALL_ALLOW = "firewall-allow";
   public static final String HAIRPINS = "hairpins";
+
+  /** The ServiceCIDRs' ranges: traffic to an address in them that no Service holds is dropped. */
+  public static final String SERVICE_CIDRS = "service-cidrs";
 }

@@ -39,6 +39,7 @@ import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_NODEPORTS;
 import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_SERVICES;
 import static dev.proxima.proxy.render.nft.NftNames.REJECT_CHAIN;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICES;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICE_CIDRS;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_ENDPOINTS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
@@ -596,7 +597,13 @@ final class RenderPass {
     chain(
         NODEPORT_ENDPOINTS_CHECK,
         nodePortMatch + " " + portTuple + " vmap @" + NO_ENDPOINT_NODEPORTS);
-    chain(CLUSTER_IPS_CHECK, family.daddr() + " @" + CLUSTER_IPS + " reject");
+    // A port a ClusterIP does not serve is refused; an address of the Service CIDRs no Service
+    // holds
+    // goes nowhere, so it is dropped rather than routed on (empty set without ServiceCIDR objects).
+    chain(
+        CLUSTER_IPS_CHECK,
+        family.daddr() + " @" + CLUSTER_IPS + " reject",
+        family.daddr() + " @" + SERVICE_CIDRS + " drop");
     chain(
         FIREWALL_CHECK,
         daddrTuple
@@ -648,6 +655,7 @@ final class RenderPass {
 
     // Sets and maps.
     set(CLUSTER_IPS, "type " + a + " ; comment \"active ClusterIPs\" ;");
+    set(SERVICE_CIDRS, "type " + a + " ; flags interval ; comment \"ServiceCIDR ranges\" ;");
     if (config.nodePortsListed()) {
       // Declared even when empty: an empty set matches no address, so NodePorts fail closed.
       set(NODEPORT_IPS, "type " + a + " ; comment \"addresses that accept NodePorts\" ;");

@@ -49,6 +49,9 @@ public final class RulesetAssembler {
   private final Set<String> kernelSets = new LinkedHashSet<>();
   private final List<String> warnings = new ArrayList<>();
 
+  /** The elements of {@code service-cidrs}: canonical, outermost only (an interval set). */
+  private List<String> serviceCidrs = List.of();
+
   public RulesetAssembler(NftConfig config) {
     this.config = config;
     this.fixedScript = NftRenderer.render(config, List.of());
@@ -163,6 +166,29 @@ public final class RulesetAssembler {
     }
   }
 
+  /**
+   * Sets the Service CIDRs (the ServiceCIDR objects' ranges, any family; the other family's and
+   * malformed ones are left out) and returns the transaction that takes the kernel's {@code
+   * service-cidrs} set there: only the ranges that came or went, so a change costs what changed.
+   * The next {@link #fullScript()} includes them.
+   */
+  public String serviceCidrs(List<String> cidrs) {
+    var parsed = new ArrayList<NftAddresses.Cidr>();
+    for (var text : cidrs) {
+      NftAddresses.parseCidr(text, config.family()).ifPresent(parsed::add);
+    }
+    var wanted = NftAddresses.outermost(parsed).stream().map(Object::toString).toList();
+    var removed = serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
+    var added = wanted.stream().filter(cidr -> !serviceCidrs.contains(cidr)).toList();
+    serviceCidrs = wanted;
+    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
+    var out = new StringBuilder();
+    // Deletes first: a range that grew replaces the smaller one, and interval sets refuse overlaps.
+    NftScriptDiff.block(out, "delete element ", prefix, NftNames.SERVICE_CIDRS, removed);
+    NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, added);
+    return out.toString();
+  }
+
   /** The complete script replacing the table with the current fragments. */
   public String fullScript() {
     var out = new StringBuilder(fullScriptLengthEstimate());
@@ -173,6 +199,7 @@ public final class RulesetAssembler {
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
     elementUses.forEach(
         (set, uses) -> NftScriptDiff.block(out, "add element ", prefix, set, uses.inUseOrder()));
+    NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, serviceCidrs);
     return out.toString();
   }
 

@@ -93,7 +93,8 @@ class NftRendererTest {
       assertThat(script.rules("reject-chain")).containsExactly("reject");
       assertThat(script.rules("service-endpoints-check"))
           .containsExactly("ip daddr . meta l4proto . th dport vmap @no-endpoint-services");
-      assertThat(script.rules("cluster-ips-check")).containsExactly("ip daddr @cluster-ips reject");
+      assertThat(script.rules("cluster-ips-check"))
+          .containsExactly("ip daddr @cluster-ips reject", "ip daddr @service-cidrs drop");
       assertThat(script.rules("firewall-check"))
           .containsExactly(
               "ip daddr . meta l4proto . th dport @firewall-ips"

@@ -46,6 +46,33 @@ class RulesetAssemblerTest {
   }
 
   @Test
+  void serviceCidrsAreInTheFullScriptOutermostOnlyAndOfThisFamily() {
+    assembler.serviceCidrs(List.of("10.96.0.0/12", "10.96.5.0/24", "fd00:10:96::/112", "bogus"));
+
+    var script = assembler.replaceAll(List.of(WEB));
+
+    assertThat(script)
+        .contains("add element ip proxima service-cidrs {\n\t10.96.0.0/12\n}")
+        .doesNotContain("10.96.5.0/24")
+        .doesNotContain("fd00:10:96::");
+  }
+
+  @Test
+  void aServiceCidrChangeLoadsOnlyTheRangesThatCameOrWent() {
+    assembler.serviceCidrs(List.of("10.96.0.0/16", "10.100.0.0/16"));
+    assembler.replaceAll(List.of(WEB, API));
+
+    var delta = assembler.serviceCidrs(List.of("10.100.0.0/16", "10.101.0.0/16"));
+
+    assertThat(delta)
+        .isEqualTo(
+            "delete element ip proxima service-cidrs {\n\t10.96.0.0/16\n}\n"
+                + "add element ip proxima service-cidrs {\n\t10.101.0.0/16\n}\n");
+    assertThat(assembler.serviceCidrs(List.of("10.100.0.0/16", "10.101.0.0/16"))).isEmpty();
+    assertThat(assembler.fullScript()).contains("10.101.0.0/16").doesNotContain("10.96.0.0/16");
+  }
+
+  @Test
   void anUnchangedPortProducesAnEmptyTransaction() {
     assembler.replaceAll(List.of(WEB, API));
 

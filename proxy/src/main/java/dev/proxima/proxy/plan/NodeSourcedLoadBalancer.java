@@ -1,0 +1,56 @@
+package dev.proxima.proxy.plan;
+
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.model.ServicePort;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Widens a load balancer's source ranges for traffic a node sends to it. Some cloud load balancers
+ * put their IP on the node itself, so a node reaching the load-balancer IP arrives with that IP as
+ * its source, not the node's. When the Service's ranges admit one of this node's addresses the user
+ * meant the node to get through, so the load-balancer IPs are admitted as sources too, as
+ * kube-proxy does in both its modes. Ranges that admit no node address stay exactly as written.
+ */
+final class NodeSourcedLoadBalancer {
+  private NodeSourcedLoadBalancer() {}
+
+  /**
+   * {@code port} with its load-balancer IPs added to its source ranges when those admit the node.
+   */
+  static ServicePort admitLoadBalancerSources(ServicePort port, List<String> nodeAddresses) {
+    if (port.loadBalancerIps().isEmpty() || port.loadBalancerSourceRanges().isEmpty()) {
+      return port;
+    }
+    boolean admitsNode =
+        port.loadBalancerSourceRanges().stream()
+            .anyMatch(
+                range ->
+                    nodeAddresses.stream().anyMatch(address -> IpLiteral.contains(range, address)));
+    if (!admitsNode) {
+      return port;
+    }
+    var ranges = new ArrayList<>(port.loadBalancerSourceRanges());
+    for (var ip : port.loadBalancerIps()) {
+      var host = ip + (IpFamily.of(ip) == IpFamily.IPV6 ? "/128" : "/32");
+      if (!ranges.contains(host)) {
+        ranges.add(host);
+      }
+    }
+    return port.withSourceRanges(ranges);
+  }
+
+  /** The node's addresses from its status, of every type; none when the Node is not known. */
+  static List<String> addressesOf(Node node) {
+    if (node == null || node.getStatus() == null || node.getStatus().getAddresses() == null) {
+      return List.of();
+    }
+    return node.getStatus().getAddresses().stream()
+        .map(NodeAddress::getAddress)
+        .filter(address -> address != null && IpFamily.of(address) != null)
+        .toList();
+  }
+}
