@@ -30,6 +30,8 @@ class ServiceReconcilerTest {
   KubernetesMockServer server;
 
   private final List<PlannedEvent> events = new ArrayList<>();
+  private final List<List<io.fabric8.kubernetes.api.model.Condition>> conditionWrites =
+      new ArrayList<>();
   private final ControllerMetrics metrics = new ControllerMetrics(new PrometheusRegistry());
 
   private ServiceReconciler reconcilerSeeing(Service service, List<EndpointSlice> slices) {
@@ -58,6 +60,7 @@ class ServiceReconcilerTest {
     return new ServiceReconciler(
         view,
         new KubeSliceWriter(client, () -> mayWrite),
+        (read, conditions) -> conditionWrites.add(conditions),
         events::add,
         metrics,
         new OverwriteGuard(OverwriteGuard.Policy.DEFAULT, Clock.systemUTC()),
