@@ -27,9 +27,12 @@ public record SliceScope(Slices slices, Optional<ServerVersion> serverVersion) {
 
   public static final SliceScope ALL = new SliceScope(Slices.ALL, Optional.empty());
 
-  // The release from which KCM hints each value on by default: trafficDistribution PreferClose went
-  // beta (on by default) in 1.31; PreferSameZone and PreferSameNode are KCM's from 1.35, as the
-  // issue settles it (they were added in 1.33 behind a gate). Auto has been KCM's all along.
+  // The release from which KCM hints each value. trafficDistribution (KEP-4444): alpha 1.30, beta
+  // and on by default 1.31, GA 1.33. PreferSameZone and PreferSameNode (KEP-3015): alpha 1.33,
+  // beta and on by default 1.34, GA with the gate locked on 1.35. PreferSame* waits for GA because
+  // a 1.34 KCM with the gate turned off strips those hints, and left to it a Service would get
+  // none; on a 1.34 KCM with the gate on, Proxima and KCM write identical hints, so writing them
+  // too costs nothing. Auto has been KCM's all along.
   private static final Map<String, ServerVersion> KCM_IMPLEMENTS_FROM =
       Map.of(
           TrafficDistribution.PREFER_CLOSE, new ServerVersion(1, 31),

@@ -66,7 +66,9 @@ public final class KubeServiceStatusWriter implements ServiceStatusWriter {
       client
           .services()
           .inNamespace(metadata.getNamespace())
-          .withName(metadata.getName())
+          // resource(read), not withName(name): given the object, fabric8 sends the patch without
+          // reading the Service first, which would need services get.
+          .resource(read)
           .subresource("status")
           .patch(PatchContext.of(PatchType.JSON), serialization.asJson(patch));
     } catch (KubernetesClientException failure) {
