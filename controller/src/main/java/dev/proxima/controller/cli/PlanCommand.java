@@ -93,6 +93,11 @@ public final class PlanCommand implements Callable<Integer> {
       // Taken before planning: the diff must not depend on whether planning copies the slices.
       var before = HintDiff.snapshot(state.endpointSlices());
       var result = OfflinePlan.run(state, scope.get(), Clock.systemUTC());
+      if (serverVersion == null && "auto".equalsIgnoreCase(slices)) {
+        err.println(
+            "note: --slices=auto without --server-version plans as --slices=all (Proxima writes"
+                + " every slice)");
+      }
       result.notes().forEach(note -> err.println("note: " + note));
       if (diff) {
         out.print(HintDiff.text(before, result.endpointSlices(), diffEvents(result.events())));
@@ -126,9 +131,6 @@ public final class PlanCommand implements Callable<Integer> {
       return Optional.empty();
     }
     if (mode == SliceScope.Slices.AUTO && version.isEmpty()) {
-      err.println(
-          "note: --slices=auto without --server-version plans as --slices=all (Proxima writes every"
-              + " slice)");
       return Optional.of(SliceScope.ALL);
     }
     return Optional.of(new SliceScope(mode, version));
