@@ -1,8 +1,10 @@
 package dev.proxima.controller.kube;
 
 import dev.proxima.cli.ApiServerFailures;
+import dev.proxima.controller.hints.HintMode;
 import dev.proxima.controller.hints.ServerVersion;
 import dev.proxima.controller.hints.SliceScope;
+import dev.proxima.model.TrafficDistribution;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.Optional;
@@ -48,23 +50,19 @@ public final class ServerVersions {
       log.atInfo()
           .addKeyValue("slices", "auto")
           .addKeyValue("serverVersion", version.get())
-          .addKeyValue(
-              "preferClose",
-              scope.kcmImplements(
-                      dev.proxima.controller.hints.HintMode.TRAFFIC_DISTRIBUTION,
-                      dev.proxima.model.TrafficDistribution.parse("PreferClose"))
-                  ? "kcm"
-                  : "proxima")
-          .addKeyValue(
-              "preferSameZone",
-              scope.kcmImplements(
-                      dev.proxima.controller.hints.HintMode.TRAFFIC_DISTRIBUTION,
-                      dev.proxima.model.TrafficDistribution.parse("PreferSameZone"))
-                  ? "kcm"
-                  : "proxima")
+          .addKeyValue("preferClose", hinter(scope, TrafficDistribution.PREFER_CLOSE))
+          .addKeyValue("preferSameZone", hinter(scope, TrafficDistribution.PREFER_SAME_ZONE))
+          .addKeyValue("preferSameNode", hinter(scope, TrafficDistribution.PREFER_SAME_NODE))
           .log(
               "EndpointSlice scope: kube-controller-manager's slices are hinted by whoever implements the value");
     }
     return scope;
+  }
+
+  /** Who hints KCM's slices for the value in this cluster, for the start-up log line. */
+  private static String hinter(SliceScope scope, String value) {
+    return scope.kcmImplements(HintMode.TRAFFIC_DISTRIBUTION, TrafficDistribution.parse(value))
+        ? "kube-controller-manager"
+        : "proxima";
   }
 }

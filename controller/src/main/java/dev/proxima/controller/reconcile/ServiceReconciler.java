@@ -148,7 +148,7 @@ public final class ServiceReconciler {
       }
       try {
         var stored = writer.update(desired);
-        overwriteGuard.written(stored);
+        overwriteGuard.written(stored, desired.getMetadata().getResourceVersion());
         metrics.sliceWritten("success");
         written++;
         slicesWritten.incrementAndGet();
@@ -202,7 +202,19 @@ public final class ServiceReconciler {
     if (merged.isEmpty()) {
       return;
     }
-    statusWriter.writeConditions(service, merged.get());
+    try {
+      statusWriter.writeConditions(service, merged.get());
+    } catch (SliceWriter.WriteConflictException | SliceWriter.NotLeaderException retry) {
+      throw retry;
+    } catch (RuntimeException failure) {
+      // The hints are written; a status the controller may not patch (an older ClusterRole
+      // without services/status) must not turn every sync into a failure. The next sync retries.
+      log.atWarn()
+          .addKeyValue("service", plan.service())
+          .addKeyValue("cause", failure.getMessage())
+          .log("Could not write the Service's conditions; hints are unaffected");
+      return;
+    }
     if (resourceVersion != null) {
       conditionsWritten.put(plan.service(), new WrittenConditions(resourceVersion, merged.get()));
     }

@@ -13,8 +13,8 @@ import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.health.ProbeServer;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.OverwriteGuard;
+import dev.proxima.controller.testing.Fixtures;
 import dev.proxima.http.testing.StalledClients;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -139,18 +139,8 @@ class HintControllerTest {
     client.resource(service(name, trafficDistribution)).create();
   }
 
-  private void setTrafficDistribution(String name, String trafficDistribution) {
-    client
-        .services()
-        .inNamespace("test")
-        .withName(name)
-        .edit(
-            svc ->
-                new ServiceBuilder(svc)
-                    .editSpec()
-                    .withTrafficDistribution(trafficDistribution)
-                    .endSpec()
-                    .build());
+  private void setTrafficDistribution(String name, String value) {
+    Fixtures.setTrafficDistribution(client, name, value);
   }
 
   @Test

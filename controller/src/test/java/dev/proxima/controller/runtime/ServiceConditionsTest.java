@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import dev.proxima.controller.hints.SliceScope;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.OverwriteGuard;
+import dev.proxima.controller.testing.Fixtures;
 import dev.proxima.model.ServiceConditions;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
@@ -79,17 +80,7 @@ class ServiceConditionsTest {
   }
 
   private void setTrafficDistribution(String name, String value) {
-    client
-        .services()
-        .inNamespace("test")
-        .withName(name)
-        .edit(
-            svc ->
-                new ServiceBuilder(svc)
-                    .editSpec()
-                    .withTrafficDistribution(value)
-                    .endSpec()
-                    .build());
+    Fixtures.setTrafficDistribution(client, name, value);
   }
 
   private int statusWritesSinceLastCall() throws InterruptedException {
