@@ -59,26 +59,6 @@ public record HintPlan(
     return mode == HintMode.TRAFFIC_DISTRIBUTION ? trafficDistribution.raw() : "";
   }
 
-  public HintPlan(
-      ObjectKey service,
-      HintMode mode,
-      TrafficDistribution trafficDistribution,
-      List<EndpointSlice> updates,
-      List<SkippedSlice> skipped,
-      List<PlannedEvent> events,
-      List<String> removals) {
-    this(
-        service,
-        mode,
-        trafficDistribution,
-        updates,
-        skipped,
-        events,
-        removals,
-        List.of(),
-        java.util.Optional.empty());
-  }
-
   /** Why hints the Service asks for are not planned: a condition reason and a sentence. */
   public record Shortfall(String reason, String message) {}
 
