@@ -31,6 +31,7 @@ final class ApiServer implements AutoCloseable {
   private final KubernetesClient client;
   private final int port;
   private final AtomicLong sliceWrites = new AtomicLong();
+  private final AtomicLong statusWrites = new AtomicLong();
   private final Thread drain;
 
   ApiServer() {
@@ -76,6 +77,10 @@ final class ApiServer implements AutoCloseable {
             && request.getPath().contains("/endpointslices/")) {
           sliceWrites.incrementAndGet();
         }
+        if (("PUT".equals(method) || "PATCH".equals(method))
+            && request.getPath().matches("/api/v1/namespaces/[^/]+/services/[^/?]+/status.*")) {
+          statusWrites.incrementAndGet();
+        }
       } catch (InterruptedException e) {
         return;
       }
@@ -85,6 +90,11 @@ final class ApiServer implements AutoCloseable {
   /** Updates and patches of EndpointSlices seen so far, whoever sent them. */
   long sliceWrites() {
     return sliceWrites.get();
+  }
+
+  /** Writes of Services' status (the controller's conditions) seen so far. */
+  long statusWrites() {
+    return statusWrites.get();
   }
 
   KubernetesClient client() {

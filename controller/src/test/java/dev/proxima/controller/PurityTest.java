@@ -30,6 +30,7 @@ class PurityTest {
         .resideInAnyPackage(
             "dev.proxima.model..",
             "dev.proxima.controller.hints..",
+            "dev.proxima.controller.conditions..",
             "dev.proxima.controller.events..",
             "dev.proxima.controller.reconcile..",
             "dev.proxima.controller.queue..")
@@ -44,7 +45,7 @@ class PurityTest {
   void thePlannerDoesNotDependOnTheRuntime() {
     noClasses()
         .that()
-        .resideInAPackage("dev.proxima.controller.hints..")
+        .resideInAnyPackage("dev.proxima.controller.hints..", "dev.proxima.controller.conditions..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(

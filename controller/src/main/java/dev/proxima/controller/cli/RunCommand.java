@@ -8,6 +8,7 @@ import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
 import dev.proxima.controller.health.ProbeServer;
+import dev.proxima.controller.hints.SliceScope;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.runtime.ControllerConfig;
@@ -106,6 +107,15 @@ public final class RunCommand implements Callable<Integer> {
   Duration syncTimeout;
 
   @Option(
+      names = "--slices",
+      defaultValue = "${env:PROXIMA_SLICES:-auto}",
+      description =
+          "Which EndpointSlices get hints: all, unmanaged (only those kube-controller-manager does"
+              + " not manage) or auto (also KCM's, for values this cluster's KCM does not"
+              + " implement; decided from the API server's version) (default: ${DEFAULT-VALUE}).")
+  String slices;
+
+  @Option(
       names = "--log-format",
       defaultValue = "${env:PROXIMA_LOG_FORMAT:-text}",
       description = "text or json (default: ${DEFAULT-VALUE}).")
@@ -125,7 +135,16 @@ public final class RunCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("error: " + unusable.getMessage());
       return 2;
     }
-    var config = controllerConfig();
+    SliceScope.Slices scope;
+    try {
+      scope = SliceScope.Slices.valueOf(slices.toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException unknown) {
+      spec.commandLine()
+          .getErr()
+          .println("error: --slices must be all, unmanaged or auto, not " + slices);
+      return 2;
+    }
+    var config = controllerConfig().withSlices(scope);
     var registry = new PrometheusRegistry();
     var metrics = new ControllerMetrics(registry);
     var stop = TerminationSignals.latch();

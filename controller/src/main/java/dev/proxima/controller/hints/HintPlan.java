@@ -15,6 +15,10 @@ import java.util.List;
  * @param skipped slices the plan deliberately left alone, with the reason, for logs and plan output
  * @param removals why hints were removed, one entry per address type that lost them (see {@link
  *     RemovalReasons}); empty when nothing was removed
+ * @param leftToKcm slices whose hints differ from the plan but are kube-controller-manager's to
+ *     write under {@code --slices}; they are not in {@code updates}
+ * @param shortfall why the plan holds no hints although the Service asks for them (Auto's
+ *     InsufficientNodeInfo and the like); empty when it holds the hints asked for
  */
 public record HintPlan(
     ObjectKey service,
@@ -23,9 +27,12 @@ public record HintPlan(
     List<EndpointSlice> updates,
     List<SkippedSlice> skipped,
     List<PlannedEvent> events,
-    List<String> removals) {
+    List<String> removals,
+    List<String> leftToKcm,
+    java.util.Optional<Shortfall> shortfall) {
 
   public HintPlan {
+    leftToKcm = List.copyOf(leftToKcm);
     updates = List.copyOf(updates);
     skipped = List.copyOf(skipped);
     events = List.copyOf(events);
@@ -51,6 +58,9 @@ public record HintPlan(
   public String trafficDistributionLabel() {
     return mode == HintMode.TRAFFIC_DISTRIBUTION ? trafficDistribution.raw() : "";
   }
+
+  /** Why hints the Service asks for are not planned: a condition reason and a sentence. */
+  public record Shortfall(String reason, String message) {}
 
   /** A slice the plan did not touch, and why. */
   public record SkippedSlice(String name, String reason) {}

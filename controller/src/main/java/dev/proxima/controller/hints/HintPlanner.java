@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Computes the hints of one Service's EndpointSlices exactly as kube-controller-manager would, so
@@ -29,9 +30,23 @@ public final class HintPlanner {
   private static final List<String> ADDRESS_TYPES = List.of("IPv4", "IPv6");
 
   private final AutoHintCache autoHints;
+  private final SliceScope scope;
+
+  /**
+   * @param scope which slices Proxima writes; slices outside it are planned (to tell whether they
+   *     already carry the hints) but left to kube-controller-manager
+   */
+  public HintPlanner(AutoHintCache autoHints, SliceScope scope) {
+    this.autoHints = autoHints;
+    this.scope = scope;
+  }
 
   public HintPlanner(AutoHintCache autoHints) {
-    this.autoHints = autoHints;
+    this(autoHints, SliceScope.ALL);
+  }
+
+  public SliceScope scope() {
+    return scope;
   }
 
   /** A planner whose Auto state knows no Nodes: Auto Services get no hints from it. */
@@ -52,6 +67,7 @@ public final class HintPlanner {
       // Auto outranks the field upstream, so the field is not even looked at.
       var updates = new ArrayList<EndpointSlice>();
       var removals = new ArrayList<String>();
+      java.util.Optional<HintPlan.Shortfall> shortfall = java.util.Optional.empty();
       for (var addressType : ADDRESS_TYPES) {
         var ofType = inScope.stream().filter(s -> addressType.equals(s.getAddressType())).toList();
         if (ofType.isEmpty()) {
@@ -60,16 +76,29 @@ public final class HintPlanner {
         var result = autoHints.addHints(withoutNodeHints(key, addressType, ofType));
         updates.addAll(result.toUpdate());
         events.addAll(result.events());
+        var warning =
+            result.events().stream().filter(e -> e.type() == PlannedEvent.Type.Warning).findFirst();
         if (!result.hintsPopulated() && !result.toUpdate().isEmpty()) {
-          result.events().stream()
-              .filter(e -> e.type() == PlannedEvent.Type.Warning)
-              .findFirst()
-              .ifPresent(e -> removals.add(RemovalReasons.of(e.message())));
+          warning.ifPresent(e -> removals.add(RemovalReasons.of(e.message())));
+        }
+        if (!result.hintsPopulated() && shortfall.isEmpty()) {
+          // Upstream says why on every sync that finds no hints, so a resync sees the same reason.
+          shortfall =
+              warning.map(e -> new HintPlan.Shortfall(RemovalReasons.of(e.message()), e.message()));
         }
       }
       updates.sort(Comparator.comparing(slice -> slice.getMetadata().getName()));
+      var leftToKcm = leaveToKcm(updates, HintMode.AUTO, trafficDistribution);
       return new HintPlan(
-          key, HintMode.AUTO, trafficDistribution, updates, skipped, events, removals);
+          key,
+          HintMode.AUTO,
+          trafficDistribution,
+          updates,
+          skipped,
+          events,
+          removals,
+          leftToKcm,
+          shortfall);
     }
 
     var removals = new ArrayList<String>();
@@ -111,6 +140,7 @@ public final class HintPlanner {
         updates.add(copy);
       }
     }
+    var leftToKcm = leaveToKcm(updates, mode, trafficDistribution);
     if (mode == HintMode.NONE && !updates.isEmpty()) {
       removals.add(
           switchedOffAuto
@@ -119,7 +149,53 @@ public final class HintPlanner {
                   ? RemovalReasons.UNSUPPORTED_TRAFFIC_DISTRIBUTION
                   : RemovalReasons.NO_HINT_SOURCE);
     }
-    return new HintPlan(key, mode, trafficDistribution, updates, skipped, events, removals);
+    return new HintPlan(
+        key,
+        mode,
+        trafficDistribution,
+        updates,
+        skipped,
+        events,
+        removals,
+        leftToKcm,
+        mode == HintMode.TRAFFIC_DISTRIBUTION ? zonelessShortfall(inScope) : Optional.empty());
+  }
+
+  /**
+   * Takes the slices kube-controller-manager is to write out of {@code updates}, and names them.
+   */
+  private List<String> leaveToKcm(
+      List<EndpointSlice> updates, HintMode mode, TrafficDistribution trafficDistribution) {
+    var left = new ArrayList<String>();
+    updates.removeIf(
+        slice -> {
+          boolean leave = scope.leavesToKcm(slice, mode, trafficDistribution);
+          if (leave) {
+            left.add(slice.getMetadata().getName());
+          }
+          return leave;
+        });
+    return left;
+  }
+
+  /**
+   * Ready endpoints without a zone get no zone hint, so proxies in every zone treat them alike; the
+   * Service asked for locality it only partly gets.
+   */
+  private static Optional<HintPlan.Shortfall> zonelessShortfall(List<EndpointSlice> slices) {
+    long zoneless =
+        slices.stream()
+            .filter(slice -> slice.getEndpoints() != null)
+            .flatMap(slice -> slice.getEndpoints().stream())
+            .filter(HintHeuristic::isReady)
+            .filter(endpoint -> endpoint.getZone() == null)
+            .count();
+    return zoneless == 0
+        ? Optional.empty()
+        : Optional.of(
+            new HintPlan.Shortfall(
+                dev.proxima.model.ServiceConditions.ProgrammedReason.NO_ZONE_SPECIFIED,
+                zoneless + " ready endpoint(s) have no zone, so they carry no zone hint"));
   }
 
   /**

@@ -31,6 +31,7 @@ public final class ControllerMetrics {
   private final Histogram reconcileDuration;
   private final Counter hintWrites;
   private final Counter hintsOverwritten;
+  private final Counter conditionWrites;
   private final Gauge queueDepth;
   private final Counter queueAdds;
   private final Counter queueRetries;
@@ -100,6 +101,11 @@ public final class ControllerMetrics {
             .name("proxima_controller_hints_overwritten_total")
             .help("Times another writer kept reverting Proxima's hints and Proxima backed off.")
             .register(registry);
+    conditionWrites =
+        Counter.builder()
+            .name("proxima_controller_service_condition_writes_total")
+            .help("Patches of a Service's status conditions (only sent when one changed).")
+            .register(registry);
     leader =
         Gauge.builder()
             .name("proxima_controller_leader")
@@ -160,6 +166,10 @@ public final class ControllerMetrics {
 
   public void reconciled(Duration elapsed) {
     reconcileDuration.observe(elapsed.toNanos() / 1e9);
+  }
+
+  public void conditionsWritten() {
+    conditionWrites.inc();
   }
 
   public void hintsOverwritten() {

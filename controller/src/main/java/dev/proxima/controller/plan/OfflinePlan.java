@@ -1,17 +1,21 @@
 package dev.proxima.controller.plan;
 
+import dev.proxima.controller.conditions.ConditionMerge;
 import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.hints.HintPlanner;
+import dev.proxima.controller.hints.SliceScope;
 import dev.proxima.controller.hints.auto.AutoHintCache;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.ClusterView;
 import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.reconcile.ServiceReconciler;
+import dev.proxima.controller.reconcile.ServiceStatusWriter;
 import dev.proxima.controller.reconcile.SliceOwnership;
 import dev.proxima.controller.reconcile.SliceWriter;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.state.ClusterState;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -32,13 +36,23 @@ public final class OfflinePlan {
   /**
    * @param endpointSlices every slice of the state, in file order, as the controller leaves it
    * @param notes what was left alone and why, for stderr
+   * @param conditions Proxima's conditions each Service would carry afterwards, by Service, for the
+   *     Services that would carry any
    */
   public record Result(
-      List<EndpointSlice> endpointSlices, List<PlannedEvent> events, List<String> notes) {}
+      List<EndpointSlice> endpointSlices,
+      List<PlannedEvent> events,
+      List<String> notes,
+      Map<ObjectKey, List<Condition>> conditions) {}
 
   private OfflinePlan() {}
 
+  /** Plans as {@code --slices=all}: every slice is Proxima's to write. */
   public static Result run(ClusterState state) {
+    return run(state, SliceScope.ALL, Clock.systemUTC());
+  }
+
+  public static Result run(ClusterState state, SliceScope scope, Clock clock) {
     var view = new StateView(state);
     var autoHints = new AutoHintCache();
     autoHints.setNodes(state.nodes());
@@ -50,15 +64,19 @@ public final class OfflinePlan {
           written.put(key(desired), desired);
           return desired;
         };
+    var writtenConditions = new LinkedHashMap<ObjectKey, List<Condition>>();
+    ServiceStatusWriter statusInMemory =
+        (service, conditions) -> writtenConditions.put(keyOf(service), conditions);
     var reconciler =
         new ServiceReconciler(
             view,
             inMemory,
+            statusInMemory,
             events::add,
             new ControllerMetrics(new PrometheusRegistry()),
-            new OverwriteGuard(OverwriteGuard.Policy.DEFAULT, Clock.systemUTC()),
-            new HintPlanner(autoHints),
-            Clock.systemUTC());
+            new OverwriteGuard(OverwriteGuard.Policy.DEFAULT, clock),
+            new HintPlanner(autoHints, scope),
+            clock);
 
     var serviceKeys = new TreeSet<ObjectKey>();
     state.services().forEach(service -> serviceKeys.add(keyOf(service)));
@@ -86,7 +104,16 @@ public final class OfflinePlan {
         state.endpointSlices().stream()
             .map(slice -> written.getOrDefault(key(slice), slice))
             .toList();
-    return new Result(result, events, notes);
+    var conditions = new java.util.TreeMap<ObjectKey, List<Condition>>();
+    for (var key : serviceKeys) {
+      var service = view.service(key).orElseThrow();
+      var stored = service.getStatus() == null ? null : service.getStatus().getConditions();
+      var after = ConditionMerge.ours(writtenConditions.getOrDefault(key, stored));
+      if (!after.isEmpty()) {
+        conditions.put(key, after);
+      }
+    }
+    return new Result(result, events, notes, conditions);
   }
 
   private static String key(EndpointSlice slice) {

@@ -87,14 +87,26 @@ public final class OverwriteGuard {
 
   /** Called after a successful write with the slice as the API server returned it. */
   public synchronized void written(EndpointSlice stored) {
+    written(stored, null);
+  }
+
+  /**
+   * Called after a successful write with the slice as the API server returned it and the
+   * resourceVersion it replaced: a cache that still shows that version has not caught up with the
+   * write yet, which is no revert.
+   */
+  public synchronized void written(EndpointSlice stored, String replacedResourceVersion) {
     var history = bySliceUid.computeIfAbsent(uid(stored), uid -> new History());
+    history.replacedResourceVersion = replacedResourceVersion;
     history.resourceVersion = stored.getMetadata().getResourceVersion();
     history.hintsByAddress = hintsByAddress(stored);
     history.lastActivity = clock.instant();
   }
 
   private static boolean isRevert(History history, EndpointSlice current) {
-    if (Objects.equals(history.resourceVersion, current.getMetadata().getResourceVersion())) {
+    var version = current.getMetadata().getResourceVersion();
+    if (Objects.equals(history.resourceVersion, version)
+        || (version != null && version.equals(history.replacedResourceVersion))) {
       return false;
     }
     var now = hintsByAddress(current);
@@ -150,6 +162,7 @@ public final class OverwriteGuard {
 
   private static final class History {
     String resourceVersion;
+    String replacedResourceVersion;
     Map<String, String> hintsByAddress = Map.of();
     final Deque<Instant> reverts = new ArrayDeque<>();
     Instant backOffUntil;

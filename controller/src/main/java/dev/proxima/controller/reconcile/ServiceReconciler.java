@@ -1,15 +1,22 @@
 package dev.proxima.controller.reconcile;
 
+import dev.proxima.controller.conditions.ConditionMerge;
+import dev.proxima.controller.conditions.TrafficDistributionConditions;
+import dev.proxima.controller.conditions.WriteOutcome;
 import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.events.EventRecorder;
 import dev.proxima.controller.events.PlannedEvent;
+import dev.proxima.controller.hints.HintPlan;
 import dev.proxima.controller.hints.HintPlanner;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.model.ObjectKey;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -25,16 +32,26 @@ public final class ServiceReconciler {
 
   private final ClusterView cluster;
   private final SliceWriter writer;
+  private final ServiceStatusWriter statusWriter;
   private final EventRecorder events;
   private final ControllerMetrics metrics;
   private final OverwriteGuard overwriteGuard;
   private final HintPlanner planner;
   private final Clock clock;
   private final AtomicLong slicesWritten = new AtomicLong();
+  // The conditions last written per Service and the resourceVersion they were written over: while
+  // the cache still shows that version, the write has not come back through the watch yet, and
+  // writing the same conditions again would only earn a conflict.
+  private final java.util.concurrent.ConcurrentMap<ObjectKey, WrittenConditions> conditionsWritten =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private record WrittenConditions(
+      String overResourceVersion, List<io.fabric8.kubernetes.api.model.Condition> conditions) {}
 
   public ServiceReconciler(
       ClusterView cluster,
       SliceWriter writer,
+      ServiceStatusWriter statusWriter,
       EventRecorder events,
       ControllerMetrics metrics,
       OverwriteGuard overwriteGuard,
@@ -42,6 +59,7 @@ public final class ServiceReconciler {
       Clock clock) {
     this.cluster = cluster;
     this.writer = writer;
+    this.statusWriter = statusWriter;
     this.events = events;
     this.metrics = metrics;
     this.overwriteGuard = overwriteGuard;
@@ -75,6 +93,7 @@ public final class ServiceReconciler {
     if (service.isEmpty()) {
       // Its slices are garbage-collected with it; only the bookkeeping needs to go.
       log.atDebug().addKeyValue("service", key).log("Service is gone; nothing to reconcile");
+      conditionsWritten.remove(key);
       metrics.serviceDeleted(key);
       return Optional.empty();
     }
@@ -101,6 +120,7 @@ public final class ServiceReconciler {
 
     Optional<Duration> retryAfter = Optional.empty();
     int written = 0;
+    var overwritten = new ArrayList<String>();
     for (var desired : plan.updates()) {
       // The guard compares what is stored now with what Proxima wrote last, not with the plan.
       var decision = overwriteGuard.beforeWrite(currentByName.get(desired.getMetadata().getName()));
@@ -122,12 +142,13 @@ public final class ServiceReconciler {
               .addKeyValue("backOff", decision.retryAfter())
               .log("Hints keep being overwritten; backing off from the slice");
         }
+        overwritten.add(desired.getMetadata().getName());
         retryAfter = earliest(retryAfter, decision.retryAfter());
         continue;
       }
       try {
         var stored = writer.update(desired);
-        overwriteGuard.written(stored);
+        overwriteGuard.written(stored, desired.getMetadata().getResourceVersion());
         metrics.sliceWritten("success");
         written++;
         slicesWritten.incrementAndGet();
@@ -146,18 +167,74 @@ public final class ServiceReconciler {
       } catch (SliceWriter.WriteConflictException conflict) {
         metrics.sliceWritten("conflict");
         throw conflict;
+      } catch (SliceWriter.NotLeaderException notLeader) {
+        throw notLeader;
       } catch (RuntimeException failure) {
-        if (!(failure instanceof SliceWriter.NotLeaderException)) {
-          metrics.sliceWritten("error");
-        }
+        metrics.sliceWritten("error");
+        reportWriteFailure(service.get(), plan, failure);
         throw failure;
       }
     }
+    updateConditions(service.get(), plan, new WriteOutcome(overwritten, Optional.empty()));
     metrics.slicesChanged(plan.mode().topologyLabel(), plan.trafficDistributionLabel(), written);
     if (written > 0) {
       plan.removals().forEach(metrics::hintsRemoved);
     }
     return retryAfter;
+  }
+
+  /**
+   * Writes the Service's conditions when they differ from the stored ones; a resync that finds
+   * everything as it was writes nothing.
+   */
+  private void updateConditions(Service service, HintPlan plan, WriteOutcome outcome) {
+    var desired = TrafficDistributionConditions.desired(service, plan, planner.scope(), outcome);
+    var current = service.getStatus() == null ? null : service.getStatus().getConditions();
+    var resourceVersion = service.getMetadata().getResourceVersion();
+    var pending = conditionsWritten.get(plan.service());
+    if (pending != null
+        && resourceVersion != null
+        && resourceVersion.equals(pending.overResourceVersion())) {
+      // The cache lags behind our own write: judge against what was written.
+      current = pending.conditions();
+    }
+    var merged = ConditionMerge.merge(current, desired, clock.instant());
+    if (merged.isEmpty()) {
+      return;
+    }
+    try {
+      statusWriter.writeConditions(service, merged.get());
+    } catch (SliceWriter.WriteConflictException | SliceWriter.NotLeaderException retry) {
+      throw retry;
+    } catch (RuntimeException failure) {
+      // The hints are written; a status the controller may not patch (an older ClusterRole
+      // without services/status) must not turn every sync into a failure. The next sync retries.
+      log.atWarn()
+          .addKeyValue("service", plan.service())
+          .addKeyValue("cause", failure.getMessage())
+          .log("Could not write the Service's conditions; hints are unaffected");
+      return;
+    }
+    if (resourceVersion != null) {
+      conditionsWritten.put(plan.service(), new WrittenConditions(resourceVersion, merged.get()));
+    }
+    metrics.conditionsWritten();
+    log.atDebug()
+        .addKeyValue("service", plan.service())
+        .addKeyValue("conditions", ConditionMerge.ours(merged.get()).size())
+        .log("Updated Service conditions");
+  }
+
+  /** Says WriteFailing on the Service before the failure propagates; best effort. */
+  private void reportWriteFailure(Service service, HintPlan plan, RuntimeException failure) {
+    try {
+      updateConditions(service, plan, WriteOutcome.failed(failure.getMessage()));
+    } catch (RuntimeException alsoFailing) {
+      log.atDebug()
+          .addKeyValue("service", plan.service())
+          .addKeyValue("cause", alsoFailing.getMessage())
+          .log("Could not report the failing write in the Service's conditions either");
+    }
   }
 
   private static Optional<Duration> earliest(Optional<Duration> current, Duration candidate) {

@@ -1,5 +1,6 @@
 package dev.proxima.controller.runtime;
 
+import dev.proxima.controller.hints.SliceScope;
 import dev.proxima.controller.reconcile.OverwriteGuard;
 import java.time.Duration;
 import java.util.Objects;
@@ -13,7 +14,18 @@ public record ControllerConfig(
     Duration resyncPeriod,
     int maxRetries,
     LeaderElectionConfig leaderElection,
-    OverwriteGuard.Policy overwritePolicy) {
+    OverwriteGuard.Policy overwritePolicy,
+    SliceScope.Slices slices) {
+
+  /** Writes every slice ({@code --slices=all}), as the controller did before the flag existed. */
+  public ControllerConfig(
+      int workers,
+      Duration resyncPeriod,
+      int maxRetries,
+      LeaderElectionConfig leaderElection,
+      OverwriteGuard.Policy overwritePolicy) {
+    this(workers, resyncPeriod, maxRetries, leaderElection, overwritePolicy, SliceScope.Slices.ALL);
+  }
 
   /**
    * Lease-based leader election; {@code enabled=false} makes this replica write unconditionally.
@@ -42,6 +54,7 @@ public record ControllerConfig(
     }
     Objects.requireNonNull(leaderElection, "leaderElection");
     Objects.requireNonNull(overwritePolicy, "overwritePolicy");
+    Objects.requireNonNull(slices, "slices");
   }
 
   /** Upstream's defaults: 5 workers, 15 retries; no leader election. */
@@ -55,10 +68,16 @@ public record ControllerConfig(
   }
 
   public ControllerConfig withLeaderElection(LeaderElectionConfig leaderElection) {
-    return new ControllerConfig(workers, resyncPeriod, maxRetries, leaderElection, overwritePolicy);
+    return new ControllerConfig(
+        workers, resyncPeriod, maxRetries, leaderElection, overwritePolicy, slices);
+  }
+
+  public ControllerConfig withSlices(SliceScope.Slices slices) {
+    return new ControllerConfig(
+        workers, resyncPeriod, maxRetries, leaderElection, overwritePolicy, slices);
   }
 
   public ControllerConfig withOverwritePolicy(OverwriteGuard.Policy policy) {
-    return new ControllerConfig(workers, resyncPeriod, maxRetries, leaderElection, policy);
+    return new ControllerConfig(workers, resyncPeriod, maxRetries, leaderElection, policy, slices);
   }
 }

@@ -8,7 +8,9 @@ import dev.proxima.controller.hints.HintPlanner;
 import dev.proxima.controller.hints.auto.AutoHintCache;
 import dev.proxima.controller.kube.ControllerInformers;
 import dev.proxima.controller.kube.KubeEventRecorder;
+import dev.proxima.controller.kube.KubeServiceStatusWriter;
 import dev.proxima.controller.kube.KubeSliceWriter;
+import dev.proxima.controller.kube.ServerVersions;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.queue.RateLimitedWorkQueue;
 import dev.proxima.controller.queue.RateLimiter;
@@ -93,10 +95,11 @@ public final class HintController implements AutoCloseable {
         new ServiceReconciler(
             informers,
             writer,
+            new KubeServiceStatusWriter(client, this::mayWrite),
             events,
             metrics,
             new OverwriteGuard(config.overwritePolicy(), clock),
-            new HintPlanner(autoHints),
+            new HintPlanner(autoHints, ServerVersions.scope(client, config.slices())),
             clock);
   }
 

@@ -211,7 +211,83 @@ class PlanCommandIT {
               10.1.0.7 (<no node>, zone-b): forZones=[zone-b] -> <no hints>
             2 of 3 EndpointSlices would change.
             event: Warning shop/legacy UnsupportedTrafficDistribution: spec.trafficDistribution "SomethingNew" is not supported (PreferSameZone, PreferSameNode or PreferClose); routing stays cluster-wide and hints are removed
+            Service shop/legacy conditions:
+              proxima.dev/TrafficDistributionAccepted=False UnsupportedValue: spec.trafficDistribution "SomethingNew" is not supported (PreferSameZone, PreferSameNode or PreferClose); routing stays cluster-wide
+              proxima.dev/TrafficDistributionProgrammed=False NotAccepted: No hints are planned for a value not accepted
+            Service shop/web conditions:
+              proxima.dev/TrafficDistributionAccepted=True Accepted: PreferSameNode is implemented
+              proxima.dev/TrafficDistributionProgrammed=False NoZoneSpecified: 1 ready endpoint(s) have no zone, so they carry no zone hint
             """);
+  }
+
+  private Path kcmState() throws Exception {
+    var file = directory.resolve("kcm.yaml");
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Service
+        metadata: {name: close, namespace: shop, generation: 4}
+        spec: {trafficDistribution: PreferClose, ports: [{port: 80}]}
+        ---
+        apiVersion: discovery.k8s.io/v1
+        kind: EndpointSlice
+        metadata:
+          name: close-1
+          namespace: shop
+          labels:
+            kubernetes.io/service-name: close
+            endpointslice.kubernetes.io/managed-by: endpointslice-controller.k8s.io
+        addressType: IPv4
+        endpoints:
+        - {addresses: ["10.1.0.1"], zone: zone-a, nodeName: n1, conditions: {ready: true}}
+        """);
+    return file;
+  }
+
+  @Test
+  void slicesAutoLeavesKubeControllerManagersSlicesToItByTheServerVersionGiven() throws Exception {
+    var state = kcmState().toString();
+
+    var v133 =
+        run("plan", "--state", state, "--slices", "auto", "--server-version", "1.33", "-o", "json");
+    var v130 = run("plan", "--state", state, "--server-version", "v1.30.4", "-o", "json");
+    var noVersion = run("plan", "--state", state, "-o", "json");
+
+    assertThat(v133.exitCode()).as(v133.err()).isZero();
+    var plan = new ObjectMapper().readTree(v133.out());
+    assertThat(plan.at("/endpointSlices/0/endpoints/0/hints").isMissingNode())
+        .as("1.33's KCM hints PreferClose itself")
+        .isTrue();
+    var programmed = plan.at("/serviceConditions/0/conditions/1");
+    assertThat(programmed.get("type").asText())
+        .isEqualTo("proxima.dev/TrafficDistributionProgrammed");
+    assertThat(programmed.get("reason").asText()).isEqualTo("ManagedByKubeControllerManager");
+    assertThat(programmed.get("observedGeneration").asLong()).isEqualTo(4);
+    assertThat(programmed.get("message").asText()).contains("close-1");
+
+    var older = new ObjectMapper().readTree(v130.out());
+    assertThat(older.at("/endpointSlices/0/endpoints/0/hints/forZones/0/name").asText())
+        .as("1.30's KCM does not: Proxima hints it")
+        .isEqualTo("zone-a");
+    assertThat(older.at("/serviceConditions/0/conditions/1/reason").asText())
+        .isEqualTo("Programmed");
+
+    assertThat(noVersion.err()).contains("--slices=auto without --server-version plans as");
+    assertThat(
+            new ObjectMapper()
+                .readTree(noVersion.out())
+                .at("/endpointSlices/0/endpoints/0/hints/forZones/0/name")
+                .asText())
+        .isEqualTo("zone-a");
+  }
+
+  @Test
+  void anInvalidServerVersionExitsWithTwo() throws Exception {
+    var result = run("plan", "--state", kcmState().toString(), "--server-version", "latest");
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err()).contains("--server-version must look like 1.33");
   }
 
   @Test

@@ -102,4 +102,15 @@ class OverwriteGuardTest {
           .isEqualTo(OverwriteGuard.Verdict.WRITE);
     }
   }
+
+  @Test
+  void aCacheStillShowingTheVersionProximaReplacedIsNoRevert() {
+    // Another event (a Service status write, say) brings the Service back before the watch has
+    // delivered Proxima's own write: the cache still holds the unhinted version it replaced.
+    for (int i = 0; i < 5; i++) {
+      guard.written(version("8", true), "3");
+      assertThat(guard.beforeWrite(version("3", false)).verdict())
+          .isEqualTo(OverwriteGuard.Verdict.WRITE);
+    }
+  }
 }

@@ -30,6 +30,9 @@ class ServiceReconcilerTest {
   KubernetesMockServer server;
 
   private final List<PlannedEvent> events = new ArrayList<>();
+  private boolean statusForbidden;
+  private final List<List<io.fabric8.kubernetes.api.model.Condition>> conditionWrites =
+      new ArrayList<>();
   private final ControllerMetrics metrics = new ControllerMetrics(new PrometheusRegistry());
 
   private ServiceReconciler reconcilerSeeing(Service service, List<EndpointSlice> slices) {
@@ -58,6 +61,13 @@ class ServiceReconcilerTest {
     return new ServiceReconciler(
         view,
         new KubeSliceWriter(client, () -> mayWrite),
+        (read, conditions) -> {
+          if (statusForbidden) {
+            throw new io.fabric8.kubernetes.client.KubernetesClientException(
+                "services \"svc\" is forbidden", 403, null);
+          }
+          conditionWrites.add(conditions);
+        },
         events::add,
         metrics,
         new OverwriteGuard(OverwriteGuard.Policy.DEFAULT, Clock.systemUTC()),
@@ -139,5 +149,40 @@ class ServiceReconcilerTest {
     assertThatThrownBy(() -> reconciler.reconcile(new ObjectKey("test", "svc")))
         .isInstanceOf(SliceWriter.NotLeaderException.class);
     assertThat(stored("s1").getEndpoints().get(0).getHints()).isNull();
+  }
+
+  @Test
+  void aServiceStatusTheControllerMayNotPatchLeavesTheHintsWrittenAndTheSyncSuccessful() {
+    statusForbidden = true;
+    var created = client.resource(slice("s1", "svc", ready("10.0.0.1", "zone-a", "n1"))).create();
+
+    var retry =
+        reconcilerSeeing(service("svc", "PreferSameZone"), List.of(created))
+            .reconcile(new ObjectKey("test", "svc"));
+
+    assertThat(retry).isEmpty();
+    assertThat(stored("s1").getEndpoints().get(0).getHints()).isNotNull();
+  }
+
+  @Test
+  void aCacheThatHasNotSeenTheConditionsWrittenYetDoesNotWriteThemAgain() {
+    var svc = service("svc", "PreferSameZone");
+    svc.getMetadata().setResourceVersion("7");
+    var hinted =
+        slice(
+            "s1",
+            "svc",
+            dev.proxima.controller.testing.Fixtures.withHints(
+                ready("10.0.0.1", "zone-a", "n1"),
+                dev.proxima.controller.testing.Fixtures.zoneHint("zone-a")));
+    var reconciler = reconcilerSeeing(svc, List.of(hinted));
+
+    reconciler.reconcile(new ObjectKey("test", "svc"));
+    reconciler.reconcile(new ObjectKey("test", "svc"));
+
+    assertThat(conditionWrites).hasSize(1);
+    assertThat(conditionWrites.get(0))
+        .extracting(io.fabric8.kubernetes.api.model.Condition::getReason)
+        .containsExactly("Accepted", "Programmed");
   }
 }

@@ -125,4 +125,20 @@ public final class Fixtures {
         .endStatus()
         .build();
   }
+
+  /** Sets (or with null, removes) a stored Service's spec.trafficDistribution. */
+  public static void setTrafficDistribution(
+      io.fabric8.kubernetes.client.KubernetesClient client, String name, String value) {
+    client
+        .services()
+        .inNamespace(NAMESPACE)
+        .withName(name)
+        .edit(
+            svc ->
+                new ServiceBuilder(svc)
+                    .editSpec()
+                    .withTrafficDistribution(value)
+                    .endSpec()
+                    .build());
+  }
 }

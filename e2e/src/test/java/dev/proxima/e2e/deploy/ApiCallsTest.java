@@ -2,6 +2,7 @@ package dev.proxima.e2e.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.controller.hints.SliceScope;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.runtime.ControllerConfig;
@@ -53,6 +54,11 @@ class ApiCallsTest {
   private KubernetesMockServer server;
   private KubernetesClient seed;
   private final List<Permission> requests = new CopyOnWriteArrayList<>();
+  private final List<String> publicInfoRequests = new CopyOnWriteArrayList<>();
+
+  /** What the built-in system:public-info-viewer ClusterRole lets everyone GET. */
+  private static final Set<String> PUBLIC_INFO =
+      Set.of("/version", "/healthz", "/livez", "/readyz");
 
   @BeforeEach
   void startApiServer() {
@@ -84,7 +90,8 @@ class ApiCallsTest {
       createNode("node-" + zone, "zone-" + zone);
     }
     // Hints to write (an update), and a typo that records an Event on every sync: the first sync
-    // creates it, the resync a second later folds the repeat into it (get, then patch).
+    // creates it, the resync a second later folds the repeat into it (get, then patch). Both
+    // Services get conditions (a status patch).
     createService("checkout", "PreferSameZone");
     createSlice("checkout", "10.244.0.10", "node-a", "zone-a");
     createService("typo", "PreferSameRack");
@@ -107,7 +114,8 @@ class ApiCallsTest {
                 Duration.ofSeconds(4),
                 Duration.ofSeconds(3),
                 Duration.ofMillis(500)),
-            OverwriteGuard.Policy.DEFAULT);
+            OverwriteGuard.Policy.DEFAULT,
+            SliceScope.Slices.AUTO);
     try (var client = server.createClient();
         var controller =
             new HintController(
@@ -122,6 +130,9 @@ class ApiCallsTest {
     record();
 
     assertExactly(expected);
+    assertThat(publicInfoRequests)
+        .as("--slices=auto reads the server version")
+        .contains("/version");
   }
 
   @Test
@@ -204,6 +215,11 @@ class ApiCallsTest {
   private void record() throws InterruptedException {
     io.fabric8.mockwebserver.http.RecordedRequest received;
     while ((received = server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
+      if (PUBLIC_INFO.contains(URI.create(received.getPath()).getPath())) {
+        // Non-resource URLs that system:public-info-viewer grants every client; no role needed.
+        publicInfoRequests.add(received.getPath());
+        continue;
+      }
       requests.add(asPermission(received.getMethod(), received.getPath()));
     }
   }

@@ -61,6 +61,9 @@ final class RequiredPermissions {
         // kube/KubeSliceWriter: resource(desired).update(), a PUT carrying the cached
         // resourceVersion (fabric8 reads the object first only when it has none).
         Permission.clusterWide("discovery.k8s.io", "endpointslices", "update"),
+        // kube/KubeServiceStatusWriter: services().withName(n).subresource("status").patch(JSON,
+        // ...) for the Service conditions; no GET first (the patch is built from the cache).
+        Permission.clusterWide("", "services/status", "patch"),
         // kube/KubeEventRecorder: v1().events()...create() in the Service's namespace, and for a
         // repeat withName(name).patch(JSON_MERGE, "...") which fabric8 precedes with a GET.
         Permission.clusterWide("", "events", "create"),
