@@ -24,8 +24,8 @@ import java.util.TreeMap;
  * dev.proxima.proxy.plan.AddressOwners}); should two ports still claim one map key, the one earlier
  * in ServicePortName order keeps it, as in a full render.
  *
- * <p>Chains and sets nothing uses any more stay in the kernel until the next full sync, which
- * rebuilds the table; they are unreferenced and do nothing.
+ * <p>Chains and sets nothing uses any more stay in the kernel until the next full syncs remove them
+ * (see {@link #replaceAll(List, KernelTable)}); they are unreferenced and do nothing.
  */
 public final class RulesetAssembler {
   private final NftConfig config;
