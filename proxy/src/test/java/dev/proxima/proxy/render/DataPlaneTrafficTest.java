@@ -308,15 +308,8 @@ class DataPlaneTrafficTest {
   void sessionAffinityKeepsAClientOnOneEndpointAndLocalPolicyWithoutLocalEndpointsDrops(
       ProxyMode mode) throws Exception {
     requireRootAndTools(mode);
-    var pods = List.of("10.250.1.2", "10.250.2.2");
-    buildNode(pods);
-    awaitServers(pods);
+    var sticky = nodeWithStickyService(Duration.ofSeconds(60));
     var both = List.of(endpoint("10.250.1.2", null), endpoint("10.250.2.2", null));
-    var sticky =
-        ServicePortFixtures.service("shop/sticky", "10.96.0.20", 80)
-            .portName("http")
-            .sticky(Duration.ofSeconds(60))
-            .rules(both, null, true);
     var internalLocal =
         ServicePortFixtures.service("shop/local", "10.96.0.21", 80)
             .portName("http")
@@ -329,6 +322,20 @@ class DataPlaneTrafficTest {
 
     assertThat(affinity).as("one endpoint for all: %s", affinity).hasSize(1).containsValue(20L);
     assertThat(dropped).as("dropped: no answer and no reject").isEmpty();
+  }
+
+  /**
+   * A node with two pods, and shop/sticky (10.96.0.20:80, both pods) remembering clients for {@code
+   * timeout}.
+   */
+  private ServicePortRules nodeWithStickyService(Duration timeout) throws Exception {
+    var pods = List.of("10.250.1.2", "10.250.2.2");
+    buildNode(pods);
+    awaitServers(pods);
+    return ServicePortFixtures.service("shop/sticky", "10.96.0.20", 80)
+        .portName("http")
+        .sticky(timeout)
+        .rules(List.of(endpoint("10.250.1.2", null), endpoint("10.250.2.2", null)), null, true);
   }
 
   /**
@@ -357,15 +364,7 @@ class DataPlaneTrafficTest {
   @EnumSource(ProxyMode.class)
   void sessionAffinityHoldsAcrossFullSyncsAndProxyRestarts(ProxyMode mode) throws Exception {
     requireRootAndTools(mode);
-    var pods = List.of("10.250.1.2", "10.250.2.2");
-    buildNode(pods);
-    awaitServers(pods);
-    var both = List.of(endpoint("10.250.1.2", null), endpoint("10.250.2.2", null));
-    var sticky =
-        ServicePortFixtures.service("shop/sticky", "10.96.0.20", 80)
-            .portName("http")
-            .sticky(Duration.ofSeconds(600))
-            .rules(both, null, true);
+    var sticky = nodeWithStickyService(Duration.ofSeconds(600));
     var plane = dataPlane();
     assertThat(plane.replaceAll(List.of(sticky), List.of()).status())
         .isEqualTo(DataPlane.Status.LOADED);
