@@ -1,5 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -24,8 +25,9 @@ public record KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
   public record Chain(boolean base, boolean empty) {}
 
   public KernelTable {
-    chains = Map.copyOf(chains);
-    sets = Map.copyOf(sets);
+    // In the kernel's order, so the script a full sync loads is the same for the same table.
+    chains = Collections.unmodifiableMap(new LinkedHashMap<>(chains));
+    sets = Collections.unmodifiableMap(new LinkedHashMap<>(sets));
   }
 
   /** An empty table: nothing to delete first. */
