@@ -72,11 +72,38 @@ public final class HealthServer implements AutoCloseable {
           .append(entry.getValue().healthy())
           .append('}');
     }
-    body.append("}}");
+    body.append('}');
+    if (!ok) {
+      body.append(", \"reason\": \"").append(reasons(snapshot, withNode)).append('"');
+    }
+    body.append('}');
     // Counted before answering, so a scrape right after a probe's response already includes it.
     responses.accept(code);
     return ProbeResponse.of(
         code, "application/json", body.toString(), Map.of("X-Content-Type-Options", "nosniff"));
+  }
+
+  /**
+   * Why the answer is 503, in words, so a probe's body tells an operator where to look; the texts
+   * are listed in docs/troubleshooting.md. They contain no character JSON would need escaped.
+   */
+  private static String reasons(ProxyHealth.Snapshot snapshot, boolean withNode) {
+    var reasons = new java.util.ArrayList<String>();
+    snapshot
+        .status()
+        .forEach(
+            (family, status) -> {
+              if (!status.healthy()) {
+                reasons.add(family.apiName() + " rules not programmed within the health timeout");
+              }
+            });
+    if (withNode && snapshot.firstSyncOverdue()) {
+      reasons.add("first sync overdue: nothing programmed since start");
+    }
+    if (withNode && !snapshot.nodeEligible()) {
+      reasons.add(snapshot.nodeIneligible());
+    }
+    return String.join("; ", reasons).replace("\"", "'").replace("\\", "/");
   }
 
   private static String quote(Instant instant) {

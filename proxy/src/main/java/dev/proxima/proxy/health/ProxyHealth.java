@@ -10,15 +10,15 @@ import java.util.Map;
 /**
  * The proxy's health as kube-proxy's health server defines it: unhealthy when an update was queued
  * for a family and not applied within the health timeout (2 × sync period). Nothing queued is
- * healthy, also at startup. /healthz additionally requires the Node to be eligible (it exists and
- * is not being deleted); /livez does not.
+ * healthy, also at startup. /healthz additionally requires the Node to be eligible (it exists, is
+ * not being deleted and has no {@code ToBeDeletedByClusterAutoscaler} taint); /livez does not.
  */
 public final class ProxyHealth {
   private final Clock clock;
   private final Duration healthTimeout;
   private final Map<IpFamily, Instant> lastUpdated = new EnumMap<>(IpFamily.class);
   private final Map<IpFamily, Instant> oldestPendingQueued = new EnumMap<>(IpFamily.class);
-  private boolean nodeEligible = true;
+  private String nodeIneligible;
   private Instant firstSyncPendingSince;
 
   public ProxyHealth(Clock clock, Duration healthTimeout) {
@@ -46,7 +46,15 @@ public final class ProxyHealth {
   }
 
   public synchronized void nodeEligible(boolean eligible) {
-    nodeEligible = eligible;
+    nodeIneligible(eligible ? null : "node is not eligible");
+  }
+
+  /**
+   * @param why why load balancers should stop sending traffic to this node (for the /healthz body),
+   *     or null when the node is eligible
+   */
+  public synchronized void nodeIneligible(String why) {
+    nodeIneligible = why;
   }
 
   /** A consistent view for one response. */
@@ -58,9 +66,13 @@ public final class ProxyHealth {
       Instant currentTime,
       Instant lastUpdated,
       boolean healthy,
-      boolean nodeEligible,
+      String nodeIneligible,
       boolean firstSyncOverdue,
-      Map<IpFamily, FamilyStatus> status) {}
+      Map<IpFamily, FamilyStatus> status) {
+    public boolean nodeEligible() {
+      return nodeIneligible == null;
+    }
+  }
 
   /** One family's part of the status. */
   public record FamilyStatus(Instant lastUpdated, boolean healthy) {}
@@ -84,6 +96,6 @@ public final class ProxyHealth {
     }
     boolean overdue =
         firstSyncPendingSince != null && now.isAfter(firstSyncPendingSince.plus(healthTimeout));
-    return new Snapshot(now, latest, healthy, nodeEligible, overdue, status);
+    return new Snapshot(now, latest, healthy, nodeIneligible, overdue, status);
   }
 }

@@ -3,6 +3,7 @@ package dev.proxima.proxy.kernel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -63,6 +64,12 @@ public final class Nft implements RuleLoader {
   /** Lists a table, for reading back what is programmed. */
   public Result list(String family, String table) {
     return run(List.of("list", "table", family, table), "");
+  }
+
+  @Override
+  public Optional<String> declarations(String family, String table) {
+    var result = run(List.of("-t", "list", "table", family, table), "");
+    return result.succeeded() ? Optional.of(result.output()) : Optional.empty();
   }
 
   private Result run(List<String> arguments, String script) {

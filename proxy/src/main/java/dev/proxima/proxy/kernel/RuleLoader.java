@@ -1,6 +1,17 @@
 package dev.proxima.proxy.kernel;
 
+import java.util.Optional;
+
 /** Loads a ruleset into the kernel as one transaction; tests substitute a recording fake. */
 public interface RuleLoader {
   Nft.Result apply(String script);
+
+  /**
+   * The table's declarations without set contents ({@code nft -t list table}), so a full sync can
+   * replace everything but the state it must keep; empty when the table does not exist or cannot be
+   * read, and always for loaders that cannot list.
+   */
+  default Optional<String> declarations(String family, String table) {
+    return Optional.empty();
+  }
 }

@@ -6,14 +6,23 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.nft.KernelTable;
+import dev.proxima.proxy.render.nft.NftNames;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The nftables mode: table {@code proxima}, replaced or patched in one nft transaction. */
+/**
+ * The nftables mode: table {@code proxima}, replaced or patched in one nft transaction. A full sync
+ * replaces the table's contents in place, keeping the ClientIP affinity sets it still needs.
+ */
 public final class NftDataPlane implements DataPlane {
+  private static final Logger LOG = LoggerFactory.getLogger(NftDataPlane.class);
+
   private final IpFamily family;
   private final RuleSettings settings;
   private final RuleLoader nft;
@@ -50,7 +59,33 @@ public final class NftDataPlane implements DataPlane {
         new RulesetAssembler(
             NftPlanRenderer.config(family, settings, nodePortAddresses, nodePodCidrs));
     assembler.serviceCidrs(serviceCidrs);
-    return load(assembler.replaceAll(ports));
+    var kernel = kernelTable();
+    if (kernel == null) {
+      return load(assembler.replaceAll(ports));
+    }
+    var keeping = assembler.replaceAll(ports, kernel);
+    linesLoaded = Lines.count(keeping);
+    var result = nft.apply(keeping);
+    if (result.succeeded()) {
+      return Outcome.LOADED;
+    }
+    // Should this kernel refuse the in-place replacement, a whole new table still gets the rules
+    // in now; only the affinity memory is lost, as it always was before.
+    LOG.atWarn()
+        .addKeyValue("family", family)
+        .addKeyValue("error", result.summary())
+        .log("Could not replace the rules in place; replacing the whole table, affinity resets");
+    return load(assembler.fullScript());
+  }
+
+  /** The table as the kernel has it now, or null to replace it whole (dry run, no table yet). */
+  private KernelTable kernelTable() {
+    if (nft == null) {
+      return null;
+    }
+    return nft.declarations(NftPlanRenderer.nftFamily(family).nft(), NftNames.TABLE)
+        .map(KernelTable::parse)
+        .orElse(null);
   }
 
   @Override

@@ -48,6 +48,7 @@ public final class ProxyServer implements AutoCloseable {
   private final List<Proxier> proxiers = new ArrayList<>();
   private final SyncRunner runner;
   private final ProxyHealth health;
+  private final String nodeName;
   private final ProxyMetrics metrics;
   private final Clock clock;
   private final PrometheusRegistry registry;
@@ -104,6 +105,7 @@ public final class ProxyServer implements AutoCloseable {
     this.metrics = new ProxyMetrics(registry, mode);
     this.kernelCheckPeriod = touchesKernel ? config.syncPeriod() : null;
     this.health = new ProxyHealth(clock, config.healthTimeout());
+    this.nodeName = config.nodeName();
     this.cache =
         new KubeProxyCache(
             client,
@@ -163,7 +165,7 @@ public final class ProxyServer implements AutoCloseable {
       metrics.queued(proxier.family(), now);
     }
     var node = cache.node();
-    health.nodeEligible(node != null && node.getMetadata().getDeletionTimestamp() == null);
+    health.nodeIneligible(NodeEligibility.whyNot(node, nodeName).orElse(null));
     // Until every informer has listed, a sync does nothing yet would still count as a run and
     // hold the first real one back by --min-sync-period; start() asks for that one.
     if (cache.hasSynced()) {

@@ -14,14 +14,18 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the proxy's sync at a bounded frequency, as kube-proxy's BoundedFrequencyRunner does:
  * requests coalesce, runs are at least {@code minInterval} apart (counted from the end of the
- * previous run), a failed run is retried after {@code retryInterval}, and a run happens at least
- * every {@code maxInterval} even without requests.
+ * previous run), failed runs are retried with exponential backoff (1 s or {@code minInterval},
+ * whichever is longer, doubling after each failure in a row, up to {@code retryInterval}), and a
+ * run happens at least every {@code maxInterval} even without requests. A quick first retry fixes a
+ * passing problem (a tool killed, another program holding the lock) at once; the backoff keeps a
+ * lasting one from running full syncs back to back.
  *
  * <p>The decision logic lives in {@link #tick()}, driven by an injected {@link Clock}, so tests
  * step it deterministically; {@link #start()} adds the thread that calls it when something is due.
  */
 public final class SyncRunner implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SyncRunner.class);
+  private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
 
   private final String name;
   private final BooleanSupplier sync;
@@ -34,6 +38,7 @@ public final class SyncRunner implements AutoCloseable {
 
   private boolean requested;
   private Instant retryAt;
+  private int failuresInARow;
   private Instant lastRunEnded;
   private Instant periodicAt;
   private boolean stopped;
@@ -99,11 +104,21 @@ public final class SyncRunner implements AutoCloseable {
       var ended = clock.instant();
       lastRunEnded = ended;
       periodicAt = ended.plus(maxInterval);
-      retryAt = succeeded ? null : ended.plus(retryInterval);
+      failuresInARow = succeeded ? 0 : failuresInARow + 1;
+      retryAt = succeeded ? null : ended.plus(retryDelay(failuresInARow));
       return true;
     } finally {
       lock.unlock();
     }
+  }
+
+  /** The wait before retrying after {@code failures} failed runs in a row (at least one). */
+  private Duration retryDelay(int failures) {
+    var delay = minInterval.compareTo(FIRST_RETRY) > 0 ? minInterval : FIRST_RETRY;
+    for (int i = 1; i < failures && delay.compareTo(retryInterval) < 0; i++) {
+      delay = delay.multipliedBy(2);
+    }
+    return delay.compareTo(retryInterval) > 0 ? retryInterval : delay;
   }
 
   /** When the next run is due, or null when nothing is pending and no periodic run is scheduled. */

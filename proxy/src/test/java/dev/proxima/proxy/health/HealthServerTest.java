@@ -83,6 +83,23 @@ class HealthServerTest {
   }
 
   @Test
+  void a503SaysWhyAndA200SaysNothing() throws Exception {
+    assertThat(get("/healthz").body()).doesNotContain("reason");
+    health.awaitingFirstSync();
+    health.queued(IpFamily.IPV4);
+    health.nodeIneligible("node has the ToBeDeletedByClusterAutoscaler taint");
+    clock.advance(Duration.ofSeconds(61));
+
+    assertThat(get("/healthz").body())
+        .endsWith(
+            ", \"reason\": \"IPv4 rules not programmed within the health timeout; first sync"
+                + " overdue: nothing programmed since start; node has the"
+                + " ToBeDeletedByClusterAutoscaler taint\"}");
+    assertThat(get("/livez").body())
+        .endsWith(", \"reason\": \"IPv4 rules not programmed within the health timeout\"}");
+  }
+
+  @Test
   void aProxyThatNeverSyncsFailsHealthzButNotLivezAfterTheTimeout() throws Exception {
     health.awaitingFirstSync();
     assertThat(get("/healthz").statusCode()).as("within the timeout").isEqualTo(200);

@@ -4,19 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.kernel.Iptables;
+import dev.proxima.proxy.kernel.IptablesBackend;
+import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesConfig;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.nft.NftConfig;
 import dev.proxima.proxy.render.nft.NftFamily;
 import dev.proxima.proxy.render.nft.NftRenderer;
 import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.runtime.DataPlane;
+import dev.proxima.proxy.runtime.IptablesDataPlane;
+import dev.proxima.proxy.runtime.NftDataPlane;
 import dev.proxima.proxy.selection.EndpointSelector;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.ServicePortFixtures;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -299,15 +308,8 @@ class DataPlaneTrafficTest {
   void sessionAffinityKeepsAClientOnOneEndpointAndLocalPolicyWithoutLocalEndpointsDrops(
       ProxyMode mode) throws Exception {
     requireRootAndTools(mode);
-    var pods = List.of("10.250.1.2", "10.250.2.2");
-    buildNode(pods);
-    awaitServers(pods);
+    var sticky = nodeWithStickyService(Duration.ofSeconds(60));
     var both = List.of(endpoint("10.250.1.2", null), endpoint("10.250.2.2", null));
-    var sticky =
-        ServicePortFixtures.service("shop/sticky", "10.96.0.20", 80)
-            .portName("http")
-            .sticky(Duration.ofSeconds(60))
-            .rules(both, null, true);
     var internalLocal =
         ServicePortFixtures.service("shop/local", "10.96.0.21", 80)
             .portName("http")
@@ -320,6 +322,76 @@ class DataPlaneTrafficTest {
 
     assertThat(affinity).as("one endpoint for all: %s", affinity).hasSize(1).containsValue(20L);
     assertThat(dropped).as("dropped: no answer and no reject").isEmpty();
+  }
+
+  /**
+   * A node with two pods, and shop/sticky (10.96.0.20:80, both pods) remembering clients for {@code
+   * timeout}.
+   */
+  private ServicePortRules nodeWithStickyService(Duration timeout) throws Exception {
+    var pods = List.of("10.250.1.2", "10.250.2.2");
+    buildNode(pods);
+    awaitServers(pods);
+    return ServicePortFixtures.service("shop/sticky", "10.96.0.20", 80)
+        .portName("http")
+        .sticky(timeout)
+        .rules(List.of(endpoint("10.250.1.2", null), endpoint("10.250.2.2", null)), null, true);
+  }
+
+  /**
+   * The live proxy's data plane, as {@code run} builds it, loading into the node namespace: its
+   * full syncs are what happen at start, after a failed sync and hourly.
+   */
+  private DataPlane dataPlane() {
+    var settings = new RuleSettings(List.of("10.250.0.0/16"), false, 14, List.of());
+    var metrics = new ProxyMetrics(new PrometheusRegistry(), mode);
+    var prefix = List.of("ip", "netns", "exec", node);
+    if (mode == ProxyMode.nftables) {
+      var nft = new ArrayList<>(prefix);
+      nft.add("nft");
+      return new NftDataPlane(
+          IpFamily.IPV4, settings, new Nft(nft, Duration.ofSeconds(60)), s -> {}, metrics);
+    }
+    return new IptablesDataPlane(
+        IpFamily.IPV4,
+        settings,
+        new Iptables(prefix, IpFamily.IPV4, IptablesBackend.NFT),
+        s -> {},
+        metrics);
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void sessionAffinityHoldsAcrossFullSyncsAndProxyRestarts(ProxyMode mode) throws Exception {
+    requireRootAndTools(mode);
+    var sticky = nodeWithStickyService(Duration.ofSeconds(600));
+    var plane = dataPlane();
+    assertThat(plane.replaceAll(List.of(sticky), List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    var first = connect("10.96.0.20", 80, 3);
+    assertThat(first).as("one endpoint for all: %s", first).hasSize(1);
+    var chosen = first.keySet().iterator().next();
+
+    // Each round is a full sync: by the same data plane (hourly, after a failure) or by a new one
+    // (a restarted proxy), the second with a Service whose endpoint count is new to the table.
+    // Without memory a client picks again, so six rounds would all agree by chance once in 64.
+    var plain =
+        ServicePortFixtures.service("shop/plain", "10.96.0.21", 80)
+            .portName("http")
+            .rules(List.of(endpoint("10.250.1.2", null)), null, true);
+    for (int round = 0; round < 6; round++) {
+      if (round % 2 == 1) {
+        plane = dataPlane();
+      }
+      var ports = round == 1 ? List.of(sticky, plain) : List.of(sticky);
+      assertThat(plane.replaceAll(ports, List.of()).status())
+          .as("full sync %d", round)
+          .isEqualTo(DataPlane.Status.LOADED);
+      var after = connect("10.96.0.20", 80, 2);
+      assertThat(after)
+          .as("after full sync %d the client still reaches %s", round, chosen)
+          .containsOnlyKeys(chosen);
+    }
   }
 
   @ParameterizedTest

@@ -222,6 +222,37 @@ class ProxyServerTest {
   }
 
   @Test
+  void aNodeTheClusterAutoscalerIsRemovingFailsHealthzWithTheReasonButNotLivez() throws Exception {
+    client
+        .resource(new NodeBuilder().withNewMetadata().withName("node-a").endMetadata().build())
+        .create();
+    startProxy();
+    await().until(() -> proxy.hasSynced() && !scripts.isEmpty());
+    assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(200);
+
+    client
+        .nodes()
+        .withName("node-a")
+        .edit(
+            node ->
+                new NodeBuilder(node)
+                    .withNewSpec()
+                    .addNewTaint()
+                    .withKey("ToBeDeletedByClusterAutoscaler")
+                    .withValue("1732430000")
+                    .withEffect("NoSchedule")
+                    .endTaint()
+                    .endSpec()
+                    .build());
+
+    await().untilAsserted(() -> assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(503));
+    assertThat(get(proxy.healthPort(), "/healthz").body())
+        .contains("\"nodeEligible\": false")
+        .contains("\"reason\": \"node has the ToBeDeletedByClusterAutoscaler taint\"");
+    assertThat(status(proxy.healthPort(), "/livez")).isEqualTo(200);
+  }
+
+  @Test
   void inIptablesModeTheSamePipelineWritesRestoreBuffersFullThenPartial() throws Exception {
     createWebService();
     proxy =

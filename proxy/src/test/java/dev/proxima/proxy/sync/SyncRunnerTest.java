@@ -69,20 +69,31 @@ class SyncRunnerTest {
   }
 
   @Test
-  void aFailedRunIsRetriedAfterTheRetryInterval() {
-    outcomes.add(false);
+  void failedRunsAreRetriedAfterADelayThatDoublesUpToTheRetryIntervalAndResetsOnSuccess() {
+    for (int i = 0; i < 7; i++) {
+      outcomes.add(false);
+    }
     var runner = runner();
     runner.request();
     runner.tick();
 
-    clock.advance(Duration.ofSeconds(29));
-    assertThat(runner.tick()).isFalse();
-    clock.advance(Duration.ofSeconds(1));
-
-    assertThat(runner.tick()).as("retry").isTrue();
-    assertThat(runs).hasValue(2);
+    // 1 s, 2 s, 4 s, 8 s, 16 s, then the retry interval (30 s) however often it fails.
+    for (long seconds : new long[] {1, 2, 4, 8, 16, 30, 30}) {
+      clock.advance(Duration.ofSeconds(seconds).minusMillis(1));
+      assertThat(runner.tick()).as("before %d s", seconds).isFalse();
+      clock.advance(Duration.ofMillis(1));
+      assertThat(runner.tick()).as("retry after %d s", seconds).isTrue();
+    }
+    assertThat(runs).hasValue(8);
     clock.advance(Duration.ofSeconds(30));
     assertThat(runner.tick()).as("no retry after success").isFalse();
+
+    outcomes.add(false);
+    runner.request();
+    clock.advance(Duration.ofSeconds(1));
+    runner.tick();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(runner.tick()).as("a new failure starts again at 1 s").isTrue();
   }
 
   @Test

@@ -29,9 +29,10 @@ import java.util.List;
  * client got, so those ports get chains, as in kube-proxy: {@code sticky-<hash>} per endpoint list
  * and {@code affinity-<hash>} (a chain and a timeout set) per endpoint.
  *
- * <p>The script replaces the whole table, so affinity memory (the timeout sets) starts empty after
- * a full sync; established connections keep their NAT in conntrack. The live proxy's partial syncs
- * load {@link RulesetAssembler}'s delta instead and keep it.
+ * <p>The script replaces the whole table, so affinity memory (the timeout sets) starts empty when
+ * it is loaded; established connections keep their NAT in conntrack. The live proxy loads {@link
+ * RulesetAssembler}'s scripts instead: deltas for partial syncs and, for full syncs, an in-place
+ * replacement that keeps the affinity sets.
  */
 public final class NftRenderer {
   private NftRenderer() {}

@@ -417,7 +417,14 @@ final class RenderPass {
     List<String> endpointChains = new ArrayList<>();
     Set<String> distinct = new LinkedHashSet<>();
     for (Target target : list) {
-      String endpointKey = base + "@" + family.addressPort(target.ip(), target.port());
+      // The timeout is part of the name: a full sync keeps an affinity set by name, and a set
+      // declared again with another timeout would keep the old one.
+      String endpointKey =
+          base
+              + "@"
+              + family.addressPort(target.ip(), target.port())
+              + "~"
+              + timeoutSeconds(sp.stickyTimeout());
       String endpoint = stickyNameByKey.get(endpointKey);
       if (endpoint == null) {
         endpoint = hashedName(AFFINITY_PREFIX, endpointKey);

@@ -24,8 +24,8 @@ import java.util.TreeMap;
  * dev.proxima.proxy.plan.AddressOwners}); should two ports still claim one map key, the one earlier
  * in ServicePortName order keeps it, as in a full render.
  *
- * <p>Chains and sets nothing uses any more stay in the kernel until the next full sync, which
- * rebuilds the table; they are unreferenced and do nothing.
+ * <p>Chains and sets nothing uses any more stay in the kernel until the next full syncs remove them
+ * (see {@link #replaceAll(List, KernelTable)}); they are unreferenced and do nothing.
  */
 public final class RulesetAssembler {
   private final NftConfig config;
@@ -60,6 +60,21 @@ public final class RulesetAssembler {
 
   /** Replaces every fragment, e.g. for a full sync; returns the script that replaces the table. */
   public String replaceAll(List<ServicePortRules> ports) {
+    return replaceAll(ports, null);
+  }
+
+  /**
+   * Replaces every fragment, and returns the script that takes the kernel's table there in one
+   * transaction while keeping the ClientIP affinity sets that are still wanted, with their
+   * elements: every chain is flushed, base chains and unneeded sets, maps and empty chains are
+   * deleted, and everything is declared again ({@code add} leaves an existing regular chain or a
+   * kept set in place). Nothing that could still be referenced is deleted, so older kernels, which
+   * notice only after the transaction that a deleted map element no longer refers to a chain,
+   * accept it: a chain that stops being used is flushed now and deleted by a later full sync.
+   *
+   * @param kernel what the table holds now; null replaces the whole table, affinity memory and all
+   */
+  public String replaceAll(List<ServicePortRules> ports, KernelTable kernel) {
     this.ports.clear();
     elementUses.clear();
     keyOwners.clear();
@@ -77,7 +92,51 @@ public final class RulesetAssembler {
     kernelChains.putAll(chainRules);
     kernelSets.clear();
     kernelSets.addAll(setDeclarations.keySet());
-    return fullScript();
+    return kernel == null ? fullScript() : keepingAffinity(kernel);
+  }
+
+  private String keepingAffinity(KernelTable kernel) {
+    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
+    var lines = fixedScript.split("\n", 4);
+    if (lines.length < 4 || !lines[1].startsWith("delete table ")) {
+      throw new IllegalStateException("the fixed script no longer starts by replacing the table");
+    }
+    var out = new StringBuilder(fullScriptLengthEstimate());
+    out.append(lines[0]).append('\n');
+    kernel
+        .chains()
+        .forEach(
+            (chain, kind) -> {
+              if (!kind.empty()) {
+                out.append("flush chain ").append(prefix).append(chain).append('\n');
+              }
+            });
+    kernel
+        .chains()
+        .forEach(
+            (chain, kind) -> {
+              boolean wanted =
+                  chainDeclarations.containsKey(chain) || fixed.chains().containsKey(chain);
+              if (kind.base() || (kind.empty() && !wanted)) {
+                out.append("delete chain ").append(prefix).append(chain).append('\n');
+              }
+            });
+    kernel
+        .sets()
+        .forEach(
+            (set, kind) -> {
+              boolean kept =
+                  set.startsWith(NftNames.AFFINITY_PREFIX)
+                      && kind.equals("set")
+                      && setDeclarations.containsKey(set);
+              if (!kept) {
+                out.append("delete ").append(kind).append(' ').append(prefix).append(set);
+                out.append('\n');
+              }
+            });
+    out.append(lines[3]);
+    appendFragments(out);
+    return out.toString();
   }
 
   /**
@@ -193,6 +252,12 @@ public final class RulesetAssembler {
   public String fullScript() {
     var out = new StringBuilder(fullScriptLengthEstimate());
     out.append(fixedScript);
+    appendFragments(out);
+    return out.toString();
+  }
+
+  /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
+  private void appendFragments(StringBuilder out) {
     chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
@@ -200,7 +265,6 @@ public final class RulesetAssembler {
     elementUses.forEach(
         (set, uses) -> NftScriptDiff.block(out, "add element ", prefix, set, uses.inUseOrder()));
     NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, serviceCidrs);
-    return out.toString();
   }
 
   /**

@@ -204,6 +204,76 @@ class RulesetAssemblerTest {
   }
 
   /**
+   * A full sync over a table that holds another state, as after a restart or an hour of partial
+   * syncs: the kernel must then hold what a fresh table of the new state holds, plus nothing but
+   * emptied chains, and the affinity set the new state still uses keeps the clients it remembers.
+   */
+  @Test
+  void aFullSyncInPlaceEqualsAFreshTableAndKeepsTheClientsAnAffinitySetRemembers()
+      throws Exception {
+    requireKernelTools();
+    var suffix = UUID.randomUUID().toString().substring(0, 6);
+    var patched = "pxk-" + suffix;
+    var fresh = "pxl-" + suffix;
+    try {
+      load(patched, assembler.replaceAll(mixed()));
+      var affinitySets =
+          NftTool.objects(directory, patched).keySet().stream()
+              .filter(object -> object.startsWith("set affinity-"))
+              .toList();
+      assertThat(affinitySets).hasSize(2);
+      for (var set : affinitySets) {
+        load(patched, "add element ip proxima " + set.substring(4) + " { 10.1.2.3 }\n");
+      }
+      // shop/sticky loses one endpoint and shop/api goes: one affinity set is still wanted.
+      var sticky =
+          service("shop/sticky", "10.96.0.12", 80)
+              .sticky(Duration.ofSeconds(60))
+              .cluster(remote("10.180.2.4", 80));
+      var next = List.of(WEB, sticky, lb(), empty());
+      var listing =
+          HostTools.inNamespace(
+                  directory, patched, null, List.of("nft", "-t", "list", "table", "ip", "proxima"))
+              .assertSucceeded()
+              .stdout();
+      var restarted = new RulesetAssembler(CONFIG);
+      load(patched, restarted.replaceAll(next, KernelTable.parse(listing)));
+      load(fresh, new RulesetAssembler(CONFIG).replaceAll(next));
+
+      var patchedObjects = NftTool.objects(directory, patched);
+      var freshObjects = NftTool.objects(directory, fresh);
+      freshObjects.forEach(
+          (object, content) -> {
+            if (object.startsWith("set affinity-")) {
+              assertThat(patchedObjects.get(object))
+                  .as(object)
+                  .anyMatch(line -> line.startsWith("10.1.2.3 "));
+            } else {
+              assertThat(patchedObjects.get(object)).as(object).isEqualTo(content);
+            }
+          });
+      patchedObjects.forEach(
+          (object, content) -> {
+            if (!freshObjects.containsKey(object)) {
+              assertThat(object).startsWith("chain ");
+              assertThat(content).as(object).isEmpty();
+            }
+          });
+      // A second full sync deletes the chains the first one emptied.
+      var again =
+          HostTools.inNamespace(
+                  directory, patched, null, List.of("nft", "-t", "list", "table", "ip", "proxima"))
+              .assertSucceeded()
+              .stdout();
+      load(patched, new RulesetAssembler(CONFIG).replaceAll(next, KernelTable.parse(again)));
+      assertThat(NftTool.objects(directory, patched).keySet()).isEqualTo(freshObjects.keySet());
+    } finally {
+      HostTools.run(directory, "ip", "netns", "del", patched);
+      HostTools.run(directory, "ip", "netns", "del", fresh);
+    }
+  }
+
+  /**
    * Endpoints shared between Services come and go in a fixed pseudo-random order, as in an endpoint
    * churn: after every step the kernel, patched by the deltas, must hold exactly what a fresh table
    * of the state holds, so a leaked or lost element shows at the step that made it.

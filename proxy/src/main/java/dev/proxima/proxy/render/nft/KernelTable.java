@@ -1,0 +1,101 @@
+package dev.proxima.proxy.render.nft;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What table {@code proxima} holds in the kernel before a full sync, read from {@code nft -t list
+ * table}: its chains (which are base chains, which have rules) and its sets and maps. A full sync
+ * uses it to replace everything except the ClientIP affinity sets, whose elements are the clients'
+ * memory.
+ *
+ * @param chains chain name to its kind
+ * @param sets set or map name to {@code "set"} or {@code "map"}
+ */
+public record KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
+  /**
+   * @param base hooked into netfilter; nothing can jump to it, so it can be deleted and recreated
+   *     (its hook or priority may differ in another Proxima version)
+   * @param empty has no rules: Proxima flushed it at an earlier sync when it stopped using it, so
+   *     nothing refers to it any more and it can be deleted
+   */
+  public record Chain(boolean base, boolean empty) {}
+
+  public KernelTable {
+    // In the kernel's order, so the script a full sync loads is the same for the same table.
+    chains = Collections.unmodifiableMap(new LinkedHashMap<>(chains));
+    sets = Collections.unmodifiableMap(new LinkedHashMap<>(sets));
+  }
+
+  /** An empty table: nothing to delete first. */
+  public static KernelTable none() {
+    return new KernelTable(Map.of(), Map.of());
+  }
+
+  /** Reads nft's listing; lines other than chain, set and map blocks are ignored. */
+  public static KernelTable parse(String listing) {
+    var chains = new LinkedHashMap<String, Chain>();
+    var sets = new LinkedHashMap<String, String>();
+    String chain = null;
+    boolean base = false;
+    int rules = 0;
+    int depth = 0;
+    for (var raw : listing.lines().toList()) {
+      var line = raw.strip();
+      if (line.isEmpty()) {
+        continue;
+      }
+      if (depth == 1 && line.endsWith("{")) {
+        var words = line.split("\\s+");
+        if (words.length == 3 && words[0].equals("chain")) {
+          chain = words[1];
+          base = false;
+          rules = 0;
+        } else if (words.length == 3 && (words[0].equals("set") || words[0].equals("map"))) {
+          sets.put(words[1], words[0]);
+        }
+      } else if (depth == 2 && chain != null && !line.equals("}")) {
+        if (line.startsWith("type ") && line.contains(" hook ")) {
+          base = true;
+        } else if (!line.startsWith("comment ") && !line.startsWith("policy ")) {
+          rules++;
+        }
+      }
+      depth += count(line, '{') - count(line, '}');
+      if (depth == 1 && chain != null) {
+        chains.put(chain, new Chain(base, rules == 0));
+        chain = null;
+      }
+    }
+    return new KernelTable(chains, sets);
+  }
+
+  /** The chains that are not base chains. */
+  Set<String> regularChains() {
+    var regular = new LinkedHashSet<String>();
+    chains.forEach(
+        (name, kind) -> {
+          if (!kind.base()) {
+            regular.add(name);
+          }
+        });
+    return regular;
+  }
+
+  private static int count(String line, char c) {
+    int n = 0;
+    boolean quoted = false;
+    for (int i = 0; i < line.length(); i++) {
+      char ch = line.charAt(i);
+      if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == c && !quoted) {
+        n++;
+      }
+    }
+    return n;
+  }
+}
