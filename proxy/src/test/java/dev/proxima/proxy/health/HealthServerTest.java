@@ -113,13 +113,13 @@ class HealthServerTest {
   }
 
   @Test
-  void healthzAndLivezAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
+  void healthzAndLivezAnswerPromptlyWhileManyConnectionsStall() throws Exception {
     try (var stalled = StalledClients.open("127.0.0.1", server.port(), 5, 5)) {
       for (int i = 0; i < 5; i++) {
-        assertThat(StalledClients.getWithinOneSecond("127.0.0.1", server.port(), "/healthz"))
+        assertThat(StalledClients.getWithinThreeSeconds("127.0.0.1", server.port(), "/healthz"))
             .extracting(HttpResponse::statusCode)
             .isEqualTo(200);
-        assertThat(StalledClients.getWithinOneSecond("127.0.0.1", server.port(), "/livez"))
+        assertThat(StalledClients.getWithinThreeSeconds("127.0.0.1", server.port(), "/livez"))
             .extracting(HttpResponse::statusCode)
             .isEqualTo(200);
       }

@@ -17,6 +17,12 @@ import org.junit.jupiter.api.io.TempDir;
 class HostCommandTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
+  /**
+   * Where a run that ignores its timeout is cut off. The fake tools hang for 1000 s; the margin
+   * over the timeout is for a loaded machine, not for the runner.
+   */
+  private static final Duration CUT_OFF = Duration.ofSeconds(20);
+
   /** Far larger than a pipe's buffer, so a tool that does not read it blocks the writer. */
   private static final String LARGE_INPUT =
       "add element ip proxima x { 10.0.0.1 }\n".repeat(500_000);
@@ -32,7 +38,7 @@ class HostCommandTest {
 
   private long pid(String file) throws IOException {
     var path = dir.resolve(file);
-    await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(path) && Files.size(path) > 0);
+    await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(path) && Files.size(path) > 0);
     return Long.parseLong(Files.readString(path).strip());
   }
 
@@ -55,11 +61,11 @@ class HostCommandTest {
     var fake = tool("never-reads", "echo $$ > " + dir.resolve("pid") + "\nexec sleep 1000");
 
     long started = System.nanoTime();
-    var outcome = runWithin(Duration.ofSeconds(5), List.of(fake), LARGE_INPUT);
+    var outcome = runWithin(CUT_OFF, List.of(fake), LARGE_INPUT);
 
     assertThat(Duration.ofNanos(System.nanoTime() - started))
         .isGreaterThanOrEqualTo(TIMEOUT)
-        .isLessThan(TIMEOUT.plusSeconds(2));
+        .isLessThan(TIMEOUT.plusSeconds(8));
     assertThat(outcome.timedOut()).isTrue();
     assertThat(outcome.succeeded()).isFalse();
     assertThat(outcome.output()).contains("did not finish within PT1S and was killed");
@@ -78,21 +84,21 @@ class HostCommandTest {
                 + "\necho started\nwait");
 
     long started = System.nanoTime();
-    var outcome = runWithin(Duration.ofSeconds(5), List.of(fake), "");
+    var outcome = runWithin(CUT_OFF, List.of(fake), "");
 
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(TIMEOUT.plusSeconds(2));
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(TIMEOUT.plusSeconds(8));
     assertThat(outcome.timedOut()).isTrue();
     assertThat(outcome.output()).contains("its output so far: started");
     assertThat(running(pid("pid"))).as("the tool is gone").isFalse();
     long child = pid("child");
-    await().atMost(Duration.ofSeconds(2)).until(() -> !running(child));
+    await().atMost(Duration.ofSeconds(10)).until(() -> !running(child));
   }
 
   @Test
   void aToolThatExitsWithoutReadingItsInputReportsItsExitCodeAtOnce() throws Exception {
     var fake = tool("refuses", "echo 'Error: syntax error' >&2\nexit 3");
 
-    var outcome = runWithin(Duration.ofSeconds(5), List.of(fake), LARGE_INPUT);
+    var outcome = runWithin(CUT_OFF, List.of(fake), LARGE_INPUT);
 
     assertThat(outcome.exitCode()).isEqualTo(3);
     assertThat(outcome.timedOut()).isFalse();
@@ -101,8 +107,7 @@ class HostCommandTest {
 
   @Test
   void aLargeInputIsStreamedWhileALargeOutputIsRead() throws Exception {
-    var outcome =
-        runWithin(Duration.ofSeconds(5), List.of(tool("echoes", "exec cat")), LARGE_INPUT);
+    var outcome = runWithin(CUT_OFF, List.of(tool("echoes", "exec cat")), LARGE_INPUT);
 
     assertThat(outcome.succeeded()).isTrue();
     assertThat(outcome.output()).isEqualTo(LARGE_INPUT);
@@ -112,7 +117,7 @@ class HostCommandTest {
   void aChildLeftHoldingTheOutputOpenEndsTheRunAtTheTimeout() throws Exception {
     var fake = tool("leaves-child", "sleep 1000 &\necho $! > " + dir.resolve("child") + "\nexit 0");
 
-    var outcome = runWithin(Duration.ofSeconds(5), List.of(fake), "");
+    var outcome = runWithin(CUT_OFF, List.of(fake), "");
 
     assertThat(outcome.timedOut()).isTrue();
     // Orphaned before the timeout, the child is init's now; the test cleans it up.

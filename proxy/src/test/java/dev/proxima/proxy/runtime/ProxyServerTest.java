@@ -175,13 +175,13 @@ class ProxyServerTest {
   }
 
   @Test
-  void metricsAnswerWithinASecondWhileManyConnectionsStall() throws Exception {
+  void metricsAnswerPromptlyWhileManyConnectionsStall() throws Exception {
     startProxy();
 
     try (var stalled = StalledClients.open("127.0.0.1", proxy.metricsPort(), 8, 2)) {
       for (int i = 0; i < 5; i++) {
         var metrics =
-            StalledClients.getWithinOneSecond("127.0.0.1", proxy.metricsPort(), "/metrics");
+            StalledClients.getWithinThreeSeconds("127.0.0.1", proxy.metricsPort(), "/metrics");
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.body()).contains("kubeproxy_sync_proxy_rules_endpoint_changes_total");
       }
