@@ -71,6 +71,7 @@ class DashboardAndDocsTest {
   private static final Map<String, String> OTHER_TOOLS_FLAGS =
       Map.ofEntries(
           Map.entry("--cleanup", "kube-proxy"),
+          Map.entry("--allocate-node-cidrs", "kube-controller-manager"),
           Map.entry("--field-selector", "kubectl"),
           Map.entry("--show-managed-fields", "kubectl"),
           Map.entry("--timeout", "kubectl rollout status"),
