@@ -29,7 +29,10 @@ final class ClusterObjects {
     this.kube = kube;
   }
 
-  /** Ready Nodes with zone labels and allocatable CPU, as kubelet would register them. */
+  /**
+   * Ready Nodes with zone labels, allocatable CPU and pod ranges, as kubelet and the node IPAM
+   * controller would leave them.
+   */
   void registerNodes(List<Layout.Node> nodes) {
     for (var node : nodes) {
       kube.nodes().resource(nodeObject(node)).create();
@@ -43,6 +46,10 @@ final class ClusterObjects {
         .addToLabels(Labels.ZONE, node.zone())
         .addToLabels("kubernetes.io/hostname", node.name())
         .endMetadata()
+        .withNewSpec()
+        .withPodCIDRs(node.podCidrs())
+        .withPodCIDR(node.podCidrs().get(0))
+        .endSpec()
         .withNewStatus()
         .addToAllocatable("cpu", new Quantity(String.valueOf(node.cpu())))
         .addNewCondition()

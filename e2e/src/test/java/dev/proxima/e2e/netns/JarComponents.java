@@ -33,6 +33,9 @@ final class JarComponents implements Components {
             "run",
             "--kubeconfig=" + wiring.controllerKubeconfig(),
             "--no-leader-elect",
+            // The workloads' slices carry kube-controller-manager's managed-by label, as on a real
+            // cluster, but no kube-controller-manager runs here to write Auto hints on them.
+            "--slices=all",
             "--metrics-bind-address=127.0.0.1:" + metrics,
             "--health-probe-bind-address=127.0.0.1:" + controllerProbePort),
         log);

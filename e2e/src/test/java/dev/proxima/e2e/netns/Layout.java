@@ -39,6 +39,11 @@ record Layout(String prefix) {
     String podGatewayV6() {
       return "fd06:244:0:" + index + "::1";
     }
+
+    /** The node's pod ranges, as the node IPAM controller writes them into spec.podCIDRs. */
+    List<String> podCidrs() {
+      return List.of("10.244." + index + ".0/24", "fd06:244:0:" + index + "::/64");
+    }
   }
 
   /** A pod namespace on a node; servers answer on {@link #SERVER_PORT}, clients only connect. */

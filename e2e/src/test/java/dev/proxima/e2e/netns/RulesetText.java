@@ -1,5 +1,10 @@
 package dev.proxima.e2e.netns;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
 /** Reads a node's rules, as {@code nft list ruleset} or {@code iptables-save} prints them. */
 final class RulesetText {
   private RulesetText() {}
@@ -25,5 +30,36 @@ final class RulesetText {
     return v6
         ? Character.digit(c, 16) >= 0 || c == '.' || c == ':'
         : Character.isDigit(c) || c == '.';
+  }
+
+  /**
+   * An nft table listing as what it programs: its sets, maps and chains by name, in no particular
+   * order, without the empty regular chains a sync leaves for a later cleanup to delete. Two
+   * listings of one ruleset can differ in order (a full sync that replaces the table in place
+   * declares base chains again, so they list last) and in such chains.
+   */
+  static Map<String, List<String>> programmed(String table) {
+    var blocks = new TreeMap<String, List<String>>();
+    String header = null;
+    var body = new ArrayList<String>();
+    for (var line : table.split("\n")) {
+      if (header == null) {
+        if (line.startsWith("\t") && !line.startsWith("\t\t") && line.endsWith("{")) {
+          header = line.strip();
+          body = new ArrayList<>();
+        } else if (!line.isBlank()) {
+          blocks.computeIfAbsent("", k -> new ArrayList<>()).add(line.strip());
+        }
+      } else if (line.equals("\t}")) {
+        boolean staleChain = header.startsWith("chain ") && body.isEmpty();
+        if (!staleChain) {
+          blocks.put(header, body);
+        }
+        header = null;
+      } else {
+        body.add(line.strip());
+      }
+    }
+    return blocks;
   }
 }

@@ -30,4 +30,62 @@ class RulesetTextTest {
     assertThat(RulesetText.mentions(nft, "fd00:10:96::2a")).isTrue();
     assertThat(RulesetText.mentions(nft, "fd00:10:96::2")).isFalse();
   }
+
+  private static final String TABLE =
+      """
+      table ip proxima {
+      \tcomment "rules for proxima"
+      \tset cluster-ips {
+      \t\ttype ipv4_addr
+      \t\telements = { 10.96.0.16 }
+      \t}
+
+      \tchain lb-1 {
+      \t}
+
+      \tchain nat-output {
+      \t\ttype nat hook output priority -100; policy accept;
+      \t\tjump services
+      \t}
+
+      \tchain lb-2 {
+      \t\tdnat ip to ip daddr . meta l4proto . th dport map @cluster-endpoints
+      \t}
+      }
+      """;
+
+  @Test
+  void aTableListedInAnotherOrderWithoutItsEmptiedChainsProgramsTheSame() {
+    var reordered =
+        """
+        table ip proxima {
+        \tcomment "rules for proxima"
+        \tchain lb-2 {
+        \t\tdnat ip to ip daddr . meta l4proto . th dport map @cluster-endpoints
+        \t}
+
+        \tset cluster-ips {
+        \t\ttype ipv4_addr
+        \t\telements = { 10.96.0.16 }
+        \t}
+
+        \tchain nat-output {
+        \t\ttype nat hook output priority -100; policy accept;
+        \t\tjump services
+        \t}
+        }
+        """;
+
+    assertThat(RulesetText.programmed(reordered)).isEqualTo(RulesetText.programmed(TABLE));
+  }
+
+  @Test
+  void aChangedRuleOrElementProgramsSomethingElse() {
+    assertThat(RulesetText.programmed(TABLE.replace("10.96.0.16", "10.96.0.17")))
+        .isNotEqualTo(RulesetText.programmed(TABLE));
+    assertThat(RulesetText.programmed(TABLE.replace("jump services", "jump firewall")))
+        .isNotEqualTo(RulesetText.programmed(TABLE));
+    assertThat(RulesetText.programmed(TABLE.replace("\tchain lb-1 {\n\t}", "")))
+        .isEqualTo(RulesetText.programmed(TABLE));
+  }
 }
