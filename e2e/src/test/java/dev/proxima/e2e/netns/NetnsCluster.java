@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.testing.ReachableApiServer;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -106,8 +107,8 @@ final class NetnsCluster implements AutoCloseable {
     kube = api.client();
     var apiSocket = workDir.resolve("api.sock");
     relay = ApiRelay.start(layout.fabric(), api.port(), apiSocket);
-    writeKubeconfig(kubeconfig, ApiRelay.url());
-    writeKubeconfig(controllerKubeconfig, api.url());
+    ReachableApiServer.kubeconfig(kubeconfig, ApiRelay.url());
+    ReachableApiServer.kubeconfig(controllerKubeconfig, api.url());
     await("API server reachable from the fabric")
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100))
@@ -135,30 +136,6 @@ final class NetnsCluster implements AutoCloseable {
     System.out.printf(
         "netns e2e: cluster up in %d ms (work directory %s)%n",
         Duration.between(started, Instant.now()).toMillis(), workDir);
-  }
-
-  private static void writeKubeconfig(Path file, String server) {
-    try {
-      Files.writeString(
-          file,
-          """
-          apiVersion: v1
-          kind: Config
-          clusters:
-          - name: netns
-            cluster: {server: "%s"}
-          users:
-          - name: e2e
-            user: {token: not-checked}
-          contexts:
-          - name: netns
-            context: {cluster: netns, user: e2e, namespace: default}
-          current-context: netns
-          """
-              .formatted(server));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   // --- processes -----------------------------------------------------------------------------

@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.util.Map;
 
 /** The API objects the proxy's tests against an API server create, in their simplest form. */
@@ -43,22 +42,6 @@ public final class ClusterObjects {
   /** The IPv4 slice {@code SERVICE-1} of a Service: port {@code http} 8080, endpoints on a node. */
   public static EndpointSlice slice(
       String namespace, String service, String nodeName, String... endpointIps) {
-    var slice =
-        new EndpointSliceBuilder()
-            .withNewMetadata()
-            .withNamespace(namespace)
-            .withName(service + "-1")
-            .withLabels(Map.of(Labels.SERVICE_NAME, service))
-            .endMetadata()
-            .withAddressType("IPv4")
-            .addNewPort()
-            .withName("http")
-            .withPort(8080)
-            .withProtocol("TCP")
-            .endPort();
-    for (var ip : endpointIps) {
-      slice = slice.addNewEndpoint().withAddresses(ip).withNodeName(nodeName).endEndpoint();
-    }
-    return slice.build();
+    return ApiObjects.sliceOnNode(namespace, service, nodeName, endpointIps);
   }
 }
