@@ -147,7 +147,7 @@ public final class RunCommand implements Callable<Integer> {
     var config = controllerConfig().withSlices(scope);
     var registry = new PrometheusRegistry();
     var metrics = new ControllerMetrics(registry);
-    var stop = TerminationSignals.latch();
+    var stop = TerminationSignals.requested();
     var exitCode = new AtomicInteger(0);
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
         var controller =
@@ -158,7 +158,7 @@ public final class RunCommand implements Callable<Integer> {
                 Clock.systemUTC(),
                 () -> {
                   exitCode.set(1);
-                  stop.countDown();
+                  stop.complete(null);
                 });
         var probes =
             ProbeServer.start(
@@ -172,7 +172,10 @@ public final class RunCommand implements Callable<Integer> {
           .addKeyValue("workers", workers)
           .log("Starting proxima-controller");
       try {
-        controller.start(syncTimeout);
+        if (!controller.start(syncTimeout, stop)) {
+          log.atInfo().log("Stopped before the informers synced; nothing was written");
+          return 0;
+        }
       } catch (TimeoutException timeout) {
         log.atError()
             .addKeyValue("timeout", syncTimeout)
@@ -180,7 +183,7 @@ public final class RunCommand implements Callable<Integer> {
                 "Informers did not sync; check API server reachability and RBAC (list/watch Services, EndpointSlices, Nodes)");
         return 1;
       }
-      stop.await();
+      stop.join();
       log.atInfo().addKeyValue("exitCode", exitCode.get()).log("Shutting down");
     }
     return exitCode.get();

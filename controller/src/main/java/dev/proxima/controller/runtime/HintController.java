@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -110,10 +111,27 @@ public final class HintController implements AutoCloseable {
    * @throws TimeoutException when the informers do not sync within {@code syncTimeout}
    */
   public void start(Duration syncTimeout) throws TimeoutException, InterruptedException {
+    start(syncTimeout, new CompletableFuture<Void>());
+  }
+
+  /**
+   * Like {@link #start(Duration)}, but a stop request ends the wait: a kubelet's SIGTERM must not
+   * sit out the sync timeout while the API server is unreachable.
+   *
+   * @return false when {@code stopRequested} completed before the informers synced; nothing was
+   *     started then
+   */
+  public boolean start(Duration syncTimeout, CompletableFuture<?> stopRequested)
+      throws TimeoutException, InterruptedException {
+    var synced = informers.start();
     try {
-      informers.start().get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      CompletableFuture.anyOf(synced, stopRequested)
+          .get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.ExecutionException failure) {
       throw new IllegalStateException("informers failed to start", failure.getCause());
+    }
+    if (!synced.isDone()) {
+      return false;
     }
     log.atInfo().log("Informers synced");
     long flushMillis = PassSummary.INTERVAL.toMillis() / 4;
@@ -125,6 +143,7 @@ public final class HintController implements AutoCloseable {
     } else {
       election.start();
     }
+    return true;
   }
 
   /** Ready means the caches are complete; a standby replica is ready too, to take over fast. */

@@ -1,12 +1,15 @@
 package dev.proxima.controller.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.proxima.testing.JarCommand;
 import dev.proxima.testing.ReachableApiServer;
 import dev.proxima.testing.RefusingApiServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -168,6 +171,37 @@ class ControllerCliIT {
                     .contains("Cannot list from the API server; retrying")
                     .contains("cause=connection refused"));
     assertThat(result.err()).doesNotContain("\tat ").contains("Informers did not sync");
+  }
+
+  @Test
+  void sigtermWhileTheApiServerIsUnreachableExitsAtOnceInsteadOfWaitingForTheSyncTimeout()
+      throws Exception {
+    var closed = RefusingApiServer.closedPortUrl();
+    var kubeconfig = ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), closed);
+
+    try (var controller =
+        jar()
+            .start(
+                "run",
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--informer-sync-timeout=10m",
+                "--metrics-bind-address=127.0.0.1:0",
+                "--health-probe-bind-address=127.0.0.1:0")) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> controller.errSoFar().contains("Cannot list from the API server"));
+
+      controller.process().destroy();
+
+      assertThat(controller.process().waitFor(30, TimeUnit.SECONDS))
+          .as("exited on SIGTERM long before the 10m sync timeout")
+          .isTrue();
+      assertThat(controller.process().exitValue()).isZero();
+      assertThat(controller.errSoFar())
+          .contains("Stopped before the informers synced")
+          .doesNotContain("\tat ");
+    }
   }
 
   @Test
