@@ -29,6 +29,56 @@ class SyncRunnerTest {
   }
 
   @Test
+  void theIdleTaskRunsBetweenRunsAtMostOncePerIntervalAndNeverWhenARunIsDue() {
+    var idles = new AtomicInteger();
+    var runner =
+        new SyncRunner(
+            "test",
+            () -> {
+              runs.incrementAndGet();
+              return true;
+            },
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(30),
+            Duration.ofHours(1),
+            clock,
+            idles::incrementAndGet);
+    runner.request();
+    assertThat(runner.idle()).as("a run is due").isFalse();
+    runner.tick();
+
+    assertThat(runner.idle()).isTrue();
+    clock.advance(Duration.ofMillis(500));
+    assertThat(runner.idle()).as("ran half a second ago").isFalse();
+    clock.advance(SyncRunner.IDLE_INTERVAL);
+    assertThat(runner.idle()).isTrue();
+    assertThat(idles).hasValue(2);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aThrowingIdleTaskDoesNotStopTheRunner() {
+    var runner =
+        new SyncRunner(
+            "test",
+            () -> {
+              runs.incrementAndGet();
+              return true;
+            },
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(30),
+            Duration.ofHours(1),
+            clock,
+            () -> {
+              throw new IllegalStateException("boom");
+            });
+
+    assertThat(runner.idle()).isTrue();
+    runner.request();
+    assertThat(runner.tick()).isTrue();
+  }
+
+  @Test
   void theFirstRequestRunsAtOnce() {
     var runner = runner();
     runner.request();
