@@ -32,7 +32,9 @@ import java.util.TreeMap;
  * transaction, once it has been stale for {@link #STALE_DELAY}. It cannot go in the same
  * transaction: kernels before 6.2 notice only after a transaction that a deleted map element no
  * longer refers to a chain, and refuse to delete the chain until then. A port that uses a stale
- * chain or set again before then takes it back, and nothing deletes it.
+ * chain or set again before then takes it back, and nothing deletes it. Shared chains whose rules
+ * look up a map (the {@code lb-N} chains) stay loaded instead: only a full sync could load them
+ * again, and there is one per endpoint count, not one per Service.
  */
 public final class RulesetAssembler {
   /** How long a chain or set stays stale before {@link #staleCleanup()} deletes it. */
@@ -254,6 +256,11 @@ public final class RulesetAssembler {
       var inKernel = kernelChains.get(chain);
       if (chainRules.containsKey(chain) || inKernel == null) {
         continue; // used again, or never loaded
+      }
+      if (inKernel.stream().anyMatch(rule -> rule.contains(" map @"))) {
+        // A shared lb-N chain: only a full sync could load its rules again (see NftScriptDiff),
+        // so it stays loaded for the next port with N endpoints. There are only a few of them.
+        continue;
       }
       if (!inKernel.isEmpty()) {
         newRules.append("flush chain ").append(prefix).append(chain).append('\n');
