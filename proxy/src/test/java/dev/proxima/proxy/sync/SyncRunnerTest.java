@@ -16,6 +16,10 @@ class SyncRunnerTest {
   private final Deque<Boolean> outcomes = new ArrayDeque<>();
 
   private SyncRunner runner() {
+    return runner(() -> {});
+  }
+
+  private SyncRunner runner(Runnable idleTask) {
     return new SyncRunner(
         "test",
         () -> {
@@ -25,24 +29,14 @@ class SyncRunnerTest {
         Duration.ofSeconds(1),
         Duration.ofSeconds(30),
         Duration.ofHours(1),
-        clock);
+        clock,
+        idleTask);
   }
 
   @Test
   void theIdleTaskRunsBetweenRunsAtMostOncePerIntervalAndNeverWhenARunIsDue() {
     var idles = new AtomicInteger();
-    var runner =
-        new SyncRunner(
-            "test",
-            () -> {
-              runs.incrementAndGet();
-              return true;
-            },
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(30),
-            Duration.ofHours(1),
-            clock,
-            idles::incrementAndGet);
+    var runner = runner(idles::incrementAndGet);
     runner.request();
     assertThat(runner.idle()).as("a run is due").isFalse();
     runner.tick();
@@ -59,16 +53,7 @@ class SyncRunnerTest {
   @Test
   void aThrowingIdleTaskDoesNotStopTheRunner() {
     var runner =
-        new SyncRunner(
-            "test",
-            () -> {
-              runs.incrementAndGet();
-              return true;
-            },
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(30),
-            Duration.ofHours(1),
-            clock,
+        runner(
             () -> {
               throw new IllegalStateException("boom");
             });

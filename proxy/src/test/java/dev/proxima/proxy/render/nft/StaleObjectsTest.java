@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.testing.HostTools;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -253,15 +252,6 @@ class StaleObjectsTest {
   }
 
   private void load(String namespace, String script) throws Exception {
-    if (HostTools.run(directory, "ip", "netns", "list")
-        .stdout()
-        .lines()
-        .noneMatch(line -> line.startsWith(namespace))) {
-      HostTools.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
-    }
-    var file = Files.createTempFile(directory, "rules", ".nft");
-    Files.writeString(file, script);
-    HostTools.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
-        .assertSucceeded();
+    NftTool.load(directory, namespace, script);
   }
 }
