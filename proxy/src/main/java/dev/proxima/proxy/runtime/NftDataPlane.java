@@ -42,8 +42,9 @@ public final class NftDataPlane implements DataPlane {
   private RulesetAssembler assembler;
 
   /**
-   * False from a failed transaction until the next full sync loads: the kernel may then not hold
-   * what the assembler thinks, so no stale chain is deleted on its word.
+   * True once a transaction loaded; false from a failed one until the next full sync loads, since
+   * the kernel may then not hold what the assembler thinks and no stale chain is deleted on its
+   * word. Never true in a dry run, which has no kernel to clean up.
    */
   private boolean kernelAsAssembled;
 
@@ -162,26 +163,20 @@ public final class NftDataPlane implements DataPlane {
       return;
     }
     var cleanup = due.get();
-    if (nft == null) {
-      dryRunOutput.accept(cleanup.script());
-      assembler.staleDeleted(cleanup);
-    } else {
-      var result = nft.apply(cleanup.script());
-      if (result.succeeded()) {
-        assembler.staleDeleted(cleanup);
-      } else {
-        assembler.staleKept(cleanup, STALE_RETRY);
-        LOG.atWarn()
-            .addKeyValue("family", family)
-            .addKeyValue("chains", named(cleanup.chains()))
-            .addKeyValue("sets", named(cleanup.sets()))
-            .addKeyValue("error", result.summary())
-            .addKeyValue("retryInSeconds", STALE_RETRY.toSeconds())
-            .log("Could not delete unused chains and sets; they stay, emptied, and are retried");
-        metrics.nftablesStale(family, assembler.stalePending());
-        return;
-      }
+    var result = nft.apply(cleanup.script());
+    if (!result.succeeded()) {
+      assembler.staleKept(cleanup, STALE_RETRY);
+      LOG.atWarn()
+          .addKeyValue("family", family)
+          .addKeyValue("chains", named(cleanup.chains()))
+          .addKeyValue("sets", named(cleanup.sets()))
+          .addKeyValue("error", result.summary())
+          .addKeyValue("retryInSeconds", STALE_RETRY.toSeconds())
+          .log("Could not delete unused chains and sets; they stay, emptied, and are retried");
+      metrics.nftablesStale(family, assembler.stalePending());
+      return;
     }
+    assembler.staleDeleted(cleanup);
     LOG.atDebug()
         .addKeyValue("family", family)
         .addKeyValue("chains", cleanup.chains().size())
