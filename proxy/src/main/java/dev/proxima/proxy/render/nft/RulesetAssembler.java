@@ -112,7 +112,8 @@ public final class RulesetAssembler {
    * deleted, and everything is declared again ({@code add} leaves an existing regular chain or a
    * kept set in place). Nothing that could still be referenced is deleted, so older kernels, which
    * notice only after the transaction that a deleted map element no longer refers to a chain,
-   * accept it: a chain that stops being used is flushed now and deleted by a later full sync.
+   * accept it: a chain that stops being used is flushed now and stale, for {@link #staleCleanup()}
+   * to delete a second later (or the next full sync, which deletes the empty chains it finds).
    *
    * @param kernel what the table holds now; null replaces the whole table, affinity memory and all
    */
