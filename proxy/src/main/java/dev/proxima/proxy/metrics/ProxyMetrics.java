@@ -41,6 +41,7 @@ public final class ProxyMetrics {
   private final Gauge topologyFallbacks;
   private final Gauge addressCollisions;
   private final Gauge nodePortsServedNowhere;
+  private final Gauge nftablesStale;
   private final Counter healthCheckBindFailures;
   private final Histogram conntrackDuration;
   private final Counter conntrackDeleted;
@@ -124,6 +125,14 @@ public final class ProxyMetrics {
             ? Counter.builder()
                 .name("kubeproxy_sync_proxy_rules_nftables_sync_failures_total")
                 .help("Cumulative proxy nftables sync failures")
+                .labelNames("ip_family")
+                .register(registry)
+            : null;
+    nftablesStale =
+        nft
+            ? Gauge.builder()
+                .name("proxima_proxy_nftables_stale_objects")
+                .help("Chains and sets no Service uses any more, emptied and waiting to be deleted")
                 .labelNames("ip_family")
                 .register(registry)
             : null;
@@ -348,6 +357,13 @@ public final class ProxyMetrics {
   /** How many Service ports lost an address key to another in this family's latest sync. */
   public void addressCollisions(IpFamily family, int count) {
     addressCollisions.labelValues(label(family)).set(count);
+  }
+
+  /** How many unused chains and sets this family's table still holds, emptied, to be deleted. */
+  public void nftablesStale(IpFamily family, int count) {
+    if (nftablesStale != null) {
+      nftablesStale.labelValues(label(family)).set(count);
+    }
   }
 
   public void nodePortsServedNowhere(IpFamily family, boolean nowhere) {

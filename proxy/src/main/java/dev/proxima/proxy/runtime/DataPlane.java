@@ -72,6 +72,13 @@ public interface DataPlane {
   List<String> warnings();
 
   /**
+   * Deletes what earlier syncs stopped using once it is safe to (nftables: chains and sets unused
+   * for a second or more). Called on the sync thread between syncs; failures are logged and retried
+   * later, and never affect the rules in use.
+   */
+  default void removeStale() {}
+
+  /**
    * False when rules Proxima relies on vanished behind its back (another tool flushed a table): the
    * next sync must then be full. Checked every sync period, so it may run host tools.
    */

@@ -7,19 +7,24 @@ import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
+import java.time.Clock;
 import java.util.List;
 import java.util.function.Consumer;
 
 /** Makes each family's {@link DataPlane} for one mode. */
 @FunctionalInterface
 public interface DataPlanes {
-  DataPlane forFamily(IpFamily family, ProxyMetrics metrics);
+  /**
+   * @param clock the proxy's clock, for what a data plane does later than a sync
+   */
+  DataPlane forFamily(IpFamily family, ProxyMetrics metrics, Clock clock);
 
   /**
    * @param nft null in dry-run mode: transactions go to {@code dryRunOutput}
    */
   static DataPlanes nftables(RuleSettings settings, RuleLoader nft, Consumer<String> dryRunOutput) {
-    return (family, metrics) -> new NftDataPlane(family, settings, nft, dryRunOutput, metrics);
+    return (family, metrics, clock) ->
+        new NftDataPlane(family, settings, nft, dryRunOutput, metrics, clock);
   }
 
   /**
@@ -31,7 +36,7 @@ public interface DataPlanes {
       IptablesBackend backend,
       List<String> prefix,
       Consumer<String> dryRunOutput) {
-    return (family, metrics) ->
+    return (family, metrics, clock) ->
         new IptablesDataPlane(
             family,
             settings,

@@ -10,6 +10,8 @@ import dev.proxima.proxy.render.nft.KernelTable;
 import dev.proxima.proxy.render.nft.NftNames;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -18,17 +20,34 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The nftables mode: table {@code proxima}, replaced or patched in one nft transaction. A full sync
- * replaces the table's contents in place, keeping the ClientIP affinity sets it still needs.
+ * replaces the table's contents in place, keeping the ClientIP affinity sets it still needs. Chains
+ * and sets that stop being used are emptied at once and deleted by {@link #removeStale()} a second
+ * or more later, in a transaction of their own.
  */
 public final class NftDataPlane implements DataPlane {
   private static final Logger LOG = LoggerFactory.getLogger(NftDataPlane.class);
+
+  /** After the kernel refuses a stale cleanup, how long until it is tried again. */
+  static final Duration STALE_RETRY = Duration.ofSeconds(30);
+
+  /** At most this many names of what a refused cleanup deleted go into its log line. */
+  private static final int NAMES_LOGGED = 10;
 
   private final IpFamily family;
   private final RuleSettings settings;
   private final RuleLoader nft;
   private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
+  private final Clock clock;
   private RulesetAssembler assembler;
+
+  /**
+   * True once a transaction loaded; false from a failed one until the next full sync loads, since
+   * the kernel may then not hold what the assembler thinks and no stale chain is deleted on its
+   * word. Never true in a dry run, which has no kernel to clean up.
+   */
+  private boolean kernelAsAssembled;
+
   private List<String> serviceCidrs = List.of();
   private int linesLoaded;
 
@@ -41,6 +60,20 @@ public final class NftDataPlane implements DataPlane {
       RuleLoader nft,
       Consumer<String> dryRunOutput,
       ProxyMetrics metrics) {
+    this(family, settings, nft, dryRunOutput, metrics, Clock.systemUTC());
+  }
+
+  /**
+   * @param clock dates the chains and sets that stop being used, which are deleted a second later
+   */
+  public NftDataPlane(
+      IpFamily family,
+      RuleSettings settings,
+      RuleLoader nft,
+      Consumer<String> dryRunOutput,
+      ProxyMetrics metrics,
+      Clock clock) {
+    this.clock = clock;
     this.family = family;
     this.settings = settings;
     this.nft = nft;
@@ -55,9 +88,10 @@ public final class NftDataPlane implements DataPlane {
     // Should the new one fail to build, no assembler means the next sync is a full one again.
     assembler = null;
     linesLoaded = 0;
+    kernelAsAssembled = false;
     assembler =
         new RulesetAssembler(
-            NftPlanRenderer.config(family, settings, nodePortAddresses, nodePodCidrs));
+            NftPlanRenderer.config(family, settings, nodePortAddresses, nodePodCidrs), clock);
     assembler.serviceCidrs(serviceCidrs);
     var kernel = kernelTable();
     if (kernel == null) {
@@ -67,6 +101,8 @@ public final class NftDataPlane implements DataPlane {
     linesLoaded = Lines.count(keeping);
     var result = nft.apply(keeping);
     if (result.succeeded()) {
+      kernelAsAssembled = true;
+      metrics.nftablesStale(family, assembler.stalePending());
       return Outcome.LOADED;
     }
     // Should this kernel refuse the in-place replacement, a whole new table still gets the rules
@@ -75,6 +111,8 @@ public final class NftDataPlane implements DataPlane {
         .addKeyValue("family", family)
         .addKeyValue("error", result.summary())
         .log("Could not replace the rules in place; replacing the whole table, affinity resets");
+    // The whole table goes, stale chains with it.
+    assembler.forgetStale();
     return load(assembler.fullScript());
   }
 
@@ -97,9 +135,66 @@ public final class NftDataPlane implements DataPlane {
     // Empty when a rule needs a map the kernel cannot type from its own state.
     var ports = assembler.update(changes);
     if (ports.isEmpty()) {
+      kernelAsAssembled = false;
       return Outcome.NEEDS_FULL;
     }
-    return load(ports.get() + assembler.serviceCidrs(serviceCidrs));
+    var outcome = load(ports.get() + assembler.serviceCidrs(serviceCidrs));
+    if (outcome.status() != Status.FAILED) {
+      // Under steady churn the runner may never be idle: what is due goes after each sync too.
+      int lines = linesLoaded;
+      removeStale();
+      linesLoaded = lines;
+    }
+    return outcome;
+  }
+
+  /**
+   * Deletes the chains and sets that have been stale for a second or more, in a transaction of
+   * their own. Should the kernel refuse it, they stay recorded and are tried again later; the rules
+   * in use are untouched either way.
+   */
+  @Override
+  public void removeStale() {
+    if (assembler == null || !kernelAsAssembled) {
+      return;
+    }
+    var due = assembler.staleCleanup();
+    if (due.isEmpty()) {
+      return;
+    }
+    var cleanup = due.get();
+    var result = nft.apply(cleanup.script());
+    if (!result.succeeded()) {
+      assembler.staleKept(cleanup, STALE_RETRY);
+      LOG.atWarn()
+          .addKeyValue("family", family)
+          .addKeyValue("chains", named(cleanup.chains()))
+          .addKeyValue("sets", named(cleanup.sets()))
+          .addKeyValue("error", result.summary())
+          .addKeyValue("retryInSeconds", STALE_RETRY.toSeconds())
+          .log("Could not delete unused chains and sets; they stay, emptied, and are retried");
+      metrics.nftablesStale(family, assembler.stalePending());
+      return;
+    }
+    assembler.staleDeleted(cleanup);
+    LOG.atDebug()
+        .addKeyValue("family", family)
+        .addKeyValue("chains", cleanup.chains().size())
+        .addKeyValue("sets", cleanup.sets().size())
+        .addKeyValue("stillStale", assembler.stalePending())
+        .log("Deleted unused chains and sets");
+    metrics.nftablesStale(family, assembler.stalePending());
+  }
+
+  /** The first names of a list, and how many more there are. */
+  private static String named(List<String> names) {
+    if (names.size() <= NAMES_LOGGED) {
+      return String.join(",", names);
+    }
+    return String.join(",", names.subList(0, NAMES_LOGGED))
+        + " and "
+        + (names.size() - NAMES_LOGGED)
+        + " more";
   }
 
   @Override
@@ -128,8 +223,12 @@ public final class NftDataPlane implements DataPlane {
     }
     var result = nft.apply(transaction);
     if (result.succeeded()) {
+      kernelAsAssembled = true;
+      metrics.nftablesStale(family, assembler.stalePending());
       return Outcome.LOADED;
     }
+    kernelAsAssembled = false;
+    assembler.forgetStale();
     metrics.nftablesFailed(family);
     return Outcome.failed(result.summary());
   }

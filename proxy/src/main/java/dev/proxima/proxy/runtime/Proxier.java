@@ -144,6 +144,16 @@ public final class Proxier {
         family, config.nodeName(), zoneOf(node), ports, List.of(), List.of(), owners.collisions());
   }
 
+  /**
+   * Deletes what earlier syncs stopped using, when it is safe to; nothing while the next sync must
+   * be full, since the kernel may then not hold what the last sync meant to load.
+   */
+  public synchronized void removeStale() {
+    if (!needFullSync) {
+      plane.removeStale();
+    }
+  }
+
   /** Forces the next sync to reload everything, e.g. after another tool touched the table. */
   public synchronized void requireFullSync() {
     needFullSync = true;

@@ -139,7 +139,7 @@ public final class ProxyServer implements AutoCloseable {
               family,
               config,
               cache,
-              planes.forFamily(family, metrics),
+              planes.forFamily(family, metrics, clock),
               touchesKernel ? ConntrackCleaner.onThisHost() : null,
               metrics,
               health,
@@ -155,7 +155,15 @@ public final class ProxyServer implements AutoCloseable {
             config.minSyncPeriod(),
             config.syncPeriod(),
             config.fullSyncPeriod(),
-            clock);
+            clock,
+            this::removeStale);
+  }
+
+  /**
+   * Between syncs, on the sync thread: what earlier syncs stopped using goes once it is safe to.
+   */
+  private void removeStale() {
+    proxiers.forEach(Proxier::removeStale);
   }
 
   private void changed() {

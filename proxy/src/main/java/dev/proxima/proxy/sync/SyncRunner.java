@@ -22,13 +22,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The decision logic lives in {@link #tick()}, driven by an injected {@link Clock}, so tests
  * step it deterministically; {@link #start()} adds the thread that calls it when something is due.
+ *
+ * <p>Between runs the thread calls an optional idle task, at most about once a second, for work
+ * that must happen on the sync's thread but not at a sync (the nftables mode deletes chains it
+ * emptied a second earlier). {@link #idle()} is that step, for tests.
  */
 public final class SyncRunner implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SyncRunner.class);
   private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
 
+  /** The idle task runs at most this often, however often requests wake the thread. */
+  static final Duration IDLE_INTERVAL = Duration.ofSeconds(1);
+
   private final String name;
   private final BooleanSupplier sync;
+  private final Runnable idleTask;
   private final Duration minInterval;
   private final Duration retryInterval;
   private final Duration maxInterval;
@@ -41,6 +49,7 @@ public final class SyncRunner implements AutoCloseable {
   private int failuresInARow;
   private Instant lastRunEnded;
   private Instant periodicAt;
+  private Instant idleRan;
   private boolean stopped;
   private Thread thread;
 
@@ -54,6 +63,20 @@ public final class SyncRunner implements AutoCloseable {
       Duration retryInterval,
       Duration maxInterval,
       Clock clock) {
+    this(name, sync, minInterval, retryInterval, maxInterval, clock, () -> {});
+  }
+
+  /**
+   * @param idleTask runs on the sync thread between runs, about once a second while none is due
+   */
+  public SyncRunner(
+      String name,
+      BooleanSupplier sync,
+      Duration minInterval,
+      Duration retryInterval,
+      Duration maxInterval,
+      Clock clock,
+      Runnable idleTask) {
     if (maxInterval.compareTo(minInterval) < 0) {
       throw new IllegalArgumentException(
           "maxInterval " + maxInterval + " is below minInterval " + minInterval);
@@ -64,6 +87,7 @@ public final class SyncRunner implements AutoCloseable {
     this.retryInterval = retryInterval;
     this.maxInterval = maxInterval;
     this.clock = clock;
+    this.idleTask = Objects.requireNonNull(idleTask);
   }
 
   /** Asks for a sync as soon as the minimum interval allows; repeated requests coalesce. */
@@ -110,6 +134,31 @@ public final class SyncRunner implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Runs the idle task unless stopped, a run is due, or it ran less than {@link #IDLE_INTERVAL}
+   * ago; it never runs alongside a run, since only the sync thread calls both.
+   *
+   * @return true when it ran
+   */
+  public boolean idle() {
+    lock.lock();
+    try {
+      var now = clock.instant();
+      if (stopped || isDue(now) || (idleRan != null && now.isBefore(idleRan.plus(IDLE_INTERVAL)))) {
+        return false;
+      }
+      idleRan = now;
+    } finally {
+      lock.unlock();
+    }
+    try {
+      idleTask.run();
+    } catch (RuntimeException failure) {
+      log.atWarn().setCause(failure).addKeyValue("runner", name).log("Idle task threw");
+    }
+    return true;
   }
 
   /** The wait before retrying after {@code failures} failed runs in a row (at least one). */
@@ -163,6 +212,9 @@ public final class SyncRunner implements AutoCloseable {
 
   private void loop() {
     while (true) {
+      if (!tick()) {
+        idle();
+      }
       lock.lock();
       try {
         if (stopped) {
@@ -176,14 +228,12 @@ public final class SyncRunner implements AutoCloseable {
                   ? TimeUnit.SECONDS.toNanos(1)
                   : Math.min(Duration.between(now, due).toNanos(), TimeUnit.SECONDS.toNanos(1));
           wake.awaitNanos(Math.max(waitNanos, 1));
-          continue;
         }
       } catch (InterruptedException interrupted) {
         return;
       } finally {
         lock.unlock();
       }
-      tick();
     }
   }
 

@@ -61,7 +61,8 @@ class ProxierTest {
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics)
+            ? new NftDataPlane(
+                IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics, clock)
             : new IptablesDataPlane(
                 IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics);
     proxier =
@@ -404,6 +405,73 @@ class ProxierTest {
 
     assertThat(loader.scripts).hasSize(2);
     assertThat(loader.scripts.get(1)).startsWith(fullLoadStart());
+  }
+
+  /**
+   * A removed Service's own chains and sets (here a ClientIP one's) are emptied by the partial sync
+   * and deleted a second later in a transaction of their own; a refused deletion is logged, kept
+   * and retried later, and does not get in the way of the syncs.
+   */
+  @Test
+  void nftDeletesARemovedServicesChainsASecondLaterAndRetriesARefusedDeletion() throws Exception {
+    var appender = new ListAppender<ILoggingEvent>();
+    appender.start();
+    var logger = (Logger) LoggerFactory.getLogger(NftDataPlane.class);
+    logger.addAppender(appender);
+    try {
+      start(ProxyMode.nftables);
+      cache.services.add(
+          new ServiceBuilder(service("web", null))
+              .editSpec()
+              .withSessionAffinity("ClientIP")
+              .endSpec()
+              .build());
+      cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+      proxier.sync(Set.of());
+      cache.services.clear();
+      cache.slices.clear();
+
+      proxier.sync(Set.of(new ObjectKey("shop", "web")));
+      proxier.removeStale();
+
+      assertThat(loader.scripts).hasSize(2);
+      assertThat(loader.scripts.get(1)).contains("flush chain ").doesNotContain("delete chain ");
+      assertThat(scrape())
+          .containsPattern("proxima_proxy_nftables_stale_objects\\{ip_family=\"IPv4\"} [1-9]");
+
+      clock.advance(Duration.ofSeconds(1));
+      loader.fail = true;
+      proxier.removeStale();
+      assertThat(loader.scripts).hasSize(3);
+      assertThat(loader.scripts.get(2))
+          .contains("delete chain ip proxima ", "delete set ip proxima affinity-")
+          .doesNotContain("flush", "element");
+      assertThat(appender.list)
+          .filteredOn(event -> event.getLevel() == Level.WARN)
+          .singleElement()
+          .satisfies(
+              event ->
+                  assertThat(event.getKeyValuePairs().toString())
+                      .contains("affinity-", "No such file or directory"));
+
+      loader.fail = false;
+      proxier.removeStale();
+      assertThat(loader.scripts).as("retried later, not at once").hasSize(3);
+      cache.services.add(service("api", null));
+      assertThat(proxier.sync(Set.of(new ObjectKey("shop", "api")))).isTrue();
+      assertThat(loader.scripts).hasSize(4);
+      assertThat(loader.scripts.get(3)).doesNotStartWith(fullLoadStart());
+
+      clock.advance(NftDataPlane.STALE_RETRY);
+      proxier.removeStale();
+      assertThat(loader.scripts).hasSize(5);
+      assertThat(loader.scripts.get(4)).isEqualTo(loader.scripts.get(2));
+      assertThat(scrape()).contains("proxima_proxy_nftables_stale_objects{ip_family=\"IPv4\"} 0.0");
+      proxier.removeStale();
+      assertThat(loader.scripts).hasSize(5);
+    } finally {
+      logger.detachAppender(appender);
+    }
   }
 
   @Test

@@ -16,6 +16,10 @@ class SyncRunnerTest {
   private final Deque<Boolean> outcomes = new ArrayDeque<>();
 
   private SyncRunner runner() {
+    return runner(() -> {});
+  }
+
+  private SyncRunner runner(Runnable idleTask) {
     return new SyncRunner(
         "test",
         () -> {
@@ -25,7 +29,38 @@ class SyncRunnerTest {
         Duration.ofSeconds(1),
         Duration.ofSeconds(30),
         Duration.ofHours(1),
-        clock);
+        clock,
+        idleTask);
+  }
+
+  @Test
+  void theIdleTaskRunsBetweenRunsAtMostOncePerIntervalAndNeverWhenARunIsDue() {
+    var idles = new AtomicInteger();
+    var runner = runner(idles::incrementAndGet);
+    runner.request();
+    assertThat(runner.idle()).as("a run is due").isFalse();
+    runner.tick();
+
+    assertThat(runner.idle()).isTrue();
+    clock.advance(Duration.ofMillis(500));
+    assertThat(runner.idle()).as("ran half a second ago").isFalse();
+    clock.advance(SyncRunner.IDLE_INTERVAL);
+    assertThat(runner.idle()).isTrue();
+    assertThat(idles).hasValue(2);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aThrowingIdleTaskDoesNotStopTheRunner() {
+    var runner =
+        runner(
+            () -> {
+              throw new IllegalStateException("boom");
+            });
+
+    assertThat(runner.idle()).isTrue();
+    runner.request();
+    assertThat(runner.tick()).isTrue();
   }
 
   @Test

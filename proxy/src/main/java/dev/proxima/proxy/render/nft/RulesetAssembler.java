@@ -1,6 +1,9 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.ServicePortName;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -24,11 +27,21 @@ import java.util.TreeMap;
  * dev.proxima.proxy.plan.AddressOwners}); should two ports still claim one map key, the one earlier
  * in ServicePortName order keeps it, as in a full render.
  *
- * <p>Chains and sets nothing uses any more stay in the kernel until the next full syncs remove them
- * (see {@link #replaceAll(List, KernelTable)}); they are unreferenced and do nothing.
+ * <p>A chain or set nothing uses any more is stale: the transaction that stops using it flushes it
+ * (a chain) and takes out what refers to it, and {@link #staleCleanup()} deletes it in a later
+ * transaction, once it has been stale for {@link #STALE_DELAY}. It cannot go in the same
+ * transaction: kernels before 6.2 notice only after a transaction that a deleted map element no
+ * longer refers to a chain, and refuse to delete the chain until then. A port that uses a stale
+ * chain or set again before then takes it back, and nothing deletes it. Shared chains whose rules
+ * look up a map (the {@code lb-N} chains) stay loaded instead: only a full sync could load them
+ * again, and there is one per endpoint count, not one per Service.
  */
 public final class RulesetAssembler {
+  /** How long a chain or set stays stale before {@link #staleCleanup()} deletes it. */
+  public static final Duration STALE_DELAY = Duration.ofSeconds(1);
+
   private final NftConfig config;
+  private final Clock clock;
   private final String fixedScript;
   private final NftScriptDiff.Parsed fixed;
 
@@ -49,11 +62,40 @@ public final class RulesetAssembler {
   private final Set<String> kernelSets = new LinkedHashSet<>();
   private final List<String> warnings = new ArrayList<>();
 
+  /** Chains in the kernel that nothing uses, flushed, with the time they became stale. */
+  private final Map<String, Instant> staleChains = new LinkedHashMap<>();
+
+  /** Sets and maps in the kernel that nothing uses, with their kind and stale time. */
+  private final Map<String, StaleSet> staleSets = new LinkedHashMap<>();
+
+  /** Chains whose last user went in the update under way: flushed and marked stale at its end. */
+  private final Set<String> dropped = new LinkedHashSet<>();
+
+  private record StaleSet(String kind, Instant since) {}
+
+  /**
+   * A transaction deleting stale chains and sets; pass it to {@link #staleDeleted} once the kernel
+   * took it, or to {@link #staleKept} when it refused it.
+   *
+   * @param script the nft transaction
+   * @param chains the chains it deletes
+   * @param sets the sets and maps it deletes
+   */
+  public record StaleCleanup(String script, List<String> chains, List<String> sets) {}
+
   /** The elements of {@code service-cidrs}: canonical, outermost only (an interval set). */
   private List<String> serviceCidrs = List.of();
 
   public RulesetAssembler(NftConfig config) {
+    this(config, Clock.systemUTC());
+  }
+
+  /**
+   * @param clock when chains and sets become stale, and when they are old enough to delete
+   */
+  public RulesetAssembler(NftConfig config, Clock clock) {
     this.config = config;
+    this.clock = clock;
     this.fixedScript = NftRenderer.render(config, List.of());
     this.fixed = NftScriptDiff.Parsed.of(fixedScript);
   }
@@ -70,7 +112,8 @@ public final class RulesetAssembler {
    * deleted, and everything is declared again ({@code add} leaves an existing regular chain or a
    * kept set in place). Nothing that could still be referenced is deleted, so older kernels, which
    * notice only after the transaction that a deleted map element no longer refers to a chain,
-   * accept it: a chain that stops being used is flushed now and deleted by a later full sync.
+   * accept it: a chain that stops being used is flushed now and stale, for {@link #staleCleanup()}
+   * to delete a second later (or the next full sync, which deletes the empty chains it finds).
    *
    * @param kernel what the table holds now; null replaces the whole table, affinity memory and all
    */
@@ -83,6 +126,8 @@ public final class RulesetAssembler {
     chainRules.clear();
     setDeclarations.clear();
     warnings.clear();
+    staleChains.clear();
+    staleSets.clear();
     var sorted = new ArrayList<>(ports);
     sorted.sort(java.util.Comparator.comparing(rules -> rules.port().name()));
     for (var rules : sorted) {
@@ -95,6 +140,15 @@ public final class RulesetAssembler {
     return kernel == null ? fullScript() : keepingAffinity(kernel);
   }
 
+  /**
+   * Forgets the stale chains and sets, for when the kernel's table was replaced whole, or may not
+   * hold what this assembler thinks (a transaction failed): the next full sync finds them again.
+   */
+  public void forgetStale() {
+    staleChains.clear();
+    staleSets.clear();
+  }
+
   private String keepingAffinity(KernelTable kernel) {
     var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
     var lines = fixedScript.split("\n", 4);
@@ -103,6 +157,7 @@ public final class RulesetAssembler {
     }
     var out = new StringBuilder(fullScriptLengthEstimate());
     out.append(lines[0]).append('\n');
+    var now = clock.instant();
     kernel
         .chains()
         .forEach(
@@ -119,6 +174,10 @@ public final class RulesetAssembler {
                   chainDeclarations.containsKey(chain) || fixed.chains().containsKey(chain);
               if (kind.base() || (kind.empty() && !wanted)) {
                 out.append("delete chain ").append(prefix).append(chain).append('\n');
+              } else if (!wanted) {
+                // Flushed above; a later transaction can delete it.
+                staleChains.put(chain, now);
+                kernelChains.put(chain, List.of());
               }
             });
     kernel
@@ -149,6 +208,7 @@ public final class RulesetAssembler {
     // in the table before, so the cost follows the change, not the table.
     var touched = new LinkedHashMap<String, Map<String, Boolean>>();
     var sorted = new TreeMap<>(changes);
+    dropped.clear();
     // Every old fragment goes before any new one comes in: when a change hands a key from one port
     // to another, the new owner must find it free, whatever the order of their names.
     for (var port : sorted.keySet()) {
@@ -192,6 +252,24 @@ public final class RulesetAssembler {
         out.append(setDeclarations.get(set)).append('\n');
       }
     }
+    var now = clock.instant();
+    for (var chain : dropped) {
+      var inKernel = kernelChains.get(chain);
+      if (chainRules.containsKey(chain) || inKernel == null) {
+        continue; // used again, or never loaded
+      }
+      if (inKernel.stream().anyMatch(rule -> rule.contains(" map @"))) {
+        // A shared lb-N chain: only a full sync could load its rules again (see NftScriptDiff),
+        // so it stays loaded for the next port with N endpoints. There are only a few of them.
+        continue;
+      }
+      if (!inKernel.isEmpty()) {
+        newRules.append("flush chain ").append(prefix).append(chain).append('\n');
+        kernelChains.put(chain, List.of());
+      }
+      staleChains.putIfAbsent(chain, now);
+    }
+    dropped.clear();
     out.append(newRules);
     var deletes = new StringBuilder();
     var adds = new StringBuilder();
@@ -246,6 +324,71 @@ public final class RulesetAssembler {
     NftScriptDiff.block(out, "delete element ", prefix, NftNames.SERVICE_CIDRS, removed);
     NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, added);
     return out.toString();
+  }
+
+  /**
+   * The transaction deleting the chains and sets stale for at least {@link #STALE_DELAY}, or empty
+   * when none is. Nothing refers to them any more: the transaction that made them stale took out
+   * every rule and element that did, and a port that used one again took it back.
+   */
+  public Optional<StaleCleanup> staleCleanup() {
+    var due = clock.instant().minus(STALE_DELAY);
+    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
+    var out = new StringBuilder();
+    var chains = new ArrayList<String>();
+    var sets = new ArrayList<String>();
+    staleChains.forEach(
+        (chain, since) -> {
+          if (!since.isAfter(due)) {
+            chains.add(chain);
+            out.append("delete chain ").append(prefix).append(chain).append('\n');
+          }
+        });
+    staleSets.forEach(
+        (set, stale) -> {
+          if (!stale.since().isAfter(due)) {
+            sets.add(set);
+            out.append("delete ").append(stale.kind()).append(' ').append(prefix).append(set);
+            out.append('\n');
+          }
+        });
+    if (chains.isEmpty() && sets.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new StaleCleanup(out.toString(), List.copyOf(chains), List.copyOf(sets)));
+  }
+
+  /** The kernel took {@code cleanup}: its chains and sets are gone. */
+  public void staleDeleted(StaleCleanup cleanup) {
+    for (var chain : cleanup.chains()) {
+      if (staleChains.remove(chain) != null) {
+        kernelChains.remove(chain);
+      }
+    }
+    for (var set : cleanup.sets()) {
+      if (staleSets.remove(set) != null) {
+        kernelSets.remove(set);
+      }
+    }
+  }
+
+  /**
+   * The kernel refused {@code cleanup}: its chains and sets stay stale, and are due again {@code
+   * retry} from now, so a lasting refusal is not retried every second.
+   */
+  public void staleKept(StaleCleanup cleanup, Duration retry) {
+    var later = clock.instant().plus(retry).minus(STALE_DELAY);
+    cleanup.chains().forEach(chain -> staleChains.computeIfPresent(chain, (c, since) -> later));
+    cleanup
+        .sets()
+        .forEach(
+            set ->
+                staleSets.computeIfPresent(set, (s, stale) -> new StaleSet(stale.kind(), later)));
+  }
+
+  /** How many chains and sets are stale: in the kernel, unused, not deleted yet. */
+  public int stalePending() {
+    return staleChains.size() + staleSets.size();
   }
 
   /** The complete script replacing the table with the current fragments. */
@@ -323,8 +466,10 @@ public final class RulesetAssembler {
               chainUses.merge(chain, 1, Integer::sum);
               chainDeclarations.putIfAbsent(chain, line);
               chainRules.put(chain, parts.rules().get(chain));
+              staleChains.remove(chain);
             });
     setDeclarations.putAll(parts.sets());
+    parts.sets().keySet().forEach(staleSets::remove);
     ports.put(port, rules);
   }
 
@@ -399,9 +544,17 @@ public final class RulesetAssembler {
                 chainUses.remove(chain);
                 chainDeclarations.remove(chain);
                 chainRules.remove(chain);
+                dropped.add(chain);
               }
             });
-    parts.sets().keySet().forEach(setDeclarations::remove);
+    var now = clock.instant();
+    for (var set : parts.sets().keySet()) {
+      var declaration = setDeclarations.remove(set);
+      if (declaration != null && kernelSets.contains(set)) {
+        // "add set ..." or "add map ...": its second word is what deletes it.
+        staleSets.putIfAbsent(set, new StaleSet(declaration.split(" ", 3)[1], now));
+      }
+    }
     ports.remove(port);
   }
 

@@ -1,6 +1,8 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.testing.HostTools;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,6 +16,22 @@ final class NftTool {
   private NftTool() {}
 
   private static final Pattern ELEMENTS = Pattern.compile("elements = \\{([^}]*)\\}");
+
+  /**
+   * Loads {@code script} with nft in network namespace {@code namespace}, creating it if needed.
+   */
+  static void load(Path directory, String namespace, String script) throws IOException {
+    if (HostTools.run(directory, "ip", "netns", "list")
+        .stdout()
+        .lines()
+        .noneMatch(line -> line.startsWith(namespace))) {
+      HostTools.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
+    }
+    var file = Files.createTempFile(directory, "rules", ".nft");
+    Files.writeString(file, script);
+    HostTools.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
+        .assertSucceeded();
+  }
 
   /**
    * The table as the kernel lists it: per chain, set or map, its rules or its elements, in sorted

@@ -9,7 +9,6 @@ import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.testing.HostTools;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -359,15 +358,6 @@ class RulesetAssemblerTest {
   }
 
   private void load(String namespace, String script) throws Exception {
-    if (HostTools.run(directory, "ip", "netns", "list")
-        .stdout()
-        .lines()
-        .noneMatch(line -> line.startsWith(namespace))) {
-      HostTools.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
-    }
-    var file = Files.createTempFile(directory, "rules", ".nft");
-    Files.writeString(file, script);
-    HostTools.run(directory, "ip", "netns", "exec", namespace, "nft", "-f", file.toString())
-        .assertSucceeded();
+    NftTool.load(directory, namespace, script);
   }
 }
