@@ -11,6 +11,7 @@ import static dev.proxima.proxy.render.iptables.IptablesChains.POSTROUTING;
 import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
 
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -34,7 +35,7 @@ import java.util.TreeSet;
 public final class IptablesAssembler {
   private static final Comparator<ServicePortName> ORDER = Comparator.comparing(n -> n.toString());
 
-  private final IptablesConfig config;
+  private final FamilySettings config;
   private final Map<ServicePortName, ServicePortRules> inputs = new TreeMap<>(ORDER);
   private final Map<ServicePortName, ServiceChains> rendered = new TreeMap<>(ORDER);
   private final List<String> warnings = new ArrayList<>();
@@ -44,11 +45,11 @@ public final class IptablesAssembler {
   private int endpointTotal;
   private boolean initialised;
 
-  public IptablesAssembler(IptablesConfig config) {
+  public IptablesAssembler(FamilySettings config) {
     this.config = Objects.requireNonNull(config, "config");
   }
 
-  public IptablesConfig config() {
+  public FamilySettings config() {
     return config;
   }
 
@@ -346,7 +347,7 @@ public final class IptablesAssembler {
   }
 
   /** {@code -i cbr0} for a bridge, {@code -i veth+} for a name prefix. */
-  static String podInterfaceMatch(IptablesConfig config) {
+  static String podInterfaceMatch(FamilySettings config) {
     var pods = config.podInterface();
     return "-i " + pods.name() + (pods.prefix() ? "+" : "");
   }
@@ -430,7 +431,7 @@ public final class IptablesAssembler {
                     + " "
                     + comment
                     + " -m addrtype --dst-type LOCAL ! -d "
-                    + config.loopback()
+                    + config.family().loopback()
                     + " -j "
                     + NODEPORTS);
       } else {

@@ -13,6 +13,7 @@ import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.RuleComment;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ import java.util.Set;
 
 /** Renders one Service port into its {@link ServiceChains}. Pure. */
 final class ServiceChainsRenderer {
-  private final IptablesConfig config;
+  private final FamilySettings config;
   private final IpFamily family;
   private final boolean large;
   private final String reject;
@@ -36,18 +37,18 @@ final class ServiceChainsRenderer {
   private int healthCheckNodePort;
   private String healthCheckComment;
 
-  private ServiceChainsRenderer(IptablesConfig config, boolean large) {
+  private ServiceChainsRenderer(FamilySettings config, boolean large) {
     this.config = config;
     this.family = config.family();
     this.large = large;
-    this.reject = "-j REJECT --reject-with " + config.rejectWith();
+    this.reject = "-j REJECT --reject-with " + IptablesSyntax.rejectWith(config.family());
   }
 
   /**
    * @param large above {@link IptablesRenderer#LARGE_CLUSTER_ENDPOINTS} in the whole ruleset:
    *     per-endpoint rules carry no comment
    */
-  static ServiceChains render(IptablesConfig config, ServicePortRules rules, boolean large) {
+  static ServiceChains render(FamilySettings config, ServicePortRules rules, boolean large) {
     var renderer = new ServiceChainsRenderer(config, large);
     renderer.servicePort(rules);
     return new ServiceChains(

@@ -46,9 +46,12 @@ import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
 import static dev.proxima.proxy.render.nft.NftNames.STICKY_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.TABLE;
 
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.render.RuleComment;
 import java.nio.charset.StandardCharsets;
@@ -124,8 +127,8 @@ final class RenderPass {
   /** An endpoint that passed validation. */
   private record Target(String ip, int port) {}
 
-  private final NftConfig config;
-  private final NftFamily family;
+  private final FamilySettings config;
+  private final IpFamily family;
   private final String fam;
   private final List<String> warnings = new ArrayList<>();
 
@@ -161,13 +164,13 @@ final class RenderPass {
 
   private final List<String> nodePortAddresses;
 
-  RenderPass(NftConfig config) {
+  RenderPass(FamilySettings config) {
     this.config = config;
     this.family = config.family();
-    this.fam = family.nft() + " " + TABLE;
+    this.fam = NftSyntax.family(family) + " " + TABLE;
     this.nodePortAddresses = new ArrayList<>();
     for (String address : config.nodePortAddresses()) {
-      if (NftAddresses.parseCidr(family.loopback(), family)
+      if (NftAddresses.parseCidr(NftSyntax.loopback(family), family)
           .orElseThrow()
           .contains(cidrOf(address))) {
         warnings.add(
@@ -210,7 +213,7 @@ final class RenderPass {
    */
   ServiceFragment fragment(ServicePortRules rules) {
     servicePort(rules);
-    String daddrTuple = family.daddr() + " . meta l4proto . th dport";
+    String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
     String portTuple = "meta l4proto . th dport";
     List<String> masquerade = masqueradeClusterIpRule().stream().toList();
     lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
@@ -286,7 +289,7 @@ final class RenderPass {
     }
 
     // externalIPs and load-balancer IPs: external traffic.
-    List<NftAddresses.Cidr> sourceRanges = sourceRanges(sp);
+    List<Cidr> sourceRanges = sourceRanges(sp);
     // Each address once; an address that is both an externalIP and a load-balancer IP still gets
     // the load-balancer's source-range check.
     Map<String, Boolean> externalTuples = new LinkedHashMap<>();
@@ -422,7 +425,7 @@ final class RenderPass {
       String endpointKey =
           base
               + "@"
-              + family.addressPort(target.ip(), target.port())
+              + NftSyntax.addressPort(family, target.ip(), target.port())
               + "~"
               + timeoutSeconds(sp.stickyTimeout());
       String endpoint = stickyNameByKey.get(endpointKey);
@@ -431,24 +434,24 @@ final class RenderPass {
         stickySets.put(
             endpoint,
             "type "
-                + family.addressType()
+                + NftSyntax.addressType(family)
                 + " ; flags dynamic,timeout ; timeout "
                 + timeoutSeconds(sp.stickyTimeout())
                 + "s ;");
         stickyChains.put(
             endpoint,
             List.of(
-                "update @" + endpoint + " { " + family.saddr() + " }",
+                "update @" + endpoint + " { " + NftSyntax.saddr(family) + " }",
                 "meta l4proto "
                     + sp.protocol().lower()
                     + " dnat "
-                    + family.nft()
+                    + NftSyntax.family(family)
                     + " to "
-                    + family.addressPort(target.ip(), target.port())));
+                    + NftSyntax.addressPort(family, target.ip(), target.port())));
       }
       endpointChains.add(endpoint);
       if (distinct.add(endpoint)) {
-        chainRules.add(family.saddr() + " @" + endpoint + " goto " + endpoint);
+        chainRules.add(NftSyntax.saddr(family) + " @" + endpoint + " goto " + endpoint);
       }
     }
     List<String> choices = new ArrayList<>();
@@ -481,9 +484,9 @@ final class RenderPass {
     }
   }
 
-  private void firewall(String tuple, String comment, List<NftAddresses.Cidr> sourceRanges) {
+  private void firewall(String tuple, String comment, List<Cidr> sourceRanges) {
     element(FIREWALL_IPS, tuple, comment, null);
-    for (NftAddresses.Cidr range : sourceRanges) {
+    for (Cidr range : sourceRanges) {
       element(FIREWALL_ALLOW, tuple + " . " + range, null, null);
     }
   }
@@ -492,8 +495,8 @@ final class RenderPass {
    * The valid source ranges of this family, outermost only. A port whose ranges are all invalid
    * gets an empty allow list: it fails closed, because the user asked for a restriction.
    */
-  private List<NftAddresses.Cidr> sourceRanges(ServicePort sp) {
-    List<NftAddresses.Cidr> valid = new ArrayList<>();
+  private List<Cidr> sourceRanges(ServicePort sp) {
+    List<Cidr> valid = new ArrayList<>();
     for (String range : sp.loadBalancerSourceRanges()) {
       NftAddresses.parseCidr(range, family)
           .ifPresentOrElse(
@@ -563,16 +566,19 @@ final class RenderPass {
   // ---------------------------------------------------------------- fixed layout and printing
 
   private String print() {
-    String a = family.addressType();
+    String a = NftSyntax.addressType(family);
     String tupleType = a + " . inet_proto . inet_service";
     String portType = "inet_proto . inet_service";
-    String endpointTypeof = family.daddr() + " . th dport";
-    String daddrTuple = family.daddr() + " . meta l4proto . th dport";
+    String endpointTypeof = NftSyntax.daddr(family) + " . th dport";
+    String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
     String portTuple = "meta l4proto . th dport";
     String nodePortMatch =
         !config.nodePortsListed()
-            ? "fib daddr type local " + family.daddr() + " != " + family.loopback()
-            : family.daddr() + " @" + NODEPORT_IPS;
+            ? "fib daddr type local "
+                + NftSyntax.daddr(family)
+                + " != "
+                + NftSyntax.loopback(family)
+            : NftSyntax.daddr(family) + " @" + NODEPORT_IPS;
     String mark = config.masqueradeMark();
 
     // Base chains, then the fixed regular chains.
@@ -589,9 +595,9 @@ final class RenderPass {
     chain(
         MASQUERADING,
         "ct status dnat "
-            + family.saddr()
+            + NftSyntax.saddr(family)
             + " . "
-            + family.daddr()
+            + NftSyntax.daddr(family)
             + " @"
             + HAIRPINS
             + " jump "
@@ -609,8 +615,8 @@ final class RenderPass {
     // goes nowhere, so it is dropped rather than routed on (empty set without ServiceCIDR objects).
     chain(
         CLUSTER_IPS_CHECK,
-        family.daddr() + " @" + CLUSTER_IPS + " reject",
-        family.daddr() + " @" + SERVICE_CIDRS + " drop");
+        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " reject",
+        NftSyntax.daddr(family) + " @" + SERVICE_CIDRS + " drop");
     chain(
         FIREWALL_CHECK,
         daddrTuple
@@ -619,7 +625,7 @@ final class RenderPass {
             + " "
             + daddrTuple
             + " . "
-            + family.saddr()
+            + NftSyntax.saddr(family)
             + " != @"
             + FIREWALL_ALLOW
             + " drop");
@@ -702,7 +708,7 @@ final class RenderPass {
     elements.put(HAIRPINS, new ArrayList<>(hairpins));
 
     StringBuilder out = new StringBuilder();
-    String table = family.nft() + " " + TABLE;
+    String table = NftSyntax.family(family) + " " + TABLE;
     out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
     out.append("delete table ").append(table).append('\n');
     out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
@@ -756,7 +762,8 @@ final class RenderPass {
   }
 
   private Optional<String> masqueradeClusterIpRule() {
-    String clusterIpMatch = family.daddr() + " @" + CLUSTER_IPS + " jump " + MARK_FOR_MASQUERADE;
+    String clusterIpMatch =
+        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " jump " + MARK_FOR_MASQUERADE;
     if (config.masqueradeAll()) {
       return Optional.of(clusterIpMatch);
     }
@@ -775,7 +782,7 @@ final class RenderPass {
     }
     List<String> cidrs = config.clusterCidrs();
     String set = cidrs.size() == 1 ? cidrs.get(0) : "{ " + String.join(", ", cidrs) + " }";
-    return family.saddr() + op + set;
+    return NftSyntax.saddr(family) + op + set;
   }
 
   private void lbChains(String prefix, List<String> before, String match, String map) {
@@ -783,7 +790,7 @@ final class RenderPass {
       List<String> chainRules = new ArrayList<>(before);
       chainRules.add(
           "dnat "
-              + family.nft()
+              + NftSyntax.family(family)
               + " to "
               + match
               + " . numgen random mod "
@@ -826,7 +833,7 @@ final class RenderPass {
     return address + " . " + proto + " . " + port;
   }
 
-  private NftAddresses.Cidr cidrOf(String address) {
+  private Cidr cidrOf(String address) {
     return NftAddresses.parseCidr(address, family).orElseThrow();
   }
 

@@ -1,6 +1,8 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,7 +30,7 @@ import java.util.TreeMap;
  * (see {@link #replaceAll(List, KernelTable)}); they are unreferenced and do nothing.
  */
 public final class RulesetAssembler {
-  private final NftConfig config;
+  private final FamilySettings config;
   private final String fixedScript;
   private final NftScriptDiff.Parsed fixed;
 
@@ -52,7 +54,7 @@ public final class RulesetAssembler {
   /** The elements of {@code service-cidrs}: canonical, outermost only (an interval set). */
   private List<String> serviceCidrs = List.of();
 
-  public RulesetAssembler(NftConfig config) {
+  public RulesetAssembler(FamilySettings config) {
     this.config = config;
     this.fixedScript = NftRenderer.render(config, List.of());
     this.fixed = NftScriptDiff.Parsed.of(fixedScript);
@@ -96,7 +98,7 @@ public final class RulesetAssembler {
   }
 
   private String keepingAffinity(KernelTable kernel) {
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
+    var prefix = NftSyntax.family(config.family()) + " " + NftNames.TABLE + " ";
     var lines = fixedScript.split("\n", 4);
     if (lines.length < 4 || !lines[1].startsWith("delete table ")) {
       throw new IllegalStateException("the fixed script no longer starts by replacing the table");
@@ -167,7 +169,7 @@ public final class RulesetAssembler {
         add(entry.getKey(), entry.getValue(), fresh);
       }
     }
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
+    var prefix = NftSyntax.family(config.family()) + " " + NftNames.TABLE + " ";
     var out = new StringBuilder();
     var newRules = new StringBuilder();
     for (var chain : chainRules.keySet()) {
@@ -232,7 +234,7 @@ public final class RulesetAssembler {
    * The next {@link #fullScript()} includes them.
    */
   public String serviceCidrs(List<String> cidrs) {
-    var parsed = new ArrayList<NftAddresses.Cidr>();
+    var parsed = new ArrayList<Cidr>();
     for (var text : cidrs) {
       NftAddresses.parseCidr(text, config.family()).ifPresent(parsed::add);
     }
@@ -240,7 +242,7 @@ public final class RulesetAssembler {
     var removed = serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
     var added = wanted.stream().filter(cidr -> !serviceCidrs.contains(cidr)).toList();
     serviceCidrs = wanted;
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
+    var prefix = NftSyntax.family(config.family()) + " " + NftNames.TABLE + " ";
     var out = new StringBuilder();
     // Deletes first: a range that grew replaces the smaller one, and interval sets refuse overlaps.
     NftScriptDiff.block(out, "delete element ", prefix, NftNames.SERVICE_CIDRS, removed);
@@ -261,7 +263,7 @@ public final class RulesetAssembler {
     chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
+    var prefix = NftSyntax.family(config.family()) + " " + NftNames.TABLE + " ";
     elementUses.forEach(
         (set, uses) -> NftScriptDiff.block(out, "add element ", prefix, set, uses.inUseOrder()));
     NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, serviceCidrs);

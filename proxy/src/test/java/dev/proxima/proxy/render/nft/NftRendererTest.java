@@ -5,6 +5,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.proxy.model.IpFamily;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -147,9 +148,9 @@ class NftRendererTest {
 
     @Test
     void cleanupDeletesTheTableWhetherOrNotItExists() {
-      assertThat(NftRenderer.cleanupScript(NftFamily.IPV4))
+      assertThat(NftRenderer.cleanupScript(IpFamily.IPV4))
           .isEqualTo("add table ip proxima\ndelete table ip proxima\n");
-      assertThat(NftRenderer.cleanupScript(NftFamily.IPV6))
+      assertThat(NftRenderer.cleanupScript(IpFamily.IPV6))
           .isEqualTo("add table ip6 proxima\ndelete table ip6 proxima\n");
     }
   }
