@@ -54,10 +54,12 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.render.RuleComment;
+import dev.proxima.proxy.route.PortRoute;
+import dev.proxima.proxy.route.RouteDecision;
+import dev.proxima.proxy.route.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -131,6 +133,7 @@ final class RenderPass {
   private final IpFamily family;
   private final String fam;
   private final List<String> warnings = new ArrayList<>();
+  private final RouteDecision decision;
 
   /** Declared chains in load order: name to the text after the name ("" for regular chains). */
   private final Map<String, String> chains = new LinkedHashMap<>();
@@ -167,6 +170,7 @@ final class RenderPass {
   RenderPass(FamilySettings config) {
     this.config = config;
     this.family = config.family();
+    this.decision = new RouteDecision(family, warnings);
     this.fam = NftSyntax.family(family) + " " + TABLE;
     this.nodePortAddresses = new ArrayList<>();
     for (String address : config.nodePortAddresses()) {
@@ -251,17 +255,18 @@ final class RenderPass {
   // ---------------------------------------------------------------- per service port
 
   private void servicePort(ServicePortRules rules) {
-    ServicePort sp = rules.port();
+    PortRoute route =
+        decision.decide(
+            rules.port(), rules.clusterOrEmpty(), rules.localOrEmpty(), rules.hasAnyEndpoints());
+    if (route == null) {
+      return;
+    }
+    ServicePort sp = route.port();
     ServicePortName spn = sp.name();
     String proto = sp.protocol().lower();
     String comment = comment(spn.toString());
-    if (!validPort(sp.port())) {
-      warnings.add(spn + ": port " + sp.port() + " is out of range; service port skipped");
-      return;
-    }
-    boolean any = rules.hasAnyEndpoints();
-    List<Target> cluster = any ? targets(spn, rules.clusterOrEmpty()) : List.of();
-    List<Target> local = any ? targets(spn, rules.localOrEmpty()) : List.of();
+    List<Target> cluster = targets(route.cluster());
+    List<Target> local = targets(route.local());
     for (Target target : cluster) {
       hairpins.add(target.ip() + " . " + target.ip());
     }
@@ -270,68 +275,44 @@ final class RenderPass {
     }
 
     // ClusterIP: internal traffic.
-    String clusterIp = NftAddresses.canonical(sp.clusterIp(), family).orElse(null);
-    if (clusterIp == null) {
-      warnings.add(
-          spn + ": clusterIP " + sp.clusterIp() + " is not an " + family + " address; skipped");
-    } else {
-      clusterIps.add(clusterIp);
-      String tuple = tuple(clusterIp, proto, sp.port());
+    if (route.clusterIp() != null) {
+      clusterIps.add(route.clusterIp());
+      String tuple = tuple(route.clusterIp(), proto, sp.port());
       if (claim(tuple, spn, "clusterIP")) {
-        ListKind kind = sp.internalTrafficLocal() ? ListKind.LOCAL : ListKind.CLUSTER;
-        List<Target> internal = kind == ListKind.LOCAL ? local : cluster;
-        if (any && !internal.isEmpty()) {
-          element(SERVICE_IPS, tuple, comment, dispatch(sp, kind, internal, Entry.ADDRESS, tuple));
-        } else {
-          element(NO_ENDPOINT_SERVICES, tuple, comment, noEndpointVerdict(any));
-        }
+        Verdict internal = route.internal();
+        element(
+            internal.dispatches() ? SERVICE_IPS : NO_ENDPOINT_SERVICES,
+            tuple,
+            comment,
+            verdict(internal, sp, cluster, local, Entry.ADDRESS, tuple));
       }
     }
 
-    // externalIPs and load-balancer IPs: external traffic.
-    List<Cidr> sourceRanges = sourceRanges(sp);
-    // Each address once; an address that is both an externalIP and a load-balancer IP still gets
-    // the load-balancer's source-range check.
+    // externalIPs and load-balancer IPs: external traffic. Each address once; an address that is
+    // both an externalIP and a load-balancer IP still gets the load-balancer's firewall.
     Map<String, Boolean> externalTuples = new LinkedHashMap<>();
-    List<String> addresses = new ArrayList<>(sp.externalIps());
-    addresses.addAll(sp.loadBalancerIps());
-    for (int i = 0; i < addresses.size(); i++) {
-      boolean loadBalancer = i >= sp.externalIps().size();
-      String address = NftAddresses.canonical(addresses.get(i), family).orElse(null);
-      if (address == null) {
-        warnings.add(
-            spn
-                + ": "
-                + (loadBalancer ? "load-balancer IP " : "externalIP ")
-                + addresses.get(i)
-                + " is not an "
-                + family
-                + " address; skipped");
-        continue;
-      }
-      boolean firewalled = loadBalancer && sp.restrictSources();
-      externalTuples.merge(tuple(address, proto, sp.port()), firewalled, Boolean::logicalOr);
+    for (String address : route.externalIps()) {
+      externalTuples.merge(tuple(address, proto, sp.port()), false, Boolean::logicalOr);
+    }
+    for (String address : route.loadBalancerIps()) {
+      externalTuples.merge(tuple(address, proto, sp.port()), route.firewall(), Boolean::logicalOr);
     }
     for (Map.Entry<String, Boolean> entry : externalTuples.entrySet()) {
       String tuple = entry.getKey();
       if (!claim(tuple, spn, "external address")) {
         continue;
       }
-      external(Entry.ADDRESS, tuple, sp, comment, cluster, local, any);
+      external(Entry.ADDRESS, tuple, route, comment, cluster, local);
       if (entry.getValue()) {
-        firewall(tuple, comment, sourceRanges);
+        firewall(tuple, comment, route.allowedSources());
       }
     }
 
     // NodePort: external traffic to this node's addresses.
-    if (sp.nodePort() != 0) {
-      if (!validPort(sp.nodePort())) {
-        warnings.add(spn + ": nodePort " + sp.nodePort() + " is out of range; skipped");
-      } else {
-        String key = proto + " . " + sp.nodePort();
-        if (claim(key, spn, "nodePort")) {
-          external(Entry.NODEPORT, key, sp, comment, cluster, local, any);
-        }
+    if (route.nodePort() != 0) {
+      String key = proto + " . " + route.nodePort();
+      if (claim(key, spn, "nodePort")) {
+        external(Entry.NODEPORT, key, route, comment, cluster, local);
       }
     }
   }
@@ -344,18 +325,19 @@ final class RenderPass {
   private void external(
       Entry entry,
       String key,
-      ServicePort sp,
+      PortRoute route,
       String comment,
       List<Target> cluster,
-      List<Target> local,
-      boolean any) {
-    boolean externalLocal = sp.externalTrafficLocal();
-    if (any) {
+      List<Target> local) {
+    ServicePort sp = route.port();
+    boolean externalLocal = route.externalLocal();
+    if (route.anyEndpoints()) {
       element(
           entry.services(),
           key,
           comment,
           "goto " + (externalLocal ? entry.externalLocalChain() : entry.externalClusterChain()));
+      // The Cluster list also serves eTP=Local's short-circuit for pod and node traffic.
       if (!cluster.isEmpty()) {
         element(
             entry.clusterDispatch(),
@@ -363,22 +345,33 @@ final class RenderPass {
             null,
             dispatch(sp, ListKind.CLUSTER, cluster, entry, key));
       }
-      if (externalLocal && !local.isEmpty()) {
+      if (route.external() == Verdict.LOCAL_ENDPOINTS) {
         element(entry.localDispatch(), key, null, dispatch(sp, ListKind.LOCAL, local, entry, key));
       }
     }
-    boolean usable = any && !(externalLocal ? local : cluster).isEmpty();
-    if (!usable) {
-      element(entry.noEndpoints(), key, comment, noEndpointVerdict(any));
+    if (!route.external().dispatches()) {
+      element(
+          entry.noEndpoints(),
+          key,
+          comment,
+          verdict(route.external(), sp, cluster, local, entry, key));
     }
   }
 
-  /**
-   * A port with endpoints, none of them usable for this traffic, drops (upstream's "no local
-   * endpoints"); a port with no endpoints at all rejects, so clients fail fast.
-   */
-  private static String noEndpointVerdict(boolean anyEndpoints) {
-    return anyEndpoints ? DROP_VERDICT : REJECT_VERDICT;
+  /** The nft verdict of a routing verdict; a dispatch also adds the elements behind it. */
+  private String verdict(
+      Verdict verdict,
+      ServicePort sp,
+      List<Target> cluster,
+      List<Target> local,
+      Entry entry,
+      String key) {
+    return switch (verdict) {
+      case CLUSTER_ENDPOINTS -> dispatch(sp, ListKind.CLUSTER, cluster, entry, key);
+      case LOCAL_ENDPOINTS -> dispatch(sp, ListKind.LOCAL, local, entry, key);
+      case DROP -> DROP_VERDICT;
+      case REJECT -> REJECT_VERDICT;
+    };
   }
 
   /**
@@ -427,7 +420,7 @@ final class RenderPass {
               + "@"
               + NftSyntax.addressPort(family, target.ip(), target.port())
               + "~"
-              + timeoutSeconds(sp.stickyTimeout());
+              + RouteDecision.seconds(sp.stickyTimeout());
       String endpoint = stickyNameByKey.get(endpointKey);
       if (endpoint == null) {
         endpoint = hashedName(AFFINITY_PREFIX, endpointKey);
@@ -436,7 +429,7 @@ final class RenderPass {
             "type "
                 + NftSyntax.addressType(family)
                 + " ; flags dynamic,timeout ; timeout "
-                + timeoutSeconds(sp.stickyTimeout())
+                + RouteDecision.seconds(sp.stickyTimeout())
                 + "s ;");
         stickyChains.put(
             endpoint,
@@ -491,40 +484,10 @@ final class RenderPass {
     }
   }
 
-  /**
-   * The valid source ranges of this family, outermost only. A port whose ranges are all invalid
-   * gets an empty allow list: it fails closed, because the user asked for a restriction.
-   */
-  private List<Cidr> sourceRanges(ServicePort sp) {
-    List<Cidr> valid = new ArrayList<>();
-    for (String range : sp.loadBalancerSourceRanges()) {
-      NftAddresses.parseCidr(range, family)
-          .ifPresentOrElse(
-              valid::add,
-              () ->
-                  warnings.add(
-                      sp.name()
-                          + ": loadBalancerSourceRange "
-                          + range
-                          + " is not an "
-                          + family
-                          + " CIDR; ignored (the other ranges still apply)"));
-    }
-    return NftAddresses.outermost(valid);
-  }
-
-  private List<Target> targets(ServicePortName spn, List<Endpoint> endpoints) {
+  private static List<Target> targets(List<Endpoint> endpoints) {
     List<Target> targets = new ArrayList<>(endpoints.size());
     for (Endpoint endpoint : endpoints) {
-      String ip = NftAddresses.canonical(endpoint.ip(), family).orElse(null);
-      if (ip == null) {
-        warnings.add(
-            spn + ": endpoint " + endpoint.address() + " is not an " + family + " address");
-      } else if (!validPort(endpoint.port())) {
-        warnings.add(spn + ": endpoint " + endpoint.address() + " has an out-of-range port");
-      } else {
-        targets.add(new Target(ip, endpoint.port()));
-      }
+      targets.add(new Target(endpoint.ip(), endpoint.port()));
     }
     return targets;
   }
@@ -835,15 +798,6 @@ final class RenderPass {
 
   private Cidr cidrOf(String address) {
     return NftAddresses.parseCidr(address, family).orElseThrow();
-  }
-
-  private static boolean validPort(int port) {
-    return port >= 1 && port <= 65535;
-  }
-
-  private static long timeoutSeconds(Duration timeout) {
-    long seconds = timeout.getSeconds() + (timeout.getNano() > 0 ? 1 : 0);
-    return Math.max(1, seconds);
   }
 
   /**

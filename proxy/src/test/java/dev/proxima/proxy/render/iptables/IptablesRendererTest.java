@@ -412,8 +412,8 @@ class IptablesRendererTest {
 
     assertThat(rendering.warnings())
         .containsExactly(
-            "ns/mixed: externalIP 2001:db8::1 is not IPv4",
-            "ns/mixed: endpoint [fd00::1]:80 is not IPv4");
+            "ns/mixed: externalIP 2001:db8::1 is not an IPv4 address; skipped",
+            "ns/mixed: endpoint [fd00::1]:80 is not an IPv4 address");
     assertThat(rendering.filterAndNat()).doesNotContain("2001:db8::1", "fd00::1");
     assertThat(rendering.filterAndNat()).doesNotContain("--probability");
   }

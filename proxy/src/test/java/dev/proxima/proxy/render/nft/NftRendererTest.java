@@ -684,8 +684,8 @@ class NftRendererTest {
           .containsExactly("172.30.0.2 . tcp . 80 . 0 : 10.2.0.3 . 80");
       assertThat(rendering.warnings())
           .containsExactly(
-              "ns/bad: clusterIP fd00::1 is not an IPV4 address; skipped",
-              "ns/eps: endpoint [fd00::5]:80 is not an IPV4 address",
+              "ns/bad: clusterIP fd00::1 is not an IPv4 address; skipped",
+              "ns/eps: endpoint [fd00::5]:80 is not an IPv4 address",
               "ns/eps: endpoint 10.2.0.2:0 has an out-of-range port");
     }
 
