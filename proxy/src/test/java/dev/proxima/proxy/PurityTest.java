@@ -37,11 +37,7 @@ class PurityTest {
 
   @Test
   void planningPackagesNeverTouchTheApiClient() {
-    noClasses()
-        .that()
-        .resideInAnyPackage(PURE)
-        .or()
-        .resideInAPackage("dev.proxima.proxy.sync..")
+    pureOrSync()
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.fabric8.kubernetes.client..")
@@ -103,16 +99,20 @@ class PurityTest {
 
   @Test
   void purePackagesAndTheSyncLoopNeverTouchMetrics() {
-    noClasses()
-        .that()
-        .resideInAnyPackage(PURE)
-        .or()
-        .resideInAPackage("dev.proxima.proxy.sync..")
+    pureOrSync()
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.prometheus..", "dev.proxima.proxy.metrics..")
         .because("metrics observe a sync result; they are recorded by the runtime")
         .check(PRODUCTION);
+  }
+
+  private static GivenClassesConjunction pureOrSync() {
+    return noClasses()
+        .that()
+        .resideInAnyPackage(PURE)
+        .or()
+        .resideInAPackage("dev.proxima.proxy.sync..");
   }
 
   private static GivenClassesConjunction pure() {

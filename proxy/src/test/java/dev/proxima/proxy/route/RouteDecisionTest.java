@@ -51,11 +51,7 @@ class RouteDecisionTest {
   @Test
   void internalAndExternalTrafficFollowTheirOwnPolicies() {
     var route =
-        decide(
-            service("ns/web", "172.30.0.1", 80).nodePort(30080).externalLocal(),
-            List.of(THERE),
-            List.of(),
-            true);
+        withOneEndpoint(service("ns/web", "172.30.0.1", 80).nodePort(30080).externalLocal());
 
     assertThat(route.internal()).isEqualTo(Verdict.CLUSTER_ENDPOINTS);
     assertThat(route.external()).isEqualTo(Verdict.DROP);
@@ -65,9 +61,7 @@ class RouteDecisionTest {
 
   @Test
   void externalTrafficPolicyLocalNeedsAWayInFromOutside() {
-    var route =
-        decide(
-            service("ns/web", "172.30.0.1", 80).externalLocal(), List.of(THERE), List.of(), true);
+    var route = withOneEndpoint(service("ns/web", "172.30.0.1", 80).externalLocal());
 
     assertThat(route.externalLocal()).isFalse();
     assertThat(route.masqueradeExternal()).isTrue();
@@ -77,13 +71,10 @@ class RouteDecisionTest {
   @Test
   void aFirewallWhoseRangesNobodyCanReadLetsNobodyThrough() {
     var route =
-        decide(
+        withOneEndpoint(
             service("ns/lb", "172.30.0.3", 80)
                 .loadBalancerIps("203.0.113.3")
-                .sourceRanges("not-a-cidr", "fd00::/64"),
-            List.of(THERE),
-            List.of(),
-            true);
+                .sourceRanges("not-a-cidr", "fd00::/64"));
 
     assertThat(route.firewall()).isTrue();
     assertThat(route.allowedSources()).isEmpty();
@@ -93,13 +84,10 @@ class RouteDecisionTest {
   @Test
   void sourceRangesAreReadAsTheApiServerReadsThemAndNestedOnesFold() {
     var route =
-        decide(
+        withOneEndpoint(
             service("ns/lb", "172.30.0.3", 80)
                 .loadBalancerIps("203.0.113.3")
-                .sourceRanges("010.0.0.0/08", "10.1.0.0/16", "192.0.2.7/24\u00a0"),
-            List.of(THERE),
-            List.of(),
-            true);
+                .sourceRanges("010.0.0.0/08", "10.1.0.0/16", "192.0.2.7/24\u00a0"));
 
     assertThat(route.allowedSources())
         .extracting(Object::toString)
@@ -110,11 +98,10 @@ class RouteDecisionTest {
   @Test
   void onlyLoadBalancerIpsAreFirewalled() {
     var route =
-        decide(
-            service("ns/ext", "172.30.0.4", 80).externalIps("192.0.2.4").sourceRanges("10.0.0.0/8"),
-            List.of(THERE),
-            List.of(),
-            true);
+        withOneEndpoint(
+            service("ns/ext", "172.30.0.4", 80)
+                .externalIps("192.0.2.4")
+                .sourceRanges("10.0.0.0/8"));
 
     assertThat(route.firewall()).isFalse();
   }
@@ -154,8 +141,7 @@ class RouteDecisionTest {
 
   @Test
   void aPortOutOfRangeIsSkippedWhole() {
-    assertThat(decide(service("ns/web", "172.30.0.1", 70000), List.of(THERE), List.of(), true))
-        .isNull();
+    assertThat(withOneEndpoint(service("ns/web", "172.30.0.1", 70000))).isNull();
     assertThat(warnings).singleElement().asString().contains("ns/web", "70000");
   }
 
@@ -166,12 +152,7 @@ class RouteDecisionTest {
     assertThat(RouteDecision.seconds(Duration.ZERO)).isEqualTo(1);
     assertThat(RouteDecision.seconds(Duration.ofSeconds(Long.MAX_VALUE / 2)))
         .isEqualTo(Integer.MAX_VALUE);
-    var route =
-        decide(
-            service("ns/web", "172.30.0.1", 80).sticky(Duration.ofSeconds(30)),
-            List.of(THERE),
-            List.of(),
-            true);
+    var route = withOneEndpoint(service("ns/web", "172.30.0.1", 80).sticky(Duration.ofSeconds(30)));
     assertThat(route.sticky()).isTrue();
     assertThat(route.affinitySeconds()).isEqualTo(30);
   }
@@ -182,6 +163,10 @@ class RouteDecisionTest {
 
     assertThat(route.cluster()).isEmpty();
     assertThat(route.internal()).isEqualTo(Verdict.REJECT);
+  }
+
+  private PortRoute withOneEndpoint(Svc svc) {
+    return decide(svc, List.of(THERE), List.of(), true);
   }
 
   private PortRoute decide(Svc svc, List<Endpoint> cluster, List<Endpoint> localList, boolean any) {

@@ -107,12 +107,11 @@ final class ServiceChainsRenderer {
   }
 
   private void servicePort(ServicePortRules rules) {
-    PortRoute route =
-        decision.decide(
-            rules.port(), rules.clusterOrEmpty(), rules.localOrEmpty(), rules.hasAnyEndpoints());
-    if (route == null) {
-      return;
-    }
+    rules.route(decision).ifPresent(this::translate);
+  }
+
+  /** Spells one port's routing decision in this mode. */
+  private void translate(PortRoute route) {
     ServicePort sp = route.port();
     ServicePortName name = sp.name();
     String proto = sp.protocol().lower();

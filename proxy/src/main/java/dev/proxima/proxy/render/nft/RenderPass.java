@@ -255,12 +255,11 @@ final class RenderPass {
   // ---------------------------------------------------------------- per service port
 
   private void servicePort(ServicePortRules rules) {
-    PortRoute route =
-        decision.decide(
-            rules.port(), rules.clusterOrEmpty(), rules.localOrEmpty(), rules.hasAnyEndpoints());
-    if (route == null) {
-      return;
-    }
+    rules.route(decision).ifPresent(this::translate);
+  }
+
+  /** Spells one port's routing decision in this mode. */
+  private void translate(PortRoute route) {
     ServicePort sp = route.port();
     ServicePortName spn = sp.name();
     String proto = sp.protocol().lower();
