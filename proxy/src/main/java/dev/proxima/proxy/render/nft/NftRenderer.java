@@ -58,7 +58,6 @@ public final class NftRenderer {
 
   /** Deletes table {@code proxima} of {@code family}; succeeds whether or not it exists. */
   public static String cleanupScript(IpFamily family) {
-    String table = NftSyntax.family(family) + " " + NftNames.TABLE;
-    return "add table " + table + "\ndelete table " + table + "\n";
+    return new NftText(family).cleanup();
   }
 }

@@ -44,7 +44,6 @@ import static dev.proxima.proxy.render.nft.NftNames.SERVICE_ENDPOINTS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
 import static dev.proxima.proxy.render.nft.NftNames.STICKY_PREFIX;
-import static dev.proxima.proxy.render.nft.NftNames.TABLE;
 
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
@@ -131,7 +130,7 @@ final class RenderPass {
 
   private final FamilySettings config;
   private final IpFamily family;
-  private final String fam;
+  private final NftText text;
   private final List<String> warnings = new ArrayList<>();
   private final RouteDecision decision;
 
@@ -171,7 +170,7 @@ final class RenderPass {
     this.config = config;
     this.family = config.family();
     this.decision = new RouteDecision(family, warnings);
-    this.fam = NftSyntax.family(family) + " " + TABLE;
+    this.text = new NftText(family);
     this.nodePortAddresses = new ArrayList<>();
     for (String address : config.nodePortAddresses()) {
       if (NftAddresses.parseCidr(NftSyntax.loopback(family), family)
@@ -212,6 +211,22 @@ final class RenderPass {
   }
 
   /**
+   * The table without any Service port: the script that replaces the kernel's table with it, and
+   * the names of its chains and of its maps, which the assembler must tell from sets.
+   */
+  FixedTable fixedTable() {
+    var script = run(List.of()).script();
+    var maps = new java.util.HashSet<String>();
+    sets.forEach(
+        (name, declaration) -> {
+          if (declaration.startsWith("map ")) {
+            maps.add(name);
+          }
+        });
+    return new FixedTable(script, Set.copyOf(chains.keySet()), Set.copyOf(maps));
+  }
+
+  /**
    * What one Service port adds to the fixed table, as script lines, without printing the fixed
    * table: the assembler calls this once per changed port, so it must stay cheap.
    */
@@ -229,18 +244,15 @@ final class RenderPass {
     var ruleLines = new LinkedHashMap<String, List<String>>();
     chains.forEach(
         (name, spec) -> {
-          chainLines.put(name, "add chain " + fam + " " + name + spec);
+          chainLines.put(name, text.addChain(name, spec));
           var lines = new ArrayList<String>();
-          this.rules
-              .get(name)
-              .forEach(rule -> lines.add("add rule " + fam + " " + name + " " + rule));
+          this.rules.get(name).forEach(rule -> lines.add(text.addRule(name, rule)));
           ruleLines.put(name, lines);
         });
     var setLines = new LinkedHashMap<String, String>();
     new TreeMap<>(stickySets)
         .forEach(
-            (name, body) ->
-                setLines.put(name, "add set " + fam + " " + name + " { " + body + " }"));
+            (name, body) -> setLines.put(name, text.addSet(name, "set %NAME% { " + body + " }")));
     var elementLines = new LinkedHashMap<String, List<String>>(elements);
     if (!clusterIps.isEmpty()) {
       elementLines.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
@@ -670,44 +682,14 @@ final class RenderPass {
     elements.put(HAIRPINS, new ArrayList<>(hairpins));
 
     StringBuilder out = new StringBuilder();
-    String table = NftSyntax.family(family) + " " + TABLE;
-    out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
-    out.append("delete table ").append(table).append('\n');
-    out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
-    chains.forEach(
-        (name, spec) ->
-            out.append("add chain ")
-                .append(fam)
-                .append(' ')
-                .append(name)
-                .append(spec)
-                .append('\n'));
-    sets.forEach(
-        (name, decl) ->
-            out.append("add ").append(decl.replace("%NAME%", fam + " " + name)).append('\n'));
+    text.replaceTable(out);
+    chains.forEach((name, spec) -> out.append(text.addChain(name, spec)).append('\n'));
+    sets.forEach((name, decl) -> out.append(text.addSet(name, decl)).append('\n'));
     rules.forEach(
-        (chain, chainRules) -> {
-          for (String rule : chainRules) {
-            out.append("add rule ")
-                .append(fam)
-                .append(' ')
-                .append(chain)
-                .append(' ')
-                .append(rule)
-                .append('\n');
-          }
-        });
+        (chain, chainRules) ->
+            chainRules.forEach(rule -> out.append(text.addRule(chain, rule)).append('\n')));
     for (String set : sets.keySet()) {
-      List<String> setElements = elements.get(set);
-      if (setElements == null || setElements.isEmpty()) {
-        continue; // nft rejects "{ }"
-      }
-      out.append("add element ").append(fam).append(' ').append(set).append(" {\n");
-      for (int i = 0; i < setElements.size(); i++) {
-        out.append('\t').append(setElements.get(i));
-        out.append(i < setElements.size() - 1 ? ",\n" : "\n");
-      }
-      out.append("}\n");
+      text.addElements(out, set, elements.getOrDefault(set, List.of()));
     }
     return out.toString();
   }

@@ -31,8 +31,9 @@ import java.util.TreeMap;
  */
 public final class RulesetAssembler {
   private final FamilySettings config;
+  private final NftText text;
   private final String fixedScript;
-  private final NftScriptDiff.Parsed fixed;
+  private final FixedTable fixed;
 
   /**
    * Each port's input. Rendering is deterministic, so rendering it again when the port changes or
@@ -56,8 +57,9 @@ public final class RulesetAssembler {
 
   public RulesetAssembler(FamilySettings config) {
     this.config = config;
-    this.fixedScript = NftRenderer.render(config, List.of());
-    this.fixed = NftScriptDiff.Parsed.of(fixedScript);
+    this.text = new NftText(config.family());
+    this.fixed = new RenderPass(config).fixedTable();
+    this.fixedScript = fixed.script();
   }
 
   /** Replaces every fragment, e.g. for a full sync; returns the script that replaces the table. */
@@ -98,7 +100,6 @@ public final class RulesetAssembler {
   }
 
   private String keepingAffinity(KernelTable kernel) {
-    var prefix = NftSyntax.family(config.family()) + " " + NftNames.TABLE + " ";
     var lines = fixedScript.split("\n", 4);
     if (lines.length < 4 || !lines[1].startsWith("delete table ")) {
       throw new IllegalStateException("the fixed script no longer starts by replacing the table");
@@ -110,7 +111,7 @@ public final class RulesetAssembler {
         .forEach(
             (chain, kind) -> {
               if (!kind.empty()) {
-                out.append("flush chain ").append(prefix).append(chain).append('\n');
+                text.flushChain(out, chain);
               }
             });
     kernel
@@ -118,9 +119,9 @@ public final class RulesetAssembler {
         .forEach(
             (chain, kind) -> {
               boolean wanted =
-                  chainDeclarations.containsKey(chain) || fixed.chains().containsKey(chain);
+                  chainDeclarations.containsKey(chain) || fixed.chains().contains(chain);
               if (kind.base() || (kind.empty() && !wanted)) {
-                out.append("delete chain ").append(prefix).append(chain).append('\n');
+                text.deleteChain(out, chain);
               }
             });
     kernel
@@ -132,8 +133,7 @@ public final class RulesetAssembler {
                       && kind.equals("set")
                       && setDeclarations.containsKey(set);
               if (!kept) {
-                out.append("delete ").append(kind).append(' ').append(prefix).append(set);
-                out.append('\n');
+                text.deleteSet(out, kind, set);
               }
             });
     out.append(lines[3]);
@@ -143,8 +143,14 @@ public final class RulesetAssembler {
 
   /**
    * Applies changes to some ports (a null value removes the port) and returns the transaction that
-   * takes the kernel there, or empty when only a full replacement can (see {@link NftScriptDiff}).
-   * After an empty result the caller must call {@link #replaceAll}.
+   * takes the kernel there, or empty when only a full replacement can. After an empty result the
+   * caller must call {@link #replaceAll}.
+   *
+   * <p>No partial transaction is possible when a rule that looks up a map must be added: nft 1.0.6
+   * cannot rebuild a {@code typeof} map's key type from the kernel ("conflicting protocols
+   * specified: ip vs. th"), so a rule using such a map only loads in the transaction that declares
+   * the map. In practice that is a new endpoint count no other Service port had, which is rare in a
+   * running cluster.
    */
   public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
     // Only elements the changed ports had or have can appear or disappear: note whether each was
@@ -169,7 +175,6 @@ public final class RulesetAssembler {
         add(entry.getKey(), entry.getValue(), fresh);
       }
     }
-    var prefix = NftSyntax.family(config.family()) + " " + NftNames.TABLE + " ";
     var out = new StringBuilder();
     var newRules = new StringBuilder();
     for (var chain : chainRules.keySet()) {
@@ -184,7 +189,7 @@ public final class RulesetAssembler {
       if (inKernel == null) {
         out.append(chainDeclarations.get(chain)).append('\n');
       } else {
-        newRules.append("flush chain ").append(prefix).append(chain).append('\n');
+        text.flushChain(newRules, chain);
       }
       wanted.forEach(rule -> newRules.append(rule).append('\n'));
       kernelChains.put(chain, wanted);
@@ -207,13 +212,13 @@ public final class RulesetAssembler {
               (element, wasThere) -> {
                 boolean isThere = uses != null && uses.contains(element);
                 if (wasThere && !isThere) {
-                  removed.add(NftScriptDiff.key(element, map));
+                  removed.add(NftText.key(element, map));
                 } else if (!wasThere && isThere) {
                   added.add(element);
                 }
               });
-          NftScriptDiff.block(deletes, "delete element ", prefix, set, removed);
-          NftScriptDiff.block(adds, "add element ", prefix, set, added);
+          text.deleteElements(deletes, set, removed);
+          text.addElements(adds, set, added);
         });
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
@@ -242,11 +247,10 @@ public final class RulesetAssembler {
     var removed = serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
     var added = wanted.stream().filter(cidr -> !serviceCidrs.contains(cidr)).toList();
     serviceCidrs = wanted;
-    var prefix = NftSyntax.family(config.family()) + " " + NftNames.TABLE + " ";
     var out = new StringBuilder();
     // Deletes first: a range that grew replaces the smaller one, and interval sets refuse overlaps.
-    NftScriptDiff.block(out, "delete element ", prefix, NftNames.SERVICE_CIDRS, removed);
-    NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, added);
+    text.deleteElements(out, NftNames.SERVICE_CIDRS, removed);
+    text.addElements(out, NftNames.SERVICE_CIDRS, added);
     return out.toString();
   }
 
@@ -263,10 +267,8 @@ public final class RulesetAssembler {
     chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
-    var prefix = NftSyntax.family(config.family()) + " " + NftNames.TABLE + " ";
-    elementUses.forEach(
-        (set, uses) -> NftScriptDiff.block(out, "add element ", prefix, set, uses.inUseOrder()));
-    NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, serviceCidrs);
+    elementUses.forEach((set, uses) -> text.addElements(out, set, uses.inUseOrder()));
+    text.addElements(out, NftNames.SERVICE_CIDRS, serviceCidrs);
   }
 
   /**
@@ -339,7 +341,7 @@ public final class RulesetAssembler {
     var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
     for (var element : elements) {
       if (map) {
-        var key = NftScriptDiff.key(element, true);
+        var key = NftText.key(element, true);
         var owner = owners.claim(key, element, port);
         if (owner != null) {
           warnings.add(
@@ -371,7 +373,7 @@ public final class RulesetAssembler {
               }
               var ofSet = new ArrayList<String>(distinct.size());
               for (var element : distinct) {
-                if (port.equals(owners.holder(NftScriptDiff.key(element, true)))) {
+                if (port.equals(owners.holder(NftText.key(element, true)))) {
                   ofSet.add(element);
                 }
               }
@@ -388,7 +390,7 @@ public final class RulesetAssembler {
           for (var element : elements) {
             uses.release(element);
             if (owners != null) {
-              owners.release(NftScriptDiff.key(element, true), port);
+              owners.release(NftText.key(element, true), port);
             }
           }
         });
@@ -435,6 +437,7 @@ public final class RulesetAssembler {
   }
 
   private boolean isMap(String set) {
-    return fixed.isMap(set) || setDeclarations.getOrDefault(set, "").startsWith("add map");
+    return fixed.maps().contains(set)
+        || setDeclarations.getOrDefault(set, "").startsWith("add map");
   }
 }
