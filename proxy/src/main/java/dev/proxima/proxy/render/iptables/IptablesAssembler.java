@@ -33,7 +33,10 @@ import java.util.TreeSet;
  * no longer used are flushed and deleted in the same buffer. Pure: no I/O.
  */
 public final class IptablesAssembler {
-  private static final Comparator<ServicePortName> ORDER = Comparator.comparing(n -> n.toString());
+  // By name as printed (the order of the rules), then protocol: two ports of one name differ by it.
+  private static final Comparator<ServicePortName> ORDER =
+      Comparator.comparing((ServicePortName n) -> n.toString())
+          .thenComparing(ServicePortName::protocol);
 
   private final FamilySettings config;
   private final Map<ServicePortName, ServicePortRules> inputs = new TreeMap<>(ORDER);
