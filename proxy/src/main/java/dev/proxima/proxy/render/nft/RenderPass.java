@@ -1,6 +1,5 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.NftNames.AFFINITY_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
@@ -43,7 +42,6 @@ import static dev.proxima.proxy.render.nft.NftNames.SERVICE_CIDRS;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_ENDPOINTS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
-import static dev.proxima.proxy.render.nft.NftNames.STICKY_PREFIX;
 
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
@@ -56,9 +54,6 @@ import dev.proxima.proxy.render.RuleComment;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -69,7 +64,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /** One rendering: collects declarations, rules and elements, then prints them in load order. */
@@ -125,9 +119,6 @@ final class RenderPass {
             NODEPORT_LOCAL_LB_PREFIX);
   }
 
-  /** An endpoint that passed validation. */
-  private record Target(String ip, int port) {}
-
   private final FamilySettings config;
   private final IpFamily family;
   private final NftText text;
@@ -148,16 +139,6 @@ final class RenderPass {
   /** Endpoint counts in use per on-demand chain prefix. */
   private final Map<String, TreeSet<Integer>> lbSizes = new LinkedHashMap<>();
 
-  /** Session-affinity chains, created after the lb chains. */
-  private final Map<String, List<String>> stickyChains = new LinkedHashMap<>();
-
-  private final Map<String, String> stickySets = new LinkedHashMap<>();
-
-  /** Key (service port, list kind or endpoint) to the hashed name given to it. */
-  private final Map<String, String> stickyNameByKey = new HashMap<>();
-
-  private final Map<String, String> stickyKeyByName = new HashMap<>();
-
   private final Set<String> clusterIps = new LinkedHashSet<>();
   private final Set<String> hairpins = new LinkedHashSet<>();
 
@@ -166,11 +147,15 @@ final class RenderPass {
 
   private final List<String> nodePortAddresses;
 
+  /** The ClientIP-affinity chains and timeout sets, created after the lb chains. */
+  private final AffinityChains affinity;
+
   RenderPass(FamilySettings config) {
     this.config = config;
     this.family = config.family();
     this.decision = new RouteDecision(family, warnings);
     this.text = new NftText(family);
+    this.affinity = new AffinityChains(family, masqueradeClusterIpRule().stream().toList());
     this.nodePortAddresses = new ArrayList<>();
     for (String address : config.nodePortAddresses()) {
       if (NftAddresses.parseCidr(NftSyntax.loopback(family), family)
@@ -239,7 +224,7 @@ final class RenderPass {
     lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
     lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
     lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
-    new TreeMap<>(stickyChains).forEach((name, chainRules) -> chain(name, chainRules));
+    affinity.chains().forEach(this::chain);
     var chainLines = new LinkedHashMap<String, String>();
     var ruleLines = new LinkedHashMap<String, List<String>>();
     chains.forEach(
@@ -250,7 +235,8 @@ final class RenderPass {
           ruleLines.put(name, lines);
         });
     var setLines = new LinkedHashMap<String, String>();
-    new TreeMap<>(stickySets)
+    affinity
+        .sets()
         .forEach(
             (name, body) -> setLines.put(name, text.addSet(name, "set %NAME% { " + body + " }")));
     var elementLines = new LinkedHashMap<String, List<String>>(elements);
@@ -276,12 +262,12 @@ final class RenderPass {
     ServicePortName spn = sp.name();
     String proto = sp.protocol().lower();
     String comment = comment(spn.toString());
-    List<Target> cluster = targets(route.cluster());
-    List<Target> local = targets(route.local());
-    for (Target target : cluster) {
+    List<Endpoint> cluster = route.cluster();
+    List<Endpoint> local = route.local();
+    for (Endpoint target : cluster) {
       hairpins.add(target.ip() + " . " + target.ip());
     }
-    for (Target target : local) {
+    for (Endpoint target : local) {
       hairpins.add(target.ip() + " . " + target.ip());
     }
 
@@ -338,8 +324,8 @@ final class RenderPass {
       String key,
       PortRoute route,
       String comment,
-      List<Target> cluster,
-      List<Target> local) {
+      List<Endpoint> cluster,
+      List<Endpoint> local) {
     ServicePort sp = route.port();
     boolean externalLocal = route.externalLocal();
     if (route.anyEndpoints()) {
@@ -373,8 +359,8 @@ final class RenderPass {
   private String verdict(
       Verdict verdict,
       ServicePort sp,
-      List<Target> cluster,
-      List<Target> local,
+      List<Endpoint> cluster,
+      List<Endpoint> local,
       Entry entry,
       String key) {
     return switch (verdict) {
@@ -391,101 +377,18 @@ final class RenderPass {
    * {@code goto sticky-<hash>}.
    */
   private String dispatch(
-      ServicePort sp, ListKind kind, List<Target> list, Entry entry, String key) {
+      ServicePort sp, ListKind kind, List<Endpoint> list, Entry entry, String key) {
     if (sp.stickyTimeout() != null) {
-      return "goto " + stickyChain(sp, kind, list);
+      return "goto " + affinity.chain(sp, kind.name().toLowerCase(Locale.ROOT), list);
     }
     String map = kind == ListKind.CLUSTER ? entry.clusterEndpoints() : entry.localEndpoints();
     String prefix = kind == ListKind.CLUSTER ? entry.clusterLbPrefix() : entry.localLbPrefix();
     for (int i = 0; i < list.size(); i++) {
-      Target target = list.get(i);
+      Endpoint target = list.get(i);
       element(map, key + " . " + i, null, target.ip() + " . " + target.port());
     }
     lbSizes.get(prefix).add(list.size());
     return "goto " + prefix + list.size();
-  }
-
-  /**
-   * The ClientIP-affinity chains of one list: {@code sticky-<hash>} checks the per-endpoint timeout
-   * sets, then picks at random; {@code affinity-<hash>} per endpoint records the client and DNATs.
-   * Endpoint chains are shared by a port's Cluster and Local lists, as upstream shares its endpoint
-   * chains, so a client keeps its endpoint whichever way it comes in.
-   */
-  private String stickyChain(ServicePort sp, ListKind kind, List<Target> list) {
-    String base = sp.name() + "/" + sp.protocol().lower();
-    String listKey = base + "#" + kind.name().toLowerCase(Locale.ROOT);
-    String existing = stickyNameByKey.get(listKey);
-    if (existing != null) {
-      return existing; // the same list, reached from another address or the NodePort
-    }
-    String chain = hashedName(STICKY_PREFIX, listKey);
-    List<String> chainRules = new ArrayList<>();
-    masqueradeClusterIpRule().ifPresent(chainRules::add);
-    List<String> endpointChains = new ArrayList<>();
-    Set<String> distinct = new LinkedHashSet<>();
-    for (Target target : list) {
-      // The timeout is part of the name: a full sync keeps an affinity set by name, and a set
-      // declared again with another timeout would keep the old one.
-      String endpointKey =
-          base
-              + "@"
-              + NftSyntax.addressPort(family, target.ip(), target.port())
-              + "~"
-              + RouteDecision.seconds(sp.stickyTimeout());
-      String endpoint = stickyNameByKey.get(endpointKey);
-      if (endpoint == null) {
-        endpoint = hashedName(AFFINITY_PREFIX, endpointKey);
-        stickySets.put(
-            endpoint,
-            "type "
-                + NftSyntax.addressType(family)
-                + " ; flags dynamic,timeout ; timeout "
-                + RouteDecision.seconds(sp.stickyTimeout())
-                + "s ;");
-        stickyChains.put(
-            endpoint,
-            List.of(
-                "update @" + endpoint + " { " + NftSyntax.saddr(family) + " }",
-                "meta l4proto "
-                    + sp.protocol().lower()
-                    + " dnat "
-                    + NftSyntax.family(family)
-                    + " to "
-                    + NftSyntax.addressPort(family, target.ip(), target.port())));
-      }
-      endpointChains.add(endpoint);
-      if (distinct.add(endpoint)) {
-        chainRules.add(NftSyntax.saddr(family) + " @" + endpoint + " goto " + endpoint);
-      }
-    }
-    List<String> choices = new ArrayList<>();
-    for (int i = 0; i < endpointChains.size(); i++) {
-      choices.add(i + " : goto " + endpointChains.get(i));
-    }
-    chainRules.add(
-        "numgen random mod "
-            + endpointChains.size()
-            + " vmap { "
-            + String.join(", ", choices)
-            + " }");
-    stickyChains.put(chain, chainRules);
-    return chain;
-  }
-
-  /**
-   * {@code prefix} + the first 10 characters of base32(sha256(key)), lowercase; longer if an
-   * earlier key of this rendering already has that name (which, at 50 bits, it never should).
-   */
-  private String hashedName(String prefix, String key) {
-    String hash = base32(sha256(key));
-    for (int length = 10; ; length += 6) {
-      String name = prefix + hash.substring(0, Math.min(length, hash.length()));
-      String owner = stickyKeyByName.putIfAbsent(name, key);
-      if (owner == null || owner.equals(key) || length >= hash.length()) {
-        stickyNameByKey.put(key, name);
-        return name;
-      }
-    }
   }
 
   private void firewall(String tuple, String comment, List<Cidr> sourceRanges) {
@@ -493,14 +396,6 @@ final class RenderPass {
     for (Cidr range : sourceRanges) {
       element(FIREWALL_ALLOW, tuple + " . " + range, null, null);
     }
-  }
-
-  private static List<Target> targets(List<Endpoint> endpoints) {
-    List<Target> targets = new ArrayList<>(endpoints.size());
-    for (Endpoint endpoint : endpoints) {
-      targets.add(new Target(endpoint.ip(), endpoint.port()));
-    }
-    return targets;
   }
 
   /**
@@ -638,7 +533,7 @@ final class RenderPass {
     lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
     lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
     // Session-affinity chains, sorted by name so that output order is stable.
-    new TreeMap<>(stickyChains).forEach((name, chainRules) -> chain(name, chainRules));
+    affinity.chains().forEach(this::chain);
 
     // Sets and maps.
     set(CLUSTER_IPS, "type " + a + " ; comment \"active ClusterIPs\" ;");
@@ -672,7 +567,7 @@ final class RenderPass {
             + a
             + " ; flags interval ; comment \"allowed sources per LB address\" ;");
     set(HAIRPINS, "type " + a + " . " + a + " ; comment \"endpoint . endpoint\" ;");
-    new TreeMap<>(stickySets).forEach(this::set);
+    affinity.sets().forEach(this::set);
 
     // Elements of the fixed sets.
     elements.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
@@ -787,32 +682,5 @@ final class RenderPass {
    */
   static String comment(String text) {
     return RuleComment.sanitise(text, "", RuleComment.NFT_MAX);
-  }
-
-  private static byte[] sha256(String text) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has SHA-256", e);
-    }
-  }
-
-  private static String base32(byte[] bytes) {
-    String alphabet = "abcdefghijklmnopqrstuvwxyz234567";
-    StringBuilder out = new StringBuilder();
-    int buffer = 0;
-    int bits = 0;
-    for (byte b : bytes) {
-      buffer = (buffer << 8) | (b & 0xff);
-      bits += 8;
-      while (bits >= 5) {
-        out.append(alphabet.charAt((buffer >> (bits - 5)) & 31));
-        bits -= 5;
-      }
-    }
-    if (bits > 0) {
-      out.append(alphabet.charAt((buffer << (5 - bits)) & 31));
-    }
-    return out.toString();
   }
 }
