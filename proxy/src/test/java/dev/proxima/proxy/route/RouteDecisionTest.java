@@ -70,11 +70,7 @@ class RouteDecisionTest {
 
   @Test
   void aFirewallWhoseRangesNobodyCanReadLetsNobodyThrough() {
-    var route =
-        withOneEndpoint(
-            service("ns/lb", "172.30.0.3", 80)
-                .loadBalancerIps("203.0.113.3")
-                .sourceRanges("not-a-cidr", "fd00::/64"));
+    var route = loadBalancerAllowing("not-a-cidr", "fd00::/64");
 
     assertThat(route.firewall()).isTrue();
     assertThat(route.allowedSources()).isEmpty();
@@ -83,11 +79,7 @@ class RouteDecisionTest {
 
   @Test
   void sourceRangesAreReadAsTheApiServerReadsThemAndNestedOnesFold() {
-    var route =
-        withOneEndpoint(
-            service("ns/lb", "172.30.0.3", 80)
-                .loadBalancerIps("203.0.113.3")
-                .sourceRanges("010.0.0.0/08", "10.1.0.0/16", "192.0.2.7/24\u00a0"));
+    var route = loadBalancerAllowing("010.0.0.0/08", "10.1.0.0/16", "192.0.2.7/24\u00a0");
 
     assertThat(route.allowedSources())
         .extracting(Object::toString)
@@ -163,6 +155,13 @@ class RouteDecisionTest {
 
     assertThat(route.cluster()).isEmpty();
     assertThat(route.internal()).isEqualTo(Verdict.REJECT);
+  }
+
+  private PortRoute loadBalancerAllowing(String... sourceRanges) {
+    return withOneEndpoint(
+        service("ns/lb", "172.30.0.3", 80)
+            .loadBalancerIps("203.0.113.3")
+            .sourceRanges(sourceRanges));
   }
 
   private PortRoute withOneEndpoint(Svc svc) {
