@@ -1,7 +1,7 @@
 package dev.proxima.bench;
 
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.render.iptables.IptablesConfig;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -44,7 +44,7 @@ final class IptablesModeBenchmarks {
   /** The pure renderer's complete iptables-restore input for the benchmark node. */
   static String fullBuffer(SyntheticCluster cluster) {
     return IptablesRenderer.renderWithJumps(
-            IptablesConfig.of(IpFamily.IPV4, List.of()), RenderedRules.portRules(cluster))
+            FamilySettings.of(IpFamily.IPV4, List.of()), RenderedRules.portRules(cluster))
         .filterAndNat();
   }
 

@@ -32,8 +32,8 @@ public final class RenderedRules {
         node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
     this.assembler =
         new RulesetAssembler(
-            NftPlanRenderer.config(
-                IpFamily.IPV4, settings, settings.nodePortAddresses(IpFamily.IPV4, addresses)));
+            settings.forFamily(
+                IpFamily.IPV4, settings.nodePortAddresses(IpFamily.IPV4, addresses), List.of()));
     this.fullScript = assembler.replaceAll(portRules(cluster));
   }
 

@@ -7,7 +7,6 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
-import dev.proxima.proxy.runtime.IptablesDataPlane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -86,8 +85,7 @@ public final class RenderCommand implements Callable<Integer> {
         if (mode == ProxyMode.iptables) {
           var rendering =
               IptablesRenderer.renderWithJumps(
-                  IptablesDataPlane.config(
-                      plan.family(), settings, nodePortAddresses, state.nodePodCidrs()),
+                  settings.forFamily(plan.family(), nodePortAddresses, state.nodePodCidrs()),
                   plan.ports().stream().map(NftPlanRenderer::rules).toList());
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.filterAndNat());
@@ -95,8 +93,7 @@ public final class RenderCommand implements Callable<Integer> {
           var rendering =
               NftPlanRenderer.render(
                   plan,
-                  NftPlanRenderer.config(
-                      plan.family(), settings, nodePortAddresses, state.nodePodCidrs()),
+                  settings.forFamily(plan.family(), nodePortAddresses, state.nodePodCidrs()),
                   state.serviceCidrs());
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.script());

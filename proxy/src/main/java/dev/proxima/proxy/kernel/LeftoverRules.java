@@ -1,7 +1,6 @@
 package dev.proxima.proxy.kernel;
 
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.render.iptables.IptablesCleanup;
 import dev.proxima.proxy.render.nft.NftRenderer;
 import java.util.ArrayList;
@@ -25,7 +24,7 @@ public final class LeftoverRules {
     }
     var script = new StringBuilder();
     for (var family : IpFamily.values()) {
-      script.append(NftRenderer.cleanupScript(NftPlanRenderer.nftFamily(family)));
+      script.append(NftRenderer.cleanupScript(family));
     }
     var result = nft.apply(script.toString());
     return result.succeeded() ? List.of() : List.of("nftables: " + result.summary());

@@ -1,5 +1,9 @@
 package dev.proxima.proxy.model;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
 /**
  * A network parsed as the API server parses {@code loadBalancerSourceRanges} (white space trimmed,
  * IPv4 leading zeros read as decimal, as Go's {@code ParseCIDRSloppy}), with the host bits cleared
@@ -35,15 +39,52 @@ public record Cidr(IpAddress network, int prefix) {
     if (prefix > bytes.length * 8) {
       return null;
     }
-    for (int i = 0; i < bytes.length; i++) {
+    return new Cidr(IpAddress.parse(IpAddress.format(mask(bytes, prefix))), prefix);
+  }
+
+  private static byte[] mask(byte[] address, int prefix) {
+    byte[] masked = address.clone();
+    for (int i = 0; i < masked.length; i++) {
       int keep = Math.max(0, Math.min(8, prefix - i * 8));
-      bytes[i] = (byte) (bytes[i] & (0xff << (8 - keep)));
+      masked[i] = (byte) (masked[i] & (0xff << (8 - keep)));
     }
-    return new Cidr(IpAddress.parse(IpAddress.format(bytes)), prefix);
+    return masked;
   }
 
   public IpFamily family() {
     return network.family();
+  }
+
+  /** Whether every address of {@code other} lies in this network (same family only). */
+  public boolean contains(Cidr other) {
+    var mine = network.bytes();
+    var theirs = other.network.bytes();
+    return mine.length == theirs.length
+        && other.prefix >= prefix
+        && Arrays.equals(mask(theirs, prefix), mine);
+  }
+
+  /**
+   * The networks that are not inside another one of the list, in their first-seen order, without
+   * duplicates. nft interval sets reject nested ranges ("File exists"), and for matching a source
+   * the inner range adds nothing.
+   */
+  public static List<Cidr> outermost(List<Cidr> cidrs) {
+    List<Cidr> result = new ArrayList<>();
+    for (int i = 0; i < cidrs.size(); i++) {
+      Cidr candidate = cidrs.get(i);
+      boolean covered = false;
+      for (int j = 0; j < cidrs.size() && !covered; j++) {
+        Cidr other = cidrs.get(j);
+        if (i != j && other.contains(candidate) && (!candidate.contains(other) || j < i)) {
+          covered = true; // strictly inside another, or an equal one came first
+        }
+      }
+      if (!covered) {
+        result.add(candidate);
+      }
+    }
+    return result;
   }
 
   @Override

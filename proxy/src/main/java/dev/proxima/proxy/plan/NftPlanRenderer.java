@@ -1,8 +1,6 @@
 package dev.proxima.proxy.plan;
 
-import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.render.nft.NftConfig;
-import dev.proxima.proxy.render.nft.NftFamily;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.nft.NftRendering;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
@@ -34,7 +32,7 @@ public final class NftPlanRenderer {
     var family = plan.family();
     return render(
         plan,
-        config(family, settings, settings.nodePortAddresses(family, nodeAddresses)),
+        settings.forFamily(family, settings.nodePortAddresses(family, nodeAddresses), List.of()),
         serviceCidrs);
   }
 
@@ -44,31 +42,11 @@ public final class NftPlanRenderer {
    * @param serviceCidrs the ServiceCIDR objects' ranges: addresses in them no Service holds drop
    */
   public static NftRendering render(
-      NodePlanner.FamilyPlan plan, NftConfig config, List<String> serviceCidrs) {
+      NodePlanner.FamilyPlan plan, FamilySettings config, List<String> serviceCidrs) {
     var assembler = new RulesetAssembler(config);
     assembler.serviceCidrs(serviceCidrs);
     var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
     return new NftRendering(script, assembler.warnings());
-  }
-
-  /** {@link #config(IpFamily, RuleSettings, List, List)} for a node without pod CIDRs. */
-  public static NftConfig config(
-      IpFamily family, RuleSettings settings, List<String> nodePortAddresses) {
-    return config(family, settings, nodePortAddresses, List.of());
-  }
-
-  /** The renderer's settings for one family, with the node addresses already selected. */
-  public static NftConfig config(
-      IpFamily family,
-      RuleSettings settings,
-      List<String> nodePortAddresses,
-      List<String> nodePodCidrs) {
-    return NftConfig.of(nftFamily(family), settings.localCidrs(family, nodePodCidrs))
-        .withMasqueradeAll(settings.masqueradeAll())
-        .withMasqueradeBit(settings.masqueradeBit())
-        .withNodePortAddresses(nodePortAddresses)
-        .withNodePortsListed(settings.restrictsNodePorts(family))
-        .withPodInterface(settings.podInterface());
   }
 
   /** What the renderer needs of one planned Service port. */
@@ -78,9 +56,5 @@ public final class NftPlanRenderer {
         planned.selection().clusterEndpoints(),
         planned.selection().localEndpoints(),
         planned.selection().hasAnyEndpoints());
-  }
-
-  public static NftFamily nftFamily(IpFamily family) {
-    return family == IpFamily.IPV4 ? NftFamily.IPV4 : NftFamily.IPV6;
   }
 }

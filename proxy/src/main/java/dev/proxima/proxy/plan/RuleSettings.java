@@ -2,6 +2,7 @@ package dev.proxima.proxy.plan;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,6 +104,20 @@ public record RuleSettings(
     };
   }
 
+  /**
+   * The settings both translators read for one family, with the node's NodePort addresses already
+   * selected (see {@link #nodePortAddresses}) and the Node's pod CIDRs for NodeCIDR detection.
+   */
+  public FamilySettings forFamily(
+      IpFamily family, List<String> nodePortAddresses, List<String> nodePodCidrs) {
+    return FamilySettings.of(family, localCidrs(family, nodePodCidrs))
+        .withMasqueradeAll(masqueradeAll)
+        .withMasqueradeBit(masqueradeBit)
+        .withNodePortAddresses(nodePortAddresses)
+        .withNodePortsListed(restrictsNodePorts(family))
+        .withPodInterface(podInterface());
+  }
+
   /** The interface pod traffic arrives on in the interface modes, else null. */
   public PodInterface podInterface() {
     return podInterface(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix);
@@ -148,7 +163,7 @@ public record RuleSettings(
     var primary = nodePortCidrs.contains(PRIMARY);
     for (var address : candidates) {
       if (IpFamily.of(address) == family
-          && !IpLiteral.contains(family == IpFamily.IPV4 ? "127.0.0.0/8" : "::1/128", address)
+          && !IpLiteral.contains(family.loopback(), address)
           && (nodePortCidrs.stream()
                   .anyMatch(cidr -> !cidr.equals(PRIMARY) && IpLiteral.contains(cidr, address))
               || (primary && primaryIps.stream().anyMatch(ip -> sameAddress(ip, address))))

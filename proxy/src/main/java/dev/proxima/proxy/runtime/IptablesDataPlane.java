@@ -7,7 +7,6 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesAssembler;
-import dev.proxima.proxy.render.iptables.IptablesConfig;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.iptables.JumpRule;
 import dev.proxima.proxy.render.nft.ServicePortRules;
@@ -46,31 +45,11 @@ public final class IptablesDataPlane implements DataPlane {
     this.metrics = metrics;
   }
 
-  /** {@link #config(IpFamily, RuleSettings, List, List)} for a node without pod CIDRs. */
-  public static IptablesConfig config(
-      IpFamily family, RuleSettings settings, List<String> nodePortAddresses) {
-    return config(family, settings, nodePortAddresses, List.of());
-  }
-
-  /** This family's renderer settings with the node's NodePort addresses already chosen. */
-  public static IptablesConfig config(
-      IpFamily family,
-      RuleSettings settings,
-      List<String> nodePortAddresses,
-      List<String> nodePodCidrs) {
-    return IptablesConfig.of(family, settings.localCidrs(family, nodePodCidrs))
-        .withMasqueradeAll(settings.masqueradeAll())
-        .withMasqueradeBit(settings.masqueradeBit())
-        .withNodePortAddresses(nodePortAddresses)
-        .withNodePortsListed(settings.restrictsNodePorts(family))
-        .withPodInterface(settings.podInterface());
-  }
-
   @Override
   public Outcome replaceAll(
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs) {
     linesLoaded = 0;
-    assembler = new IptablesAssembler(config(family, settings, nodePortAddresses, nodePodCidrs));
+    assembler = new IptablesAssembler(settings.forFamily(family, nodePortAddresses, nodePodCidrs));
     var existing =
         iptables == null ? Map.<String, java.util.Set<String>>of() : iptables.proximaChains();
     Outcome outcome = Outcome.UNCHANGED;

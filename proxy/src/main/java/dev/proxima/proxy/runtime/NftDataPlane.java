@@ -4,10 +4,10 @@ import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.nft.KernelTable;
 import dev.proxima.proxy.render.nft.NftNames;
+import dev.proxima.proxy.render.nft.NftSyntax;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.time.Clock;
@@ -90,8 +90,7 @@ public final class NftDataPlane implements DataPlane {
     linesLoaded = 0;
     kernelAsAssembled = false;
     assembler =
-        new RulesetAssembler(
-            NftPlanRenderer.config(family, settings, nodePortAddresses, nodePodCidrs), clock);
+        new RulesetAssembler(settings.forFamily(family, nodePortAddresses, nodePodCidrs), clock);
     assembler.serviceCidrs(serviceCidrs);
     var kernel = kernelTable();
     if (kernel == null) {
@@ -121,7 +120,7 @@ public final class NftDataPlane implements DataPlane {
     if (nft == null) {
       return null;
     }
-    return nft.declarations(NftPlanRenderer.nftFamily(family).nft(), NftNames.TABLE)
+    return nft.declarations(NftSyntax.family(family), NftNames.TABLE)
         .map(KernelTable::parse)
         .orElse(null);
   }

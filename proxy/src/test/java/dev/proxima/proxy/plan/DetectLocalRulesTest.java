@@ -10,7 +10,6 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.nft.NftRenderer;
 import dev.proxima.proxy.render.nft.ServicePortRules;
-import dev.proxima.proxy.runtime.IptablesDataPlane;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -102,8 +101,7 @@ class DetectLocalRulesTest {
   @ParameterizedTest
   @MethodSource("rows")
   void nftMasqueradesClusterIpTrafficThatIsNotFromPodsAndShortCircuitsPodTraffic(Row row) {
-    var config =
-        NftPlanRenderer.config(IpFamily.IPV4, row.settings(), List.of(), row.nodePodCidrs());
+    var config = row.settings().forFamily(IpFamily.IPV4, List.of(), row.nodePodCidrs());
     var lines = NftRenderer.render(config, SERVICES).lines().toList();
 
     var masquerade = "ip daddr @cluster-ips jump mark-for-masquerade";
@@ -123,8 +121,7 @@ class DetectLocalRulesTest {
   @ParameterizedTest
   @MethodSource("rows")
   void iptablesMasqueradesClusterIpTrafficThatIsNotFromPodsAndShortCircuitsPodTraffic(Row row) {
-    var config =
-        IptablesDataPlane.config(IpFamily.IPV4, row.settings(), List.of(), row.nodePodCidrs());
+    var config = row.settings().forFamily(IpFamily.IPV4, List.of(), row.nodePodCidrs());
     var lines = IptablesRenderer.render(config, SERVICES).filterAndNat().lines().toList();
 
     var clusterIpMasquerade =

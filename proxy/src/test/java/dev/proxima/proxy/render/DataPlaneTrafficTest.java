@@ -13,10 +13,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.plan.RuleSettings;
-import dev.proxima.proxy.render.iptables.IptablesConfig;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
-import dev.proxima.proxy.render.nft.NftConfig;
-import dev.proxima.proxy.render.nft.NftFamily;
 import dev.proxima.proxy.render.nft.NftRenderer;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane;
@@ -236,13 +233,13 @@ class DataPlaneTrafficTest {
     var cidrs = List.of("10.250.0.0/16");
     if (mode == ProxyMode.nftables) {
       var script = directory.resolve("rules.nft");
-      Files.writeString(script, NftRenderer.render(NftConfig.of(NftFamily.IPV4, cidrs), rules));
+      Files.writeString(script, NftRenderer.render(FamilySettings.of(IpFamily.IPV4, cidrs), rules));
       must("ip", "netns", "exec", node, "nft", "-f", script.toString());
     } else {
       var buffer = directory.resolve("rules.iptables");
       Files.writeString(
           buffer,
-          IptablesRenderer.renderWithJumps(IptablesConfig.of(IpFamily.IPV4, cidrs), rules)
+          IptablesRenderer.renderWithJumps(FamilySettings.of(IpFamily.IPV4, cidrs), rules)
               .filterAndNat());
       must("bash", "-c", "ip netns exec " + node + " iptables-restore --noflush -w 5 < " + buffer);
     }

@@ -11,7 +11,6 @@ import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
-import dev.proxima.proxy.runtime.IptablesDataPlane;
 import dev.proxima.proxy.testing.HostTools;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -325,7 +324,7 @@ class HostileInputTest {
       return NftPlanRenderer.render(plan, settings, List.of()).script();
     }
     return IptablesRenderer.renderWithJumps(
-            IptablesDataPlane.config(plan.family(), settings, List.of()),
+            settings.forFamily(plan.family(), List.of(), List.of()),
             plan.ports().stream().map(NftPlanRenderer::rules).toList())
         .filterAndNat();
   }

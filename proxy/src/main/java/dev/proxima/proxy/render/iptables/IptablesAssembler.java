@@ -11,6 +11,7 @@ import static dev.proxima.proxy.render.iptables.IptablesChains.POSTROUTING;
 import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
 
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -32,9 +33,12 @@ import java.util.TreeSet;
  * no longer used are flushed and deleted in the same buffer. Pure: no I/O.
  */
 public final class IptablesAssembler {
-  private static final Comparator<ServicePortName> ORDER = Comparator.comparing(n -> n.toString());
+  // By name as printed (the order of the rules), then protocol: two ports of one name differ by it.
+  private static final Comparator<ServicePortName> ORDER =
+      Comparator.comparing((ServicePortName n) -> n.toString())
+          .thenComparing(ServicePortName::protocol);
 
-  private final IptablesConfig config;
+  private final FamilySettings config;
   private final Map<ServicePortName, ServicePortRules> inputs = new TreeMap<>(ORDER);
   private final Map<ServicePortName, ServiceChains> rendered = new TreeMap<>(ORDER);
   private final List<String> warnings = new ArrayList<>();
@@ -44,11 +48,11 @@ public final class IptablesAssembler {
   private int endpointTotal;
   private boolean initialised;
 
-  public IptablesAssembler(IptablesConfig config) {
+  public IptablesAssembler(FamilySettings config) {
     this.config = Objects.requireNonNull(config, "config");
   }
 
-  public IptablesConfig config() {
+  public FamilySettings config() {
     return config;
   }
 
@@ -346,7 +350,7 @@ public final class IptablesAssembler {
   }
 
   /** {@code -i cbr0} for a bridge, {@code -i veth+} for a name prefix. */
-  static String podInterfaceMatch(IptablesConfig config) {
+  static String podInterfaceMatch(FamilySettings config) {
     var pods = config.podInterface();
     return "-i " + pods.name() + (pods.prefix() ? "+" : "");
   }
@@ -430,7 +434,7 @@ public final class IptablesAssembler {
                     + " "
                     + comment
                     + " -m addrtype --dst-type LOCAL ! -d "
-                    + config.loopback()
+                    + config.family().loopback()
                     + " -j "
                     + NODEPORTS);
       } else {

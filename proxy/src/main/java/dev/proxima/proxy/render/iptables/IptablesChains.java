@@ -2,9 +2,7 @@ package dev.proxima.proxy.render.iptables;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePortName;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.proxima.proxy.render.NameHash;
 
 /**
  * Proxima's chain names. Every name starts with {@code PROXIMA-} so that Proxima's chains never
@@ -91,39 +89,7 @@ public final class IptablesChains {
     return SEP_PREFIX + endpointHash(name, endpoint);
   }
 
-  // MessageDigest is not thread-safe and costly to look up; one per thread.
-  private static final ThreadLocal<MessageDigest> SHA256 =
-      ThreadLocal.withInitial(
-          () -> {
-            try {
-              return MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-              throw new IllegalStateException("SHA-256 is always available", e);
-            }
-          });
-
   static String hash(String input) {
-    byte[] digest = SHA256.get().digest(input.getBytes(StandardCharsets.UTF_8));
-    return base32(digest).substring(0, HASH_LENGTH);
-  }
-
-  /** RFC 4648 base32 (standard alphabet) without padding. */
-  static String base32(byte[] data) {
-    String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    StringBuilder out = new StringBuilder();
-    int buffer = 0;
-    int bits = 0;
-    for (byte b : data) {
-      buffer = (buffer << 8) | (b & 0xff);
-      bits += 8;
-      while (bits >= 5) {
-        out.append(alphabet.charAt((buffer >>> (bits - 5)) & 31));
-        bits -= 5;
-      }
-    }
-    if (bits > 0) {
-      out.append(alphabet.charAt((buffer << (5 - bits)) & 31));
-    }
-    return out.toString();
+    return NameHash.of(input).substring(0, HASH_LENGTH);
   }
 }

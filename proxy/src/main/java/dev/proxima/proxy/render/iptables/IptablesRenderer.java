@@ -7,6 +7,7 @@ import static dev.proxima.proxy.render.iptables.IptablesChains.NODEPORTS;
 import static dev.proxima.proxy.render.iptables.IptablesChains.POSTROUTING;
 import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
 
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,7 @@ public final class IptablesRenderer {
    * top-level and per-Service chain is declared with a {@code :CHAIN - [0:0]} line, which under
    * {@code --noflush} creates or flushes it; nothing else in the tables is touched.
    */
-  public static IptablesRendering render(IptablesConfig config, List<ServicePortRules> services) {
+  public static IptablesRendering render(FamilySettings config, List<ServicePortRules> services) {
     return renderAll(config, services, List.of());
   }
 
@@ -41,7 +42,7 @@ public final class IptablesRenderer {
    * #render} and ensures the jumps with {@code iptables -C ... || iptables -I ...}.
    */
   public static IptablesRendering renderWithJumps(
-      IptablesConfig config, List<ServicePortRules> services) {
+      FamilySettings config, List<ServicePortRules> services) {
     return renderAll(config, services, jumpRules(config));
   }
 
@@ -49,9 +50,9 @@ public final class IptablesRenderer {
    * The jumps from the built-in chains into Proxima's, in the order to ensure them: each with
    * {@code iptables -C} ({@link JumpRule#checkArgs}) and, when missing, {@code iptables -I} ({@link
    * JumpRule#insertArgs}); as every one is prepended, the last in this list ends up first. Same for
-   * both families (run with {@link IptablesConfig#command}).
+   * both families (run with {@link FamilySettings#command}).
    */
-  public static List<JumpRule> jumpRules(IptablesConfig config) {
+  public static List<JumpRule> jumpRules(FamilySettings config) {
     List<String> newConn = List.of("-m", "conntrack", "--ctstate", "NEW");
     List<JumpRule> rules = new ArrayList<>();
     String external = "proxima externally-visible service portals";
@@ -94,7 +95,7 @@ public final class IptablesRenderer {
   }
 
   private static IptablesRendering renderAll(
-      IptablesConfig config, List<ServicePortRules> services, List<JumpRule> jumps) {
+      FamilySettings config, List<ServicePortRules> services, List<JumpRule> jumps) {
     IptablesAssembler assembler = new IptablesAssembler(config);
     String buffer = assembler.replaceAll(services, Map.of());
     return new IptablesRendering(withJumps(buffer, jumps), assembler.warnings());

@@ -9,24 +9,25 @@ import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
 
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
-import dev.proxima.proxy.model.IpAddress;
-import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.RuleComment;
 import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.route.PortRoute;
+import dev.proxima.proxy.route.RouteDecision;
+import dev.proxima.proxy.route.Verdict;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /** Renders one Service port into its {@link ServiceChains}. Pure. */
 final class ServiceChainsRenderer {
-  private final IptablesConfig config;
-  private final IpFamily family;
+  private final FamilySettings config;
+  private final RouteDecision decision;
   private final boolean large;
   private final String reject;
   private final List<ServiceChains.SharedRule> shared = new ArrayList<>();
@@ -36,18 +37,18 @@ final class ServiceChainsRenderer {
   private int healthCheckNodePort;
   private String healthCheckComment;
 
-  private ServiceChainsRenderer(IptablesConfig config, boolean large) {
+  private ServiceChainsRenderer(FamilySettings config, boolean large) {
     this.config = config;
-    this.family = config.family();
+    this.decision = new RouteDecision(config.family(), warnings);
     this.large = large;
-    this.reject = "-j REJECT --reject-with " + config.rejectWith();
+    this.reject = "-j REJECT --reject-with " + IptablesSyntax.rejectWith(config.family());
   }
 
   /**
    * @param large above {@link IptablesRenderer#LARGE_CLUSTER_ENDPOINTS} in the whole ruleset:
    *     per-endpoint rules carry no comment
    */
-  static ServiceChains render(IptablesConfig config, ServicePortRules rules, boolean large) {
+  static ServiceChains render(FamilySettings config, ServicePortRules rules, boolean large) {
     var renderer = new ServiceChainsRenderer(config, large);
     renderer.servicePort(rules);
     return new ServiceChains(
@@ -106,54 +107,30 @@ final class ServiceChainsRenderer {
   }
 
   private void servicePort(ServicePortRules rules) {
-    ServicePort sp = rules.port();
+    rules.route(decision).ifPresent(this::translate);
+  }
+
+  /** Spells one port's routing decision in this mode. */
+  private void translate(PortRoute route) {
+    ServicePort sp = route.port();
     ServicePortName name = sp.name();
-    if (sp.port() < 1 || sp.port() > 65535) {
-      warnings.add(name + ": port " + sp.port() + " out of range, Service port skipped");
-      return;
-    }
     String proto = sp.protocol().lower();
     String protoMatch = "-m " + proto + " -p " + proto;
     String dport = "--dport " + sp.port();
 
-    boolean clusterIpValid = IpFamily.of(sp.clusterIp()) == family;
-    if (!clusterIpValid) {
-      warnings.add(name + ": clusterIP " + sp.clusterIp() + " is not " + familyName());
-    }
-    List<String> externalIps = addresses(name, "externalIP", sp.externalIps());
-    List<String> lbIps = addresses(name, "load-balancer IP", sp.loadBalancerIps());
-    List<String> sourceRanges = new ArrayList<>();
-    for (String range : sp.loadBalancerSourceRanges()) {
-      // Canonical (host bits cleared, no leading zeros): iptables-restore refuses a mask such as
-      // "08" and then the whole buffer, every Service's rules with it.
-      Cidr cidr = Cidr.parse(range);
-      if (cidr != null && cidr.family() == family) {
-        if (!sourceRanges.contains(cidr.toString())) {
-          sourceRanges.add(cidr.toString());
-        }
-      } else {
-        warnings.add(
-            name + ": loadBalancerSourceRange " + range + " is not an " + familyName() + " CIDR");
-      }
-    }
-    int nodePort = sp.nodePort();
-    if (nodePort < 0 || nodePort > 65535) {
-      warnings.add(name + ": nodePort " + nodePort + " out of range, ignored");
-      nodePort = 0;
-    }
-    List<Endpoint> cluster = endpoints(name, rules.clusterOrEmpty());
-    List<Endpoint> local = endpoints(name, rules.localOrEmpty());
+    List<String> externalIps = route.externalIps();
+    List<String> lbIps = route.loadBalancerIps();
+    int nodePort = route.nodePort();
+    List<Endpoint> cluster = route.cluster();
+    List<Endpoint> local = route.local();
 
-    boolean hasAny = rules.hasAnyEndpoints();
-    boolean externallyAccessible = nodePort != 0 || !externalIps.isEmpty() || !lbIps.isEmpty();
-    boolean internalLocal = sp.internalTrafficLocal();
-    boolean externalLocal = sp.externalTrafficLocal() && sp.externallyAccessible();
-    boolean usesCluster = !cluster.isEmpty() && sp.usesClusterEndpoints();
-    boolean usesLocal = !local.isEmpty() && sp.usesLocalEndpoints();
-    boolean hasInternal = hasAny && (!internalLocal || !local.isEmpty());
-    boolean hasExternal = hasAny && (!externalLocal || !local.isEmpty());
-    boolean usesExternalChain = hasAny && externallyAccessible;
-    boolean usesFirewallChain = hasAny && !lbIps.isEmpty() && sp.restrictSources();
+    boolean hasAny = route.anyEndpoints();
+    boolean externalLocal = route.externalLocal();
+    boolean hasInternal = route.internal().dispatches();
+    boolean hasExternal = route.external().dispatches();
+    boolean usesExternalChain = hasAny && route.externallyAccessible();
+    // Without endpoints nothing is DNATed and the reject answers every source alike.
+    boolean usesFirewallChain = hasAny && route.firewall();
 
     // One hash for the four per-Service names: hashing dominates rendering at scale.
     String hash = IptablesChains.serviceHash(name);
@@ -161,15 +138,12 @@ final class ServiceChainsRenderer {
     String svl = IptablesChains.SVL_PREFIX + hash;
     String ext = IptablesChains.EXT_PREFIX + hash;
     String fw = IptablesChains.FW_PREFIX + hash;
-    String internalChain = internalLocal ? svl : svc;
+    String internalChain = route.internal() == Verdict.LOCAL_ENDPOINTS ? svl : svc;
     String externalPolicyChain = externalLocal ? svl : svc;
-    if (hasInternal && !internalLocal && cluster.isEmpty()) {
-      warnings.add(name + ": has endpoints but the Cluster list is empty; " + svc + " is empty");
-    }
 
     // ClusterIP.
-    if (clusterIpValid) {
-      String dest = protoMatch + " -d " + sp.clusterIp() + " " + dport;
+    if (route.clusterIp() != null) {
+      String dest = protoMatch + " -d " + route.clusterIp() + " " + dport;
       if (hasInternal) {
         nat(SERVICES, comment(name + " cluster IP"), dest, "-j " + internalChain);
         String masq = "";
@@ -186,7 +160,7 @@ final class ServiceChainsRenderer {
           nat(internalChain, comment(name + " cluster IP"), dest, masq);
         }
       } else {
-        filter(SERVICES, noEndpointsComment(name, hasAny), dest, noEndpointsTarget(hasAny));
+        filter(SERVICES, noEndpointsComment(name, hasAny), dest, target(route.internal()));
       }
     }
 
@@ -197,8 +171,7 @@ final class ServiceChainsRenderer {
         nat(SERVICES, comment(name + " external IP"), dest, "-j " + ext);
       }
       if (!hasExternal) {
-        filter(
-            EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, noEndpointsTarget(hasAny));
+        filter(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, target(route.external()));
       }
     }
 
@@ -216,8 +189,7 @@ final class ServiceChainsRenderer {
         filter(FIREWALL, comment(name + " traffic not accepted by " + fw), dest, "-j DROP");
       }
       if (!hasExternal) {
-        filter(
-            EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, noEndpointsTarget(hasAny));
+        filter(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, target(route.external()));
       }
     }
 
@@ -232,7 +204,7 @@ final class ServiceChainsRenderer {
             EXTERNAL_SERVICES,
             noEndpointsComment(name, hasAny),
             "-m addrtype --dst-type LOCAL " + dest,
-            noEndpointsTarget(hasAny));
+            target(route.external()));
       }
     }
 
@@ -283,28 +255,25 @@ final class ServiceChainsRenderer {
     // Firewall chain: accepted sources go on to EXT, the rest fall through to the DROP in
     // filter PROXIMA-FIREWALL (they are not DNATed, so the DROP rule still matches them).
     if (usesFirewallChain) {
-      for (String range : sourceRanges) {
+      for (Cidr range : route.allowedSources()) {
         nat(fw, comment(name + " loadbalancer IP"), "-s " + range, "-j " + ext);
       }
       nat(fw, comment("other traffic to " + name + " will be dropped by " + FIREWALL));
     }
 
     // Endpoint dispatch and endpoint chains.
-    Integer sticky = null;
-    if (sp.stickyTimeout() != null) {
-      sticky = (int) Math.max(1, Math.min(Integer.MAX_VALUE, sp.stickyTimeout().toSeconds()));
-    }
-    if (usesCluster) {
+    Long sticky = route.sticky() ? route.affinitySeconds() : null;
+    if (route.usesCluster()) {
       dispatch(name, svc, cluster, sticky);
     }
-    if (usesLocal) {
+    if (route.usesLocal()) {
       dispatch(name, svl, local, sticky);
     }
     Map<String, Endpoint> reachable = new LinkedHashMap<>();
-    if (usesCluster) {
+    if (route.usesCluster()) {
       cluster.forEach(e -> reachable.putIfAbsent(e.address(), e));
     }
-    if (usesLocal) {
+    if (route.usesLocal()) {
       local.forEach(e -> reachable.putIfAbsent(e.address(), e));
     }
     for (Endpoint endpoint : reachable.values()) {
@@ -319,8 +288,7 @@ final class ServiceChainsRenderer {
     }
   }
 
-  private void dispatch(
-      ServicePortName name, String chain, List<Endpoint> endpoints, Integer sticky) {
+  private void dispatch(ServicePortName name, String chain, List<Endpoint> endpoints, Long sticky) {
     if (sticky != null) {
       for (Endpoint endpoint : endpoints) {
         String sep = sepName(name, endpoint);
@@ -348,44 +316,13 @@ final class ServiceChainsRenderer {
     return sepNames.computeIfAbsent(endpoint.address(), a -> IptablesChains.sep(name, endpoint));
   }
 
-  private List<String> addresses(ServicePortName name, String what, List<String> input) {
-    Set<String> out = new LinkedHashSet<>();
-    for (String address : input) {
-      IpAddress parsed = IpAddress.parse(address);
-      if (parsed != null && parsed.family() == family) {
-        out.add(parsed.toString());
-      } else {
-        warnings.add(name + ": " + what + " " + address + " is not " + familyName());
-      }
-    }
-    return List.copyOf(out);
-  }
-
-  private List<Endpoint> endpoints(ServicePortName name, List<Endpoint> input) {
-    List<Endpoint> out = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    for (Endpoint endpoint : input) {
-      if (IpFamily.of(endpoint.ip()) != family) {
-        warnings.add(name + ": endpoint " + endpoint.address() + " is not " + familyName());
-      } else if (endpoint.port() < 1 || endpoint.port() > 65535) {
-        warnings.add(name + ": endpoint " + endpoint.address() + " port out of range");
-      } else if (seen.add(endpoint.address())) {
-        out.add(endpoint);
-      }
-    }
-    return out;
-  }
-
-  private String familyName() {
-    return family.apiName();
-  }
-
   private String noEndpointsComment(ServicePortName name, boolean hasAny) {
     return comment(name + (hasAny ? " has no local endpoints" : " has no endpoints"));
   }
 
-  private String noEndpointsTarget(boolean hasAny) {
-    return hasAny ? "-j DROP" : reject;
+  /** The target of a verdict that sends the packet nowhere. */
+  private String target(Verdict verdict) {
+    return verdict == Verdict.DROP ? "-j DROP" : reject;
   }
 
   /**

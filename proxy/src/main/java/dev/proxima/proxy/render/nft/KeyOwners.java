@@ -60,7 +60,7 @@ final class KeyOwners {
     int mask = elements.length - 1;
     int at = home(hash, mask);
     while (elements[at] != null
-        && !(hashes[at] == hash && NftScriptDiff.key(elements[at], true).equals(key))) {
+        && !(hashes[at] == hash && NftText.key(elements[at], true).equals(key))) {
       at = (at + 1) & mask;
     }
     return at;

@@ -1,9 +1,9 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.IpAddress;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.IpLiteral;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -35,7 +35,7 @@ final class NftAddresses {
   }
 
   /** The canonical text of {@code text} if it is an address of {@code family}. */
-  static Optional<String> canonical(String text, NftFamily family) {
+  static Optional<String> canonical(String text, IpFamily family) {
     return parse(text).filter(b -> b.length == family.addressBytes()).map(NftAddresses::format);
   }
 
@@ -43,86 +43,27 @@ final class NftAddresses {
    * A CIDR of {@code family}: {@code addr/len}, or a bare address taken as a host route. Host bits
    * are cleared, as Go's {@code net.ParseCIDR} does for kube-proxy.
    */
-  static Optional<Cidr> parseCidr(String text, NftFamily family) {
+  static Optional<Cidr> parseCidr(String text, IpFamily family) {
     if (text == null) {
       return Optional.empty();
     }
     String trimmed = text.trim();
     int slash = trimmed.indexOf('/');
     String addressText = slash < 0 ? trimmed : trimmed.substring(0, slash);
-    Optional<byte[]> address = parse(addressText).filter(b -> b.length == family.addressBytes());
-    if (address.isEmpty()) {
+    if (canonical(addressText, family).isEmpty()) {
       return Optional.empty();
     }
-    int bits = family.addressBytes() * 8;
-    int prefix = bits;
-    if (slash >= 0) {
-      String lengthText = trimmed.substring(slash + 1);
-      if (lengthText.isEmpty() || lengthText.length() > 3 || !allDecimal(lengthText)) {
-        return Optional.empty();
-      }
-      prefix = Integer.parseInt(lengthText);
-      if (prefix > bits) {
-        return Optional.empty();
-      }
+    String lengthText = slash < 0 ? "" : trimmed.substring(slash + 1);
+    if (slash >= 0 && !allDecimal(lengthText)) {
+      return Optional.empty(); // Cidr.parse is as lenient as the API server; this is not
     }
-    return Optional.of(new Cidr(mask(address.get(), prefix), prefix));
+    return Optional.ofNullable(
+        Cidr.parse(slash < 0 ? trimmed + "/" + family.addressBytes() * 8 : trimmed));
   }
 
-  /**
-   * The CIDRs that are not inside another one of the list, in their first-seen order, without
-   * duplicates. nft interval sets reject nested ranges ("File exists"), and for matching a source
-   * the inner range adds nothing.
-   */
+  /** The CIDRs that are not inside another one of the list; see {@link Cidr#outermost}. */
   static List<Cidr> outermost(List<Cidr> cidrs) {
-    List<Cidr> result = new ArrayList<>();
-    for (int i = 0; i < cidrs.size(); i++) {
-      Cidr candidate = cidrs.get(i);
-      boolean covered = false;
-      for (int j = 0; j < cidrs.size() && !covered; j++) {
-        Cidr other = cidrs.get(j);
-        if (i != j && other.contains(candidate) && (!candidate.contains(other) || j < i)) {
-          covered = true; // strictly inside another, or an equal one came first
-        }
-      }
-      if (!covered) {
-        result.add(candidate);
-      }
-    }
-    return result;
-  }
-
-  /** A network: address with host bits cleared and prefix length. */
-  record Cidr(byte[] address, int prefix) {
-    boolean contains(Cidr other) {
-      return other.address.length == address.length
-          && other.prefix >= prefix
-          && Arrays.equals(mask(other.address, prefix), address);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Cidr c && c.prefix == prefix && Arrays.equals(c.address, address);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(address) * 31 + prefix;
-    }
-
-    @Override
-    public String toString() {
-      return format(address) + "/" + prefix;
-    }
-  }
-
-  private static byte[] mask(byte[] address, int prefix) {
-    byte[] masked = address.clone();
-    for (int i = 0; i < masked.length; i++) {
-      int keep = Math.max(0, Math.min(8, prefix - i * 8));
-      masked[i] = (byte) (masked[i] & (0xff << (8 - keep)));
-    }
-    return masked;
+    return Cidr.outermost(cidrs);
   }
 
   /** Colon-separated hex groups of 1 to 4 digits; an empty string is no groups. */

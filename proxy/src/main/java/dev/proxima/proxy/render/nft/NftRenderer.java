@@ -1,5 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.render.FamilySettings;
 import java.util.List;
 
 /**
@@ -40,7 +42,7 @@ public final class NftRenderer {
   /**
    * The complete script for {@code nft -f}; see {@link #renderWithWarnings} for what is skipped.
    */
-  public static String render(NftConfig config, List<ServicePortRules> services) {
+  public static String render(FamilySettings config, List<ServicePortRules> services) {
     return renderWithWarnings(config, services).script();
   }
 
@@ -49,13 +51,13 @@ public final class NftRenderer {
    * of the wrong family, a port out of range, an address tuple or NodePort an earlier Service port
    * already holds).
    */
-  public static NftRendering renderWithWarnings(NftConfig config, List<ServicePortRules> services) {
+  public static NftRendering renderWithWarnings(
+      FamilySettings config, List<ServicePortRules> services) {
     return new RenderPass(config).run(services);
   }
 
   /** Deletes table {@code proxima} of {@code family}; succeeds whether or not it exists. */
-  public static String cleanupScript(NftFamily family) {
-    String table = family.nft() + " " + NftNames.TABLE;
-    return "add table " + table + "\ndelete table " + table + "\n";
+  public static String cleanupScript(IpFamily family) {
+    return new NftText(family).cleanup();
   }
 }

@@ -1,6 +1,5 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.NftNames.AFFINITY_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
@@ -43,18 +42,18 @@ import static dev.proxima.proxy.render.nft.NftNames.SERVICE_CIDRS;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_ENDPOINTS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
-import static dev.proxima.proxy.render.nft.NftNames.STICKY_PREFIX;
-import static dev.proxima.proxy.render.nft.NftNames.TABLE;
 
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.render.RuleComment;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
+import dev.proxima.proxy.route.PortRoute;
+import dev.proxima.proxy.route.RouteDecision;
+import dev.proxima.proxy.route.Verdict;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -65,7 +64,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /** One rendering: collects declarations, rules and elements, then prints them in load order. */
@@ -121,13 +119,11 @@ final class RenderPass {
             NODEPORT_LOCAL_LB_PREFIX);
   }
 
-  /** An endpoint that passed validation. */
-  private record Target(String ip, int port) {}
-
-  private final NftConfig config;
-  private final NftFamily family;
-  private final String fam;
+  private final FamilySettings config;
+  private final IpFamily family;
+  private final NftText text;
   private final List<String> warnings = new ArrayList<>();
+  private final RouteDecision decision;
 
   /** Declared chains in load order: name to the text after the name ("" for regular chains). */
   private final Map<String, String> chains = new LinkedHashMap<>();
@@ -143,16 +139,6 @@ final class RenderPass {
   /** Endpoint counts in use per on-demand chain prefix. */
   private final Map<String, TreeSet<Integer>> lbSizes = new LinkedHashMap<>();
 
-  /** Session-affinity chains, created after the lb chains. */
-  private final Map<String, List<String>> stickyChains = new LinkedHashMap<>();
-
-  private final Map<String, String> stickySets = new LinkedHashMap<>();
-
-  /** Key (service port, list kind or endpoint) to the hashed name given to it. */
-  private final Map<String, String> stickyNameByKey = new HashMap<>();
-
-  private final Map<String, String> stickyKeyByName = new HashMap<>();
-
   private final Set<String> clusterIps = new LinkedHashSet<>();
   private final Set<String> hairpins = new LinkedHashSet<>();
 
@@ -161,13 +147,18 @@ final class RenderPass {
 
   private final List<String> nodePortAddresses;
 
-  RenderPass(NftConfig config) {
+  /** The ClientIP-affinity chains and timeout sets, created after the lb chains. */
+  private final AffinityChains affinity;
+
+  RenderPass(FamilySettings config) {
     this.config = config;
     this.family = config.family();
-    this.fam = family.nft() + " " + TABLE;
+    this.decision = new RouteDecision(family, warnings);
+    this.text = new NftText(family);
+    this.affinity = new AffinityChains(family, masqueradeClusterIpRule().stream().toList());
     this.nodePortAddresses = new ArrayList<>();
     for (String address : config.nodePortAddresses()) {
-      if (NftAddresses.parseCidr(family.loopback(), family)
+      if (NftAddresses.parseCidr(NftSyntax.loopback(family), family)
           .orElseThrow()
           .contains(cidrOf(address))) {
         warnings.add(
@@ -205,35 +196,49 @@ final class RenderPass {
   }
 
   /**
+   * The table without any Service port: the script that replaces the kernel's table with it, and
+   * the names of its chains and of its maps, which the assembler must tell from sets.
+   */
+  FixedTable fixedTable() {
+    var script = run(List.of()).script();
+    var maps = new java.util.HashSet<String>();
+    sets.forEach(
+        (name, declaration) -> {
+          if (declaration.startsWith("map ")) {
+            maps.add(name);
+          }
+        });
+    return new FixedTable(script, Set.copyOf(chains.keySet()), Set.copyOf(maps));
+  }
+
+  /**
    * What one Service port adds to the fixed table, as script lines, without printing the fixed
    * table: the assembler calls this once per changed port, so it must stay cheap.
    */
   ServiceFragment fragment(ServicePortRules rules) {
     servicePort(rules);
-    String daddrTuple = family.daddr() + " . meta l4proto . th dport";
+    String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
     String portTuple = "meta l4proto . th dport";
     List<String> masquerade = masqueradeClusterIpRule().stream().toList();
     lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
     lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
     lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
     lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
-    new TreeMap<>(stickyChains).forEach((name, chainRules) -> chain(name, chainRules));
+    affinity.chains().forEach(this::chain);
     var chainLines = new LinkedHashMap<String, String>();
     var ruleLines = new LinkedHashMap<String, List<String>>();
     chains.forEach(
         (name, spec) -> {
-          chainLines.put(name, "add chain " + fam + " " + name + spec);
+          chainLines.put(name, text.addChain(name, spec));
           var lines = new ArrayList<String>();
-          this.rules
-              .get(name)
-              .forEach(rule -> lines.add("add rule " + fam + " " + name + " " + rule));
+          this.rules.get(name).forEach(rule -> lines.add(text.addRule(name, rule)));
           ruleLines.put(name, lines);
         });
     var setLines = new LinkedHashMap<String, String>();
-    new TreeMap<>(stickySets)
+    affinity
+        .sets()
         .forEach(
-            (name, body) ->
-                setLines.put(name, "add set " + fam + " " + name + " { " + body + " }"));
+            (name, body) -> setLines.put(name, text.addSet(name, "set %NAME% { " + body + " }")));
     var elementLines = new LinkedHashMap<String, List<String>>(elements);
     if (!clusterIps.isEmpty()) {
       elementLines.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
@@ -248,87 +253,63 @@ final class RenderPass {
   // ---------------------------------------------------------------- per service port
 
   private void servicePort(ServicePortRules rules) {
-    ServicePort sp = rules.port();
+    rules.route(decision).ifPresent(this::translate);
+  }
+
+  /** Spells one port's routing decision in this mode. */
+  private void translate(PortRoute route) {
+    ServicePort sp = route.port();
     ServicePortName spn = sp.name();
     String proto = sp.protocol().lower();
     String comment = comment(spn.toString());
-    if (!validPort(sp.port())) {
-      warnings.add(spn + ": port " + sp.port() + " is out of range; service port skipped");
-      return;
-    }
-    boolean any = rules.hasAnyEndpoints();
-    List<Target> cluster = any ? targets(spn, rules.clusterOrEmpty()) : List.of();
-    List<Target> local = any ? targets(spn, rules.localOrEmpty()) : List.of();
-    for (Target target : cluster) {
+    List<Endpoint> cluster = route.cluster();
+    List<Endpoint> local = route.local();
+    for (Endpoint target : cluster) {
       hairpins.add(target.ip() + " . " + target.ip());
     }
-    for (Target target : local) {
+    for (Endpoint target : local) {
       hairpins.add(target.ip() + " . " + target.ip());
     }
 
     // ClusterIP: internal traffic.
-    String clusterIp = NftAddresses.canonical(sp.clusterIp(), family).orElse(null);
-    if (clusterIp == null) {
-      warnings.add(
-          spn + ": clusterIP " + sp.clusterIp() + " is not an " + family + " address; skipped");
-    } else {
-      clusterIps.add(clusterIp);
-      String tuple = tuple(clusterIp, proto, sp.port());
+    if (route.clusterIp() != null) {
+      clusterIps.add(route.clusterIp());
+      String tuple = tuple(route.clusterIp(), proto, sp.port());
       if (claim(tuple, spn, "clusterIP")) {
-        ListKind kind = sp.internalTrafficLocal() ? ListKind.LOCAL : ListKind.CLUSTER;
-        List<Target> internal = kind == ListKind.LOCAL ? local : cluster;
-        if (any && !internal.isEmpty()) {
-          element(SERVICE_IPS, tuple, comment, dispatch(sp, kind, internal, Entry.ADDRESS, tuple));
-        } else {
-          element(NO_ENDPOINT_SERVICES, tuple, comment, noEndpointVerdict(any));
-        }
+        Verdict internal = route.internal();
+        element(
+            internal.dispatches() ? SERVICE_IPS : NO_ENDPOINT_SERVICES,
+            tuple,
+            comment,
+            verdict(internal, sp, cluster, local, Entry.ADDRESS, tuple));
       }
     }
 
-    // externalIPs and load-balancer IPs: external traffic.
-    List<NftAddresses.Cidr> sourceRanges = sourceRanges(sp);
-    // Each address once; an address that is both an externalIP and a load-balancer IP still gets
-    // the load-balancer's source-range check.
+    // externalIPs and load-balancer IPs: external traffic. Each address once; an address that is
+    // both an externalIP and a load-balancer IP still gets the load-balancer's firewall.
     Map<String, Boolean> externalTuples = new LinkedHashMap<>();
-    List<String> addresses = new ArrayList<>(sp.externalIps());
-    addresses.addAll(sp.loadBalancerIps());
-    for (int i = 0; i < addresses.size(); i++) {
-      boolean loadBalancer = i >= sp.externalIps().size();
-      String address = NftAddresses.canonical(addresses.get(i), family).orElse(null);
-      if (address == null) {
-        warnings.add(
-            spn
-                + ": "
-                + (loadBalancer ? "load-balancer IP " : "externalIP ")
-                + addresses.get(i)
-                + " is not an "
-                + family
-                + " address; skipped");
-        continue;
-      }
-      boolean firewalled = loadBalancer && sp.restrictSources();
-      externalTuples.merge(tuple(address, proto, sp.port()), firewalled, Boolean::logicalOr);
+    for (String address : route.externalIps()) {
+      externalTuples.merge(tuple(address, proto, sp.port()), false, Boolean::logicalOr);
+    }
+    for (String address : route.loadBalancerIps()) {
+      externalTuples.merge(tuple(address, proto, sp.port()), route.firewall(), Boolean::logicalOr);
     }
     for (Map.Entry<String, Boolean> entry : externalTuples.entrySet()) {
       String tuple = entry.getKey();
       if (!claim(tuple, spn, "external address")) {
         continue;
       }
-      external(Entry.ADDRESS, tuple, sp, comment, cluster, local, any);
+      external(Entry.ADDRESS, tuple, route, comment, cluster, local);
       if (entry.getValue()) {
-        firewall(tuple, comment, sourceRanges);
+        firewall(tuple, comment, route.allowedSources());
       }
     }
 
     // NodePort: external traffic to this node's addresses.
-    if (sp.nodePort() != 0) {
-      if (!validPort(sp.nodePort())) {
-        warnings.add(spn + ": nodePort " + sp.nodePort() + " is out of range; skipped");
-      } else {
-        String key = proto + " . " + sp.nodePort();
-        if (claim(key, spn, "nodePort")) {
-          external(Entry.NODEPORT, key, sp, comment, cluster, local, any);
-        }
+    if (route.nodePort() != 0) {
+      String key = proto + " . " + route.nodePort();
+      if (claim(key, spn, "nodePort")) {
+        external(Entry.NODEPORT, key, route, comment, cluster, local);
       }
     }
   }
@@ -341,18 +322,19 @@ final class RenderPass {
   private void external(
       Entry entry,
       String key,
-      ServicePort sp,
+      PortRoute route,
       String comment,
-      List<Target> cluster,
-      List<Target> local,
-      boolean any) {
-    boolean externalLocal = sp.externalTrafficLocal();
-    if (any) {
+      List<Endpoint> cluster,
+      List<Endpoint> local) {
+    ServicePort sp = route.port();
+    boolean externalLocal = route.externalLocal();
+    if (route.anyEndpoints()) {
       element(
           entry.services(),
           key,
           comment,
           "goto " + (externalLocal ? entry.externalLocalChain() : entry.externalClusterChain()));
+      // The Cluster list also serves eTP=Local's short-circuit for pod and node traffic.
       if (!cluster.isEmpty()) {
         element(
             entry.clusterDispatch(),
@@ -360,22 +342,33 @@ final class RenderPass {
             null,
             dispatch(sp, ListKind.CLUSTER, cluster, entry, key));
       }
-      if (externalLocal && !local.isEmpty()) {
+      if (route.external() == Verdict.LOCAL_ENDPOINTS) {
         element(entry.localDispatch(), key, null, dispatch(sp, ListKind.LOCAL, local, entry, key));
       }
     }
-    boolean usable = any && !(externalLocal ? local : cluster).isEmpty();
-    if (!usable) {
-      element(entry.noEndpoints(), key, comment, noEndpointVerdict(any));
+    if (!route.external().dispatches()) {
+      element(
+          entry.noEndpoints(),
+          key,
+          comment,
+          verdict(route.external(), sp, cluster, local, entry, key));
     }
   }
 
-  /**
-   * A port with endpoints, none of them usable for this traffic, drops (upstream's "no local
-   * endpoints"); a port with no endpoints at all rejects, so clients fail fast.
-   */
-  private static String noEndpointVerdict(boolean anyEndpoints) {
-    return anyEndpoints ? DROP_VERDICT : REJECT_VERDICT;
+  /** The nft verdict of a routing verdict; a dispatch also adds the elements behind it. */
+  private String verdict(
+      Verdict verdict,
+      ServicePort sp,
+      List<Endpoint> cluster,
+      List<Endpoint> local,
+      Entry entry,
+      String key) {
+    return switch (verdict) {
+      case CLUSTER_ENDPOINTS -> dispatch(sp, ListKind.CLUSTER, cluster, entry, key);
+      case LOCAL_ENDPOINTS -> dispatch(sp, ListKind.LOCAL, local, entry, key);
+      case DROP -> DROP_VERDICT;
+      case REJECT -> REJECT_VERDICT;
+    };
   }
 
   /**
@@ -384,146 +377,25 @@ final class RenderPass {
    * {@code goto sticky-<hash>}.
    */
   private String dispatch(
-      ServicePort sp, ListKind kind, List<Target> list, Entry entry, String key) {
+      ServicePort sp, ListKind kind, List<Endpoint> list, Entry entry, String key) {
     if (sp.stickyTimeout() != null) {
-      return "goto " + stickyChain(sp, kind, list);
+      return "goto " + affinity.chain(sp, kind.name().toLowerCase(Locale.ROOT), list);
     }
     String map = kind == ListKind.CLUSTER ? entry.clusterEndpoints() : entry.localEndpoints();
     String prefix = kind == ListKind.CLUSTER ? entry.clusterLbPrefix() : entry.localLbPrefix();
     for (int i = 0; i < list.size(); i++) {
-      Target target = list.get(i);
+      Endpoint target = list.get(i);
       element(map, key + " . " + i, null, target.ip() + " . " + target.port());
     }
     lbSizes.get(prefix).add(list.size());
     return "goto " + prefix + list.size();
   }
 
-  /**
-   * The ClientIP-affinity chains of one list: {@code sticky-<hash>} checks the per-endpoint timeout
-   * sets, then picks at random; {@code affinity-<hash>} per endpoint records the client and DNATs.
-   * Endpoint chains are shared by a port's Cluster and Local lists, as upstream shares its endpoint
-   * chains, so a client keeps its endpoint whichever way it comes in.
-   */
-  private String stickyChain(ServicePort sp, ListKind kind, List<Target> list) {
-    String base = sp.name() + "/" + sp.protocol().lower();
-    String listKey = base + "#" + kind.name().toLowerCase(Locale.ROOT);
-    String existing = stickyNameByKey.get(listKey);
-    if (existing != null) {
-      return existing; // the same list, reached from another address or the NodePort
-    }
-    String chain = hashedName(STICKY_PREFIX, listKey);
-    List<String> chainRules = new ArrayList<>();
-    masqueradeClusterIpRule().ifPresent(chainRules::add);
-    List<String> endpointChains = new ArrayList<>();
-    Set<String> distinct = new LinkedHashSet<>();
-    for (Target target : list) {
-      // The timeout is part of the name: a full sync keeps an affinity set by name, and a set
-      // declared again with another timeout would keep the old one.
-      String endpointKey =
-          base
-              + "@"
-              + family.addressPort(target.ip(), target.port())
-              + "~"
-              + timeoutSeconds(sp.stickyTimeout());
-      String endpoint = stickyNameByKey.get(endpointKey);
-      if (endpoint == null) {
-        endpoint = hashedName(AFFINITY_PREFIX, endpointKey);
-        stickySets.put(
-            endpoint,
-            "type "
-                + family.addressType()
-                + " ; flags dynamic,timeout ; timeout "
-                + timeoutSeconds(sp.stickyTimeout())
-                + "s ;");
-        stickyChains.put(
-            endpoint,
-            List.of(
-                "update @" + endpoint + " { " + family.saddr() + " }",
-                "meta l4proto "
-                    + sp.protocol().lower()
-                    + " dnat "
-                    + family.nft()
-                    + " to "
-                    + family.addressPort(target.ip(), target.port())));
-      }
-      endpointChains.add(endpoint);
-      if (distinct.add(endpoint)) {
-        chainRules.add(family.saddr() + " @" + endpoint + " goto " + endpoint);
-      }
-    }
-    List<String> choices = new ArrayList<>();
-    for (int i = 0; i < endpointChains.size(); i++) {
-      choices.add(i + " : goto " + endpointChains.get(i));
-    }
-    chainRules.add(
-        "numgen random mod "
-            + endpointChains.size()
-            + " vmap { "
-            + String.join(", ", choices)
-            + " }");
-    stickyChains.put(chain, chainRules);
-    return chain;
-  }
-
-  /**
-   * {@code prefix} + the first 10 characters of base32(sha256(key)), lowercase; longer if an
-   * earlier key of this rendering already has that name (which, at 50 bits, it never should).
-   */
-  private String hashedName(String prefix, String key) {
-    String hash = base32(sha256(key));
-    for (int length = 10; ; length += 6) {
-      String name = prefix + hash.substring(0, Math.min(length, hash.length()));
-      String owner = stickyKeyByName.putIfAbsent(name, key);
-      if (owner == null || owner.equals(key) || length >= hash.length()) {
-        stickyNameByKey.put(key, name);
-        return name;
-      }
-    }
-  }
-
-  private void firewall(String tuple, String comment, List<NftAddresses.Cidr> sourceRanges) {
+  private void firewall(String tuple, String comment, List<Cidr> sourceRanges) {
     element(FIREWALL_IPS, tuple, comment, null);
-    for (NftAddresses.Cidr range : sourceRanges) {
+    for (Cidr range : sourceRanges) {
       element(FIREWALL_ALLOW, tuple + " . " + range, null, null);
     }
-  }
-
-  /**
-   * The valid source ranges of this family, outermost only. A port whose ranges are all invalid
-   * gets an empty allow list: it fails closed, because the user asked for a restriction.
-   */
-  private List<NftAddresses.Cidr> sourceRanges(ServicePort sp) {
-    List<NftAddresses.Cidr> valid = new ArrayList<>();
-    for (String range : sp.loadBalancerSourceRanges()) {
-      NftAddresses.parseCidr(range, family)
-          .ifPresentOrElse(
-              valid::add,
-              () ->
-                  warnings.add(
-                      sp.name()
-                          + ": loadBalancerSourceRange "
-                          + range
-                          + " is not an "
-                          + family
-                          + " CIDR; ignored (the other ranges still apply)"));
-    }
-    return NftAddresses.outermost(valid);
-  }
-
-  private List<Target> targets(ServicePortName spn, List<Endpoint> endpoints) {
-    List<Target> targets = new ArrayList<>(endpoints.size());
-    for (Endpoint endpoint : endpoints) {
-      String ip = NftAddresses.canonical(endpoint.ip(), family).orElse(null);
-      if (ip == null) {
-        warnings.add(
-            spn + ": endpoint " + endpoint.address() + " is not an " + family + " address");
-      } else if (!validPort(endpoint.port())) {
-        warnings.add(spn + ": endpoint " + endpoint.address() + " has an out-of-range port");
-      } else {
-        targets.add(new Target(ip, endpoint.port()));
-      }
-    }
-    return targets;
   }
 
   /**
@@ -563,16 +435,19 @@ final class RenderPass {
   // ---------------------------------------------------------------- fixed layout and printing
 
   private String print() {
-    String a = family.addressType();
+    String a = NftSyntax.addressType(family);
     String tupleType = a + " . inet_proto . inet_service";
     String portType = "inet_proto . inet_service";
-    String endpointTypeof = family.daddr() + " . th dport";
-    String daddrTuple = family.daddr() + " . meta l4proto . th dport";
+    String endpointTypeof = NftSyntax.daddr(family) + " . th dport";
+    String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
     String portTuple = "meta l4proto . th dport";
     String nodePortMatch =
         !config.nodePortsListed()
-            ? "fib daddr type local " + family.daddr() + " != " + family.loopback()
-            : family.daddr() + " @" + NODEPORT_IPS;
+            ? "fib daddr type local "
+                + NftSyntax.daddr(family)
+                + " != "
+                + NftSyntax.loopback(family)
+            : NftSyntax.daddr(family) + " @" + NODEPORT_IPS;
     String mark = config.masqueradeMark();
 
     // Base chains, then the fixed regular chains.
@@ -589,9 +464,9 @@ final class RenderPass {
     chain(
         MASQUERADING,
         "ct status dnat "
-            + family.saddr()
+            + NftSyntax.saddr(family)
             + " . "
-            + family.daddr()
+            + NftSyntax.daddr(family)
             + " @"
             + HAIRPINS
             + " jump "
@@ -609,8 +484,8 @@ final class RenderPass {
     // goes nowhere, so it is dropped rather than routed on (empty set without ServiceCIDR objects).
     chain(
         CLUSTER_IPS_CHECK,
-        family.daddr() + " @" + CLUSTER_IPS + " reject",
-        family.daddr() + " @" + SERVICE_CIDRS + " drop");
+        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " reject",
+        NftSyntax.daddr(family) + " @" + SERVICE_CIDRS + " drop");
     chain(
         FIREWALL_CHECK,
         daddrTuple
@@ -619,7 +494,7 @@ final class RenderPass {
             + " "
             + daddrTuple
             + " . "
-            + family.saddr()
+            + NftSyntax.saddr(family)
             + " != @"
             + FIREWALL_ALLOW
             + " drop");
@@ -658,7 +533,7 @@ final class RenderPass {
     lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
     lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
     // Session-affinity chains, sorted by name so that output order is stable.
-    new TreeMap<>(stickyChains).forEach((name, chainRules) -> chain(name, chainRules));
+    affinity.chains().forEach(this::chain);
 
     // Sets and maps.
     set(CLUSTER_IPS, "type " + a + " ; comment \"active ClusterIPs\" ;");
@@ -692,7 +567,7 @@ final class RenderPass {
             + a
             + " ; flags interval ; comment \"allowed sources per LB address\" ;");
     set(HAIRPINS, "type " + a + " . " + a + " ; comment \"endpoint . endpoint\" ;");
-    new TreeMap<>(stickySets).forEach(this::set);
+    affinity.sets().forEach(this::set);
 
     // Elements of the fixed sets.
     elements.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
@@ -702,44 +577,14 @@ final class RenderPass {
     elements.put(HAIRPINS, new ArrayList<>(hairpins));
 
     StringBuilder out = new StringBuilder();
-    String table = family.nft() + " " + TABLE;
-    out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
-    out.append("delete table ").append(table).append('\n');
-    out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
-    chains.forEach(
-        (name, spec) ->
-            out.append("add chain ")
-                .append(fam)
-                .append(' ')
-                .append(name)
-                .append(spec)
-                .append('\n'));
-    sets.forEach(
-        (name, decl) ->
-            out.append("add ").append(decl.replace("%NAME%", fam + " " + name)).append('\n'));
+    text.replaceTable(out);
+    chains.forEach((name, spec) -> out.append(text.addChain(name, spec)).append('\n'));
+    sets.forEach((name, decl) -> out.append(text.addSet(name, decl)).append('\n'));
     rules.forEach(
-        (chain, chainRules) -> {
-          for (String rule : chainRules) {
-            out.append("add rule ")
-                .append(fam)
-                .append(' ')
-                .append(chain)
-                .append(' ')
-                .append(rule)
-                .append('\n');
-          }
-        });
+        (chain, chainRules) ->
+            chainRules.forEach(rule -> out.append(text.addRule(chain, rule)).append('\n')));
     for (String set : sets.keySet()) {
-      List<String> setElements = elements.get(set);
-      if (setElements == null || setElements.isEmpty()) {
-        continue; // nft rejects "{ }"
-      }
-      out.append("add element ").append(fam).append(' ').append(set).append(" {\n");
-      for (int i = 0; i < setElements.size(); i++) {
-        out.append('\t').append(setElements.get(i));
-        out.append(i < setElements.size() - 1 ? ",\n" : "\n");
-      }
-      out.append("}\n");
+      text.addElements(out, set, elements.getOrDefault(set, List.of()));
     }
     return out.toString();
   }
@@ -756,7 +601,8 @@ final class RenderPass {
   }
 
   private Optional<String> masqueradeClusterIpRule() {
-    String clusterIpMatch = family.daddr() + " @" + CLUSTER_IPS + " jump " + MARK_FOR_MASQUERADE;
+    String clusterIpMatch =
+        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " jump " + MARK_FOR_MASQUERADE;
     if (config.masqueradeAll()) {
       return Optional.of(clusterIpMatch);
     }
@@ -775,7 +621,7 @@ final class RenderPass {
     }
     List<String> cidrs = config.clusterCidrs();
     String set = cidrs.size() == 1 ? cidrs.get(0) : "{ " + String.join(", ", cidrs) + " }";
-    return family.saddr() + op + set;
+    return NftSyntax.saddr(family) + op + set;
   }
 
   private void lbChains(String prefix, List<String> before, String match, String map) {
@@ -783,7 +629,7 @@ final class RenderPass {
       List<String> chainRules = new ArrayList<>(before);
       chainRules.add(
           "dnat "
-              + family.nft()
+              + NftSyntax.family(family)
               + " to "
               + match
               + " . numgen random mod "
@@ -826,17 +672,8 @@ final class RenderPass {
     return address + " . " + proto + " . " + port;
   }
 
-  private NftAddresses.Cidr cidrOf(String address) {
+  private Cidr cidrOf(String address) {
     return NftAddresses.parseCidr(address, family).orElseThrow();
-  }
-
-  private static boolean validPort(int port) {
-    return port >= 1 && port <= 65535;
-  }
-
-  private static long timeoutSeconds(Duration timeout) {
-    long seconds = timeout.getSeconds() + (timeout.getNano() > 0 ? 1 : 0);
-    return Math.max(1, seconds);
   }
 
   /**
@@ -845,32 +682,5 @@ final class RenderPass {
    */
   static String comment(String text) {
     return RuleComment.sanitise(text, "", RuleComment.NFT_MAX);
-  }
-
-  private static byte[] sha256(String text) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has SHA-256", e);
-    }
-  }
-
-  private static String base32(byte[] bytes) {
-    String alphabet = "abcdefghijklmnopqrstuvwxyz234567";
-    StringBuilder out = new StringBuilder();
-    int buffer = 0;
-    int bits = 0;
-    for (byte b : bytes) {
-      buffer = (buffer << 8) | (b & 0xff);
-      bits += 8;
-      while (bits >= 5) {
-        out.append(alphabet.charAt((buffer >> (bits - 5)) & 31));
-        bits -= 5;
-      }
-    }
-    if (bits > 0) {
-      out.append(alphabet.charAt((buffer << (5 - bits)) & 31));
-    }
-    return out.toString();
   }
 }

@@ -1,6 +1,8 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,10 +42,11 @@ public final class RulesetAssembler {
   /** How long a chain or set stays stale before {@link #staleCleanup()} deletes it. */
   public static final Duration STALE_DELAY = Duration.ofSeconds(1);
 
-  private final NftConfig config;
+  private final FamilySettings config;
   private final Clock clock;
+  private final NftText text;
   private final String fixedScript;
-  private final NftScriptDiff.Parsed fixed;
+  private final FixedTable fixed;
 
   /**
    * Each port's input. Rendering is deterministic, so rendering it again when the port changes or
@@ -86,18 +89,19 @@ public final class RulesetAssembler {
   /** The elements of {@code service-cidrs}: canonical, outermost only (an interval set). */
   private List<String> serviceCidrs = List.of();
 
-  public RulesetAssembler(NftConfig config) {
+  public RulesetAssembler(FamilySettings config) {
     this(config, Clock.systemUTC());
   }
 
   /**
    * @param clock when chains and sets become stale, and when they are old enough to delete
    */
-  public RulesetAssembler(NftConfig config, Clock clock) {
+  public RulesetAssembler(FamilySettings config, Clock clock) {
     this.config = config;
     this.clock = clock;
-    this.fixedScript = NftRenderer.render(config, List.of());
-    this.fixed = NftScriptDiff.Parsed.of(fixedScript);
+    this.text = new NftText(config.family());
+    this.fixed = new RenderPass(config).fixedTable();
+    this.fixedScript = fixed.script();
   }
 
   /** Replaces every fragment, e.g. for a full sync; returns the script that replaces the table. */
@@ -150,7 +154,6 @@ public final class RulesetAssembler {
   }
 
   private String keepingAffinity(KernelTable kernel) {
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
     var lines = fixedScript.split("\n", 4);
     if (lines.length < 4 || !lines[1].startsWith("delete table ")) {
       throw new IllegalStateException("the fixed script no longer starts by replacing the table");
@@ -163,7 +166,7 @@ public final class RulesetAssembler {
         .forEach(
             (chain, kind) -> {
               if (!kind.empty()) {
-                out.append("flush chain ").append(prefix).append(chain).append('\n');
+                text.flushChain(out, chain);
               }
             });
     kernel
@@ -171,9 +174,9 @@ public final class RulesetAssembler {
         .forEach(
             (chain, kind) -> {
               boolean wanted =
-                  chainDeclarations.containsKey(chain) || fixed.chains().containsKey(chain);
+                  chainDeclarations.containsKey(chain) || fixed.chains().contains(chain);
               if (kind.base() || (kind.empty() && !wanted)) {
-                out.append("delete chain ").append(prefix).append(chain).append('\n');
+                text.deleteChain(out, chain);
               } else if (!wanted) {
                 // Flushed above; a later transaction can delete it.
                 staleChains.put(chain, now);
@@ -189,8 +192,7 @@ public final class RulesetAssembler {
                       && kind.equals("set")
                       && setDeclarations.containsKey(set);
               if (!kept) {
-                out.append("delete ").append(kind).append(' ').append(prefix).append(set);
-                out.append('\n');
+                text.deleteSet(out, kind, set);
               }
             });
     out.append(lines[3]);
@@ -200,8 +202,14 @@ public final class RulesetAssembler {
 
   /**
    * Applies changes to some ports (a null value removes the port) and returns the transaction that
-   * takes the kernel there, or empty when only a full replacement can (see {@link NftScriptDiff}).
-   * After an empty result the caller must call {@link #replaceAll}.
+   * takes the kernel there, or empty when only a full replacement can. After an empty result the
+   * caller must call {@link #replaceAll}.
+   *
+   * <p>No partial transaction is possible when a rule that looks up a map must be added: nft 1.0.6
+   * cannot rebuild a {@code typeof} map's key type from the kernel ("conflicting protocols
+   * specified: ip vs. th"), so a rule using such a map only loads in the transaction that declares
+   * the map. In practice that is a new endpoint count no other Service port had, which is rare in a
+   * running cluster.
    */
   public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
     // Only elements the changed ports had or have can appear or disappear: note whether each was
@@ -227,7 +235,6 @@ public final class RulesetAssembler {
         add(entry.getKey(), entry.getValue(), fresh);
       }
     }
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
     var out = new StringBuilder();
     var newRules = new StringBuilder();
     for (var chain : chainRules.keySet()) {
@@ -242,7 +249,7 @@ public final class RulesetAssembler {
       if (inKernel == null) {
         out.append(chainDeclarations.get(chain)).append('\n');
       } else {
-        newRules.append("flush chain ").append(prefix).append(chain).append('\n');
+        text.flushChain(newRules, chain);
       }
       wanted.forEach(rule -> newRules.append(rule).append('\n'));
       kernelChains.put(chain, wanted);
@@ -259,12 +266,13 @@ public final class RulesetAssembler {
         continue; // used again, or never loaded
       }
       if (inKernel.stream().anyMatch(rule -> rule.contains(" map @"))) {
-        // A shared lb-N chain: only a full sync could load its rules again (see NftScriptDiff),
-        // so it stays loaded for the next port with N endpoints. There are only a few of them.
+        // A shared lb-N chain: a partial sync cannot load a map-lookup rule again (nft 1.0.6
+        // refuses it; see the loop above), so it stays loaded for the next port with N endpoints.
+        // There are only a few of them.
         continue;
       }
       if (!inKernel.isEmpty()) {
-        newRules.append("flush chain ").append(prefix).append(chain).append('\n');
+        text.flushChain(newRules, chain);
         kernelChains.put(chain, List.of());
       }
       staleChains.putIfAbsent(chain, now);
@@ -283,13 +291,13 @@ public final class RulesetAssembler {
               (element, wasThere) -> {
                 boolean isThere = uses != null && uses.contains(element);
                 if (wasThere && !isThere) {
-                  removed.add(NftScriptDiff.key(element, map));
+                  removed.add(NftText.key(element, map));
                 } else if (!wasThere && isThere) {
                   added.add(element);
                 }
               });
-          NftScriptDiff.block(deletes, "delete element ", prefix, set, removed);
-          NftScriptDiff.block(adds, "add element ", prefix, set, added);
+          text.deleteElements(deletes, set, removed);
+          text.addElements(adds, set, added);
         });
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
@@ -310,7 +318,7 @@ public final class RulesetAssembler {
    * The next {@link #fullScript()} includes them.
    */
   public String serviceCidrs(List<String> cidrs) {
-    var parsed = new ArrayList<NftAddresses.Cidr>();
+    var parsed = new ArrayList<Cidr>();
     for (var text : cidrs) {
       NftAddresses.parseCidr(text, config.family()).ifPresent(parsed::add);
     }
@@ -318,11 +326,10 @@ public final class RulesetAssembler {
     var removed = serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
     var added = wanted.stream().filter(cidr -> !serviceCidrs.contains(cidr)).toList();
     serviceCidrs = wanted;
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
     var out = new StringBuilder();
     // Deletes first: a range that grew replaces the smaller one, and interval sets refuse overlaps.
-    NftScriptDiff.block(out, "delete element ", prefix, NftNames.SERVICE_CIDRS, removed);
-    NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, added);
+    text.deleteElements(out, NftNames.SERVICE_CIDRS, removed);
+    text.addElements(out, NftNames.SERVICE_CIDRS, added);
     return out.toString();
   }
 
@@ -333,7 +340,6 @@ public final class RulesetAssembler {
    */
   public Optional<StaleCleanup> staleCleanup() {
     var due = clock.instant().minus(STALE_DELAY);
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
     var out = new StringBuilder();
     var chains = new ArrayList<String>();
     var sets = new ArrayList<String>();
@@ -341,15 +347,14 @@ public final class RulesetAssembler {
         (chain, since) -> {
           if (!since.isAfter(due)) {
             chains.add(chain);
-            out.append("delete chain ").append(prefix).append(chain).append('\n');
+            text.deleteChain(out, chain);
           }
         });
     staleSets.forEach(
         (set, stale) -> {
           if (!stale.since().isAfter(due)) {
             sets.add(set);
-            out.append("delete ").append(stale.kind()).append(' ').append(prefix).append(set);
-            out.append('\n');
+            text.deleteSet(out, stale.kind(), set);
           }
         });
     if (chains.isEmpty() && sets.isEmpty()) {
@@ -404,10 +409,8 @@ public final class RulesetAssembler {
     chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
-    var prefix = config.family().nft() + " " + NftNames.TABLE + " ";
-    elementUses.forEach(
-        (set, uses) -> NftScriptDiff.block(out, "add element ", prefix, set, uses.inUseOrder()));
-    NftScriptDiff.block(out, "add element ", prefix, NftNames.SERVICE_CIDRS, serviceCidrs);
+    elementUses.forEach((set, uses) -> text.addElements(out, set, uses.inUseOrder()));
+    text.addElements(out, NftNames.SERVICE_CIDRS, serviceCidrs);
   }
 
   /**
@@ -482,7 +485,7 @@ public final class RulesetAssembler {
     var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
     for (var element : elements) {
       if (map) {
-        var key = NftScriptDiff.key(element, true);
+        var key = NftText.key(element, true);
         var owner = owners.claim(key, element, port);
         if (owner != null) {
           warnings.add(
@@ -514,7 +517,7 @@ public final class RulesetAssembler {
               }
               var ofSet = new ArrayList<String>(distinct.size());
               for (var element : distinct) {
-                if (port.equals(owners.holder(NftScriptDiff.key(element, true)))) {
+                if (port.equals(owners.holder(NftText.key(element, true)))) {
                   ofSet.add(element);
                 }
               }
@@ -531,7 +534,7 @@ public final class RulesetAssembler {
           for (var element : elements) {
             uses.release(element);
             if (owners != null) {
-              owners.release(NftScriptDiff.key(element, true), port);
+              owners.release(NftText.key(element, true), port);
             }
           }
         });
@@ -586,6 +589,7 @@ public final class RulesetAssembler {
   }
 
   private boolean isMap(String set) {
-    return fixed.isMap(set) || setDeclarations.getOrDefault(set, "").startsWith("add map");
+    return fixed.maps().contains(set)
+        || setDeclarations.getOrDefault(set, "").startsWith("add map");
   }
 }

@@ -2,8 +2,11 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.route.PortRoute;
+import dev.proxima.proxy.route.RouteDecision;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One Service port with the endpoint lists that endpoint selection chose for it: the input of the
@@ -35,5 +38,11 @@ public record ServicePortRules(
   /** The Local list, or an empty list when it is unused. */
   public List<Endpoint> localOrEmpty() {
     return localEndpoints == null ? List.of() : localEndpoints;
+  }
+
+  /** This port's routing decision; empty when the port cannot be routed at all. */
+  public Optional<PortRoute> route(RouteDecision decision) {
+    return Optional.ofNullable(
+        decision.decide(port, clusterOrEmpty(), localOrEmpty(), hasAnyEndpoints));
   }
 }

@@ -7,6 +7,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.time.Duration;
@@ -17,7 +18,7 @@ import java.util.List;
 final class IptablesCases {
   private IptablesCases() {}
 
-  record Case(String name, IptablesConfig config, List<ServicePortRules> services) {
+  record Case(String name, FamilySettings config, List<ServicePortRules> services) {
     IptablesRendering rendering() {
       return IptablesRenderer.render(config, services);
     }
@@ -32,12 +33,12 @@ final class IptablesCases {
     }
   }
 
-  static IptablesConfig v4() {
-    return IptablesConfig.of(IpFamily.IPV4, List.of("10.0.0.0/8"));
+  static FamilySettings v4() {
+    return FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/8"));
   }
 
-  static IptablesConfig v6() {
-    return IptablesConfig.of(IpFamily.IPV6, List.of("fd00:10::/64"));
+  static FamilySettings v6() {
+    return FamilySettings.of(IpFamily.IPV6, List.of("fd00:10::/64"));
   }
 
   static ServicePortRules twoEndpoints() {
@@ -138,8 +139,8 @@ final class IptablesCases {
   }
 
   static List<Case> all() {
-    IptablesConfig v4 = v4();
-    IptablesConfig v6 = v6();
+    FamilySettings v4 = v4();
+    FamilySettings v6 = v6();
     return List.of(
         new Case("v4 two endpoints", v4, List.of(twoEndpoints())),
         new Case("v4 three endpoints", v4, List.of(threeEndpoints())),
@@ -168,7 +169,7 @@ final class IptablesCases {
         new Case("v4 masqueradeAll", v4.withMasqueradeAll(true), List.of(twoEndpoints())),
         new Case(
             "v4 two cluster CIDRs",
-            IptablesConfig.of(IpFamily.IPV4, List.of("10.0.0.0/16", "10.1.0.0/16")),
+            FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/16", "10.1.0.0/16")),
             List.of(twoEndpoints(), externalLocalLoadBalancer())),
         new Case("v4 eTP Local none local", v4, List.of(externalLocalNoLocalEndpoints())),
         new Case("v4 external without endpoints", v4, List.of(externalNoEndpoints())),

@@ -193,7 +193,7 @@ class IptablesKernelTest {
             IptablesCases.sticky(),
             IptablesCases.externalLocalLoadBalancer(),
             IptablesCases.nodePort());
-    var config = IptablesDataPlane.config(IpFamily.IPV4, SETTINGS, List.of());
+    var config = SETTINGS.forFamily(IpFamily.IPV4, List.of(), List.of());
     // Leftovers from an earlier run, one of them still in use.
     plane(batched).replaceAll(List.of(web("10.1.0.7"), IptablesCases.twoEndpoints()), List.of());
 

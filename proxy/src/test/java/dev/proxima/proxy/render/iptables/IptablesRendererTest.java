@@ -5,6 +5,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class IptablesRendererTest {
   private static final String SVC4 = "PROXIMA-SVC-4SW47YFZTEDKD3PK";
 
-  private static List<String> lines(IptablesConfig config, ServicePortRules... services) {
+  private static List<String> lines(FamilySettings config, ServicePortRules... services) {
     return IptablesRenderer.render(config, List.of(services)).filterAndNat().lines().toList();
   }
 
@@ -333,7 +334,7 @@ class IptablesRendererTest {
   @Test
   void withoutClusterCidrsOnlyHairpinTrafficIsMasqueraded() {
     List<String> lines =
-        lines(IptablesConfig.of(IpFamily.IPV4, List.of()), IptablesCases.twoEndpoints());
+        lines(FamilySettings.of(IpFamily.IPV4, List.of()), IptablesCases.twoEndpoints());
 
     assertThat(chain(lines, "nat", SVC4)).noneMatch(l -> l.contains("cluster IP"));
   }
@@ -342,7 +343,7 @@ class IptablesRendererTest {
   void severalClusterCidrsGoThroughTheNonPodMasqueradeChain() {
     List<String> lines =
         lines(
-            IptablesConfig.of(IpFamily.IPV4, List.of("10.0.0.0/16", "10.1.0.0/16")),
+            FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/16", "10.1.0.0/16")),
             IptablesCases.twoEndpoints());
 
     assertThat(chain(lines, "nat", IptablesChains.MASQ_NON_POD))
@@ -411,8 +412,8 @@ class IptablesRendererTest {
 
     assertThat(rendering.warnings())
         .containsExactly(
-            "ns/mixed: externalIP 2001:db8::1 is not IPv4",
-            "ns/mixed: endpoint [fd00::1]:80 is not IPv4");
+            "ns/mixed: externalIP 2001:db8::1 is not an IPv4 address; skipped",
+            "ns/mixed: endpoint [fd00::1]:80 is not an IPv4 address");
     assertThat(rendering.filterAndNat()).doesNotContain("2001:db8::1", "fd00::1");
     assertThat(rendering.filterAndNat()).doesNotContain("--probability");
   }
@@ -560,7 +561,7 @@ class IptablesRendererTest {
   @Test
   void invalidConfigurationIsRejected() {
     org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-        .isThrownBy(() -> IptablesConfig.of(IpFamily.IPV4, List.of("fd00::/64")));
+        .isThrownBy(() -> FamilySettings.of(IpFamily.IPV4, List.of("fd00::/64")));
     org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
         .isThrownBy(() -> IptablesCases.v4().withNodePortAddresses(List.of("fd00::1")));
     org.assertj.core.api.Assertions.assertThatIllegalArgumentException()

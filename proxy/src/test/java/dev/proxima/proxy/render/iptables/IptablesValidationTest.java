@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -71,7 +72,7 @@ class IptablesValidationTest {
             .filter(c -> c.name().equals("v4 everything"))
             .findFirst()
             .orElseThrow();
-    IptablesConfig config = everything.config();
+    FamilySettings config = everything.config();
     inNamespace(
         namespace -> {
           restore(
@@ -101,7 +102,8 @@ class IptablesValidationTest {
           assertThat(saved.lines().filter(l -> l.startsWith("-A PROXIMA-MARK-MASQ "))).hasSize(1);
           // Every jump renderWithJumps inserted is found by the -C check the live proxy runs.
           for (JumpRule jump : IptablesRenderer.jumpRules(config)) {
-            List<String> check = new ArrayList<>(List.of(config.command(), "-w"));
+            List<String> check =
+                new ArrayList<>(List.of(IptablesSyntax.command(config.family()), "-w"));
             check.addAll(jump.checkArgs());
             HostTools.inNamespace(dir, namespace, null, check).assertSucceeded();
           }
@@ -110,7 +112,7 @@ class IptablesValidationTest {
 
   @Test
   void anIpv6BufferLoadsIntoIp6tables() {
-    IptablesConfig config = IptablesCases.v6();
+    FamilySettings config = IptablesCases.v6();
     inNamespace(
         namespace -> {
           String buffer =
@@ -125,16 +127,20 @@ class IptablesValidationTest {
         });
   }
 
-  private void restore(String namespace, IptablesConfig config, String buffer, String mode) {
+  private void restore(String namespace, FamilySettings config, String buffer, String mode) {
     HostTools.Result result =
-        HostTools.inNamespace(dir, namespace, buffer, List.of(config.restoreCommand(), "-w", mode));
+        HostTools.inNamespace(
+            dir,
+            namespace,
+            buffer,
+            List.of(IptablesSyntax.restoreCommand(config.family()), "-w", mode));
     if (result.exitCode() != 0) {
       System.err.println(result.stderr());
     }
     result.assertSucceeded();
   }
 
-  private String save(String namespace, IptablesConfig config) {
+  private String save(String namespace, FamilySettings config) {
     String command = config.family() == IpFamily.IPV6 ? "ip6tables-save" : "iptables-save";
     return HostTools.inNamespace(dir, namespace, null, List.of(command)).assertSucceeded().stdout();
   }

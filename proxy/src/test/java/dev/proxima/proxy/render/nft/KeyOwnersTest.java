@@ -20,8 +20,8 @@ class KeyOwnersTest {
     var webElement = "10.96.0.10 . tcp . 80 comment \"shop/web\" : goto lb-2";
     var apiElement = "10.96.0.10 . tcp . 80 comment \"shop/api\" : goto lb-1";
 
-    assertThat(owners.claim(NftScriptDiff.key(webElement, true), webElement, WEB)).isNull();
-    assertThat(owners.claim(NftScriptDiff.key(apiElement, true), apiElement, API)).isEqualTo(WEB);
+    assertThat(owners.claim(NftText.key(webElement, true), webElement, WEB)).isNull();
+    assertThat(owners.claim(NftText.key(apiElement, true), apiElement, API)).isEqualTo(WEB);
   }
 
   @Test

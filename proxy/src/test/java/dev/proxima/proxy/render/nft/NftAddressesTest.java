@@ -2,6 +2,8 @@ package dev.proxima.proxy.render.nft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.proxy.model.Cidr;
+import dev.proxima.proxy.model.IpFamily;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,7 +25,7 @@ class NftAddressesTest {
     "1::, IPV6, 1::",
     "::ffff:10.0.0.1, IPV6, ::ffff:a00:1",
   })
-  void printsAddressesCanonically(String text, NftFamily family, String expected) {
+  void printsAddressesCanonically(String text, IpFamily family, String expected) {
     assertThat(NftAddresses.canonical(text, family)).contains(expected);
   }
 
@@ -51,32 +53,32 @@ class NftAddressesTest {
 
   @Test
   void rejectsAnAddressOfTheOtherFamily() {
-    assertThat(NftAddresses.canonical("fd00::1", NftFamily.IPV4)).isEmpty();
-    assertThat(NftAddresses.canonical("10.0.0.1", NftFamily.IPV6)).isEmpty();
+    assertThat(NftAddresses.canonical("fd00::1", IpFamily.IPV4)).isEmpty();
+    assertThat(NftAddresses.canonical("10.0.0.1", IpFamily.IPV6)).isEmpty();
   }
 
   @Test
   void clearsHostBitsOfACidrAndTakesABareAddressAsAHostRoute() {
-    assertThat(NftAddresses.parseCidr("10.1.2.3/8", NftFamily.IPV4).map(Object::toString))
+    assertThat(NftAddresses.parseCidr("10.1.2.3/8", IpFamily.IPV4).map(Object::toString))
         .contains("10.0.0.0/8");
-    assertThat(NftAddresses.parseCidr("10.1.2.3/31", NftFamily.IPV4).map(Object::toString))
+    assertThat(NftAddresses.parseCidr("10.1.2.3/31", IpFamily.IPV4).map(Object::toString))
         .contains("10.1.2.2/31");
-    assertThat(NftAddresses.parseCidr("192.0.2.7", NftFamily.IPV4).map(Object::toString))
+    assertThat(NftAddresses.parseCidr("192.0.2.7", IpFamily.IPV4).map(Object::toString))
         .contains("192.0.2.7/32");
-    assertThat(NftAddresses.parseCidr("fd00::1:2/100", NftFamily.IPV6).map(Object::toString))
+    assertThat(NftAddresses.parseCidr("fd00::1:2/100", IpFamily.IPV6).map(Object::toString))
         .contains("fd00::/100");
-    assertThat(NftAddresses.parseCidr("0.0.0.0/0", NftFamily.IPV4).map(Object::toString))
+    assertThat(NftAddresses.parseCidr("0.0.0.0/0", IpFamily.IPV4).map(Object::toString))
         .contains("0.0.0.0/0");
-    assertThat(NftAddresses.parseCidr("10.0.0.0/33", NftFamily.IPV4)).isEmpty();
-    assertThat(NftAddresses.parseCidr("10.0.0.0/", NftFamily.IPV4)).isEmpty();
-    assertThat(NftAddresses.parseCidr("10.0.0.0/+8", NftFamily.IPV4)).isEmpty();
+    assertThat(NftAddresses.parseCidr("10.0.0.0/33", IpFamily.IPV4)).isEmpty();
+    assertThat(NftAddresses.parseCidr("10.0.0.0/", IpFamily.IPV4)).isEmpty();
+    assertThat(NftAddresses.parseCidr("10.0.0.0/+8", IpFamily.IPV4)).isEmpty();
   }
 
   @Test
   void keepsOnlyTheOutermostOfNestedOrRepeatedCidrs() {
-    List<NftAddresses.Cidr> cidrs =
+    List<Cidr> cidrs =
         List.of("10.1.0.0/16", "192.0.2.0/24", "10.0.0.0/8", "10.0.0.0/8", "10.2.3.0/24").stream()
-            .map(text -> NftAddresses.parseCidr(text, NftFamily.IPV4).orElseThrow())
+            .map(text -> NftAddresses.parseCidr(text, IpFamily.IPV4).orElseThrow())
             .toList();
 
     assertThat(NftAddresses.outermost(cidrs).stream().map(Object::toString))

@@ -3,6 +3,7 @@ package dev.proxima.proxy.render.nft;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.testing.HostTools;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -72,8 +73,8 @@ class NftNamespaceLoadTest {
     nft("add table ip bystander\n");
     nft(RenderCases.sessionAffinity().script());
 
-    nft(NftRenderer.cleanupScript(NftFamily.IPV4));
-    nft(NftRenderer.cleanupScript(NftFamily.IPV4));
+    nft(NftRenderer.cleanupScript(IpFamily.IPV4));
+    nft(NftRenderer.cleanupScript(IpFamily.IPV4));
 
     assertThat(exec("nft", "list", "tables").stdout())
         .contains("table ip bystander")

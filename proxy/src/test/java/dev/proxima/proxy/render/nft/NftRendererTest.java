@@ -5,6 +5,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.proxy.model.IpFamily;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -147,9 +148,9 @@ class NftRendererTest {
 
     @Test
     void cleanupDeletesTheTableWhetherOrNotItExists() {
-      assertThat(NftRenderer.cleanupScript(NftFamily.IPV4))
+      assertThat(NftRenderer.cleanupScript(IpFamily.IPV4))
           .isEqualTo("add table ip proxima\ndelete table ip proxima\n");
-      assertThat(NftRenderer.cleanupScript(NftFamily.IPV6))
+      assertThat(NftRenderer.cleanupScript(IpFamily.IPV6))
           .isEqualTo("add table ip6 proxima\ndelete table ip6 proxima\n");
     }
   }
@@ -683,8 +684,8 @@ class NftRendererTest {
           .containsExactly("172.30.0.2 . tcp . 80 . 0 : 10.2.0.3 . 80");
       assertThat(rendering.warnings())
           .containsExactly(
-              "ns/bad: clusterIP fd00::1 is not an IPV4 address; skipped",
-              "ns/eps: endpoint [fd00::5]:80 is not an IPV4 address",
+              "ns/bad: clusterIP fd00::1 is not an IPv4 address; skipped",
+              "ns/eps: endpoint [fd00::5]:80 is not an IPv4 address",
               "ns/eps: endpoint 10.2.0.2:0 has an out-of-range port");
     }
 

@@ -2,6 +2,8 @@ package dev.proxima.proxy.render.nft;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,15 +43,15 @@ class NftValidationTest {
   }
 
   @ParameterizedTest
-  @EnumSource(NftFamily.class)
-  void theKernelAcceptsTheCleanupScript(NftFamily family) throws IOException {
+  @EnumSource(IpFamily.class)
+  void theKernelAcceptsTheCleanupScript(IpFamily family) throws IOException {
     check(NftRenderer.cleanupScript(family));
   }
 
   @ParameterizedTest
-  @EnumSource(NftFamily.class)
-  void theKernelAcceptsEveryCaseRenderedTogether(NftFamily family) throws IOException {
-    NftConfig config = family == NftFamily.IPV4 ? RenderCases.v4() : RenderCases.v6();
+  @EnumSource(IpFamily.class)
+  void theKernelAcceptsEveryCaseRenderedTogether(IpFamily family) throws IOException {
+    FamilySettings config = family == IpFamily.IPV4 ? RenderCases.v4() : RenderCases.v6();
     List<ServicePortRules> all =
         RenderCases.all().stream()
             .filter(c -> c.config().family() == family)

@@ -5,7 +5,9 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.testing.ServicePortFixtures;
 import java.time.Duration;
@@ -22,7 +24,7 @@ final class RenderCases {
   static final String POD_CIDR = "10.0.0.0/8";
 
   /** A named input. */
-  record Case(String name, NftConfig config, List<ServicePortRules> services) {
+  record Case(String name, FamilySettings config, List<ServicePortRules> services) {
     String script() {
       return NftRenderer.render(config, services);
     }
@@ -37,12 +39,12 @@ final class RenderCases {
     }
   }
 
-  static NftConfig v4() {
-    return NftConfig.of(NftFamily.IPV4, List.of(POD_CIDR));
+  static FamilySettings v4() {
+    return FamilySettings.of(IpFamily.IPV4, List.of(POD_CIDR));
   }
 
-  static NftConfig v6() {
-    return NftConfig.of(NftFamily.IPV6, List.of("fd00:10::/64"));
+  static FamilySettings v6() {
+    return FamilySettings.of(IpFamily.IPV6, List.of("fd00:10::/64"));
   }
 
   static Case clusterIpWithTwoEndpoints() {
@@ -202,7 +204,7 @@ final class RenderCases {
   static Case noClusterCidrs() {
     return new Case(
         "no cluster CIDRs",
-        NftConfig.of(NftFamily.IPV4, List.of()),
+        FamilySettings.of(IpFamily.IPV4, List.of()),
         List.of(
             service("ns/lb", "172.30.0.120", 80)
                 .loadBalancerIps("203.0.113.120")
@@ -213,7 +215,7 @@ final class RenderCases {
   static Case sharedEndpoints() {
     return new Case(
         "endpoints shared by two Services",
-        NftConfig.of(NftFamily.IPV4, List.of("10.0.0.0/8", "10.128.0.0/9", "100.64.0.0/10")),
+        FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/8", "10.128.0.0/9", "100.64.0.0/10")),
         List.of(
             service("ns/a", "172.30.0.130", 80)
                 .cluster(remote("10.2.0.1", 8080), remote("10.2.0.2", 8080)),

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class RulesetAssemblerTest {
-  private static final NftConfig CONFIG = NftConfig.of(NftFamily.IPV4, List.of("10.0.0.0/8"));
+  private static final FamilySettings CONFIG =
+      FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/8"));
 
   @TempDir Path directory;
 

@@ -1,15 +1,16 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.render;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.proxima.proxy.model.IpFamily;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class NftConfigTest {
+class FamilySettingsTest {
   @Test
   void defaultsToMarkBit14AndNodePortsOnEveryLocalAddress() {
-    NftConfig config = NftConfig.of(NftFamily.IPV4, List.of("10.0.0.0/8"));
+    var config = FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/8"));
 
     assertThat(config.masqueradeBit()).isEqualTo(14);
     assertThat(config.masqueradeMark()).isEqualTo("0x4000");
@@ -19,8 +20,8 @@ class NftConfigTest {
 
   @Test
   void normalizesCidrsAndAddresses() {
-    NftConfig config =
-        NftConfig.of(NftFamily.IPV6, List.of("FD00:10::5/64", "fd00:10::/96", "fd01::/48"))
+    var config =
+        FamilySettings.of(IpFamily.IPV6, List.of("FD00:10::5/64", "fd00:10::/96", "fd01::/48"))
             .withNodePortAddresses(List.of("2001:DB8::1", "2001:db8:0::1"));
 
     assertThat(config.clusterCidrs()).containsExactly("fd00:10::/64", "fd01::/48");
@@ -29,22 +30,37 @@ class NftConfigTest {
 
   @Test
   void rejectsWhatWouldMakeTheRulesetFailToLoad() {
-    assertThatThrownBy(() -> NftConfig.of(NftFamily.IPV4, List.of("fd00::/64")))
+    assertThatThrownBy(() -> FamilySettings.of(IpFamily.IPV4, List.of("fd00::/64")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("fd00::/64");
-    assertThatThrownBy(() -> NftConfig.of(NftFamily.IPV4, List.of("10.0.0.0/40")))
+    assertThatThrownBy(() -> FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/40")))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
-            () -> NftConfig.of(NftFamily.IPV4, List.of()).withNodePortAddresses(List.of("eth0")))
+            () ->
+                FamilySettings.of(IpFamily.IPV4, List.of()).withNodePortAddresses(List.of("eth0")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("eth0");
-    assertThatThrownBy(() -> NftConfig.of(NftFamily.IPV4, List.of()).withMasqueradeBit(32))
+    assertThatThrownBy(() -> FamilySettings.of(IpFamily.IPV4, List.of()).withMasqueradeBit(32))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void printsTheHighestMarkBitUnsigned() {
-    assertThat(NftConfig.of(NftFamily.IPV4, List.of()).withMasqueradeBit(31).masqueradeMark())
+    assertThat(FamilySettings.of(IpFamily.IPV4, List.of()).withMasqueradeBit(31).masqueradeMark())
         .isEqualTo("0x80000000");
+  }
+
+  @Test
+  void givesBothModesTheSameNormalizedCidrsSoIptablesNeverSeesAMaskItRejects() {
+    var config =
+        FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.7/8", "10.1.0.0/16", "10.0.0.0/8"));
+
+    assertThat(config.clusterCidrs()).containsExactly("10.0.0.0/8");
+  }
+
+  @Test
+  void spellsTheLoopbackRangeOfEachFamily() {
+    assertThat(IpFamily.IPV4.loopback()).isEqualTo("127.0.0.0/8");
+    assertThat(IpFamily.IPV6.loopback()).isEqualTo("::1/128");
   }
 }

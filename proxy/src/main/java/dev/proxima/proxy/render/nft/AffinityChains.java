@@ -1,0 +1,135 @@
+package dev.proxima.proxy.render.nft;
+
+import static dev.proxima.proxy.render.nft.NftNames.AFFINITY_PREFIX;
+import static dev.proxima.proxy.render.nft.NftNames.STICKY_PREFIX;
+
+import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.render.NameHash;
+import dev.proxima.proxy.route.RouteDecision;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The chains and timeout sets of ClientIP session affinity, the one place nft rules need a chain
+ * per Service port: a map element cannot remember which endpoint a client got. Per endpoint list a
+ * {@code sticky-<hash>} chain checks the per-endpoint timeout sets, then picks at random; per
+ * endpoint an {@code affinity-<hash>} chain records the client in its same-named set and DNATs.
+ * Endpoint chains are shared by a port's Cluster and Local lists, as upstream shares its endpoint
+ * chains, so a client keeps its endpoint whichever way it comes in.
+ */
+final class AffinityChains {
+  private final IpFamily family;
+
+  /** Rules every sticky chain starts with: the ClusterIP masquerade check, when there is one. */
+  private final List<String> leadingRules;
+
+  private final Map<String, List<String>> chains = new HashMap<>();
+  private final Map<String, String> sets = new HashMap<>();
+
+  /** Key (service port, list kind or endpoint) to the hashed name given to it. */
+  private final Map<String, String> nameByKey = new HashMap<>();
+
+  private final Map<String, String> keyByName = new HashMap<>();
+
+  AffinityChains(IpFamily family, List<String> leadingRules) {
+    this.family = family;
+    this.leadingRules = List.copyOf(leadingRules);
+  }
+
+  /**
+   * The {@code sticky-<hash>} chain that dispatches {@code list}, created with its endpoint chains
+   * and sets the first time.
+   *
+   * @param kind which of the port's lists this is ({@code cluster} or {@code local})
+   */
+  String chain(ServicePort sp, String kind, List<Endpoint> list) {
+    String base = sp.name() + "/" + sp.protocol().lower();
+    String listKey = base + "#" + kind;
+    String existing = nameByKey.get(listKey);
+    if (existing != null) {
+      return existing; // the same list, reached from another address or the NodePort
+    }
+    long timeout = RouteDecision.seconds(sp.stickyTimeout());
+    String chain = hashedName(STICKY_PREFIX, listKey);
+    List<String> chainRules = new ArrayList<>(leadingRules);
+    List<String> endpointChains = new ArrayList<>();
+    Set<String> distinct = new LinkedHashSet<>();
+    for (Endpoint target : list) {
+      String addressPort = NftSyntax.addressPort(family, target.ip(), target.port());
+      // The timeout is part of the name: a full sync keeps an affinity set by name, and a set
+      // declared again with another timeout would keep the old one.
+      String endpointKey = base + "@" + addressPort + "~" + timeout;
+      String endpoint = nameByKey.get(endpointKey);
+      if (endpoint == null) {
+        endpoint = hashedName(AFFINITY_PREFIX, endpointKey);
+        sets.put(
+            endpoint,
+            "type "
+                + NftSyntax.addressType(family)
+                + " ; flags dynamic,timeout ; timeout "
+                + timeout
+                + "s ;");
+        chains.put(
+            endpoint,
+            List.of(
+                "update @" + endpoint + " { " + NftSyntax.saddr(family) + " }",
+                "meta l4proto "
+                    + sp.protocol().lower()
+                    + " dnat "
+                    + NftSyntax.family(family)
+                    + " to "
+                    + addressPort));
+      }
+      endpointChains.add(endpoint);
+      if (distinct.add(endpoint)) {
+        chainRules.add(NftSyntax.saddr(family) + " @" + endpoint + " goto " + endpoint);
+      }
+    }
+    List<String> choices = new ArrayList<>();
+    for (int i = 0; i < endpointChains.size(); i++) {
+      choices.add(i + " : goto " + endpointChains.get(i));
+    }
+    chainRules.add(
+        "numgen random mod "
+            + endpointChains.size()
+            + " vmap { "
+            + String.join(", ", choices)
+            + " }");
+    chains.put(chain, chainRules);
+    return chain;
+  }
+
+  /** Every chain made so far with its rules, by name, so the output order is stable. */
+  Map<String, List<String>> chains() {
+    return new TreeMap<>(chains);
+  }
+
+  /** Every timeout set made so far with its body, by name. */
+  Map<String, String> sets() {
+    return new TreeMap<>(sets);
+  }
+
+  /**
+   * {@code prefix} + the first 10 characters of base32(sha256(key)), lowercase; longer if an
+   * earlier key of this rendering already has that name (which, at 50 bits, it never should).
+   */
+  private String hashedName(String prefix, String key) {
+    String hash = NameHash.of(key).toLowerCase(Locale.ROOT);
+    for (int length = 10; ; length += 6) {
+      String name = prefix + hash.substring(0, Math.min(length, hash.length()));
+      String owner = keyByName.putIfAbsent(name, key);
+      if (owner == null || owner.equals(key) || length >= hash.length()) {
+        nameByKey.put(key, name);
+        return name;
+      }
+    }
+  }
+}

@@ -1,0 +1,12 @@
+package dev.proxima.proxy.render.nft;
+
+import java.util.Set;
+
+/**
+ * Table {@code proxima} without any Service port, as {@link RenderPass} builds it.
+ *
+ * @param script replaces the kernel's table with this one
+ * @param chains the names of its chains
+ * @param maps the names of its maps (the other objects are sets)
+ */
+record FixedTable(String script, Set<String> chains, Set<String> maps) {}
