@@ -25,6 +25,7 @@ class PurityTest {
             "dev.proxima.proxy.catalog..",
             "dev.proxima.proxy.selection..",
             "dev.proxima.proxy.plan..",
+            "dev.proxima.proxy.explain..",
             "dev.proxima.proxy.render..",
             "dev.proxima.proxy.track..",
             "dev.proxima.proxy.sync..",
