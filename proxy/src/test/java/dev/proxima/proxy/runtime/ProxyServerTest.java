@@ -175,6 +175,93 @@ class ProxyServerTest {
   }
 
   @Test
+  void explainLiveIsServedOnLoopbackFromWhatTheSyncsLoaded() throws Exception {
+    createWebService();
+    proxy =
+        new ProxyServer(
+            client,
+            config(),
+            null,
+            scripts::add,
+            new PrometheusRegistry(),
+            Duration.ZERO,
+            Clock.systemUTC());
+    proxy.start(
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0));
+
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(get(proxy.explainPort(), "/explain").body())
+                    .contains("\"service\" : \"shop/web\"")
+                    .contains("10.244.1.5:8080"));
+    var json =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(get(proxy.explainPort(), "/explain?service=shop%2Fweb").body());
+    assertThat(json.path("node").asText()).isEqualTo("node-a");
+    assertThat(json.path("sync").path("informersSynced").asBoolean()).isTrue();
+    var ipv4 = json.path("sync").path("families").get(0);
+    assertThat(ipv4.path("lastFullSync").asText()).isNotEmpty();
+    assertThat(ipv4.path("rulesLoaded").asInt()).isPositive();
+    assertThat(json.path("observedLocality").path("counted").asBoolean()).isFalse();
+    assertThat(get(proxy.explainPort(), "/explain?service=shop/web&format=text").body())
+        .contains("shop/web port http/TCP")
+        .contains("Sync state of the proxy on node-a");
+
+    moveWebEndpointTo("10.244.1.6");
+    await()
+        .untilAsserted(
+            () -> {
+              var after =
+                  new com.fasterxml.jackson.databind.ObjectMapper()
+                      .readTree(get(proxy.explainPort(), "/explain").body());
+              assertThat(after.path("servicePorts").get(0).path("clusterEndpoints").toString())
+                  .contains("10.244.1.6:8080");
+              assertThat(
+                      after.path("sync").path("families").get(0).path("lastPartialSync").asText())
+                  .isNotEqualTo("null");
+            });
+
+    assertThat(get(proxy.explainPort(), "/explain?service=web").statusCode()).isEqualTo(400);
+    assertThat(get(proxy.explainPort(), "/explain?format=yaml").statusCode()).isEqualTo(400);
+    assertThat(get(proxy.explainPort(), "/explainx").statusCode()).isEqualTo(404);
+    var post =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + proxy.explainPort() + "/explain"))
+                    .POST(HttpRequest.BodyPublishers.noBody())
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(post.statusCode()).isEqualTo(405);
+  }
+
+  @Test
+  void anExplainAddressOtherPodsCouldReachIsRefusedBeforeAnythingListens() {
+    proxy =
+        new ProxyServer(
+            client,
+            config(),
+            null,
+            scripts::add,
+            new PrometheusRegistry(),
+            Duration.ZERO,
+            Clock.systemUTC());
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                proxy.start(
+                    new InetSocketAddress("127.0.0.1", 0),
+                    new InetSocketAddress("127.0.0.1", 0),
+                    new InetSocketAddress("0.0.0.0", 0)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must be a loopback address");
+    assertThat(proxy.explainPort()).isEqualTo(-1);
+  }
+
+  @Test
   void metricsAnswerPromptlyWhileManyConnectionsStall() throws Exception {
     startProxy();
 
