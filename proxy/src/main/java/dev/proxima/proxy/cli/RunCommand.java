@@ -246,7 +246,7 @@ public final class RunCommand implements Callable<Integer> {
           .addKeyValue("dryRun", dryRun)
           .addKeyValue("healthz", healthzAddress)
           .addKeyValue("metrics", metricsAddress)
-          .addKeyValue("explain", explain == null ? "off" : explain.toString())
+          .addKeyValue("explain", explain == null ? "off" : explain)
           .log("Starting proxima-proxy");
       stop.await();
       log.atInfo().log("Shutting down; programmed rules stay in place");
