@@ -73,17 +73,13 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
       throws Exception {
     var components = (ContainerComponents) cluster.components();
     for (var node : cluster.layout.nodes()) {
-      var name = ContainerComponents.containerName(components.proxy(node));
       // The first sync may still be under way right after the probes answered.
       await("%s's explain --live".formatted(node.name()))
           .atMost(STARTUP)
           .pollInterval(Duration.ofMillis(500))
           .untilAsserted(
               () -> {
-                var json =
-                    components
-                        .exec(name, "proxima-proxy", "explain", "--live", "-o", "json")
-                        .assertSucceeded();
+                var json = components.explainLive(node, "-o", "json").assertSucceeded();
                 assertThat(json.stderr())
                     .as("the daemon's JAVA_TOOL_OPTIONS stay out of the command")
                     .isEmpty();
@@ -95,7 +91,7 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
                     .matches("\\d{4}-.*Z");
                 assertThat(report.path("observedLocality").path("counted").asBoolean()).isFalse();
               });
-      var text = components.exec(name, "proxima-proxy", "explain", "--live").assertSucceeded();
+      var text = components.explainLive(node).assertSucceeded();
       assertThat(text.stdout())
           .startsWith("Node " + node.name() + " (zone ")
           .contains("Sync state of the proxy on " + node.name());
