@@ -195,7 +195,8 @@ public final class ProxyServer implements AutoCloseable {
     Map<ObjectKey, Integer> ports = new HashMap<>();
     Map<ObjectKey, Set<String>> readyLocal = new HashMap<>();
     for (var proxier : proxiers) {
-      var plan = proxier.lastPlan();
+      // After a successful sync this is its plan, already assembled for explain --live.
+      var plan = proxier.published().plan();
       if (plan == null) {
         continue;
       }
