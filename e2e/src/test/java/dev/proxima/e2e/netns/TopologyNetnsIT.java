@@ -62,14 +62,14 @@ class TopologyNetnsIT {
         });
 
     // The node's running proxy says the same of itself: the zone's endpoints, and why.
+    var a1 = cluster.node("a1");
     var live =
         cluster
             .components()
-            .explainLive(
-                cluster.node("a1"), "--service", Workload.NAMESPACE + "/auto", "-o", "json")
+            .explainLive(a1, "--service", Workload.NAMESPACE + "/auto", "-o", "json")
             .assertSucceeded();
     var report = new ObjectMapper().readTree(live.stdout());
-    assertThat(report.path("node").asText()).isEqualTo("a1");
+    assertThat(report.path("node").asText()).isEqualTo(a1.name());
     assertThat(report.path("servicePorts")).as(live.stdout()).hasSize(1);
     var port = report.path("servicePorts").get(0);
     assertThat(port.path("topology").asText()).as(live.stdout()).isEqualTo("PreferSameZone");

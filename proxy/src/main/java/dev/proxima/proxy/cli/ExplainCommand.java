@@ -64,7 +64,7 @@ public final class ExplainCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() {
     return source.live != null ? live(source.live) : offline(source.offline);
   }
 
@@ -87,7 +87,7 @@ public final class ExplainCommand implements Callable<Integer> {
     }
   }
 
-  private Integer live(LiveExplainOptions live) throws InterruptedException {
+  private Integer live(LiveExplainOptions live) {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     if (spec.commandLine().getParseResult().hasMatchedOption("--service-proxy-name")) {

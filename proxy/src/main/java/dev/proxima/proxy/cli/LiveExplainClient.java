@@ -2,19 +2,24 @@ package dev.proxima.proxy.cli;
 
 import dev.proxima.model.ObjectKey;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
+import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-/** Asks a running proxy's explain endpoint (served by the proxy's ExplainServer) for its report. */
+/**
+ * Asks a running proxy's explain endpoint (served by the proxy's ExplainServer) for its report.
+ *
+ * <p>{@link HttpURLConnection}, not the JDK's {@code java.net.http} client: the images' jlink
+ * runtime holds only the modules the components need, and one loopback GET does not justify another
+ * module in both images.
+ */
 final class LiveExplainClient {
   /** A loopback connection is there at once or not at all. */
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
@@ -44,49 +49,64 @@ final class LiveExplainClient {
    * @return the report, as the proxy rendered it
    * @throws Failure exit code 1 when no proxy answers, 2 when it refused the question
    */
-  static String fetch(InetSocketAddress address, ObjectKey service, String format)
-      throws Failure, InterruptedException {
+  static String fetch(InetSocketAddress address, ObjectKey service, String format) throws Failure {
     var where = address.getHostString() + " port " + address.getPort();
-    var host =
-        address.getHostString().contains(":")
-            ? "[" + address.getHostString() + "]"
-            : address.getHostString();
+    var host = address.getHostString();
     var query = "format=" + format;
     if (service != null) {
       query += "&service=" + URLEncoder.encode(service.toString(), StandardCharsets.UTF_8);
     }
-    var uri = URI.create("http://" + host + ":" + address.getPort() + "/explain?" + query);
-    var client =
-        HttpClient.newBuilder()
-            .connectTimeout(CONNECT_TIMEOUT)
-            .proxy(HttpClient.Builder.NO_PROXY)
-            .build();
-    HttpResponse<String> response;
+    HttpURLConnection connection;
     try {
-      response =
-          client.send(
-              HttpRequest.newBuilder(uri).timeout(ANSWER_TIMEOUT).GET().build(),
-              HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-    } catch (ConnectException | HttpConnectTimeoutException refused) {
+      var url =
+          URI.create(
+                  "http://"
+                      + (host.contains(":") ? "[" + host + "]" : host)
+                      + ":"
+                      + address.getPort()
+                      + "/explain?"
+                      + query)
+              .toURL();
+      connection = (HttpURLConnection) url.openConnection(Proxy.NO_PROXY);
+      connection.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+      connection.setReadTimeout((int) ANSWER_TIMEOUT.toMillis());
+      connection.setUseCaches(false);
+      connection.connect();
+    } catch (ConnectException | SocketTimeoutException refused) {
       throw new Failure(
           "no proxy answers on "
               + where
               + ": is `proxima-proxy run` running on this node (in this network namespace), with"
               + " --explain-bind-address on that port? (--explain-port asks another port)",
           1);
-    } catch (HttpTimeoutException slow) {
+    } catch (IOException broken) {
+      throw new Failure("asking the proxy on " + where + " failed: " + broken, 1);
+    }
+    try {
+      int status = connection.getResponseCode();
+      if (status == 200) {
+        return read(connection.getInputStream());
+      }
+      var body = read(connection.getErrorStream()).strip();
+      throw new Failure(
+          "the proxy on " + where + " answered " + status + ": " + body, status == 400 ? 2 : 1);
+    } catch (SocketTimeoutException slow) {
       throw new Failure(
           "the proxy on " + where + " did not answer within " + ANSWER_TIMEOUT.toSeconds() + " s",
           1);
     } catch (IOException broken) {
       throw new Failure("asking the proxy on " + where + " failed: " + broken, 1);
+    } finally {
+      connection.disconnect();
     }
-    if (response.statusCode() == 200) {
-      return response.body();
+  }
+
+  private static String read(InputStream in) throws IOException {
+    if (in == null) {
+      return "";
     }
-    var body = response.body() == null ? "" : response.body().strip();
-    throw new Failure(
-        "the proxy on " + where + " answered " + response.statusCode() + ": " + body,
-        response.statusCode() == 400 ? 2 : 1);
+    try (in) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 }

@@ -46,16 +46,20 @@ class ProxyServerTest {
   }
 
   private void startProxy(Duration minSyncPeriod) throws Exception {
-    proxy =
-        new ProxyServer(
-            client,
-            config(minSyncPeriod),
-            null,
-            scripts::add,
-            new PrometheusRegistry(),
-            Duration.ZERO,
-            Clock.systemUTC());
+    proxy = dryRunProxy(minSyncPeriod);
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+  }
+
+  /** A proxy that prints its rulesets into {@link #scripts}, not started yet. */
+  private ProxyServer dryRunProxy(Duration minSyncPeriod) {
+    return new ProxyServer(
+        client,
+        config(minSyncPeriod),
+        null,
+        scripts::add,
+        new PrometheusRegistry(),
+        Duration.ZERO,
+        Clock.systemUTC());
   }
 
   private static ProxyConfig config() {
@@ -177,15 +181,7 @@ class ProxyServerTest {
   @Test
   void explainLiveIsServedOnLoopbackFromWhatTheSyncsLoaded() throws Exception {
     createWebService();
-    proxy =
-        new ProxyServer(
-            client,
-            config(),
-            null,
-            scripts::add,
-            new PrometheusRegistry(),
-            Duration.ZERO,
-            Clock.systemUTC());
+    proxy = dryRunProxy(Duration.ofMillis(100));
     proxy.start(
         new InetSocketAddress("127.0.0.1", 0),
         new InetSocketAddress("127.0.0.1", 0),
@@ -240,15 +236,7 @@ class ProxyServerTest {
 
   @Test
   void anExplainAddressOtherPodsCouldReachIsRefusedBeforeAnythingListens() {
-    proxy =
-        new ProxyServer(
-            client,
-            config(),
-            null,
-            scripts::add,
-            new PrometheusRegistry(),
-            Duration.ZERO,
-            Clock.systemUTC());
+    proxy = dryRunProxy(Duration.ofMillis(100));
 
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
