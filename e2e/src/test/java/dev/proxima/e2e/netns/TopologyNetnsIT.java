@@ -70,14 +70,18 @@ class TopologyNetnsIT {
             .assertSucceeded();
     var report = new ObjectMapper().readTree(live.stdout());
     assertThat(report.path("node").asText()).isEqualTo(a1.name());
-    assertThat(report.path("servicePorts")).as(live.stdout()).hasSize(1);
-    var port = report.path("servicePorts").get(0);
-    assertThat(port.path("topology").asText()).as(live.stdout()).isEqualTo("PreferSameZone");
-    assertThat(port.path("clusterEndpoints").toString())
+    assertThat(report.path("servicePorts"))
         .as(live.stdout())
-        .contains("\"" + cluster.pod("a1s1").ipv4() + ":")
-        .contains("\"" + cluster.pod("a2s1").ipv4() + ":")
-        .doesNotContain("\"" + cluster.pod("b1s1").ipv4() + ":");
+        .extracting(port -> port.path("port").asText())
+        .containsExactly("tcp", "udp");
+    for (var port : report.path("servicePorts")) {
+      assertThat(port.path("topology").asText()).as(live.stdout()).isEqualTo("PreferSameZone");
+      assertThat(port.path("clusterEndpoints").toString())
+          .as(live.stdout())
+          .contains("\"" + cluster.pod("a1s1").ipv4() + ":")
+          .contains("\"" + cluster.pod("a2s1").ipv4() + ":")
+          .doesNotContain("\"" + cluster.pod("b1s1").ipv4() + ":");
+    }
     assertThat(report.path("sync").path("families").get(0).path("lastFullSync").asText())
         .isNotEqualTo("null");
   }
