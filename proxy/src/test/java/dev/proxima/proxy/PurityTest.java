@@ -22,6 +22,7 @@ class PurityTest {
     "dev.proxima.proxy.selection..",
     "dev.proxima.proxy.plan..",
     "dev.proxima.proxy.route..",
+    "dev.proxima.proxy.explain..",
     "dev.proxima.proxy.render..",
     "dev.proxima.proxy.track..",
     "dev.proxima.proxy.conntrack..",

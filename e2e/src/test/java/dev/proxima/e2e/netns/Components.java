@@ -1,6 +1,7 @@
 package dev.proxima.e2e.netns;
 
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Path;
 
 /**
@@ -24,6 +25,12 @@ interface Components extends AutoCloseable {
   int controllerStatus(String path);
 
   Process startProxy(Layout.Node node, ProxyMode mode, Path log);
+
+  /**
+   * {@code proxima-proxy explain --live ARGS} on the node, as an operator runs it next to the
+   * node's proxy: its exit code and output.
+   */
+  HostTools.Result explainLive(Layout.Node node, String... args);
 
   @Override
   default void close() {}

@@ -236,6 +236,14 @@ final class ContainerComponents implements Components {
     return HostTools.run(scratch(), null, Podman.runCommand(container, sandbox));
   }
 
+  /** The command the image puts on the PATH, in the node's proxy container: kubectl exec's way. */
+  @Override
+  public HostTools.Result explainLive(Layout.Node node, String... args) {
+    var command = new ArrayList<>(List.of("proxima-proxy", "explain", "--live"));
+    command.addAll(List.of(args));
+    return exec(containerName(proxy(node)), command.toArray(String[]::new));
+  }
+
   /** {@code podman exec} in one of this cluster's running containers. */
   HostTools.Result exec(String containerName, String... command) {
     return Podman.exec(scratch(), containerName, command);

@@ -1,10 +1,12 @@
 package dev.proxima.e2e.netns;
 
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.testing.HostTools;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -62,6 +64,18 @@ final class JarComponents implements Components {
             "--healthz-bind-address=0.0.0.0:" + HEALTHZ_PORT,
             "--metrics-bind-address=127.0.0.1:" + METRICS_PORT),
         log);
+  }
+
+  /** The jar in the node's namespace, where the node's proxy serves explain on loopback. */
+  @Override
+  public HostTools.Result explainLive(Layout.Node node, String... args) {
+    var command = new ArrayList<>(List.of("explain", "--live"));
+    command.addAll(List.of(args));
+    return JavaProcesses.run(
+        node.namespace(),
+        JavaProcesses.jar("proxima.proxy.jar", "../proxy/target/proxima-proxy.jar"),
+        command,
+        wiring.workDir());
   }
 
   private static int freePort() {

@@ -1,5 +1,6 @@
 package dev.proxima.e2e.netns;
 
+import dev.proxima.proxy.testing.HostTools;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -52,6 +53,16 @@ final class JavaProcesses {
     } catch (IOException e) {
       throw new UncheckedIOException("could not start " + command, e);
     }
+  }
+
+  /** {@code java -jar jar args...} in {@code namespace}, to its end: exit code and output. */
+  static HostTools.Result run(String namespace, Path jar, List<String> args, Path workDir) {
+    var command = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(JVM_OPTIONS);
+    command.addAll(List.of("-jar", jar.toString()));
+    command.addAll(args);
+    return HostTools.run(workDir, null, command);
   }
 
   /** SIGKILL and wait; {@code ip netns exec} execs java, so the handle is the JVM itself. */

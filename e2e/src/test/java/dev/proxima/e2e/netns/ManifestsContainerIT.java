@@ -3,6 +3,7 @@ package dev.proxima.e2e.netns;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.proxy.model.ProxyMode;
 import java.time.Duration;
 import org.junit.jupiter.api.MethodOrderer;
@@ -68,6 +69,37 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
 
   @Test
   @Order(2)
+  void eachProxyContainerAnswersExplainLiveThroughTheCommandOnItsPath(NetnsCluster cluster)
+      throws Exception {
+    var components = (ContainerComponents) cluster.components();
+    for (var node : cluster.layout.nodes()) {
+      // The first sync may still be under way right after the probes answered.
+      await("%s's explain --live".formatted(node.name()))
+          .atMost(STARTUP)
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                var json = components.explainLive(node, "-o", "json").assertSucceeded();
+                assertThat(json.stderr())
+                    .as("the daemon's JAVA_TOOL_OPTIONS stay out of the command")
+                    .isEmpty();
+                var report = new ObjectMapper().readTree(json.stdout());
+                assertThat(report.path("node").asText()).isEqualTo(node.name());
+                assertThat(report.path("sync").path("informersSynced").asBoolean()).isTrue();
+                assertThat(
+                        report.path("sync").path("families").get(0).path("lastFullSync").asText())
+                    .matches("\\d{4}-.*Z");
+                assertThat(report.path("observedLocality").path("counted").asBoolean()).isFalse();
+              });
+      var text = components.explainLive(node).assertSucceeded();
+      assertThat(text.stdout())
+          .startsWith("Node " + node.name() + " (zone ")
+          .contains("Sync state of the proxy on " + node.name());
+    }
+  }
+
+  @Test
+  @Order(3)
   void theControllerContainerRunsAsUid65532OnAReadOnlyRootAndAnswersItsProbes(
       NetnsCluster cluster) {
     var components = (ContainerComponents) cluster.components();

@@ -2,6 +2,7 @@ package dev.proxima.e2e.netns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -35,7 +36,8 @@ class TopologyNetnsIT {
   }
 
   @Test
-  void autoHintsOnABalancedClusterKeepEachZonesTrafficInThatZone(NetnsCluster cluster) {
+  void autoHintsOnABalancedClusterKeepEachZonesTrafficInThatZone(NetnsCluster cluster)
+      throws Exception {
     var auto = cluster.workload("auto");
     auto.annotations.put("service.kubernetes.io/topology-mode", "Auto");
     // Every zone has 4 CPUs and 2 endpoints, so each zone is allocated exactly its own.
@@ -58,6 +60,30 @@ class TopologyNetnsIT {
           assertThat(fromB1.servers()).as("zone-b%s", all).containsExactly("b1s1", "b1s2");
           assertThat(fromC1.servers()).as("zone-c%s", all).containsExactly("c1s1", "c1s2");
         });
+
+    // The node's running proxy says the same of itself: the zone's endpoints, and why.
+    var a1 = cluster.node("a1");
+    var live =
+        cluster
+            .components()
+            .explainLive(a1, "--service", Workload.NAMESPACE + "/auto", "-o", "json")
+            .assertSucceeded();
+    var report = new ObjectMapper().readTree(live.stdout());
+    assertThat(report.path("node").asText()).isEqualTo(a1.name());
+    assertThat(report.path("servicePorts"))
+        .as(live.stdout())
+        .extracting(port -> port.path("port").asText())
+        .containsExactly("tcp", "udp");
+    for (var port : report.path("servicePorts")) {
+      assertThat(port.path("topology").asText()).as(live.stdout()).isEqualTo("PreferSameZone");
+      assertThat(port.path("clusterEndpoints").toString())
+          .as(live.stdout())
+          .contains("\"" + cluster.pod("a1s1").ipv4() + ":")
+          .contains("\"" + cluster.pod("a2s1").ipv4() + ":")
+          .doesNotContain("\"" + cluster.pod("b1s1").ipv4() + ":");
+    }
+    assertThat(report.path("sync").path("families").get(0).path("lastFullSync").asText())
+        .isNotEqualTo("null");
   }
 
   @Test

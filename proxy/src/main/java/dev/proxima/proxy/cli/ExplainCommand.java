@@ -7,29 +7,53 @@ import dev.proxima.proxy.plan.ExplainReport;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Answers "which endpoints does this node use for each Service, and why?" from a state file. */
+/**
+ * Answers "which endpoints does this node use for each Service, and why?": offline from a state
+ * file or a kubeconfig, or ({@code --live}) from the proxy running on this node.
+ */
 @Command(
     name = "explain",
     mixinStandardHelpOptions = true,
-    description = "Print, per Service port, the endpoints this node's proxy would use and why.",
+    description = {
+      "Print, per Service port, the endpoints this node's proxy would use and why.",
+      "With --live, ask the proxy running on this node instead: what its latest sync loaded, and"
+          + " how its syncs went (inside its pod: kubectl exec -n proxima-system POD --"
+          + " proxima-proxy explain --live)."
+    },
     exitCodeListHeading = "Exit codes:%n",
     exitCodeList = {
       "0:explained",
-      "1:the cluster of --kubeconfig could not be listed",
+      "1:the cluster of --kubeconfig could not be listed, or (--live) no proxy answered",
       "2:the state file, the kubeconfig, the node or the options are invalid"
     })
 public final class ExplainCommand implements Callable<Integer> {
+  /** Where the running proxy serves {@code explain --live} unless told otherwise. */
+  public static final int DEFAULT_PORT = 10358;
+
   /** Output formats. */
   public enum Output {
     text,
     json
   }
 
-  @Mixin StateOptions state;
+  /** Offline (a state and a node) or live. */
+  static final class Source {
+    @ArgGroup(exclusive = false, multiplicity = "1")
+    StateOptions offline;
+
+    @ArgGroup(exclusive = false, multiplicity = "1")
+    LiveExplainOptions live;
+  }
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  Source source;
+
+  @Mixin ServiceProxyNameOption serviceProxyName;
 
   @Option(
       names = {"-o", "--output"},
@@ -41,11 +65,15 @@ public final class ExplainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    return source.live != null ? live(source.live) : offline(source.offline);
+  }
+
+  private Integer offline(StateOptions state) {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     var notes = new ArrayList<String>();
     try {
-      var plans = state.plans(notes);
+      var plans = state.plans(notes, serviceProxyName.value);
       notes.forEach(note -> err.println("note: " + note));
       out.print(output == Output.json ? ExplainReport.json(plans) : ExplainReport.text(plans));
       out.flush();
@@ -56,6 +84,29 @@ public final class ExplainCommand implements Callable<Integer> {
     } catch (LiveClusterState.UnreachableException unreachable) {
       err.println("error: " + unreachable.getMessage());
       return 1;
+    }
+  }
+
+  private Integer live(LiveExplainOptions live) {
+    var out = spec.commandLine().getOut();
+    var err = spec.commandLine().getErr();
+    if (spec.commandLine().getParseResult().hasMatchedOption("--service-proxy-name")) {
+      err.println(
+          "error: --service-proxy-name is for the offline explain; --live shows the Services the"
+              + " running proxy takes");
+      return 2;
+    }
+    try {
+      var address = live.address(System.getenv("PROXIMA_EXPLAIN_BIND_ADDRESS"));
+      out.print(LiveExplainClient.fetch(address, live.serviceKey(), output.name()));
+      out.flush();
+      return 0;
+    } catch (IllegalArgumentException invalid) {
+      err.println("error: " + invalid.getMessage());
+      return 2;
+    } catch (LiveExplainClient.Failure failure) {
+      err.println("error: " + failure.getMessage());
+      return failure.exitCode();
     }
   }
 }

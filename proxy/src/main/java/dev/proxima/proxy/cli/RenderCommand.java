@@ -46,6 +46,8 @@ public final class RenderCommand implements Callable<Integer> {
 
   @Mixin StateOptions state;
 
+  @Mixin ServiceProxyNameOption serviceProxyName;
+
   @Mixin RuleOptions rules;
 
   @Option(
@@ -71,7 +73,7 @@ public final class RenderCommand implements Callable<Integer> {
     var only = family != null ? family.family : mode == ProxyMode.iptables ? IpFamily.IPV4 : null;
     try {
       var settings = rules.toSettings();
-      var plans = state.plans(notes);
+      var plans = state.plans(notes, serviceProxyName.value);
       notes.forEach(note -> err.println("note: " + note));
       for (var plan : plans) {
         if (only != null && plan.family() != only) {

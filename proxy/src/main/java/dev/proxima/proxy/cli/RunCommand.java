@@ -13,6 +13,7 @@ import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.runtime.DataPlanes;
+import dev.proxima.proxy.runtime.ExplainServer;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -104,6 +105,16 @@ public final class RunCommand implements Callable<Integer> {
       description = "Where /metrics is served (default: ${DEFAULT-VALUE}).")
   InetSocketAddress metricsAddress;
 
+  @Option(
+      names = "--explain-bind-address",
+      defaultValue =
+          "${env:PROXIMA_EXPLAIN_BIND_ADDRESS:-127.0.0.1:" + ExplainCommand.DEFAULT_PORT + "}",
+      converter = BindAddressConverter.class,
+      description =
+          "Where `explain --live` reads the proxy's current plan and sync state; a loopback"
+              + " address only, port 0 turns it off (default: ${DEFAULT-VALUE}).")
+  InetSocketAddress explainAddress;
+
   @Mixin ServiceProxyNameOption serviceProxyName;
 
   @Option(
@@ -173,7 +184,11 @@ public final class RunCommand implements Callable<Integer> {
         ignored -> log.atWarn().addKeyValue("config", configFile.toString()).log(ignored));
     ProxyConfig config;
     io.fabric8.kubernetes.client.Config clientConfig;
+    var explain = explainAddress.getPort() == 0 ? null : explainAddress;
     try {
+      if (explain != null) {
+        ExplainServer.requireLoopback(explain);
+      }
       config = config();
       clientConfig = kubernetes.clientConfig();
     } catch (IllegalArgumentException | KubeconfigException invalid) {
@@ -218,7 +233,7 @@ public final class RunCommand implements Callable<Integer> {
                 registry,
                 configSyncPeriod,
                 Clock.systemUTC())) {
-      server.start(healthzAddress, metricsAddress);
+      server.start(healthzAddress, metricsAddress, explain);
       if (backend != null) {
         server.iptablesBackend(backend.label());
       }
@@ -231,6 +246,7 @@ public final class RunCommand implements Callable<Integer> {
           .addKeyValue("dryRun", dryRun)
           .addKeyValue("healthz", healthzAddress)
           .addKeyValue("metrics", metricsAddress)
+          .addKeyValue("explain", explain == null ? "off" : explain)
           .log("Starting proxima-proxy");
       stop.await();
       log.atInfo().log("Shutting down; programmed rules stay in place");

@@ -13,10 +13,13 @@ import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.ArgGroup;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** The options the offline commands share: where the state comes from and the node to plan for. */
+/**
+ * The options the offline commands share: where the state comes from and the node to plan for. A
+ * mixin of {@code render}, an argument group of {@code explain} (whose other group is {@code
+ * --live}), so it holds no mixin itself.
+ */
 final class StateOptions {
   private static final int NODES_NAMED = 20;
 
@@ -29,8 +32,6 @@ final class StateOptions {
       paramLabel = "NAME",
       description = "The node whose proxy to plan for; it must be one of the state's Nodes.")
   String node;
-
-  @Mixin ServiceProxyNameOption serviceProxyName;
 
   private ClusterState cluster;
 
@@ -77,7 +78,7 @@ final class StateOptions {
    * @throws StateFileException also when the node is not one of the state's Nodes: a typo would
    *     otherwise print a plausible plan for a node that does not exist
    */
-  List<NodePlanner.FamilyPlan> plans(List<String> notes)
+  List<NodePlanner.FamilyPlan> plans(List<String> notes, String serviceProxyName)
       throws StateFileException, KubeconfigException, LiveClusterState.UnreachableException {
     cluster = source.load();
     cluster.ignored().forEach(notes::add);
@@ -90,12 +91,7 @@ final class StateOptions {
     for (var family : IpFamily.values()) {
       var plan =
           NodePlanner.plan(
-              family,
-              node,
-              self,
-              serviceProxyName.value,
-              cluster.services(),
-              cluster.endpointSlices());
+              family, node, self, serviceProxyName, cluster.services(), cluster.endpointSlices());
       if (family == IpFamily.IPV4 || !plan.ports().isEmpty()) {
         plans.add(plan);
       }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Renders the proxy's endpoint decisions for people ({@code -o text}) and for tools ({@code -o
@@ -21,26 +22,36 @@ public final class ExplainReport {
   /** One JSON object per Service port, with a list the Service does not use as null. */
   public static String json(List<NodePlanner.FamilyPlan> plans) {
     var rows = new ArrayList<Map<String, Object>>();
-    for (var plan : plans) {
-      for (var planned : plan.ports()) {
-        var port = planned.port();
-        var selection = planned.selection();
-        var row = new LinkedHashMap<String, Object>();
-        row.put("service", port.name().service().toString());
-        row.put("port", portLabel(planned));
-        row.put("protocol", port.protocol().name());
-        row.put("clusterEndpoints", addresses(selection.clusterEndpoints()));
-        row.put("localEndpoints", addresses(selection.localEndpoints()));
-        row.put("allReachableEndpoints", addresses(selection.allReachableEndpoints()));
-        row.put("hasAnyEndpoints", selection.hasAnyEndpoints());
-        row.put("topology", selection.topology().displayName());
-        row.put("reason", selection.reason());
-        row.put("addressCollisions", collisionsOf(plan, planned));
-        rows.add(row);
-      }
+    plans.forEach(plan -> rows.addAll(rows(plan)));
+    return write(rows);
+  }
+
+  /** The JSON objects of one family's Service ports, in order, as {@link #json} prints them. */
+  public static List<Map<String, Object>> rows(NodePlanner.FamilyPlan plan) {
+    var rows = new ArrayList<Map<String, Object>>();
+    for (var planned : plan.ports()) {
+      var port = planned.port();
+      var selection = planned.selection();
+      var row = new LinkedHashMap<String, Object>();
+      row.put("service", port.name().service().toString());
+      row.put("port", portLabel(planned));
+      row.put("protocol", port.protocol().name());
+      row.put("clusterEndpoints", addresses(selection.clusterEndpoints()));
+      row.put("localEndpoints", addresses(selection.localEndpoints()));
+      row.put("allReachableEndpoints", addresses(selection.allReachableEndpoints()));
+      row.put("hasAnyEndpoints", selection.hasAnyEndpoints());
+      row.put("topology", selection.topology().displayName());
+      row.put("reason", selection.reason());
+      row.put("addressCollisions", collisionsOf(plan, planned));
+      rows.add(row);
     }
+    return rows;
+  }
+
+  /** Indented JSON with a final newline. */
+  public static String write(Object value) {
     try {
-      return JSON.writeValueAsString(rows) + "\n";
+      return JSON.writeValueAsString(value) + "\n";
     } catch (com.fasterxml.jackson.core.JsonProcessingException impossible) {
       throw new IllegalStateException(impossible);
     }
@@ -48,6 +59,18 @@ public final class ExplainReport {
 
   /** A block per Service port, then the skipped Services and input warnings. */
   public static String text(List<NodePlanner.FamilyPlan> plans) {
+    return text(plans, planned -> List.of());
+  }
+
+  /**
+   * {@link #text(List)} with more lines under each Service port, e.g. what the live proxy observed
+   * of its traffic.
+   *
+   * @param moreLines each Service port's extra lines, already indented, without newlines
+   */
+  public static String text(
+      List<NodePlanner.FamilyPlan> plans,
+      Function<NodePlanner.PlannedPort, List<String>> moreLines) {
     var out = new StringBuilder();
     for (var plan : plans) {
       out.append("Node ")
@@ -83,6 +106,7 @@ public final class ExplainReport {
         for (var collision : collisionsOf(plan, planned)) {
           out.append("  collision: ").append(collision).append('\n');
         }
+        moreLines.apply(planned).forEach(line -> out.append(line).append('\n'));
       }
       plan.skipped().forEach(skipped -> out.append("\nskipped: ").append(skipped));
       plan.warnings().forEach(warning -> out.append("\nwarning: ").append(warning));

@@ -5,6 +5,7 @@ import dev.proxima.informers.CompactingItemStore;
 import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.track.ChangeTracker;
 import dev.proxima.proxy.track.Projections;
@@ -205,6 +206,12 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   public Node node() {
     var list = nodes.getStore().list();
     return list.isEmpty() ? null : list.get(0);
+  }
+
+  /** Service and EndpointSlice changes no sync has taken in yet. */
+  public LiveExplain.PendingChanges pendingChanges() {
+    return new LiveExplain.PendingChanges(
+        serviceChanges.pendingCount(), sliceChanges.pendingCount());
   }
 
   @Override

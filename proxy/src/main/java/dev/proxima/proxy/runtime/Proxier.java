@@ -3,6 +3,7 @@ package dev.proxima.proxy.runtime;
 import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
+import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
@@ -75,6 +76,15 @@ public final class Proxier {
   private final RateLimitedSummary partialSyncs;
 
   /**
+   * What {@code explain --live} reads of this family, from another thread: the plan the latest
+   * successful sync loaded (null before the first) and how the syncs went.
+   */
+  public record Published(NodePlanner.FamilyPlan plan, SyncState state) {}
+
+  // Replaced whole by the sync thread, so a reader sees one sync's plan and state together.
+  private volatile Published published;
+
+  /**
    * @param plane renders and loads this family's rules in the chosen mode
    * @param conntrack null to skip the UDP conntrack cleanup
    */
@@ -113,6 +123,7 @@ public final class Proxier {
     this.metrics = metrics;
     this.health = health;
     this.clock = clock;
+    this.published = new Published(null, SyncState.notSynced(family));
     this.partialSyncs =
         new RateLimitedSummary(
             log,
@@ -134,9 +145,15 @@ public final class Proxier {
 
   /** The plan of the latest sync, or null before the first. */
   public synchronized NodePlanner.FamilyPlan lastPlan() {
-    if (plannedForNode == null) {
-      return null;
-    }
+    return plannedForNode == null ? null : currentPlan();
+  }
+
+  /** The latest loaded plan and sync state, without waiting for a sync in progress. */
+  public Published published() {
+    return published;
+  }
+
+  private NodePlanner.FamilyPlan currentPlan() {
     var ports = new ArrayList<NodePlanner.PlannedPort>();
     plannedByService.values().forEach(ports::addAll);
     var node = cache.node();
@@ -197,6 +214,10 @@ public final class Proxier {
       // As kube-proxy: without the node's pod CIDRs every pod's traffic would be masqueraded, so
       // the rules wait for them; the Node's update triggers the next sync.
       waitForPodCidrs();
+      published =
+          new Published(
+              published.plan(),
+              published.state().waiting("the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)"));
       return true;
     }
     waitingForPodCidrs = false;
@@ -295,6 +316,9 @@ public final class Proxier {
           .addKeyValue("error", outcome.error())
           .log(
               "Loading the rules failed; the previous rules stay in place and the next sync is full");
+      published =
+          new Published(
+              published.plan(), published.state().failed(outcome.error(), clock.instant()));
       return false;
     }
     if (outcome.status() == DataPlane.Status.LOADED && touchedUdp) {
@@ -313,6 +337,17 @@ public final class Proxier {
     triggers.forEach(
         trigger -> metrics.networkProgrammed(family, Duration.between(trigger, finished)));
     var ports = allPorts();
+    var state = published.state();
+    published =
+        new Published(
+            currentPlan(),
+            state.succeeded(
+                full,
+                finished,
+                outcome.status() == DataPlane.Status.LOADED
+                    ? plane.linesLoaded()
+                    : state.rulesLoaded(),
+                ports.size()));
     reportTopology(ports);
     logSync(full, changed.size(), ports, Duration.between(started, finished));
     return true;

@@ -7,6 +7,9 @@ import dev.proxima.http.ProbeResponse;
 import dev.proxima.http.PrometheusMetricsHandler;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
+import dev.proxima.proxy.explain.LiveExplain;
+import dev.proxima.proxy.explain.ObservedLocality;
+import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.HealthServer;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.health.ServiceHealthServers;
@@ -57,6 +60,7 @@ public final class ProxyServer implements AutoCloseable {
   private final Supplier<List<String>> nodePortCandidates;
   private final RuleSettings rules;
   private ProbeHttpServer metricsServer;
+  private ExplainServer explainServer;
   private final Duration kernelCheckPeriod;
   // Checks the kernel's rules and writes the partial-sync log summaries.
   private final ScheduledExecutorService kernelCheck =
@@ -199,7 +203,8 @@ public final class ProxyServer implements AutoCloseable {
     Map<ObjectKey, Integer> ports = new HashMap<>();
     Map<ObjectKey, Set<String>> readyLocal = new HashMap<>();
     for (var proxier : proxiers) {
-      var plan = proxier.lastPlan();
+      // After a successful sync this is its plan, already assembled for explain --live.
+      var plan = proxier.published().plan();
       if (plan == null) {
         continue;
       }
@@ -235,11 +240,37 @@ public final class ProxyServer implements AutoCloseable {
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
   public void start(InetSocketAddress healthz, InetSocketAddress metricsAddress)
       throws IOException {
+    start(healthz, metricsAddress, null);
+  }
+
+  /**
+   * {@link #start(InetSocketAddress, InetSocketAddress)}, and {@code explain --live}'s endpoint.
+   *
+   * @param explain a loopback address, or null for none. A port it cannot bind is logged, not
+   *     fatal: a debugging aid must not keep the node's Services from being programmed.
+   * @throws IllegalArgumentException when {@code explain} is not a loopback address
+   */
+  public void start(
+      InetSocketAddress healthz, InetSocketAddress metricsAddress, InetSocketAddress explain)
+      throws IOException {
+    if (explain != null) {
+      ExplainServer.requireLoopback(explain);
+    }
     // A proxy that never reaches the API server must not look ready forever; /livez ignores
     // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
     health.awaitingFirstSync();
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
     metricsServer = startMetrics(metricsAddress, registry);
+    if (explain != null) {
+      try {
+        explainServer = ExplainServer.start(explain, this::liveExplain);
+      } catch (IOException unbound) {
+        log.atError()
+            .addKeyValue("address", explain)
+            .addKeyValue("error", unbound.getMessage())
+            .log("Cannot serve explain --live; the proxy runs on without it");
+      }
+    }
     cache
         .start()
         .whenComplete(
@@ -321,6 +352,39 @@ public final class ProxyServer implements AutoCloseable {
     return proxiers.stream().map(Proxier::lastPlan).filter(java.util.Objects::nonNull).toList();
   }
 
+  /**
+   * What {@code explain --live} shows now: each family's latest loaded plan and sync state. Reads
+   * only what the sync thread published, so it never waits for a sync in progress.
+   *
+   * @param service one Service, or null for all (at most {@link LiveExplain#MAX_SERVICE_PORTS})
+   */
+  public LiveExplain liveExplain(ObjectKey service) {
+    var plans = new ArrayList<dev.proxima.proxy.plan.NodePlanner.FamilyPlan>();
+    var states = new ArrayList<SyncState>();
+    for (var proxier : proxiers) {
+      var published = proxier.published();
+      states.add(published.state());
+      if (published.plan() != null) {
+        plans.add(published.plan());
+      }
+    }
+    return LiveExplain.of(
+        nodeName,
+        clock.instant(),
+        cache.hasSynced(),
+        cache.pendingChanges(),
+        states,
+        plans,
+        service,
+        LiveExplain.MAX_SERVICE_PORTS,
+        ObservedLocality.NOT_COUNTED);
+  }
+
+  /** The port {@code explain --live} is served on, or -1 when it is not served. */
+  public int explainPort() {
+    return explainServer == null ? -1 : explainServer.port();
+  }
+
   public int healthPort() {
     return healthServer.port();
   }
@@ -340,6 +404,9 @@ public final class ProxyServer implements AutoCloseable {
     }
     if (metricsServer != null) {
       metricsServer.close();
+    }
+    if (explainServer != null) {
+      explainServer.close();
     }
   }
 }

@@ -33,7 +33,8 @@ class ProxyCliIT {
             "--node-name=node-a",
             "--dry-run",
             "--healthz-bind-address=127.0.0.1:0",
-            "--metrics-bind-address=127.0.0.1:0"));
+            "--metrics-bind-address=127.0.0.1:0",
+            "--explain-bind-address=127.0.0.1:0"));
     args.addAll(List.of(more));
     return args.toArray(String[]::new);
   }

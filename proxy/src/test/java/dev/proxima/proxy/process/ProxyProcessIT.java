@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.proxy.testing.ClusterObjects;
+import dev.proxima.testing.JarCommand;
 import dev.proxima.testing.ProcessFixtures;
 import dev.proxima.testing.ReachableApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -146,7 +147,8 @@ class ProxyProcessIT {
             "--kubeconfig=" + kubeconfig(),
             "--config=" + config,
             "--healthz-bind-address=127.0.0.1:" + ProcessFixtures.freePort(),
-            "--metrics-bind-address=127.0.0.1:" + metricsPort);
+            "--metrics-bind-address=127.0.0.1:" + metricsPort,
+            "--explain-bind-address=127.0.0.1:0");
 
     await()
         .atMost(Duration.ofSeconds(60))
@@ -206,6 +208,86 @@ class ProxyProcessIT {
     proxy.destroy();
     assertThat(proxy.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(proxy.exitValue()).isZero();
+  }
+
+  @Test
+  void explainLiveAsItsOwnProcessShowsTheRunningProxysServicesAndSyncState() throws Exception {
+    client.resource(ClusterObjects.node("node-a", "zone-a")).create();
+    createService("web", "10.96.0.20", "10.244.1.5", "10.244.1.6");
+    createService("api", "10.96.0.30", "10.244.1.7");
+    int explainPort = ProcessFixtures.freePort();
+    proxy =
+        start(
+            "run",
+            "--dry-run",
+            "--log-format=json",
+            "--node-name=node-a",
+            "--kubeconfig=" + kubeconfig(),
+            "--healthz-bind-address=127.0.0.1:" + ProcessFixtures.freePort(),
+            "--metrics-bind-address=127.0.0.1:" + ProcessFixtures.freePort(),
+            "--explain-bind-address=127.0.0.1:" + explainPort);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(withMessage("Synced proxy rules")).hasSize(2));
+    assertThat(withMessage("Starting proxima-proxy").get(0).path("explain").asText())
+        .isEqualTo("127.0.0.1:" + explainPort);
+    var cli = JarCommand.outsideAPod(JAR, directory);
+
+    var json =
+        cli.run("explain", "--live", "--explain-port", String.valueOf(explainPort), "-o", "json");
+
+    assertThat(json.exitCode()).as(json.toString()).isZero();
+    var report = new ObjectMapper().readTree(json.out());
+    assertThat(report.path("node").asText()).isEqualTo("node-a");
+    assertThat(report.path("servicePorts"))
+        .extracting(row -> row.path("service").asText())
+        .containsExactly("shop/api", "shop/web");
+    assertThat(report.path("servicePorts").get(1).path("clusterEndpoints").toString())
+        .isEqualTo("[\"10.244.1.5:8080\",\"10.244.1.6:8080\"]");
+    assertThat(report.path("servicePorts").get(1).has("observedLocality")).isTrue();
+    assertThat(report.path("servicePorts").get(1).path("observedLocality").isNull()).isTrue();
+    var ipv4 = report.path("sync").path("families").get(0);
+    assertThat(ipv4.path("family").asText()).isEqualTo("IPv4");
+    assertThat(ipv4.path("lastFullSync").asText()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+    assertThat(ipv4.path("rulesLoaded").asInt()).isPositive();
+    assertThat(ipv4.path("servicePorts").asInt()).isEqualTo(2);
+    assertThat(ipv4.path("lastError").isNull()).isTrue();
+    assertThat(report.path("sync").path("pendingChanges").path("services").asInt()).isZero();
+    assertThat(report.path("observedLocality").path("counted").asBoolean()).isFalse();
+
+    // Inside the proxy's pod the CLI finds the port in the container's environment.
+    var inThePod =
+        new JarCommand(
+            JAR,
+            directory,
+            java.util.Map.of("PROXIMA_EXPLAIN_BIND_ADDRESS", "127.0.0.1:" + explainPort),
+            Duration.ofMinutes(1));
+    var text = inThePod.run("explain", "--live", "--service", "shop/web");
+
+    assertThat(text.exitCode()).as(text.toString()).isZero();
+    assertThat(text.out())
+        .startsWith("Node node-a (zone zone-a), IPv4: 1 service ports\n")
+        .contains("shop/web port http/TCP")
+        .contains("  cluster:   10.244.1.5:8080, 10.244.1.6:8080\n")
+        .doesNotContain("shop/api")
+        .contains("Sync state of the proxy on node-a at ")
+        .containsPattern("  IPv4: +last full sync \\d{4}-")
+        .contains("observed locality:  not counted");
+  }
+
+  @Test
+  void explainLiveWithNoProxyListeningExitsOneNamingThePort() throws Exception {
+    int closed = ProcessFixtures.freePort();
+
+    var result =
+        JarCommand.outsideAPod(JAR, directory)
+            .run("explain", "--live", "--explain-port", String.valueOf(closed));
+
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err())
+        .startsWith("error: no proxy answers on 127.0.0.1 port " + closed + ": ")
+        .contains("--explain-bind-address");
+    assertThat(result.out()).isEmpty();
   }
 
   @Test

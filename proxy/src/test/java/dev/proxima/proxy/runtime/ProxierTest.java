@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
+import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.kernel.HostCommand;
 import dev.proxima.proxy.kernel.IptablesKernel;
@@ -298,6 +299,60 @@ class ProxierTest {
     assertThat(health.snapshot().healthy()).isTrue();
     assertThat(scrape())
         .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1");
+  }
+
+  /** The endpoints explain --live shows for shop/web, from what the sync thread published. */
+  private List<String> publishedWebEndpoints() {
+    return proxier.published().plan().ports().stream()
+        .filter(p -> p.port().name().service().equals(new ObjectKey("shop", "web")))
+        .flatMap(p -> p.selection().clusterEndpoints().stream())
+        .map(e -> e.address())
+        .toList();
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void explainLiveSeesTheLastLoadedPlanAndAFailedLoadAsTheLastError(ProxyMode mode) {
+    start(mode);
+    assertThat(proxier.published().plan()).isNull();
+    assertThat(proxier.published().state()).isEqualTo(SyncState.notSynced(IpFamily.IPV4));
+    var web = Set.of(new ObjectKey("shop", "web"));
+    cache.services.add(service("web", null));
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+
+    proxier.sync(Set.of());
+    var firstFull = clock.instant();
+    assertThat(publishedWebEndpoints()).containsExactly("10.244.1.5:8080");
+    assertThat(proxier.published().state().lastFullSync()).isEqualTo(firstFull);
+    assertThat(proxier.published().state().rulesLoaded()).isPositive();
+    assertThat(proxier.published().state().servicePorts()).isEqualTo(1);
+
+    // The kernel refuses the next load: it keeps the old rules, and so does the report.
+    clock.advance(Duration.ofSeconds(5));
+    cache.slices.set(0, slice("web", "10.244.1.6", "node-b"));
+    loader.fail = true;
+    assertThat(proxier.sync(web)).isFalse();
+    var failed = proxier.published().state();
+    assertThat(publishedWebEndpoints()).containsExactly("10.244.1.5:8080");
+    assertThat(failed.failing()).isTrue();
+    assertThat(failed.lastError().at()).isEqualTo(clock.instant());
+    assertThat(failed.lastError().message()).isNotBlank();
+    assertThat(failed.lastFullSync()).isEqualTo(firstFull);
+
+    clock.advance(Duration.ofSeconds(5));
+    loader.fail = false;
+    assertThat(proxier.sync(web)).isTrue();
+    assertThat(publishedWebEndpoints()).containsExactly("10.244.1.6:8080");
+    assertThat(proxier.published().state().failing()).isFalse();
+    assertThat(proxier.published().state().lastFullSync()).isEqualTo(clock.instant());
+    assertThat(proxier.published().state().lastError()).isEqualTo(failed.lastError());
+
+    clock.advance(Duration.ofSeconds(5));
+    cache.slices.set(0, slice("web", "10.244.1.7", "node-b"));
+    proxier.sync(web);
+    assertThat(publishedWebEndpoints()).containsExactly("10.244.1.7:8080");
+    assertThat(proxier.published().state().lastPartialSync()).isEqualTo(clock.instant());
+    assertThat(proxier.published().state().lastFullSync()).isNotEqualTo(clock.instant());
   }
 
   @ParameterizedTest

@@ -46,16 +46,20 @@ class ProxyServerTest {
   }
 
   private void startProxy(Duration minSyncPeriod) throws Exception {
-    proxy =
-        new ProxyServer(
-            client,
-            config(minSyncPeriod),
-            null,
-            scripts::add,
-            new PrometheusRegistry(),
-            Duration.ZERO,
-            Clock.systemUTC());
+    proxy = dryRunProxy(minSyncPeriod);
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+  }
+
+  /** A proxy that prints its rulesets into {@link #scripts}, not started yet. */
+  private ProxyServer dryRunProxy(Duration minSyncPeriod) {
+    return new ProxyServer(
+        client,
+        config(minSyncPeriod),
+        null,
+        scripts::add,
+        new PrometheusRegistry(),
+        Duration.ZERO,
+        Clock.systemUTC());
   }
 
   private static ProxyConfig config() {
@@ -172,6 +176,77 @@ class ProxyServerTest {
                     .doesNotContain("add table")
                     .contains("delete element ip proxima cluster-endpoints")
                     .contains("10.96.0.20 . tcp . 80 . 0 : 10.244.1.6 . 8080"));
+  }
+
+  @Test
+  void explainLiveIsServedOnLoopbackFromWhatTheSyncsLoaded() throws Exception {
+    createWebService();
+    proxy = dryRunProxy(Duration.ofMillis(100));
+    proxy.start(
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0));
+
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(get(proxy.explainPort(), "/explain").body())
+                    .contains("\"service\" : \"shop/web\"")
+                    .contains("10.244.1.5:8080"));
+    var json =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(get(proxy.explainPort(), "/explain?service=shop%2Fweb").body());
+    assertThat(json.path("node").asText()).isEqualTo("node-a");
+    assertThat(json.path("sync").path("informersSynced").asBoolean()).isTrue();
+    var ipv4 = json.path("sync").path("families").get(0);
+    assertThat(ipv4.path("lastFullSync").asText()).isNotEmpty();
+    assertThat(ipv4.path("rulesLoaded").asInt()).isPositive();
+    assertThat(json.path("observedLocality").path("counted").asBoolean()).isFalse();
+    assertThat(get(proxy.explainPort(), "/explain?service=shop/web&format=text").body())
+        .contains("shop/web port http/TCP")
+        .contains("Sync state of the proxy on node-a");
+
+    moveWebEndpointTo("10.244.1.6");
+    await()
+        .untilAsserted(
+            () -> {
+              var after =
+                  new com.fasterxml.jackson.databind.ObjectMapper()
+                      .readTree(get(proxy.explainPort(), "/explain").body());
+              assertThat(after.path("servicePorts").get(0).path("clusterEndpoints").toString())
+                  .contains("10.244.1.6:8080");
+              assertThat(
+                      after.path("sync").path("families").get(0).path("lastPartialSync").asText())
+                  .isNotEqualTo("null");
+            });
+
+    assertThat(get(proxy.explainPort(), "/explain?service=web").statusCode()).isEqualTo(400);
+    assertThat(get(proxy.explainPort(), "/explain?format=yaml").statusCode()).isEqualTo(400);
+    assertThat(get(proxy.explainPort(), "/explainx").statusCode()).isEqualTo(404);
+    var post =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + proxy.explainPort() + "/explain"))
+                    .POST(HttpRequest.BodyPublishers.noBody())
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(post.statusCode()).isEqualTo(405);
+  }
+
+  @Test
+  void anExplainAddressOtherPodsCouldReachIsRefusedBeforeAnythingListens() {
+    proxy = dryRunProxy(Duration.ofMillis(100));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                proxy.start(
+                    new InetSocketAddress("127.0.0.1", 0),
+                    new InetSocketAddress("127.0.0.1", 0),
+                    new InetSocketAddress("0.0.0.0", 0)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must be a loopback address");
+    assertThat(proxy.explainPort()).isEqualTo(-1);
   }
 
   @Test
