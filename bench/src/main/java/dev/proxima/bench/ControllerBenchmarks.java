@@ -37,7 +37,7 @@ final class ControllerBenchmarks {
     this.rows = rows;
   }
 
-  private JarProcess startController(ApiServer api, String resyncPeriod) throws IOException {
+  JarProcess startController(ApiServer api, String resyncPeriod) throws IOException {
     int metrics = freePort();
     int probes = freePort();
     return JarProcess.start(
@@ -204,7 +204,7 @@ final class ControllerBenchmarks {
     }
   }
 
-  private static void awaitIdle(JarProcess controller) {
+  static void awaitIdle(JarProcess controller) {
     controller.await(
         "controller work queue drains",
         Duration.ofMinutes(5),

@@ -102,7 +102,7 @@ final class IptablesModeBenchmarks {
         int index = (int) ((change * 7919L + 29) % cluster.serviceCount());
         var ip = SyntheticCluster.ipv4(10 << 24 | 193 << 16, firstFreshIp + change);
         JarProcess.pause(1100);
-        api.client().resource(ProxyBenchmarks.changedSlice(cluster, index, ip)).update();
+        api.client().resource(PartialSyncProbe.changedSlice(cluster, index, ip)).update();
         long acknowledged = System.currentTimeMillis();
         node.proxy()
             .await(

@@ -1,13 +1,9 @@
 package dev.proxima.bench;
 
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Targets 1, 2, 3 and the proxy half of 6: the packaged proxy against the mock API server, loading
@@ -20,8 +16,7 @@ final class ProxyBenchmarks {
   private final Path work;
   private final Path proxyJar;
   private final List<Row> rows;
-  private final Set<Integer> changedSlices = new HashSet<>();
-  private int freshIps;
+  private final PartialSyncProbe probe;
   private final boolean iptablesMode;
   private double iptablesSmallPartial;
 
@@ -40,6 +35,7 @@ final class ProxyBenchmarks {
     this.work = work;
     this.proxyJar = proxyJar;
     this.rows = rows;
+    this.probe = new PartialSyncProbe(api, 192);
   }
 
   void run() throws Exception {
@@ -148,12 +144,11 @@ final class ProxyBenchmarks {
     }
     api.createAll(cluster.services().subList(from, cluster.serviceCount()));
     var slices = new ArrayList<>(cluster.slices().subList(from, cluster.serviceCount()));
-    for (int index : changedSlices) {
+    for (int index : probe.takeChanged()) {
       if (index < from) {
         slices.add(cluster.slice(index));
       }
     }
-    changedSlices.clear();
     api.createAll(slices);
   }
 
@@ -168,64 +163,23 @@ final class ProxyBenchmarks {
     }
   }
 
-  /**
-   * Replaces one endpoint of one Service at a time and times the write until nft monitor reports
-   * the new endpoint in the kernel; the bare baseline loads the same delta into a namespace that
-   * holds the same ruleset. Changes are spaced past the default 1 s min-sync-period, so each one is
-   * synced as soon as it arrives, as a lone change on a quiet cluster is.
-   *
-   * @return the median latency
-   */
+  /** Times partial syncs (see {@link PartialSyncProbe}) and adds the row. */
   private double partialSync(
       ProxyNode node, SyntheticCluster cluster, String baseline, RenderedRules rules, String size) {
-    var latencies = new ArrayList<Double>();
-    var fromRequest = new ArrayList<Double>();
-    int missed = 0;
-    var bare = new ArrayList<Double>();
-    try (var monitor = new NftMonitor(node.namespace)) {
-      for (int change = 0; change < scale.partialChanges(); change++) {
-        int index = (int) ((change * 7919L + 13) % cluster.serviceCount());
-        var ip = SyntheticCluster.ipv4(10 << 24 | 192 << 16, ++freshIps);
-        EndpointSlice slice = changedSlice(cluster, index, ip);
-        JarProcess.pause(1100);
-        long sent = System.currentTimeMillis();
-        api.client().resource(slice).update();
-        long acknowledged = System.currentTimeMillis();
-        changedSlices.add(index);
-        long inKernel;
-        try {
-          inKernel =
-              monitor.awaitEvent(
-                  sent, Duration.ofSeconds(30), "add element", ": " + ip + " . 8080");
-        } catch (HarnessError missing) {
-          // A change the proxy never programmed is a finding, not a harness failure.
-          missed++;
-          Progress.log("change to " + ip + " not in the kernel after 30 s:\n" + node.diagnostics());
-          monitor.clear();
-          continue;
-        }
-        // From the API server's acknowledgement: the CRUD mock scans its whole store on every
-        // write, a cost that grows with the cluster and that a real API server does not have.
-        latencies.add((double) Math.max(0, inKernel - acknowledged));
-        fromRequest.add((double) (inKernel - sent));
-        var delta = rules.delta(index, slice);
-        bare.add(
-            Sh.run(Sh.in(baseline, "nft", "-f", "-"), delta)
-                .orThrow(List.of("nft -f delta"))
-                .millis());
-        monitor.clear();
-      }
-    }
-    var measured = new Stats(latencies);
-    var bares = new Stats(bare);
+    var result = probe.measure(node, cluster, baseline, rules, scale.partialChanges());
+    var measured = result.latencies();
+    var bares = result.bare();
+    int missed = result.missed();
     rows.add(
         Row.check(
             "2 Partial sync: one Service's endpoint changed → rule in kernel (median of "
                 + measured.size()
-                + "; max "
+                + "; min–max "
+                + Row.ms(measured.min())
+                + "–"
                 + Row.ms(measured.max())
                 + "; from the write request, mock API server included: "
-                + Row.ms(new Stats(fromRequest).median())
+                + Row.ms(result.fromRequest().median())
                 + ")",
             size,
             Row.ms(measured.median()),
@@ -236,14 +190,6 @@ final class ProxyBenchmarks {
                 : "≤ 50 ms and ≤ 3×; " + missed + " changes never arrived",
             missed == 0 && measured.median() <= 50 && measured.median() <= 3 * bares.median()));
     return measured.median();
-  }
-
-  /** Service {@code index}'s slice with its second endpoint moved to {@code ip}. */
-  static EndpointSlice changedSlice(SyntheticCluster cluster, int index, String ip) {
-    var slice = cluster.slice(index);
-    var endpoint = slice.getEndpoints().get(1);
-    endpoint.setAddresses(List.of(ip));
-    return slice;
   }
 
   /**

@@ -25,6 +25,10 @@ final class Stats {
     return percentile(50);
   }
 
+  double min() {
+    return sorted.get(0);
+  }
+
   double max() {
     return sorted.get(sorted.size() - 1);
   }
