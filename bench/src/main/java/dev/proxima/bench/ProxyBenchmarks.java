@@ -18,7 +18,7 @@ final class ProxyBenchmarks {
   private final List<Row> rows;
   private final PartialSyncProbe probe;
   private final boolean iptablesMode;
-  private double iptablesSmallPartial;
+  private Stats iptablesSmallPartial;
 
   ProxyBenchmarks(
       Scale scale,
@@ -43,7 +43,7 @@ final class ProxyBenchmarks {
     int large = scale.coldServices();
     var smallCluster = new SyntheticCluster(small, 2, "PreferSameZone");
     populate(smallCluster, 0);
-    double smallPartial;
+    Stats smallPartial;
     try (var node = new ProxyNode(namespaces, "node-s", api, work, proxyJar)) {
       node.startAndAwaitSync(List.of());
       smallPartial = partialSync(node, smallCluster);
@@ -90,6 +90,10 @@ final class ProxyBenchmarks {
           Row.check(
               "1 Cold full sync: proxy start → rules in an empty namespace (median of "
                   + totals.size()
+                  + ", min–max "
+                  + Row.ms(totals.min())
+                  + "–"
+                  + Row.ms(totals.max())
                   + ")",
               size,
               Row.ms(totals.median()),
@@ -99,7 +103,10 @@ final class ProxyBenchmarks {
               totals.median() <= 2000));
       rows.add(
           Row.check(
-              "1 Cold full sync vs bare `nft -f` of the same script",
+              "1 Cold full sync vs bare `nft -f` of the same script (ratio per start "
+                  + String.format(
+                      "%.1f–%.1f×", totals.min() / bares.median(), totals.max() / bares.median())
+                  + ")",
               size,
               Row.ms(totals.median()),
               "nft -f " + Row.ms(bares.median()),
@@ -107,16 +114,16 @@ final class ProxyBenchmarks {
               "≤ 1.5×",
               totals.median() <= 1.5 * bares.median()));
 
-      double largePartial = partialSync(node, cluster, baseline, rules, large + " svc × 2 ep");
+      var largePartial = partialSync(node, cluster, baseline, rules, large + " svc × 2 ep");
       rows.add(
           Row.flat(
               "2 Partial sync flat in cluster size", large, small, largePartial, smallPartial));
-      restart(node, largePartial, large);
+      restart(node, largePartial.median(), large);
       if (iptablesMode) {
         node.close();
         node = null;
         IptablesModeBenchmarks.cold(namespaces, api, work, proxyJar, cluster, rows);
-        double iptablesLarge =
+        var iptablesLarge =
             IptablesModeBenchmarks.partial(
                 namespaces, api, work, proxyJar, cluster, scale.partialChanges(), 1000, rows);
         rows.add(
@@ -152,7 +159,7 @@ final class ProxyBenchmarks {
     api.createAll(slices);
   }
 
-  private double partialSync(ProxyNode node, SyntheticCluster cluster) {
+  private Stats partialSync(ProxyNode node, SyntheticCluster cluster) {
     var baseline = namespaces.create("bare-s");
     try {
       var rules = new RenderedRules(cluster);
@@ -164,7 +171,7 @@ final class ProxyBenchmarks {
   }
 
   /** Times partial syncs (see {@link PartialSyncProbe}) and adds the row. */
-  private double partialSync(
+  private Stats partialSync(
       ProxyNode node, SyntheticCluster cluster, String baseline, RenderedRules rules, String size) {
     var result = probe.measure(node, cluster, baseline, rules, scale.partialChanges());
     var measured = result.latencies();
@@ -189,7 +196,7 @@ final class ProxyBenchmarks {
                 ? "≤ 50 ms and ≤ 3×"
                 : "≤ 50 ms and ≤ 3×; " + missed + " changes never arrived",
             missed == 0 && measured.median() <= 50 && measured.median() <= 3 * bares.median()));
-    return measured.median();
+    return measured;
   }
 
   /**
@@ -268,33 +275,61 @@ final class ProxyBenchmarks {
 
   /**
    * Target 3: SIGTERM the proxy (rules stay), start it again in the same namespace, and time its
-   * first sync against twice a partial sync plus reading the programmed table back.
+   * first sync against twice a partial sync plus reading the programmed table back. Several rounds
+   * (the figure varies from run to run by more than its margin), and as many again when the rounds'
+   * ratios fall on both sides of the target.
    */
   private void restart(ProxyNode node, double partial, int services) {
-    node.stopProxy();
+    var syncs = new ArrayList<Double>();
+    var totals = new ArrayList<Double>();
     var reads = new ArrayList<Double>();
-    for (int i = 0; i < 3; i++) {
-      reads.add(
+    var ratios = new ArrayList<Double>();
+    int rounds = scale.restartRounds();
+    for (int round = 0; round < rounds; round++) {
+      node.stopProxy();
+      double read =
           Sh.run(Sh.in(node.namespace, "nft", "list", "table", "ip", "proxima"), "")
               .orThrow(List.of("nft list"))
-              .millis());
+              .millis();
+      var proxy = node.startAndAwaitSync(List.of());
+      double firstSync = node.fullSyncSeconds() * 1000;
+      syncs.add(firstSync);
+      totals.add(node.firstSyncedAt() - proxy.startedMillis);
+      reads.add(read);
+      ratios.add(firstSync / (2 * partial + read));
+      Progress.log("restart " + round + ": first sync " + Row.ms(firstSync));
+      var spread = new Stats(ratios);
+      if (round == rounds - 1
+          && rounds == scale.restartRounds()
+          && spread.min() <= 1
+          && spread.max() > 1) {
+        rounds *= 2;
+      }
     }
-    double read = new Stats(reads).median();
-    var proxy = node.startAndAwaitSync(List.of());
-    double firstSync = node.fullSyncSeconds() * 1000;
-    double total = node.firstSyncedAt() - proxy.startedMillis;
-    double bound = 2 * partial + read;
+    var sync = new Stats(syncs);
+    var read = new Stats(reads);
+    var ratio = new Stats(ratios);
+    double bound = 2 * partial + read.median();
     rows.add(
         Row.check(
-            "3 Restart with rules present: first sync (process start → synced: "
-                + Row.ms(total)
+            "3 Restart with rules present: first sync (median of "
+                + sync.size()
+                + " restarts, min–max "
+                + Row.ms(sync.min())
+                + "–"
+                + Row.ms(sync.max())
+                + "; ratio per restart "
+                + String.format("%.2f–%.2f×", ratio.min(), ratio.max())
+                + (ratio.min() <= 1 && ratio.max() > 1 ? ", crosses the target" : "")
+                + "; process start → synced: "
+                + Row.ms(new Stats(totals).median())
                 + ")",
             services + " svc × 2 ep",
-            Row.ms(firstSync),
-            "2 × partial + `nft list table` " + Row.ms(read) + " = " + Row.ms(bound),
-            Row.ratio(firstSync, bound),
+            Row.ms(sync.median()),
+            "2 × partial + `nft list table` " + Row.ms(read.median()) + " = " + Row.ms(bound),
+            Row.ratio(sync.median(), bound),
             "≤ 1×",
-            firstSync <= bound));
+            sync.median() <= bound));
   }
 
   /**
