@@ -156,7 +156,8 @@ public final class BenchMain {
               errors,
               rows,
               () ->
-                  new ExtremeBenchmarks(scale, namespaces, workDir, proxyJar, controllerJar, rows)
+                  new ExtremeBenchmarks(
+                          new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows))
                       .run());
         }
       }
@@ -169,7 +170,8 @@ public final class BenchMain {
               errors,
               rows,
               () ->
-                  new SoakBenchmark(scale, namespaces, workDir, proxyJar, controllerJar, rows)
+                  new SoakBenchmark(
+                          new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows))
                       .run());
         }
       }

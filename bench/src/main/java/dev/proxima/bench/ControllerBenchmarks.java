@@ -121,18 +121,9 @@ final class ControllerBenchmarks {
       api.createAll(cluster.slices());
       long before = api.sliceWrites();
       var first = startController(api, "30m");
-      long[] doneAt = {0};
       try {
-        first.await(
-            "controller writes every hint",
-            Duration.ofMinutes(10),
-            () -> {
-              if (api.sliceWrites() - before >= expected) {
-                doneAt[0] = System.currentTimeMillis();
-                return true;
-              }
-              return false;
-            });
+        long doneAt =
+            awaitWrites(first, api, before, expected, Duration.ofMinutes(10), "every hint");
         Progress.log("controller wrote every hint");
         awaitIdle(first);
         long writes = api.sliceWrites() - before;
@@ -144,7 +135,7 @@ final class ControllerBenchmarks {
                     + Row.ms(main - first.startedMillis)
                     + ")",
                 size,
-                Row.ms(doneAt[0] - first.startedMillis),
+                Row.ms(doneAt - first.startedMillis),
                 "-",
                 "-"));
         rows.add(
@@ -202,6 +193,32 @@ final class ControllerBenchmarks {
         second.stop();
       }
     }
+  }
+
+  /**
+   * Waits until the server has recorded {@code expected} slice writes since {@code before}.
+   *
+   * @return epoch millis when it had
+   */
+  static long awaitWrites(
+      JarProcess controller,
+      ApiServer api,
+      long before,
+      int expected,
+      Duration timeout,
+      String what) {
+    long[] doneAt = {0};
+    controller.await(
+        "controller writes " + what,
+        timeout,
+        () -> {
+          if (api.sliceWrites() - before >= expected) {
+            doneAt[0] = System.currentTimeMillis();
+            return true;
+          }
+          return false;
+        });
+    return doneAt[0];
   }
 
   static void awaitIdle(JarProcess controller) {

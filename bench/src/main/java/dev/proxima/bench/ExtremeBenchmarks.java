@@ -17,26 +17,18 @@ final class ExtremeBenchmarks {
   private static final double RSS_BOUND_MIB = 384;
   private static final double TRANSACTION_BOUND_MILLIS = 1000;
 
+  private final Harness harness;
   private final Scale scale;
   private final Namespaces namespaces;
   private final Path work;
-  private final Path proxyJar;
-  private final Path controllerJar;
   private final List<Row> rows;
 
-  ExtremeBenchmarks(
-      Scale scale,
-      Namespaces namespaces,
-      Path work,
-      Path proxyJar,
-      Path controllerJar,
-      List<Row> rows) {
-    this.scale = scale;
-    this.namespaces = namespaces;
-    this.work = work;
-    this.proxyJar = proxyJar;
-    this.controllerJar = controllerJar;
-    this.rows = rows;
+  ExtremeBenchmarks(Harness harness) {
+    this.harness = harness;
+    this.scale = harness.scale();
+    this.namespaces = harness.namespaces();
+    this.work = harness.work();
+    this.rows = harness.rows();
   }
 
   void run() throws Exception {
@@ -74,7 +66,7 @@ final class ExtremeBenchmarks {
       // The same run's partial-sync figure at the baseline size, same endpoints per Service.
       PartialSyncProbe.Result smallPartial;
       var smallBare = namespaces.create("x-bare-s");
-      try (var node = new ProxyNode(namespaces, "x-small", api, work, proxyJar)) {
+      try (var node = new ProxyNode(namespaces, "x-small", api, work, harness.proxyJar())) {
         var smallRules = new RenderedRules(smallCluster);
         Sh.run(Sh.in(smallBare, "nft", "-f", "-"), smallRules.fullScript())
             .orThrow(List.of("nft -f"));
@@ -100,7 +92,7 @@ final class ExtremeBenchmarks {
       double render = System.currentTimeMillis() - renderStarted;
       var bare = namespaces.create("x-bare");
       var timer = new NftTimer(work, "x" + shape.services() + "x" + shape.endpoints());
-      var node = new ProxyNode(namespaces, "x-node", api, work, proxyJar).timing(timer);
+      var node = new ProxyNode(namespaces, "x-node", api, work, harness.proxyJar()).timing(timer);
       try {
         // Twice, into a fresh namespace each time: on a shared machine one load can take several
         // times the other.
@@ -308,22 +300,13 @@ final class ExtremeBenchmarks {
   /** The controller on the shape's cluster: start → every hint, writes per slice, RSS. */
   private void controller(ApiServer api, SyntheticCluster cluster) throws IOException {
     String size = cluster.serviceCount() + " svc × " + cluster.endpointsPerService() + " ep";
-    var controllers =
-        new ControllerBenchmarks(scale, namespaces, work, controllerJar, proxyJar, rows);
+    var controllers = harness.controllers();
     int expected = ControllerBenchmarks.needingHints(cluster);
     long before = api.sliceWrites();
     try (var controller = controllers.startController(api, "30m")) {
-      long[] doneAt = {0};
-      controller.await(
-          "controller writes every hint at " + size,
-          Duration.ofMinutes(20),
-          () -> {
-            if (api.sliceWrites() - before >= expected) {
-              doneAt[0] = System.currentTimeMillis();
-              return true;
-            }
-            return false;
-          });
+      long doneAt =
+          ControllerBenchmarks.awaitWrites(
+              controller, api, before, expected, Duration.ofMinutes(20), "every hint at " + size);
       ControllerBenchmarks.awaitIdle(controller);
       long writes = api.sliceWrites() - before;
       long hinted = ControllerBenchmarks.hintedSlices(api);
@@ -332,7 +315,7 @@ final class ExtremeBenchmarks {
           Row.report(
               "18.1 Extreme: controller start → every hint written",
               size,
-              Row.ms(doneAt[0] - controller.startedMillis),
+              Row.ms(doneAt - controller.startedMillis),
               "-",
               "-"));
       rows.add(

@@ -16,26 +16,18 @@ import java.util.Random;
  * the proxy's table at the end with a fresh render of what the API server then holds.
  */
 final class SoakBenchmark {
+  private final Harness harness;
   private final Scale scale;
   private final Namespaces namespaces;
   private final Path work;
-  private final Path proxyJar;
-  private final Path controllerJar;
   private final List<Row> rows;
 
-  SoakBenchmark(
-      Scale scale,
-      Namespaces namespaces,
-      Path work,
-      Path proxyJar,
-      Path controllerJar,
-      List<Row> rows) {
-    this.scale = scale;
-    this.namespaces = namespaces;
-    this.work = work;
-    this.proxyJar = proxyJar;
-    this.controllerJar = controllerJar;
-    this.rows = rows;
+  SoakBenchmark(Harness harness) {
+    this.harness = harness;
+    this.scale = harness.scale();
+    this.namespaces = harness.namespaces();
+    this.work = harness.work();
+    this.rows = harness.rows();
   }
 
   /** RSS, live heap after a forced full collection (MiB) and threads of one process, at a time. */
@@ -62,10 +54,9 @@ final class SoakBenchmark {
       api.createAll(cluster.nodes());
       api.createAll(cluster.services());
       api.createAll(cluster.slices());
-      var controllers =
-          new ControllerBenchmarks(scale, namespaces, work, controllerJar, proxyJar, rows);
+      var controllers = harness.controllers();
       int expected = ControllerBenchmarks.needingHints(cluster);
-      try (var node = new ProxyNode(namespaces, "soak", api, work, proxyJar);
+      try (var node = new ProxyNode(namespaces, "soak", api, work, harness.proxyJar());
           var controller = controllers.startController(api, "30m")) {
         var proxy = node.startAndAwaitSync(List.of());
         controller.await(
