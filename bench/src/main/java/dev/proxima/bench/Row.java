@@ -53,8 +53,8 @@ record Row(
 
   /**
    * A ratio target: the median at the larger size over the median at the smaller one, with the
-   * spread of the same ratio over rounds of consecutive measurements (four rounds when each side
-   * has at least twelve; the i-th round of one size against the i-th of the other).
+   * spread of the same ratio over rounds of consecutive measurements (the i-th round of one size
+   * against the i-th of the other).
    */
   static Row flat(String benchmark, int large, int small, Stats atLarge, Stats atSmall) {
     double a = atLarge.median();
@@ -69,9 +69,13 @@ record Row(
         a <= 2 * b);
   }
 
-  /** " (ratio over 4 rounds: min–max, crosses the target)" or "" when too few measurements. */
+  /**
+   * " (ratio over rounds: min–max, crosses the target)" or "" when too few measurements: rounds of
+   * five measurements, at least four of them.
+   */
   static String spread(Stats atLarge, Stats atSmall, double bound) {
-    int rounds = Math.min(atLarge.size(), atSmall.size()) >= 12 ? 4 : 0;
+    int each = Math.min(atLarge.size(), atSmall.size());
+    int rounds = each >= 20 ? each / 5 : each >= 12 ? 4 : 0;
     if (rounds == 0) {
       return "";
     }
