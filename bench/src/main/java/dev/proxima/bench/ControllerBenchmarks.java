@@ -139,14 +139,7 @@ final class ControllerBenchmarks {
                 "-",
                 "-"));
         rows.add(
-            Row.check(
-                "7 Controller slice writes, first run (" + hinted + " slices hinted afterwards)",
-                size,
-                writes + " writes",
-                expected + " slices needing hints",
-                Row.ratio(writes, expected),
-                "exactly 1 per slice",
-                writes == expected && hinted == expected));
+            writesPerSlice("7 Controller slice writes, first run", size, writes, hinted, expected));
       } finally {
         first.stop();
       }
@@ -193,6 +186,18 @@ final class ControllerBenchmarks {
         second.stop();
       }
     }
+  }
+
+  /** One write per slice that needs hints, and every such slice hinted afterwards. */
+  static Row writesPerSlice(String what, String size, long writes, long hinted, int expected) {
+    return Row.check(
+        what + " (" + hinted + " slices hinted afterwards)",
+        size,
+        writes + " writes",
+        expected + " slices needing hints",
+        Row.ratio(writes, expected),
+        "exactly 1 per slice",
+        writes == expected && hinted == expected);
   }
 
   /**

@@ -319,14 +319,8 @@ final class ExtremeBenchmarks {
               "-",
               "-"));
       rows.add(
-          Row.check(
-              "18.1 Extreme: controller slice writes (" + hinted + " slices hinted afterwards)",
-              size,
-              writes + " writes",
-              expected + " slices needing hints",
-              Row.ratio(writes, expected),
-              "exactly 1 per slice",
-              writes == expected && hinted == expected));
+          ControllerBenchmarks.writesPerSlice(
+              "18.1 Extreme: controller slice writes", size, writes, hinted, expected));
       rows.add(
           Row.check(
               String.format(
