@@ -2,10 +2,13 @@
 # Builds the jars and runs every Proxima benchmark on this machine, printing one Markdown table
 # (benchmark, scale, result, baseline from the same run, ratio, target, pass/fail).
 #
-#   ./bench.sh            the issue's sizes (10,000 Services ...), about 20 minutes on 2 cores
-#   ./bench.sh --smoke    small sizes, 1.5 to 3 minutes; .ci/run calls it so the harness cannot rot
+#   ./bench.sh            the issues' sizes (10,000 Services ...), about 20 minutes on 2 cores,
+#                         plus about 10 for issue 18's extreme shapes and 30 for its soak
+#   ./bench.sh --smoke    small sizes, 4 to 6 minutes; .ci/run calls it so the harness cannot rot
 #   ./bench.sh --iptables also the rows of the proxy's iptables mode (target 5)
-#   ./bench.sh --only=jmh,proxy,latency,controller
+#   ./bench.sh --only=jmh,proxy,latency,controller,extreme,soak
+#   ./bench.sh --extreme[=44000x1]   issue 18's extreme shapes alone (or one of them)
+#   ./bench.sh --soak[=minutes]      issue 18's soak alone (30 minutes unless given)
 #
 # Kernel and process benchmarks need root, nft, iptables and iproute2. The harness runs inside its
 # own network namespace (pb8-hub) and creates every other namespace and veth it needs under the

@@ -11,8 +11,10 @@ import java.util.List;
  * smoke run catches a rotten harness without failing on a noisy machine.
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
- * iptables mode rows), {@code --only=jmh,proxy,latency,controller} (and {@code memory}, target 6
- * alone), {@code --quick} (the issue's sizes with fewer repetitions), {@code --work=DIR}.
+ * iptables mode rows), {@code --only=jmh,proxy,latency,controller,extreme,soak} (and {@code
+ * memory}, target 6 alone), {@code --extreme} (issue 18's extreme shapes alone), {@code
+ * --soak[=minutes]} (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code
+ * --quick} (the issue's sizes with fewer repetitions), {@code --work=DIR}.
  */
 public final class BenchMain {
   private BenchMain() {}
@@ -21,7 +23,10 @@ public final class BenchMain {
     boolean smoke = false;
     boolean iptables = false;
     boolean quick = false;
-    List<String> only = List.of("jmh", "proxy", "latency", "controller");
+    List<String> only = List.of("jmh", "proxy", "latency", "controller", "extreme", "soak");
+    var chosen = new ArrayList<String>();
+    Double soakMinutes = null;
+    String extremeShape = null;
     Path work = Path.of("bench", "target", "bench-work");
     Path root = Path.of(".");
     for (var arg : args) {
@@ -31,6 +36,17 @@ public final class BenchMain {
         quick = true;
       } else if (arg.equals("--iptables")) {
         iptables = true;
+      } else if (arg.equals("--extreme")) {
+        chosen.add("extreme");
+      } else if (arg.startsWith("--extreme=")) {
+        // One shape, e.g. --extreme=44000x1, so a run that holds the netns lock stays short.
+        chosen.add("extreme");
+        extremeShape = arg.substring("--extreme=".length());
+      } else if (arg.equals("--soak")) {
+        chosen.add("soak");
+      } else if (arg.startsWith("--soak=")) {
+        chosen.add("soak");
+        soakMinutes = Double.parseDouble(arg.substring("--soak=".length()));
       } else if (arg.startsWith("--only=")) {
         only = List.of(arg.substring("--only=".length()).split(","));
       } else if (arg.startsWith("--work=")) {
@@ -42,6 +58,9 @@ public final class BenchMain {
         System.exit(2);
       }
     }
+    if (!chosen.isEmpty()) {
+      only = chosen;
+    }
     Files.createDirectories(work);
     // Interrupted runs must not leave proxies, probes or monitors behind in the scratch namespaces.
     Runtime.getRuntime()
@@ -51,7 +70,9 @@ public final class BenchMain {
     final Path workDir = work.toAbsolutePath();
     final boolean iptablesMode = iptables;
     final boolean proxySection = only.contains("proxy");
-    var scale = smoke ? Scale.smokeRun() : quick ? Scale.quickRun() : Scale.fullRun();
+    var chosenScale = smoke ? Scale.smokeRun() : quick ? Scale.quickRun() : Scale.fullRun();
+    var soakScale = soakMinutes == null ? chosenScale : chosenScale.withSoakMinutes(soakMinutes);
+    var scale = extremeShape == null ? soakScale : soakScale.withExtremeShape(extremeShape);
     var rows = new ArrayList<Row>();
     var errors = new ArrayList<String>();
     var machine = Machine.describe();
@@ -123,6 +144,34 @@ public final class BenchMain {
               () ->
                   new ControllerBenchmarks(
                           scale, namespaces, workDir, controllerJar, proxyJar, rows)
+                      .run());
+        }
+      }
+      if (only.contains("extreme")) {
+        if (kernelSkip != null) {
+          rows.add(Row.skipped("18 extreme shapes", "-", kernelSkip));
+        } else {
+          section(
+              "extreme",
+              errors,
+              rows,
+              () ->
+                  new ExtremeBenchmarks(
+                          new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows))
+                      .run());
+        }
+      }
+      if (only.contains("soak")) {
+        if (kernelSkip != null) {
+          rows.add(Row.skipped("18 soak", "-", kernelSkip));
+        } else {
+          section(
+              "soak",
+              errors,
+              rows,
+              () ->
+                  new SoakBenchmark(
+                          new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows))
                       .run());
         }
       }

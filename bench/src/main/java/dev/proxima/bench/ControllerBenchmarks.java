@@ -37,7 +37,7 @@ final class ControllerBenchmarks {
     this.rows = rows;
   }
 
-  private JarProcess startController(ApiServer api, String resyncPeriod) throws IOException {
+  JarProcess startController(ApiServer api, String resyncPeriod) throws IOException {
     int metrics = freePort();
     int probes = freePort();
     return JarProcess.start(
@@ -121,18 +121,9 @@ final class ControllerBenchmarks {
       api.createAll(cluster.slices());
       long before = api.sliceWrites();
       var first = startController(api, "30m");
-      long[] doneAt = {0};
       try {
-        first.await(
-            "controller writes every hint",
-            Duration.ofMinutes(10),
-            () -> {
-              if (api.sliceWrites() - before >= expected) {
-                doneAt[0] = System.currentTimeMillis();
-                return true;
-              }
-              return false;
-            });
+        long doneAt =
+            awaitWrites(first, api, before, expected, Duration.ofMinutes(10), "every hint");
         Progress.log("controller wrote every hint");
         awaitIdle(first);
         long writes = api.sliceWrites() - before;
@@ -144,18 +135,11 @@ final class ControllerBenchmarks {
                     + Row.ms(main - first.startedMillis)
                     + ")",
                 size,
-                Row.ms(doneAt[0] - first.startedMillis),
+                Row.ms(doneAt - first.startedMillis),
                 "-",
                 "-"));
         rows.add(
-            Row.check(
-                "7 Controller slice writes, first run (" + hinted + " slices hinted afterwards)",
-                size,
-                writes + " writes",
-                expected + " slices needing hints",
-                Row.ratio(writes, expected),
-                "exactly 1 per slice",
-                writes == expected && hinted == expected));
+            writesPerSlice("7 Controller slice writes, first run", size, writes, hinted, expected));
       } finally {
         first.stop();
       }
@@ -204,7 +188,45 @@ final class ControllerBenchmarks {
     }
   }
 
-  private static void awaitIdle(JarProcess controller) {
+  /** One write per slice that needs hints, and every such slice hinted afterwards. */
+  static Row writesPerSlice(String what, String size, long writes, long hinted, int expected) {
+    return Row.check(
+        what + " (" + hinted + " slices hinted afterwards)",
+        size,
+        writes + " writes",
+        expected + " slices needing hints",
+        Row.ratio(writes, expected),
+        "exactly 1 per slice",
+        writes == expected && hinted == expected);
+  }
+
+  /**
+   * Waits until the server has recorded {@code expected} slice writes since {@code before}.
+   *
+   * @return epoch millis when it had
+   */
+  static long awaitWrites(
+      JarProcess controller,
+      ApiServer api,
+      long before,
+      int expected,
+      Duration timeout,
+      String what) {
+    long[] doneAt = {0};
+    controller.await(
+        "controller writes " + what,
+        timeout,
+        () -> {
+          if (api.sliceWrites() - before >= expected) {
+            doneAt[0] = System.currentTimeMillis();
+            return true;
+          }
+          return false;
+        });
+    return doneAt[0];
+  }
+
+  static void awaitIdle(JarProcess controller) {
     controller.await(
         "controller work queue drains",
         Duration.ofMinutes(5),

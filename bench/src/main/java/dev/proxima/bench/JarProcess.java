@@ -45,6 +45,21 @@ final class JarProcess implements AutoCloseable {
       List<String> arguments,
       Path log,
       String metricsUrl) {
+    return start(namespace, jar, extraJvmFlags, arguments, log, metricsUrl, Map.of());
+  }
+
+  /**
+   * As above, with {@code extraEnvironment} on top of the manifest's (e.g. a PATH that puts a
+   * timing wrapper in front of a host tool).
+   */
+  static JarProcess start(
+      String namespace,
+      Path jar,
+      List<String> extraJvmFlags,
+      List<String> arguments,
+      Path log,
+      String metricsUrl,
+      Map<String, String> extraEnvironment) {
     var command = new ArrayList<String>();
     if (namespace != null) {
       command.addAll(List.of("ip", "netns", "exec", namespace));
@@ -63,8 +78,10 @@ final class JarProcess implements AutoCloseable {
     command.addAll(arguments);
     try {
       long started = System.currentTimeMillis();
+      var environment = new java.util.HashMap<>(deployed.environment());
+      environment.putAll(extraEnvironment);
       var process =
-          builder(command, deployed.environment())
+          builder(command, environment)
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();
@@ -147,6 +164,20 @@ final class JarProcess implements AutoCloseable {
       Progress.log("cannot write the class histogram: " + e.getMessage());
     }
     return new double[] {rssAndPeakMiB()[0], liveMiB};
+  }
+
+  /** The number of threads of the process, from /proc. */
+  int threads() {
+    try {
+      for (var line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+        if (line.startsWith("Threads:")) {
+          return Integer.parseInt(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (IOException e) {
+      throw new HarnessError("cannot read the threads of process " + pid(), e);
+    }
+    throw new HarnessError("no thread count for process " + pid());
   }
 
   private static long kib(String line) {

@@ -23,6 +23,7 @@ final class ProxyNode implements AutoCloseable {
   private final String mode;
   private int starts;
   private double firstSyncedAt;
+  private java.util.Map<String, String> environment = java.util.Map.of();
 
   ProxyNode(Namespaces namespaces, String suffix, ApiServer api, Path work, Path jar)
       throws IOException {
@@ -40,6 +41,12 @@ final class ProxyNode implements AutoCloseable {
     var addresses = namespaces.connect(null, namespace);
     this.nodeAddress = addresses[1];
     this.kubeconfig = api.kubeconfig(work, addresses[0]).toString();
+  }
+
+  /** Runs the proxy with every nft run timed by {@code timer} from its next start on. */
+  ProxyNode timing(NftTimer timer) {
+    environment = timer.environment();
+    return this;
   }
 
   /** Starts the proxy (with extra JVM flags) and waits until both families' first sync is done. */
@@ -62,8 +69,9 @@ final class ProxyNode implements AutoCloseable {
             extraJvmFlags,
             arguments,
             log,
-            "http://" + nodeAddress + ":" + METRICS_PORT + "/metrics");
-    proxy.await("proxy first sync in " + namespace, Duration.ofMinutes(5), () -> lastSyncAt() > 0);
+            "http://" + nodeAddress + ":" + METRICS_PORT + "/metrics",
+            environment);
+    proxy.await("proxy first sync in " + namespace, Duration.ofMinutes(10), () -> lastSyncAt() > 0);
     firstSyncedAt = lastSyncAt();
     Progress.log(
         "proxy in "
@@ -85,12 +93,12 @@ final class ProxyNode implements AutoCloseable {
    * every object again, and a change written meanwhile would queue behind thousands of events.
    * Quiet means the change counters stood still for two seconds.
    */
-  private void awaitQuiet() {
+  void awaitQuiet() {
     double[] last = {-1};
     long[] stableSince = {System.currentTimeMillis()};
     proxy.await(
         "proxy settles after its first sync in " + namespace,
-        Duration.ofMinutes(3),
+        Duration.ofMinutes(5),
         () -> {
           double now = changeEvents();
           long at = System.currentTimeMillis();

@@ -25,6 +25,17 @@ public final class RenderedRules {
   private final String fullScript;
 
   public RenderedRules(SyntheticCluster cluster) {
+    this(cluster, cluster.services(), cluster.slices());
+  }
+
+  /**
+   * The ruleset of {@code services} and {@code slices} as they stand (e.g. listed from the API
+   * server after churn), for the benchmark node of {@code cluster}.
+   */
+  public RenderedRules(
+      SyntheticCluster cluster,
+      List<io.fabric8.kubernetes.api.model.Service> services,
+      List<EndpointSlice> slices) {
     this.cluster = cluster;
     this.node = cluster.nodes().get(0);
     var settings = RuleSettings.defaults();
@@ -34,18 +45,25 @@ public final class RenderedRules {
         new RulesetAssembler(
             settings.forFamily(
                 IpFamily.IPV4, settings.nodePortAddresses(IpFamily.IPV4, addresses), List.of()));
-    this.fullScript = assembler.replaceAll(portRules(cluster));
+    this.fullScript = assembler.replaceAll(portRules(cluster, services, slices));
   }
 
   /** What the renderers take: every planned Service port of the benchmark node, IPv4. */
   public static List<ServicePortRules> portRules(SyntheticCluster cluster) {
+    return portRules(cluster, cluster.services(), cluster.slices());
+  }
+
+  private static List<ServicePortRules> portRules(
+      SyntheticCluster cluster,
+      List<io.fabric8.kubernetes.api.model.Service> services,
+      List<EndpointSlice> slices) {
     return NodePlanner.plan(
             IpFamily.IPV4,
             SyntheticCluster.PROXY_NODE,
             cluster.nodes().get(0),
             null,
-            cluster.services(),
-            cluster.slices())
+            services,
+            slices)
         .ports()
         .stream()
         .map(NftPlanRenderer::rules)

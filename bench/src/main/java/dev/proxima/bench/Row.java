@@ -51,16 +51,48 @@ record Row(
         rssAndPeakMiB[1] <= 256);
   }
 
-  /** A ratio target: the figure at the larger size over the figure at the smaller one. */
-  static Row flat(String benchmark, int large, int small, double atLarge, double atSmall) {
+  /**
+   * A ratio target: the median at the larger size over the median at the smaller one, with the
+   * spread of the same ratio over rounds of consecutive measurements (the i-th round of one size
+   * against the i-th of the other).
+   */
+  static Row flat(String benchmark, int large, int small, Stats atLarge, Stats atSmall) {
+    double a = atLarge.median();
+    double b = atSmall.median();
     return check(
-        benchmark,
+        benchmark + spread(atLarge, atSmall, 2),
         large + " vs " + small + " svc",
-        ms(atLarge),
-        small + " svc: " + ms(atSmall),
-        ratio(atLarge, atSmall),
+        ms(a),
+        small + " svc: " + ms(b),
+        ratio(a, b),
         "≤ 2×",
-        atLarge <= 2 * atSmall);
+        a <= 2 * b);
+  }
+
+  /**
+   * " (ratio over rounds: min–max, crosses the target)" or "" when too few measurements: rounds of
+   * five measurements, at least four of them.
+   */
+  static String spread(Stats atLarge, Stats atSmall, double bound) {
+    int each = Math.min(atLarge.size(), atSmall.size());
+    int rounds = each >= 20 ? each / 5 : each >= 12 ? 4 : 0;
+    if (rounds == 0) {
+      return "";
+    }
+    var large = atLarge.rounds(rounds);
+    var small = atSmall.rounds(rounds);
+    var ratios = new java.util.ArrayList<Double>();
+    for (int r = 0; r < rounds; r++) {
+      ratios.add(large.get(r).median() / small.get(r).median());
+    }
+    var stats = new Stats(ratios);
+    return String.format(
+        " (ratio of round medians over %d rounds of %d: %.2f–%.2f×%s)",
+        rounds,
+        Math.min(atLarge.size(), atSmall.size()) / rounds,
+        stats.min(),
+        stats.max(),
+        stats.min() <= bound && stats.max() > bound ? ", crosses the target" : "");
   }
 
   static Row pending(String benchmark, String scale, String why) {

@@ -17,7 +17,69 @@ record Scale(
     int controllerServices,
     int controllerEndpoints,
     int controllerRssServices,
-    int nplChanges) {
+    int nplChanges,
+    int restartRounds,
+    Extreme extreme,
+    Soak soak) {
+
+  /** A cluster shape: Services × endpoints each (one slice per Service, at most 100 endpoints). */
+  record Shape(int services, int endpoints) {
+    String text() {
+      return services + " svc × " + endpoints + " ep";
+    }
+  }
+
+  /**
+   * Issue 18's extreme shapes, the Service count of the same-run partial-sync baseline, and the
+   * partial changes per shape; the controller runs at the shape with one endpoint per Service.
+   */
+  record Extreme(List<Shape> shapes, int baselineServices, int changes) {}
+
+  /**
+   * The soak: cluster size, minutes of churn, endpoint replacements per second, and one Service
+   * created and one deleted every {@code serviceEverySeconds}.
+   */
+  record Soak(
+      int services, double minutes, double endpointChangesPerSecond, double serviceEverySeconds) {
+    Soak withMinutes(double newMinutes) {
+      return new Soak(services, newMinutes, endpointChangesPerSecond, serviceEverySeconds);
+    }
+  }
+
+  /** Only the extreme shape written as {@code <services>x<endpoints>}, e.g. 44000x1. */
+  Scale withExtremeShape(String text) {
+    var parts = text.split("x");
+    if (parts.length != 2) {
+      throw new IllegalArgumentException("a shape is <services>x<endpoints>, not " + text);
+    }
+    var shape = new Shape(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+    return with(new Extreme(List.of(shape), extreme.baselineServices(), extreme.changes()), soak);
+  }
+
+  Scale withSoakMinutes(double minutes) {
+    return with(extreme, soak.withMinutes(minutes));
+  }
+
+  private Scale with(Extreme newExtreme, Soak newSoak) {
+    return new Scale(
+        smoke,
+        coldServices,
+        coldRepetitions,
+        partialServices,
+        partialChanges,
+        memoryServices,
+        memoryEndpoints,
+        latencyServices,
+        latencySamples,
+        latencyRounds,
+        controllerServices,
+        controllerEndpoints,
+        controllerRssServices,
+        nplChanges,
+        restartRounds,
+        newExtreme,
+        newSoak);
+  }
 
   static Scale fullRun() {
     return new Scale(
@@ -34,7 +96,10 @@ record Scale(
         5_000,
         20,
         10_000,
-        100);
+        100,
+        3,
+        new Extreme(List.of(new Shape(44_000, 1), new Shape(5_000, 50)), 1_000, 10),
+        new Soak(10_000, 30, 10, 10));
   }
 
   /**
@@ -57,11 +122,30 @@ record Scale(
         full.controllerServices(),
         full.controllerEndpoints(),
         full.controllerRssServices(),
-        20);
+        20,
+        1,
+        new Extreme(full.extreme().shapes(), full.extreme().baselineServices(), 5),
+        full.soak().withMinutes(5));
   }
 
   static Scale smokeRun() {
     return new Scale(
-        true, 200, 1, List.of(50, 200), 3, 200, 10, List.of(10, 200), 200, 1, 100, 20, 200, 5);
+        true,
+        200,
+        1,
+        List.of(50, 200),
+        3,
+        200,
+        10,
+        List.of(10, 200),
+        200,
+        1,
+        100,
+        20,
+        200,
+        5,
+        2,
+        new Extreme(List.of(new Shape(440, 1), new Shape(50, 50)), 40, 3),
+        new Soak(200, 1, 5, 10));
   }
 }
