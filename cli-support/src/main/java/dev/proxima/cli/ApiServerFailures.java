@@ -6,7 +6,6 @@ import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
-import java.net.http.HttpTimeoutException;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -59,6 +58,13 @@ public final class ApiServerFailures {
       if (current instanceof KubernetesClientException api && api.getCode() > 0) {
         return httpStatus(api);
       }
+      // By name: the JDK's HttpTimeoutException lives in a module the images leave out, and a
+      // connect timeout from Netty is a ConnectException that must not read "connection refused".
+      if (current instanceof SocketTimeoutException
+          || current instanceof TimeoutException
+          || current.getClass().getSimpleName().endsWith("TimeoutException")) {
+        return "timed out";
+      }
       if (current instanceof UnknownHostException) {
         return "unknown host " + current.getMessage();
       }
@@ -67,11 +73,6 @@ public final class ApiServerFailures {
       }
       if (current instanceof NoRouteToHostException) {
         return "no route to host (" + current.getMessage() + ")";
-      }
-      if (current instanceof SocketTimeoutException
-          || current instanceof HttpTimeoutException
-          || current instanceof TimeoutException) {
-        return "timed out";
       }
       if (current instanceof SSLException) {
         return "TLS failed: " + current.getMessage();

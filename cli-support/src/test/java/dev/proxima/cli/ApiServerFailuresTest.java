@@ -40,4 +40,22 @@ class ApiServerFailuresTest {
     assertThat(ApiServerFailures.cause(new IllegalStateException("odd\nsecond line")))
         .isEqualTo("IllegalStateException: odd");
   }
+
+  /** Netty's connect timeout, as fabric8's Vert.x client reports it: a ConnectException. */
+  private static final class ConnectTimeoutException extends ConnectException {
+    ConnectTimeoutException(String message) {
+      super(message);
+    }
+  }
+
+  @Test
+  void namesTimeoutsAsTimeoutsAlsoWhenTheyAreConnectExceptions() {
+    assertThat(
+            ApiServerFailures.cause(
+                new KubernetesClientException(
+                    "failed", new ConnectTimeoutException("connection timed out: /10.0.0.1:443"))))
+        .isEqualTo("timed out");
+    assertThat(ApiServerFailures.cause(new java.util.concurrent.TimeoutException()))
+        .isEqualTo("timed out");
+  }
 }
