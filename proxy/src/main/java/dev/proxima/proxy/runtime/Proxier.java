@@ -2,7 +2,6 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
-import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
@@ -31,7 +30,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +49,7 @@ public final class Proxier {
   private final ProxyConfig config;
   private final ProxyCache cache;
   private final DataPlane plane;
-  private final ConntrackCleaner conntrack;
+  private final Host host;
   private final ProxyMetrics metrics;
   private final ProxyHealth health;
   private final Clock clock;
@@ -66,7 +64,6 @@ public final class Proxier {
   private Set<String> reportedCollisions = Set.of();
   private List<String> assembledForAddresses;
   private List<String> assembledForLocalCidrs;
-  private final Supplier<List<String>> hostAddresses;
   private Boolean nodePortsServedNowhere;
   private boolean waitingForPodCidrs;
   private Object plannedForNode;
@@ -86,40 +83,22 @@ public final class Proxier {
 
   /**
    * @param plane renders and loads this family's rules in the chosen mode
-   * @param conntrack null to skip the UDP conntrack cleanup
+   * @param host the addresses --nodeport-addresses selects from and the UDP conntrack cleanup
    */
   public Proxier(
       IpFamily family,
       ProxyConfig config,
       ProxyCache cache,
       DataPlane plane,
-      ConntrackCleaner conntrack,
+      Host host,
       ProxyMetrics metrics,
       ProxyHealth health,
       Clock clock) {
-    this(family, config, cache, plane, conntrack, metrics, health, clock, cache::nodeAddresses);
-  }
-
-  /**
-   * @param hostAddresses the addresses --nodeport-addresses selects from: the host's interfaces in
-   *     the live proxy, the Node's status.addresses where there are none (dry run, tests)
-   */
-  public Proxier(
-      IpFamily family,
-      ProxyConfig config,
-      ProxyCache cache,
-      DataPlane plane,
-      ConntrackCleaner conntrack,
-      ProxyMetrics metrics,
-      ProxyHealth health,
-      Clock clock,
-      Supplier<List<String>> hostAddresses) {
-    this.hostAddresses = hostAddresses;
+    this.host = host;
     this.family = family;
     this.config = config;
     this.cache = cache;
     this.plane = plane;
-    this.conntrack = conntrack;
     this.metrics = metrics;
     this.health = health;
     this.clock = clock;
@@ -207,7 +186,7 @@ public final class Proxier {
     var triggers = cache.drainTriggerTimes(family);
     var node = cache.node();
     var nodeAddresses =
-        config.rules().nodePortAddresses(family, hostAddresses.get(), NodeIps.primary(node));
+        config.rules().nodePortAddresses(family, host.addresses(cache), NodeIps.primary(node));
     reportNodePortAddresses(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
     if (config.rules().detectLocalMode() == DetectLocalMode.NODE_CIDR && podCidrs.isEmpty()) {
@@ -506,11 +485,8 @@ public final class Proxier {
 
   /** After rules change, UDP flows to removed endpoints would outlive them: delete those. */
   private void cleanUpUdpFlows() {
-    if (conntrack == null) {
-      return;
-    }
     var started = clock.instant();
-    int deleted = conntrack.cleanup(family, allPorts());
+    int deleted = host.deleteStaleUdpFlows(family, allPorts());
     metrics.conntrackReconciled(family, Duration.between(started, clock.instant()), deleted);
   }
 

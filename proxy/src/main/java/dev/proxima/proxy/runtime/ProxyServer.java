@@ -6,7 +6,6 @@ import dev.proxima.http.ProbeHttpServer;
 import dev.proxima.http.ProbeResponse;
 import dev.proxima.http.PrometheusMetricsHandler;
 import dev.proxima.model.ObjectKey;
-import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.explain.ObservedLocality;
 import dev.proxima.proxy.explain.SyncState;
@@ -35,7 +34,6 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,15 +65,13 @@ public final class ProxyServer implements AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
 
   /**
-   * The nftables mode.
-   *
-   * @param nft null in dry-run mode; rulesets then go to {@code dryRunOutput}
+   * The nftables mode off the host (a dry run, tests, the demo): rules go to {@code nft}, the
+   * Node's status.addresses stand in for the interfaces, and no conntrack entries are deleted.
    */
   public ProxyServer(
       KubernetesClient client,
       ProxyConfig config,
       RuleLoader nft,
-      Consumer<String> dryRunOutput,
       PrometheusRegistry registry,
       Duration informerResync,
       Clock clock) {
@@ -83,8 +79,8 @@ public final class ProxyServer implements AutoCloseable {
         client,
         config,
         ProxyMode.nftables,
-        DataPlanes.nftables(config.rules(), nft, dryRunOutput),
-        nft != null,
+        DataPlanes.nftables(config.rules(), nft),
+        Host.none(),
         registry,
         informerResync,
         clock);
@@ -92,14 +88,14 @@ public final class ProxyServer implements AutoCloseable {
 
   /**
    * @param planes each family's data plane in {@code mode}
-   * @param touchesKernel false in dry-run mode: no conntrack cleanup, no kernel checks
+   * @param host the interface addresses and conntrack tool of this node, or {@link Host#none()}
    */
   public ProxyServer(
       KubernetesClient client,
       ProxyConfig config,
       ProxyMode mode,
       DataPlanes planes,
-      boolean touchesKernel,
+      Host host,
       PrometheusRegistry registry,
       Duration informerResync,
       Clock clock) {
@@ -107,7 +103,7 @@ public final class ProxyServer implements AutoCloseable {
     this.registry = registry;
     this.rules = config.rules();
     this.metrics = new ProxyMetrics(registry, mode);
-    this.kernelCheckPeriod = touchesKernel ? config.syncPeriod() : null;
+    this.kernelCheckPeriod = config.syncPeriod();
     this.health = new ProxyHealth(clock, config.healthTimeout());
     this.nodeName = config.nodeName();
     this.cache =
@@ -134,9 +130,7 @@ public final class ProxyServer implements AutoCloseable {
                 changed();
               }
             });
-    Supplier<List<String>> nodePortCandidates =
-        touchesKernel ? HostAddresses::read : cache::nodeAddresses;
-    this.nodePortCandidates = nodePortCandidates;
+    this.nodePortCandidates = () -> host.addresses(cache);
     for (var family : IpFamily.values()) {
       proxiers.add(
           new Proxier(
@@ -144,11 +138,10 @@ public final class ProxyServer implements AutoCloseable {
               config,
               cache,
               planes.forFamily(family, metrics, clock),
-              touchesKernel ? ConntrackCleaner.onThisHost() : null,
+              host,
               metrics,
               health,
-              clock,
-              nodePortCandidates));
+              clock));
     }
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
@@ -294,10 +287,9 @@ public final class ProxyServer implements AutoCloseable {
         summaryMillis,
         summaryMillis,
         TimeUnit.MILLISECONDS);
-    if (kernelCheckPeriod != null) {
-      long millis = kernelCheckPeriod.toMillis();
-      kernelCheck.scheduleWithFixedDelay(this::checkKernel, millis, millis, TimeUnit.MILLISECONDS);
-    }
+    // A printing loader's kernel is always intact, so a dry run's checks find nothing.
+    long millis = kernelCheckPeriod.toMillis();
+    kernelCheck.scheduleWithFixedDelay(this::checkKernel, millis, millis, TimeUnit.MILLISECONDS);
   }
 
   /**

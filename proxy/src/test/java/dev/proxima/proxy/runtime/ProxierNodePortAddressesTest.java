@@ -44,8 +44,8 @@ class ProxierNodePortAddressesTest {
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics)
-            : new IptablesDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics);
+            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics)
+            : new IptablesDataPlane(IpFamily.IPV4, settings, loader, metrics);
     var config = ProxyConfig.defaults("node-a").withRules(settings);
     proxier =
         withHost
@@ -54,12 +54,11 @@ class ProxierNodePortAddressesTest {
                 config,
                 cache,
                 plane,
-                null,
+                Host.withAddresses(() -> List.copyOf(host)),
                 metrics,
                 health,
-                clock,
-                () -> List.copyOf(host))
-            : new Proxier(IpFamily.IPV4, config, cache, plane, null, metrics, health, clock);
+                clock)
+            : new Proxier(IpFamily.IPV4, config, cache, plane, Host.none(), metrics, health, clock);
     cache.services.add(ApiObjects.service("shop", "web", "10.96.0.10").build());
     cache.slices.add(ApiObjects.slice("shop", "web", "10.244.1.5"));
   }

@@ -62,17 +62,15 @@ class ProxierTest {
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(
-                IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics, clock)
-            : new IptablesDataPlane(
-                IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics);
+            ? new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics, clock)
+            : new IptablesDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics);
     proxier =
         new Proxier(
             IpFamily.IPV4,
             ProxyConfig.defaults("node-a"),
             cache,
             plane,
-            null,
+            Host.none(),
             metrics,
             health,
             clock);
