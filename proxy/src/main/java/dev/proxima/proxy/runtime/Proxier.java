@@ -18,15 +18,14 @@ import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.TopologyFallback;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.selection.TopologyLevel;
+import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -62,13 +61,9 @@ public final class Proxier {
 
   private AddressOwners owners = new AddressOwners();
   private Set<String> reportedCollisions = Set.of();
-  private List<String> assembledForAddresses;
-  private List<String> assembledForLocalCidrs;
   private Boolean nodePortsServedNowhere;
   private boolean waitingForPodCidrs;
-  private Object plannedForNode;
-  private boolean needFullSync = true;
-  private Instant lastFullSync = Instant.MIN;
+  private final SyncPolicy policy;
   private boolean loggedFirstSync;
   private final RateLimitedSummary partialSyncs;
 
@@ -102,6 +97,7 @@ public final class Proxier {
     this.metrics = metrics;
     this.health = health;
     this.clock = clock;
+    this.policy = new SyncPolicy(config.fullSyncPeriod(), clock);
     this.published = new Published(null, SyncState.notSynced(family));
     this.partialSyncs =
         new RateLimitedSummary(
@@ -124,7 +120,7 @@ public final class Proxier {
 
   /** The plan of the latest sync, or null before the first. */
   public synchronized NodePlanner.FamilyPlan lastPlan() {
-    return plannedForNode == null ? null : currentPlan();
+    return policy.loadedOnce() ? currentPlan() : null;
   }
 
   /** The latest loaded plan and sync state, without waiting for a sync in progress. */
@@ -145,14 +141,14 @@ public final class Proxier {
    * be full, since the kernel may then not hold what the last sync meant to load.
    */
   public synchronized void removeStale() {
-    if (!needFullSync) {
+    if (!policy.fullSyncForced()) {
       plane.removeStale();
     }
   }
 
   /** Forces the next sync to reload everything, e.g. after another tool touched the table. */
   public synchronized void requireFullSync() {
-    needFullSync = true;
+    policy.requested();
   }
 
   /**
@@ -161,13 +157,13 @@ public final class Proxier {
    * @return false when a full sync is now needed
    */
   public synchronized boolean checkKernel() {
-    if (plannedForNode == null || plane.intact()) {
+    if (!policy.loadedOnce() || plane.intact()) {
       return true;
     }
     log.atWarn()
         .addKeyValue("family", family.apiName())
         .log("Proxima's rules were changed by another tool; the next sync reloads all of them");
-    needFullSync = true;
+    policy.rulesChangedElsewhere();
     return false;
   }
 
@@ -202,12 +198,9 @@ public final class Proxier {
     waitingForPodCidrs = false;
     var localCidrs = config.rules().localCidrs(family, podCidrs);
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
-    boolean full =
-        needFullSync
-            || !started.isBefore(lastFullSync.plus(config.fullSyncPeriod()))
-            || !Objects.equals(nodeIdentity(node), plannedForNode)
-            || !nodeAddresses.equals(assembledForAddresses)
-            || !localCidrs.equals(assembledForLocalCidrs);
+    var basis = new SyncPolicy.Basis(nodeIdentity(node), nodeAddresses, localCidrs);
+    var decision = policy.decide(basis);
+    boolean full = decision.full();
     plane.serviceCidrs(cache.serviceCidrs());
     DataPlane.Outcome outcome;
     var touchedUdp = false;
@@ -280,6 +273,7 @@ public final class Proxier {
       outcome = plane.update(changes);
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
         // The change cannot be expressed as a delta of the kernel's state: replace everything.
+        decision = SyncPolicy.Decision.ESCALATED;
         full = true;
         outcome = plane.replaceAll(rules(allPorts()), nodeAddresses, podCidrs);
       }
@@ -287,7 +281,7 @@ public final class Proxier {
     reportCollisions();
     plane.warnings().forEach(this::warn);
     if (outcome.status() == DataPlane.Status.FAILED) {
-      needFullSync = true;
+      policy.failed();
       log.atError()
           .addKeyValue("family", family.apiName())
           .addKeyValue("mode", metrics.mode())
@@ -305,11 +299,7 @@ public final class Proxier {
     }
     var finished = clock.instant();
     if (full) {
-      needFullSync = false;
-      lastFullSync = finished;
-      plannedForNode = nodeIdentity(node);
-      assembledForAddresses = nodeAddresses;
-      assembledForLocalCidrs = localCidrs;
+      policy.fullLoaded(basis);
     }
     health.updated(family);
     metrics.synced(family, full, Duration.between(started, finished), finished);
@@ -328,7 +318,7 @@ public final class Proxier {
                     : state.rulesLoaded(),
                 ports.size()));
     reportTopology(ports);
-    logSync(full, changed.size(), ports, Duration.between(started, finished));
+    logSync(decision, changed.size(), ports, Duration.between(started, finished));
     return true;
   }
 
@@ -337,12 +327,16 @@ public final class Proxier {
    * every change, are summed up at most once per {@link #PARTIAL_SYNC_SUMMARY_INTERVAL}.
    */
   private void logSync(
-      boolean full, int changedServices, List<NodePlanner.PlannedPort> ports, Duration elapsed) {
-    if (full || !loggedFirstSync) {
+      SyncPolicy.Decision decision,
+      int changedServices,
+      List<NodePlanner.PlannedPort> ports,
+      Duration elapsed) {
+    if (decision.full() || !loggedFirstSync) {
       loggedFirstSync = true;
       log.atInfo()
           .addKeyValue("family", family.apiName())
-          .addKeyValue("full", full)
+          .addKeyValue("full", decision.full())
+          .addKeyValue("why", decision.reason().label())
           .addKeyValue("services", plannedByService.size())
           .addKeyValue("servicePorts", ports.size())
           .addKeyValue("endpoints", ports.stream().mapToInt(p -> p.endpoints().size()).sum())
