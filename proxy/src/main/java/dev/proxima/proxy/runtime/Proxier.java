@@ -15,9 +15,7 @@ import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
-import dev.proxima.proxy.plan.TopologyFallback;
 import dev.proxima.proxy.render.nft.ServicePortRules;
-import dev.proxima.proxy.selection.TopologyLevel;
 import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
@@ -29,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +49,6 @@ public final class Proxier {
   private final DataPlane plane;
   private final Host host;
   private final ProxyMetrics metrics;
-  private final ProxyHealth health;
   private final Clock clock;
 
   /** What each Service's ports were last programmed as, after address ownership. */
@@ -73,8 +71,8 @@ public final class Proxier {
    */
   public record Published(NodePlanner.FamilyPlan plan, SyncState state) {}
 
-  // Replaced whole by the sync thread, so a reader sees one sync's plan and state together.
-  private volatile Published published;
+  private final LivePublisher publisher;
+  private final List<SyncObserver> observers = new CopyOnWriteArrayList<>();
 
   /**
    * @param plane renders and loads this family's rules in the chosen mode
@@ -95,10 +93,19 @@ public final class Proxier {
     this.cache = cache;
     this.plane = plane;
     this.metrics = metrics;
-    this.health = health;
     this.clock = clock;
     this.policy = new SyncPolicy(config.fullSyncPeriod(), clock);
-    this.published = new Published(null, SyncState.notSynced(family));
+    // What every sync tells: explain --live, health, metrics, then the UDP conntrack cleanup.
+    this.publisher = new LivePublisher(family);
+    subscribe(publisher);
+    subscribe(
+        result -> {
+          if (result.succeeded()) {
+            health.updated(result.family());
+          }
+        });
+    subscribe(new SyncMetrics(metrics));
+    subscribe(new UdpFlowCleanup(host, metrics, clock));
     this.partialSyncs =
         new RateLimitedSummary(
             log,
@@ -125,7 +132,16 @@ public final class Proxier {
 
   /** The latest loaded plan and sync state, without waiting for a sync in progress. */
   public Published published() {
-    return published;
+    return publisher.published();
+  }
+
+  /** Adds an observer of every later sync's {@link SyncResult}, after those already there. */
+  public void subscribe(SyncObserver observer) {
+    observers.add(observer);
+  }
+
+  private void tell(SyncResult result) {
+    observers.forEach(observer -> observer.synced(result));
   }
 
   private NodePlanner.FamilyPlan currentPlan() {
@@ -174,6 +190,15 @@ public final class Proxier {
    * @return false when the rules could not be loaded and the sync must be retried
    */
   public synchronized boolean sync(Set<ObjectKey> changed) {
+    return sync(changed, host.addresses(cache));
+  }
+
+  /**
+   * One sync, with the host's addresses read once for every family of a sync pass.
+   *
+   * @param hostAddresses the candidates for --nodeport-addresses, from {@link Host#addresses}
+   */
+  public synchronized boolean sync(Set<ObjectKey> changed, List<String> hostAddresses) {
     if (!cache.hasSynced()) {
       // Until every informer has listed, the kernel keeps whatever rules it has.
       return true;
@@ -182,17 +207,26 @@ public final class Proxier {
     var triggers = cache.drainTriggerTimes(family);
     var node = cache.node();
     var nodeAddresses =
-        config.rules().nodePortAddresses(family, host.addresses(cache), NodeIps.primary(node));
+        config.rules().nodePortAddresses(family, hostAddresses, NodeIps.primary(node));
     reportNodePortAddresses(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
     if (config.rules().detectLocalMode() == DetectLocalMode.NODE_CIDR && podCidrs.isEmpty()) {
       // As kube-proxy: without the node's pod CIDRs every pod's traffic would be masqueraded, so
       // the rules wait for them; the Node's update triggers the next sync.
       waitForPodCidrs();
-      published =
-          new Published(
-              published.plan(),
-              published.state().waiting("the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)"));
+      tell(
+          new SyncResult(
+              family,
+              SyncPolicy.Decision.PARTIAL,
+              SyncResult.Outcome.WAITING,
+              null,
+              started,
+              clock.instant(),
+              0,
+              null,
+              false,
+              List.of(),
+              "the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)"));
       return true;
     }
     waitingForPodCidrs = false;
@@ -289,35 +323,42 @@ public final class Proxier {
           .addKeyValue("error", outcome.error())
           .log(
               "Loading the rules failed; the previous rules stay in place and the next sync is full");
-      published =
-          new Published(
-              published.plan(), published.state().failed(outcome.error(), clock.instant()));
+      tell(
+          new SyncResult(
+              family,
+              decision,
+              SyncResult.Outcome.FAILED,
+              outcome.error(),
+              started,
+              clock.instant(),
+              0,
+              null,
+              touchedUdp,
+              triggers,
+              null));
       return false;
-    }
-    if (outcome.status() == DataPlane.Status.LOADED && touchedUdp) {
-      cleanUpUdpFlows();
     }
     var finished = clock.instant();
     if (full) {
       policy.fullLoaded(basis);
     }
-    health.updated(family);
-    metrics.synced(family, full, Duration.between(started, finished), finished);
-    triggers.forEach(
-        trigger -> metrics.networkProgrammed(family, Duration.between(trigger, finished)));
-    var ports = allPorts();
-    var state = published.state();
-    published =
-        new Published(
-            currentPlan(),
-            state.succeeded(
-                full,
-                finished,
-                outcome.status() == DataPlane.Status.LOADED
-                    ? plane.linesLoaded()
-                    : state.rulesLoaded(),
-                ports.size()));
-    reportTopology(ports);
+    var plan = currentPlan();
+    var ports = plan.ports();
+    tell(
+        new SyncResult(
+            family,
+            decision,
+            outcome.status() == DataPlane.Status.LOADED
+                ? SyncResult.Outcome.LOADED
+                : SyncResult.Outcome.UNCHANGED,
+            null,
+            started,
+            finished,
+            plane.linesLoaded(),
+            plan,
+            touchedUdp,
+            triggers,
+            null));
     logSync(decision, changed.size(), ports, Duration.between(started, finished));
     return true;
   }
@@ -475,46 +516,5 @@ public final class Proxier {
 
   private void warn(String warning) {
     log.atWarn().addKeyValue("family", family.apiName()).log(warning);
-  }
-
-  /** After rules change, UDP flows to removed endpoints would outlive them: delete those. */
-  private void cleanUpUdpFlows() {
-    var started = clock.instant();
-    int deleted = host.deleteStaleUdpFlows(family, allPorts());
-    metrics.conntrackReconciled(family, Duration.between(started, clock.instant()), deleted);
-  }
-
-  private void reportTopology(List<NodePlanner.PlannedPort> ports) {
-    int noLocalInternal = 0;
-    int noLocalExternal = 0;
-    Map<String, Integer> byLevel = new TreeMap<>();
-    Map<String, Integer> byFallback = new TreeMap<>();
-    for (var level : TopologyLevel.values()) {
-      byLevel.put(level.displayName(), 0);
-    }
-    for (var fallback : TopologyFallback.values()) {
-      if (fallback != TopologyFallback.NONE) {
-        byFallback.put(fallback.label(), 0);
-      }
-    }
-    for (var planned : ports) {
-      var port = planned.port();
-      var selection = planned.selection();
-      byLevel.merge(selection.topology().displayName(), 1, Integer::sum);
-      if (planned.fallback() != TopologyFallback.NONE) {
-        byFallback.merge(planned.fallback().label(), 1, Integer::sum);
-      }
-      boolean noLocal =
-          selection.hasAnyEndpoints()
-              && (selection.localEndpoints() == null || selection.localEndpoints().isEmpty());
-      if (noLocal && port.internalTrafficLocal()) {
-        noLocalInternal++;
-      }
-      if (noLocal && port.externalTrafficLocal() && port.externallyAccessible()) {
-        noLocalExternal++;
-      }
-    }
-    metrics.noLocalEndpoints(family, noLocalInternal, noLocalExternal);
-    metrics.topology(family, byLevel, byFallback);
   }
 }

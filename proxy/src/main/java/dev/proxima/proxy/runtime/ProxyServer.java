@@ -34,7 +34,6 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +54,7 @@ public final class ProxyServer implements AutoCloseable {
   private final PrometheusRegistry registry;
   private HealthServer healthServer;
   private final ServiceHealthServers serviceHealth;
-  private final Supplier<List<String>> nodePortCandidates;
+  private final Host host;
   private final RuleSettings rules;
   private ProbeHttpServer metricsServer;
   private ExplainServer explainServer;
@@ -130,7 +129,7 @@ public final class ProxyServer implements AutoCloseable {
                 changed();
               }
             });
-    this.nodePortCandidates = () -> host.addresses(cache);
+    this.host = host;
     for (var family : IpFamily.values()) {
       proxiers.add(
           new Proxier(
@@ -181,18 +180,20 @@ public final class ProxyServer implements AutoCloseable {
   private boolean syncAll() {
     boolean ok = true;
     var changed = cache.drainChangedServices();
+    // Read once per pass: both families and the health-check listeners select from the same.
+    var hostAddresses = host.addresses(cache);
     for (var proxier : proxiers) {
-      ok &= proxier.sync(changed);
+      ok &= proxier.sync(changed, hostAddresses);
     }
     if (ok) {
       metrics.pendingCleared();
-      syncServiceHealthChecks();
+      syncServiceHealthChecks(hostAddresses);
     }
     return ok;
   }
 
   /** Health-check listeners for eTP=Local load balancers, counting ready endpoints on this node. */
-  private void syncServiceHealthChecks() {
+  private void syncServiceHealthChecks(List<String> hostAddresses) {
     Map<ObjectKey, Integer> ports = new HashMap<>();
     Map<ObjectKey, Set<String>> readyLocal = new HashMap<>();
     for (var proxier : proxiers) {
@@ -221,10 +222,9 @@ public final class ProxyServer implements AutoCloseable {
     if (!rules.nodePortCidrs().isEmpty()) {
       addresses = new ArrayList<>();
       // The same selection as the NodePort rules: host interfaces, and `primary` from the Node.
-      var candidates = nodePortCandidates.get();
       var primary = NodeIps.primary(cache.node());
       for (var family : IpFamily.values()) {
-        addresses.addAll(rules.nodePortAddresses(family, candidates, primary));
+        addresses.addAll(rules.nodePortAddresses(family, hostAddresses, primary));
       }
     }
     serviceHealth.sync(ports, counts, addresses);

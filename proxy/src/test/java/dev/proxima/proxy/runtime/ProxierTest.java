@@ -22,6 +22,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesChains;
 import dev.proxima.proxy.render.iptables.JumpRule;
+import dev.proxima.proxy.sync.SyncPolicy;
 import dev.proxima.proxy.testing.ApiObjects;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -264,6 +265,45 @@ class ProxierTest {
         .contains("kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
         .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
         .contains("proxima_proxy_service_ports_by_topology{ip_family=\"IPv4\",level=\"None\"} 1");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void everySyncTellsItsObserversWhatItDidAndWhy(ProxyMode mode) {
+    start(mode);
+    var results = new ArrayList<SyncResult>();
+    proxier.subscribe(results::add);
+    cache.services.add(service("web", null));
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+    var web = Set.of(new ObjectKey("shop", "web"));
+
+    proxier.sync(Set.of());
+    loader.fail = true;
+    cache.slices.add(slice("web", "10.244.1.6", "node-b"));
+    proxier.sync(web);
+    loader.fail = false;
+    proxier.sync(web);
+    proxier.sync(Set.of());
+
+    assertThat(results)
+        .extracting(SyncResult::outcome)
+        .containsExactly(
+            SyncResult.Outcome.LOADED,
+            SyncResult.Outcome.FAILED,
+            SyncResult.Outcome.LOADED,
+            SyncResult.Outcome.UNCHANGED);
+    // The failed sync is partial, or full when its new endpoint count is not a delta (nftables).
+    assertThat(results)
+        .extracting(r -> r.decision().reason())
+        .containsExactly(
+            SyncPolicy.Reason.FIRST_SYNC,
+            mode == ProxyMode.nftables ? SyncPolicy.Reason.NOT_A_DELTA : SyncPolicy.Reason.NONE,
+            SyncPolicy.Reason.AFTER_FAILURE,
+            SyncPolicy.Reason.NONE);
+    assertThat(results.get(0).plan().ports()).hasSize(1);
+    assertThat(results.get(0).rulesLoaded()).isPositive();
+    assertThat(results.get(1).plan()).isNull();
+    assertThat(results.get(1).error()).isNotBlank();
   }
 
   @ParameterizedTest
