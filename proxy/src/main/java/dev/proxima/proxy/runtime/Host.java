@@ -4,6 +4,7 @@ import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NodePlanner;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -11,60 +12,49 @@ import java.util.function.Supplier;
  * --nodeport-addresses} selects from, and the UDP conntrack cleanup. The CLI picks {@link
  * #thisHost()} for a node and {@link #none()} for a dry run; the runtime never asks which.
  */
-public interface Host {
+public final class Host {
+  /** Deletes UDP flows to endpoints these ports no longer use; returns how many deletions ran. */
+  @FunctionalInterface
+  interface UdpFlows {
+    int deleteStale(IpFamily family, List<NodePlanner.PlannedPort> ports);
+  }
+
+  private static final UdpFlows NO_CONNTRACK = (family, ports) -> 0;
+
+  private final Function<ProxyCache, List<String>> addresses;
+  private final UdpFlows udpFlows;
+
+  private Host(Function<ProxyCache, List<String>> addresses, UdpFlows udpFlows) {
+    this.addresses = addresses;
+    this.udpFlows = udpFlows;
+  }
+
+  /** This network namespace's interfaces and its {@code conntrack} tool. */
+  public static Host thisHost() {
+    return new Host(cache -> HostAddresses.read(), ConntrackCleaner.onThisHost()::cleanup);
+  }
+
+  /** No host to read or clean up (dry run, tests): the Node's status.addresses stand in. */
+  public static Host none() {
+    return new Host(ProxyCache::nodeAddresses, NO_CONNTRACK);
+  }
+
+  /** Fixed interface addresses and no conntrack cleanup, for tests. */
+  public static Host withAddresses(Supplier<List<String>> addresses) {
+    return new Host(cache -> addresses.get(), NO_CONNTRACK);
+  }
+
   /** The candidates for --nodeport-addresses; {@code cache} gives the Node's where needed. */
-  List<String> addresses(ProxyCache cache);
+  public List<String> addresses(ProxyCache cache) {
+    return addresses.apply(cache);
+  }
 
   /**
    * Deletes UDP flows to endpoints these ports no longer use.
    *
    * @return how many deletions ran
    */
-  int deleteStaleUdpFlows(IpFamily family, List<NodePlanner.PlannedPort> ports);
-
-  /** This network namespace's interfaces and its {@code conntrack} tool. */
-  static Host thisHost() {
-    var conntrack = ConntrackCleaner.onThisHost();
-    return new Host() {
-      @Override
-      public List<String> addresses(ProxyCache cache) {
-        return HostAddresses.read();
-      }
-
-      @Override
-      public int deleteStaleUdpFlows(IpFamily family, List<NodePlanner.PlannedPort> ports) {
-        return conntrack.cleanup(family, ports);
-      }
-    };
-  }
-
-  /** No host to read or clean up (dry run, tests): the Node's status.addresses stand in. */
-  static Host none() {
-    return new Host() {
-      @Override
-      public List<String> addresses(ProxyCache cache) {
-        return cache.nodeAddresses();
-      }
-
-      @Override
-      public int deleteStaleUdpFlows(IpFamily family, List<NodePlanner.PlannedPort> ports) {
-        return 0;
-      }
-    };
-  }
-
-  /** Fixed interface addresses and no conntrack cleanup, for tests. */
-  static Host withAddresses(Supplier<List<String>> addresses) {
-    return new Host() {
-      @Override
-      public List<String> addresses(ProxyCache cache) {
-        return addresses.get();
-      }
-
-      @Override
-      public int deleteStaleUdpFlows(IpFamily family, List<NodePlanner.PlannedPort> ports) {
-        return 0;
-      }
-    };
+  public int deleteStaleUdpFlows(IpFamily family, List<NodePlanner.PlannedPort> ports) {
+    return udpFlows.deleteStale(family, ports);
   }
 }

@@ -124,6 +124,19 @@ class ProxierNodePortAddressesTest {
 
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
+  void aSyncPassHandsEveryFamilyTheAddressesItReadOnce(ProxyMode mode) {
+    start(mode, List.of("10.1.0.0/16"), true);
+
+    // The server reads the host once per pass; the proxier must not read it again.
+    proxier.sync(Set.of(), List.of("10.1.5.5"));
+
+    assertThat(loader.scripts.get(0))
+        .contains(mode == ProxyMode.nftables ? "10.1.5.5" : "-d 10.1.5.5 ")
+        .doesNotContain("10.1.2.3");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
   void anAddressThatAppearsLaterIsFollowedWithAFullSync(ProxyMode mode) throws Exception {
     start(mode, List.of("10.7.0.0/16"), true);
     proxier.sync(Set.of());
