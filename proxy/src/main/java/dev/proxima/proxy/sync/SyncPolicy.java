@@ -13,18 +13,18 @@ import java.util.Objects;
  * and what the rules are built for now; the policy keeps nothing else and does no I/O.
  */
 public final class SyncPolicy {
-  /** Why a sync is full, or {@link #NONE} for a partial one. Labels are for logs. */
+  /** Why a sync is full, or {@link #NONE} for a partial one. Labels are one token, for logs. */
   public enum Reason {
     NONE("partial"),
-    FIRST_SYNC("first sync"),
-    AFTER_FAILURE("the previous sync failed"),
-    RULES_CHANGED_ELSEWHERE("another tool changed the rules"),
-    REQUESTED("a full sync was requested"),
-    NODE_CHANGED("the Node's name, zone or addresses changed"),
-    NODE_PORT_ADDRESSES_CHANGED("the addresses --nodeport-addresses selects changed"),
-    LOCAL_CIDRS_CHANGED("the pod CIDRs that mark local traffic changed"),
-    PERIOD("the full-sync period elapsed"),
-    NOT_A_DELTA("the change cannot be loaded as a delta, e.g. a new endpoint count");
+    FIRST_SYNC("first-sync"),
+    AFTER_FAILURE("after-failure"),
+    RULES_CHANGED_ELSEWHERE("rules-changed-elsewhere"),
+    REQUESTED("requested"),
+    NODE_CHANGED("node-changed"),
+    NODE_PORT_ADDRESSES_CHANGED("nodeport-addresses-changed"),
+    LOCAL_CIDRS_CHANGED("local-cidrs-changed"),
+    PERIOD("full-sync-period"),
+    NOT_A_DELTA("not-a-delta");
 
     private final String label;
 
