@@ -226,7 +226,8 @@ public final class Proxier {
               null,
               false,
               List.of(),
-              "the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)"));
+              "the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)",
+              hostAddresses));
       return true;
     }
     waitingForPodCidrs = false;
@@ -335,7 +336,8 @@ public final class Proxier {
               null,
               touchedUdp,
               triggers,
-              null));
+              null,
+              hostAddresses));
       return false;
     }
     var finished = clock.instant();
@@ -358,7 +360,8 @@ public final class Proxier {
             plan,
             touchedUdp,
             triggers,
-            null));
+            null,
+            hostAddresses));
     logSync(decision, changed.size(), ports, Duration.between(started, finished));
     return true;
   }

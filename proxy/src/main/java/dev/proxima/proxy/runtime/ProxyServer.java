@@ -16,7 +16,6 @@ import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
-import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,11 +25,8 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -144,6 +140,8 @@ public final class ProxyServer implements AutoCloseable {
     }
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
+    var healthChecks = new ServiceHealthChecks(serviceHealth, rules, cache);
+    proxiers.forEach(proxier -> proxier.subscribe(healthChecks));
     this.runner =
         new SyncRunner(
             "proxy-sync",
@@ -187,47 +185,8 @@ public final class ProxyServer implements AutoCloseable {
     }
     if (ok) {
       metrics.pendingCleared();
-      syncServiceHealthChecks(hostAddresses);
     }
     return ok;
-  }
-
-  /** Health-check listeners for eTP=Local load balancers, counting ready endpoints on this node. */
-  private void syncServiceHealthChecks(List<String> hostAddresses) {
-    Map<ObjectKey, Integer> ports = new HashMap<>();
-    Map<ObjectKey, Set<String>> readyLocal = new HashMap<>();
-    for (var proxier : proxiers) {
-      // After a successful sync this is its plan, already assembled for explain --live.
-      var plan = proxier.published().plan();
-      if (plan == null) {
-        continue;
-      }
-      for (var planned : plan.ports()) {
-        var port = planned.port();
-        if (port.healthCheckNodePort() == 0 || !port.externalTrafficLocal()) {
-          continue;
-        }
-        var service = port.name().service();
-        ports.put(service, port.healthCheckNodePort());
-        var ips = readyLocal.computeIfAbsent(service, k -> new HashSet<>());
-        planned.endpoints().stream()
-            .filter(e -> e.local() && e.ready() && !e.terminating())
-            .forEach(e -> ips.add(e.ip()));
-      }
-    }
-    Map<ObjectKey, Integer> counts = new HashMap<>();
-    readyLocal.forEach((service, ips) -> counts.put(service, ips.size()));
-    // Both families' --nodeport-addresses, as for NodePorts; without the flag every address.
-    List<String> addresses = ServiceHealthServers.EVERY_ADDRESS;
-    if (!rules.nodePortCidrs().isEmpty()) {
-      addresses = new ArrayList<>();
-      // The same selection as the NodePort rules: host interfaces, and `primary` from the Node.
-      var primary = NodeIps.primary(cache.node());
-      for (var family : IpFamily.values()) {
-        addresses.addAll(rules.nodePortAddresses(family, hostAddresses, primary));
-      }
-    }
-    serviceHealth.sync(ports, counts, addresses);
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */

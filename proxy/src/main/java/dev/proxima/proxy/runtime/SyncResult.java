@@ -18,6 +18,8 @@ import java.util.List;
  * @param touchedUdp whether a UDP Service port was added, changed or removed
  * @param triggers when the changes this sync programmed were first seen
  * @param waitingFor what the family waits for before it programs anything, when {@code WAITING}
+ * @param hostAddresses the host's addresses this sync pass read, the --nodeport-addresses
+ *     candidates
  */
 public record SyncResult(
     IpFamily family,
@@ -30,7 +32,8 @@ public record SyncResult(
     NodePlanner.FamilyPlan plan,
     boolean touchedUdp,
     List<Instant> triggers,
-    String waitingFor) {
+    String waitingFor,
+    List<String> hostAddresses) {
   public enum Outcome {
     /** Rules were loaded. */
     LOADED,
@@ -44,6 +47,7 @@ public record SyncResult(
 
   public SyncResult {
     triggers = List.copyOf(triggers);
+    hostAddresses = List.copyOf(hostAddresses);
   }
 
   /** True when the kernel now holds the plan: loaded or already in place. */

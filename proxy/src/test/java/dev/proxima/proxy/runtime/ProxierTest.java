@@ -308,6 +308,36 @@ class ProxierTest {
 
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
+  void theHealthCheckListenersFollowTheLoadedPlanAsAnObserver(ProxyMode mode) throws Exception {
+    start(mode);
+    int healthCheckPort;
+    try (var free = new java.net.ServerSocket(0)) {
+      healthCheckPort = free.getLocalPort();
+    }
+    var web = new ObjectKey("shop", "web");
+    try (var servers = new dev.proxima.proxy.health.ServiceHealthServers(() -> true, () -> {})) {
+      proxier.subscribe(new ServiceHealthChecks(servers, RuleSettings.defaults(), cache));
+      cache.services.add(
+          new ServiceBuilder(service("web", null))
+              .editSpec()
+              .withType("LoadBalancer")
+              .withExternalTrafficPolicy("Local")
+              .withHealthCheckNodePort(healthCheckPort)
+              .endSpec()
+              .build());
+      cache.slices.add(slice("web", "10.244.1.5", "node-a"));
+
+      proxier.sync(Set.of());
+      assertThat(servers.port(web)).isEqualTo(healthCheckPort);
+
+      cache.services.clear();
+      proxier.sync(Set.of(web));
+      assertThat(servers.port(web)).isEqualTo(-1);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
   void aSyncWithNothingChangedLoadsNothing(ProxyMode mode) {
     start(mode);
     cache.services.add(service("web", null));
