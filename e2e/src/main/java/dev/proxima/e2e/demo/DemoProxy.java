@@ -1,5 +1,6 @@
 package dev.proxima.e2e.demo;
 
+import dev.proxima.proxy.kernel.PrintingRuleLoader;
 import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.runtime.ProxyConfig;
@@ -64,14 +65,12 @@ final class DemoProxy implements AutoCloseable {
             Duration.ofMillis(100),
             Duration.ofSeconds(30),
             Duration.ofHours(1),
-            null,
-            true);
+            null);
     this.server =
         new ProxyServer(
             client,
             config,
-            null,
-            this::loaded,
+            new PrintingRuleLoader(this::loaded),
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());

@@ -8,6 +8,7 @@ import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.runtime.ControllerConfig;
 import dev.proxima.controller.runtime.HintController;
 import dev.proxima.e2e.deploy.RequiredPermissions.Permission;
+import dev.proxima.proxy.kernel.PrintingRuleLoader;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
@@ -151,15 +152,13 @@ class ApiCallsTest {
             Duration.ofMillis(100),
             Duration.ofSeconds(30),
             Duration.ofHours(1),
-            null,
-            true);
+            null);
     try (var client = server.createClient();
         var proxy =
             new ProxyServer(
                 client,
                 config,
-                null,
-                scripts::add,
+                new PrintingRuleLoader(scripts::add),
                 new PrometheusRegistry(),
                 Duration.ZERO,
                 Clock.systemUTC())) {

@@ -11,9 +11,11 @@ import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.kernel.IptablesBackend;
 import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.kernel.PrintingRuleLoader;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.runtime.DataPlanes;
 import dev.proxima.proxy.runtime.ExplainServer;
+import dev.proxima.proxy.runtime.Host;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -138,8 +140,7 @@ public final class RunCommand implements Callable<Integer> {
         minSyncPeriod,
         syncPeriod,
         Duration.ofHours(1),
-        serviceProxyName.value,
-        dryRun);
+        serviceProxyName.value);
   }
 
   /**
@@ -213,23 +214,27 @@ public final class RunCommand implements Callable<Integer> {
     var stop = TerminationSignals.latch();
     var registry = new PrometheusRegistry();
     var out = spec.commandLine().getOut();
+    // A dry run differs from a node only here: its loader prints and it has no host to touch.
+    var planes =
+        dryRun
+            ? DataPlanes.of(
+                mode,
+                config.rules(),
+                new PrintingRuleLoader(
+                    script -> {
+                      out.print(script);
+                      out.flush();
+                    }))
+            : DataPlanes.onThisHost(mode, config.rules(), backend, nft);
+    var host = dryRun ? Host.none() : Host.thisHost();
     try (var client = new KubernetesClientBuilder().withConfig(clientConfig).build();
         var server =
             new ProxyServer(
                 client,
                 config,
                 mode,
-                DataPlanes.of(
-                    mode,
-                    config.rules(),
-                    dryRun,
-                    backend,
-                    nft,
-                    script -> {
-                      out.print(script);
-                      out.flush();
-                    }),
-                !dryRun,
+                planes,
+                host,
                 registry,
                 configSyncPeriod,
                 Clock.systemUTC())) {

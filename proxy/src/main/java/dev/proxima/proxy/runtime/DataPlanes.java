@@ -2,6 +2,7 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.kernel.Iptables;
 import dev.proxima.proxy.kernel.IptablesBackend;
+import dev.proxima.proxy.kernel.IptablesKernel;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
@@ -9,7 +10,7 @@ import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
 import java.time.Clock;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.function.Function;
 
 /** Makes each family's {@link DataPlane} for one mode. */
 @FunctionalInterface
@@ -20,41 +21,35 @@ public interface DataPlanes {
   DataPlane forFamily(IpFamily family, ProxyMetrics metrics, Clock clock);
 
   /**
-   * @param nft null in dry-run mode: transactions go to {@code dryRunOutput}
+   * @param nft loads both families' transactions (a printing loader in a dry run)
    */
-  static DataPlanes nftables(RuleSettings settings, RuleLoader nft, Consumer<String> dryRunOutput) {
-    return (family, metrics, clock) ->
-        new NftDataPlane(family, settings, nft, dryRunOutput, metrics, clock);
+  static DataPlanes nftables(RuleSettings settings, RuleLoader nft) {
+    return (family, metrics, clock) -> new NftDataPlane(family, settings, nft, metrics, clock);
   }
 
   /**
-   * @param backend null in dry-run mode: buffers go to {@code dryRunOutput}
-   * @param prefix what runs before each iptables tool; empty on a node
+   * @param kernels each family's iptables tools (a printing loader in a dry run)
    */
-  static DataPlanes iptables(
-      RuleSettings settings,
-      IptablesBackend backend,
-      List<String> prefix,
-      Consumer<String> dryRunOutput) {
+  static DataPlanes iptables(RuleSettings settings, Function<IpFamily, IptablesKernel> kernels) {
     return (family, metrics, clock) ->
-        new IptablesDataPlane(
-            family,
-            settings,
-            backend == null ? null : new Iptables(prefix, family, backend),
-            dryRunOutput,
-            metrics);
+        new IptablesDataPlane(family, settings, kernels.apply(family), metrics);
   }
 
-  /** The planes for a mode, on this host. */
-  static DataPlanes of(
-      ProxyMode mode,
-      RuleSettings settings,
-      boolean dryRun,
-      IptablesBackend backend,
-      RuleLoader nft,
-      Consumer<String> dryRunOutput) {
+  /**
+   * The planes for a mode, loading through {@code loader}: every mode's rules go to it, as they do
+   * in a dry run, where it prints them.
+   */
+  static DataPlanes of(ProxyMode mode, RuleSettings settings, IptablesKernel loader) {
     return mode == ProxyMode.iptables
-        ? iptables(settings, dryRun ? null : backend, List.of(), dryRunOutput)
-        : nftables(settings, dryRun ? null : nft, dryRunOutput);
+        ? iptables(settings, family -> loader)
+        : nftables(settings, loader);
+  }
+
+  /** The planes for a mode on this host: nft, or the backend's iptables tools. */
+  static DataPlanes onThisHost(
+      ProxyMode mode, RuleSettings settings, IptablesBackend backend, RuleLoader nft) {
+    return mode == ProxyMode.iptables
+        ? iptables(settings, family -> new Iptables(List.of(), family, backend))
+        : nftables(settings, nft);
   }
 }

@@ -12,7 +12,6 @@ import dev.proxima.proxy.render.iptables.JumpRule;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * The iptables mode: Proxima's {@code PROXIMA-} chains in filter and nat, written with {@code
@@ -24,24 +23,15 @@ public final class IptablesDataPlane implements DataPlane {
   private final IpFamily family;
   private final RuleSettings settings;
   private final IptablesKernel iptables;
-  private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
   private IptablesAssembler assembler;
   private int linesLoaded;
 
-  /**
-   * @param iptables null in dry-run mode, where buffers go to {@code dryRunOutput} instead
-   */
   public IptablesDataPlane(
-      IpFamily family,
-      RuleSettings settings,
-      IptablesKernel iptables,
-      Consumer<String> dryRunOutput,
-      ProxyMetrics metrics) {
+      IpFamily family, RuleSettings settings, IptablesKernel iptables, ProxyMetrics metrics) {
     this.family = family;
     this.settings = settings;
     this.iptables = iptables;
-    this.dryRunOutput = dryRunOutput;
     this.metrics = metrics;
   }
 
@@ -50,17 +40,15 @@ public final class IptablesDataPlane implements DataPlane {
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs) {
     linesLoaded = 0;
     assembler = new IptablesAssembler(settings.forFamily(family, nodePortAddresses, nodePodCidrs));
-    var existing =
-        iptables == null ? Map.<String, java.util.Set<String>>of() : iptables.proximaChains();
     Outcome outcome = Outcome.UNCHANGED;
-    int batch = iptables == null ? Integer.MAX_VALUE : iptables.fullSyncBatch();
-    for (String buffer : assembler.replaceAllInBatches(ports, existing, batch)) {
+    for (String buffer :
+        assembler.replaceAllInBatches(ports, iptables.proximaChains(), iptables.fullSyncBatch())) {
       outcome = load(buffer, false);
       if (outcome.status() != Status.LOADED) {
         return outcome;
       }
     }
-    if (outcome.status() != Status.LOADED || iptables == null) {
+    if (outcome.status() != Status.LOADED) {
       return outcome;
     }
     for (JumpRule jump : IptablesRenderer.jumpRules(assembler.config())) {
@@ -101,7 +89,7 @@ public final class IptablesDataPlane implements DataPlane {
   /** The canary chains and every jump into Proxima's chains are still there. */
   @Override
   public boolean intact() {
-    if (iptables == null || assembler == null) {
+    if (assembler == null) {
       return true;
     }
     for (String table : Iptables.TABLES) {
@@ -114,10 +102,6 @@ public final class IptablesDataPlane implements DataPlane {
 
   private Outcome load(String buffer, boolean partial) {
     linesLoaded += Lines.count(buffer);
-    if (iptables == null) {
-      dryRunOutput.accept(buffer);
-      return Outcome.LOADED;
-    }
     var result = iptables.apply(buffer);
     if (!result.succeeded()) {
       metrics.iptablesRestoreFailed(family, partial);

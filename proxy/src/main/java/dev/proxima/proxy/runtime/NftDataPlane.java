@@ -14,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +35,6 @@ public final class NftDataPlane implements DataPlane {
   private final IpFamily family;
   private final RuleSettings settings;
   private final RuleLoader nft;
-  private final Consumer<String> dryRunOutput;
   private final ProxyMetrics metrics;
   private final Clock clock;
   private RulesetAssembler assembler;
@@ -44,40 +42,27 @@ public final class NftDataPlane implements DataPlane {
   /**
    * True once a transaction loaded; false from a failed one until the next full sync loads, since
    * the kernel may then not hold what the assembler thinks and no stale chain is deleted on its
-   * word. Never true in a dry run, which has no kernel to clean up.
+   * word.
    */
   private boolean kernelAsAssembled;
 
   private List<String> serviceCidrs = List.of();
   private int linesLoaded;
 
-  /**
-   * @param nft null in dry-run mode, where transactions go to {@code dryRunOutput} instead
-   */
   public NftDataPlane(
-      IpFamily family,
-      RuleSettings settings,
-      RuleLoader nft,
-      Consumer<String> dryRunOutput,
-      ProxyMetrics metrics) {
-    this(family, settings, nft, dryRunOutput, metrics, Clock.systemUTC());
+      IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics) {
+    this(family, settings, nft, metrics, Clock.systemUTC());
   }
 
   /**
    * @param clock dates the chains and sets that stop being used, which are deleted a second later
    */
   public NftDataPlane(
-      IpFamily family,
-      RuleSettings settings,
-      RuleLoader nft,
-      Consumer<String> dryRunOutput,
-      ProxyMetrics metrics,
-      Clock clock) {
+      IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics, Clock clock) {
     this.clock = clock;
     this.family = family;
     this.settings = settings;
     this.nft = nft;
-    this.dryRunOutput = dryRunOutput;
     this.metrics = metrics;
   }
 
@@ -115,11 +100,8 @@ public final class NftDataPlane implements DataPlane {
     return load(assembler.fullScript());
   }
 
-  /** The table as the kernel has it now, or null to replace it whole (dry run, no table yet). */
+  /** The table as the kernel has it now, or null to replace it whole (no table yet). */
   private KernelTable kernelTable() {
-    if (nft == null) {
-      return null;
-    }
     return nft.declarations(NftSyntax.family(family), NftNames.TABLE)
         .map(KernelTable::parse)
         .orElse(null);
@@ -216,10 +198,6 @@ public final class NftDataPlane implements DataPlane {
       return Outcome.UNCHANGED;
     }
     linesLoaded = Lines.count(transaction);
-    if (nft == null) {
-      dryRunOutput.accept(transaction);
-      return Outcome.LOADED;
-    }
     var result = nft.apply(transaction);
     if (result.succeeded()) {
       kernelAsAssembled = true;

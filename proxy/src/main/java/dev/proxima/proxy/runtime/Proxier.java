@@ -2,7 +2,6 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
-import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
@@ -16,22 +15,19 @@ import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
-import dev.proxima.proxy.plan.TopologyFallback;
 import dev.proxima.proxy.render.nft.ServicePortRules;
-import dev.proxima.proxy.selection.TopologyLevel;
+import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Supplier;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,9 +47,8 @@ public final class Proxier {
   private final ProxyConfig config;
   private final ProxyCache cache;
   private final DataPlane plane;
-  private final ConntrackCleaner conntrack;
+  private final Host host;
   private final ProxyMetrics metrics;
-  private final ProxyHealth health;
   private final Clock clock;
 
   /** What each Service's ports were last programmed as, after address ownership. */
@@ -64,14 +59,9 @@ public final class Proxier {
 
   private AddressOwners owners = new AddressOwners();
   private Set<String> reportedCollisions = Set.of();
-  private List<String> assembledForAddresses;
-  private List<String> assembledForLocalCidrs;
-  private final Supplier<List<String>> hostAddresses;
   private Boolean nodePortsServedNowhere;
   private boolean waitingForPodCidrs;
-  private Object plannedForNode;
-  private boolean needFullSync = true;
-  private Instant lastFullSync = Instant.MIN;
+  private final SyncPolicy policy;
   private boolean loggedFirstSync;
   private final RateLimitedSummary partialSyncs;
 
@@ -81,49 +71,41 @@ public final class Proxier {
    */
   public record Published(NodePlanner.FamilyPlan plan, SyncState state) {}
 
-  // Replaced whole by the sync thread, so a reader sees one sync's plan and state together.
-  private volatile Published published;
+  private final LivePublisher publisher;
+  private final List<SyncObserver> observers = new CopyOnWriteArrayList<>();
 
   /**
    * @param plane renders and loads this family's rules in the chosen mode
-   * @param conntrack null to skip the UDP conntrack cleanup
+   * @param host the addresses --nodeport-addresses selects from and the UDP conntrack cleanup
    */
   public Proxier(
       IpFamily family,
       ProxyConfig config,
       ProxyCache cache,
       DataPlane plane,
-      ConntrackCleaner conntrack,
+      Host host,
       ProxyMetrics metrics,
       ProxyHealth health,
       Clock clock) {
-    this(family, config, cache, plane, conntrack, metrics, health, clock, cache::nodeAddresses);
-  }
-
-  /**
-   * @param hostAddresses the addresses --nodeport-addresses selects from: the host's interfaces in
-   *     the live proxy, the Node's status.addresses where there are none (dry run, tests)
-   */
-  public Proxier(
-      IpFamily family,
-      ProxyConfig config,
-      ProxyCache cache,
-      DataPlane plane,
-      ConntrackCleaner conntrack,
-      ProxyMetrics metrics,
-      ProxyHealth health,
-      Clock clock,
-      Supplier<List<String>> hostAddresses) {
-    this.hostAddresses = hostAddresses;
+    this.host = host;
     this.family = family;
     this.config = config;
     this.cache = cache;
     this.plane = plane;
-    this.conntrack = conntrack;
     this.metrics = metrics;
-    this.health = health;
     this.clock = clock;
-    this.published = new Published(null, SyncState.notSynced(family));
+    this.policy = new SyncPolicy(config.fullSyncPeriod(), clock);
+    // What every sync tells: explain --live, health, metrics, then the UDP conntrack cleanup.
+    this.publisher = new LivePublisher(family);
+    subscribe(publisher);
+    subscribe(
+        result -> {
+          if (result.succeeded()) {
+            health.updated(result.family());
+          }
+        });
+    subscribe(new SyncMetrics(metrics));
+    subscribe(new UdpFlowCleanup(host, metrics, clock));
     this.partialSyncs =
         new RateLimitedSummary(
             log,
@@ -145,12 +127,21 @@ public final class Proxier {
 
   /** The plan of the latest sync, or null before the first. */
   public synchronized NodePlanner.FamilyPlan lastPlan() {
-    return plannedForNode == null ? null : currentPlan();
+    return policy.loadedOnce() ? currentPlan() : null;
   }
 
   /** The latest loaded plan and sync state, without waiting for a sync in progress. */
   public Published published() {
-    return published;
+    return publisher.published();
+  }
+
+  /** Adds an observer of every later sync's {@link SyncResult}, after those already there. */
+  public void subscribe(SyncObserver observer) {
+    observers.add(observer);
+  }
+
+  private void tell(SyncResult result) {
+    observers.forEach(observer -> observer.synced(result));
   }
 
   private NodePlanner.FamilyPlan currentPlan() {
@@ -166,14 +157,14 @@ public final class Proxier {
    * be full, since the kernel may then not hold what the last sync meant to load.
    */
   public synchronized void removeStale() {
-    if (!needFullSync) {
+    if (!policy.fullSyncForced()) {
       plane.removeStale();
     }
   }
 
   /** Forces the next sync to reload everything, e.g. after another tool touched the table. */
   public synchronized void requireFullSync() {
-    needFullSync = true;
+    policy.requested();
   }
 
   /**
@@ -182,13 +173,13 @@ public final class Proxier {
    * @return false when a full sync is now needed
    */
   public synchronized boolean checkKernel() {
-    if (plannedForNode == null || plane.intact()) {
+    if (!policy.loadedOnce() || plane.intact()) {
       return true;
     }
     log.atWarn()
         .addKeyValue("family", family.apiName())
         .log("Proxima's rules were changed by another tool; the next sync reloads all of them");
-    needFullSync = true;
+    policy.rulesChangedElsewhere();
     return false;
   }
 
@@ -199,6 +190,15 @@ public final class Proxier {
    * @return false when the rules could not be loaded and the sync must be retried
    */
   public synchronized boolean sync(Set<ObjectKey> changed) {
+    return sync(changed, host.addresses(cache));
+  }
+
+  /**
+   * One sync, with the host's addresses read once for every family of a sync pass.
+   *
+   * @param hostAddresses the candidates for --nodeport-addresses, from {@link Host#addresses}
+   */
+  public synchronized boolean sync(Set<ObjectKey> changed, List<String> hostAddresses) {
     if (!cache.hasSynced()) {
       // Until every informer has listed, the kernel keeps whatever rules it has.
       return true;
@@ -207,28 +207,35 @@ public final class Proxier {
     var triggers = cache.drainTriggerTimes(family);
     var node = cache.node();
     var nodeAddresses =
-        config.rules().nodePortAddresses(family, hostAddresses.get(), NodeIps.primary(node));
+        config.rules().nodePortAddresses(family, hostAddresses, NodeIps.primary(node));
     reportNodePortAddresses(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
     if (config.rules().detectLocalMode() == DetectLocalMode.NODE_CIDR && podCidrs.isEmpty()) {
       // As kube-proxy: without the node's pod CIDRs every pod's traffic would be masqueraded, so
       // the rules wait for them; the Node's update triggers the next sync.
       waitForPodCidrs();
-      published =
-          new Published(
-              published.plan(),
-              published.state().waiting("the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)"));
+      tell(
+          new SyncResult(
+              family,
+              SyncPolicy.Decision.PARTIAL,
+              SyncResult.Outcome.WAITING,
+              null,
+              started,
+              clock.instant(),
+              0,
+              null,
+              false,
+              List.of(),
+              "the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)",
+              hostAddresses));
       return true;
     }
     waitingForPodCidrs = false;
     var localCidrs = config.rules().localCidrs(family, podCidrs);
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
-    boolean full =
-        needFullSync
-            || !started.isBefore(lastFullSync.plus(config.fullSyncPeriod()))
-            || !Objects.equals(nodeIdentity(node), plannedForNode)
-            || !nodeAddresses.equals(assembledForAddresses)
-            || !localCidrs.equals(assembledForLocalCidrs);
+    var basis = new SyncPolicy.Basis(nodeIdentity(node), nodeAddresses, localCidrs);
+    var decision = policy.decide(basis);
+    boolean full = decision.full();
     plane.serviceCidrs(cache.serviceCidrs());
     DataPlane.Outcome outcome;
     var touchedUdp = false;
@@ -301,6 +308,7 @@ public final class Proxier {
       outcome = plane.update(changes);
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
         // The change cannot be expressed as a delta of the kernel's state: replace everything.
+        decision = SyncPolicy.Decision.ESCALATED;
         full = true;
         outcome = plane.replaceAll(rules(allPorts()), nodeAddresses, podCidrs);
       }
@@ -308,7 +316,7 @@ public final class Proxier {
     reportCollisions();
     plane.warnings().forEach(this::warn);
     if (outcome.status() == DataPlane.Status.FAILED) {
-      needFullSync = true;
+      policy.failed();
       log.atError()
           .addKeyValue("family", family.apiName())
           .addKeyValue("mode", metrics.mode())
@@ -316,40 +324,45 @@ public final class Proxier {
           .addKeyValue("error", outcome.error())
           .log(
               "Loading the rules failed; the previous rules stay in place and the next sync is full");
-      published =
-          new Published(
-              published.plan(), published.state().failed(outcome.error(), clock.instant()));
+      tell(
+          new SyncResult(
+              family,
+              decision,
+              SyncResult.Outcome.FAILED,
+              outcome.error(),
+              started,
+              clock.instant(),
+              0,
+              null,
+              touchedUdp,
+              triggers,
+              null,
+              hostAddresses));
       return false;
-    }
-    if (outcome.status() == DataPlane.Status.LOADED && touchedUdp) {
-      cleanUpUdpFlows();
     }
     var finished = clock.instant();
     if (full) {
-      needFullSync = false;
-      lastFullSync = finished;
-      plannedForNode = nodeIdentity(node);
-      assembledForAddresses = nodeAddresses;
-      assembledForLocalCidrs = localCidrs;
+      policy.fullLoaded(basis);
     }
-    health.updated(family);
-    metrics.synced(family, full, Duration.between(started, finished), finished);
-    triggers.forEach(
-        trigger -> metrics.networkProgrammed(family, Duration.between(trigger, finished)));
-    var ports = allPorts();
-    var state = published.state();
-    published =
-        new Published(
-            currentPlan(),
-            state.succeeded(
-                full,
-                finished,
-                outcome.status() == DataPlane.Status.LOADED
-                    ? plane.linesLoaded()
-                    : state.rulesLoaded(),
-                ports.size()));
-    reportTopology(ports);
-    logSync(full, changed.size(), ports, Duration.between(started, finished));
+    var plan = currentPlan();
+    var ports = plan.ports();
+    tell(
+        new SyncResult(
+            family,
+            decision,
+            outcome.status() == DataPlane.Status.LOADED
+                ? SyncResult.Outcome.LOADED
+                : SyncResult.Outcome.UNCHANGED,
+            null,
+            started,
+            finished,
+            plane.linesLoaded(),
+            plan,
+            touchedUdp,
+            triggers,
+            null,
+            hostAddresses));
+    logSync(decision, changed.size(), ports, Duration.between(started, finished));
     return true;
   }
 
@@ -358,12 +371,16 @@ public final class Proxier {
    * every change, are summed up at most once per {@link #PARTIAL_SYNC_SUMMARY_INTERVAL}.
    */
   private void logSync(
-      boolean full, int changedServices, List<NodePlanner.PlannedPort> ports, Duration elapsed) {
-    if (full || !loggedFirstSync) {
+      SyncPolicy.Decision decision,
+      int changedServices,
+      List<NodePlanner.PlannedPort> ports,
+      Duration elapsed) {
+    if (decision.full() || !loggedFirstSync) {
       loggedFirstSync = true;
       log.atInfo()
           .addKeyValue("family", family.apiName())
-          .addKeyValue("full", full)
+          .addKeyValue("full", decision.full())
+          .addKeyValue("why", decision.reason().label())
           .addKeyValue("services", plannedByService.size())
           .addKeyValue("servicePorts", ports.size())
           .addKeyValue("endpoints", ports.stream().mapToInt(p -> p.endpoints().size()).sum())
@@ -502,49 +519,5 @@ public final class Proxier {
 
   private void warn(String warning) {
     log.atWarn().addKeyValue("family", family.apiName()).log(warning);
-  }
-
-  /** After rules change, UDP flows to removed endpoints would outlive them: delete those. */
-  private void cleanUpUdpFlows() {
-    if (conntrack == null) {
-      return;
-    }
-    var started = clock.instant();
-    int deleted = conntrack.cleanup(family, allPorts());
-    metrics.conntrackReconciled(family, Duration.between(started, clock.instant()), deleted);
-  }
-
-  private void reportTopology(List<NodePlanner.PlannedPort> ports) {
-    int noLocalInternal = 0;
-    int noLocalExternal = 0;
-    Map<String, Integer> byLevel = new TreeMap<>();
-    Map<String, Integer> byFallback = new TreeMap<>();
-    for (var level : TopologyLevel.values()) {
-      byLevel.put(level.displayName(), 0);
-    }
-    for (var fallback : TopologyFallback.values()) {
-      if (fallback != TopologyFallback.NONE) {
-        byFallback.put(fallback.label(), 0);
-      }
-    }
-    for (var planned : ports) {
-      var port = planned.port();
-      var selection = planned.selection();
-      byLevel.merge(selection.topology().displayName(), 1, Integer::sum);
-      if (planned.fallback() != TopologyFallback.NONE) {
-        byFallback.merge(planned.fallback().label(), 1, Integer::sum);
-      }
-      boolean noLocal =
-          selection.hasAnyEndpoints()
-              && (selection.localEndpoints() == null || selection.localEndpoints().isEmpty());
-      if (noLocal && port.internalTrafficLocal()) {
-        noLocalInternal++;
-      }
-      if (noLocal && port.externalTrafficLocal() && port.externallyAccessible()) {
-        noLocalExternal++;
-      }
-    }
-    metrics.noLocalEndpoints(family, noLocalInternal, noLocalExternal);
-    metrics.topology(family, byLevel, byFallback);
   }
 }

@@ -14,7 +14,6 @@ import java.util.Objects;
  * @param serviceProxyName handle only the Services labelled
  *     service.kubernetes.io/service-proxy-name with this value; null handles unlabelled Services
  *     only
- * @param dryRun render and print rulesets, never touch the kernel
  */
 public record ProxyConfig(
     String nodeName,
@@ -22,8 +21,7 @@ public record ProxyConfig(
     Duration minSyncPeriod,
     Duration syncPeriod,
     Duration fullSyncPeriod,
-    String serviceProxyName,
-    boolean dryRun) {
+    String serviceProxyName) {
 
   public ProxyConfig {
     Objects.requireNonNull(nodeName, "nodeName");
@@ -49,13 +47,12 @@ public record ProxyConfig(
         Duration.ofSeconds(1),
         Duration.ofSeconds(30),
         Duration.ofHours(1),
-        null,
-        false);
+        null);
   }
 
   public ProxyConfig withRules(RuleSettings value) {
     return new ProxyConfig(
-        nodeName, value, minSyncPeriod, syncPeriod, fullSyncPeriod, serviceProxyName, dryRun);
+        nodeName, value, minSyncPeriod, syncPeriod, fullSyncPeriod, serviceProxyName);
   }
 
   /** Unapplied changes older than this make /healthz fail, as in kube-proxy. */

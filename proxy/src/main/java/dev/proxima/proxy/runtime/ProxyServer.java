@@ -6,7 +6,6 @@ import dev.proxima.http.ProbeHttpServer;
 import dev.proxima.http.ProbeResponse;
 import dev.proxima.http.PrometheusMetricsHandler;
 import dev.proxima.model.ObjectKey;
-import dev.proxima.proxy.conntrack.ConntrackCleaner;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.explain.ObservedLocality;
 import dev.proxima.proxy.explain.SyncState;
@@ -17,7 +16,6 @@ import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
-import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -27,16 +25,11 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +50,7 @@ public final class ProxyServer implements AutoCloseable {
   private final PrometheusRegistry registry;
   private HealthServer healthServer;
   private final ServiceHealthServers serviceHealth;
-  private final Supplier<List<String>> nodePortCandidates;
+  private final Host host;
   private final RuleSettings rules;
   private ProbeHttpServer metricsServer;
   private ExplainServer explainServer;
@@ -67,15 +60,13 @@ public final class ProxyServer implements AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
 
   /**
-   * The nftables mode.
-   *
-   * @param nft null in dry-run mode; rulesets then go to {@code dryRunOutput}
+   * The nftables mode off the host (a dry run, tests, the demo): rules go to {@code nft}, the
+   * Node's status.addresses stand in for the interfaces, and no conntrack entries are deleted.
    */
   public ProxyServer(
       KubernetesClient client,
       ProxyConfig config,
       RuleLoader nft,
-      Consumer<String> dryRunOutput,
       PrometheusRegistry registry,
       Duration informerResync,
       Clock clock) {
@@ -83,8 +74,8 @@ public final class ProxyServer implements AutoCloseable {
         client,
         config,
         ProxyMode.nftables,
-        DataPlanes.nftables(config.rules(), nft, dryRunOutput),
-        nft != null,
+        DataPlanes.nftables(config.rules(), nft),
+        Host.none(),
         registry,
         informerResync,
         clock);
@@ -92,14 +83,14 @@ public final class ProxyServer implements AutoCloseable {
 
   /**
    * @param planes each family's data plane in {@code mode}
-   * @param touchesKernel false in dry-run mode: no conntrack cleanup, no kernel checks
+   * @param host the interface addresses and conntrack tool of this node, or {@link Host#none()}
    */
   public ProxyServer(
       KubernetesClient client,
       ProxyConfig config,
       ProxyMode mode,
       DataPlanes planes,
-      boolean touchesKernel,
+      Host host,
       PrometheusRegistry registry,
       Duration informerResync,
       Clock clock) {
@@ -107,7 +98,7 @@ public final class ProxyServer implements AutoCloseable {
     this.registry = registry;
     this.rules = config.rules();
     this.metrics = new ProxyMetrics(registry, mode);
-    this.kernelCheckPeriod = touchesKernel ? config.syncPeriod() : null;
+    this.kernelCheckPeriod = config.syncPeriod();
     this.health = new ProxyHealth(clock, config.healthTimeout());
     this.nodeName = config.nodeName();
     this.cache =
@@ -134,9 +125,7 @@ public final class ProxyServer implements AutoCloseable {
                 changed();
               }
             });
-    Supplier<List<String>> nodePortCandidates =
-        touchesKernel ? HostAddresses::read : cache::nodeAddresses;
-    this.nodePortCandidates = nodePortCandidates;
+    this.host = host;
     for (var family : IpFamily.values()) {
       proxiers.add(
           new Proxier(
@@ -144,14 +133,15 @@ public final class ProxyServer implements AutoCloseable {
               config,
               cache,
               planes.forFamily(family, metrics, clock),
-              touchesKernel ? ConntrackCleaner.onThisHost() : null,
+              host,
               metrics,
               health,
-              clock,
-              nodePortCandidates));
+              clock));
     }
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
+    var healthChecks = new ServiceHealthChecks(serviceHealth, rules, cache);
+    proxiers.forEach(proxier -> proxier.subscribe(healthChecks));
     this.runner =
         new SyncRunner(
             "proxy-sync",
@@ -188,53 +178,15 @@ public final class ProxyServer implements AutoCloseable {
   private boolean syncAll() {
     boolean ok = true;
     var changed = cache.drainChangedServices();
+    // Read once per pass: both families and the health-check listeners select from the same.
+    var hostAddresses = host.addresses(cache);
     for (var proxier : proxiers) {
-      ok &= proxier.sync(changed);
+      ok &= proxier.sync(changed, hostAddresses);
     }
     if (ok) {
       metrics.pendingCleared();
-      syncServiceHealthChecks();
     }
     return ok;
-  }
-
-  /** Health-check listeners for eTP=Local load balancers, counting ready endpoints on this node. */
-  private void syncServiceHealthChecks() {
-    Map<ObjectKey, Integer> ports = new HashMap<>();
-    Map<ObjectKey, Set<String>> readyLocal = new HashMap<>();
-    for (var proxier : proxiers) {
-      // After a successful sync this is its plan, already assembled for explain --live.
-      var plan = proxier.published().plan();
-      if (plan == null) {
-        continue;
-      }
-      for (var planned : plan.ports()) {
-        var port = planned.port();
-        if (port.healthCheckNodePort() == 0 || !port.externalTrafficLocal()) {
-          continue;
-        }
-        var service = port.name().service();
-        ports.put(service, port.healthCheckNodePort());
-        var ips = readyLocal.computeIfAbsent(service, k -> new HashSet<>());
-        planned.endpoints().stream()
-            .filter(e -> e.local() && e.ready() && !e.terminating())
-            .forEach(e -> ips.add(e.ip()));
-      }
-    }
-    Map<ObjectKey, Integer> counts = new HashMap<>();
-    readyLocal.forEach((service, ips) -> counts.put(service, ips.size()));
-    // Both families' --nodeport-addresses, as for NodePorts; without the flag every address.
-    List<String> addresses = ServiceHealthServers.EVERY_ADDRESS;
-    if (!rules.nodePortCidrs().isEmpty()) {
-      addresses = new ArrayList<>();
-      // The same selection as the NodePort rules: host interfaces, and `primary` from the Node.
-      var candidates = nodePortCandidates.get();
-      var primary = NodeIps.primary(cache.node());
-      for (var family : IpFamily.values()) {
-        addresses.addAll(rules.nodePortAddresses(family, candidates, primary));
-      }
-    }
-    serviceHealth.sync(ports, counts, addresses);
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
@@ -294,10 +246,9 @@ public final class ProxyServer implements AutoCloseable {
         summaryMillis,
         summaryMillis,
         TimeUnit.MILLISECONDS);
-    if (kernelCheckPeriod != null) {
-      long millis = kernelCheckPeriod.toMillis();
-      kernelCheck.scheduleWithFixedDelay(this::checkKernel, millis, millis, TimeUnit.MILLISECONDS);
-    }
+    // A printing loader's kernel is always intact, so a dry run's checks find nothing.
+    long millis = kernelCheckPeriod.toMillis();
+    kernelCheck.scheduleWithFixedDelay(this::checkKernel, millis, millis, TimeUnit.MILLISECONDS);
   }
 
   /**

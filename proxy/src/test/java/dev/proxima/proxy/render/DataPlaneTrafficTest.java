@@ -347,14 +347,10 @@ class DataPlaneTrafficTest {
       var nft = new ArrayList<>(prefix);
       nft.add("nft");
       return new NftDataPlane(
-          IpFamily.IPV4, settings, new Nft(nft, Duration.ofSeconds(60)), s -> {}, metrics);
+          IpFamily.IPV4, settings, new Nft(nft, Duration.ofSeconds(60)), metrics);
     }
     return new IptablesDataPlane(
-        IpFamily.IPV4,
-        settings,
-        new Iptables(prefix, IpFamily.IPV4, IptablesBackend.NFT),
-        s -> {},
-        metrics);
+        IpFamily.IPV4, settings, new Iptables(prefix, IpFamily.IPV4, IptablesBackend.NFT), metrics);
   }
 
   @ParameterizedTest

@@ -33,10 +33,10 @@ class ProxierDetectLocalTest {
     var metrics = new ProxyMetrics(new PrometheusRegistry(), mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics)
-            : new IptablesDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics);
+            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics)
+            : new IptablesDataPlane(IpFamily.IPV4, settings, loader, metrics);
     var config = ProxyConfig.defaults("node-a").withRules(settings);
-    proxier = new Proxier(IpFamily.IPV4, config, cache, plane, null, metrics, health, clock);
+    proxier = new Proxier(IpFamily.IPV4, config, cache, plane, Host.none(), metrics, health, clock);
     cache.services.add(ApiObjects.service("shop", "web", "10.96.0.10").build());
     cache.slices.add(ApiObjects.slice("shop", "web", "10.244.1.5"));
   }

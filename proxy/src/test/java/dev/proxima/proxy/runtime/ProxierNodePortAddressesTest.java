@@ -44,8 +44,8 @@ class ProxierNodePortAddressesTest {
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics)
-            : new IptablesDataPlane(IpFamily.IPV4, settings, loader, s -> {}, metrics);
+            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics)
+            : new IptablesDataPlane(IpFamily.IPV4, settings, loader, metrics);
     var config = ProxyConfig.defaults("node-a").withRules(settings);
     proxier =
         withHost
@@ -54,12 +54,11 @@ class ProxierNodePortAddressesTest {
                 config,
                 cache,
                 plane,
-                null,
+                Host.withAddresses(() -> List.copyOf(host)),
                 metrics,
                 health,
-                clock,
-                () -> List.copyOf(host))
-            : new Proxier(IpFamily.IPV4, config, cache, plane, null, metrics, health, clock);
+                clock)
+            : new Proxier(IpFamily.IPV4, config, cache, plane, Host.none(), metrics, health, clock);
     cache.services.add(ApiObjects.service("shop", "web", "10.96.0.10").build());
     cache.slices.add(ApiObjects.slice("shop", "web", "10.244.1.5"));
   }
@@ -121,6 +120,19 @@ class ProxierNodePortAddressesTest {
           .contains("add element ip proxima nodeport-ips {\n\t10.1.2.3\n}");
     }
     assertThat(scrape()).contains(GAUGE + "{ip_family=\"IPv4\"} 0.0");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aSyncPassHandsEveryFamilyTheAddressesItReadOnce(ProxyMode mode) {
+    start(mode, List.of("10.1.0.0/16"), true);
+
+    // The server reads the host once per pass; the proxier must not read it again.
+    proxier.sync(Set.of(), List.of("10.1.5.5"));
+
+    assertThat(loader.scripts.get(0))
+        .contains(mode == ProxyMode.nftables ? "10.1.5.5" : "-d 10.1.5.5 ")
+        .doesNotContain("10.1.2.3");
   }
 
   @ParameterizedTest

@@ -22,6 +22,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesChains;
 import dev.proxima.proxy.render.iptables.JumpRule;
+import dev.proxima.proxy.sync.SyncPolicy;
 import dev.proxima.proxy.testing.ApiObjects;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -62,17 +63,15 @@ class ProxierTest {
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(
-                IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics, clock)
-            : new IptablesDataPlane(
-                IpFamily.IPV4, RuleSettings.defaults(), loader, s -> {}, metrics);
+            ? new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics, clock)
+            : new IptablesDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics);
     proxier =
         new Proxier(
             IpFamily.IPV4,
             ProxyConfig.defaults("node-a"),
             cache,
             plane,
-            null,
+            Host.none(),
             metrics,
             health,
             clock);
@@ -266,6 +265,75 @@ class ProxierTest {
         .contains("kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
         .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
         .contains("proxima_proxy_service_ports_by_topology{ip_family=\"IPv4\",level=\"None\"} 1");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void everySyncTellsItsObserversWhatItDidAndWhy(ProxyMode mode) {
+    start(mode);
+    var results = new ArrayList<SyncResult>();
+    proxier.subscribe(results::add);
+    cache.services.add(service("web", null));
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+    var web = Set.of(new ObjectKey("shop", "web"));
+
+    proxier.sync(Set.of());
+    loader.fail = true;
+    cache.slices.add(slice("web", "10.244.1.6", "node-b"));
+    proxier.sync(web);
+    loader.fail = false;
+    proxier.sync(web);
+    proxier.sync(Set.of());
+
+    assertThat(results)
+        .extracting(SyncResult::outcome)
+        .containsExactly(
+            SyncResult.Outcome.LOADED,
+            SyncResult.Outcome.FAILED,
+            SyncResult.Outcome.LOADED,
+            SyncResult.Outcome.UNCHANGED);
+    // The failed sync is partial, or full when its new endpoint count is not a delta (nftables).
+    assertThat(results)
+        .extracting(r -> r.decision().reason())
+        .containsExactly(
+            SyncPolicy.Reason.FIRST_SYNC,
+            mode == ProxyMode.nftables ? SyncPolicy.Reason.NOT_A_DELTA : SyncPolicy.Reason.NONE,
+            SyncPolicy.Reason.AFTER_FAILURE,
+            SyncPolicy.Reason.NONE);
+    assertThat(results.get(0).plan().ports()).hasSize(1);
+    assertThat(results.get(0).rulesLoaded()).isPositive();
+    assertThat(results.get(1).plan()).isNull();
+    assertThat(results.get(1).error()).isNotBlank();
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void theHealthCheckListenersFollowTheLoadedPlanAsAnObserver(ProxyMode mode) throws Exception {
+    start(mode);
+    int healthCheckPort;
+    try (var free = new java.net.ServerSocket(0)) {
+      healthCheckPort = free.getLocalPort();
+    }
+    var web = new ObjectKey("shop", "web");
+    try (var servers = new dev.proxima.proxy.health.ServiceHealthServers(() -> true, () -> {})) {
+      proxier.subscribe(new ServiceHealthChecks(servers, RuleSettings.defaults(), cache));
+      cache.services.add(
+          new ServiceBuilder(service("web", null))
+              .editSpec()
+              .withType("LoadBalancer")
+              .withExternalTrafficPolicy("Local")
+              .withHealthCheckNodePort(healthCheckPort)
+              .endSpec()
+              .build());
+      cache.slices.add(slice("web", "10.244.1.5", "node-a"));
+
+      proxier.sync(Set.of());
+      assertThat(servers.port(web)).isEqualTo(healthCheckPort);
+
+      cache.services.clear();
+      proxier.sync(Set.of(web));
+      assertThat(servers.port(web)).isEqualTo(-1);
+    }
   }
 
   @ParameterizedTest

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.proxima.http.testing.StalledClients;
+import dev.proxima.proxy.kernel.PrintingRuleLoader;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.ClusterObjects;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -55,8 +56,7 @@ class ProxyServerTest {
     return new ProxyServer(
         client,
         config(minSyncPeriod),
-        null,
-        scripts::add,
+        new PrintingRuleLoader(scripts::add),
         new PrometheusRegistry(),
         Duration.ZERO,
         Clock.systemUTC());
@@ -73,8 +73,7 @@ class ProxyServerTest {
         minSyncPeriod,
         minSyncPeriod.plus(Duration.ofSeconds(30)),
         minSyncPeriod.plus(Duration.ofHours(1)),
-        null,
-        true);
+        null);
   }
 
   private int status(int port, String path) throws Exception {
@@ -335,8 +334,9 @@ class ProxyServerTest {
             client,
             config(),
             ProxyMode.iptables,
-            DataPlanes.iptables(config().rules(), null, List.of(), scripts::add),
-            false,
+            DataPlanes.of(
+                ProxyMode.iptables, config().rules(), new PrintingRuleLoader(scripts::add)),
+            Host.none(),
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());

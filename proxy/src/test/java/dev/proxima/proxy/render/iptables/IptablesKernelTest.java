@@ -73,7 +73,6 @@ class IptablesKernelTest {
         IpFamily.IPV4,
         SETTINGS,
         iptables,
-        s -> {},
         new ProxyMetrics(new PrometheusRegistry(), ProxyMode.iptables));
   }
 

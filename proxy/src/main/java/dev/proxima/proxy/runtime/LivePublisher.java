@@ -1,0 +1,44 @@
+package dev.proxima.proxy.runtime;
+
+import dev.proxima.proxy.explain.SyncState;
+import dev.proxima.proxy.model.IpFamily;
+
+/**
+ * Keeps what {@code explain --live} and the health-check listeners read of one family, from other
+ * threads: the plan the latest successful sync loaded (null before the first) and how syncs went.
+ */
+final class LivePublisher implements SyncObserver {
+  // Replaced whole on the sync thread, so a reader sees one sync's plan and state together.
+  private volatile Proxier.Published published;
+
+  LivePublisher(IpFamily family) {
+    published = new Proxier.Published(null, SyncState.notSynced(family));
+  }
+
+  Proxier.Published published() {
+    return published;
+  }
+
+  @Override
+  public void synced(SyncResult result) {
+    var state = published.state();
+    published =
+        switch (result.outcome()) {
+          case WAITING ->
+              new Proxier.Published(published.plan(), state.waiting(result.waitingFor()));
+          case FAILED ->
+              new Proxier.Published(
+                  published.plan(), state.failed(result.error(), result.finished()));
+          case LOADED, UNCHANGED ->
+              new Proxier.Published(
+                  result.plan(),
+                  state.succeeded(
+                      result.decision().full(),
+                      result.finished(),
+                      result.outcome() == SyncResult.Outcome.LOADED
+                          ? result.rulesLoaded()
+                          : state.rulesLoaded(),
+                      result.plan().ports().size()));
+        };
+  }
+}

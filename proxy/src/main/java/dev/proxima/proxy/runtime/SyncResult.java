@@ -1,0 +1,61 @@
+package dev.proxima.proxy.runtime;
+
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.sync.SyncPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What one family's sync did, handed to every {@link SyncObserver}: metrics, health, the UDP
+ * conntrack cleanup and {@code explain --live} read it instead of being called from the sync.
+ *
+ * @param decision full or partial, and why
+ * @param error the tool's message when {@code FAILED}, else null
+ * @param rulesLoaded lines handed to the kernel; 0 when nothing was loaded
+ * @param plan the plan now programmed when the sync succeeded, else null
+ * @param touchedUdp whether a UDP Service port was added, changed or removed
+ * @param triggers when the changes this sync programmed were first seen
+ * @param waitingFor what the family waits for before it programs anything, when {@code WAITING}
+ * @param hostAddresses the host's addresses this sync pass read, the --nodeport-addresses
+ *     candidates
+ */
+public record SyncResult(
+    IpFamily family,
+    SyncPolicy.Decision decision,
+    Outcome outcome,
+    String error,
+    Instant started,
+    Instant finished,
+    int rulesLoaded,
+    NodePlanner.FamilyPlan plan,
+    boolean touchedUdp,
+    List<Instant> triggers,
+    String waitingFor,
+    List<String> hostAddresses) {
+  public enum Outcome {
+    /** Rules were loaded. */
+    LOADED,
+    /** The rules were already what the plan needs. */
+    UNCHANGED,
+    /** Loading failed; the previous rules stay in place. */
+    FAILED,
+    /** Nothing was programmed: the family waits for {@code waitingFor}. */
+    WAITING
+  }
+
+  public SyncResult {
+    triggers = List.copyOf(triggers);
+    hostAddresses = List.copyOf(hostAddresses);
+  }
+
+  /** True when the kernel now holds the plan: loaded or already in place. */
+  public boolean succeeded() {
+    return outcome == Outcome.LOADED || outcome == Outcome.UNCHANGED;
+  }
+
+  public Duration elapsed() {
+    return Duration.between(started, finished);
+  }
+}

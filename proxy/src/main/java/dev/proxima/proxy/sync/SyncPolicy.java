@@ -1,0 +1,139 @@
+package dev.proxima.proxy.sync;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Decides whether one family's next sync is full or partial, and why. A full sync re-plans every
+ * Service and replaces the family's rules; a partial one re-plans only the changed Services. The
+ * caller reports what happened (a load failed, another tool touched the rules, a full sync loaded)
+ * and what the rules are built for now; the policy keeps nothing else and does no I/O.
+ */
+public final class SyncPolicy {
+  /** Why a sync is full, or {@link #NONE} for a partial one. Labels are one token, for logs. */
+  public enum Reason {
+    NONE("partial"),
+    FIRST_SYNC("first-sync"),
+    AFTER_FAILURE("after-failure"),
+    RULES_CHANGED_ELSEWHERE("rules-changed-elsewhere"),
+    REQUESTED("requested"),
+    NODE_CHANGED("node-changed"),
+    NODE_PORT_ADDRESSES_CHANGED("nodeport-addresses-changed"),
+    LOCAL_CIDRS_CHANGED("local-cidrs-changed"),
+    PERIOD("full-sync-period"),
+    NOT_A_DELTA("not-a-delta");
+
+    private final String label;
+
+    Reason(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
+  }
+
+  /** The outcome of {@link #decide}: full or not, and why. */
+  public record Decision(boolean full, Reason reason) {
+    public static final Decision PARTIAL = new Decision(false, Reason.NONE);
+
+    /** The partial sync turned full because the data plane could not express it as a delta. */
+    public static final Decision ESCALATED = new Decision(true, Reason.NOT_A_DELTA);
+
+    static Decision full(Reason reason) {
+      return new Decision(true, reason);
+    }
+  }
+
+  /**
+   * What a family's rules are built for, besides the Services: any change here re-plans all.
+   *
+   * @param node the fields of the Node the rules depend on (name, zone, addresses), compared by
+   *     {@code equals}; anything that stands for "no Node" when there is none
+   * @param nodePortAddresses the addresses --nodeport-addresses selects
+   * @param localCidrs the pod CIDRs that mark local traffic
+   */
+  public record Basis(Object node, List<String> nodePortAddresses, List<String> localCidrs) {
+    public Basis {
+      nodePortAddresses = List.copyOf(nodePortAddresses);
+      localCidrs = List.copyOf(localCidrs);
+    }
+  }
+
+  private final Duration fullSyncPeriod;
+  private final Clock clock;
+
+  /** Why the next sync must be full whatever else holds; null when nothing forces it. */
+  private Reason forced = Reason.FIRST_SYNC;
+
+  private Instant lastFull;
+  private Basis loadedFor;
+
+  /**
+   * @param fullSyncPeriod the longest time between two full syncs
+   */
+  public SyncPolicy(Duration fullSyncPeriod, Clock clock) {
+    this.fullSyncPeriod = Objects.requireNonNull(fullSyncPeriod);
+    this.clock = clock;
+  }
+
+  /** The kind of the sync starting now, for rules that must be built for {@code basis}. */
+  public Decision decide(Basis basis) {
+    if (forced != null) {
+      return Decision.full(forced);
+    }
+    if (!Objects.equals(basis.node(), loadedFor.node())) {
+      return Decision.full(Reason.NODE_CHANGED);
+    }
+    if (!basis.nodePortAddresses().equals(loadedFor.nodePortAddresses())) {
+      return Decision.full(Reason.NODE_PORT_ADDRESSES_CHANGED);
+    }
+    if (!basis.localCidrs().equals(loadedFor.localCidrs())) {
+      return Decision.full(Reason.LOCAL_CIDRS_CHANGED);
+    }
+    if (!clock.instant().isBefore(lastFull.plus(fullSyncPeriod))) {
+      return Decision.full(Reason.PERIOD);
+    }
+    return Decision.PARTIAL;
+  }
+
+  /** True while the next sync must be full whatever the basis: the kernel may differ from plan. */
+  public boolean fullSyncForced() {
+    return forced != null;
+  }
+
+  /** True once a full sync loaded. */
+  public boolean loadedOnce() {
+    return loadedFor != null;
+  }
+
+  /** A load failed: the kernel may not hold what was planned, so the next sync is full. */
+  public void failed() {
+    forced = Reason.AFTER_FAILURE;
+  }
+
+  /** Another tool changed the rules behind the proxy's back. */
+  public void rulesChangedElsewhere() {
+    if (forced == null) {
+      forced = Reason.RULES_CHANGED_ELSEWHERE;
+    }
+  }
+
+  /** Someone asked for the next sync to be full. */
+  public void requested() {
+    if (forced == null) {
+      forced = Reason.REQUESTED;
+    }
+  }
+
+  /** A full sync loaded now, for {@code basis}: partial syncs may follow. */
+  public void fullLoaded(Basis basis) {
+    forced = null;
+    lastFull = clock.instant();
+    loadedFor = basis;
+  }
+}
