@@ -96,7 +96,7 @@ public final class NodePlanner {
     var zone = zoneOf(node);
     var catalog =
         ServiceCatalog.build(
-            services, slices, new ServiceCatalog.Options(nodeName, family, serviceProxyName));
+            services, slices, new ServiceCatalog.Options(nodeName, family, serviceProxyName, zone));
     var nodeAddresses = NodeSourcedLoadBalancer.addressesOf(node);
     var ports =
         catalog.entries().stream()

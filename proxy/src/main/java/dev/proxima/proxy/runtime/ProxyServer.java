@@ -137,19 +137,27 @@ public final class ProxyServer implements AutoCloseable {
     Supplier<List<String>> nodePortCandidates =
         touchesKernel ? HostAddresses::read : cache::nodeAddresses;
     this.nodePortCandidates = nodePortCandidates;
+    var counters =
+        new java.util.LinkedHashMap<
+            String,
+            java.util.function.Supplier<
+                java.util.Optional<dev.proxima.proxy.metrics.ConnectionCounts>>>();
     for (var family : IpFamily.values()) {
+      var plane = planes.forFamily(family, metrics, clock);
+      counters.put(family.apiName(), plane::connectionCounts);
       proxiers.add(
           new Proxier(
               family,
               config,
               cache,
-              planes.forFamily(family, metrics, clock),
+              plane,
               touchesKernel ? ConntrackCleaner.onThisHost() : null,
               metrics,
               health,
               clock,
               nodePortCandidates));
     }
+    dev.proxima.proxy.metrics.ConnectionLocalityMetrics.register(registry, counters);
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     this.runner =
