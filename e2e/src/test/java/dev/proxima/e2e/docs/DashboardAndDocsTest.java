@@ -213,7 +213,8 @@ class DashboardAndDocsTest {
   }
 
   @Test
-  void theDashboardShowsSyncLatencyFailuresDropsTopologyAndTheControllersWork() throws IOException {
+  void theDashboardShowsSyncLatencyFailuresDropsTopologyObservedLocalityAndTheControllersWork()
+      throws IOException {
     var named = new TreeSet<String>();
     for (var query : dashboardQueries()) {
       named.addAll(checkQuery(query, new ArrayList<>()));
@@ -228,6 +229,8 @@ class DashboardAndDocsTest {
             "kubeproxy_sync_proxy_rules_no_local_endpoints_total",
             "proxima_proxy_service_ports_by_topology",
             "proxima_proxy_topology_fallbacks",
+            "proxima_proxy_connections_total",
+            "proxima_proxy_connections_without_endpoints_total",
             "endpoint_slice_controller_syncs",
             "workqueue_depth",
             "workqueue_queue_duration_seconds_bucket",
