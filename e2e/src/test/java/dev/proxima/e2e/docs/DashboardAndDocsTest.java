@@ -231,6 +231,7 @@ class DashboardAndDocsTest {
             "proxima_proxy_topology_fallbacks",
             "proxima_proxy_connections_total",
             "proxima_proxy_connections_without_endpoints_total",
+            "proxima_proxy_node_zone",
             "endpoint_slice_controller_syncs",
             "workqueue_depth",
             "workqueue_queue_duration_seconds_bucket",
@@ -449,7 +450,8 @@ class DashboardAndDocsTest {
     metrics.conntrackReconciled(IpFamily.IPV4, Duration.ofMillis(5), 1);
     ConnectionLocalityMetrics.register(
         registry,
-        Map.of("IPv4", () -> Optional.of(new ConnectionCounts(Map.of(Locality.ZONE, 3L), 1))));
+        Map.of("IPv4", () -> Optional.of(new ConnectionCounts(Map.of(Locality.ZONE, 3L), 1))),
+        () -> "zone-a");
     return registry;
   }
 

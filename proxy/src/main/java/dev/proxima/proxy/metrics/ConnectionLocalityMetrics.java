@@ -4,6 +4,7 @@ import dev.proxima.proxy.model.Locality;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.EnumMap;
@@ -31,22 +32,28 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
   static final String CONNECTIONS = "proxima_proxy_connections";
   static final String WITHOUT_ENDPOINTS = "proxima_proxy_connections_without_endpoints";
   static final String READ_FAILURES = "proxima_proxy_connection_counter_read_failures";
+  static final String NODE_ZONE = "proxima_proxy_node_zone";
 
   private final Map<String, Supplier<Optional<ConnectionCounts>>> sources;
+  private final Supplier<String> nodeZone;
   private final Map<String, Monotonic> families = new LinkedHashMap<>();
   private long readFailures;
 
   /**
    * @param sources each family's reader (label to reader); each call reads the kernel once
    */
-  public ConnectionLocalityMetrics(Map<String, Supplier<Optional<ConnectionCounts>>> sources) {
+  public ConnectionLocalityMetrics(
+      Map<String, Supplier<Optional<ConnectionCounts>>> sources, Supplier<String> nodeZone) {
     this.sources = Map.copyOf(sources);
+    this.nodeZone = nodeZone;
     sources.keySet().forEach(family -> families.put(family, new Monotonic()));
   }
 
   public static ConnectionLocalityMetrics register(
-      PrometheusRegistry registry, Map<String, Supplier<Optional<ConnectionCounts>>> sources) {
-    var metrics = new ConnectionLocalityMetrics(sources);
+      PrometheusRegistry registry,
+      Map<String, Supplier<Optional<ConnectionCounts>>> sources,
+      Supplier<String> nodeZone) {
+    var metrics = new ConnectionLocalityMetrics(sources, nodeZone);
     registry.register(metrics);
     return metrics;
   }
@@ -95,12 +102,28 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
             .name(READ_FAILURES)
             .help("Scrapes that could not read one family's connection counters from the kernel")
             .dataPoint(point(readFailures))
+            .build(),
+        GaugeSnapshot.builder()
+            .name(NODE_ZONE)
+            .help(
+                "Always 1, labelled with this node's zone (empty when the Node has none): join on"
+                    + " instance to see connections from zone to zone")
+            .dataPoint(
+                GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                    .labels(Labels.of("zone", zoneNow()))
+                    .value(1)
+                    .build())
             .build());
+  }
+
+  private String zoneNow() {
+    var zone = nodeZone.get();
+    return zone == null ? "" : zone;
   }
 
   @Override
   public List<String> getPrometheusNames() {
-    return List.of(CONNECTIONS, WITHOUT_ENDPOINTS, READ_FAILURES);
+    return List.of(CONNECTIONS, WITHOUT_ENDPOINTS, READ_FAILURES, NODE_ZONE);
   }
 
   private static CounterSnapshot.CounterDataPointSnapshot point(long value, String... labels) {

@@ -156,7 +156,8 @@ public final class NodePlanner {
     return new PlannedPort(port, endpoints, selection, fallback);
   }
 
-  static String zoneOf(Node node) {
+  /** The Node's zone label, or null when it has none (or the Node is not known). */
+  public static String zoneOf(Node node) {
     if (node == null || node.getMetadata() == null || node.getMetadata().getLabels() == null) {
       return null;
     }

@@ -157,7 +157,8 @@ public final class ProxyServer implements AutoCloseable {
               clock,
               nodePortCandidates));
     }
-    dev.proxima.proxy.metrics.ConnectionLocalityMetrics.register(registry, counters);
+    dev.proxima.proxy.metrics.ConnectionLocalityMetrics.register(
+        registry, counters, () -> dev.proxima.proxy.plan.NodePlanner.zoneOf(cache.node()));
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     this.runner =

@@ -61,7 +61,7 @@ class ConnectionLocalityMetricsTest {
     var sources = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     sources.put("IPv4", v4);
     sources.put("IPv6", v6);
-    ConnectionLocalityMetrics.register(registry, sources);
+    ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
 
     var scraped = registry.scrape();
 
@@ -70,6 +70,10 @@ class ConnectionLocalityMetricsTest {
     assertThat(value(scraped, "proxima_proxy_connections", "other-zone")).isEqualTo(3);
     assertThat(value(scraped, "proxima_proxy_connections", "unknown")).isZero();
     assertThat(value(scraped, "proxima_proxy_connections_without_endpoints", null)).isEqualTo(5);
+    assertThat(scraped.stream())
+        .anySatisfy(
+            snapshot ->
+                assertThat(snapshot.getMetadata().getName()).isEqualTo("proxima_proxy_node_zone"));
     assertThat(v4.calls).hasValue(1);
     assertThat(v6.calls).hasValue(1);
   }
@@ -82,7 +86,7 @@ class ConnectionLocalityMetricsTest {
             Optional.empty(),
             Optional.of(counts(1, 0, 0, 0)),
             Optional.of(counts(2, 3, 0, 0)));
-    ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads));
+    ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
 
     registry.scrape();
     var failed = registry.scrape();
