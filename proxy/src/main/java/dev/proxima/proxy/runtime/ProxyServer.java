@@ -157,8 +157,12 @@ public final class ProxyServer implements AutoCloseable {
               clock,
               nodePortCandidates));
     }
-    dev.proxima.proxy.metrics.ConnectionLocalityMetrics.register(
-        registry, counters, () -> dev.proxima.proxy.plan.NodePlanner.zoneOf(cache.node()));
+    if (mode == ProxyMode.nftables) {
+      // The iptables mode does not count yet: no series rather than zeros that look like no
+      // traffic.
+      dev.proxima.proxy.metrics.ConnectionLocalityMetrics.register(
+          registry, counters, () -> dev.proxima.proxy.plan.NodePlanner.zoneOf(cache.node()));
+    }
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     this.runner =
