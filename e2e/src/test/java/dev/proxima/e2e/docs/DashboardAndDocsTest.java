@@ -9,8 +9,11 @@ import dev.proxima.controller.cli.ControllerMain;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.cli.ProxyMain;
+import dev.proxima.proxy.metrics.ConnectionCounts;
+import dev.proxima.proxy.metrics.ConnectionLocalityMetrics;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -33,6 +36,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -209,7 +213,8 @@ class DashboardAndDocsTest {
   }
 
   @Test
-  void theDashboardShowsSyncLatencyFailuresDropsTopologyAndTheControllersWork() throws IOException {
+  void theDashboardShowsSyncLatencyFailuresDropsTopologyObservedLocalityAndTheControllersWork()
+      throws IOException {
     var named = new TreeSet<String>();
     for (var query : dashboardQueries()) {
       named.addAll(checkQuery(query, new ArrayList<>()));
@@ -224,6 +229,9 @@ class DashboardAndDocsTest {
             "kubeproxy_sync_proxy_rules_no_local_endpoints_total",
             "proxima_proxy_service_ports_by_topology",
             "proxima_proxy_topology_fallbacks",
+            "proxima_proxy_connections_total",
+            "proxima_proxy_connections_without_endpoints_total",
+            "proxima_proxy_node_zone",
             "endpoint_slice_controller_syncs",
             "workqueue_depth",
             "workqueue_queue_duration_seconds_bucket",
@@ -440,6 +448,10 @@ class DashboardAndDocsTest {
     metrics.livez(200);
     metrics.topology(IpFamily.IPV4, Map.of("PreferSameZone", 1), Map.of("no_endpoint_in_zone", 0));
     metrics.conntrackReconciled(IpFamily.IPV4, Duration.ofMillis(5), 1);
+    ConnectionLocalityMetrics.register(
+        registry,
+        Map.of("IPv4", () -> Optional.of(new ConnectionCounts(Map.of(Locality.ZONE, 3L), 1))),
+        () -> "zone-a");
     return registry;
   }
 

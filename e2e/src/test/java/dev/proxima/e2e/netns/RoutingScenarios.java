@@ -59,7 +59,39 @@ abstract class RoutingScenarios {
                 .isSubsetOf("a1s1", "a1s2", "a2s1", "b1s1")
                 .hasSizeGreaterThan(1);
           });
+      if (mode() == ProxyMode.nftables) { // the iptables mode does not count yet
+        assertCountedInZone(cluster, zonal, distribution);
+      }
     }
+  }
+
+  /**
+   * N connections from zone-a's client on a1 show N more in a1's {@code node} and {@code zone}
+   * counters and none in {@code other-zone}: the kernel's count, read by a scrape before and after.
+   */
+  private static void assertCountedInZone(
+      NetnsCluster cluster, Workload workload, String distribution) {
+    var a1 = cluster.node("a1");
+    var before = cluster.metrics(a1);
+    var answers = cluster.probe(cluster.clientOn("a1"), workload, "tcp", 20);
+    var after = cluster.metrics(a1);
+
+    assertThat(answers.allAnswered()).as("%s: %s", distribution, answers).isTrue();
+    assertThat(connections(before, after, "node") + connections(before, after, "zone"))
+        .as("%s: a1 counts its client's 20 connections as kept in the zone", distribution)
+        .isEqualTo(20.0);
+    assertThat(connections(before, after, "other-zone"))
+        .as("%s: and none as leaving it", distribution)
+        .isZero();
+    assertThat(connections(before, after, "unknown"))
+        .as("%s: every zone is known", distribution)
+        .isZero();
+  }
+
+  private static double connections(String before, String after, String locality) {
+    var label = "locality=\"" + locality + "\"";
+    return Metrics.value(after, "proxima_proxy_connections_total", label)
+        - Metrics.value(before, "proxima_proxy_connections_total", label);
   }
 
   @Test

@@ -6,6 +6,7 @@ import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServiceOrigin;
 import dev.proxima.proxy.model.ServicePort;
@@ -46,9 +47,15 @@ public final class ServiceCatalog {
    *     service.kubernetes.io/service-proxy-name with this value are handled; null means only
    *     unlabelled Services are handled
    */
-  public record Options(String nodeName, IpFamily family, String serviceProxyName) {
+  public record Options(
+      String nodeName, IpFamily family, String serviceProxyName, String nodeZone) {
     public Options {
       Objects.requireNonNull(family, "family");
+    }
+
+    /** Options for a node whose zone is not known: endpoints off it have unknown locality. */
+    public Options(String nodeName, IpFamily family, String serviceProxyName) {
+      this(nodeName, family, serviceProxyName, null);
     }
   }
 
@@ -512,6 +519,11 @@ public final class ServiceCatalog {
       boolean terminating = conditions != null && Boolean.TRUE.equals(conditions.getTerminating());
       var nodeName = endpoint.getNodeName();
       var hints = endpoint.getHints();
+      boolean local =
+          nodeName != null
+              && options.nodeName() != null
+              && !options.nodeName().isEmpty()
+              && nodeName.equals(options.nodeName());
       return new Endpoint(
           address.toString(),
           port,
@@ -519,10 +531,7 @@ public final class ServiceCatalog {
           serving,
           terminating,
           nodeName,
-          nodeName != null
-              && options.nodeName() != null
-              && !options.nodeName().isEmpty()
-              && nodeName.equals(options.nodeName()),
+          local,
           hints == null
               ? null
               : hintNames(
@@ -536,7 +545,8 @@ public final class ServiceCatalog {
                   hints.getForNodes(),
                   node -> node == null ? null : node.getName(),
                   where + ".hints.forNodes",
-                  warnings));
+                  warnings),
+          Locality.of(local, endpoint.getZone(), options.nodeZone()));
     }
 
     /** The names of a hint list; an entry without a name is ignored with a warning. */

@@ -14,6 +14,9 @@ import java.util.regex.Pattern;
 public final class Nft implements RuleLoader {
   private static final Pattern ERROR_LOCATION = Pattern.compile("^/dev/stdin:(\\d+):");
 
+  /** How long a scrape waits for the kernel's counters. */
+  static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(5);
+
   private final List<String> command;
   private final Duration timeout;
 
@@ -70,6 +73,21 @@ public final class Nft implements RuleLoader {
   public Optional<String> declarations(String family, String table) {
     var result = run(List.of("-t", "list", "table", family, table), "");
     return result.succeeded() ? Optional.of(result.output()) : Optional.empty();
+  }
+
+  /**
+   * One {@code nft list counters table} call, cut off after {@link #COUNTERS_TIMEOUT}: a scrape
+   * must not wait for the sync timeout. Reading counters while a transaction loads is safe; the
+   * kernel serialises the two.
+   */
+  @Override
+  public Optional<String> counters(String family, String table) {
+    var full = new ArrayList<>(command);
+    full.addAll(List.of("list", "counters", "table", family, table));
+    var outcome = HostCommand.run(full, "", COUNTERS_TIMEOUT);
+    return outcome.started() && outcome.ending() == HostCommand.Ending.EXITED && outcome.succeeded()
+        ? Optional.of(outcome.output())
+        : Optional.empty();
   }
 
   private Result run(List<String> arguments, String script) {

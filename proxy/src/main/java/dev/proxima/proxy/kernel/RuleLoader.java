@@ -14,4 +14,12 @@ public interface RuleLoader {
   default Optional<String> declarations(String family, String table) {
     return Optional.empty();
   }
+
+  /**
+   * The table's named counters as {@code nft list counters} prints them, read in one call at scrape
+   * time; empty when they cannot be read, and always for loaders that cannot list.
+   */
+  default Optional<String> counters(String family, String table) {
+    return Optional.empty();
+  }
 }

@@ -12,6 +12,7 @@ import java.util.Set;
  *
  * @param ip the endpoint's address, canonical form
  * @param port the target port
+ * @param locality where the endpoint is relative to this node, from its nodeName and zone
  */
 public record Endpoint(
     String ip,
@@ -22,12 +23,28 @@ public record Endpoint(
     String nodeName,
     boolean local,
     Set<String> zoneHints,
-    Set<String> nodeHints) {
+    Set<String> nodeHints,
+    Locality locality) {
 
   public Endpoint {
     Objects.requireNonNull(ip, "ip");
+    locality = locality == null ? Locality.of(local, null, null) : locality;
     zoneHints = zoneHints == null ? Set.of() : Set.copyOf(zoneHints);
     nodeHints = nodeHints == null ? Set.of() : Set.copyOf(nodeHints);
+  }
+
+  /** An endpoint whose zone is not known: on this node when {@code local}, else unknown. */
+  public Endpoint(
+      String ip,
+      int port,
+      boolean ready,
+      boolean serving,
+      boolean terminating,
+      String nodeName,
+      boolean local,
+      Set<String> zoneHints,
+      Set<String> nodeHints) {
+    this(ip, port, ready, serving, terminating, nodeName, local, zoneHints, nodeHints, null);
   }
 
   /** {@code ip:port}, or {@code [ip]:port} for IPv6, the identity kube-proxy de-duplicates by. */

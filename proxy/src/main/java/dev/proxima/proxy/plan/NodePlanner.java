@@ -96,7 +96,7 @@ public final class NodePlanner {
     var zone = zoneOf(node);
     var catalog =
         ServiceCatalog.build(
-            services, slices, new ServiceCatalog.Options(nodeName, family, serviceProxyName));
+            services, slices, new ServiceCatalog.Options(nodeName, family, serviceProxyName, zone));
     var nodeAddresses = NodeSourcedLoadBalancer.addressesOf(node);
     var ports =
         catalog.entries().stream()
@@ -156,7 +156,8 @@ public final class NodePlanner {
     return new PlannedPort(port, endpoints, selection, fallback);
   }
 
-  static String zoneOf(Node node) {
+  /** The Node's zone label, or null when it has none (or the Node is not known). */
+  public static String zoneOf(Node node) {
     if (node == null || node.getMetadata() == null || node.getMetadata().getLabels() == null) {
       return null;
     }

@@ -187,7 +187,8 @@ public final class RouteDecision {
         endpoint.nodeName(),
         endpoint.local(),
         endpoint.zoneHints(),
-        endpoint.nodeHints());
+        endpoint.nodeHints(),
+        endpoint.locality());
   }
 
   private String notOfFamily() {

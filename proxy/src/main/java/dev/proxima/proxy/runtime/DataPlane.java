@@ -1,9 +1,11 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One family's rules in the kernel, as one mode expresses them. The {@link Proxier} decides what to
@@ -84,5 +86,14 @@ public interface DataPlane {
    */
   default boolean intact() {
     return true;
+  }
+
+  /**
+   * The kernel's connection counters for this family, read now in one call (at scrape time); empty
+   * when they cannot be read (dry run, no table yet, the tool failed or timed out), or when this
+   * mode does not count.
+   */
+  default Optional<ConnectionCounts> connectionCounts() {
+    return Optional.empty();
   }
 }

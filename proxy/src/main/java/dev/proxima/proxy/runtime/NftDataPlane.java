@@ -1,19 +1,24 @@
 package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.kernel.RuleLoader;
+import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.nft.KernelTable;
+import dev.proxima.proxy.render.nft.NftCounters;
 import dev.proxima.proxy.render.nft.NftNames;
 import dev.proxima.proxy.render.nft.NftSyntax;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,6 +103,21 @@ public final class NftDataPlane implements DataPlane {
     // The whole table goes, stale chains with it.
     assembler.forgetStale();
     return load(assembler.fullScript());
+  }
+
+  @Override
+  public Optional<ConnectionCounts> connectionCounts() {
+    return nft.counters(NftSyntax.family(family), NftNames.TABLE)
+        .map(NftCounters::parse)
+        .filter(counts -> counts.containsKey(NftCounters.withoutEndpoints()))
+        .map(
+            counts -> {
+              var byLocality = new EnumMap<Locality, Long>(Locality.class);
+              for (var locality : Locality.values()) {
+                byLocality.put(locality, counts.getOrDefault(NftCounters.of(locality), 0L));
+              }
+              return new ConnectionCounts(byLocality, counts.get(NftCounters.withoutEndpoints()));
+            });
   }
 
   /** The table as the kernel has it now, or null to replace it whole (no table yet). */

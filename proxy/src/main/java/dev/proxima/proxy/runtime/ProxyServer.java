@@ -13,9 +13,12 @@ import dev.proxima.proxy.health.HealthServer;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.health.ServiceHealthServers;
 import dev.proxima.proxy.kernel.RuleLoader;
+import dev.proxima.proxy.metrics.ConnectionCounts;
+import dev.proxima.proxy.metrics.ConnectionLocalityMetrics;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,11 +28,14 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,17 +132,17 @@ public final class ProxyServer implements AutoCloseable {
               }
             });
     this.host = host;
+    var counters = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     for (var family : IpFamily.values()) {
-      proxiers.add(
-          new Proxier(
-              family,
-              config,
-              cache,
-              planes.forFamily(family, metrics, clock),
-              host,
-              metrics,
-              health,
-              clock));
+      var plane = planes.forFamily(family, metrics, clock);
+      counters.put(family.apiName(), plane::connectionCounts);
+      proxiers.add(new Proxier(family, config, cache, plane, host, metrics, health, clock));
+    }
+    if (mode == ProxyMode.nftables) {
+      // The iptables mode does not count yet: no series rather than zeros that look like no
+      // traffic.
+      ConnectionLocalityMetrics.register(
+          registry, counters, () -> NodePlanner.zoneOf(cache.node()));
     }
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);

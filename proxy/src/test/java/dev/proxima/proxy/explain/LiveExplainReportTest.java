@@ -82,7 +82,7 @@ class LiveExplainReportTest {
               IPv4 last error:    2026-11-24T09:00:07Z: Error: Could not process rule: No such file or directory
                                   line 2
               IPv6:               last full sync 2026-11-24T09:00:00Z, last partial sync never, 3 rule lines in the latest load, 0 service ports
-              observed locality:  not counted: this proxy does not count connections by locality yet
+              observed locality:  not counted: per Service port not yet; this node's totals are proxima_proxy_connections_total
             """);
   }
 
@@ -124,7 +124,7 @@ class LiveExplainReportTest {
     assertThat(ipv6.path("failing").asBoolean()).isFalse();
 
     assertThat(json.path("observedLocality").path("counted").asBoolean()).isFalse();
-    assertThat(json.path("observedLocality").path("reason").asText()).contains("not count");
+    assertThat(json.path("observedLocality").path("reason").asText()).contains("not yet");
   }
 
   @Test

@@ -10,6 +10,7 @@ import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -219,6 +220,10 @@ class DataPlaneTrafficTest {
     }
   }
 
+  private static Endpoint endpointAt(String ip, Locality locality) {
+    return new Endpoint(ip, 8080, true, true, false, "other", false, null, null, locality);
+  }
+
   private static Endpoint endpoint(String ip, String zone) {
     return new Endpoint(
         ip, 8080, true, true, false, "other", false, zone == null ? null : Set.of(zone), null);
@@ -385,6 +390,51 @@ class DataPlaneTrafficTest {
           .as("after full sync %d the client still reaches %s", round, chosen)
           .containsOnlyKeys(chosen);
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = ProxyMode.class, names = "nftables")
+  void theKernelCountsEachNewConnectionByTheLocalityOfItsEndpoint(ProxyMode mode) throws Exception {
+    requireRootAndTools(mode);
+    var pods = List.of("10.250.1.2", "10.250.2.2");
+    buildNode(pods);
+    awaitServers(pods);
+    var onNode =
+        ServicePortFixtures.service("shop/near", "10.96.0.30", 80)
+            .portName("http")
+            .rules(List.of(endpointAt("10.250.1.2", Locality.NODE)), null, true);
+    var otherZone =
+        ServicePortFixtures.service("shop/far", "10.96.0.31", 80)
+            .portName("http")
+            .rules(List.of(endpointAt("10.250.2.2", Locality.OTHER_ZONE)), null, true);
+    var empty =
+        ServicePortFixtures.service("shop/empty", "10.96.0.32", 80)
+            .portName("http")
+            .rules(List.of(), null, false);
+    var plane = dataPlane();
+    assertThat(plane.replaceAll(List.of(onNode, otherZone, empty), List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    var before = plane.connectionCounts().orElseThrow();
+
+    assertThat(connect("10.96.0.30", 80, 5)).containsEntry("pod0", 5L);
+    assertThat(connect("10.96.0.31", 80, 3)).containsEntry("pod1", 3L);
+    assertThat(connect("10.96.0.32", 80, 2)).containsOnlyKeys("REFUSED");
+    // A connection to a pod without a Service is no Service connection: not counted.
+    assertThat(connect("10.250.1.2", 8080, 4)).containsEntry("pod0", 4L);
+    var after = plane.connectionCounts().orElseThrow();
+
+    assertThat(after.byLocality().get(Locality.NODE) - before.byLocality().get(Locality.NODE))
+        .isEqualTo(5);
+    assertThat(
+            after.byLocality().get(Locality.OTHER_ZONE)
+                - before.byLocality().get(Locality.OTHER_ZONE))
+        .isEqualTo(3);
+    assertThat(after.byLocality().get(Locality.ZONE)).isZero();
+    assertThat(after.byLocality().get(Locality.UNKNOWN)).isZero();
+    // A refused connection never enters the conntrack table, so each SYN of it counts: a host
+    // socket's first SYN is refused while connect() holds the socket, which makes the refusal
+    // soft, and the kernel sends a second SYN a second later, which ends it. Two each.
+    assertThat(after.withoutEndpoints() - before.withoutEndpoints()).isEqualTo(4);
   }
 
   @ParameterizedTest

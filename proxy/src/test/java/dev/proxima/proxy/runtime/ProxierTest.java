@@ -438,7 +438,9 @@ class ProxierTest {
         .contains(
             "kubeproxy_sync_proxy_rules_no_local_endpoints_total{ip_family=\"IPv4\",traffic_policy=\"external\"} 0.0");
     if (mode == ProxyMode.nftables) {
-      assertThat(loader.scripts.get(0)).contains("10.96.0.10 . tcp . 80").contains(": drop");
+      assertThat(loader.scripts.get(0))
+          .contains("10.96.0.10 . tcp . 80")
+          .contains(": goto no-endpoint-drop");
     } else {
       assertThat(loader.scripts.get(0)).contains("-d 10.96.0.10 --dport 80 -j DROP");
     }

@@ -2,6 +2,7 @@ package dev.proxima.proxy.testing;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
@@ -20,6 +21,12 @@ public final class ServicePortFixtures {
 
   public static Endpoint local(String ip, int port) {
     return new Endpoint(ip, port, true, true, false, "this-node", true, Set.of(), Set.of());
+  }
+
+  /** A ready endpoint on another node, whose locality relative to this node is {@code locality}. */
+  public static Endpoint remote(String ip, int port, Locality locality) {
+    return new Endpoint(
+        ip, port, true, true, false, "other-node", false, Set.of(), Set.of(), locality);
   }
 
   public static Svc service(String namespaceAndName, String clusterIp, int port) {

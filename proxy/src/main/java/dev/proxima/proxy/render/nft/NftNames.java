@@ -66,6 +66,30 @@ public final class NftNames {
   public static final String FIREWALL_ALLOW = "firewall-allow";
   public static final String HAIRPINS = "hairpins";
 
+  /**
+   * Locality counting: {@code filter-postrouting} jumps to {@code locality} for new DNATed
+   * connections, which counts each in the named counter {@code locality-<label>} of the first
+   * {@code locality-<label>-endpoints} set its destination is in. No-endpoint drops and rejects go
+   * through chains that count them in {@code no-endpoints}.
+   */
+  public static final String FILTER_POSTROUTING = "filter-postrouting";
+
+  public static final String LOCALITY_CHAIN = "locality";
+  public static final String LOCALITY_PREFIX = "locality-";
+  public static final String ENDPOINTS_SUFFIX = "-endpoints";
+  public static final String NO_ENDPOINTS_COUNTER = "no-endpoints";
+  public static final String NO_ENDPOINT_DROP = "no-endpoint-drop";
+
   /** The ServiceCIDRs' ranges: traffic to an address in them that no Service holds is dropped. */
+  /** The named counter of one locality. */
+  public static String localityCounter(dev.proxima.proxy.model.Locality locality) {
+    return LOCALITY_PREFIX + locality.label();
+  }
+
+  /** The set of endpoint addresses of one locality. */
+  public static String localitySet(dev.proxima.proxy.model.Locality locality) {
+    return LOCALITY_PREFIX + locality.label() + ENDPOINTS_SUFFIX;
+  }
+
   public static final String SERVICE_CIDRS = "service-cidrs";
 }

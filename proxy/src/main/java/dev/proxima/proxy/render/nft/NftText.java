@@ -44,6 +44,11 @@ final class NftText {
     return "add chain " + table + " " + name + spec;
   }
 
+  /** {@code add counter}: a named counter, which an existing one of that name keeps its count. */
+  String addCounter(String name) {
+    return "add counter " + table + " " + name;
+  }
+
   String addRule(String chain, String rule) {
     return "add rule " + table + " " + chain + " " + rule;
   }

@@ -46,6 +46,7 @@ import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
@@ -69,7 +70,7 @@ import java.util.TreeSet;
 /** One rendering: collects declarations, rules and elements, then prints them in load order. */
 final class RenderPass {
   private static final String REJECT_VERDICT = "goto " + REJECT_CHAIN;
-  private static final String DROP_VERDICT = "drop";
+  private static final String DROP_VERDICT = "goto " + NftNames.NO_ENDPOINT_DROP;
 
   /** Which endpoint list a dispatch uses. */
   private enum ListKind {
@@ -141,6 +142,10 @@ final class RenderPass {
 
   private final Set<String> clusterIps = new LinkedHashSet<>();
   private final Set<String> hairpins = new LinkedHashSet<>();
+
+  /** Endpoint addresses per locality, for the kernel's connection counters. */
+  private final Map<Locality, Set<String>> localityEndpoints =
+      new java.util.EnumMap<>(Locality.class);
 
   /** Address tuples and NodePorts to the Service port that claimed them first. */
   private final Map<String, ServicePortName> claims = new HashMap<>();
@@ -246,6 +251,12 @@ final class RenderPass {
     if (!hairpins.isEmpty()) {
       elementLines.put(HAIRPINS, new ArrayList<>(hairpins));
     }
+    localityEndpoints.forEach(
+        (locality, addresses) -> {
+          if (!addresses.isEmpty()) {
+            elementLines.put(NftNames.localitySet(locality), new ArrayList<>(addresses));
+          }
+        });
     return new ServiceFragment(
         chainLines, ruleLines, setLines, elementLines, List.copyOf(warnings));
   }
@@ -269,6 +280,12 @@ final class RenderPass {
     }
     for (Endpoint target : local) {
       hairpins.add(target.ip() + " . " + target.ip());
+    }
+    for (Endpoint target : cluster) {
+      countLocality(target);
+    }
+    for (Endpoint target : local) {
+      countLocality(target);
     }
 
     // ClusterIP: internal traffic.
@@ -459,6 +476,7 @@ final class RenderPass {
     base(FILTER_INPUT, "filter", "input", 0);
     base(FILTER_FORWARD, "filter", "forward", 0);
     base(FILTER_OUTPUT, "filter", "output", 0);
+    base(NftNames.FILTER_POSTROUTING, "filter", "postrouting", 0);
 
     chain(MARK_FOR_MASQUERADE, "mark set mark or " + mark);
     chain(
@@ -474,7 +492,21 @@ final class RenderPass {
         "mark and " + mark + " == 0 return",
         "mark set mark xor " + mark,
         "masquerade fully-random");
-    chain(REJECT_CHAIN, "reject");
+    chain(REJECT_CHAIN, "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" reject");
+    chain(NftNames.NO_ENDPOINT_DROP, "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" drop");
+    // The first set an address is in decides, so an address two slices disagree about is counted
+    // once.
+    List<String> localityRules = new ArrayList<>();
+    for (Locality locality : Locality.values()) {
+      localityRules.add(
+          NftSyntax.daddr(family)
+              + " @"
+              + NftNames.localitySet(locality)
+              + " counter name \""
+              + NftNames.localityCounter(locality)
+              + "\" return");
+    }
+    chain(NftNames.LOCALITY_CHAIN, localityRules);
     chain(SERVICE_ENDPOINTS_CHECK, daddrTuple + " vmap @" + NO_ENDPOINT_SERVICES);
     chain(
         NODEPORT_ENDPOINTS_CHECK,
@@ -526,6 +558,11 @@ final class RenderPass {
       rules.get(chain).add("ct state new jump " + CLUSTER_IPS_CHECK);
     }
 
+    // Every DNATed connection's first packet passes postrouting, whichever way it came in.
+    rules
+        .get(NftNames.FILTER_POSTROUTING)
+        .add("ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
+
     // Load-balancing chains, one per endpoint count in use.
     List<String> masquerade = masqueradeClusterIpRule().stream().toList();
     lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
@@ -567,6 +604,11 @@ final class RenderPass {
             + a
             + " ; flags interval ; comment \"allowed sources per LB address\" ;");
     set(HAIRPINS, "type " + a + " . " + a + " ; comment \"endpoint . endpoint\" ;");
+    for (Locality locality : Locality.values()) {
+      set(
+          NftNames.localitySet(locality),
+          "type " + a + " ; comment \"endpoints of locality " + locality.label() + "\" ;");
+    }
     affinity.sets().forEach(this::set);
 
     // Elements of the fixed sets.
@@ -575,9 +617,19 @@ final class RenderPass {
       elements.put(NODEPORT_IPS, new ArrayList<>(nodePortAddresses));
     }
     elements.put(HAIRPINS, new ArrayList<>(hairpins));
+    // An address in two localities (slices that disagree) is in both sets; the locality chain
+    // counts it once, in the first.
+    for (Locality locality : Locality.values()) {
+      elements.put(
+          NftNames.localitySet(locality),
+          new ArrayList<>(localityEndpoints.getOrDefault(locality, Set.of())));
+    }
 
     StringBuilder out = new StringBuilder();
     text.replaceTable(out);
+    for (String counter : counters()) {
+      out.append(text.addCounter(counter)).append('\n');
+    }
     chains.forEach((name, spec) -> out.append(text.addChain(name, spec)).append('\n'));
     sets.forEach((name, decl) -> out.append(text.addSet(name, decl)).append('\n'));
     rules.forEach(
@@ -587,6 +639,16 @@ final class RenderPass {
       text.addElements(out, set, elements.getOrDefault(set, List.of()));
     }
     return out.toString();
+  }
+
+  /** The named counters, read by the metrics at scrape time. */
+  static List<String> counters() {
+    List<String> names = new ArrayList<>();
+    for (Locality locality : Locality.values()) {
+      names.add(NftNames.localityCounter(locality));
+    }
+    names.add(NftNames.NO_ENDPOINTS_COUNTER);
+    return names;
   }
 
   private List<String> externalLocal(String match, String clusterMap, String localMap) {
@@ -667,6 +729,12 @@ final class RenderPass {
   }
 
   // ---------------------------------------------------------------- small helpers
+
+  private void countLocality(Endpoint target) {
+    localityEndpoints
+        .computeIfAbsent(target.locality(), l -> new LinkedHashSet<>())
+        .add(target.ip());
+  }
 
   private String tuple(String address, String proto, int port) {
     return address + " . " + proto + " . " + port;

@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 final class FakeNft {
   private static final Pattern CHAIN_REFERENCE = Pattern.compile("\\b(?:goto|jump) ([a-z0-9-]+)");
   private static final Pattern SET_REFERENCE = Pattern.compile("@([a-z0-9-]+)");
+  private static final Pattern COUNTER_REFERENCE = Pattern.compile("counter name \"([a-z0-9-]+)\"");
 
   /** A chain: the text after its name in {@code add chain}, and its rules. */
   private record Chain(String spec, List<String> rules) {}
@@ -35,12 +36,16 @@ final class FakeNft {
   private Map<String, Chain> chains = new TreeMap<>();
   private Map<String, Set> sets = new TreeMap<>();
 
+  /** Named counters: {@code add counter} of an existing one keeps it, as in nft. */
+  private java.util.Set<String> counters = new java.util.TreeSet<>();
+
   /** Applies {@code script} whole, or not at all. */
   void apply(String script) {
     var savedChains = copyChains();
     var savedSets = copySets();
     var savedFamily = family;
     var savedExists = exists;
+    var savedCounters = new java.util.TreeSet<>(counters);
     try {
       run(script);
       checkReferences();
@@ -49,6 +54,7 @@ final class FakeNft {
       sets = savedSets;
       family = savedFamily;
       exists = savedExists;
+      counters = savedCounters;
       throw e;
     }
   }
@@ -56,6 +62,7 @@ final class FakeNft {
   /** The table as a canonical listing: chains and sets by name, elements by key. */
   String list() {
     var out = new StringBuilder();
+    counters.forEach(counter -> out.append("counter ").append(counter).append('\n'));
     chains.forEach(
         (name, chain) -> {
           out.append("chain ").append(name).append(chain.spec()).append('\n');
@@ -146,6 +153,7 @@ final class FakeNft {
         chains.remove(name);
       }
       case "add rule" -> chain(name).rules().add(rest.strip());
+      case "add counter" -> counters.add(name);
       case "add set", "add map" -> {
         var existing = sets.get(name);
         if (existing == null) {
@@ -190,6 +198,7 @@ final class FakeNft {
         exists = false;
         chains.clear();
         sets.clear();
+        counters.clear();
       }
       default -> throw new IllegalStateException(verb + " table");
     }
@@ -241,6 +250,12 @@ final class FakeNft {
     while (set.find()) {
       if (!sets.containsKey(set.group(1))) {
         throw new IllegalStateException("no set " + set.group(1) + " for " + where);
+      }
+    }
+    Matcher counter = COUNTER_REFERENCE.matcher(text);
+    while (counter.find()) {
+      if (!counters.contains(counter.group(1))) {
+        throw new IllegalStateException("no counter " + counter.group(1) + " for " + where);
       }
     }
   }

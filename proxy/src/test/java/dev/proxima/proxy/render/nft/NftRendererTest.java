@@ -6,6 +6,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,6 +24,50 @@ class NftRendererTest {
       name -> name.matches("(nodeport-)?(local-)?lb-\\d+");
 
   @Nested
+  class LocalityCounting {
+    private final Script script =
+        new RenderCases.Case(
+                "endpoints of every locality",
+                RenderCases.v4(),
+                List.of(
+                    service("ns/web", "172.30.0.60", 80)
+                        .cluster(
+                            local("10.180.0.1", 80),
+                            remote("10.180.1.1", 80, Locality.ZONE),
+                            remote("10.180.2.1", 80, Locality.OTHER_ZONE),
+                            remote("10.180.3.1", 80, Locality.UNKNOWN)),
+                    service("ns/api", "172.30.0.61", 8080)
+                        .cluster(remote("10.180.1.1", 8080, Locality.ZONE))))
+            .parsed();
+
+    @Test
+    void putsEachEndpointAddressOnceInTheSetOfItsLocality() {
+      assertThat(script.elements("locality-node-endpoints")).containsExactly("10.180.0.1");
+      assertThat(script.elements("locality-zone-endpoints")).containsExactly("10.180.1.1");
+      assertThat(script.elements("locality-other-zone-endpoints")).containsExactly("10.180.2.1");
+      assertThat(script.elements("locality-unknown-endpoints")).containsExactly("10.180.3.1");
+    }
+
+    @Test
+    void countsNewDnatedConnectionsInTheNamedCounterOfTheFirstMatchingSet() {
+      assertThat(script.rules("filter-postrouting"))
+          .containsExactly("ct state new ct status dnat jump locality");
+      assertThat(script.rules("locality"))
+          .containsExactly(
+              "ip daddr @locality-node-endpoints counter name \"locality-node\" return",
+              "ip daddr @locality-zone-endpoints counter name \"locality-zone\" return",
+              "ip daddr @locality-other-zone-endpoints counter name \"locality-other-zone\""
+                  + " return",
+              "ip daddr @locality-unknown-endpoints counter name \"locality-unknown\" return");
+      assertThat(script.lines())
+          .contains(
+              "add counter ip proxima locality-node",
+              "add counter ip proxima locality-other-zone",
+              "add counter ip proxima no-endpoints");
+    }
+  }
+
+  @Nested
   class TheScript {
     @Test
     void replacesOnlyItsOwnTableInOneTransaction() {
@@ -38,7 +83,7 @@ class NftRendererTest {
               line ->
                   assertThat(line)
                       .matches(
-                          "^(add (table|chain|set|map|rule|element) ip proxima.*"
+                          "^(add (table|chain|set|map|rule|element|counter) ip proxima.*"
                               + "|delete table ip proxima|\t.*|\\})$"));
     }
 
@@ -91,7 +136,10 @@ class NftRendererTest {
               "mark set mark xor 0x4000",
               "masquerade fully-random");
       assertThat(script.rules("mark-for-masquerade")).containsExactly("mark set mark or 0x4000");
-      assertThat(script.rules("reject-chain")).containsExactly("reject");
+      assertThat(script.rules("reject-chain"))
+          .containsExactly("counter name \"no-endpoints\" reject");
+      assertThat(script.rules("no-endpoint-drop"))
+          .containsExactly("counter name \"no-endpoints\" drop");
       assertThat(script.rules("service-endpoints-check"))
           .containsExactly("ip daddr . meta l4proto . th dport vmap @no-endpoint-services");
       assertThat(script.rules("cluster-ips-check"))
@@ -200,7 +248,7 @@ class NftRendererTest {
       Script script = RenderCases.internalLocalWithoutLocalEndpoints().parsed();
 
       assertThat(script.elements("no-endpoint-services"))
-          .containsExactly("172.30.0.50 . tcp . 80 comment \"ns/itp\" : drop");
+          .containsExactly("172.30.0.50 . tcp . 80 comment \"ns/itp\" : goto no-endpoint-drop");
       assertThat(script.elements("service-ips")).isEmpty();
     }
 
@@ -330,12 +378,12 @@ class NftRendererTest {
       assertThat(script.elements("cluster-dispatch")).containsExactly(lb + " : goto lb-1");
       assertThat(script.elements("local-dispatch")).isEmpty();
       assertThat(script.elements("no-endpoint-services"))
-          .containsExactly(lb + " comment \"ns/lb\" : drop");
+          .containsExactly(lb + " comment \"ns/lb\" : goto no-endpoint-drop");
       assertThat(script.elements("nodeport-cluster-dispatch"))
           .containsExactly("tcp . 30061 : goto nodeport-lb-1");
       assertThat(script.elements("nodeport-local-dispatch")).isEmpty();
       assertThat(script.elements("no-endpoint-nodeports"))
-          .containsExactly("tcp . 30061 comment \"ns/lb\" : drop");
+          .containsExactly("tcp . 30061 comment \"ns/lb\" : goto no-endpoint-drop");
     }
 
     @Test

@@ -131,7 +131,9 @@ class RulesetAssemblerTest {
     var delta = assembler.update(removeClash).orElseThrow();
 
     assertThat(delta)
-        .isEqualTo("delete element ip proxima hairpins {\n\t10.180.9.9 . 10.180.9.9\n}\n");
+        .isEqualTo(
+            "delete element ip proxima hairpins {\n\t10.180.9.9 . 10.180.9.9\n}\n"
+                + "delete element ip proxima locality-unknown-endpoints {\n\t10.180.9.9\n}\n");
     assertThat(assembler.fullScript())
         .contains("10.96.0.10 . tcp . 80 . 0 : 10.180.0.4 . 80")
         .doesNotContain("10.180.9.9");

@@ -1,0 +1,163 @@
+package dev.proxima.proxy.metrics;
+
+import dev.proxima.proxy.model.Locality;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code proxima_proxy_connections_total{locality}} and {@code
+ * proxima_proxy_connections_without_endpoints_total}, read from the kernel's counters when scraped:
+ * one read per family per scrape, nothing between scrapes.
+ *
+ * <p>The exposed values never go down. The kernel's counters restart at zero when the table is
+ * created anew (the first sync after a start, or after another tool deleted it); what they had
+ * counted until then is kept and added on. A family whose read fails keeps its last values, so a
+ * failed read shows as a flat line rather than a reset, and is counted in {@code
+ * proxima_proxy_connection_counter_read_failures_total}.
+ */
+public final class ConnectionLocalityMetrics implements MultiCollector {
+  private static final Logger LOG = LoggerFactory.getLogger(ConnectionLocalityMetrics.class);
+  static final String CONNECTIONS = "proxima_proxy_connections";
+  static final String WITHOUT_ENDPOINTS = "proxima_proxy_connections_without_endpoints";
+  static final String READ_FAILURES = "proxima_proxy_connection_counter_read_failures";
+  static final String NODE_ZONE = "proxima_proxy_node_zone";
+
+  private final Map<String, Supplier<Optional<ConnectionCounts>>> sources;
+  private final Supplier<String> nodeZone;
+  private final Map<String, Monotonic> families = new LinkedHashMap<>();
+  private long readFailures;
+
+  /**
+   * @param sources each family's reader (label to reader); each call reads the kernel once
+   */
+  public ConnectionLocalityMetrics(
+      Map<String, Supplier<Optional<ConnectionCounts>>> sources, Supplier<String> nodeZone) {
+    this.sources = Map.copyOf(sources);
+    this.nodeZone = nodeZone;
+    sources.keySet().forEach(family -> families.put(family, new Monotonic()));
+  }
+
+  public static ConnectionLocalityMetrics register(
+      PrometheusRegistry registry,
+      Map<String, Supplier<Optional<ConnectionCounts>>> sources,
+      Supplier<String> nodeZone) {
+    var metrics = new ConnectionLocalityMetrics(sources, nodeZone);
+    registry.register(metrics);
+    return metrics;
+  }
+
+  /** Scrapes may overlap (two Prometheus servers); one reads the kernel at a time. */
+  @Override
+  public synchronized MetricSnapshots collect() {
+    var byLocality = new EnumMap<Locality, Long>(Locality.class);
+    long withoutEndpoints = 0;
+    for (var entry : families.entrySet()) {
+      Optional<ConnectionCounts> read;
+      try {
+        read = sources.get(entry.getKey()).get();
+      } catch (RuntimeException e) {
+        read = Optional.empty();
+      }
+      if (read.isEmpty()) {
+        readFailures++;
+        LOG.atDebug()
+            .addKeyValue("family", entry.getKey())
+            .log("Could not read the connection counters; showing the last values");
+      }
+      var totals = entry.getValue().update(read.orElse(null));
+      for (var locality : Locality.values()) {
+        byLocality.merge(locality, totals.byLocality().get(locality), Long::sum);
+      }
+      withoutEndpoints += totals.withoutEndpoints();
+    }
+    var connections =
+        CounterSnapshot.builder()
+            .name(CONNECTIONS)
+            .help(
+                "New connections the proxy's rules dispatched, by where the chosen endpoint is:"
+                    + " node, zone (same zone, other node), other-zone, unknown (no zone known)");
+    for (var locality : Locality.values()) {
+      connections.dataPoint(point(byLocality.get(locality), "locality", locality.label()));
+    }
+    return MetricSnapshots.of(
+        connections.build(),
+        CounterSnapshot.builder()
+            .name(WITHOUT_ENDPOINTS)
+            .help("New connections dropped or rejected because their Service had no endpoints")
+            .dataPoint(point(withoutEndpoints))
+            .build(),
+        CounterSnapshot.builder()
+            .name(READ_FAILURES)
+            .help("Scrapes that could not read one family's connection counters from the kernel")
+            .dataPoint(point(readFailures))
+            .build(),
+        GaugeSnapshot.builder()
+            .name(NODE_ZONE)
+            .help(
+                "Always 1, labelled with this node's zone (empty when the Node has none): join on"
+                    + " instance to see connections from zone to zone")
+            .dataPoint(
+                GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                    .labels(Labels.of("zone", zoneNow()))
+                    .value(1)
+                    .build())
+            .build());
+  }
+
+  private String zoneNow() {
+    var zone = nodeZone.get();
+    return zone == null ? "" : zone;
+  }
+
+  @Override
+  public List<String> getPrometheusNames() {
+    return List.of(CONNECTIONS, WITHOUT_ENDPOINTS, READ_FAILURES, NODE_ZONE);
+  }
+
+  private static CounterSnapshot.CounterDataPointSnapshot point(long value, String... labels) {
+    return CounterSnapshot.CounterDataPointSnapshot.builder()
+        .labels(labels.length == 0 ? Labels.EMPTY : Labels.of(labels))
+        .value(value)
+        .build();
+  }
+
+  /** One family's totals, kept from going down when the kernel's counters restart. */
+  private static final class Monotonic {
+    private ConnectionCounts last = new ConnectionCounts(Map.of(), 0);
+    private ConnectionCounts carried = new ConnectionCounts(Map.of(), 0);
+
+    ConnectionCounts update(ConnectionCounts read) {
+      if (read != null) {
+        boolean restarted = read.withoutEndpoints() < last.withoutEndpoints();
+        for (var locality : Locality.values()) {
+          restarted |= read.byLocality().get(locality) < last.byLocality().get(locality);
+        }
+        if (restarted) {
+          carried = sum(carried, last);
+        }
+        last = read;
+      }
+      return sum(carried, last);
+    }
+
+    private static ConnectionCounts sum(ConnectionCounts a, ConnectionCounts b) {
+      var byLocality = new EnumMap<Locality, Long>(Locality.class);
+      for (var locality : Locality.values()) {
+        byLocality.put(locality, a.byLocality().get(locality) + b.byLocality().get(locality));
+      }
+      return new ConnectionCounts(byLocality, a.withoutEndpoints() + b.withoutEndpoints());
+    }
+  }
+}

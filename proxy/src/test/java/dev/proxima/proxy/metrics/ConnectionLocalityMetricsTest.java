@@ -1,0 +1,104 @@
+package dev.proxima.proxy.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.proxy.model.Locality;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+class ConnectionLocalityMetricsTest {
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+
+  private static ConnectionCounts counts(long node, long zone, long otherZone, long none) {
+    return new ConnectionCounts(
+        Map.of(Locality.NODE, node, Locality.ZONE, zone, Locality.OTHER_ZONE, otherZone), none);
+  }
+
+  /** Hands out the given reads in order, then repeats the last; counts the calls. */
+  private static final class Reads implements Supplier<Optional<ConnectionCounts>> {
+    private final Deque<Optional<ConnectionCounts>> queue = new ArrayDeque<>();
+    final AtomicInteger calls = new AtomicInteger();
+
+    @SafeVarargs
+    Reads(Optional<ConnectionCounts>... reads) {
+      queue.addAll(List.of(reads));
+    }
+
+    @Override
+    public Optional<ConnectionCounts> get() {
+      calls.incrementAndGet();
+      return queue.size() > 1 ? queue.poll() : queue.peek();
+    }
+  }
+
+  private static double value(MetricSnapshots snapshots, String name, String locality) {
+    for (var snapshot : snapshots) {
+      if (snapshot.getMetadata().getName().equals(name)) {
+        for (var point : ((CounterSnapshot) snapshot).getDataPoints()) {
+          if (locality == null || locality.equals(point.getLabels().get("locality"))) {
+            return point.getValue();
+          }
+        }
+      }
+    }
+    throw new AssertionError("no " + name + " " + locality);
+  }
+
+  @Test
+  void sumsTheFamiliesAndReadsEachOncePerScrape() {
+    var v4 = new Reads(Optional.of(counts(1, 2, 3, 4)));
+    var v6 = new Reads(Optional.of(counts(10, 20, 0, 1)));
+    var sources = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
+    sources.put("IPv4", v4);
+    sources.put("IPv6", v6);
+    ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
+
+    var scraped = registry.scrape();
+
+    assertThat(value(scraped, "proxima_proxy_connections", "node")).isEqualTo(11);
+    assertThat(value(scraped, "proxima_proxy_connections", "zone")).isEqualTo(22);
+    assertThat(value(scraped, "proxima_proxy_connections", "other-zone")).isEqualTo(3);
+    assertThat(value(scraped, "proxima_proxy_connections", "unknown")).isZero();
+    assertThat(value(scraped, "proxima_proxy_connections_without_endpoints", null)).isEqualTo(5);
+    assertThat(scraped.stream())
+        .anySatisfy(
+            snapshot ->
+                assertThat(snapshot.getMetadata().getName()).isEqualTo("proxima_proxy_node_zone"));
+    assertThat(v4.calls).hasValue(1);
+    assertThat(v6.calls).hasValue(1);
+  }
+
+  @Test
+  void neverGoesDownWhenTheKernelCountersRestartOrCannotBeRead() {
+    var reads =
+        new Reads(
+            Optional.of(counts(5, 7, 0, 1)),
+            Optional.empty(),
+            Optional.of(counts(1, 0, 0, 0)),
+            Optional.of(counts(2, 3, 0, 0)));
+    ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
+
+    registry.scrape();
+    var failed = registry.scrape();
+    var restarted = registry.scrape();
+    var later = registry.scrape();
+
+    assertThat(value(failed, "proxima_proxy_connections", "node")).isEqualTo(5);
+    assertThat(value(failed, "proxima_proxy_connection_counter_read_failures", null)).isEqualTo(1);
+    assertThat(value(restarted, "proxima_proxy_connections", "node")).isEqualTo(6);
+    assertThat(value(restarted, "proxima_proxy_connections", "zone")).isEqualTo(7);
+    assertThat(value(later, "proxima_proxy_connections", "node")).isEqualTo(7);
+    assertThat(value(later, "proxima_proxy_connections", "zone")).isEqualTo(10);
+    assertThat(value(later, "proxima_proxy_connections_without_endpoints", null)).isEqualTo(1);
+  }
+}
