@@ -138,12 +138,7 @@ public final class ProxyServer implements AutoCloseable {
       counters.put(family.apiName(), plane::connectionCounts);
       proxiers.add(new Proxier(family, config, cache, plane, host, metrics, health, clock));
     }
-    if (mode == ProxyMode.nftables) {
-      // The iptables mode does not count yet: no series rather than zeros that look like no
-      // traffic.
-      ConnectionLocalityMetrics.register(
-          registry, counters, () -> NodePlanner.zoneOf(cache.node()));
-    }
+    ConnectionLocalityMetrics.register(registry, counters, () -> NodePlanner.zoneOf(cache.node()));
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     var healthChecks = new ServiceHealthChecks(serviceHealth, rules, cache);
