@@ -393,7 +393,7 @@ class DataPlaneTrafficTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = ProxyMode.class, names = "nftables")
+  @EnumSource(ProxyMode.class)
   void theKernelCountsEachNewConnectionByTheLocalityOfItsEndpoint(ProxyMode mode) throws Exception {
     requireRootAndTools(mode);
     var pods = List.of("10.250.1.2", "10.250.2.2");
@@ -435,6 +435,25 @@ class DataPlaneTrafficTest {
     // socket's first SYN is refused while connect() holds the socket, which makes the refusal
     // soft, and the kernel sends a second SYN a second later, which ends it. Two each.
     assertThat(after.withoutEndpoints() - before.withoutEndpoints()).isEqualTo(4);
+
+    // The counts survive a partial sync that rewrites an endpoint's rules (the far endpoint is
+    // now in this node's zone) and a full sync by a restarted proxy; the kernel keeps counting.
+    var nowInZone =
+        ServicePortFixtures.service("shop/far", "10.96.0.31", 80)
+            .portName("http")
+            .rules(List.of(endpointAt("10.250.2.2", Locality.ZONE)), null, true);
+    assertThat(plane.update(Map.of(nowInZone.port().name(), nowInZone)).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    var restarted = dataPlane();
+    assertThat(restarted.replaceAll(List.of(onNode, nowInZone, empty), List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    assertThat(restarted.connectionCounts()).as("nothing lost, nothing reset").contains(after);
+
+    assertThat(connect("10.96.0.31", 80, 2)).containsEntry("pod1", 2L);
+    var later = restarted.connectionCounts().orElseThrow();
+    assertThat(later.byLocality().get(Locality.ZONE)).isEqualTo(2);
+    assertThat(later.byLocality().get(Locality.OTHER_ZONE))
+        .isEqualTo(after.byLocality().get(Locality.OTHER_ZONE));
   }
 
   @ParameterizedTest
