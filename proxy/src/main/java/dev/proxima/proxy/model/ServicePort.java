@@ -25,6 +25,8 @@ import java.util.Objects;
  * @param healthCheckNodePort 0 when the Service has none
  * @param trafficDistribution the raw spec.trafficDistribution, for explain output
  * @param origin who keeps an address another Service claims in the same class
+ * @param observeLocality the Service opts in to per-Service locality counting with the annotation
+ *     {@code proxima.dev/observe-locality: "true"}
  */
 public record ServicePort(
     ServicePortName name,
@@ -40,7 +42,8 @@ public record ServicePort(
     boolean externalTrafficLocal,
     int healthCheckNodePort,
     String trafficDistribution,
-    ServiceOrigin origin) {
+    ServiceOrigin origin,
+    boolean observeLocality) {
 
   public ServicePort {
     Objects.requireNonNull(name, "name");
@@ -50,6 +53,40 @@ public record ServicePort(
     loadBalancerIps = List.copyOf(loadBalancerIps);
     loadBalancerSourceRanges = List.copyOf(loadBalancerSourceRanges);
     restrictSources |= !loadBalancerSourceRanges.isEmpty();
+  }
+
+  /** A port of a Service that has not opted in to per-Service locality counting. */
+  public ServicePort(
+      ServicePortName name,
+      String clusterIp,
+      int port,
+      int nodePort,
+      List<String> externalIps,
+      List<String> loadBalancerIps,
+      List<String> loadBalancerSourceRanges,
+      boolean restrictSources,
+      Duration stickyTimeout,
+      boolean internalTrafficLocal,
+      boolean externalTrafficLocal,
+      int healthCheckNodePort,
+      String trafficDistribution,
+      ServiceOrigin origin) {
+    this(
+        name,
+        clusterIp,
+        port,
+        nodePort,
+        externalIps,
+        loadBalancerIps,
+        loadBalancerSourceRanges,
+        restrictSources,
+        stickyTimeout,
+        internalTrafficLocal,
+        externalTrafficLocal,
+        healthCheckNodePort,
+        trafficDistribution,
+        origin,
+        false);
   }
 
   /** This port with only the given externalIPs and load-balancer IPs (a key another port owns). */
@@ -78,7 +115,8 @@ public record ServicePort(
         externalTrafficLocal,
         healthCheckNodePort,
         trafficDistribution,
-        origin);
+        origin,
+        observeLocality);
   }
 
   public Protocol protocol() {
