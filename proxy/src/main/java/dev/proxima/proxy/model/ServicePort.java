@@ -55,40 +55,6 @@ public record ServicePort(
     restrictSources |= !loadBalancerSourceRanges.isEmpty();
   }
 
-  /** A port of a Service that has not opted in to per-Service locality counting. */
-  public ServicePort(
-      ServicePortName name,
-      String clusterIp,
-      int port,
-      int nodePort,
-      List<String> externalIps,
-      List<String> loadBalancerIps,
-      List<String> loadBalancerSourceRanges,
-      boolean restrictSources,
-      Duration stickyTimeout,
-      boolean internalTrafficLocal,
-      boolean externalTrafficLocal,
-      int healthCheckNodePort,
-      String trafficDistribution,
-      ServiceOrigin origin) {
-    this(
-        name,
-        clusterIp,
-        port,
-        nodePort,
-        externalIps,
-        loadBalancerIps,
-        loadBalancerSourceRanges,
-        restrictSources,
-        stickyTimeout,
-        internalTrafficLocal,
-        externalTrafficLocal,
-        healthCheckNodePort,
-        trafficDistribution,
-        origin,
-        false);
-  }
-
   /** This port with only the given externalIPs and load-balancer IPs (a key another port owns). */
   public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {
     return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);

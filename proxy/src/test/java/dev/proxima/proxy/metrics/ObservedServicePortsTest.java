@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
-import dev.proxima.proxy.model.ServiceOrigin;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.testing.ServicePortFixtures;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,22 +18,10 @@ class ObservedServicePortsTest {
   }
 
   private static ServicePort port(ServicePortName name, boolean optedIn) {
-    return new ServicePort(
-        name,
-        "10.96.0.10",
-        80,
-        0,
-        List.of(),
-        List.of(),
-        List.of(),
-        false,
-        null,
-        false,
-        false,
-        0,
-        null,
-        ServiceOrigin.UNKNOWN,
-        optedIn);
+    var svc =
+        ServicePortFixtures.service(name.service().toString(), "10.96.0.10", 80)
+            .portName(name.port());
+    return (optedIn ? svc.observeLocality() : svc).build();
   }
 
   @Test
