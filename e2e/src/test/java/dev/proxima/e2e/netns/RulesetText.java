@@ -36,7 +36,8 @@ final class RulesetText {
    * An nft table listing as what it programs: its sets, maps and chains by name, in no particular
    * order, without the empty regular chains a sync leaves for a later cleanup to delete. Two
    * listings of one ruleset can differ in order (a full sync that replaces the table in place
-   * declares base chains again, so they list last) and in such chains.
+   * declares base chains again, so they list last) and in such chains. Named counters count as
+   * programmed, their values (which traffic moves on) do not.
    */
   static Map<String, List<String>> programmed(String table) {
     var blocks = new TreeMap<String, List<String>>();
@@ -52,7 +53,9 @@ final class RulesetText {
         }
       } else if (line.equals("\t}")) {
         boolean staleChain = header.startsWith("chain ") && body.isEmpty();
-        if (!staleChain) {
+        if (header.startsWith("counter ")) {
+          blocks.put(header, List.of());
+        } else if (!staleChain) {
           blocks.put(header, body);
         }
         header = null;

@@ -88,4 +88,18 @@ class RulesetTextTest {
     assertThat(RulesetText.programmed(TABLE.replace("\tchain lb-1 {\n\t}", "")))
         .isEqualTo(RulesetText.programmed(TABLE));
   }
+
+  @Test
+  void aNamedCounterIsProgrammedWhateverItHasCounted() {
+    var counted =
+        TABLE.replace("\tchain nat-output {", COUNTER.formatted(7) + "\tchain nat-output {");
+    var countedMore =
+        TABLE.replace("\tchain nat-output {", COUNTER.formatted(90) + "\tchain nat-output {");
+
+    assertThat(RulesetText.programmed(countedMore)).isEqualTo(RulesetText.programmed(counted));
+    assertThat(RulesetText.programmed(counted)).isNotEqualTo(RulesetText.programmed(TABLE));
+  }
+
+  private static final String COUNTER =
+      "\tcounter locality-zone {\n\t\tpackets %d bytes 420\n\t}\n\n";
 }
