@@ -1,6 +1,7 @@
 package dev.proxima.proxy.metrics;
 
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortName;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -18,8 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code proxima_proxy_connections_total{locality}} and {@code
- * proxima_proxy_connections_without_endpoints_total}, read from the kernel's counters when scraped:
- * one read per family per scrape, nothing between scrapes.
+ * proxima_proxy_connections_without_endpoints_total}, and per counted Service port {@code
+ * proxima_proxy_service_connections_total{namespace,service,port,locality}}, read from the kernel's
+ * counters when scraped: one read per family per scrape, nothing between scrapes. A Service port's
+ * series go when it stops being counted (it stops opting in, goes, or the cap leaves it out).
  *
  * <p>The exposed values never go down. The kernel's counters restart at zero when the table is
  * created anew (the first sync after a start, or after another tool deleted it); what they had
@@ -33,6 +36,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
   static final String WITHOUT_ENDPOINTS = "proxima_proxy_connections_without_endpoints";
   static final String READ_FAILURES = "proxima_proxy_connection_counter_read_failures";
   static final String NODE_ZONE = "proxima_proxy_node_zone";
+  static final String SERVICE_CONNECTIONS = "proxima_proxy_service_connections";
 
   private final Map<String, Supplier<Optional<ConnectionCounts>>> sources;
   private final Supplier<String> nodeZone;
@@ -62,6 +66,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
   @Override
   public synchronized MetricSnapshots collect() {
     var byLocality = new EnumMap<Locality, Long>(Locality.class);
+    var byServicePort = new java.util.TreeMap<ServicePortName, EnumMap<Locality, Long>>();
     long withoutEndpoints = 0;
     for (var entry : families.entrySet()) {
       Optional<ConnectionCounts> read;
@@ -81,7 +86,37 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
         byLocality.merge(locality, totals.byLocality().get(locality), Long::sum);
       }
       withoutEndpoints += totals.withoutEndpoints();
+      totals
+          .byServicePort()
+          .forEach(
+              (port, counts) -> {
+                var sum = byServicePort.computeIfAbsent(port, p -> new EnumMap<>(Locality.class));
+                counts.forEach((locality, count) -> sum.merge(locality, count, Long::sum));
+              });
     }
+    var services =
+        CounterSnapshot.builder()
+            .name(SERVICE_CONNECTIONS)
+            .help(
+                "New connections to a counted Service port (annotated proxima.dev/observe-locality:"
+                    + " \"true\", or all with --observe-locality=all) by where the chosen"
+                    + " endpoint is; NodePort connections are not counted per Service");
+    byServicePort.forEach(
+        (port, counts) -> {
+          for (var locality : Locality.values()) {
+            services.dataPoint(
+                point(
+                    counts.getOrDefault(locality, 0L),
+                    "namespace",
+                    port.service().namespace(),
+                    "service",
+                    port.service().name(),
+                    "port",
+                    port.port(),
+                    "locality",
+                    locality.label()));
+          }
+        });
     var connections =
         CounterSnapshot.builder()
             .name(CONNECTIONS)
@@ -93,6 +128,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
     }
     return MetricSnapshots.of(
         connections.build(),
+        services.build(),
         CounterSnapshot.builder()
             .name(WITHOUT_ENDPOINTS)
             .help("New connections dropped or rejected because their Service had no endpoints")
@@ -123,7 +159,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
 
   @Override
   public List<String> getPrometheusNames() {
-    return List.of(CONNECTIONS, WITHOUT_ENDPOINTS, READ_FAILURES, NODE_ZONE);
+    return List.of(CONNECTIONS, SERVICE_CONNECTIONS, WITHOUT_ENDPOINTS, READ_FAILURES, NODE_ZONE);
   }
 
   private static CounterSnapshot.CounterDataPointSnapshot point(long value, String... labels) {
@@ -133,10 +169,15 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
         .build();
   }
 
-  /** One family's totals, kept from going down when the kernel's counters restart. */
+  /**
+   * One family's totals, kept from going down when the kernel's counters restart. Each Service
+   * port's are kept on their own: its counters restart when it stops being counted and starts
+   * again, or with the table; a port the latest read lacks is forgotten, and its series go.
+   */
   private static final class Monotonic {
     private ConnectionCounts last = new ConnectionCounts(Map.of(), 0);
     private ConnectionCounts carried = new ConnectionCounts(Map.of(), 0);
+    private Map<ServicePortName, Map<Locality, Long>> portCarried = Map.of();
 
     ConnectionCounts update(ConnectionCounts read) {
       if (read != null) {
@@ -147,9 +188,44 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
         if (restarted) {
           carried = sum(carried, last);
         }
+        var ports = new java.util.HashMap<ServicePortName, Map<Locality, Long>>();
+        read.byServicePort()
+            .forEach(
+                (port, counts) -> {
+                  var before = last.byServicePort().get(port);
+                  var kept = portCarried.getOrDefault(port, Map.of());
+                  if (before != null && goesDown(counts, before)) {
+                    kept = add(kept, before);
+                  }
+                  ports.put(port, kept);
+                });
+        portCarried = ports;
         last = read;
       }
-      return sum(carried, last);
+      var totals = sum(carried, last);
+      var byPort = new java.util.HashMap<ServicePortName, Map<Locality, Long>>();
+      last.byServicePort()
+          .forEach(
+              (port, counts) ->
+                  byPort.put(port, add(portCarried.getOrDefault(port, Map.of()), counts)));
+      return new ConnectionCounts(totals.byLocality(), totals.withoutEndpoints(), byPort);
+    }
+
+    private static boolean goesDown(Map<Locality, Long> now, Map<Locality, Long> before) {
+      for (var locality : Locality.values()) {
+        if (now.getOrDefault(locality, 0L) < before.getOrDefault(locality, 0L)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private static Map<Locality, Long> add(Map<Locality, Long> a, Map<Locality, Long> b) {
+      var sum = new EnumMap<Locality, Long>(Locality.class);
+      for (var locality : Locality.values()) {
+        sum.put(locality, a.getOrDefault(locality, 0L) + b.getOrDefault(locality, 0L));
+      }
+      return sum;
     }
 
     private static ConnectionCounts sum(ConnectionCounts a, ConnectionCounts b) {

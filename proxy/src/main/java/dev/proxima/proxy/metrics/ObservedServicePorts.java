@@ -29,7 +29,7 @@ public record ObservedServicePorts(SortedSet<ServicePortName> counted, int dropp
   /**
    * Chooses the ports to count.
    *
-   * @param mode annotated: only ports of opted-in Services; all: every port
+   * @param mode annotated: only ports of opted-in Services; all: every port; off: none
    * @param maxSeries the cap on per-Service series; 0 or less counts none
    * @param ports every Service port of this node's ruleset (a port in two families counts once)
    */
@@ -37,7 +37,7 @@ public record ObservedServicePorts(SortedSet<ServicePortName> counted, int dropp
       ObserveLocality mode, int maxSeries, Collection<ServicePort> ports) {
     var wanted = new TreeSet<ServicePortName>();
     for (ServicePort port : ports) {
-      if (mode == ObserveLocality.ALL || port.observeLocality()) {
+      if (mode == ObserveLocality.ALL || (mode.counts() && port.observeLocality())) {
         wanted.add(port.name());
       }
     }

@@ -25,8 +25,9 @@ import java.util.Objects;
  * @param healthCheckNodePort 0 when the Service has none
  * @param trafficDistribution the raw spec.trafficDistribution, for explain output
  * @param origin who keeps an address another Service claims in the same class
- * @param observeLocality the Service opts in to per-Service locality counting with the annotation
- *     {@code proxima.dev/observe-locality: "true"}
+ * @param observeLocality the port's connections are counted per locality: as the catalog builds it,
+ *     the Service opts in with the annotation {@code proxima.dev/observe-locality: "true"}; the
+ *     proxy then sets it for the ports it counts ({@code --observe-locality}, under the series cap)
  */
 public record ServicePort(
     ServicePortName name,
@@ -83,6 +84,29 @@ public record ServicePort(
         trafficDistribution,
         origin,
         observeLocality);
+  }
+
+  /** This port, counted per locality or not. */
+  public ServicePort withObserveLocality(boolean value) {
+    if (value == observeLocality) {
+      return this;
+    }
+    return new ServicePort(
+        name,
+        clusterIp,
+        port,
+        nodePort,
+        externalIps,
+        loadBalancerIps,
+        loadBalancerSourceRanges,
+        restrictSources,
+        stickyTimeout,
+        internalTrafficLocal,
+        externalTrafficLocal,
+        healthCheckNodePort,
+        trafficDistribution,
+        origin,
+        value);
   }
 
   public Protocol protocol() {

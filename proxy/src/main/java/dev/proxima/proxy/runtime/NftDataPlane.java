@@ -44,6 +44,9 @@ public final class NftDataPlane implements DataPlane {
   private final Clock clock;
   private RulesetAssembler assembler;
 
+  /** The counted Service ports by counter stem, read at scrape time: the assembler's live view. */
+  private volatile Map<String, ServicePortName> countedPorts = Map.of();
+
   /**
    * True once a transaction loaded; false from a failed one until the next full sync loads, since
    * the kernel may then not hold what the assembler thinks and no stale chain is deleted on its
@@ -81,6 +84,7 @@ public final class NftDataPlane implements DataPlane {
     kernelAsAssembled = false;
     assembler =
         new RulesetAssembler(settings.forFamily(family, nodePortAddresses, nodePodCidrs), clock);
+    countedPorts = assembler.countedPorts();
     assembler.serviceCidrs(serviceCidrs);
     var kernel = kernelTable();
     if (kernel == null) {
@@ -106,6 +110,11 @@ public final class NftDataPlane implements DataPlane {
   }
 
   @Override
+  public boolean countsPerServicePort() {
+    return settings.observeLocality().counts();
+  }
+
+  @Override
   public Optional<ConnectionCounts> connectionCounts() {
     return nft.counters(NftSyntax.family(family), NftNames.TABLE)
         .map(NftCounters::parse)
@@ -116,7 +125,10 @@ public final class NftDataPlane implements DataPlane {
               for (var locality : Locality.values()) {
                 byLocality.put(locality, counts.getOrDefault(NftCounters.of(locality), 0L));
               }
-              return new ConnectionCounts(byLocality, counts.get(NftCounters.withoutEndpoints()));
+              return new ConnectionCounts(
+                  byLocality,
+                  counts.get(NftCounters.withoutEndpoints()),
+                  NftCounters.servicePorts(counts, countedPorts));
             });
   }
 

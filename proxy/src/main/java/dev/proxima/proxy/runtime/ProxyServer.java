@@ -138,9 +138,9 @@ public final class ProxyServer implements AutoCloseable {
       counters.put(family.apiName(), plane::connectionCounts);
       proxiers.add(new Proxier(family, config, cache, plane, host, metrics, health, clock));
     }
-    if (mode == ProxyMode.nftables) {
-      // The iptables mode does not count yet: no series rather than zeros that look like no
-      // traffic.
+    if (mode == ProxyMode.nftables && config.rules().observeLocality().counts()) {
+      // The iptables mode does not count yet, and --observe-locality=off counts nothing: no
+      // series rather than zeros that look like no traffic.
       ConnectionLocalityMetrics.register(
           registry, counters, () -> NodePlanner.zoneOf(cache.node()));
     }
