@@ -62,38 +62,23 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
     return metrics;
   }
 
+  /**
+   * Each counted Service port's connections by locality, summed over the families, as the metric
+   * shows them: read from the kernel now, once per family, like a scrape.
+   */
+  public synchronized Map<ServicePortName, Map<Locality, Long>> readServicePorts() {
+    var ports = new java.util.TreeMap<ServicePortName, Map<Locality, Long>>();
+    read().byServicePort().forEach((port, counts) -> ports.put(port, Map.copyOf(counts)));
+    return ports;
+  }
+
   /** Scrapes may overlap (two Prometheus servers); one reads the kernel at a time. */
   @Override
   public synchronized MetricSnapshots collect() {
-    var byLocality = new EnumMap<Locality, Long>(Locality.class);
-    var byServicePort = new java.util.TreeMap<ServicePortName, EnumMap<Locality, Long>>();
-    long withoutEndpoints = 0;
-    for (var entry : families.entrySet()) {
-      Optional<ConnectionCounts> read;
-      try {
-        read = sources.get(entry.getKey()).get();
-      } catch (RuntimeException e) {
-        read = Optional.empty();
-      }
-      if (read.isEmpty()) {
-        readFailures++;
-        LOG.atDebug()
-            .addKeyValue("family", entry.getKey())
-            .log("Could not read the connection counters; showing the last values");
-      }
-      var totals = entry.getValue().update(read.orElse(null));
-      for (var locality : Locality.values()) {
-        byLocality.merge(locality, totals.byLocality().get(locality), Long::sum);
-      }
-      withoutEndpoints += totals.withoutEndpoints();
-      totals
-          .byServicePort()
-          .forEach(
-              (port, counts) -> {
-                var sum = byServicePort.computeIfAbsent(port, p -> new EnumMap<>(Locality.class));
-                counts.forEach((locality, count) -> sum.merge(locality, count, Long::sum));
-              });
-    }
+    var totals = read();
+    var byLocality = totals.byLocality();
+    var byServicePort = totals.byServicePort();
+    long withoutEndpoints = totals.withoutEndpoints();
     var services =
         CounterSnapshot.builder()
             .name(SERVICE_CONNECTIONS)
@@ -150,6 +135,40 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
                     .value(1)
                     .build())
             .build());
+  }
+
+  /** Every family read once, added up: the totals as the metrics show them. */
+  private ConnectionCounts read() {
+    var byLocality = new EnumMap<Locality, Long>(Locality.class);
+    var byServicePort = new java.util.TreeMap<ServicePortName, Map<Locality, Long>>();
+    long withoutEndpoints = 0;
+    for (var entry : families.entrySet()) {
+      Optional<ConnectionCounts> read;
+      try {
+        read = sources.get(entry.getKey()).get();
+      } catch (RuntimeException e) {
+        read = Optional.empty();
+      }
+      if (read.isEmpty()) {
+        readFailures++;
+        LOG.atDebug()
+            .addKeyValue("family", entry.getKey())
+            .log("Could not read the connection counters; showing the last values");
+      }
+      var totals = entry.getValue().update(read.orElse(null));
+      for (var locality : Locality.values()) {
+        byLocality.merge(locality, totals.byLocality().get(locality), Long::sum);
+      }
+      withoutEndpoints += totals.withoutEndpoints();
+      totals
+          .byServicePort()
+          .forEach(
+              (port, counts) -> {
+                var sum = byServicePort.computeIfAbsent(port, p -> new EnumMap<>(Locality.class));
+                counts.forEach((locality, count) -> sum.merge(locality, count, Long::sum));
+              });
+    }
+    return new ConnectionCounts(byLocality, withoutEndpoints, byServicePort);
   }
 
   private String zoneNow() {
