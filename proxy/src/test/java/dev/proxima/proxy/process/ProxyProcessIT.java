@@ -274,7 +274,8 @@ class ProxyProcessIT {
         .doesNotContain("shop/api")
         .contains("Sync state of the proxy on node-a at ")
         .containsPattern("  IPv4: +last full sync \\d{4}-")
-        .contains("observed locality:  not counted");
+        .contains("  observed:  not counted per Service (annotate the Service")
+        .contains("observed locality:  counted\n");
   }
 
   @Test
