@@ -15,5 +15,16 @@ public final class Annotations {
   public static final String LAST_CHANGE_TRIGGER_TIME =
       "endpoints.kubernetes.io/last-change-trigger-time";
 
+  /**
+   * A Service opts in to per-Service locality counting in the proxy with the value {@code "true"}
+   * (exactly; anything else leaves it out).
+   */
+  public static final String OBSERVE_LOCALITY = "proxima.dev/observe-locality";
+
+  /** Whether a Service's annotations opt it in to per-Service locality counting. */
+  public static boolean observesLocality(java.util.Map<String, String> annotations) {
+    return annotations != null && "true".equals(annotations.get(OBSERVE_LOCALITY));
+  }
+
   private Annotations() {}
 }

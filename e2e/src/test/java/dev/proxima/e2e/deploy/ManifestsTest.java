@@ -331,6 +331,14 @@ class ManifestsTest {
     assertThat(proxy.option("--detect-local-mode")).isEqualTo("NodeCIDR");
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {BASE, REPLACE, SIDE_BY_SIDE, FROM_KUBE_PROXY, KIND})
+  void theProxyCountsTheConnectionsOfAnnotatedServicesByLocality(String directory) {
+    var proxy = proxy(rendered(directory));
+
+    assertThat(proxy.option("--observe-locality")).isEqualTo("annotated");
+  }
+
   @Test
   void theFromKubeProxyOverlayLeavesLocalTrafficDetectionToKubeProxysFile() {
     var proxy = proxy(rendered(FROM_KUBE_PROXY));

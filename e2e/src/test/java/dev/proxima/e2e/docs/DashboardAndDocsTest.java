@@ -232,12 +232,68 @@ class DashboardAndDocsTest {
             "proxima_proxy_connections_total",
             "proxima_proxy_connections_without_endpoints_total",
             "proxima_proxy_node_zone",
+            "proxima_proxy_service_connections_total",
+            "proxima_proxy_observed_service_ports_dropped",
             "endpoint_slice_controller_syncs",
             "workqueue_depth",
             "workqueue_queue_duration_seconds_bucket",
             "proxima_controller_hint_writes_total",
             "proxima_controller_hints_overwritten_total",
             "proxima_controller_services_by_hint_mode");
+  }
+
+  /**
+   * The observed-locality row: a zone-to-zone matrix (the node's zone joined onto its connection
+   * counts, one row per zone, one column per endpoint locality) and, per counted Service, the
+   * shares of its connections kept on the node and in the zone.
+   */
+  @Test
+  void theDashboardHasAZoneMatrixAndPerCountedServiceTheSharesKeptOnTheNodeAndInTheZone()
+      throws IOException {
+    var panels = new ArrayList<JsonNode>();
+    forEachPanel(new ObjectMapper().readTree(DASHBOARD.toFile()).path("panels"), panels::add);
+
+    var matrix = panelTitled(panels, "Zone × endpoint locality");
+    var matrixQuery = matrix.path("targets").get(0).path("expr").asText();
+    assertThat(matrixQuery)
+        .contains("proxima_proxy_connections_total")
+        .contains("on (instance) group_left (zone) proxima_proxy_node_zone")
+        .contains("sum by (zone, locality)");
+    var grouping = matrix.path("transformations").get(0);
+    assertThat(grouping.path("id").asText()).isEqualTo("groupingToMatrix");
+    assertThat(grouping.path("options").path("rowField").asText()).isEqualTo("zone");
+    assertThat(grouping.path("options").path("columnField").asText()).isEqualTo("locality");
+
+    var shares = panelTitled(panels, "Counted Services: share of connections kept");
+    var queries = new ArrayList<String>();
+    shares.path("targets").forEach(t -> queries.add(t.path("expr").asText()));
+    assertThat(queries)
+        .hasSize(2)
+        .allSatisfy(
+            q ->
+                assertThat(q)
+                    .contains("sum by (namespace, service)")
+                    .contains("proxima_proxy_service_connections_total"));
+    assertThat(queries.get(0)).contains("locality=~\"node\"");
+    assertThat(queries.get(1)).contains("locality=~\"node|zone\"");
+    assertThat(shares.path("fieldConfig").path("defaults").path("unit").asText())
+        .isEqualTo("percentunit");
+    assertThat(shares.toString()).contains("kept on the node").contains("kept in the zone");
+
+    assertThat(
+            panelTitled(panels, "Service ports left out by the series cap")
+                .path("targets")
+                .get(0)
+                .path("expr")
+                .asText())
+        .contains("proxima_proxy_observed_service_ports_dropped");
+  }
+
+  private static JsonNode panelTitled(List<JsonNode> panels, String start) {
+    return panels.stream()
+        .filter(panel -> panel.path("title").asText().startsWith(start))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no panel titled " + start + "..."));
   }
 
   @Test
@@ -448,9 +504,18 @@ class DashboardAndDocsTest {
     metrics.livez(200);
     metrics.topology(IpFamily.IPV4, Map.of("PreferSameZone", 1), Map.of("no_endpoint_in_zone", 0));
     metrics.conntrackReconciled(IpFamily.IPV4, Duration.ofMillis(5), 1);
+    metrics.observedServicePortsDropped(IpFamily.IPV4, 0);
+    var web =
+        new dev.proxima.proxy.model.ServicePortName(
+            new ObjectKey("shop", "web"), "http", dev.proxima.proxy.model.Protocol.TCP);
     ConnectionLocalityMetrics.register(
         registry,
-        Map.of("IPv4", () -> Optional.of(new ConnectionCounts(Map.of(Locality.ZONE, 3L), 1))),
+        Map.of(
+            "IPv4",
+            () ->
+                Optional.of(
+                    new ConnectionCounts(
+                        Map.of(Locality.ZONE, 3L), 1, Map.of(web, Map.of(Locality.ZONE, 3L))))),
         () -> "zone-a");
     return registry;
   }

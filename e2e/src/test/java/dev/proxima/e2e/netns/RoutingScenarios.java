@@ -27,10 +27,14 @@ abstract class RoutingScenarios {
   void preferSameZoneAndPreferCloseKeepTrafficInZoneAndFallBackWhereTheZoneHasNoServers(
       NetnsCluster cluster) {
     for (var distribution : List.of("PreferSameZone", "PreferClose")) {
-      var zonal =
-          cluster.applyHinted(
-              cluster.workload("zonal-" + distribution.toLowerCase()).distributed(distribution),
-              cluster.ready("a1s1", "a1s2", "a2s1", "b1s1"));
+      var workload =
+          cluster.workload("zonal-" + distribution.toLowerCase()).distributed(distribution);
+      // The PreferSameZone Service opts in to per-Service locality counting; PreferClose not.
+      boolean observed = distribution.equals("PreferSameZone");
+      if (observed) {
+        workload.annotations.put(dev.proxima.model.Annotations.OBSERVE_LOCALITY, "true");
+      }
+      var zonal = cluster.applyHinted(workload, cluster.ready("a1s1", "a1s2", "a2s1", "b1s1"));
 
       Eventually.holds(
           () -> {
@@ -59,20 +63,43 @@ abstract class RoutingScenarios {
                 .isSubsetOf("a1s1", "a1s2", "a2s1", "b1s1")
                 .hasSizeGreaterThan(1);
           });
-      assertCountedInZone(cluster, zonal, distribution);
+      // Both modes count per node; per Service port only the nftables mode does so far.
+      assertCountedInZone(cluster, zonal, distribution, observed && mode() == ProxyMode.nftables);
     }
   }
 
   /**
    * N connections from zone-a's client on a1 show N more in a1's {@code node} and {@code zone}
    * counters and none in {@code other-zone}: the kernel's count, read by a scrape before and after.
+   * For a Service that opts in, its own series count the same; one that does not has none.
    */
   private static void assertCountedInZone(
-      NetnsCluster cluster, Workload workload, String distribution) {
+      NetnsCluster cluster, Workload workload, String distribution, boolean observed) {
     var a1 = cluster.node("a1");
     var before = cluster.metrics(a1);
     var answers = cluster.probe(cluster.clientOn("a1"), workload, "tcp", 20);
     var after = cluster.metrics(a1);
+
+    if (observed) {
+      assertThat(
+              serviceConnections(before, after, workload, "node")
+                  + serviceConnections(before, after, workload, "zone"))
+          .as(
+              "%s: the Service's own series count its 20 connections as kept in the zone",
+              distribution)
+          .isEqualTo(20.0);
+      assertThat(serviceConnections(before, after, workload, "node"))
+          .as("%s: a1's client reaches a1's servers too", distribution)
+          .isPositive();
+      assertThat(serviceConnections(before, after, workload, "other-zone"))
+          .as("%s: and its other-zone series none", distribution)
+          .isZero();
+      assertThat(serviceConnections(before, after, workload, "unknown")).isZero();
+    } else {
+      assertThat(after)
+          .as("%s: a Service that does not opt in has no series of its own", distribution)
+          .doesNotContain("service=\"" + workload.name + "\"");
+    }
 
     assertThat(answers.allAnswered()).as("%s: %s", distribution, answers).isTrue();
     assertThat(connections(before, after, "node") + connections(before, after, "zone"))
@@ -84,6 +111,19 @@ abstract class RoutingScenarios {
     assertThat(connections(before, after, "unknown"))
         .as("%s: every zone is known", distribution)
         .isZero();
+  }
+
+  private static double serviceConnections(
+      String before, String after, Workload workload, String locality) {
+    var labels =
+        new String[] {
+          "namespace=\"" + Workload.NAMESPACE + "\"",
+          "service=\"" + workload.name + "\"",
+          "port=\"tcp\"",
+          "locality=\"" + locality + "\""
+        };
+    return Metrics.value(after, "proxima_proxy_service_connections_total", labels)
+        - Metrics.value(before, "proxima_proxy_service_connections_total", labels);
   }
 
   private static double connections(String before, String after, String locality) {

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.catalog;
 
+import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Cidr;
@@ -174,6 +175,9 @@ public final class ServiceCatalog {
     private ServicePorts() {}
 
     static List<ServicePort> of(Service service, IpFamily family, List<String> warnings) {
+      boolean observesLocality =
+          service.getMetadata() != null
+              && Annotations.observesLocality(service.getMetadata().getAnnotations());
       var key = keyOf(service);
       var spec = service.getSpec();
       var clusterIp = clusterIpOf(spec.getClusterIPs(), spec.getClusterIP(), family);
@@ -269,7 +273,8 @@ public final class ServiceCatalog {
                 externalLocal,
                 healthCheckNodePort,
                 spec.getTrafficDistribution(),
-                origin));
+                origin,
+                observesLocality));
       }
       return ports;
     }

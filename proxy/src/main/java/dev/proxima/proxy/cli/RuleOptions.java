@@ -1,5 +1,6 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.plan.DetectLocalMode;
 import dev.proxima.proxy.plan.RuleSettings;
 import java.util.ArrayList;
@@ -63,6 +64,27 @@ final class RuleOptions {
           "The prefix of pod interfaces' names, for --detect-local-mode=InterfaceNamePrefix.")
   String podInterfaceNamePrefix;
 
+  @Option(
+      names = "--observe-locality",
+      defaultValue = "${env:PROXIMA_OBSERVE_LOCALITY:-annotated}",
+      description =
+          "nftables mode: which Service ports the kernel counts new connections of by endpoint"
+              + " locality (proxima_proxy_service_connections_total): annotated (Services"
+              + " annotated proxima.dev/observe-locality: \"true\"), all, or off, which leaves"
+              + " every connection counter out of the rules, the node's own"
+              + " (proxima_proxy_connections_total) included. Default: ${DEFAULT-VALUE}.")
+  String observeLocality;
+
+  @Option(
+      names = "--observe-locality-max-series",
+      defaultValue = "${env:PROXIMA_OBSERVE_LOCALITY_MAX_SERIES:-4000}",
+      description =
+          "At most this many per-Service locality series per family, four per Service port;"
+              + " the ports beyond it (in namespace, name, port order) are not counted, and"
+              + " proxima_proxy_observed_service_ports_dropped says how many. Default:"
+              + " ${DEFAULT-VALUE}.")
+  int observeMaxSeries = RuleSettings.DEFAULT_OBSERVE_MAX_SERIES;
+
   RuleSettings toSettings() {
     // Empty, as a manifest's variable may be, is the default.
     var mode =
@@ -80,7 +102,12 @@ final class RuleOptions {
                                 + "\" is not one of "
                                 + DetectLocalMode.names())),
             podBridgeInterface,
-            podInterfaceNamePrefix);
+            podInterfaceNamePrefix)
+        .withObserveLocality(
+            observeLocality == null || observeLocality.isBlank()
+                ? ObserveLocality.ANNOTATED
+                : ObserveLocality.parse(observeLocality),
+            observeMaxSeries);
   }
 
   private static List<String> clean(List<String> values) {

@@ -83,7 +83,7 @@ public final class LiveExplainReport {
     row.put("local", counts.local());
     row.put("sameZone", counts.sameZone());
     row.put("otherZones", counts.otherZones());
-    row.put("since", time(counts.since()));
+    row.put("unknown", counts.unknown());
     return row;
   }
 
@@ -150,19 +150,38 @@ public final class LiveExplainReport {
   }
 
   private static List<String> observed(LiveExplain live, NodePlanner.PlannedPort planned) {
-    var counts = live.locality().of(planned.port().name());
-    if (counts == null) {
+    if (live.locality().notCountedBecause() != null) {
       return List.of();
     }
-    return List.of(
+    var counts = live.locality().of(planned.port().name());
+    if (counts == null) {
+      return List.of(
+          "  observed:  not counted per Service (annotate the Service"
+              + " proxima.dev/observe-locality: \"true\"; NodePort-only traffic is not counted)");
+    }
+    var line =
         "  observed:  "
             + counts.local()
             + " local, "
             + counts.sameZone()
             + " same zone, "
             + counts.otherZones()
-            + " other zones since "
-            + counts.since());
+            + " other zones, "
+            + counts.unknown()
+            + " zone unknown";
+    if (counts.total() > 0) {
+      line +=
+          " ("
+              + percent(counts.local(), counts.total())
+              + " kept on the node, "
+              + percent(counts.local() + counts.sameZone(), counts.total())
+              + " in the zone)";
+    }
+    return List.of(line + " since the proxy began counting it");
+  }
+
+  private static String percent(long part, long whole) {
+    return Math.round(100.0 * part / whole) + "%";
   }
 
   private static void field(StringBuilder out, String label, String value) {

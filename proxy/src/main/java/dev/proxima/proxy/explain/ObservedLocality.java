@@ -1,18 +1,23 @@
 package dev.proxima.proxy.explain;
 
 import dev.proxima.proxy.model.ServicePortName;
-import java.time.Instant;
 
 /**
  * Where this node's connections to a Service port actually went, as the kernel counted them: the
- * place {@code explain --live} shows it. The kernel counts each node's connections by locality (the
- * {@code proxima_proxy_connections_total} metric), but not yet per Service port, so the only source
- * is {@link #NOT_COUNTED}, and the report says so instead of showing numbers; a per-port counting
- * source implements this interface and the report shows its figures per Service port.
+ * place {@code explain --live} shows it. In nftables mode the proxy counts the ports of Services
+ * annotated {@code proxima.dev/observe-locality: "true"} (all of them with {@code
+ * --observe-locality=all}, under the series cap); a port it does not count has no figures.
  */
 public interface ObservedLocality {
-  /** Connections counted since {@code since}, by where their endpoint was. */
-  record Counts(long local, long sameZone, long otherZones, Instant since) {}
+  /**
+   * Connections counted since this proxy began counting the port (the figures of {@code
+   * proxima_proxy_service_connections_total}), by where their endpoint was.
+   */
+  record Counts(long local, long sameZone, long otherZones, long unknown) {
+    public long total() {
+      return local + sameZone + otherZones + unknown;
+    }
+  }
 
   /** Why nothing is counted, or null when this source counts. */
   String notCountedBecause();
@@ -20,17 +25,24 @@ public interface ObservedLocality {
   /** The port's counts, or null when nothing was counted for it. */
   Counts of(ServicePortName port);
 
-  /** This proxy counts nothing per Service port. */
-  ObservedLocality NOT_COUNTED =
-      new ObservedLocality() {
-        @Override
-        public String notCountedBecause() {
-          return "per Service port not yet; this node's totals are proxima_proxy_connections_total";
-        }
+  /** A proxy that counts nothing per Service port, for {@code reason}. */
+  static ObservedLocality notCounted(String reason) {
+    return new ObservedLocality() {
+      @Override
+      public String notCountedBecause() {
+        return reason;
+      }
 
-        @Override
-        public Counts of(ServicePortName port) {
-          return null;
-        }
-      };
+      @Override
+      public Counts of(ServicePortName port) {
+        return null;
+      }
+    };
+  }
+
+  /** This proxy counts nothing per Service port: the iptables mode. */
+  ObservedLocality NOT_COUNTED =
+      notCounted(
+          "the iptables mode does not count per Service port; the nftables mode does (and"
+              + " proxima_proxy_connections_total per node)");
 }

@@ -40,6 +40,7 @@ public final class ProxyMetrics {
   private final Gauge servicePortsByTopology;
   private final Gauge topologyFallbacks;
   private final Gauge addressCollisions;
+  private final Gauge observedPortsDropped;
   private final Gauge nodePortsServedNowhere;
   private final Gauge nftablesStale;
   private final Counter healthCheckBindFailures;
@@ -221,6 +222,13 @@ public final class ProxyMetrics {
                 "Address keys (address, protocol, port) that a Service port claims but another one owns")
             .labelNames("ip_family")
             .register(registry);
+    observedPortsDropped =
+        Gauge.builder()
+            .name("proxima_proxy_observed_service_ports_dropped")
+            .help(
+                "Service ports that want per-Service locality counting but are not counted, because --observe-locality-max-series is reached")
+            .labelNames("ip_family")
+            .register(registry);
     nodePortsServedNowhere =
         Gauge.builder()
             .name("proxima_proxy_nodeport_addresses_unmatched")
@@ -357,6 +365,11 @@ public final class ProxyMetrics {
   /** How many Service ports lost an address key to another in this family's latest sync. */
   public void addressCollisions(IpFamily family, int count) {
     addressCollisions.labelValues(label(family)).set(count);
+  }
+
+  /** How many Service ports the series cap leaves out of per-Service locality counting. */
+  public void observedServicePortsDropped(IpFamily family, int count) {
+    observedPortsDropped.labelValues(label(family)).set(count);
   }
 
   /** How many unused chains and sets this family's table still holds, emptied, to be deleted. */

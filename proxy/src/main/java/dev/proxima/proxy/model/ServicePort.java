@@ -25,6 +25,9 @@ import java.util.Objects;
  * @param healthCheckNodePort 0 when the Service has none
  * @param trafficDistribution the raw spec.trafficDistribution, for explain output
  * @param origin who keeps an address another Service claims in the same class
+ * @param observeLocality the port's connections are counted per locality: as the catalog builds it,
+ *     the Service opts in with the annotation {@code proxima.dev/observe-locality: "true"}; the
+ *     proxy then sets it for the ports it counts ({@code --observe-locality}, under the series cap)
  */
 public record ServicePort(
     ServicePortName name,
@@ -40,7 +43,8 @@ public record ServicePort(
     boolean externalTrafficLocal,
     int healthCheckNodePort,
     String trafficDistribution,
-    ServiceOrigin origin) {
+    ServiceOrigin origin,
+    boolean observeLocality) {
 
   public ServicePort {
     Objects.requireNonNull(name, "name");
@@ -64,6 +68,14 @@ public record ServicePort(
 
   private ServicePort with(
       List<String> externalIps, List<String> loadBalancerIps, List<String> sourceRanges) {
+    return with(externalIps, loadBalancerIps, sourceRanges, observeLocality);
+  }
+
+  private ServicePort with(
+      List<String> externalIps,
+      List<String> loadBalancerIps,
+      List<String> sourceRanges,
+      boolean observeLocality) {
     return new ServicePort(
         name,
         clusterIp,
@@ -78,7 +90,15 @@ public record ServicePort(
         externalTrafficLocal,
         healthCheckNodePort,
         trafficDistribution,
-        origin);
+        origin,
+        observeLocality);
+  }
+
+  /** This port, counted per locality or not. */
+  public ServicePort withObserveLocality(boolean value) {
+    return value == observeLocality
+        ? this
+        : with(externalIps, loadBalancerIps, loadBalancerSourceRanges, value);
   }
 
   public Protocol protocol() {

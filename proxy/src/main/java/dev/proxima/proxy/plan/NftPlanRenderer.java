@@ -30,10 +30,16 @@ public final class NftPlanRenderer {
       List<String> nodeAddresses,
       List<String> serviceCidrs) {
     var family = plan.family();
-    return render(
-        plan,
-        settings.forFamily(family, settings.nodePortAddresses(family, nodeAddresses), List.of()),
-        serviceCidrs);
+    var cap = new ObservedPortCap(settings.observeLocality(), settings.observeMaxSeries());
+    plan.ports().forEach(p -> cap.want(p.port().name(), cap.wants(p.port())));
+    var config =
+        settings.forFamily(family, settings.nodePortAddresses(family, nodeAddresses), List.of());
+    var assembler = new RulesetAssembler(config);
+    assembler.serviceCidrs(serviceCidrs);
+    var script =
+        assembler.replaceAll(
+            plan.ports().stream().map(p -> rules(p, cap.counted(p.port().name()))).toList());
+    return new NftRendering(script, assembler.warnings());
   }
 
   /**
@@ -47,6 +53,15 @@ public final class NftPlanRenderer {
     assembler.serviceCidrs(serviceCidrs);
     var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
     return new NftRendering(script, assembler.warnings());
+  }
+
+  /** {@link #rules(NodePlanner.PlannedPort)}, with the port counted per locality or not. */
+  public static ServicePortRules rules(NodePlanner.PlannedPort planned, boolean counted) {
+    return new ServicePortRules(
+        planned.port().withObserveLocality(counted),
+        planned.selection().clusterEndpoints(),
+        planned.selection().localEndpoints(),
+        planned.selection().hasAnyEndpoints());
   }
 
   /** What the renderer needs of one planned Service port. */

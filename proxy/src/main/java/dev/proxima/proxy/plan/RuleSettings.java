@@ -2,6 +2,7 @@ package dev.proxima.proxy.plan;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import java.util.ArrayList;
@@ -19,6 +20,10 @@ import java.util.Objects;
  * @param podBridgeInterface the bridge of {@link DetectLocalMode#BRIDGE_INTERFACE}, else ignored
  * @param podInterfaceNamePrefix the prefix of {@link DetectLocalMode#INTERFACE_NAME_PREFIX}, else
  *     ignored
+ * @param observeLocality which Service ports get per-Service locality counters; {@code OFF} turns
+ *     every kernel connection counter off, the node's own included
+ * @param observeMaxSeries at most this many per-Service locality series per family (four per
+ *     Service port)
  */
 public record RuleSettings(
     List<String> clusterCidrs,
@@ -27,12 +32,22 @@ public record RuleSettings(
     List<String> nodePortCidrs,
     DetectLocalMode detectLocalMode,
     String podBridgeInterface,
-    String podInterfaceNamePrefix) {
+    String podInterfaceNamePrefix,
+    ObserveLocality observeLocality,
+    int observeMaxSeries) {
   /** The {@code --nodeport-addresses} keyword for the node's primary IPs, as in kube-proxy. */
   public static final String PRIMARY = "primary";
 
+  /** The default of {@code --observe-locality-max-series}: a thousand Service ports. */
+  public static final int DEFAULT_OBSERVE_MAX_SERIES = 4000;
+
   public RuleSettings {
     clusterCidrs = List.copyOf(clusterCidrs);
+    Objects.requireNonNull(observeLocality, "observeLocality");
+    if (observeMaxSeries < 0) {
+      throw new IllegalArgumentException(
+          "--observe-locality-max-series must be 0 or more, got " + observeMaxSeries);
+    }
     nodePortCidrs = List.copyOf(nodePortCidrs);
     Objects.requireNonNull(detectLocalMode, "detectLocalMode");
     podBridgeInterface = podBridgeInterface == null ? "" : podBridgeInterface.trim();
@@ -61,7 +76,10 @@ public record RuleSettings(
     }
   }
 
-  /** Local traffic detected by {@code --cluster-cidr} (kube-proxy's ClusterCIDR mode). */
+  /**
+   * Local traffic detected by {@code --cluster-cidr} (kube-proxy's ClusterCIDR mode); the ports of
+   * annotated Services counted per locality, up to the default series cap.
+   */
   public RuleSettings(
       List<String> clusterCidrs,
       boolean masqueradeAll,
@@ -74,7 +92,9 @@ public record RuleSettings(
         nodePortCidrs,
         DetectLocalMode.CLUSTER_CIDR,
         "",
-        "");
+        "",
+        ObserveLocality.ANNOTATED,
+        DEFAULT_OBSERVE_MAX_SERIES);
   }
 
   public static RuleSettings defaults() {
@@ -82,8 +102,26 @@ public record RuleSettings(
   }
 
   public RuleSettings withDetectLocal(DetectLocalMode mode, String bridge, String prefix) {
+    return with(mode, bridge, prefix, observeLocality, observeMaxSeries);
+  }
+
+  /** With {@code --observe-locality} and {@code --observe-locality-max-series}. */
+  public RuleSettings withObserveLocality(ObserveLocality mode, int maxSeries) {
+    return with(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix, mode, maxSeries);
+  }
+
+  private RuleSettings with(
+      DetectLocalMode mode, String bridge, String prefix, ObserveLocality observe, int maxSeries) {
     return new RuleSettings(
-        clusterCidrs, masqueradeAll, masqueradeBit, nodePortCidrs, mode, bridge, prefix);
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        nodePortCidrs,
+        mode,
+        bridge,
+        prefix,
+        observe,
+        maxSeries);
   }
 
   /**
@@ -115,7 +153,8 @@ public record RuleSettings(
         .withMasqueradeBit(masqueradeBit)
         .withNodePortAddresses(nodePortAddresses)
         .withNodePortsListed(restrictsNodePorts(family))
-        .withPodInterface(podInterface());
+        .withPodInterface(podInterface())
+        .withCountsLocality(observeLocality.counts());
   }
 
   /** The interface pod traffic arrives on in the interface modes, else null. */

@@ -33,6 +33,9 @@ import java.util.Set;
  * @param nodePortsListed true when {@code --nodeport-addresses} restricts this family: NodePorts
  *     are accepted on {@code nodePortAddresses} only, on no address at all when it is empty (fail
  *     closed); false accepts them on every local address
+ * @param countsLocality the rules count new connections by endpoint locality (node-wide and for the
+ *     Service ports marked {@code observeLocality}); false ({@code --observe-locality=off}) leaves
+ *     every counter out
  */
 public record FamilySettings(
     IpFamily family,
@@ -41,7 +44,8 @@ public record FamilySettings(
     int masqueradeBit,
     List<String> nodePortAddresses,
     PodInterface podInterface,
-    boolean nodePortsListed) {
+    boolean nodePortsListed,
+    boolean countsLocality) {
   public static final int DEFAULT_MASQUERADE_BIT = 14;
 
   public FamilySettings {
@@ -73,7 +77,7 @@ public record FamilySettings(
   /** The defaults: no masqueradeAll, mark bit 14, NodePorts on every local address. */
   public static FamilySettings of(IpFamily family, List<String> clusterCidrs) {
     return new FamilySettings(
-        family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null, false);
+        family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null, false, true);
   }
 
   public FamilySettings withMasqueradeAll(boolean value) {
@@ -98,6 +102,19 @@ public record FamilySettings(
     return with(masqueradeAll, masqueradeBit, nodePortAddresses, podInterface, value);
   }
 
+  /** With or without the kernel's connection counters ({@code --observe-locality=off}). */
+  public FamilySettings withCountsLocality(boolean value) {
+    return new FamilySettings(
+        family,
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        nodePortAddresses,
+        podInterface,
+        nodePortsListed,
+        value);
+  }
+
   /** True when the rules can tell pod traffic from other traffic. */
   public boolean detectsLocalTraffic() {
     return podInterface != null || !clusterCidrs.isEmpty();
@@ -110,6 +127,7 @@ public record FamilySettings(
 
   private FamilySettings with(
       boolean all, int bit, List<String> addresses, PodInterface pods, boolean listed) {
-    return new FamilySettings(family, clusterCidrs, all, bit, addresses, pods, listed);
+    return new FamilySettings(
+        family, clusterCidrs, all, bit, addresses, pods, listed, countsLocality);
   }
 }

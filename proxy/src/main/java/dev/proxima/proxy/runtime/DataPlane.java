@@ -89,6 +89,14 @@ public interface DataPlane {
   }
 
   /**
+   * Whether this data plane counts the connections of Service ports marked {@code observeLocality}
+   * per locality; the proxier applies {@code --observe-locality} and its series cap only then.
+   */
+  default boolean countsPerServicePort() {
+    return false;
+  }
+
+  /**
    * The kernel's connection counters for this family, read now in one call (at scrape time); empty
    * when they cannot be read (dry run, no table yet, the tool failed or timed out), or when this
    * mode does not count.

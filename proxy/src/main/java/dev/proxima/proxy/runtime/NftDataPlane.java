@@ -42,6 +42,9 @@ public final class NftDataPlane implements DataPlane {
   private final Clock clock;
   private RulesetAssembler assembler;
 
+  /** The counted Service ports by counter stem, read at scrape time: the assembler's live view. */
+  private volatile Map<String, ServicePortName> countedPorts = Map.of();
+
   /**
    * True once a transaction loaded; false from a failed one until the next full sync loads, since
    * the kernel may then not hold what the assembler thinks and no stale chain is deleted on its
@@ -79,6 +82,7 @@ public final class NftDataPlane implements DataPlane {
     kernelAsAssembled = false;
     assembler =
         new RulesetAssembler(settings.forFamily(family, nodePortAddresses, nodePodCidrs), clock);
+    countedPorts = assembler.countedPorts();
     assembler.serviceCidrs(serviceCidrs);
     var kernel = kernelTable();
     if (kernel == null) {
@@ -104,12 +108,23 @@ public final class NftDataPlane implements DataPlane {
   }
 
   @Override
+  public boolean countsPerServicePort() {
+    return settings.observeLocality().counts();
+  }
+
+  @Override
   public Optional<ConnectionCounts> connectionCounts() {
     return nft.counters(NftSyntax.family(family), NftNames.TABLE)
         .map(NftCounters::parse)
         .flatMap(
             counts ->
-                ConnectionCounts.from(counts, NftCounters::of, NftCounters.withoutEndpoints()));
+                ConnectionCounts.from(counts, NftCounters::of, NftCounters.withoutEndpoints())
+                    .map(
+                        node ->
+                            new ConnectionCounts(
+                                node.byLocality(),
+                                node.withoutEndpoints(),
+                                NftCounters.servicePorts(counts, countedPorts))));
   }
 
   /** The table as the kernel has it now, or null to replace it whole (no table yet). */

@@ -6,6 +6,7 @@ import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
@@ -15,6 +16,7 @@ import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
+import dev.proxima.proxy.plan.ObservedPortCap;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
@@ -58,6 +60,13 @@ public final class Proxier {
   private final Map<ObjectKey, List<NodePlanner.PlannedPort>> claimsByService = new HashMap<>();
 
   private AddressOwners owners = new AddressOwners();
+
+  /** Which ports are counted per locality, under --observe-locality-max-series. */
+  private final ObservedPortCap observed;
+
+  /** Whether the cap left ports out at the latest sync, so its WARN is logged once per episode. */
+  private boolean capBiting;
+
   private Set<String> reportedCollisions = Set.of();
   private Boolean nodePortsServedNowhere;
   private boolean waitingForPodCidrs;
@@ -95,6 +104,10 @@ public final class Proxier {
     this.metrics = metrics;
     this.clock = clock;
     this.policy = new SyncPolicy(config.fullSyncPeriod(), clock);
+    this.observed =
+        new ObservedPortCap(
+            plane.countsPerServicePort() ? config.rules().observeLocality() : ObserveLocality.OFF,
+            config.rules().observeMaxSeries());
     // What every sync tells: explain --live, health, metrics, then the UDP conntrack cleanup.
     this.publisher = new LivePublisher(family);
     subscribe(publisher);
@@ -267,6 +280,8 @@ public final class Proxier {
             }
           });
       var all = allPorts();
+      observed.clear();
+      all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
       outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
@@ -288,15 +303,15 @@ public final class Proxier {
         affected.addAll(owners.put(key, ports(before == null ? List.of() : before), ports(claims)));
       }
       // A change of one Service can hand an address to or take it from another: re-render both.
-      Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
+      Map<ServicePortName, NodePlanner.PlannedPort> changedPorts = new HashMap<>();
       for (var key : affected) {
         var before = plannedByService.getOrDefault(key, List.of());
         var after = owned(claimsByService.getOrDefault(key, List.of()), zone);
         if (!changed.contains(key) && after.equals(before)) {
           continue;
         }
-        before.forEach(p -> changes.put(p.port().name(), null));
-        after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p)));
+        before.forEach(p -> changedPorts.put(p.port().name(), null));
+        after.forEach(p -> changedPorts.put(p.port().name(), p));
         touchedUdp |= before.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
         touchedUdp |= after.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
         if (after.isEmpty()) {
@@ -305,7 +320,7 @@ public final class Proxier {
           plannedByService.put(key, after);
         }
       }
-      outcome = plane.update(changes);
+      outcome = plane.update(countedChanges(changedPorts));
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
         // The change cannot be expressed as a delta of the kernel's state: replace everything.
         decision = SyncPolicy.Decision.ESCALATED;
@@ -314,6 +329,7 @@ public final class Proxier {
       }
     }
     reportCollisions();
+    reportObservedCap();
     plane.warnings().forEach(this::warn);
     if (outcome.status() == DataPlane.Status.FAILED) {
       policy.failed();
@@ -407,6 +423,65 @@ public final class Proxier {
         .record();
   }
 
+  /**
+   * The changed ports as the data plane takes them, each counted per locality or not; a port that
+   * comes or goes can push another out of the series cap or let one in, and that port is
+   * re-rendered too.
+   */
+  private Map<ServicePortName, ServicePortRules> countedChanges(
+      Map<ServicePortName, NodePlanner.PlannedPort> changedPorts) {
+    var flipped = new TreeSet<ServicePortName>();
+    // Ports that go first, so a port that comes in finds the room they leave.
+    changedPorts.forEach(
+        (name, planned) -> {
+          if (planned == null) {
+            flipped.addAll(observed.want(name, false));
+          }
+        });
+    changedPorts.forEach(
+        (name, planned) -> {
+          if (planned != null) {
+            flipped.addAll(observed.want(name, observed.wants(planned.port())));
+          }
+        });
+    var all = new HashMap<>(changedPorts);
+    for (var name : flipped) {
+      if (!all.containsKey(name)) {
+        plannedByService.getOrDefault(name.service(), List.of()).stream()
+            .filter(p -> p.port().name().equals(name))
+            .findFirst()
+            .ifPresent(p -> all.put(name, p));
+      }
+    }
+    Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
+    all.forEach(
+        (name, planned) ->
+            changes.put(
+                name,
+                planned == null ? null : NftPlanRenderer.rules(planned, observed.counted(name))));
+    return changes;
+  }
+
+  /** The dropped-ports gauge every sync; a WARN when the cap starts leaving ports out. */
+  private void reportObservedCap() {
+    int dropped = observed.dropped();
+    metrics.observedServicePortsDropped(family, dropped);
+    if (dropped > 0 && !capBiting) {
+      log.atWarn()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("droppedServicePorts", dropped)
+          .addKeyValue("maxSeries", config.rules().observeMaxSeries())
+          .log(
+              "--observe-locality-max-series is reached: some Service ports are not counted per"
+                  + " locality (proxima_proxy_observed_service_ports_dropped)");
+    } else if (dropped == 0 && capBiting) {
+      log.atInfo()
+          .addKeyValue("family", family.apiName())
+          .log("Every Service port that wants per-locality counting is counted again");
+    }
+    capBiting = dropped > 0;
+  }
+
   private static List<ServicePort> ports(List<NodePlanner.PlannedPort> planned) {
     return planned.stream().map(NodePlanner.PlannedPort::port).toList();
   }
@@ -459,8 +534,10 @@ public final class Proxier {
     return ports;
   }
 
-  private static List<ServicePortRules> rules(List<NodePlanner.PlannedPort> ports) {
-    return ports.stream().map(NftPlanRenderer::rules).toList();
+  private List<ServicePortRules> rules(List<NodePlanner.PlannedPort> ports) {
+    return ports.stream()
+        .map(p -> NftPlanRenderer.rules(p, observed.counted(p.port().name())))
+        .toList();
   }
 
   /** What of the Node the rules depend on: its zone (topology) and name; addresses are separate. */

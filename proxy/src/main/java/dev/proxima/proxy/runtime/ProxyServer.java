@@ -17,6 +17,7 @@ import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ConnectionLocalityMetrics;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -61,6 +62,13 @@ public final class ProxyServer implements AutoCloseable {
   private ProbeHttpServer metricsServer;
   private ExplainServer explainServer;
   private final Duration kernelCheckPeriod;
+
+  /** The kernel's connection counters, or null when this proxy counts nothing. */
+  private ConnectionLocalityMetrics connectionCounters;
+
+  /** Why explain --live shows no per-Service figures, or null when it does. */
+  private final String notCountedBecause;
+
   // Checks the kernel's rules and writes the partial-sync log summaries.
   private final ScheduledExecutorService kernelCheck =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
@@ -138,7 +146,17 @@ public final class ProxyServer implements AutoCloseable {
       counters.put(family.apiName(), plane::connectionCounts);
       proxiers.add(new Proxier(family, config, cache, plane, host, metrics, health, clock));
     }
-    ConnectionLocalityMetrics.register(registry, counters, () -> NodePlanner.zoneOf(cache.node()));
+    if (config.rules().observeLocality().counts()) {
+      // --observe-locality=off counts nothing: no series rather than zeros that look like no
+      // traffic.
+      connectionCounters =
+          ConnectionLocalityMetrics.register(
+              registry, counters, () -> NodePlanner.zoneOf(cache.node()));
+    }
+    this.notCountedBecause =
+        connectionCounters == null
+            ? "--observe-locality=off: the rules count no connection"
+            : mode != ProxyMode.nftables ? ObservedLocality.NOT_COUNTED.notCountedBecause() : null;
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     var healthChecks = new ServiceHealthChecks(serviceHealth, rules, cache);
@@ -329,7 +347,37 @@ public final class ProxyServer implements AutoCloseable {
         plans,
         service,
         LiveExplain.MAX_SERVICE_PORTS,
-        ObservedLocality.NOT_COUNTED);
+        observedLocality());
+  }
+
+  /**
+   * The per-Service counts explain --live shows: read from the kernel now, once per family, as a
+   * scrape reads them.
+   */
+  private ObservedLocality observedLocality() {
+    if (notCountedBecause != null) {
+      return ObservedLocality.notCounted(notCountedBecause);
+    }
+    var ports = connectionCounters.readServicePorts();
+    return new ObservedLocality() {
+      @Override
+      public String notCountedBecause() {
+        return null;
+      }
+
+      @Override
+      public Counts of(dev.proxima.proxy.model.ServicePortName port) {
+        var counts = ports.get(port);
+        if (counts == null) {
+          return null;
+        }
+        return new Counts(
+            counts.getOrDefault(Locality.NODE, 0L),
+            counts.getOrDefault(Locality.ZONE, 0L),
+            counts.getOrDefault(Locality.OTHER_ZONE, 0L),
+            counts.getOrDefault(Locality.UNKNOWN, 0L));
+      }
+    };
   }
 
   /** The port {@code explain --live} is served on, or -1 when it is not served. */

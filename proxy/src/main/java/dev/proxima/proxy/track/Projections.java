@@ -1,5 +1,6 @@
 package dev.proxima.proxy.track;
 
+import dev.proxima.model.Annotations;
 import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
@@ -24,7 +25,8 @@ public final class Projections {
       ServiceSpec spec,
       LoadBalancerStatus loadBalancer,
       String uid,
-      String creationTimestamp) {}
+      String creationTimestamp,
+      boolean observesLocality) {}
 
   /** What of an EndpointSlice the proxy uses. */
   public record SliceProjection(
@@ -36,7 +38,8 @@ public final class Projections {
         service.getSpec(),
         service.getStatus() == null ? null : service.getStatus().getLoadBalancer(),
         service.getMetadata().getUid(),
-        service.getMetadata().getCreationTimestamp());
+        service.getMetadata().getCreationTimestamp(),
+        Annotations.observesLocality(service.getMetadata().getAnnotations()));
   }
 
   public static SliceProjection of(EndpointSlice slice) {

@@ -17,11 +17,15 @@ import java.util.Map;
 public final class ProxyCacheTrim {
   private ProxyCacheTrim() {}
 
-  /** Trims a Service in place. */
+  /** Trims a Service in place, keeping only the locality opt-in among its annotations. */
   public static void service(Service service) {
-    dropBookkeeping(service.getMetadata());
-    if (service.getMetadata() != null) {
-      service.getMetadata().setAnnotations(Collections.emptyMap());
+    var metadata = service.getMetadata();
+    dropBookkeeping(metadata);
+    if (metadata != null) {
+      metadata.setAnnotations(
+          Annotations.observesLocality(metadata.getAnnotations())
+              ? Map.of(Annotations.OBSERVE_LOCALITY, "true")
+              : Collections.emptyMap());
     }
     if (service.getStatus() != null) {
       service.getStatus().setConditions(Collections.emptyList());

@@ -2,6 +2,7 @@ package dev.proxima.proxy.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
@@ -279,6 +280,30 @@ class ServiceCatalogTest {
             .endpoints();
 
     assertThat(endpoints).singleElement().satisfies(e -> assertThat(e.terminating()).isFalse());
+  }
+
+  @Test
+  void onlyAServiceAnnotatedObserveLocalityTrueHasItsPortsCounted() {
+    Service optedIn =
+        service("counted")
+            .editMetadata()
+            .addToAnnotations(Annotations.OBSERVE_LOCALITY, "true")
+            .endMetadata()
+            .build();
+    Service other =
+        service("other")
+            .editMetadata()
+            .addToAnnotations(Annotations.OBSERVE_LOCALITY, "True")
+            .endMetadata()
+            .build();
+
+    var entries = ServiceCatalog.build(List.of(optedIn, other), List.of(), NODE_A).entries();
+
+    assertThat(entries)
+        .extracting(e -> e.port().name().service().name(), e -> e.port().observeLocality())
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("counted", true),
+            org.assertj.core.groups.Tuple.tuple("other", false));
   }
 
   @Test

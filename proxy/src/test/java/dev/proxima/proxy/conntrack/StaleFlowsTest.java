@@ -41,7 +41,8 @@ class StaleFlowsTest {
             false,
             0,
             null,
-            null);
+            null,
+            false);
     return new NodePlanner.PlannedPort(
         port,
         endpoints,

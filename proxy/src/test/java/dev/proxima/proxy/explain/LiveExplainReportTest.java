@@ -82,7 +82,7 @@ class LiveExplainReportTest {
               IPv4 last error:    2026-11-24T09:00:07Z: Error: Could not process rule: No such file or directory
                                   line 2
               IPv6:               last full sync 2026-11-24T09:00:00Z, last partial sync never, 3 rule lines in the latest load, 0 service ports
-              observed locality:  not counted: per Service port not yet; this node's totals are proxima_proxy_connections_total
+              observed locality:  not counted: the iptables mode does not count per Service port; the nftables mode does (and proxima_proxy_connections_total per node)
             """);
   }
 
@@ -124,7 +124,7 @@ class LiveExplainReportTest {
     assertThat(ipv6.path("failing").asBoolean()).isFalse();
 
     assertThat(json.path("observedLocality").path("counted").asBoolean()).isFalse();
-    assertThat(json.path("observedLocality").path("reason").asText()).contains("not yet");
+    assertThat(json.path("observedLocality").path("reason").asText()).contains("iptables mode");
   }
 
   @Test
@@ -159,7 +159,6 @@ class LiveExplainReportTest {
 
   @Test
   void aCountingSourceShowsItsFiguresUnderEachServicePort() throws Exception {
-    var since = Instant.parse("2026-11-24T08:00:00Z");
     var counting =
         new ObservedLocality() {
           @Override
@@ -169,19 +168,23 @@ class LiveExplainReportTest {
 
           @Override
           public Counts of(ServicePortName port) {
-            return port.service().name().equals("web") ? new Counts(5, 2, 1, since) : null;
+            return port.service().name().equals("web") ? new Counts(5, 2, 1, 0) : null;
           }
         };
 
     var live = live(null, 10, counting);
 
     assertThat(LiveExplainReport.text(live))
-        .contains("  observed:  5 local, 2 same zone, 1 other zones since 2026-11-24T08:00:00Z\n")
+        .contains(
+            "  observed:  5 local, 2 same zone, 1 other zones, 0 zone unknown (63% kept on the"
+                + " node, 88% in the zone) since the proxy began counting it\n")
+        .contains("  observed:  not counted per Service (annotate the Service")
         .contains("observed locality:  counted");
     var rows = json(live).path("servicePorts");
     var web = rows.get(0).path("service").asText().equals("shop/web") ? rows.get(0) : rows.get(1);
     assertThat(web.path("observedLocality").path("local").asLong()).isEqualTo(5);
     assertThat(web.path("observedLocality").path("otherZones").asLong()).isEqualTo(1);
+    assertThat(web.path("observedLocality").path("unknown").asLong()).isZero();
     assertThat(json(live).path("observedLocality").path("counted").asBoolean()).isTrue();
   }
 

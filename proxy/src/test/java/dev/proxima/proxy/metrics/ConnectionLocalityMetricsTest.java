@@ -101,4 +101,83 @@ class ConnectionLocalityMetricsTest {
     assertThat(value(later, "proxima_proxy_connections", "zone")).isEqualTo(10);
     assertThat(value(later, "proxima_proxy_connections_without_endpoints", null)).isEqualTo(1);
   }
+
+  private static final dev.proxima.proxy.model.ServicePortName WEB =
+      new dev.proxima.proxy.model.ServicePortName(
+          new dev.proxima.model.ObjectKey("shop", "web"),
+          "http",
+          dev.proxima.proxy.model.Protocol.TCP);
+
+  private static ConnectionCounts withWeb(long node, long zone) {
+    return new ConnectionCounts(
+        Map.of(Locality.NODE, node, Locality.ZONE, zone),
+        0,
+        Map.of(WEB, Map.of(Locality.NODE, node, Locality.ZONE, zone)));
+  }
+
+  private static Map<String, Double> serviceSeries(MetricSnapshots snapshots) {
+    var series = new java.util.TreeMap<String, Double>();
+    for (var snapshot : snapshots) {
+      if (snapshot.getMetadata().getName().equals("proxima_proxy_service_connections")) {
+        for (var point : ((CounterSnapshot) snapshot).getDataPoints()) {
+          var labels = point.getLabels();
+          series.put(
+              labels.get("namespace")
+                  + "/"
+                  + labels.get("service")
+                  + ":"
+                  + labels.get("port")
+                  + " "
+                  + labels.get("locality"),
+              point.getValue());
+        }
+      }
+    }
+    return series;
+  }
+
+  @Test
+  void exposesEachCountedServicePortByLocalitySummedOverFamiliesAndDropsItWhenItGoes() {
+    var v4 = new Reads(Optional.of(withWeb(3, 1)), Optional.of(counts(3, 1, 0, 0)));
+    var v6 = new Reads(Optional.of(withWeb(2, 0)), Optional.of(counts(2, 0, 0, 0)));
+    var sources = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
+    sources.put("IPv4", v4);
+    sources.put("IPv6", v6);
+    ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
+
+    var counted = serviceSeries(registry.scrape());
+    var gone = serviceSeries(registry.scrape());
+
+    assertThat(counted)
+        .containsExactly(
+            Map.entry("shop/web:http node", 5.0),
+            Map.entry("shop/web:http other-zone", 0.0),
+            Map.entry("shop/web:http unknown", 0.0),
+            Map.entry("shop/web:http zone", 1.0));
+    assertThat(gone).isEmpty();
+    assertThat(v4.calls).hasValue(2);
+  }
+
+  @Test
+  void aServicePortsSeriesNeverGoDownWhenItsCountersRestart() {
+    var reads =
+        new Reads(
+            Optional.of(withWeb(5, 2)),
+            Optional.empty(),
+            Optional.of(withWeb(1, 0)),
+            Optional.of(withWeb(2, 1)));
+    ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
+
+    var first = serviceSeries(registry.scrape());
+    var failed = serviceSeries(registry.scrape());
+    var restarted = serviceSeries(registry.scrape());
+    var later = serviceSeries(registry.scrape());
+
+    assertThat(first.get("shop/web:http node")).isEqualTo(5.0);
+    assertThat(failed.get("shop/web:http node")).isEqualTo(5.0);
+    assertThat(restarted.get("shop/web:http node")).isEqualTo(6.0);
+    assertThat(restarted.get("shop/web:http zone")).isEqualTo(2.0);
+    assertThat(later.get("shop/web:http node")).isEqualTo(7.0);
+    assertThat(later.get("shop/web:http zone")).isEqualTo(3.0);
+  }
 }

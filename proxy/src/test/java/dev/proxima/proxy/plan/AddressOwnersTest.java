@@ -26,7 +26,8 @@ class AddressOwnersTest {
         port.externalTrafficLocal(),
         port.healthCheckNodePort(),
         port.trafficDistribution(),
-        new ServiceOrigin(created == null ? null : Instant.parse(created), uid));
+        new ServiceOrigin(created == null ? null : Instant.parse(created), uid),
+        port.observeLocality());
   }
 
   @Test

@@ -399,9 +399,11 @@ class DataPlaneTrafficTest {
     var pods = List.of("10.250.1.2", "10.250.2.2");
     buildNode(pods);
     awaitServers(pods);
+    // shop/near opts in to per-Service counting; shop/far does not.
     var onNode =
         ServicePortFixtures.service("shop/near", "10.96.0.30", 80)
             .portName("http")
+            .observeLocality()
             .rules(List.of(endpointAt("10.250.1.2", Locality.NODE)), null, true);
     var otherZone =
         ServicePortFixtures.service("shop/far", "10.96.0.31", 80)
@@ -435,6 +437,14 @@ class DataPlaneTrafficTest {
     // socket's first SYN is refused while connect() holds the socket, which makes the refusal
     // soft, and the kernel sends a second SYN a second later, which ends it. Two each.
     assertThat(after.withoutEndpoints() - before.withoutEndpoints()).isEqualTo(4);
+    // Per Service port: shop/near's own counters saw its 5 connections, all on the node.
+    var near = onNode.port().name();
+    assertThat(after.byServicePort()).containsOnlyKeys(near);
+    assertThat(
+            after.byServicePort().get(near).get(Locality.NODE)
+                - before.byServicePort().get(near).get(Locality.NODE))
+        .isEqualTo(5);
+    assertThat(after.byServicePort().get(near).get(Locality.OTHER_ZONE)).isZero();
 
     // The counts survive a partial sync that rewrites an endpoint's rules (the far endpoint is
     // now in this node's zone) and a full sync by a restarted proxy; the kernel keeps counting.

@@ -1099,6 +1099,7 @@ class EndpointSelectorTest {
         externalLocal,
         0,
         null,
-        null);
+        null,
+        false);
   }
 }

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.testing;
 
+import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -45,6 +46,12 @@ public final class ApiObjects {
 
     public ServiceSpec created(String timestamp, String uid) {
       builder.editMetadata().withCreationTimestamp(timestamp).withUid(uid).endMetadata();
+      return this;
+    }
+
+    /** Annotated proxima.dev/observe-locality: "true". */
+    public ServiceSpec observeLocality() {
+      builder.editMetadata().addToAnnotations(Annotations.OBSERVE_LOCALITY, "true").endMetadata();
       return this;
     }
 

@@ -48,6 +48,7 @@ public final class ServicePortFixtures {
     private boolean internalLocal;
     private boolean externalLocal;
     private int healthCheckNodePort;
+    private boolean observeLocality;
 
     private Svc(ObjectKey key, String clusterIp, int port) {
       this.key = key;
@@ -105,6 +106,12 @@ public final class ServicePortFixtures {
       return this;
     }
 
+    /** The Service is annotated proxima.dev/observe-locality: "true". */
+    public Svc observeLocality() {
+      observeLocality = true;
+      return this;
+    }
+
     public ServicePort build() {
       return new ServicePort(
           new ServicePortName(key, portName, protocol),
@@ -120,7 +127,8 @@ public final class ServicePortFixtures {
           externalLocal,
           healthCheckNodePort,
           null,
-          null);
+          null,
+          observeLocality);
     }
 
     /** Only a Cluster list; hasAnyEndpoints when it is non-empty. */

@@ -41,6 +41,19 @@ class ChangeTrackerTest {
   }
 
   @Test
+  void optingInToLocalityCountingIsAChange() {
+    var before = service("1", 80);
+    var after =
+        new ServiceBuilder(service("2", 80))
+            .editMetadata()
+            .addToAnnotations(dev.proxima.model.Annotations.OBSERVE_LOCALITY, "true")
+            .endMetadata()
+            .build();
+
+    assertThat(tracker.update("ns/web", before, after)).isTrue();
+  }
+
+  @Test
   void keepsTheFirstPreviousAndTheLatestCurrent() {
     tracker.update("ns/web", service("1", 80), service("2", 81));
     tracker.update("ns/web", service("2", 81), service("3", 82));

@@ -36,6 +36,29 @@ class ProxyCacheTrimTest {
   }
 
   @Test
+  void keepsTheLocalityOptInOfAServiceAndNothingElse() {
+    var service = service();
+    service
+        .getMetadata()
+        .setAnnotations(Map.of(Annotations.OBSERVE_LOCALITY, "true", "example.com/note", "x"));
+
+    ProxyCacheTrim.service(service);
+
+    assertThat(service.getMetadata().getAnnotations())
+        .containsExactlyEntriesOf(Map.of(Annotations.OBSERVE_LOCALITY, "true"));
+  }
+
+  @Test
+  void aLocalityOptInOtherThanTrueIsDropped() {
+    var service = service();
+    service.getMetadata().setAnnotations(Map.of(Annotations.OBSERVE_LOCALITY, "yes"));
+
+    ProxyCacheTrim.service(service);
+
+    assertThat(service.getMetadata().getAnnotations()).isEmpty();
+  }
+
+  @Test
   void objectsWithoutMetadataStatusOrEndpointsAreTrimmedWithoutFailing() {
     // The informer store runs this on whatever arrives; throwing there would stall the informer.
     var slice = new EndpointSlice();

@@ -8,5 +8,6 @@ import java.util.Set;
  * @param script replaces the kernel's table with this one
  * @param chains the names of its chains
  * @param maps the names of its maps (the other objects are sets)
+ * @param counters the names of its named counters
  */
-record FixedTable(String script, Set<String> chains, Set<String> maps) {}
+record FixedTable(String script, Set<String> chains, Set<String> maps, Set<String> counters) {}

@@ -14,8 +14,10 @@ import java.util.Set;
  *
  * @param chains chain name to its kind
  * @param sets set or map name to {@code "set"} or {@code "map"}
+ * @param counters the names of its named counters
  */
-public record KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
+public record KernelTable(
+    Map<String, Chain> chains, Map<String, String> sets, Set<String> counters) {
   /**
    * @param base hooked into netfilter; nothing can jump to it, so it can be deleted and recreated
    *     (its hook or priority may differ in another Proxima version)
@@ -28,6 +30,12 @@ public record KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
     // In the kernel's order, so the script a full sync loads is the same for the same table.
     chains = Collections.unmodifiableMap(new LinkedHashMap<>(chains));
     sets = Collections.unmodifiableMap(new LinkedHashMap<>(sets));
+    counters = Collections.unmodifiableSet(new LinkedHashSet<>(counters));
+  }
+
+  /** A table without named counters. */
+  public KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
+    this(chains, sets, Set.of());
   }
 
   /** An empty table: nothing to delete first. */
@@ -35,10 +43,11 @@ public record KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
     return new KernelTable(Map.of(), Map.of());
   }
 
-  /** Reads nft's listing; lines other than chain, set and map blocks are ignored. */
+  /** Reads nft's listing; lines other than chain, set, map and counter blocks are ignored. */
   public static KernelTable parse(String listing) {
     var chains = new LinkedHashMap<String, Chain>();
     var sets = new LinkedHashMap<String, String>();
+    var counters = new LinkedHashSet<String>();
     String chain = null;
     boolean base = false;
     int rules = 0;
@@ -56,6 +65,8 @@ public record KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
           rules = 0;
         } else if (words.length == 3 && (words[0].equals("set") || words[0].equals("map"))) {
           sets.put(words[1], words[0]);
+        } else if (words.length == 3 && words[0].equals("counter")) {
+          counters.add(words[1]);
         }
       } else if (depth == 2 && chain != null && !line.equals("}")) {
         if (line.startsWith("type ") && line.contains(" hook ")) {
@@ -70,7 +81,7 @@ public record KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
         chain = null;
       }
     }
-    return new KernelTable(chains, sets);
+    return new KernelTable(chains, sets, counters);
   }
 
   /** The chains that are not base chains. */

@@ -1,13 +1,17 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortName;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
  * Reads the named counters of the proxy's table from {@code nft list counters table ...}: the
- * connections counted per endpoint locality and those without endpoints.
+ * connections counted per endpoint locality and those without endpoints, and per counted Service
+ * port.
  */
 public final class NftCounters {
   private static final Pattern COUNTER =
@@ -30,6 +34,33 @@ public final class NftCounters {
       }
     }
     return counts;
+  }
+
+  /**
+   * Each counted Service port's connections by locality, from the counters of one listing.
+   *
+   * @param counts the listing, {@link #parse parsed}
+   * @param counted the counted Service ports by the stem of their counters' names ({@link
+   *     NftNames#serviceCounterStem}); a port none of whose counters the listing has is left out
+   *     (not loaded yet, or gone)
+   */
+  public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
+      Map<String, Long> counts, Map<String, ServicePortName> counted) {
+    var ports = new TreeMap<ServicePortName, Map<Locality, Long>>();
+    counted.forEach(
+        (stem, port) -> {
+          var byLocality = new EnumMap<Locality, Long>(Locality.class);
+          for (var locality : Locality.values()) {
+            var count = counts.get(stem + locality.label());
+            if (count != null) {
+              byLocality.put(locality, count);
+            }
+          }
+          if (!byLocality.isEmpty()) {
+            ports.put(port, byLocality);
+          }
+        });
+    return ports;
   }
 
   /** The name of the counter of {@code locality}. */

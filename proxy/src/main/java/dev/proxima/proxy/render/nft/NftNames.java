@@ -80,7 +80,16 @@ public final class NftNames {
   public static final String NO_ENDPOINTS_COUNTER = "no-endpoints";
   public static final String NO_ENDPOINT_DROP = "no-endpoint-drop";
 
-  /** The ServiceCIDRs' ranges: traffic to an address in them that no Service holds is dropped. */
+  /**
+   * Per-Service locality counting: the {@code locality} chain looks up {@code ct original daddr .
+   * daddr . l4proto . dport} (the Service address the client dialled, then the endpoint DNAT chose)
+   * in this map, whose values are the named counters {@code svc-<hash>-<locality>} of the Service
+   * ports that are counted.
+   */
+  public static final String SERVICE_LOCALITY = "service-locality";
+
+  public static final String SERVICE_COUNTER_PREFIX = "svc-";
+
   /** The named counter of one locality. */
   public static String localityCounter(dev.proxima.proxy.model.Locality locality) {
     return LOCALITY_PREFIX + locality.label();
@@ -91,5 +100,25 @@ public final class NftNames {
     return LOCALITY_PREFIX + locality.label() + ENDPOINTS_SUFFIX;
   }
 
+  /**
+   * The named counter of one counted Service port's connections to endpoints of {@code locality}:
+   * {@code svc-<hash>-<locality>}, the hash ({@link dev.proxima.proxy.render.NameHash}, 16
+   * characters) of the Service port's name, so {@link NftCounters} can tell whose it is.
+   */
+  public static String serviceCounter(
+      dev.proxima.proxy.model.ServicePortName port, dev.proxima.proxy.model.Locality locality) {
+    return serviceCounterStem(port) + locality.label();
+  }
+
+  /** {@code svc-<hash>-}: what the counters of one Service port's localities share. */
+  public static String serviceCounterStem(dev.proxima.proxy.model.ServicePortName port) {
+    return SERVICE_COUNTER_PREFIX
+        + dev.proxima.proxy.render.NameHash.of(port.toString())
+            .substring(0, 16)
+            .toLowerCase(java.util.Locale.ROOT)
+        + "-";
+  }
+
+  /** The ServiceCIDRs' ranges: traffic to an address in them that no Service holds is dropped. */
   public static final String SERVICE_CIDRS = "service-cidrs";
 }

@@ -49,6 +49,10 @@ final class NftText {
     return "add counter " + table + " " + name;
   }
 
+  void deleteCounter(StringBuilder out, String name) {
+    out.append("delete counter ").append(table).append(' ').append(name).append('\n');
+  }
+
   String addRule(String chain, String rule) {
     return "add rule " + table + " " + chain + " " + rule;
   }

@@ -147,6 +147,12 @@ final class RenderPass {
   private final Map<Locality, Set<String>> localityEndpoints =
       new java.util.EnumMap<>(Locality.class);
 
+  /** The named counters of the counted Service ports, in rendering order. */
+  private final List<String> serviceCounters = new ArrayList<>();
+
+  /** Keys of {@code service-locality} to the Service port that claimed them first. */
+  private final Map<String, ServicePortName> observedKeys = new HashMap<>();
+
   /** Address tuples and NodePorts to the Service port that claimed them first. */
   private final Map<String, ServicePortName> claims = new HashMap<>();
 
@@ -213,7 +219,8 @@ final class RenderPass {
             maps.add(name);
           }
         });
-    return new FixedTable(script, Set.copyOf(chains.keySet()), Set.copyOf(maps));
+    return new FixedTable(
+        script, Set.copyOf(chains.keySet()), Set.copyOf(maps), Set.copyOf(fixedCounters()));
   }
 
   /**
@@ -258,7 +265,12 @@ final class RenderPass {
           }
         });
     return new ServiceFragment(
-        chainLines, ruleLines, setLines, elementLines, List.copyOf(warnings));
+        chainLines,
+        ruleLines,
+        setLines,
+        elementLines,
+        List.copyOf(serviceCounters),
+        List.copyOf(warnings));
   }
 
   // ---------------------------------------------------------------- per service port
@@ -288,11 +300,15 @@ final class RenderPass {
       countLocality(target);
     }
 
+    // The Service addresses this port holds, for its per-Service locality counters.
+    List<String> held = new ArrayList<>();
+
     // ClusterIP: internal traffic.
     if (route.clusterIp() != null) {
       clusterIps.add(route.clusterIp());
       String tuple = tuple(route.clusterIp(), proto, sp.port());
       if (claim(tuple, spn, "clusterIP")) {
+        held.add(route.clusterIp());
         Verdict internal = route.internal();
         element(
             internal.dispatches() ? SERVICE_IPS : NO_ENDPOINT_SERVICES,
@@ -316,6 +332,7 @@ final class RenderPass {
       if (!claim(tuple, spn, "external address")) {
         continue;
       }
+      held.add(tuple.substring(0, tuple.indexOf(" . ")));
       external(Entry.ADDRESS, tuple, route, comment, cluster, local);
       if (entry.getValue()) {
         firewall(tuple, comment, route.allowedSources());
@@ -327,6 +344,53 @@ final class RenderPass {
       String key = proto + " . " + route.nodePort();
       if (claim(key, spn, "nodePort")) {
         external(Entry.NODEPORT, key, route, comment, cluster, local);
+      }
+    }
+    observe(sp, held, cluster, local);
+  }
+
+  /**
+   * A counted port's per-Service locality counters, one per locality, and the {@code
+   * service-locality} elements that send its connections to them: one per Service address it holds
+   * and endpoint it may DNAT to. The key is what the kernel sees after DNAT: the address dialled
+   * ({@code ct original daddr}), the endpoint's address and protocol, and the endpoint's port, as
+   * nft cannot put the original destination port in a concatenation. NodePort connections are not
+   * counted per Service: their original destination is a node address, which would put every node
+   * address in every counted NodePort's elements and make each address change touch them all.
+   */
+  private void observe(
+      ServicePort sp, List<String> addresses, List<Endpoint> cluster, List<Endpoint> local) {
+    if (!config.countsLocality() || !sp.observeLocality()) {
+      return;
+    }
+    ServicePortName spn = sp.name();
+    for (Locality locality : Locality.values()) {
+      serviceCounters.add(NftNames.serviceCounter(spn, locality));
+    }
+    String proto = sp.protocol().lower();
+    List<Endpoint> endpoints = new ArrayList<>(cluster);
+    endpoints.addAll(local);
+    for (String address : addresses) {
+      for (Endpoint target : endpoints) {
+        String key = address + " . " + target.ip() + " . " + proto + " . " + target.port();
+        ServicePortName owner = observedKeys.putIfAbsent(key, spn);
+        if (owner == null) {
+          element(
+              NftNames.SERVICE_LOCALITY,
+              key,
+              null,
+              "\"" + NftNames.serviceCounter(spn, target.locality()) + "\"");
+        } else if (!owner.equals(spn)) {
+          // Two ports of one address that target the same endpoint port: after DNAT the kernel
+          // cannot tell them apart, so the first (in name order) counts both.
+          warnings.add(
+              spn
+                  + ": its connections to "
+                  + key
+                  + " are counted as "
+                  + owner
+                  + "'s (same address and endpoint port)");
+        }
       }
     }
   }
@@ -476,7 +540,9 @@ final class RenderPass {
     base(FILTER_INPUT, "filter", "input", 0);
     base(FILTER_FORWARD, "filter", "forward", 0);
     base(FILTER_OUTPUT, "filter", "output", 0);
-    base(NftNames.FILTER_POSTROUTING, "filter", "postrouting", 0);
+    if (config.countsLocality()) {
+      base(NftNames.FILTER_POSTROUTING, "filter", "postrouting", 0);
+    }
 
     chain(MARK_FOR_MASQUERADE, "mark set mark or " + mark);
     chain(
@@ -492,11 +558,21 @@ final class RenderPass {
         "mark and " + mark + " == 0 return",
         "mark set mark xor " + mark,
         "masquerade fully-random");
-    chain(REJECT_CHAIN, "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" reject");
-    chain(NftNames.NO_ENDPOINT_DROP, "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" drop");
-    // The first set an address is in decides, so an address two slices disagree about is counted
-    // once.
+    String countNoEndpoints =
+        config.countsLocality() ? "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" " : "";
+    chain(REJECT_CHAIN, countNoEndpoints + "reject");
+    chain(NftNames.NO_ENDPOINT_DROP, countNoEndpoints + "drop");
+    // A counted Service port's connection goes to its own counter first (a counter statement does
+    // not end the chain; a key without an element skips the rule). Then the first set an address
+    // is in decides, so an address two slices disagree about is counted once.
     List<String> localityRules = new ArrayList<>();
+    localityRules.add(
+        "counter name ct original "
+            + NftSyntax.daddr(family)
+            + " . "
+            + NftSyntax.daddr(family)
+            + " . meta l4proto . th dport map @"
+            + NftNames.SERVICE_LOCALITY);
     for (Locality locality : Locality.values()) {
       localityRules.add(
           NftSyntax.daddr(family)
@@ -506,7 +582,9 @@ final class RenderPass {
               + NftNames.localityCounter(locality)
               + "\" return");
     }
-    chain(NftNames.LOCALITY_CHAIN, localityRules);
+    if (config.countsLocality()) {
+      chain(NftNames.LOCALITY_CHAIN, localityRules);
+    }
     chain(SERVICE_ENDPOINTS_CHECK, daddrTuple + " vmap @" + NO_ENDPOINT_SERVICES);
     chain(
         NODEPORT_ENDPOINTS_CHECK,
@@ -559,9 +637,11 @@ final class RenderPass {
     }
 
     // Every DNATed connection's first packet passes postrouting, whichever way it came in.
-    rules
-        .get(NftNames.FILTER_POSTROUTING)
-        .add("ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
+    if (config.countsLocality()) {
+      rules
+          .get(NftNames.FILTER_POSTROUTING)
+          .add("ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
+    }
 
     // Load-balancing chains, one per endpoint count in use.
     List<String> masquerade = masqueradeClusterIpRule().stream().toList();
@@ -604,10 +684,16 @@ final class RenderPass {
             + a
             + " ; flags interval ; comment \"allowed sources per LB address\" ;");
     set(HAIRPINS, "type " + a + " . " + a + " ; comment \"endpoint . endpoint\" ;");
-    for (Locality locality : Locality.values()) {
-      set(
-          NftNames.localitySet(locality),
-          "type " + a + " ; comment \"endpoints of locality " + locality.label() + "\" ;");
+    if (config.countsLocality()) {
+      for (Locality locality : Locality.values()) {
+        set(
+            NftNames.localitySet(locality),
+            "type " + a + " ; comment \"endpoints of locality " + locality.label() + "\" ;");
+      }
+      map(
+          NftNames.SERVICE_LOCALITY,
+          a + " . " + a + " . inet_proto . inet_service : counter",
+          "Service address . endpoint . proto . endpoint port to the port's counter");
     }
     affinity.sets().forEach(this::set);
 
@@ -619,15 +705,20 @@ final class RenderPass {
     elements.put(HAIRPINS, new ArrayList<>(hairpins));
     // An address in two localities (slices that disagree) is in both sets; the locality chain
     // counts it once, in the first.
-    for (Locality locality : Locality.values()) {
-      elements.put(
-          NftNames.localitySet(locality),
-          new ArrayList<>(localityEndpoints.getOrDefault(locality, Set.of())));
+    if (config.countsLocality()) {
+      for (Locality locality : Locality.values()) {
+        elements.put(
+            NftNames.localitySet(locality),
+            new ArrayList<>(localityEndpoints.getOrDefault(locality, Set.of())));
+      }
     }
 
     StringBuilder out = new StringBuilder();
     text.replaceTable(out);
-    for (String counter : counters()) {
+    for (String counter : fixedCounters()) {
+      out.append(text.addCounter(counter)).append('\n');
+    }
+    for (String counter : serviceCounters) {
       out.append(text.addCounter(counter)).append('\n');
     }
     chains.forEach((name, spec) -> out.append(text.addChain(name, spec)).append('\n'));
@@ -641,9 +732,15 @@ final class RenderPass {
     return out.toString();
   }
 
-  /** The named counters, read by the metrics at scrape time. */
-  static List<String> counters() {
+  /**
+   * The node-wide named counters, read by the metrics at scrape time; none with locality counting
+   * off.
+   */
+  private List<String> fixedCounters() {
     List<String> names = new ArrayList<>();
+    if (!config.countsLocality()) {
+      return names;
+    }
     for (Locality locality : Locality.values()) {
       names.add(NftNames.localityCounter(locality));
     }
@@ -731,6 +828,9 @@ final class RenderPass {
   // ---------------------------------------------------------------- small helpers
 
   private void countLocality(Endpoint target) {
+    if (!config.countsLocality()) {
+      return;
+    }
     localityEndpoints
         .computeIfAbsent(target.locality(), l -> new LinkedHashSet<>())
         .add(target.ip());

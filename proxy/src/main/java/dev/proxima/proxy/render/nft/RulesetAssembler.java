@@ -37,6 +37,10 @@ import java.util.TreeMap;
  * chain or set again before then takes it back, and nothing deletes it. Shared chains whose rules
  * look up a map (the {@code lb-N} chains) stay loaded instead: only a full sync could load them
  * again, and there is one per endpoint count, not one per Service.
+ *
+ * <p>A counted Service port's named counters ({@code svc-<hash>-<locality>}) come and go with it,
+ * in the same transaction: a transaction may delete a counter after the map elements that refer to
+ * it, so counters are deleted after the elements, never left stale.
  */
 public final class RulesetAssembler {
   /** How long a chain or set stays stale before {@link #staleCleanup()} deletes it. */
@@ -62,6 +66,22 @@ public final class RulesetAssembler {
   private final Map<String, List<String>> chainRules = new LinkedHashMap<>();
   private final Map<String, String> setDeclarations = new LinkedHashMap<>();
   private final Map<String, List<String>> kernelChains = new HashMap<>();
+
+  /** Named counters to the number of ports that use them (normally one). */
+  private final Map<String, Integer> counterUses = new LinkedHashMap<>();
+
+  private final Set<String> kernelCounters = new HashSet<>();
+
+  /** Counters whose last user went in the update under way. */
+  private final Set<String> droppedCounters = new LinkedHashSet<>();
+
+  /**
+   * The counted Service ports by the stem of their counters' names ({@link
+   * NftNames#serviceCounterStem}), read at scrape time from another thread.
+   */
+  private final Map<String, ServicePortName> countedPorts =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private final Set<String> kernelSets = new LinkedHashSet<>();
   private final List<String> warnings = new ArrayList<>();
 
@@ -129,6 +149,8 @@ public final class RulesetAssembler {
     chainDeclarations.clear();
     chainRules.clear();
     setDeclarations.clear();
+    counterUses.clear();
+    countedPorts.clear();
     warnings.clear();
     staleChains.clear();
     staleSets.clear();
@@ -141,6 +163,8 @@ public final class RulesetAssembler {
     kernelChains.putAll(chainRules);
     kernelSets.clear();
     kernelSets.addAll(setDeclarations.keySet());
+    kernelCounters.clear();
+    kernelCounters.addAll(counterUses.keySet());
     return kernel == null ? fullScript() : keepingAffinity(kernel);
   }
 
@@ -195,6 +219,12 @@ public final class RulesetAssembler {
                 text.deleteSet(out, kind, set);
               }
             });
+    // After the maps whose elements refer to them; a counter still wanted keeps its count.
+    for (var counter : kernel.counters()) {
+      if (!fixed.counters().contains(counter) && !counterUses.containsKey(counter)) {
+        text.deleteCounter(out, counter);
+      }
+    }
     out.append(lines[3]);
     appendFragments(out);
     return out.toString();
@@ -217,6 +247,8 @@ public final class RulesetAssembler {
     var touched = new LinkedHashMap<String, Map<String, Boolean>>();
     var sorted = new TreeMap<>(changes);
     dropped.clear();
+    droppedCounters.clear();
+    var newCounters = new StringBuilder();
     // Every old fragment goes before any new one comes in: when a change hands a key from one port
     // to another, the new owner must find it free, whatever the order of their names.
     for (var port : sorted.keySet()) {
@@ -233,6 +265,11 @@ public final class RulesetAssembler {
         var fresh = render(entry.getValue());
         fresh.elements().forEach((set, elements) -> note(touched, set, distinct(elements)));
         add(entry.getKey(), entry.getValue(), fresh);
+        for (var counter : fresh.counters()) {
+          if (kernelCounters.add(counter)) {
+            newCounters.append(text.addCounter(counter)).append('\n');
+          }
+        }
       }
     }
     var out = new StringBuilder();
@@ -278,6 +315,7 @@ public final class RulesetAssembler {
       staleChains.putIfAbsent(chain, now);
     }
     dropped.clear();
+    out.append(newCounters);
     out.append(newRules);
     var deletes = new StringBuilder();
     var adds = new StringBuilder();
@@ -299,6 +337,12 @@ public final class RulesetAssembler {
           text.deleteElements(deletes, set, removed);
           text.addElements(adds, set, added);
         });
+    for (var counter : droppedCounters) {
+      if (!counterUses.containsKey(counter) && kernelCounters.remove(counter)) {
+        text.deleteCounter(deletes, counter);
+      }
+    }
+    droppedCounters.clear();
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
   }
@@ -406,6 +450,7 @@ public final class RulesetAssembler {
 
   /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
   private void appendFragments(StringBuilder out) {
+    counterUses.keySet().forEach(counter -> out.append(text.addCounter(counter)).append('\n'));
     chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
@@ -436,6 +481,19 @@ public final class RulesetAssembler {
           40 + entry.getKey().length() + entry.getValue().chars() + 3L * entry.getValue().size();
     }
     return (int) Math.min(length, Integer.MAX_VALUE - 16);
+  }
+
+  /**
+   * The Service ports counted per locality, by the stem of their counters' names: a live view, safe
+   * to read from another thread while syncs change it.
+   */
+  public Map<String, ServicePortName> countedPorts() {
+    return java.util.Collections.unmodifiableMap(countedPorts);
+  }
+
+  /** How many Service ports are counted per locality now. */
+  public int countedPortCount() {
+    return countedPorts.size();
   }
 
   /**
@@ -473,6 +531,10 @@ public final class RulesetAssembler {
             });
     setDeclarations.putAll(parts.sets());
     parts.sets().keySet().forEach(staleSets::remove);
+    parts.counters().forEach(counter -> counterUses.merge(counter, 1, Integer::sum));
+    if (!parts.counters().isEmpty()) {
+      countedPorts.put(NftNames.serviceCounterStem(port), port);
+    }
     ports.put(port, rules);
   }
 
@@ -557,6 +619,15 @@ public final class RulesetAssembler {
         // "add set ..." or "add map ...": its second word is what deletes it.
         staleSets.putIfAbsent(set, new StaleSet(declaration.split(" ", 3)[1], now));
       }
+    }
+    for (var counter : parts.counters()) {
+      if (counterUses.merge(counter, -1, Integer::sum) <= 0) {
+        counterUses.remove(counter);
+        droppedCounters.add(counter);
+      }
+    }
+    if (!parts.counters().isEmpty()) {
+      countedPorts.remove(NftNames.serviceCounterStem(port), port);
     }
     ports.remove(port);
   }

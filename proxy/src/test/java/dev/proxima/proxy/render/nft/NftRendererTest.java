@@ -54,6 +54,8 @@ class NftRendererTest {
           .containsExactly("ct state new ct status dnat jump locality");
       assertThat(script.rules("locality"))
           .containsExactly(
+              "counter name ct original ip daddr . ip daddr . meta l4proto . th dport map"
+                  + " @service-locality",
               "ip daddr @locality-node-endpoints counter name \"locality-node\" return",
               "ip daddr @locality-zone-endpoints counter name \"locality-zone\" return",
               "ip daddr @locality-other-zone-endpoints counter name \"locality-other-zone\""

@@ -236,6 +236,56 @@ final class RenderCases {
                 .cluster(remote("10.2.0.2", 80), remote("10.2.0.3", 80))));
   }
 
+  /**
+   * Service ports counted per locality: a ClusterIP with an externalIP, a load-balancer IP and a
+   * NodePort (which is not counted per Service), two ports of one Service whose targets share an
+   * endpoint port, and a port that is not counted.
+   */
+  static Case countedServicePorts() {
+    return new Case(
+        "Service ports counted per locality",
+        v4(),
+        List.of(
+            service("ns/web", "172.30.0.160", 80)
+                .observeLocality()
+                .nodePort(30160)
+                .externalIps("192.0.2.160")
+                .loadBalancerIps("203.0.113.160")
+                .cluster(
+                    local("10.1.0.1", 8080),
+                    remote("10.2.0.1", 8080, dev.proxima.proxy.model.Locality.ZONE),
+                    remote("10.3.0.1", 8080, dev.proxima.proxy.model.Locality.OTHER_ZONE)),
+            service("ns/twin", "172.30.0.161", 80)
+                .portName("a")
+                .observeLocality()
+                .cluster(remote("10.2.0.2", 8080, dev.proxima.proxy.model.Locality.ZONE)),
+            service("ns/twin", "172.30.0.161", 8080)
+                .portName("b")
+                .observeLocality()
+                .cluster(remote("10.2.0.2", 8080, dev.proxima.proxy.model.Locality.ZONE)),
+            service("ns/plain", "172.30.0.162", 80).cluster(remote("10.2.0.3", 80))));
+  }
+
+  /** {@link #countedServicePorts()} in IPv6. */
+  static Case countedServicePortsIpv6() {
+    return new Case(
+        "Service ports counted per locality, IPv6",
+        v6(),
+        List.of(
+            service("ns/web6", "fd00:30::20", 443)
+                .observeLocality()
+                .loadBalancerIps("2001:db8::20")
+                .cluster(
+                    local("fd00:10::20", 8443),
+                    remote("fd00:10::21", 8443, dev.proxima.proxy.model.Locality.OTHER_ZONE))));
+  }
+
+  /** {@code --observe-locality=off}: the annotated port is not counted, nor is anything else. */
+  static Case localityCountingOff() {
+    return new Case(
+        "locality counting off", v4().withCountsLocality(false), countedServicePorts().services());
+  }
+
   /** Names nft could choke on: a quote in a comment, and a comment over nft's 128 characters. */
   static Case oddNames() {
     return new Case(
@@ -321,6 +371,9 @@ final class RenderCases {
         sharedEndpoints(),
         clashingAddresses(),
         oddNames(),
+        countedServicePorts(),
+        countedServicePortsIpv6(),
+        localityCountingOff(),
         thousandServices(),
         new Case("nothing at all", v4(), List.of()),
         new Case("nothing at all, IPv6", v6(), List.of()));

@@ -1,0 +1,54 @@
+package dev.proxima.proxy.metrics;
+
+import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ObserveLocality;
+import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ServicePortName;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * Which Service ports get per-Service locality counters. Each counted port costs one series per
+ * locality, so at most {@code maxSeries / localities} ports are counted; beyond that the first in
+ * namespace, name, port order win, so every node and every restart picks the same ones, and the
+ * rest are reported as dropped rather than silently missing.
+ *
+ * @param counted the ports to count, sorted
+ * @param dropped how many wanted ports the cap left out
+ */
+public record ObservedServicePorts(SortedSet<ServicePortName> counted, int dropped) {
+  /** Series one counted port adds: one per locality. */
+  public static final int SERIES_PER_PORT = Locality.values().length;
+
+  public ObservedServicePorts {
+    counted = Collections.unmodifiableSortedSet(new TreeSet<>(counted));
+  }
+
+  /**
+   * Chooses the ports to count.
+   *
+   * @param mode annotated: only ports of opted-in Services; all: every port; off: none
+   * @param maxSeries the cap on per-Service series; 0 or less counts none
+   * @param ports every Service port of this node's ruleset (a port in two families counts once)
+   */
+  public static ObservedServicePorts choose(
+      ObserveLocality mode, int maxSeries, Collection<ServicePort> ports) {
+    var wanted = new TreeSet<ServicePortName>();
+    for (ServicePort port : ports) {
+      if (mode == ObserveLocality.ALL || (mode.counts() && port.observeLocality())) {
+        wanted.add(port.name());
+      }
+    }
+    int maxPorts = Math.max(0, maxSeries) / SERIES_PER_PORT;
+    var counted = new TreeSet<ServicePortName>();
+    for (ServicePortName name : wanted) {
+      if (counted.size() == maxPorts) {
+        break;
+      }
+      counted.add(name);
+    }
+    return new ObservedServicePorts(counted, wanted.size() - counted.size());
+  }
+}
