@@ -45,7 +45,7 @@ class TransactionBatchesTest {
   private final MutableClock clock = new MutableClock();
 
   /** Services of every shape the renderer knows, {@code endpoints} each (plus a variant). */
-  private static List<ServicePortRules> shapes(int count, int endpoints, int generation) {
+  static List<ServicePortRules> shapes(int count, int endpoints, int generation) {
     var ports = new ArrayList<ServicePortRules>();
     for (int i = 0; i < count; i++) {
       var eps = new ArrayList<Endpoint>();
