@@ -220,11 +220,25 @@ public final class NftDataPlane implements DataPlane {
       return null;
     }
     var transactions = new ArrayList<>(batches.get());
+    transactions.add(serviceCidrsChange(records));
+    return loadThenSave(transactions, records);
+  }
+
+  /** The transaction taking the Service CIDRs where they should be; its record when it is one. */
+  private String serviceCidrsChange(StringBuilder records) {
     var cidrs = assembler.serviceCidrs(serviceCidrs);
     if (!cidrs.isEmpty()) {
-      transactions.add(cidrs);
       records.append(SavedRuleset.cidrs(assembler.serviceCidrsLoaded()));
     }
+    return cidrs;
+  }
+
+  /**
+   * Loads the transactions of a sync that is no rebuild, appends its records to the saved file once
+   * the kernel took them all, and deletes what has been stale long enough: under steady churn the
+   * runner may never be idle, so what is due goes after each sync too.
+   */
+  private Outcome loadThenSave(List<String> transactions, StringBuilder records) {
     var outcome = loadAll(transactions);
     if (outcome.status() == Status.LOADED && saved != null) {
       saved.append(records.toString(), marker);
@@ -375,22 +389,7 @@ public final class NftDataPlane implements DataPlane {
       kernelAsAssembled = false;
       return Outcome.NEEDS_FULL;
     }
-    var cidrs = assembler.serviceCidrs(serviceCidrs);
-    if (!cidrs.isEmpty()) {
-      records.append(SavedRuleset.cidrs(assembler.serviceCidrsLoaded()));
-    }
-    var outcome = loadAll(List.of(ports.get() + cidrs));
-    if (outcome.status() == Status.LOADED && saved != null) {
-      saved.append(records.toString(), marker);
-      saved.compactIfLarge();
-    }
-    if (outcome.status() != Status.FAILED) {
-      // Under steady churn the runner may never be idle: what is due goes after each sync too.
-      int lines = linesLoaded;
-      removeStale();
-      linesLoaded = lines;
-    }
-    return outcome;
+    return loadThenSave(List.of(ports.get() + serviceCidrsChange(records)), records);
   }
 
   /**

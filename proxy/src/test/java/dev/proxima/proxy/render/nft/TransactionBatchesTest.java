@@ -144,10 +144,16 @@ class TransactionBatchesTest {
       assertEveryPortWholeOrAbsent(kernel, newPorts, oldPorts);
       assertEverySwitchLeadsToALoadedChain(kernel);
     }
+    assertEndsAsAFreshLoadOf(after, assembler, kernel);
+  }
+
+  /** Once the stale chains are deleted, the kernel holds what one load of {@code ports} would. */
+  private void assertEndsAsAFreshLoadOf(
+      List<ServicePortRules> ports, RulesetAssembler assembler, FakeNft kernel) {
     clock.advance(RulesetAssembler.STALE_DELAY);
     assembler.staleCleanup().ifPresent(cleanup -> kernel.apply(cleanup.script()));
     var fresh = new FakeNft();
-    fresh.apply(new RulesetAssembler(CONFIG, clock).replaceAll(after));
+    fresh.apply(new RulesetAssembler(CONFIG, clock).replaceAll(ports));
     assertThat(withoutEmptyChains(kernel)).isEqualTo(withoutEmptyChains(fresh));
   }
 
@@ -195,12 +201,8 @@ class TransactionBatchesTest {
     var changes = again.changesTo(changed);
     assertThat(changes).containsOnlyKeys(changed.get(5).port().name());
     again.updateInBatches(changes, 15_000).orElseThrow().forEach(kernel::apply);
-    clock.advance(RulesetAssembler.STALE_DELAY);
-    again.staleCleanup().ifPresent(cleanup -> kernel.apply(cleanup.script()));
 
-    var fresh = new FakeNft();
-    fresh.apply(new RulesetAssembler(CONFIG, clock).replaceAll(changed));
-    assertThat(withoutEmptyChains(kernel)).isEqualTo(withoutEmptyChains(fresh));
+    assertEndsAsAFreshLoadOf(changed, again, kernel);
   }
 
   @Test
@@ -227,34 +229,27 @@ class TransactionBatchesTest {
 
   @Test
   void theInputDigestIgnoresTheOrderOfSets() {
-    var a = remote("10.1.0.1", 80);
-    var hinted =
-        new Endpoint(
-            a.ip(),
-            a.port(),
-            true,
-            true,
-            false,
-            "n",
-            false,
-            java.util.Set.of("zone-a", "zone-b", "zone-c"),
-            java.util.Set.of(),
-            a.locality());
+    var plain = remote("10.1.0.1", 80);
+    var hinted = withZoneHints(plain, java.util.Set.of("zone-a", "zone-b", "zone-c"));
     var reordered =
-        new Endpoint(
-            a.ip(),
-            a.port(),
-            true,
-            true,
-            false,
-            "n",
-            false,
-            new java.util.TreeSet<>(List.of("zone-c", "zone-b", "zone-a")),
-            java.util.Set.of(),
-            a.locality());
+        withZoneHints(plain, new java.util.TreeSet<>(List.of("zone-c", "zone-b", "zone-a")));
 
     assertThat(SavedRuleset.digest(hinted)).isEqualTo(SavedRuleset.digest(reordered));
-    assertThat(SavedRuleset.digest(hinted)).isNotEqualTo(SavedRuleset.digest(a));
+    assertThat(SavedRuleset.digest(hinted)).isNotEqualTo(SavedRuleset.digest(plain));
+  }
+
+  private static Endpoint withZoneHints(Endpoint endpoint, java.util.Set<String> zones) {
+    return new Endpoint(
+        endpoint.ip(),
+        endpoint.port(),
+        true,
+        true,
+        false,
+        "n",
+        false,
+        zones,
+        java.util.Set.of(),
+        endpoint.locality());
   }
 
   /** Each port's switch elements (by map), from a table of that port alone. */
