@@ -28,10 +28,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The nftables mode: table {@code proxima}, replaced or patched in one nft transaction. A full sync
- * replaces the table's contents in place, keeping the ClientIP affinity sets it still needs. Chains
- * and sets that stop being used are emptied at once and deleted by {@link #removeStale()} a second
- * or more later, in a transaction of their own.
+ * The nftables mode: table {@code proxima}. A partial sync is one transaction. A full sync over a
+ * table the proxy knows (it loaded it, or it is the saved one a restart found, verified by the
+ * table's marker) loads only the difference, and a new table is built, both in ordered transactions
+ * of whole Service ports bounded in size; only a table of unknown state is replaced in place by one
+ * transaction, keeping the ClientIP affinity sets it still needs. Chains and sets that stop being
+ * used are emptied at once and deleted by {@link #removeStale()} a second or more later, in a
+ * transaction of their own.
  */
 public final class NftDataPlane implements DataPlane {
   private static final Logger LOG = LoggerFactory.getLogger(NftDataPlane.class);

@@ -37,6 +37,12 @@ import java.util.TreeMap;
  * chain or set again before then takes it back, and nothing deletes it. Shared chains whose rules
  * look up a map (the {@code lb-N} chains) stay loaded instead: only a full sync could load them
  * again, and there is one per endpoint count, not one per Service.
+ *
+ * <p>A full sync never has to be one long transaction (which would hold the nftables lock other
+ * tools wait on): {@link #replaceAllInBatches} builds a new table, and {@link #updateInBatches}
+ * takes a known one to the new state, in ordered transactions of whole Service ports bounded in
+ * size. {@link #restore} takes up a table from its saved description ({@link SavedRuleset}) without
+ * rendering, so a restarted proxy loads only what changed.
  */
 public final class RulesetAssembler {
   /** How long a chain or set stays stale before {@link #staleCleanup()} deletes it. */
@@ -395,6 +401,9 @@ public final class RulesetAssembler {
     var chunk = new TreeMap<ServicePortName, ServicePortRules>();
     int weight = 0;
     refusedClaims.clear();
+    // A full sync's warnings are those of the ports it renders; the others were reported when
+    // they came in (and would otherwise pile up for as long as the proxy runs).
+    warnings.clear();
     for (var entry : order) {
       int w = weight(entry.getKey(), entry.getValue());
       if (!chunk.isEmpty() && weight + w > budget) {
@@ -767,7 +776,8 @@ public final class RulesetAssembler {
   }
 
   /**
-   * Inputs left out since the last {@link #replaceAll}, such as keys another port already holds.
+   * Inputs left out since the last {@link #replaceAll} or {@link #updateInBatches}, such as keys
+   * another port already holds.
    */
   public List<String> warnings() {
     return List.copyOf(warnings);
