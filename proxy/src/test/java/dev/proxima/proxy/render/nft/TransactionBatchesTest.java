@@ -68,7 +68,7 @@ class TransactionBatchesTest {
                     .cluster(eps.toArray(Endpoint[]::new));
             case 3 ->
                 service(name, clusterIp, 443)
-                    .loadBalancerIps("192.0.2." + (i % 250 + 1))
+                    .loadBalancerIps("192.0." + (2 + i / 250) + "." + (i % 250 + 1))
                     .sourceRanges("198.51.100.0/24")
                     .nodePort(31000 + i)
                     .externalLocal()
