@@ -215,19 +215,27 @@ final class ExtremeBenchmarks {
         var restartRuns = timer.runs(restarted.startedMillis, node.firstSyncedAt());
         var restartLongest = NftTimer.longestTransaction(restartRuns);
         var reads = restartRuns.stream().filter(r -> r.arguments().contains("list")).toList();
+        // Reading the table back: `nft list table` (whole) or `nft -t list table` (chains and
+        // rules); a `nft list chain` of the marker chain is the cheap verification instead.
+        boolean tableRead = reads.stream().anyMatch(r -> r.arguments().contains("list table"));
         boolean wholeRead =
             reads.stream()
                 .anyMatch(
                     r ->
-                        r.arguments().contains("proxima")
+                        r.arguments().contains("list table")
                             && !r.arguments().matches("(^|.* )-t( .*|$)"));
+        double verify =
+            reads.stream()
+                .filter(r -> r.arguments().contains("list chain"))
+                .mapToDouble(NftTimer.Run::millis)
+                .sum();
         String readText =
             reads.isEmpty()
                 ? "no nft list"
                 : reads.stream()
                     .map(r -> "`nft " + r.arguments() + "` " + Row.ms(r.millis()))
                     .collect(java.util.stream.Collectors.joining(", "));
-        double bound = 2 * atLarge + terseList;
+        double bound = 2 * atLarge + (tableRead ? terseList : verify);
         rows.add(
             Row.check(
                 "18.1 Extreme: restart with rules present, first sync (process start → synced "
@@ -236,14 +244,26 @@ final class ExtremeBenchmarks {
                     + readText
                     + (wholeRead
                         ? ": the whole table, elements included"
-                        : ": the table without its set and map elements (`-t`), chains and rules"
-                            + " included")
-                    + "; a whole `nft list table` takes "
+                        : tableRead
+                            ? ": the table without its set and map elements (`-t`), chains and"
+                                + " rules included"
+                            : ": only the marker chain, to verify the table against its saved"
+                                + " ruleset")
+                    + "; its longest transaction "
+                    + text(restartLongest)
+                    + "; `nft -t list table` takes "
+                    + Row.ms(terseList)
+                    + ", a whole `nft list table` "
                     + Row.ms(wholeList)
                     + ")",
                 size,
                 Row.ms(restartSync),
-                "2 × partial + `nft -t list table` " + Row.ms(terseList) + " = " + Row.ms(bound),
+                tableRead
+                    ? "2 × partial + `nft -t list table` "
+                        + Row.ms(terseList)
+                        + " = "
+                        + Row.ms(bound)
+                    : "2 × partial + verify " + Row.ms(verify) + " = " + Row.ms(bound),
                 Row.ratio(restartSync, bound),
                 "≤ 1×; no whole read-back",
                 restartSync <= bound && !wholeRead));

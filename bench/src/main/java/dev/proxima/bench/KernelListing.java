@@ -28,7 +28,9 @@ final class KernelListing {
         }
       } else if (line.equals("\t}")) {
         boolean emptyChain = header.startsWith("chain ") && body.isEmpty();
-        if (!emptyChain) {
+        // The proxy's marker chain names the generation it loaded; a render has none.
+        boolean marker = header.startsWith("chain sync-generation ");
+        if (!emptyChain && !marker) {
           Collections.sort(body);
           blocks.put(header, body);
         }

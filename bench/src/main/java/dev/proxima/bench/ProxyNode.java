@@ -60,6 +60,7 @@ final class ProxyNode implements AutoCloseable {
                 "--metrics-bind-address=" + nodeAddress + ":" + METRICS_PORT,
                 "--healthz-bind-address=" + nodeAddress + ":10256",
                 "--log-format=json",
+                "--state-dir=" + work.resolve(namespace + "-state"),
                 "--mode=" + mode));
     var log = work.resolve(namespace + "-proxy-" + ++starts + ".log");
     proxy =

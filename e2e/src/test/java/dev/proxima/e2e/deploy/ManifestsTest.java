@@ -205,6 +205,9 @@ class ManifestsTest {
     assertThat(hostPathMount(pod, container, "/lib/modules"))
         .startsWith("/lib/modules ")
         .endsWith(" read-only");
+    // The saved ruleset outlives the pod, so a restarted proxy reads no table back.
+    assertThat(hostPathMount(pod, container, "/var/lib/proxima"))
+        .isEqualTo("/var/lib/proxima DirectoryOrCreate read-write");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -126,6 +126,15 @@ public final class RunCommand implements Callable<Integer> {
   boolean dryRun;
 
   @Option(
+      names = "--state-dir",
+      defaultValue = "${env:PROXIMA_STATE_DIR:-/var/lib/proxima}",
+      description =
+          "Where the nftables mode saves the ruleset it loaded, so a restarted proxy loads only"
+              + " what changed instead of reading the table back; empty saves nothing (default:"
+              + " ${DEFAULT-VALUE}).")
+  String stateDir;
+
+  @Option(
       names = "--log-format",
       defaultValue = "${env:PROXIMA_LOG_FORMAT:-text}",
       description = "text or json (default: ${DEFAULT-VALUE}).")
@@ -225,7 +234,12 @@ public final class RunCommand implements Callable<Integer> {
                       out.print(script);
                       out.flush();
                     }))
-            : DataPlanes.onThisHost(mode, config.rules(), backend, nft);
+            : DataPlanes.onThisHost(
+                mode,
+                config.rules(),
+                backend,
+                nft,
+                stateDir == null || stateDir.isBlank() ? null : Path.of(stateDir));
     var host = dryRun ? Host.none() : Host.thisHost();
     try (var client = new KubernetesClientBuilder().withConfig(clientConfig).build();
         var server =

@@ -75,6 +75,12 @@ public final class Nft implements RuleLoader {
     return result.succeeded() ? Optional.of(result.output()) : Optional.empty();
   }
 
+  @Override
+  public Optional<String> chain(String family, String table, String chain) {
+    var result = run(List.of("list", "chain", family, table, chain), "");
+    return result.succeeded() ? Optional.of(result.output()) : Optional.empty();
+  }
+
   /**
    * One {@code nft list counters table} call, cut off after {@link #COUNTERS_TIMEOUT}: a scrape
    * must not wait for the sync timeout. Reading counters while a transaction loads is safe; the

@@ -16,6 +16,15 @@ public interface RuleLoader {
   }
 
   /**
+   * One chain of the table as {@code nft list chain} prints it (a listing nft filters in the
+   * kernel, so it costs the chain, not the table); empty when it does not exist or cannot be read,
+   * and always for loaders that cannot list.
+   */
+  default Optional<String> chain(String family, String table, String chain) {
+    return Optional.empty();
+  }
+
+  /**
    * The table's named counters as {@code nft list counters} prints them, read in one call at scrape
    * time; empty when they cannot be read, and always for loaders that cannot list.
    */

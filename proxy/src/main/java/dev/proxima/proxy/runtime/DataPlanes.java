@@ -8,6 +8,7 @@ import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.Function;
@@ -24,7 +25,16 @@ public interface DataPlanes {
    * @param nft loads both families' transactions (a printing loader in a dry run)
    */
   static DataPlanes nftables(RuleSettings settings, RuleLoader nft) {
-    return (family, metrics, clock) -> new NftDataPlane(family, settings, nft, metrics, clock);
+    return nftables(settings, nft, null);
+  }
+
+  /**
+   * @param stateDirectory where each family's loaded ruleset is saved for the next start; null
+   *     saves nothing
+   */
+  static DataPlanes nftables(RuleSettings settings, RuleLoader nft, Path stateDirectory) {
+    return (family, metrics, clock) ->
+        new NftDataPlane(family, settings, nft, metrics, clock, stateDirectory);
   }
 
   /**
@@ -47,9 +57,13 @@ public interface DataPlanes {
 
   /** The planes for a mode on this host: nft, or the backend's iptables tools. */
   static DataPlanes onThisHost(
-      ProxyMode mode, RuleSettings settings, IptablesBackend backend, RuleLoader nft) {
+      ProxyMode mode,
+      RuleSettings settings,
+      IptablesBackend backend,
+      RuleLoader nft,
+      Path stateDirectory) {
     return mode == ProxyMode.iptables
         ? iptables(settings, family -> new Iptables(List.of(), family, backend))
-        : nftables(settings, nft);
+        : nftables(settings, nft, stateDirectory);
   }
 }

@@ -382,9 +382,11 @@ class DataPlaneTrafficTest {
         plane = dataPlane();
       }
       var ports = round == 1 ? List.of(sticky, plain) : List.of(sticky);
+      // A full sync over a table the data plane loaded itself loads only what changed: nothing
+      // in round 0 (nftables mode); a new data plane without a saved ruleset rebuilds in place.
       assertThat(plane.replaceAll(ports, List.of()).status())
           .as("full sync %d", round)
-          .isEqualTo(DataPlane.Status.LOADED);
+          .isIn(DataPlane.Status.LOADED, DataPlane.Status.UNCHANGED);
       var after = connect("10.96.0.20", 80, 2);
       assertThat(after)
           .as("after full sync %d the client still reaches %s", round, chosen)

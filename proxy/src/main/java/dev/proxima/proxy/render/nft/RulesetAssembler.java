@@ -41,6 +41,12 @@ import java.util.TreeMap;
  * <p>A counted Service port's named counters ({@code svc-<hash>-<locality>}) come and go with it,
  * in the same transaction: a transaction may delete a counter after the map elements that refer to
  * it, so counters are deleted after the elements, never left stale.
+ *
+ * <p>A full sync never has to be one long transaction (which would hold the nftables lock other
+ * tools wait on): {@link #replaceAllInBatches} builds a new table, and {@link #updateInBatches}
+ * takes a known one to the new state, in ordered transactions of whole Service ports bounded in
+ * size. {@link #restore} takes up a table from its saved description ({@link SavedRuleset}) without
+ * rendering, so a restarted proxy loads only what changed.
  */
 public final class RulesetAssembler {
   /** How long a chain or set stays stale before {@link #staleCleanup()} deletes it. */
@@ -109,6 +115,34 @@ public final class RulesetAssembler {
   /** The elements of {@code service-cidrs}: canonical, outermost only (an interval set). */
   private List<String> serviceCidrs = List.of();
 
+  /**
+   * Ports read back from a saved ruleset ({@link #restore}) and not rendered since: what they added
+   * to the kernel, and the digest of the input that rendered it. A port leaves here when a sync
+   * renders it, or adopts it unchanged ({@link #changesTo}).
+   */
+  private final Map<ServicePortName, ServiceFragment> restored = new HashMap<>();
+
+  private final Map<ServicePortName, String> restoredDigests = new HashMap<>();
+
+  /** Ports that found a map key held by another port while {@link #updateInBatches} ran. */
+  private final Set<ServicePortName> refusedClaims = new LinkedHashSet<>();
+
+  /** Where each port's records go as it comes in or goes; null records nothing. */
+  private Recorder recorder;
+
+  /**
+   * Receives the saved-ruleset records ({@link SavedRuleset}) of the ports that come in or go, as
+   * the assembler takes them in: before the kernel does, so the caller keeps them until the load
+   * succeeded.
+   */
+  @FunctionalInterface
+  public interface Recorder {
+    void record(String lines);
+  }
+
+  /** The kernel's marker chain: one rule whose comment names the table's generation. */
+  public static final String GENERATION_CHAIN = "sync-generation";
+
   public RulesetAssembler(FamilySettings config) {
     this(config, Clock.systemUTC());
   }
@@ -142,7 +176,111 @@ public final class RulesetAssembler {
    * @param kernel what the table holds now; null replaces the whole table, affinity memory and all
    */
   public String replaceAll(List<ServicePortRules> ports, KernelTable kernel) {
+    rebuild(ports, null);
+    return kernel == null ? fullScript() : keepingAffinity(kernel);
+  }
+
+  /**
+   * Replaces every fragment, for a table that does not exist yet, and returns the transactions that
+   * build it in load order, each of about {@code budget} lines or fewer (one Service port larger
+   * than that goes alone). The first creates the table with its fixed chains, sets and maps and the
+   * shared chains whose rules look up a map (nft 1.0.6 types such a rule only in the transaction
+   * that declares the map; they are reached only through a Service's map element). Each later one
+   * brings whole Service ports: their chains and sets, then their elements, the map elements that
+   * send traffic to them included. So no transaction names an object that does not exist yet, and a
+   * Service port is reachable only once everything it uses is loaded. The Service CIDRs come last:
+   * until then no address is dropped for lacking a Service.
+   */
+  public List<String> replaceAllInBatches(List<ServicePortRules> ports, int budget) {
+    var fragments = new LinkedHashMap<ServicePortName, ServiceFragment>();
+    rebuild(ports, fragments::put);
+    if (fullScriptLines() <= budget) {
+      // Small enough for one transaction: the whole table at once, as a single render prints it.
+      return List.of(fullScript());
+    }
+    var batches = new ArrayList<String>();
+    var first = new StringBuilder(fullScriptLengthEstimate() / 8 + fixedScript.length());
+    first.append(fixedScript);
+    var declared = new HashSet<String>();
+    chainRules.forEach(
+        (chain, rules) -> {
+          if (rules.stream().anyMatch(rule -> rule.contains(" map @"))) {
+            first.append(chainDeclarations.get(chain)).append('\n');
+            rules.forEach(rule -> first.append(rule).append('\n'));
+            declared.add(chain);
+            declared.add("rules " + chain);
+          }
+        });
+    batches.add(first.toString());
+    var batch = new StringBuilder();
+    var port = new StringBuilder();
+    int lines = 0;
+    for (var entry : fragments.entrySet()) {
+      port.setLength(0);
+      int portLines = appendPort(port, entry.getKey(), entry.getValue(), declared);
+      if (lines > 0 && lines + portLines > budget) {
+        batches.add(batch.toString());
+        batch.setLength(0);
+        lines = 0;
+      }
+      batch.append(port);
+      lines += portLines;
+    }
+    text.addElements(batch, NftNames.SERVICE_CIDRS, serviceCidrs);
+    if (batch.length() > 0) {
+      batches.add(batch.toString());
+    }
+    return batches;
+  }
+
+  /**
+   * One port's part of a new table: the chains (with their rules) and sets no earlier port
+   * declared, then the elements it holds. Returns the lines written.
+   */
+  private int appendPort(
+      StringBuilder out, ServicePortName port, ServiceFragment parts, Set<String> declared) {
+    int lines = 0;
+    for (var chain : parts.chains().keySet()) {
+      if (declared.add(chain)) {
+        out.append(chainDeclarations.get(chain)).append('\n');
+        lines++;
+      }
+    }
+    for (var entry : parts.sets().entrySet()) {
+      if (declared.add("set " + entry.getKey())) {
+        out.append(entry.getValue()).append('\n');
+        lines++;
+      }
+    }
+    for (var chain : parts.chains().keySet()) {
+      if (declared.add("rules " + chain)) {
+        for (var rule : chainRules.getOrDefault(chain, List.of())) {
+          out.append(rule).append('\n');
+          lines++;
+        }
+      }
+    }
+    // The map elements of a counted port name its counters: declared first, in the same batch.
+    for (var counter : parts.counters()) {
+      if (declared.add("counter " + counter)) {
+        out.append(text.addCounter(counter)).append('\n');
+        lines++;
+      }
+    }
+    for (var entry : held(port, parts).entrySet()) {
+      text.addElements(out, entry.getKey(), entry.getValue());
+      lines += entry.getValue().size();
+    }
+    return lines;
+  }
+
+  /** Forgets every fragment and renders {@code ports} again; {@code seen} gets each fragment. */
+  private void rebuild(
+      List<ServicePortRules> ports,
+      java.util.function.BiConsumer<ServicePortName, ServiceFragment> seen) {
     this.ports.clear();
+    restored.clear();
+    restoredDigests.clear();
     elementUses.clear();
     keyOwners.clear();
     chainUses.clear();
@@ -157,7 +295,11 @@ public final class RulesetAssembler {
     var sorted = new ArrayList<>(ports);
     sorted.sort(java.util.Comparator.comparing(rules -> rules.port().name()));
     for (var rules : sorted) {
-      add(rules.port().name(), rules, render(rules));
+      var parts = render(rules);
+      add(rules.port().name(), rules, parts);
+      if (seen != null) {
+        seen.accept(rules.port().name(), parts);
+      }
     }
     kernelChains.clear();
     kernelChains.putAll(chainRules);
@@ -165,7 +307,192 @@ public final class RulesetAssembler {
     kernelSets.addAll(setDeclarations.keySet());
     kernelCounters.clear();
     kernelCounters.addAll(counterUses.keySet());
-    return kernel == null ? fullScript() : keepingAffinity(kernel);
+  }
+
+  /**
+   * An assembler that holds what {@code saved} says the kernel's table holds, without rendering
+   * anything: the ports' fragments as they were loaded, and the Service CIDRs. The caller has
+   * checked that the kernel's marker names the saved generation and that {@code config} is the one
+   * the fragments were rendered with; {@link #changesTo} and {@link #updateInBatches} then load
+   * only what differs.
+   */
+  public static RulesetAssembler restore(
+      FamilySettings config, Clock clock, SavedRuleset.Contents saved) {
+    var assembler = new RulesetAssembler(config, clock);
+    saved
+        .fragments()
+        .forEach(
+            (port, parts) -> {
+              assembler.add(port, null, parts);
+              assembler.restored.put(port, parts);
+              assembler.restoredDigests.put(port, saved.digests().get(port));
+            });
+    assembler.kernelChains.putAll(assembler.chainRules);
+    assembler.kernelSets.addAll(assembler.setDeclarations.keySet());
+    assembler.kernelCounters.addAll(assembler.counterUses.keySet());
+    assembler.serviceCidrs = List.copyOf(saved.serviceCidrs());
+    assembler.warnings.clear();
+    return assembler;
+  }
+
+  /** The Service CIDRs as the kernel's set holds them after the latest transaction. */
+  public List<String> serviceCidrsLoaded() {
+    return serviceCidrs;
+  }
+
+  /**
+   * The statements that set the table's marker to {@code marker}, whatever the marker chain holds
+   * (or whether it exists): appended to every transaction that changes what a saved ruleset
+   * describes, so the kernel says which saved generation it holds.
+   */
+  public String markerScript(SavedRuleset.Marker marker) {
+    return text.addChain(GENERATION_CHAIN, "")
+        + "\nflush chain "
+        + text.table()
+        + " "
+        + GENERATION_CHAIN
+        + "\n"
+        + text.addRule(GENERATION_CHAIN, "return comment \"" + marker.comment() + "\"")
+        + "\n";
+  }
+
+  /** A digest of the settings the fixed table and every fragment are rendered with. */
+  public String settingsDigest() {
+    return SavedRuleset.digest(config) + "-" + SavedRuleset.digest(fixedScript);
+  }
+
+  /** True when this assembler renders with {@code other}: its state can be the base of a sync. */
+  public boolean rendersWith(FamilySettings other) {
+    return config.equals(other);
+  }
+
+  /** Records every port's saved-ruleset record from now on ({@link SavedRuleset}); null stops. */
+  public void recordTo(Recorder value) {
+    recorder = value;
+  }
+
+  /** Every port's record as the assembler holds it now, for a saved file written whole. */
+  public void recordAll(Recorder out) {
+    ports.forEach(
+        (port, rules) -> {
+          var parts = restored.containsKey(port) ? restored.get(port) : renderAgain(rules);
+          var digest =
+              restored.containsKey(port) ? restoredDigests.get(port) : SavedRuleset.digest(rules);
+          out.record(SavedRuleset.port(port, digest, parts));
+        });
+    out.record(SavedRuleset.cidrs(serviceCidrs));
+  }
+
+  /**
+   * The changes that take this assembler to {@code wanted}: ports that came, went or changed. A
+   * restored port whose input has the digest it was saved with is taken as it is, unrendered: the
+   * same input and settings render the same fragment.
+   */
+  public Map<ServicePortName, ServicePortRules> changesTo(List<ServicePortRules> wanted) {
+    var changes = new TreeMap<ServicePortName, ServicePortRules>();
+    var names = new HashSet<ServicePortName>();
+    for (var rules : wanted) {
+      var name = rules.port().name();
+      names.add(name);
+      if (!ports.containsKey(name)) {
+        changes.put(name, rules);
+      } else if (restored.containsKey(name)) {
+        if (SavedRuleset.digest(rules).equals(restoredDigests.get(name))) {
+          ports.put(name, rules);
+          restored.remove(name);
+          restoredDigests.remove(name);
+        } else {
+          changes.put(name, rules);
+        }
+      } else if (!rules.equals(ports.get(name))) {
+        changes.put(name, rules);
+      }
+    }
+    for (var name : ports.keySet()) {
+      if (!names.contains(name)) {
+        changes.put(name, null);
+      }
+    }
+    return changes;
+  }
+
+  /**
+   * {@link #update} in transactions of about {@code budget} lines or fewer, each a partial sync of
+   * whole Service ports: removed ports first, then the others in name order. Each transaction is
+   * complete on its own (the chains and sets its ports use, their elements, and the map elements
+   * that send traffic to them), so between two of them some ports are new and the rest old, none
+   * half-built. Empty when only a full replacement can load the changes (see {@link #update}); then
+   * nothing of them is loaded and the caller must call {@link #replaceAll}.
+   */
+  public Optional<List<String>> updateInBatches(
+      Map<ServicePortName, ServicePortRules> changes, int budget) {
+    var order = new ArrayList<Map.Entry<ServicePortName, ServicePortRules>>();
+    changes.entrySet().stream().filter(e -> e.getValue() == null).forEach(order::add);
+    changes.entrySet().stream().filter(e -> e.getValue() != null).forEach(order::add);
+    var batches = new ArrayList<String>();
+    var chunk = new TreeMap<ServicePortName, ServicePortRules>();
+    int weight = 0;
+    refusedClaims.clear();
+    // A full sync's warnings are those of the ports it renders; the others were reported when
+    // they came in (and would otherwise pile up for as long as the proxy runs).
+    warnings.clear();
+    for (var entry : order) {
+      int w = weight(entry.getKey(), entry.getValue());
+      if (!chunk.isEmpty() && weight + w > budget) {
+        if (!loadInto(batches, chunk)) {
+          return Optional.empty();
+        }
+        chunk.clear();
+        weight = 0;
+      }
+      chunk.put(entry.getKey(), entry.getValue());
+      weight += w;
+    }
+    if (!chunk.isEmpty() && !loadInto(batches, chunk)) {
+      return Optional.empty();
+    }
+    // A port that found a key held, by a port a later transaction removed or changed, claims it
+    // now, as a single update would have let it.
+    var again = new TreeMap<ServicePortName, ServicePortRules>();
+    for (var port : refusedClaims) {
+      if (ports.containsKey(port) && !restored.containsKey(port)) {
+        again.put(port, ports.get(port));
+      }
+    }
+    refusedClaims.clear();
+    if (!again.isEmpty() && !loadInto(batches, again)) {
+      return Optional.empty();
+    }
+    return Optional.of(batches);
+  }
+
+  private boolean loadInto(List<String> batches, Map<ServicePortName, ServicePortRules> chunk) {
+    var script = update(chunk);
+    if (script.isEmpty()) {
+      return false;
+    }
+    if (!script.get().isEmpty()) {
+      batches.add(script.get());
+    }
+    return true;
+  }
+
+  /** About the lines a port's change loads: its old and new chains, rules and elements. */
+  private int weight(ServicePortName port, ServicePortRules rules) {
+    int weight = rules == null ? 0 : linesOf(rules);
+    var parts = restored.get(port);
+    if (parts != null) {
+      weight += parts.rules().values().stream().mapToInt(List::size).sum();
+      weight += parts.elements().values().stream().mapToInt(List::size).sum();
+    } else if (ports.get(port) != null) {
+      weight += linesOf(ports.get(port));
+    }
+    return weight;
+  }
+
+  /** A Service port loads a handful of lines, and a few more per endpoint (elements, chains). */
+  private static int linesOf(ServicePortRules rules) {
+    return 8 + 4 * (rules.clusterOrEmpty().size() + rules.localOrEmpty().size());
   }
 
   /**
@@ -198,7 +525,9 @@ public final class RulesetAssembler {
         .forEach(
             (chain, kind) -> {
               boolean wanted =
-                  chainDeclarations.containsKey(chain) || fixed.chains().contains(chain);
+                  chainDeclarations.containsKey(chain)
+                      || fixed.chains().contains(chain)
+                      || chain.equals(GENERATION_CHAIN);
               if (kind.base() || (kind.empty() && !wanted)) {
                 text.deleteChain(out, chain);
               } else if (!wanted) {
@@ -252,9 +581,13 @@ public final class RulesetAssembler {
     // Every old fragment goes before any new one comes in: when a change hands a key from one port
     // to another, the new owner must find it free, whatever the order of their names.
     for (var port : sorted.keySet()) {
-      var old = ports.get(port);
-      if (old != null) {
-        var oldParts = renderAgain(old);
+      var oldParts = restored.remove(port);
+      if (oldParts != null) {
+        restoredDigests.remove(port);
+      } else if (ports.get(port) != null) {
+        oldParts = renderAgain(ports.get(port));
+      }
+      if (oldParts != null) {
         var held = held(port, oldParts);
         held.forEach((set, elements) -> note(touched, set, elements));
         remove(port, oldParts, held);
@@ -458,6 +791,18 @@ public final class RulesetAssembler {
     text.addElements(out, NftNames.SERVICE_CIDRS, serviceCidrs);
   }
 
+  /** About the lines of {@link #fullScript()}: declarations, rules and elements. */
+  private long fullScriptLines() {
+    long lines = fixed.chains().size() + chainDeclarations.size() + setDeclarations.size();
+    for (var rules : chainRules.values()) {
+      lines += rules.size();
+    }
+    for (var uses : elementUses.values()) {
+      lines += uses.size();
+    }
+    return lines + serviceCidrs.size();
+  }
+
   /**
    * About as long as {@link #fullScript()}, and not shorter: the script runs to megabytes, and a
    * builder that grows by doubling copies it several times and holds two copies while it does.
@@ -497,7 +842,8 @@ public final class RulesetAssembler {
   }
 
   /**
-   * Inputs left out since the last {@link #replaceAll}, such as keys another port already holds.
+   * Inputs left out since the last {@link #replaceAll} or {@link #updateInBatches}, such as keys
+   * another port already holds.
    */
   public List<String> warnings() {
     return List.copyOf(warnings);
@@ -536,6 +882,9 @@ public final class RulesetAssembler {
       countedPorts.put(NftNames.serviceCounterStem(port), port);
     }
     ports.put(port, rules);
+    if (recorder != null && rules != null) {
+      recorder.record(SavedRuleset.port(port, SavedRuleset.digest(rules), parts));
+    }
   }
 
   /**
@@ -550,6 +899,7 @@ public final class RulesetAssembler {
         var key = NftText.key(element, true);
         var owner = owners.claim(key, element, port);
         if (owner != null) {
+          refusedClaims.add(port);
           warnings.add(
               port + ": " + key + " in " + set + " is already held by " + owner + "; skipped");
           continue;
@@ -630,6 +980,9 @@ public final class RulesetAssembler {
       countedPorts.remove(NftNames.serviceCounterStem(port), port);
     }
     ports.remove(port);
+    if (recorder != null) {
+      recorder.record(SavedRuleset.gone(port));
+    }
   }
 
   /**

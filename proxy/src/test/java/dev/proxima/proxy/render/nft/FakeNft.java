@@ -89,6 +89,18 @@ final class FakeNft {
     return out;
   }
 
+  /** The elements of a set or map, by key; empty when it does not exist. */
+  Map<String, String> elementsOf(String set) {
+    var found = sets.get(set);
+    return found == null ? Map.of() : new TreeMap<>(found.elements());
+  }
+
+  /** The rules of a chain; null when it does not exist. */
+  List<String> rulesOf(String chain) {
+    var found = chains.get(chain);
+    return found == null ? null : List.copyOf(found.rules());
+  }
+
   /** True when the chain exists and has no rules: a partial sync's leftover. */
   boolean emptyChain(String name) {
     var chain = chains.get(name);

@@ -1,0 +1,346 @@
+package dev.proxima.proxy.render.nft;
+
+import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePortName;
+import java.lang.reflect.InvocationTargetException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The text a proxy saves of what it loaded into one family's table, so a restarted proxy can take
+ * up where it stopped without reading the table back: per Service port, the digest of its input and
+ * the chains, sets and elements it added, then the Service CIDRs, and a {@code commit} line naming
+ * the generation the kernel's marker holds after that load. Partial syncs append records (a port
+ * again, a port gone, new CIDRs) ending in their own {@code commit}; a record without its {@code
+ * commit} (the proxy stopped while writing) is ignored.
+ *
+ * <pre>
+ * proxima-nft-state 1
+ * settings HEX
+ * port NS\tNAME\tPORT\tPROTOCOL\tDIGEST
+ * c CHAIN\tadd chain ...
+ * r CHAIN\tadd rule ...
+ * s SET\tadd set|map ...
+ * e SET\tELEMENT
+ * gone NS\tNAME\tPORT\tPROTOCOL
+ * cidrs\tCIDR\tCIDR...
+ * commit EPOCH GENERATION
+ * </pre>
+ *
+ * Every statement is one line (the renderer never writes a line break inside one, and sanitises
+ * comments), and names never hold a tab, so the format needs no escaping. Pure: the runtime reads
+ * and writes the file.
+ */
+public final class SavedRuleset {
+  public static final String HEADER = "proxima-nft-state 1";
+
+  /**
+   * What a parse found: the ports with their fragments and input digests, the Service CIDRs, and
+   * the marker of the last complete commit.
+   */
+  public record Contents(
+      String settings,
+      Map<ServicePortName, String> digests,
+      Map<ServicePortName, ServiceFragment> fragments,
+      List<String> serviceCidrs,
+      Marker marker) {}
+
+  /**
+   * The generation a table carries: a random epoch chosen when a proxy rewrites the saved file
+   * whole, and a count of loads since.
+   */
+  public record Marker(long epoch, long generation) {
+    public Marker next() {
+      return new Marker(epoch, generation + 1);
+    }
+
+    /** The comment of the marker rule in the kernel. */
+    public String comment() {
+      return "epoch " + epoch + " generation " + generation;
+    }
+  }
+
+  /** The file cannot be read as a saved ruleset; the proxy loads everything instead. */
+  public static final class Corrupt extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Corrupt(String message) {
+      super(message);
+    }
+  }
+
+  private SavedRuleset() {}
+
+  /** The first lines of a file written whole: header and settings. */
+  public static String header(String settingsDigest) {
+    return HEADER + "\nsettings " + settingsDigest + "\n";
+  }
+
+  /** A port's record: its name, the digest of its input, and what it added. */
+  static String port(ServicePortName port, String digest, ServiceFragment fragment) {
+    var out = new StringBuilder(256);
+    out.append("port ").append(name(port)).append('\t').append(digest).append('\n');
+    fragment.chains().forEach((chain, line) -> line(out, "c ", chain, line));
+    fragment.rules().forEach((chain, rules) -> rules.forEach(rule -> line(out, "r ", chain, rule)));
+    fragment.sets().forEach((set, line) -> line(out, "s ", set, line));
+    fragment
+        .elements()
+        .forEach((set, elements) -> elements.forEach(element -> line(out, "e ", set, element)));
+    fragment.counters().forEach(counter -> line(out, "n ", counter, ""));
+    return out.toString();
+  }
+
+  static String gone(ServicePortName port) {
+    return "gone " + name(port) + "\n";
+  }
+
+  public static String cidrs(List<String> cidrs) {
+    var out = new StringBuilder("cidrs");
+    cidrs.forEach(cidr -> out.append('\t').append(cidr));
+    return out.append('\n').toString();
+  }
+
+  /** A whole file holding {@code contents}, for rewriting a file whose appended records grew. */
+  public static void write(Contents contents, StringBuilder out) {
+    out.append(header(contents.settings()));
+    contents
+        .fragments()
+        .forEach((port, parts) -> out.append(port(port, contents.digests().get(port), parts)));
+    out.append(cidrs(contents.serviceCidrs()));
+    out.append(commit(contents.marker()));
+  }
+
+  /** Reads the marker rule's comment from a listing of the marker chain; empty when none. */
+  public static java.util.Optional<Marker> marker(String listing) {
+    var match =
+        java.util.regex.Pattern.compile("comment \"epoch (\\d+) generation (\\d+)\"")
+            .matcher(listing);
+    if (!match.find()) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(
+          new Marker(Long.parseLong(match.group(1)), Long.parseLong(match.group(2))));
+    } catch (NumberFormatException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
+  public static String commit(Marker marker) {
+    return "commit " + marker.epoch() + " " + marker.generation() + "\n";
+  }
+
+  private static void line(StringBuilder out, String tag, String name, String text) {
+    out.append(tag).append(name).append('\t').append(text).append('\n');
+  }
+
+  private static String name(ServicePortName port) {
+    return port.service().namespace()
+        + "\t"
+        + port.service().name()
+        + "\t"
+        + port.port()
+        + "\t"
+        + port.protocol().name();
+  }
+
+  private static ServicePortName parseName(String[] fields, int from) throws Corrupt {
+    try {
+      return new ServicePortName(
+          new ObjectKey(fields[from], fields[from + 1]),
+          fields[from + 2],
+          Protocol.valueOf(fields[from + 3]));
+    } catch (RuntimeException e) {
+      throw new Corrupt("bad port name: " + String.join(" ", fields));
+    }
+  }
+
+  /**
+   * Reads a saved file line by line; what follows the last {@code commit} is left out.
+   *
+   * @throws Corrupt when a line is not of the format, or no commit was ever written
+   */
+  public static Contents parse(Iterator<String> lines) throws Corrupt {
+    if (!lines.hasNext() || !lines.next().equals(HEADER)) {
+      throw new Corrupt("not a saved ruleset of this format (first line is not " + HEADER + ")");
+    }
+    if (!lines.hasNext()) {
+      throw new Corrupt("no settings line");
+    }
+    var settingsLine = lines.next();
+    if (!settingsLine.startsWith("settings ")) {
+      throw new Corrupt("no settings line");
+    }
+    // Committed state, and the records since the last commit.
+    var digests = new TreeMap<ServicePortName, String>();
+    var fragments = new TreeMap<ServicePortName, ServiceFragment>();
+    List<String> cidrs = List.of();
+    Marker marker = null;
+    var pendingDigests = new LinkedHashMap<ServicePortName, String>();
+    var pendingFragments = new LinkedHashMap<ServicePortName, Builder>();
+    List<String> pendingCidrs = null;
+    Builder current = null;
+    while (lines.hasNext()) {
+      var line = lines.next();
+      if (line.startsWith("port ")) {
+        var fields = line.substring(5).split("\t", -1);
+        if (fields.length != 5) {
+          throw new Corrupt("bad port line: " + line);
+        }
+        var port = parseName(fields, 0);
+        current = new Builder();
+        pendingDigests.put(port, fields[4]);
+        pendingFragments.put(port, current);
+      } else if (line.length() > 2
+          && line.charAt(1) == ' '
+          && "crsen".indexOf(line.charAt(0)) >= 0) {
+        if (current == null) {
+          throw new Corrupt("a statement outside a port: " + line);
+        }
+        int tab = line.indexOf('\t');
+        if (tab < 0) {
+          throw new Corrupt("bad statement line: " + line);
+        }
+        current.add(line.charAt(0), line.substring(2, tab), line.substring(tab + 1));
+      } else if (line.startsWith("gone ")) {
+        var port = parseName(line.substring(5).split("\t", -1), 0);
+        pendingDigests.put(port, null);
+        pendingFragments.put(port, null);
+        current = null;
+      } else if (line.equals("cidrs") || line.startsWith("cidrs\t")) {
+        pendingCidrs =
+            line.equals("cidrs") ? List.of() : List.of(line.substring(6).split("\t", -1));
+        current = null;
+      } else if (line.startsWith("commit ")) {
+        var fields = line.split(" ");
+        try {
+          marker = new Marker(Long.parseLong(fields[1]), Long.parseLong(fields[2]));
+        } catch (RuntimeException e) {
+          throw new Corrupt("bad commit line: " + line);
+        }
+        for (var entry : pendingFragments.entrySet()) {
+          if (entry.getValue() == null) {
+            fragments.remove(entry.getKey());
+            digests.remove(entry.getKey());
+          } else {
+            fragments.put(entry.getKey(), entry.getValue().build());
+            digests.put(entry.getKey(), pendingDigests.get(entry.getKey()));
+          }
+        }
+        if (pendingCidrs != null) {
+          cidrs = pendingCidrs;
+        }
+        pendingDigests.clear();
+        pendingFragments.clear();
+        pendingCidrs = null;
+        current = null;
+      } else {
+        throw new Corrupt("unknown line: " + line);
+      }
+    }
+    if (marker == null) {
+      throw new Corrupt("no commit line: the proxy stopped before its first load finished");
+    }
+    return new Contents(settingsLine.substring(9), digests, fragments, cidrs, marker);
+  }
+
+  /** A fragment read back: the same maps, in the order they were written. */
+  private static final class Builder {
+    final Map<String, String> chains = new LinkedHashMap<>();
+    final Map<String, List<String>> rules = new LinkedHashMap<>();
+    final Map<String, String> sets = new LinkedHashMap<>();
+    final Map<String, List<String>> elements = new LinkedHashMap<>();
+    final List<String> counters = new ArrayList<>();
+
+    void add(char tag, String name, String text) {
+      switch (tag) {
+        case 'c' -> {
+          chains.put(name, text);
+          rules.putIfAbsent(name, new ArrayList<>());
+        }
+        case 'r' -> rules.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
+        case 's' -> sets.put(name, text);
+        case 'n' -> counters.add(name);
+        default -> elements.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
+      }
+    }
+
+    ServiceFragment build() {
+      return new ServiceFragment(chains, rules, sets, elements, counters, List.of());
+    }
+  }
+
+  /**
+   * A digest of {@code value} that is the same for equal values in every JVM: records by their
+   * components, lists in order, sets and maps sorted. Unlike {@code hashCode} or {@code toString}
+   * of a set, it does not depend on the JVM's hash seed, so a restarted proxy recognises an
+   * unchanged Service port without rendering it.
+   */
+  public static String digest(Object value) {
+    var text = new StringBuilder(256);
+    canonical(value, text);
+    try {
+      var sha = MessageDigest.getInstance("SHA-256");
+      var hash = sha.digest(text.toString().getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(hash, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  private static void canonical(Object value, StringBuilder out) {
+    if (value == null) {
+      out.append("null");
+    } else if (value instanceof Record record) {
+      out.append(record.getClass().getSimpleName()).append('(');
+      for (var component : record.getClass().getRecordComponents()) {
+        out.append(component.getName()).append('=');
+        try {
+          canonical(component.getAccessor().invoke(record), out);
+        } catch (IllegalAccessException | InvocationTargetException e) {
+          throw new IllegalStateException("cannot read " + component, e);
+        }
+        out.append(',');
+      }
+      out.append(')');
+    } else if (value instanceof Set<?> set) {
+      sorted(set, out);
+    } else if (value instanceof Map<?, ?> map) {
+      sorted(
+          map.entrySet().stream().map(e -> key(e.getKey()) + "=" + key(e.getValue())).toList(),
+          out);
+    } else if (value instanceof Collection<?> list) {
+      out.append('[');
+      for (var item : list) {
+        canonical(item, out);
+        out.append(',');
+      }
+      out.append(']');
+    } else {
+      out.append(value);
+    }
+  }
+
+  private static String key(Object value) {
+    var out = new StringBuilder();
+    canonical(value, out);
+    return out.toString();
+  }
+
+  private static void sorted(Collection<?> items, StringBuilder out) {
+    out.append('{');
+    items.stream().map(SavedRuleset::key).sorted().forEach(item -> out.append(item).append(','));
+    out.append('}');
+  }
+}

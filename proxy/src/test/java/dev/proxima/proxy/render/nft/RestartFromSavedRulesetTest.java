@@ -1,0 +1,263 @@
+package dev.proxima.proxy.render.nft;
+
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.proxima.model.testing.MutableClock;
+import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.kernel.RuleLoader;
+import dev.proxima.proxy.metrics.ProxyMetrics;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.runtime.DataPlane;
+import dev.proxima.proxy.runtime.NftDataPlane;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A restarted proxy trusts its saved ruleset only when the table's marker names the saved
+ * generation; then it reads nothing back and loads only what changed. Otherwise, and when the file
+ * cannot be read, it loads everything as it always did.
+ */
+class RestartFromSavedRulesetTest {
+  @TempDir Path state;
+
+  private final MutableClock clock = new MutableClock();
+  private final Kernel kernel = new Kernel();
+  private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+  private static final List<ServicePortRules> PORTS =
+      List.of(
+          service("shop/web", "10.96.0.10", 80)
+              .cluster(remote("10.180.0.4", 80), remote("10.180.0.5", 80)),
+          service("shop/api", "10.96.0.11", 80)
+              .sticky(Duration.ofSeconds(60))
+              .cluster(remote("10.180.1.4", 80), remote("10.180.1.5", 80)),
+          service("shop/db", "10.96.0.12", 5432).nodePort(30432).cluster(remote("10.180.2.4", 80)));
+
+  /** {@link FakeNft} as nft: loads, lists the marker chain, and counts whole-table read-backs. */
+  private static final class Kernel implements RuleLoader {
+    final FakeNft nft = new FakeNft();
+    final List<String> loaded = new ArrayList<>();
+    int readBacks;
+
+    @Override
+    public Nft.Result apply(String script) {
+      try {
+        nft.apply(script);
+        loaded.add(script);
+        return new Nft.Result(true, "", null);
+      } catch (RuntimeException e) {
+        return new Nft.Result(false, e.getMessage(), null);
+      }
+    }
+
+    @Override
+    public Optional<String> declarations(String family, String table) {
+      readBacks++;
+      var kernelTable = nft.kernelTable();
+      if (kernelTable == null) {
+        return Optional.empty();
+      }
+      var out = new StringBuilder("table ip proxima {\n");
+      kernelTable
+          .chains()
+          .forEach(
+              (name, kind) -> {
+                out.append("\tchain ").append(name).append(" {\n");
+                if (kind.base()) {
+                  out.append("\t\ttype filter hook input priority filter; policy accept;\n");
+                }
+                if (!kind.empty()) {
+                  out.append("\t\tcounter\n");
+                }
+                out.append("\t}\n");
+              });
+      kernelTable
+          .sets()
+          .forEach(
+              (name, kind) ->
+                  out.append("\t").append(kind).append(' ').append(name).append(" {\n\t}\n"));
+      return Optional.of(out.append("}\n").toString());
+    }
+
+    @Override
+    public Optional<String> chain(String family, String table, String chain) {
+      var rules = nft.rulesOf(chain);
+      if (rules == null) {
+        return Optional.empty();
+      }
+      var out = new StringBuilder("table ip proxima {\n\tchain " + chain + " {\n");
+      rules.forEach(rule -> out.append("\t\t").append(rule).append('\n'));
+      return Optional.of(out.append("\t}\n}\n").toString());
+    }
+  }
+
+  @BeforeEach
+  void captureLogs() {
+    logs.start();
+    root().addAppender(logs);
+  }
+
+  @AfterEach
+  void releaseLogs() {
+    root().detachAppender(logs);
+  }
+
+  private static Logger root() {
+    return (Logger) LoggerFactory.getLogger("dev.proxima.proxy.runtime");
+  }
+
+  private NftDataPlane proxy() {
+    return new NftDataPlane(
+        IpFamily.IPV4,
+        RuleSettings.defaults(),
+        kernel,
+        new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables),
+        clock,
+        state);
+  }
+
+  /** The table a proxy without a saved ruleset loads for {@code ports}, marker left out. */
+  private String fresh(List<ServicePortRules> ports) {
+    var loader = new Kernel();
+    var plane =
+        new NftDataPlane(
+            IpFamily.IPV4,
+            RuleSettings.defaults(),
+            loader,
+            new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables),
+            clock,
+            null);
+    plane.replaceAll(ports, List.of());
+    return withoutMarker(loader.nft.list());
+  }
+
+  /** The table without the marker chain, which only a proxy with a state directory keeps. */
+  private static String withoutMarker(String listing) {
+    return listing.replaceAll("chain " + RulesetAssembler.GENERATION_CHAIN + "\n(\t[^\n]*\n)*", "");
+  }
+
+  @Test
+  void aRestartOverTheSavedTableReadsNothingBackAndLoadsNothingWhenNothingChanged() {
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+    int readBacks = kernel.readBacks;
+    int loads = kernel.loaded.size();
+    var before = kernel.nft.list();
+
+    var outcome = proxy().replaceAll(PORTS, List.of());
+
+    assertThat(outcome.status()).isEqualTo(DataPlane.Status.UNCHANGED);
+    assertThat(kernel.readBacks).as("no nft -t list table").isEqualTo(readBacks);
+    assertThat(kernel.loaded).hasSize(loads);
+    assertThat(kernel.nft.list()).isEqualTo(before);
+  }
+
+  @Test
+  void aRestartLoadsOnlyWhatChangedWhileTheProxyWasAwayAndKeepsSavingAfterwards() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    int loads = kernel.loaded.size();
+    var changed = new ArrayList<>(PORTS);
+    changed.set(
+        0,
+        service("shop/web", "10.96.0.10", 80)
+            .cluster(remote("10.180.0.4", 80), remote("10.180.0.9", 80)));
+
+    var restarted = proxy();
+    assertThat(restarted.replaceAll(changed, List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(kernel.readBacks).isEqualTo(readBacks);
+    assertThat(kernel.loaded).hasSize(loads + 1);
+    assertThat(kernel.loaded.get(loads))
+        .contains("10.180.0.9")
+        .doesNotContain("10.180.1.4")
+        .doesNotContain("10.96.0.12");
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(changed));
+
+    // A partial sync of the restarted proxy is saved too: the next restart starts from it.
+    var again = new ArrayList<>(changed);
+    again.remove(2);
+    restarted.update(removal());
+    assertThat(proxy().replaceAll(again, List.of()).status()).isEqualTo(DataPlane.Status.UNCHANGED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks);
+  }
+
+  private static java.util.Map<dev.proxima.proxy.model.ServicePortName, ServicePortRules>
+      removal() {
+    var changes =
+        new java.util.HashMap<dev.proxima.proxy.model.ServicePortName, ServicePortRules>();
+    changes.put(PORTS.get(2).port().name(), null);
+    return changes;
+  }
+
+  @Test
+  void aTableSomeoneElseChangedIsLoadedWholeAfterARestart() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    // Another tool (or another proxy version) rebuilt the table: it flushed every chain.
+    kernel.apply("flush chain ip proxima " + RulesetAssembler.GENERATION_CHAIN + "\n");
+    kernel.apply("flush chain ip proxima services\n");
+
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(kernel.readBacks).as("the table is read back and replaced").isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+    assertThat(logs.list)
+        .anySatisfy(
+            event ->
+                assertThat(event.getFormattedMessage())
+                    .contains("The table is not the one the proxy saved"));
+  }
+
+  @Test
+  void aCorruptSavedFileIsAWarningAndTheFirstSyncLoadsEverything() throws Exception {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+    assertThat(logs.list)
+        .anySatisfy(
+            event -> {
+              assertThat(event.getLevel()).isEqualTo(Level.WARN);
+              assertThat(event.getFormattedMessage()).contains("Cannot use the saved ruleset");
+            });
+    // The rebuild wrote the file anew: the next restart trusts it again.
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.UNCHANGED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+  }
+
+  @Test
+  void aPeriodicFullSyncNoticesATableChangedBehindItsBackAndRebuildsIt() {
+    var plane = proxy();
+    plane.replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    kernel.apply("flush chain ip proxima " + RulesetAssembler.GENERATION_CHAIN + "\n");
+    kernel.apply("flush chain ip proxima services\n");
+
+    plane.replaceAll(PORTS, List.of());
+
+    assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
+}

@@ -1,0 +1,96 @@
+package dev.proxima.proxy.render.nft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.proxima.model.testing.MutableClock;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.testing.HostTools;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The kernel accepts a full sync split into ordered transactions (nft 1.0.6 included, which types a
+ * map lookup only in the transaction declaring the map), and ends with the table one transaction
+ * loads. Runs in scratch network namespaces; needs nft, ip and root, else skipped.
+ */
+class SplitFullSyncKernelTest {
+  private static final FamilySettings CONFIG =
+      FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/8"));
+
+  @TempDir Path directory;
+
+  private final MutableClock clock = new MutableClock();
+  private String split;
+  private String single;
+
+  @BeforeEach
+  void namespaces() {
+    assumeTrue(
+        HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
+        "needs nft and ip");
+    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
+    var suffix = UUID.randomUUID().toString().substring(0, 6);
+    split = "pxs-" + suffix;
+    single = "pxo-" + suffix;
+  }
+
+  @AfterEach
+  void deleteNamespaces() {
+    if (split != null) {
+      HostTools.run(directory, "ip", "netns", "del", split);
+      HostTools.run(directory, "ip", "netns", "del", single);
+    }
+  }
+
+  @Test
+  void aColdFullSyncInBatchesEndsWithTheTableOfOneTransaction() throws Exception {
+    var ports = TransactionBatchesTest.shapes(300, 3, 0);
+    var batches = new RulesetAssembler(CONFIG, clock).replaceAllInBatches(ports, 400);
+    assertThat(batches).hasSizeGreaterThan(5);
+
+    for (var batch : batches) {
+      NftTool.load(directory, split, batch);
+    }
+    NftTool.load(directory, single, new RulesetAssembler(CONFIG, clock).replaceAll(ports));
+
+    assertThat(NftTool.objects(directory, split)).isEqualTo(NftTool.objects(directory, single));
+  }
+
+  @Test
+  void aFullSyncOverAKnownTableInBatchesEndsWithTheTableOfOneTransaction() throws Exception {
+    var before = TransactionBatchesTest.shapes(300, 3, 0);
+    var after = TransactionBatchesTest.shapes(300, 3, 1).subList(20, 300);
+    var assembler = new RulesetAssembler(CONFIG, clock);
+    NftTool.load(directory, split, assembler.replaceAll(before));
+
+    var batches = assembler.updateInBatches(assembler.changesTo(after), 400).orElseThrow();
+    assertThat(batches).hasSizeGreaterThan(5);
+    for (var batch : batches) {
+      NftTool.load(directory, split, batch);
+    }
+    clock.advance(RulesetAssembler.STALE_DELAY);
+    var cleanup = assembler.staleCleanup();
+    if (cleanup.isPresent()) {
+      NftTool.load(directory, split, cleanup.get().script());
+    }
+    NftTool.load(directory, single, new RulesetAssembler(CONFIG, clock).replaceAll(after));
+
+    var fresh = NftTool.objects(directory, single);
+    var batched = new TreeMap<>(NftTool.objects(directory, split));
+    // A shared lb-N chain stays loaded when its last port goes (only a rebuild could load it
+    // again), as in a partial sync.
+    batched
+        .keySet()
+        .removeIf(
+            name -> name.matches("chain (nodeport-)?(local-)?lb-\\d+") && !fresh.containsKey(name));
+    assertThat(batched).isEqualTo(new TreeMap<>(fresh));
+  }
+}
