@@ -95,11 +95,31 @@ public final class ProbeHttpServer implements AutoCloseable {
     server.requestHandler(
         request -> {
           deadlines.headersReceived(request.connection());
-          var response = answer(request, byLongestPrefix);
-          var out = request.response().setStatusCode(response.status());
-          response.headers().forEach(out::putHeader);
-          out.end(Buffer.buffer(response.body()))
-              .onComplete(sent -> deadlines.awaitHeaders(request.connection()));
+          var route = route(request, byLongestPrefix);
+          if (route != null && route.blocks()) {
+            // Read what the handler needs from the request now: it is not safe off the loop.
+            var probe = probeRequest(request);
+            request.pause();
+            vertx
+                .executeBlocking(() -> answer(route, probe), false)
+                .onComplete(
+                    done -> {
+                      request.resume();
+                      send(
+                          request,
+                          done.succeeded()
+                              ? done.result()
+                              : ProbeResponse.text(500, "internal error\n"),
+                          deadlines);
+                    });
+            return;
+          }
+          send(
+              request,
+              route == null
+                  ? ProbeResponse.text(404, "404 Not Found\n")
+                  : answer(route, probeRequest(request)),
+              deadlines);
         });
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -119,27 +139,50 @@ public final class ProbeHttpServer implements AutoCloseable {
     return new ProbeHttpServer(server, claimed);
   }
 
-  private static ProbeResponse answer(
+  private static void send(
+      HttpServerRequest request, ProbeResponse response, ConnectionDeadlines deadlines) {
+    var out = request.response().setStatusCode(response.status());
+    response.headers().forEach(out::putHeader);
+    out.end(Buffer.buffer(response.body()))
+        .onComplete(sent -> deadlines.awaitHeaders(request.connection()));
+  }
+
+  /** The handler of the longest registered prefix of the request's path, or null. */
+  private static ProbeHandler route(
       HttpServerRequest request, Map<String, ProbeHandler> byLongestPrefix) {
     var path = request.path() == null ? "" : request.path();
     for (var route : byLongestPrefix.entrySet()) {
       if (path.startsWith(route.getKey())) {
-        try {
-          return route
-              .getValue()
-              .handle(
-                  new ProbeRequest(
-                      request.method().name(),
-                      path,
-                      request.query(),
-                      name -> List.copyOf(request.headers().getAll(name))));
-        } catch (RuntimeException failure) {
-          log.atWarn().setCause(failure).addKeyValue("path", path).log("Handler failed");
-          return ProbeResponse.text(500, "internal error\n");
-        }
+        return route.getValue();
       }
     }
-    return ProbeResponse.text(404, "404 Not Found\n");
+    return null;
+  }
+
+  private static ProbeRequest probeRequest(HttpServerRequest request) {
+    var path = request.path() == null ? "" : request.path();
+    var headers = request.headers();
+    var copied = new LinkedHashMap<String, List<String>>();
+    headers
+        .names()
+        .forEach(
+            name ->
+                copied.put(
+                    name.toLowerCase(java.util.Locale.ROOT), List.copyOf(headers.getAll(name))));
+    return new ProbeRequest(
+        request.method().name(),
+        path,
+        request.query(),
+        name -> copied.getOrDefault(name.toLowerCase(java.util.Locale.ROOT), List.of()));
+  }
+
+  private static ProbeResponse answer(ProbeHandler handler, ProbeRequest request) {
+    try {
+      return handler.handle(request);
+    } catch (RuntimeException failure) {
+      log.atWarn().setCause(failure).addKeyValue("path", request.path()).log("Handler failed");
+      return ProbeResponse.text(500, "internal error\n");
+    }
   }
 
   /** The port actually listened on, so tests can ask for port 0. */

@@ -209,4 +209,47 @@ class ProbeHttpServerTest {
         .as("name[] filters")
         .isFalse();
   }
+
+  @Test
+  void aBlockingHandlerThatWaitsDelaysNoProbeOnAnyListener() throws Exception {
+    var release = new java.util.concurrent.CountDownLatch(1);
+    var slow =
+        start(
+            Map.of(
+                "/metrics",
+                ProbeHandler.blocking(
+                    request -> {
+                      try {
+                        release.await(20, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                      return ProbeResponse.text(200, "scraped " + request.path());
+                    })),
+            ProbeHttpServer.Limits.DEFAULT);
+    var health = okServer(ProbeHttpServer.Limits.DEFAULT);
+    var pool = Executors.newSingleThreadExecutor();
+    try {
+      var scrape =
+          pool.submit(
+              () ->
+                  StalledClients.getWithin(HOST, slow.port(), "/metrics", Duration.ofSeconds(30)));
+      await()
+          .during(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !scrape.isDone());
+
+      for (int i = 0; i < 5; i++) {
+        assertThat(getWithinThreeSeconds(HOST, health.port(), "/healthz").statusCode())
+            .isEqualTo(200);
+      }
+      release.countDown();
+      var answer = scrape.get(10, TimeUnit.SECONDS);
+      assertThat(answer.statusCode()).isEqualTo(200);
+      assertThat(answer.body()).isEqualTo("scraped /metrics");
+    } finally {
+      release.countDown();
+      pool.shutdownNow();
+    }
+  }
 }

@@ -53,6 +53,12 @@ public final class StalledClients implements AutoCloseable {
    */
   public static HttpResponse<String> getWithinThreeSeconds(String host, int port, String path)
       throws IOException, InterruptedException {
+    return getWithin(host, port, path, Duration.ofSeconds(3));
+  }
+
+  /** A GET that fails unless answered within {@code timeout}. */
+  public static HttpResponse<String> getWithin(String host, int port, String path, Duration timeout)
+      throws IOException, InterruptedException {
     var client =
         HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(3))
@@ -60,7 +66,7 @@ public final class StalledClients implements AutoCloseable {
             .build();
     return client.send(
         HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
-            .timeout(Duration.ofSeconds(3))
+            .timeout(timeout)
             .build(),
         HttpResponse.BodyHandlers.ofString());
   }

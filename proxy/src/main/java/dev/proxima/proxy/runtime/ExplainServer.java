@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.http.ProbeHandler;
 import dev.proxima.http.ProbeHttpServer;
 import dev.proxima.http.ProbeRequest;
 import dev.proxima.http.ProbeResponse;
@@ -42,7 +43,10 @@ public final class ExplainServer implements AutoCloseable {
       InetSocketAddress address, Function<ObjectKey, LiveExplain> snapshot) throws IOException {
     requireLoopback(address);
     return new ExplainServer(
-        ProbeHttpServer.start(address, Map.of(PATH, request -> answer(request, snapshot))));
+        ProbeHttpServer.start(
+            address,
+            // The report reads the kernel's counters: off the probes' event loop.
+            Map.of(PATH, ProbeHandler.blocking(request -> answer(request, snapshot)))));
   }
 
   /** Rejects an address other pods of a hostNetwork proxy's node could reach. */

@@ -2,6 +2,7 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.cli.DaemonThreads;
+import dev.proxima.http.ProbeHandler;
 import dev.proxima.http.ProbeHttpServer;
 import dev.proxima.http.ProbeResponse;
 import dev.proxima.http.PrometheusMetricsHandler;
@@ -280,7 +281,9 @@ public final class ProxyServer implements AutoCloseable {
         address,
         Map.of(
             "/metrics",
-            new PrometheusMetricsHandler(registry),
+            // A scrape reads the kernel's connection counters, which nft 1.0.6 answers by reading
+            // the whole ruleset (seconds at the extreme shapes): never on the probes' event loop.
+            ProbeHandler.blocking(new PrometheusMetricsHandler(registry)),
             "/-/healthy",
             request -> ProbeResponse.text(200, "Exporter is healthy.\n"),
             "/",
