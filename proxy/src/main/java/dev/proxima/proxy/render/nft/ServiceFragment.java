@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What one Service port adds to the fixed table, as the script lines {@link NftRenderer} would
- * print for it: its chains and their rules, its sets, and its elements per set.
+ * What one Service port adds to the fixed table, as script lines: its chains and their rules, its
+ * sets, and its elements per set.
  */
 record ServiceFragment(
     Map<String, String> chains,
