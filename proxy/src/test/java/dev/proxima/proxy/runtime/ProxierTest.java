@@ -102,6 +102,21 @@ class ProxierTest {
     return mode == ProxyMode.nftables ? "add table ip proxima" : "*mangle";
   }
 
+  /** Services web (10.96.0.10) and api (10.96.0.11), one endpoint each, after a full sync. */
+  private void startWithWebAndApiSynced(ProxyMode mode) {
+    start(mode);
+    cache.services.add(service("web", null));
+    cache.services.add(
+        new ServiceBuilder(service("api", null))
+            .editSpec()
+            .withClusterIP("10.96.0.11")
+            .endSpec()
+            .build());
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+    cache.slices.add(slice("api", "10.244.2.5", "node-b"));
+    proxier.sync(Set.of());
+  }
+
   /** A data plane that notes the changes each partial sync hands it. */
   private record UpdateRecordingPlane(
       DataPlane plane, List<Map<ServicePortName, ServicePortRules>> updates) implements DataPlane {
@@ -536,18 +551,7 @@ class ProxierTest {
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void aPartialSyncPlansAndLoadsOnlyTheServicesThatChanged(ProxyMode mode) {
-    start(mode);
-    var other =
-        new ServiceBuilder(service("api", null))
-            .editSpec()
-            .withClusterIP("10.96.0.11")
-            .endSpec()
-            .build();
-    cache.services.add(service("web", null));
-    cache.services.add(other);
-    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
-    cache.slices.add(slice("api", "10.244.2.5", "node-b"));
-    proxier.sync(Set.of());
+    startWithWebAndApiSynced(mode);
     // A change the tracker did not report must not be picked up by a partial sync.
     cache.slices.set(1, slice("api", "10.244.2.9", "node-b"));
     cache.slices.set(0, slice("web", "10.244.1.6", "node-b"));
@@ -569,18 +573,7 @@ class ProxierTest {
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void aChangedServiceThatPlansAsBeforeIsNotRenderedAgain(ProxyMode mode) {
-    start(mode);
-    var other =
-        new ServiceBuilder(service("api", null))
-            .editSpec()
-            .withClusterIP("10.96.0.11")
-            .endSpec()
-            .build();
-    cache.services.add(service("web", null));
-    cache.services.add(other);
-    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
-    cache.slices.add(slice("api", "10.244.2.5", "node-b"));
-    proxier.sync(Set.of());
+    startWithWebAndApiSynced(mode);
     // An informer replaying what it listed reports both; only api's endpoint moved.
     cache.slices.set(1, slice("api", "10.244.2.9", "node-b"));
 
