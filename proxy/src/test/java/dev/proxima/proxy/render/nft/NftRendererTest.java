@@ -477,11 +477,14 @@ class NftRendererTest {
     }
 
     @Test
-    void onLoopbackAddressesAreNotOfferedAndSaySo() {
+    void onLoopbackAddressesAreNotOfferedAndSaySoOnce() {
+      List<ServicePortRules> services =
+          new ArrayList<>(RenderCases.nodePortOnAllLocalAddresses().services());
+      services.addAll(RenderCases.many(3));
       NftRendering rendering =
           RenderCases.render(
               RenderCases.v4().withNodePortAddresses(List.of("127.0.0.1", "192.168.1.10")),
-              RenderCases.nodePortOnAllLocalAddresses().services());
+              services);
 
       assertThat(new Script(rendering.script()).elements("nodeport-ips"))
           .containsExactly("192.168.1.10");
