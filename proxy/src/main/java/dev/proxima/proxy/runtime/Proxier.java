@@ -303,11 +303,15 @@ public final class Proxier {
         affected.addAll(owners.put(key, ports(before == null ? List.of() : before), ports(claims)));
       }
       // A change of one Service can hand an address to or take it from another: re-render both.
+      // A Service whose ports plan as before renders as before and is left out, changed or not
+      // (an informer that replays what it listed, an endpoint this node's selection passes over):
+      // rendering it again and then again as it was would cost a partial sync time and memory in
+      // proportion to it, for nothing to load.
       Map<ServicePortName, NodePlanner.PlannedPort> changedPorts = new HashMap<>();
       for (var key : affected) {
         var before = plannedByService.getOrDefault(key, List.of());
         var after = owned(claimsByService.getOrDefault(key, List.of()), zone);
-        if (!changed.contains(key) && after.equals(before)) {
+        if (after.equals(before)) {
           continue;
         }
         before.forEach(p -> changedPorts.put(p.port().name(), null));

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
-import dev.proxima.proxy.render.nft.NftRenderer;
+import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 import java.util.stream.Stream;
@@ -102,7 +102,7 @@ class DetectLocalRulesTest {
   @MethodSource("rows")
   void nftMasqueradesClusterIpTrafficThatIsNotFromPodsAndShortCircuitsPodTraffic(Row row) {
     var config = row.settings().forFamily(IpFamily.IPV4, List.of(), row.nodePodCidrs());
-    var lines = NftRenderer.render(config, SERVICES).lines().toList();
+    var lines = new RulesetAssembler(config).replaceAll(SERVICES).lines().toList();
 
     var masquerade = "ip daddr @cluster-ips jump mark-for-masquerade";
     var shortCircuit = "ip daddr . meta l4proto . th dport vmap @cluster-dispatch";

@@ -15,7 +15,7 @@ import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
-import dev.proxima.proxy.render.nft.NftRenderer;
+import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane;
 import dev.proxima.proxy.runtime.IptablesDataPlane;
@@ -238,7 +238,8 @@ class DataPlaneTrafficTest {
     var cidrs = List.of("10.250.0.0/16");
     if (mode == ProxyMode.nftables) {
       var script = directory.resolve("rules.nft");
-      Files.writeString(script, NftRenderer.render(FamilySettings.of(IpFamily.IPV4, cidrs), rules));
+      Files.writeString(
+          script, new RulesetAssembler(FamilySettings.of(IpFamily.IPV4, cidrs)).replaceAll(rules));
       must("ip", "netns", "exec", node, "nft", "-f", script.toString());
     } else {
       var buffer = directory.resolve("rules.iptables");

@@ -14,6 +14,7 @@ import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.kernel.HostCommand;
 import dev.proxima.proxy.kernel.IptablesKernel;
 import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
@@ -22,6 +23,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesChains;
 import dev.proxima.proxy.render.iptables.JumpRule;
+import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
 import dev.proxima.proxy.testing.ApiObjects;
 import io.fabric8.kubernetes.api.model.Node;
@@ -37,8 +39,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,6 +59,7 @@ class ProxierTest {
   private final ProxyHealth health = new ProxyHealth(clock, Duration.ofSeconds(60));
   private final FakeCache cache = new FakeCache();
   private final RecordingLoader loader = new RecordingLoader();
+  private final List<Map<ServicePortName, ServicePortRules>> updates = new ArrayList<>();
   private ProxyMode mode;
   private Proxier proxier;
 
@@ -62,9 +67,11 @@ class ProxierTest {
     this.mode = mode;
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
-        mode == ProxyMode.nftables
-            ? new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics, clock)
-            : new IptablesDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics);
+        new UpdateRecordingPlane(
+            mode == ProxyMode.nftables
+                ? new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics, clock)
+                : new IptablesDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics),
+            updates);
     proxier =
         new Proxier(
             IpFamily.IPV4,
@@ -93,6 +100,67 @@ class ProxierTest {
   /** The first line of a full load: the nft table, or the iptables canary. */
   private String fullLoadStart() {
     return mode == ProxyMode.nftables ? "add table ip proxima" : "*mangle";
+  }
+
+  /** Services web (10.96.0.10) and api (10.96.0.11), one endpoint each, after a full sync. */
+  private void startWithWebAndApiSynced(ProxyMode mode) {
+    start(mode);
+    cache.services.add(service("web", null));
+    cache.services.add(
+        new ServiceBuilder(service("api", null))
+            .editSpec()
+            .withClusterIP("10.96.0.11")
+            .endSpec()
+            .build());
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+    cache.slices.add(slice("api", "10.244.2.5", "node-b"));
+    proxier.sync(Set.of());
+  }
+
+  /** A data plane that notes the changes each partial sync hands it. */
+  private record UpdateRecordingPlane(
+      DataPlane plane, List<Map<ServicePortName, ServicePortRules>> updates) implements DataPlane {
+    @Override
+    public Outcome replaceAll(
+        List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs) {
+      return plane.replaceAll(ports, nodePortAddresses, nodePodCidrs);
+    }
+
+    @Override
+    public void serviceCidrs(List<String> cidrs) {
+      plane.serviceCidrs(cidrs);
+    }
+
+    @Override
+    public Outcome update(Map<ServicePortName, ServicePortRules> changes) {
+      updates.add(new HashMap<>(changes));
+      return plane.update(changes);
+    }
+
+    @Override
+    public int linesLoaded() {
+      return plane.linesLoaded();
+    }
+
+    @Override
+    public List<String> warnings() {
+      return plane.warnings();
+    }
+
+    @Override
+    public void removeStale() {
+      plane.removeStale();
+    }
+
+    @Override
+    public boolean intact() {
+      return plane.intact();
+    }
+
+    @Override
+    public Optional<ConnectionCounts> connectionCounts() {
+      return plane.connectionCounts();
+    }
   }
 
   /** Fixed objects standing in for the informer caches. */
@@ -483,18 +551,7 @@ class ProxierTest {
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void aPartialSyncPlansAndLoadsOnlyTheServicesThatChanged(ProxyMode mode) {
-    start(mode);
-    var other =
-        new ServiceBuilder(service("api", null))
-            .editSpec()
-            .withClusterIP("10.96.0.11")
-            .endSpec()
-            .build();
-    cache.services.add(service("web", null));
-    cache.services.add(other);
-    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
-    cache.slices.add(slice("api", "10.244.2.5", "node-b"));
-    proxier.sync(Set.of());
+    startWithWebAndApiSynced(mode);
     // A change the tracker did not report must not be picked up by a partial sync.
     cache.slices.set(1, slice("api", "10.244.2.9", "node-b"));
     cache.slices.set(0, slice("web", "10.244.1.6", "node-b"));
@@ -511,6 +568,25 @@ class ProxierTest {
               new ServicePortName(new ObjectKey("shop", "api"), "http", Protocol.TCP));
       assertThat(loader.scripts.get(1)).contains("-j " + api).doesNotContain(":" + api);
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aChangedServiceThatPlansAsBeforeIsNotRenderedAgain(ProxyMode mode) {
+    startWithWebAndApiSynced(mode);
+    // An informer replaying what it listed reports both; only api's endpoint moved.
+    cache.slices.set(1, slice("api", "10.244.2.9", "node-b"));
+
+    proxier.sync(Set.of(new ObjectKey("shop", "web"), new ObjectKey("shop", "api")));
+
+    assertThat(updates)
+        .singleElement()
+        .satisfies(
+            changes ->
+                assertThat(changes)
+                    .containsOnlyKeys(
+                        new ServicePortName(new ObjectKey("shop", "api"), "http", Protocol.TCP)));
+    assertThat(loader.scripts.get(1)).contains("10.244.2.9");
   }
 
   @ParameterizedTest

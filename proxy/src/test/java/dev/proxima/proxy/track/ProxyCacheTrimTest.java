@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.util.List;
@@ -56,6 +57,26 @@ class ProxyCacheTrimTest {
     ProxyCacheTrim.service(service);
 
     assertThat(service.getMetadata().getAnnotations()).isEmpty();
+  }
+
+  @Test
+  void endpointsWithEqualConditionsShareOneConditionsObject() {
+    var first = slice();
+    var second = slice();
+    var unset = slice();
+    unset.getEndpoints().get(0).setConditions(new EndpointConditions(null, null, null));
+
+    ProxyCacheTrim.slice(first);
+    ProxyCacheTrim.slice(second);
+    ProxyCacheTrim.slice(unset);
+
+    var conditions = first.getEndpoints().get(0).getConditions();
+    assertThat(second.getEndpoints().get(0).getConditions())
+        .isSameAs(conditions)
+        .isEqualTo(slice().getEndpoints().get(0).getConditions());
+    assertThat(unset.getEndpoints().get(0).getConditions())
+        .isNotSameAs(conditions)
+        .isEqualTo(new EndpointConditions(null, null, null));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -9,5 +10,15 @@ import java.util.Set;
  * @param chains the names of its chains
  * @param maps the names of its maps (the other objects are sets)
  * @param counters the names of its named counters
+ * @param warnings what of the settings it left out (loopback NodePort addresses)
  */
-record FixedTable(String script, Set<String> chains, Set<String> maps, Set<String> counters) {}
+record FixedTable(
+    String script,
+    Set<String> chains,
+    Set<String> maps,
+    Set<String> counters,
+    List<String> warnings) {
+  FixedTable {
+    warnings = List.copyOf(warnings);
+  }
+}

@@ -1,13 +1,11 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.render.FamilySettings;
-import java.util.List;
 
 /**
- * Renders the proxy's desired state as one {@code nft -f} script that atomically replaces table
- * {@code proxima} of one family. Pure: no I/O, and the same input (in any order) gives the same
- * text.
+ * The layout of table {@code proxima}, which {@link RulesetAssembler} writes (its full sync is the
+ * one way to a whole table, for the live proxy and the {@code render} command alike), and the
+ * script that deletes the table.
  *
  * <p>Semantics are kube-proxy's nftables mode; the layout is Proxima's own. Where kube-proxy gives
  * every Service port and endpoint its own chains, Proxima keeps per-Service state in set and map
@@ -31,30 +29,13 @@ import java.util.List;
  * client got, so those ports get chains, as in kube-proxy: {@code sticky-<hash>} per endpoint list
  * and {@code affinity-<hash>} (a chain and a timeout set) per endpoint.
  *
- * <p>The script replaces the whole table, so affinity memory (the timeout sets) starts empty when
- * it is loaded; established connections keep their NAT in conntrack. The live proxy loads {@link
- * RulesetAssembler}'s scripts instead: deltas for partial syncs and, for full syncs, an in-place
- * replacement that keeps the affinity sets.
+ * <p>A script that replaces the whole table empties the affinity memory (the timeout sets);
+ * established connections keep their NAT in conntrack. Over a table already loaded the live proxy
+ * therefore loads deltas for partial syncs and, for full syncs, an in-place replacement that keeps
+ * the affinity sets.
  */
 public final class NftRenderer {
   private NftRenderer() {}
-
-  /**
-   * The complete script for {@code nft -f}; see {@link #renderWithWarnings} for what is skipped.
-   */
-  public static String render(FamilySettings config, List<ServicePortRules> services) {
-    return renderWithWarnings(config, services).script();
-  }
-
-  /**
-   * The script, and a line for every input left out so that the transaction still loads (an address
-   * of the wrong family, a port out of range, an address tuple or NodePort an earlier Service port
-   * already holds).
-   */
-  public static NftRendering renderWithWarnings(
-      FamilySettings config, List<ServicePortRules> services) {
-    return new RenderPass(config).run(services);
-  }
 
   /** Deletes table {@code proxima} of {@code family}; succeeds whether or not it exists. */
   public static String cleanupScript(IpFamily family) {

@@ -56,7 +56,6 @@ import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -67,7 +66,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** One rendering: collects declarations, rules and elements, then prints them in load order. */
+/**
+ * One rendering pass: the fixed table ({@link #fixedTable}), or what one Service port adds to it
+ * ({@link #fragment}). {@link RulesetAssembler} puts the two together; it is the only way to a
+ * whole table, so what the live proxy loads and what {@code render} prints cannot drift apart.
+ */
 final class RenderPass {
   private static final String REJECT_VERDICT = "goto " + REJECT_CHAIN;
   private static final String DROP_VERDICT = "goto " + NftNames.NO_ENDPOINT_DROP;
@@ -156,8 +159,6 @@ final class RenderPass {
   /** Address tuples and NodePorts to the Service port that claimed them first. */
   private final Map<String, ServicePortName> claims = new HashMap<>();
 
-  private final List<String> nodePortAddresses;
-
   /** The ClientIP-affinity chains and timeout sets, created after the lb chains. */
   private final AffinityChains affinity;
 
@@ -167,51 +168,19 @@ final class RenderPass {
     this.decision = new RouteDecision(family, warnings);
     this.text = new NftText(family);
     this.affinity = new AffinityChains(family, masqueradeClusterIpRule().stream().toList());
-    this.nodePortAddresses = new ArrayList<>();
-    for (String address : config.nodePortAddresses()) {
-      if (NftAddresses.parseCidr(NftSyntax.loopback(family), family)
-          .orElseThrow()
-          .contains(cidrOf(address))) {
-        warnings.add(
-            "nodePortAddresses: "
-                + address
-                + " is a loopback address; NodePorts on loopback are not supported, ignored");
-      } else {
-        nodePortAddresses.add(address);
-      }
-    }
     for (String prefix :
         List.of(LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX)) {
       lbSizes.put(prefix, new TreeSet<>());
     }
   }
 
-  NftRendering run(List<ServicePortRules> services) {
-    List<ServicePortRules> sorted = new ArrayList<>(services);
-    // Ties (the same name twice, which the caller should not send) are broken by content, so the
-    // output does not depend on the input order even then.
-    sorted.sort(
-        Comparator.comparing((ServicePortRules r) -> r.port().name())
-            .thenComparing(ServicePortRules::toString));
-    ServicePortName previous = null;
-    for (ServicePortRules rules : sorted) {
-      ServicePortName name = rules.port().name();
-      if (name.equals(previous)) {
-        warnings.add(name + ": the same service port was given twice; only the first is rendered");
-        continue;
-      }
-      previous = name;
-      servicePort(rules);
-    }
-    return new NftRendering(print(), warnings);
-  }
-
   /**
-   * The table without any Service port: the script that replaces the kernel's table with it, and
-   * the names of its chains and of its maps, which the assembler must tell from sets.
+   * The table without any Service port: the script that replaces the kernel's table with it, the
+   * names of its chains and of its maps, which the assembler must tell from sets, and what of the
+   * settings it left out.
    */
   FixedTable fixedTable() {
-    var script = run(List.of()).script();
+    var script = print();
     var maps = new java.util.HashSet<String>();
     sets.forEach(
         (name, declaration) -> {
@@ -220,7 +189,11 @@ final class RenderPass {
           }
         });
     return new FixedTable(
-        script, Set.copyOf(chains.keySet()), Set.copyOf(maps), Set.copyOf(fixedCounters()));
+        script,
+        Set.copyOf(chains.keySet()),
+        Set.copyOf(maps),
+        Set.copyOf(fixedCounters()),
+        warnings);
   }
 
   /**
@@ -515,6 +488,7 @@ final class RenderPass {
 
   // ---------------------------------------------------------------- fixed layout and printing
 
+  /** The fixed table in load order: what every ruleset has, whatever its Service ports. */
   private String print() {
     String a = NftSyntax.addressType(family);
     String tupleType = a + " . inet_proto . inet_service";
@@ -643,15 +617,6 @@ final class RenderPass {
           .add("ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
     }
 
-    // Load-balancing chains, one per endpoint count in use.
-    List<String> masquerade = masqueradeClusterIpRule().stream().toList();
-    lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
-    lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
-    lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
-    lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
-    // Session-affinity chains, sorted by name so that output order is stable.
-    affinity.chains().forEach(this::chain);
-
     // Sets and maps.
     set(CLUSTER_IPS, "type " + a + " ; comment \"active ClusterIPs\" ;");
     set(SERVICE_CIDRS, "type " + a + " ; flags interval ; comment \"ServiceCIDR ranges\" ;");
@@ -695,23 +660,9 @@ final class RenderPass {
           a + " . " + a + " . inet_proto . inet_service : counter",
           "Service address . endpoint . proto . endpoint port to the port's counter");
     }
-    affinity.sets().forEach(this::set);
 
-    // Elements of the fixed sets.
-    elements.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
-    if (!nodePortAddresses.isEmpty()) {
-      elements.put(NODEPORT_IPS, new ArrayList<>(nodePortAddresses));
-    }
-    elements.put(HAIRPINS, new ArrayList<>(hairpins));
-    // An address in two localities (slices that disagree) is in both sets; the locality chain
-    // counts it once, in the first.
-    if (config.countsLocality()) {
-      for (Locality locality : Locality.values()) {
-        elements.put(
-            NftNames.localitySet(locality),
-            new ArrayList<>(localityEndpoints.getOrDefault(locality, Set.of())));
-      }
-    }
+    // The only elements of the fixed table; the Service ports' fragments bring the rest.
+    elements.put(NODEPORT_IPS, nodePortAddresses());
 
     StringBuilder out = new StringBuilder();
     text.replaceTable(out);
@@ -730,6 +681,23 @@ final class RenderPass {
       text.addElements(out, set, elements.getOrDefault(set, List.of()));
     }
     return out.toString();
+  }
+
+  /** The NodePort addresses of the settings but loopback ones, which get a warning each. */
+  private List<String> nodePortAddresses() {
+    List<String> usable = new ArrayList<>();
+    Cidr loopback = NftAddresses.parseCidr(NftSyntax.loopback(family), family).orElseThrow();
+    for (String address : config.nodePortAddresses()) {
+      if (loopback.contains(cidrOf(address))) {
+        warnings.add(
+            "nodePortAddresses: "
+                + address
+                + " is a loopback address; NodePorts on loopback are not supported, ignored");
+      } else {
+        usable.add(address);
+      }
+    }
+    return usable;
   }
 
   /**

@@ -21,9 +21,9 @@ import java.util.TreeMap;
  * Keeps one family's ruleset as per-Service-port fragments, so a sync renders only the Service
  * ports that changed and loads only what that changes in the kernel.
  *
- * <p>Each fragment is what {@link NftRenderer} writes for that one port beyond the fixed table: its
- * set and map elements, and the chains and sets it needs ({@code lb-N}, affinity chains). Elements
- * and chains that several ports share (a hairpin pair, an {@code lb-2} chain) are
+ * <p>Each fragment is what that one port adds to the fixed table (the layout {@link NftRenderer}
+ * describes): its set and map elements, and the chains and sets it needs ({@code lb-N}, affinity
+ * chains). Elements and chains that several ports share (a hairpin pair, an {@code lb-2} chain) are
  * reference-counted: a delete is sent only when the last port stops using them. Ownership of
  * contested address keys is decided before the ports get here ({@link
  * dev.proxima.proxy.plan.AddressOwners}); should two ports still claim one map key, the one earlier
@@ -290,6 +290,7 @@ public final class RulesetAssembler {
     counterUses.clear();
     countedPorts.clear();
     warnings.clear();
+    warnings.addAll(fixed.warnings());
     staleChains.clear();
     staleSets.clear();
     var sorted = new ArrayList<>(ports);

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What one Service port adds to the fixed table, as the script lines {@link NftRenderer} would
- * print for it: its chains and their rules, its sets, its elements per set, and the names of its
- * named counters (a counted Service port's per-locality counters).
+ * What one Service port adds to the fixed table, as script lines: its chains and their rules, its
+ * sets, its elements per set, and the names of its named counters (a counted Service port's
+ * per-locality counters).
  */
 record ServiceFragment(
     Map<String, String> chains,

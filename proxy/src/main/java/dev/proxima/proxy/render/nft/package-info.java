@@ -1,6 +1,7 @@
 /**
- * The nftables data plane's ruleset renderer: a pure function from the proxy's desired state to one
- * {@code nft -f} script that atomically replaces table {@code proxima} of one family.
+ * The nftables data plane's rendering, pure: {@link RulesetAssembler} turns the proxy's desired
+ * state into {@code nft -f} transactions for table {@code proxima} of one family: the whole table
+ * (a full sync; what {@code render} prints), or what changed (a partial sync).
  *
  * <h2>Layout</h2>
  *
@@ -46,8 +47,9 @@
  *       with a warning rather than failing the transaction. Source ranges fail closed: a port whose
  *       ranges are all unusable still gets its firewall entry, with nothing allowed.
  *   <li>Nested CIDRs are reduced to the outermost: nft rejects nested ranges in interval sets.
- *   <li>A rendered script replaces the whole table, so affinity sets start empty after a full sync.
- *       Partial syncs load only {@link RulesetAssembler}'s delta and keep them.
+ *   <li>A script that replaces the whole table (the first sync, {@code render}) starts the affinity
+ *       sets empty. Full syncs over a loaded table replace its contents in place and keep the
+ *       affinity sets still wanted; partial syncs load only the delta.
  * </ul>
  */
 package dev.proxima.proxy.render.nft;

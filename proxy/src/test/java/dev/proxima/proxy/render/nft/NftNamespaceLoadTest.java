@@ -101,7 +101,7 @@ class NftNamespaceLoadTest {
     nft(RenderCases.thousandServices().script());
     assertThat(list("ip")).contains("172.31.3.250 . tcp . 80");
 
-    nft(NftRenderer.render(RenderCases.v4(), java.util.List.of()));
+    nft(RenderCases.render(RenderCases.v4(), java.util.List.of()).script());
     assertThat(list("ip")).doesNotContain("172.31.").contains("chain services {");
   }
 

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -161,16 +162,29 @@ class NftRendererTest {
     }
 
     @Test
-    void declaresEveryChainBeforeAnyRuleAndEverySetBeforeAnyElement() {
-      List<String> lines = RenderCases.sessionAffinity().parsed().lines();
-      int lastChain = lastIndexOf(lines, "add chain ");
-      int lastSet = Math.max(lastIndexOf(lines, "add set "), lastIndexOf(lines, "add map "));
-      int firstRule = firstIndexOf(lines, "add rule ");
-      int firstElement = firstIndexOf(lines, "add element ");
+    void declaresEveryChainAndSetBeforeTheFirstLineThatNamesIt() {
+      Script script = RenderCases.sessionAffinity().parsed();
+      List<String> lines = script.lines();
+      List<String> names = new ArrayList<>(script.chains());
+      names.addAll(script.sets());
 
-      assertThat(lastChain).isLessThan(firstRule);
-      assertThat(lastSet).isLessThan(firstRule);
-      assertThat(firstRule).isLessThan(firstElement);
+      assertThat(names).hasSizeGreaterThan(40).anyMatch(name -> name.startsWith("sticky-"));
+      for (String name : names) {
+        // An affinity chain and its timeout set share a name: both come first.
+        String declaration = "add (chain|set|map) ip proxima " + Pattern.quote(name) + "( .*)?";
+        int lastDeclaration = -1;
+        for (int i = 0; i < lines.size(); i++) {
+          if (lines.get(i).matches(declaration)) {
+            lastDeclaration = i;
+          }
+        }
+        int firstUse = firstIndexOf(lines, line -> namesObject(line, name));
+
+        assertThat(lastDeclaration).as(name).isNotNegative();
+        if (firstUse >= 0) {
+          assertThat(lastDeclaration).as(name).isLessThan(firstUse);
+        }
+      }
     }
 
     @Test
@@ -178,13 +192,13 @@ class NftRendererTest {
       List<ServicePortRules> services = new ArrayList<>(RenderCases.many(300));
       services.addAll(RenderCases.sessionAffinity().services());
       services.addAll(RenderCases.clashingAddresses().services());
-      String first = NftRenderer.render(RenderCases.v4(), services);
+      String first = RenderCases.render(RenderCases.v4(), services).script();
 
-      assertThat(NftRenderer.render(RenderCases.v4(), services)).isEqualTo(first);
+      assertThat(RenderCases.render(RenderCases.v4(), services).script()).isEqualTo(first);
       for (long seed = 1; seed <= 5; seed++) {
         List<ServicePortRules> shuffled = new ArrayList<>(services);
         Collections.shuffle(shuffled, new Random(seed));
-        assertThat(NftRenderer.render(RenderCases.v4(), shuffled)).isEqualTo(first);
+        assertThat(RenderCases.render(RenderCases.v4(), shuffled).script()).isEqualTo(first);
       }
     }
 
@@ -258,12 +272,13 @@ class NftRendererTest {
     void withInternalTrafficLocalUsesTheLocalListAndItsOwnChain() {
       Script script =
           new Script(
-              NftRenderer.render(
-                  RenderCases.v4(),
-                  List.of(
-                      service("ns/itp", "172.30.0.51", 80)
-                          .internalLocal()
-                          .rules(null, List.of(local("10.1.0.9", 80)), true))));
+              RenderCases.render(
+                      RenderCases.v4(),
+                      List.of(
+                          service("ns/itp", "172.30.0.51", 80)
+                              .internalLocal()
+                              .rules(null, List.of(local("10.1.0.9", 80)), true)))
+                  .script());
 
       assertThat(script.elements("service-ips"))
           .containsExactly("172.30.0.51 . tcp . 80 comment \"ns/itp\" : goto local-lb-1");
@@ -293,7 +308,7 @@ class NftRendererTest {
               "172.30.0.80 . tcp . 443 . 0 : 10.2.0.1 . 8443",
               "172.30.0.80 . tcp . 443 . 1 : 10.2.0.2 . 8443",
               "172.30.0.80 . tcp . 9090 . 0 : 10.2.0.1 . 9090");
-      assertThat(script.chains()).filteredOn(LB_CHAIN).containsExactly("lb-1", "lb-2");
+      assertThat(script.chains()).filteredOn(LB_CHAIN).containsExactlyInAnyOrder("lb-1", "lb-2");
     }
 
     @Test
@@ -401,7 +416,7 @@ class NftRendererTest {
     @Test
     void onAnAddressAnEarlierServiceHoldsIsSkippedWithAWarning() {
       RenderCases.Case clash = RenderCases.clashingAddresses();
-      NftRendering rendering = NftRenderer.renderWithWarnings(clash.config(), clash.services());
+      NftRendering rendering = RenderCases.render(clash.config(), clash.services());
       Script script = new Script(rendering.script());
 
       assertThat(script.elements("service-ips"))
@@ -414,8 +429,12 @@ class NftRendererTest {
               "192.0.2.140 . tcp . 80 : goto lb-1", "192.0.2.141 . tcp . 80 : goto lb-2");
       assertThat(rendering.warnings())
           .containsExactly(
-              "ns/second: external address 192.0.2.140 . tcp . 80 is already used by ns/first;"
-                  + " skipped for this service port");
+              "ns/second: 192.0.2.140 . tcp . 80 . 0 in cluster-endpoints is already held by"
+                  + " ns/first; skipped",
+              "ns/second: 192.0.2.140 . tcp . 80 in service-ips is already held by ns/first;"
+                  + " skipped",
+              "ns/second: 192.0.2.140 . tcp . 80 in cluster-dispatch is already held by ns/first;"
+                  + " skipped");
     }
   }
 
@@ -460,11 +479,14 @@ class NftRendererTest {
     }
 
     @Test
-    void onLoopbackAddressesAreNotOfferedAndSaySo() {
+    void onLoopbackAddressesAreNotOfferedAndSaySoOnce() {
+      List<ServicePortRules> services =
+          new ArrayList<>(RenderCases.nodePortOnAllLocalAddresses().services());
+      services.addAll(RenderCases.many(3));
       NftRendering rendering =
-          NftRenderer.renderWithWarnings(
+          RenderCases.render(
               RenderCases.v4().withNodePortAddresses(List.of("127.0.0.1", "192.168.1.10")),
-              RenderCases.nodePortOnAllLocalAddresses().services());
+              services);
 
       assertThat(new Script(rendering.script()).elements("nodeport-ips"))
           .containsExactly("192.168.1.10");
@@ -534,7 +556,7 @@ class NftRendererTest {
       String alone = String.join("\n", RenderCases.sessionAffinity().parsed().chains());
       List<ServicePortRules> more = new ArrayList<>(RenderCases.many(50));
       more.addAll(RenderCases.sessionAffinity().services());
-      Script together = new Script(NftRenderer.render(RenderCases.v4(), more));
+      Script together = new Script(RenderCases.render(RenderCases.v4(), more).script());
 
       assertThat(together.chains()).containsAll(List.of(alone.split("\n")));
     }
@@ -543,12 +565,13 @@ class NftRendererTest {
     void roundsATimeoutUpToWholeSeconds() {
       Script script =
           new Script(
-              NftRenderer.render(
-                  RenderCases.v4(),
-                  List.of(
-                      service("ns/s", "172.30.0.1", 80)
-                          .sticky(Duration.ofMillis(1500))
-                          .cluster(remote("10.2.0.1", 80)))));
+              RenderCases.render(
+                      RenderCases.v4(),
+                      List.of(
+                          service("ns/s", "172.30.0.1", 80)
+                              .sticky(Duration.ofMillis(1500))
+                              .cluster(remote("10.2.0.1", 80))))
+                  .script());
 
       assertThat(script.lines()).anyMatch(line -> line.endsWith("timeout 2s ; }"));
     }
@@ -668,11 +691,12 @@ class NftRendererTest {
     void printsAddressesCanonically() {
       Script script =
           new Script(
-              NftRenderer.render(
-                  RenderCases.v6(),
-                  List.of(
-                      service("ns/v6", "FD00:0030:0:0::0010", 80)
-                          .cluster(remote("fd00:10:0::0:1", 8080)))));
+              RenderCases.render(
+                      RenderCases.v6(),
+                      List.of(
+                          service("ns/v6", "FD00:0030:0:0::0010", 80)
+                              .cluster(remote("fd00:10:0::0:1", 8080))))
+                  .script());
 
       assertThat(script.elements("service-ips"))
           .containsExactly("fd00:30::10 . tcp . 80 comment \"ns/v6\" : goto lb-1");
@@ -684,8 +708,9 @@ class NftRendererTest {
   class Scale {
     @Test
     void theChainCountDoesNotGrowWithTheNumberOfServices() {
-      Script one = new Script(NftRenderer.render(RenderCases.v4(), RenderCases.many(1)));
-      Script thousand = new Script(NftRenderer.render(RenderCases.v4(), RenderCases.many(1000)));
+      Script one = new Script(RenderCases.render(RenderCases.v4(), RenderCases.many(1)).script());
+      Script thousand =
+          new Script(RenderCases.render(RenderCases.v4(), RenderCases.many(1000)).script());
       List<String> lbChains = thousand.chains().stream().filter(LB_CHAIN).toList();
 
       assertThat(thousand.elements("service-ips")).hasSizeGreaterThan(500);
@@ -708,9 +733,10 @@ class NftRendererTest {
                 .sticky(Duration.ofSeconds(60))
                 .cluster(remote("10.3." + i + ".1", 80), remote("10.3." + i + ".2", 80)));
       }
-      int base = new Script(NftRenderer.render(RenderCases.v4(), List.of())).chains().size();
+      int base =
+          new Script(RenderCases.render(RenderCases.v4(), List.of()).script()).chains().size();
 
-      assertThat(new Script(NftRenderer.render(RenderCases.v4(), sticky)).chains())
+      assertThat(new Script(RenderCases.render(RenderCases.v4(), sticky).script()).chains())
           .as("per port: a sticky chain and one affinity chain per endpoint")
           .hasSize(base + 10 * 3);
     }
@@ -726,7 +752,7 @@ class NftRendererTest {
           service("ns/eps", "172.30.0.2", 80)
               .cluster(remote("fd00::5", 80), remote("10.2.0.2", 0), remote("10.2.0.3", 80));
       NftRendering rendering =
-          NftRenderer.renderWithWarnings(RenderCases.v4(), List.of(wrongFamily, badEndpoints));
+          RenderCases.render(RenderCases.v4(), List.of(wrongFamily, badEndpoints));
       Script script = new Script(rendering.script());
 
       assertThat(script.elements("cluster-ips")).containsExactly("172.30.0.2");
@@ -742,7 +768,7 @@ class NftRendererTest {
     @Test
     void failsClosedWhenNoSourceRangeIsUsable() {
       NftRendering rendering =
-          NftRenderer.renderWithWarnings(
+          RenderCases.render(
               RenderCases.v4(),
               List.of(
                   service("ns/lb", "172.30.0.3", 80)
@@ -792,22 +818,22 @@ class NftRendererTest {
     return after.split("[ ,]")[0];
   }
 
-  private static int firstIndexOf(List<String> lines, String prefix) {
+  private static int firstIndexOf(List<String> lines, Predicate<String> match) {
     for (int i = 0; i < lines.size(); i++) {
-      if (lines.get(i).startsWith(prefix)) {
+      if (match.test(lines.get(i))) {
         return i;
       }
     }
     return -1;
   }
 
-  private static int lastIndexOf(List<String> lines, String prefix) {
-    int last = -1;
-    for (int i = 0; i < lines.size(); i++) {
-      if (lines.get(i).startsWith(prefix)) {
-        last = i;
-      }
-    }
-    return last;
+  /** A rule or element block of {@code name}, or a reference to it ({@code goto}, {@code @}). */
+  private static boolean namesObject(String line, String name) {
+    return line.matches(
+        "(add (rule|element) ip proxima "
+            + Pattern.quote(name)
+            + "( .*)?|.*(goto |jump |@)"
+            + Pattern.quote(name)
+            + "([ ,}].*)?)");
   }
 }

@@ -57,7 +57,7 @@ class NftValidationTest {
             .filter(c -> c.config().family() == family)
             .flatMap(c -> c.services().stream())
             .toList();
-    check(NftRenderer.render(config, all));
+    check(RenderCases.render(config, all).script());
   }
 
   private void check(String script) throws IOException {

@@ -26,7 +26,7 @@ final class RenderCases {
   /** A named input. */
   record Case(String name, FamilySettings config, List<ServicePortRules> services) {
     String script() {
-      return NftRenderer.render(config, services);
+      return render(config, services).script();
     }
 
     Script parsed() {
@@ -37,6 +37,15 @@ final class RenderCases {
     public String toString() {
       return name;
     }
+  }
+
+  /**
+   * What the live proxy loads for {@code services} into a node without table {@code proxima}: its
+   * assembler's full sync, the one path to a whole table.
+   */
+  static NftRendering render(FamilySettings config, List<ServicePortRules> services) {
+    var assembler = new RulesetAssembler(config);
+    return new NftRendering(assembler.replaceAll(services), assembler.warnings());
   }
 
   static FamilySettings v4() {

@@ -150,25 +150,6 @@ class RulesetAssemblerTest {
   }
 
   @Test
-  void theAssembledTableEqualsTheOneThePlainRendererWrites() throws Exception {
-    requireKernelTools();
-    var ports = mixed();
-    var suffix = UUID.randomUUID().toString().substring(0, 6);
-    var assembled = "pxa-" + suffix;
-    var rendered = "pxr-" + suffix;
-    try {
-      load(assembled, assembler.replaceAll(ports));
-      load(rendered, NftRenderer.render(CONFIG, ports));
-
-      assertThat(NftTool.objects(directory, assembled))
-          .isEqualTo(NftTool.objects(directory, rendered));
-    } finally {
-      HostTools.run(directory, "ip", "netns", "del", assembled);
-      HostTools.run(directory, "ip", "netns", "del", rendered);
-    }
-  }
-
-  @Test
   void updatesLeaveTheKernelEqualToAFreshTableOfTheNewState() throws Exception {
     requireKernelTools();
     var suffix = UUID.randomUUID().toString().substring(0, 6);

@@ -89,8 +89,7 @@ class ServiceLocalityCountingTest {
 
     @Test
     void countsTwoPortsOfOneAddressThatShareAnEndpointPortAsTheFirst() {
-      var rendering =
-          NftRenderer.renderWithWarnings(CONFIG, RenderCases.countedServicePorts().services());
+      var rendering = RenderCases.render(CONFIG, RenderCases.countedServicePorts().services());
       var twin =
           new Script(rendering.script())
               .elements("service-locality").stream()
