@@ -25,8 +25,12 @@ public final class Iptables implements IptablesKernel {
   private static final Pattern FAILED_LINE = Pattern.compile("line:? (\\d+)");
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-  /** How long a scrape waits for the counters: it must not wait for the sync timeout. */
-  static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * How long a counter read may take. Scrapes do not wait for it (the runtime reads in the
+   * background and shows the latest finished read); the tool lists the whole ruleset to answer,
+   * which takes seconds on the largest tables.
+   */
+  static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(60);
 
   private final List<String> prefix;
   private final IpFamily family;

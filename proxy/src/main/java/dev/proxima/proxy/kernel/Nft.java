@@ -14,8 +14,12 @@ import java.util.regex.Pattern;
 public final class Nft implements RuleLoader {
   private static final Pattern ERROR_LOCATION = Pattern.compile("^/dev/stdin:(\\d+):");
 
-  /** How long a scrape waits for the kernel's counters. */
-  static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * How long a counter read may take. Scrapes do not wait for it (the runtime reads in the
+   * background and shows the latest finished read); the tool lists the whole ruleset to answer,
+   * which takes seconds on the largest tables.
+   */
+  static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(60);
 
   private final List<String> command;
   private final Duration timeout;

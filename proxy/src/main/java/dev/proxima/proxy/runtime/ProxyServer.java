@@ -71,6 +71,16 @@ public final class ProxyServer implements AutoCloseable {
   private final String notCountedBecause;
 
   // Checks the kernel's rules and writes the partial-sync log summaries.
+  /**
+   * How long a scrape waits for a family's kernel counter read before it shows the latest finished
+   * one ({@link LatestCounterRead}); two families stay within a scrape's usual 10 s timeout.
+   */
+  private static final Duration COUNTER_READ_WAIT = Duration.ofSeconds(2);
+
+  /** One thread per family, so a slow read of one delays neither the other nor any sync. */
+  private final java.util.concurrent.ExecutorService counterReads =
+      Executors.newFixedThreadPool(2, DaemonThreads.named("proxy-counter-read"));
+
   private final ScheduledExecutorService kernelCheck =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
 
@@ -144,7 +154,9 @@ public final class ProxyServer implements AutoCloseable {
     var counters = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     for (var family : IpFamily.values()) {
       var plane = planes.forFamily(family, metrics, clock);
-      counters.put(family.apiName(), plane::connectionCounts);
+      counters.put(
+          family.apiName(),
+          new LatestCounterRead(plane::connectionCounts, counterReads, COUNTER_READ_WAIT));
       proxiers.add(new Proxier(family, config, cache, plane, host, metrics, health, clock));
     }
     if (config.rules().observeLocality().counts()) {
@@ -399,6 +411,7 @@ public final class ProxyServer implements AutoCloseable {
   @Override
   public void close() {
     kernelCheck.shutdownNow();
+    counterReads.shutdownNow();
     runner.close();
     serviceHealth.close();
     cache.close();
