@@ -48,7 +48,7 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
           for (var flag : imageFlags(dockerfile)) {
             flags.add(
                 flag.startsWith("-XX:SharedArchiveFile=")
-                    ? "-XX:SharedArchiveFile=" + StartupArchive.trained(key, deployed.flags())
+                    ? StartupArchive.use(StartupArchive.trained(key, deployed.flags()))
                     : flag);
           }
           return new DeployedJvm(List.copyOf(flags), deployed.environment());

@@ -14,12 +14,24 @@ import java.util.concurrent.TimeUnit;
  * also be the JVM that maps it. Made once per jar and kept beside it until the jar changes.
  */
 final class StartupArchive {
+  /**
+   * BENCH_TRIAL_AOT_CACHE=1, for a JDK 24 or later: an AOT cache (JEP 483) trained the same way,
+   * instead of the dynamic class-data archive the image ships. The figures then are not the
+   * image's.
+   */
+  private static final boolean AOT_CACHE = "1".equals(System.getenv("BENCH_TRIAL_AOT_CACHE"));
+
   private StartupArchive() {}
+
+  /** The flag that maps {@code archive}. */
+  static String use(Path archive) {
+    return (AOT_CACHE ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive;
+  }
 
   /** The archive for {@code jar}, trained now if missing or older than the jar. */
   static synchronized Path trained(Path jar, List<String> manifestFlags) {
     var name = jar.getFileName().toString().replaceAll("\\.jar$", "");
-    var archive = jar.resolveSibling(name + "-bench.jsa");
+    var archive = jar.resolveSibling(name + (AOT_CACHE ? "-bench.aot" : "-bench.jsa"));
     try {
       if (Files.exists(archive)
           && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0) {
@@ -30,7 +42,7 @@ final class StartupArchive {
       var command = new ArrayList<String>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.addAll(manifestFlags);
-      command.add("-XX:ArchiveClassesAtExit=" + archive);
+      command.add((AOT_CACHE ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=") + archive);
       command.addAll(List.of("-jar", jar.toString(), "train-startup"));
       Progress.log("training the startup archive: " + String.join(" ", command));
       var process =
@@ -60,6 +72,9 @@ final class StartupArchive {
    * start the image would have without its startup archive.
    */
   static String withoutIt() {
+    if (AOT_CACHE) {
+      return "-XX:AOTMode=off";
+    }
     return "-XX:SharedArchiveFile="
         + Path.of(System.getProperty("java.home"), "lib", "server", "classes.jsa");
   }
