@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceListBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceListBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRListBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,8 +25,9 @@ import java.util.concurrent.Executors;
 
 /**
  * A made-up cluster served on loopback for {@link TrainStartupCommand}: list responses for
- * Services, EndpointSlices and one Node, and watches that stay open and quiet. Just enough API
- * server for the proxy's informers to list, sync and watch; everything else is a 404.
+ * Services, EndpointSlices, one Node and the default ServiceCIDR, and watches that stay open and
+ * quiet. Just enough API server for the proxy's informers to list, sync and watch; everything else
+ * is a 404.
  */
 final class TrainingApiServer implements AutoCloseable {
   static final String NODE = "training-node";
@@ -41,7 +43,8 @@ final class TrainingApiServer implements AutoCloseable {
         Map.of(
             "/api/v1/services", json(services(services)),
             "/apis/discovery.k8s.io/v1/endpointslices", json(slices(services)),
-            "/api/v1/nodes", json(nodes()));
+            "/api/v1/nodes", json(nodes()),
+            "/apis/networking.k8s.io/v1/servicecidrs", json(serviceCidrs()));
     threads =
         Executors.newCachedThreadPool(
             task -> {
@@ -211,6 +214,22 @@ final class TrainingApiServer implements AutoCloseable {
                     .endAddress()
                     .endStatus()
                     .build()))
+        .build();
+  }
+
+  /** The default ServiceCIDR an API server of Kubernetes 1.33 or later creates. */
+  private static Object serviceCidrs() {
+    return new ServiceCIDRListBuilder()
+        .withMetadata(new ListMetaBuilder().withResourceVersion("1").build())
+        .addNewItem()
+        .withNewMetadata()
+        .withName("kubernetes")
+        .withResourceVersion("1")
+        .endMetadata()
+        .withNewSpec()
+        .withCidrs("10.96.0.0/12")
+        .endSpec()
+        .endItem()
         .build();
   }
 
