@@ -140,7 +140,9 @@ public final class BenchMain {
               () -> {
                 try (var api = new ApiServer()) {
                   new ColdStartBenchmark(
-                          scale, api, namespaces, workDir, proxyJar, rows, startCount)
+                          new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows),
+                          api,
+                          startCount)
                       .run();
                 }
               });

@@ -1,6 +1,5 @@
 package dev.proxima.bench;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,33 +30,18 @@ final class ColdStartBenchmark {
     }
   }
 
-  private final Scale scale;
+  private final Harness harness;
   private final ApiServer api;
-  private final Namespaces namespaces;
-  private final Path work;
-  private final Path proxyJar;
-  private final List<Row> rows;
   private final int starts;
 
-  ColdStartBenchmark(
-      Scale scale,
-      ApiServer api,
-      Namespaces namespaces,
-      Path work,
-      Path proxyJar,
-      List<Row> rows,
-      int starts) {
-    this.scale = scale;
+  ColdStartBenchmark(Harness harness, ApiServer api, int starts) {
+    this.harness = harness;
     this.api = api;
-    this.namespaces = namespaces;
-    this.work = work;
-    this.proxyJar = proxyJar;
-    this.rows = rows;
     this.starts = starts;
   }
 
   void run() throws Exception {
-    int services = scale.coldServices();
+    int services = harness.scale().coldServices();
     var cluster = new SyntheticCluster(services, 2, "PreferSameZone");
     api.createAll(cluster.nodes());
     api.createAll(cluster.services());
@@ -73,54 +57,46 @@ final class ColdStartBenchmark {
     }
     String size = services + " svc × 2 ep";
     var totals = new Stats(phases.stream().map(Phases::total).toList());
-    rows.add(
-        Row.check(
-            "1 Cold full sync: proxy start → rules in an empty namespace (median of "
-                + totals.size()
-                + ", min–max "
-                + Row.ms(totals.min())
-                + "–"
-                + Row.ms(totals.max())
-                + ")",
-            size,
-            Row.ms(totals.median()),
-            "-",
-            "-",
-            "≤ 2 s",
-            totals.median() <= 2000));
-    rows.add(
-        Row.report(
-            "1 Cold full sync, where the time goes (medians, min–max)",
-            size,
-            text(phases),
-            "-",
-            "-"));
+    harness.rows().add(Row.coldSync(totals, size));
+    harness
+        .rows()
+        .add(
+            Row.report(
+                "1 Cold full sync, where the time goes (medians, min–max)",
+                size,
+                text(phases),
+                "-",
+                "-"));
     var without = new Stats(withoutArchive.stream().map(Phases::total).toList());
-    rows.add(
-        Row.report(
-            "1 Cold full sync without the image's startup archive (median of "
-                + without.size()
-                + ", min–max "
-                + Row.ms(without.min())
-                + "–"
-                + Row.ms(without.max())
-                + "; started alternately with the row above)",
-            size,
-            Row.ms(without.median()),
-            "with it: " + Row.ms(totals.median()),
-            Row.ratio(without.median(), totals.median())));
-    rows.add(
-        Row.report(
-            "1 Cold full sync without the startup archive, where the time goes",
-            size,
-            text(withoutArchive),
-            "-",
-            "-"));
+    harness
+        .rows()
+        .add(
+            Row.report(
+                "1 Cold full sync without the image's startup archive (median of "
+                    + without.size()
+                    + ", "
+                    + Row.spread(without)
+                    + "; started alternately with the row above)",
+                size,
+                Row.ms(without.median()),
+                "with it: " + Row.ms(totals.median()),
+                Row.ratio(without.median(), totals.median())));
+    harness
+        .rows()
+        .add(
+            Row.report(
+                "1 Cold full sync without the startup archive, where the time goes",
+                size,
+                text(withoutArchive),
+                "-",
+                "-"));
   }
 
   private Phases start(String suffix, List<String> extraFlags) throws java.io.IOException {
-    var timer = new NftTimer(work, suffix);
-    try (var node = new ProxyNode(namespaces, suffix, api, work, proxyJar).timing(timer)) {
+    var timer = new NftTimer(harness.work(), suffix);
+    try (var node =
+        new ProxyNode(harness.namespaces(), suffix, api, harness.work(), harness.proxyJar())
+            .timing(timer)) {
       var proxy = node.startAndAwaitSync(extraFlags);
       return phases(proxy, node, timer);
     }

@@ -86,21 +86,7 @@ final class ProxyBenchmarks {
       var totals = new Stats(total);
       var bares = new Stats(bare);
       String size = large + " svc × 2 ep";
-      rows.add(
-          Row.check(
-              "1 Cold full sync: proxy start → rules in an empty namespace (median of "
-                  + totals.size()
-                  + ", min–max "
-                  + Row.ms(totals.min())
-                  + "–"
-                  + Row.ms(totals.max())
-                  + ")",
-              size,
-              Row.ms(totals.median()),
-              "-",
-              "-",
-              "≤ 2 s",
-              totals.median() <= 2000));
+      rows.add(Row.coldSync(totals, size));
       rows.add(
           Row.check(
               "1 Cold full sync vs bare `nft -f` of the same script (ratio per start "
