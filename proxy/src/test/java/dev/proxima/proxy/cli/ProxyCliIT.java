@@ -139,4 +139,32 @@ class ProxyCliIT {
           .doesNotContain("\tat ");
     }
   }
+
+  @Test
+  void anApiServerWithoutTheServiceCidrApiIsSaidOnceAndNotAskedAgain() throws Exception {
+    try (var api = new RefusingApiServer(404, "NotFound", "the server could not find it");
+        var proxy =
+            jar()
+                .start(
+                    dryRun(
+                        "--kubeconfig",
+                        ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), api.url())
+                            .toString()))) {
+      var serviceCidrs = "url=" + api.url() + "/apis/networking.k8s.io/v1/servicecidrs";
+      // The Services informer retries its own 404s meanwhile; two of its warnings show time passed.
+      var services = "url=" + api.url() + "/api/v1/services";
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> proxy.errSoFar().lines().filter(line -> line.contains(services)).count() >= 2);
+
+      assertThat(proxy.errSoFar().lines().filter(line -> line.contains(serviceCidrs)))
+          .singleElement()
+          .satisfies(
+              line ->
+                  assertThat(line)
+                      .contains("INFO", "The API server does not serve ServiceCIDRs")
+                      .doesNotContain("retrying"));
+    }
+  }
 }
