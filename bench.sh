@@ -9,6 +9,7 @@
 #   ./bench.sh --only=jmh,proxy,latency,controller,extreme,soak
 #   ./bench.sh --extreme[=44000x1]   issue 18's extreme shapes alone (or one of them)
 #   ./bench.sh --soak[=minutes]      issue 18's soak alone (30 minutes unless given)
+#   ./bench.sh --cold[=starts]       target 1 cold start alone, with where the time goes (5 starts)
 #
 # Kernel and process benchmarks need root, nft, iptables and iproute2. The harness runs inside its
 # own network namespace (pb8-hub) and creates every other namespace and veth it needs under the

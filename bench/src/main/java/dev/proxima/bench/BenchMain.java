@@ -26,6 +26,7 @@ public final class BenchMain {
     List<String> only = List.of("jmh", "proxy", "latency", "controller", "extreme", "soak");
     var chosen = new ArrayList<String>();
     Double soakMinutes = null;
+    int coldStarts = 5;
     String extremeShape = null;
     Path work = Path.of("bench", "target", "bench-work");
     Path root = Path.of(".");
@@ -42,6 +43,11 @@ public final class BenchMain {
         // One shape, e.g. --extreme=44000x1, so a run that holds the netns lock stays short.
         chosen.add("extreme");
         extremeShape = arg.substring("--extreme=".length());
+      } else if (arg.equals("--cold")) {
+        chosen.add("cold");
+      } else if (arg.startsWith("--cold=")) {
+        chosen.add("cold");
+        coldStarts = Integer.parseInt(arg.substring("--cold=".length()));
       } else if (arg.equals("--soak")) {
         chosen.add("soak");
       } else if (arg.startsWith("--soak=")) {
@@ -120,6 +126,26 @@ public final class BenchMain {
         }
         if (proxySection && !iptablesRows) {
           iptablesModeRows(iptables, rows);
+        }
+      }
+      if (only.contains("cold")) {
+        if (kernelSkip != null) {
+          rows.add(Row.skipped("1 cold full sync", "-", kernelSkip));
+        } else {
+          final int startCount = coldStarts;
+          section(
+              "cold",
+              errors,
+              rows,
+              () -> {
+                try (var api = new ApiServer()) {
+                  new ColdStartBenchmark(
+                          new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows),
+                          api,
+                          startCount)
+                      .run();
+                }
+              });
         }
       }
       if (only.contains("latency")) {

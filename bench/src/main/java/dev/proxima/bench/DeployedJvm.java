@@ -18,7 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * harness cannot drift from what operators deploy: the image's JAVA_TOOL_OPTIONS, plus the
  * container's memory limit as {@code -XX:MaxRAM} and its CPU limit, if any, as {@code
  * -XX:ActiveProcessorCount}, which is how the JVM sees those limits inside the container; and the
- * container's MALLOC_* variables, which shape the C heap the JVM's threads allocate from.
+ * container's MALLOC_* variables, which shape the C heap the JVM's threads allocate from. Then the
+ * flags the image's ENTRYPOINT gives {@code java} itself (deploy/images/<module>/Dockerfile), with
+ * the image's startup archive made here the way the image build makes it ({@link StartupArchive}).
  */
 record DeployedJvm(List<String> flags, Map<String, String> environment) {
   private static final Map<Path, DeployedJvm> READ = new ConcurrentHashMap<>();
@@ -31,7 +33,55 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
         module.getFileName().toString().equals("proxy")
             ? base.resolve("proxy-daemonset.yaml")
             : base.resolve("controller-deployment.yaml");
-    return READ.computeIfAbsent(manifest, DeployedJvm::read);
+    var dockerfile =
+        module
+            .getParent()
+            .resolve("deploy")
+            .resolve("images")
+            .resolve(module.getFileName().toString())
+            .resolve("Dockerfile");
+    return READ.computeIfAbsent(
+        jar.toAbsolutePath(),
+        key -> {
+          var deployed = read(manifest);
+          var flags = new ArrayList<>(deployed.flags());
+          for (var flag : imageFlags(dockerfile)) {
+            flags.add(
+                flag.startsWith("-XX:SharedArchiveFile=")
+                    ? StartupArchive.use(StartupArchive.trained(key, deployed.flags()))
+                    : flag);
+          }
+          return new DeployedJvm(List.copyOf(flags), deployed.environment());
+        });
+  }
+
+  /**
+   * The JVM options of the image's exec-form ENTRYPOINT, {@code ["java", OPTIONS..., "-jar", ...]};
+   * none when the image has no such line.
+   */
+  static List<String> imageFlags(Path dockerfile) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(dockerfile);
+    } catch (IOException e) {
+      throw new HarnessError("cannot read " + dockerfile, e);
+    }
+    for (var line : lines) {
+      if (!line.startsWith("ENTRYPOINT [")) {
+        continue;
+      }
+      var words = new ArrayList<String>();
+      var quoted = java.util.regex.Pattern.compile("\"([^\"]*)\"").matcher(line);
+      while (quoted.find()) {
+        words.add(quoted.group(1));
+      }
+      int jar = words.indexOf("-jar");
+      if (words.isEmpty() || !words.get(0).endsWith("java") || jar < 0) {
+        return List.of();
+      }
+      return List.copyOf(words.subList(1, jar));
+    }
+    return List.of();
   }
 
   private static DeployedJvm read(Path manifest) {

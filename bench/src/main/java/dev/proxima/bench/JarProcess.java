@@ -102,6 +102,21 @@ final class JarProcess implements AutoCloseable {
     return process.pid();
   }
 
+  /**
+   * CPU time the process has used so far, user and system, in milliseconds (from /proc; clock ticks
+   * of 10 ms). Unlike wall time, it hardly moves with what else loads the machine.
+   */
+  double cpuMillis() {
+    try {
+      var stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
+      var fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      // utime and stime are the 14th and 15th fields; the split starts at the 3rd.
+      return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10.0;
+    } catch (IOException | RuntimeException e) {
+      return Double.NaN;
+    }
+  }
+
   boolean alive() {
     return process.isAlive();
   }
@@ -228,9 +243,14 @@ final class JarProcess implements AutoCloseable {
 
   /** Epoch millis of the first JSON log line whose message contains {@code text}, if any. */
   OptionalDouble loggedAt(String text) {
+    return loggedAt(text, "");
+  }
+
+  /** Epoch millis of the first JSON log line that contains both texts, if any. */
+  OptionalDouble loggedAt(String text, String andText) {
     try {
       for (var line : Files.readAllLines(log)) {
-        if (line.contains(text)) {
+        if (line.contains(text) && line.contains(andText)) {
           // The JSON log format writes the time as an ISO instant in "@timestamp".
           var match = Pattern.compile("\"@timestamp\":\\s*\"([^\"]+)\"").matcher(line);
           if (match.find()) {

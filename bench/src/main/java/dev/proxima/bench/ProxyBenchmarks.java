@@ -86,21 +86,7 @@ final class ProxyBenchmarks {
       var totals = new Stats(total);
       var bares = new Stats(bare);
       String size = large + " svc × 2 ep";
-      rows.add(
-          Row.check(
-              "1 Cold full sync: proxy start → rules in an empty namespace (median of "
-                  + totals.size()
-                  + ", min–max "
-                  + Row.ms(totals.min())
-                  + "–"
-                  + Row.ms(totals.max())
-                  + ")",
-              size,
-              Row.ms(totals.median()),
-              "-",
-              "-",
-              "≤ 2 s",
-              totals.median() <= 2000));
+      rows.add(Row.coldSync(totals, size));
       rows.add(
           Row.check(
               "1 Cold full sync vs bare `nft -f` of the same script (ratio per start "
@@ -212,25 +198,14 @@ final class ProxyBenchmarks {
   }
 
   /**
-   * What class-data sharing would save on the JVM side: one training run writes an AppCDS archive
-   * at exit, then one more cold start uses it. Reported, not a target: the images do not ship an
-   * archive yet. Also what a CPU limit would cost, which the DaemonSet does not set.
+   * What the image's startup archive saves (the deployed start maps it; this one maps only the
+   * JDK's own archive), and what a CPU limit would cost, which the DaemonSet does not set.
    */
   private void appCds(double withoutMillis, String size) throws IOException {
-    var archive = work.resolve("proxy-appcds.jsa");
-    try (var training = new ProxyNode(namespaces, "node-t", api, work, proxyJar)) {
-      training.startAndAwaitSync(List.of("-XX:ArchiveClassesAtExit=" + archive));
-      training.stopProxy();
-    }
-    if (!java.nio.file.Files.exists(archive)) {
-      rows.add(
-          Row.skipped("1 Cold full sync with an AppCDS archive", size, "the JVM wrote no archive"));
-      return;
-    }
     coldVariant(
-        "1 Cold full sync with an AppCDS archive of the proxy's classes (one run; the images could ship one)",
+        "1 Cold full sync without the image's startup archive (one run; the JDK's own class-data archive only)",
         "node-a",
-        List.of("-XX:SharedArchiveFile=" + archive),
+        List.of(StartupArchive.withoutIt()),
         withoutMillis,
         size);
     coldVariant(

@@ -52,6 +52,22 @@ public final class ApiServerFailures {
     }
   }
 
+  /**
+   * The HTTP status the API server answered with, wherever it sits among the failure's causes
+   * (fabric8 wraps a failed list in further exceptions); 0 when the server gave none.
+   */
+  public static int statusCode(Throwable failure) {
+    for (var current = failure; current != null; current = current.getCause()) {
+      if (current instanceof KubernetesClientException api && api.getCode() > 0) {
+        return api.getCode();
+      }
+      if (current.getCause() == current) {
+        break;
+      }
+    }
+    return 0;
+  }
+
   /** The cause of a failure in a few words, from the innermost exception that says something. */
   public static String cause(Throwable failure) {
     for (var current = failure; current != null; current = current.getCause()) {

@@ -27,6 +27,17 @@ class ApiServerFailuresTest {
   }
 
   @Test
+  void findsTheApiServersStatusAlsoWhenTheClientWrappedIt() {
+    var wrapped =
+        new KubernetesClientException(
+            "list failed", new CompletionException(status(404, "the server could not find it")));
+
+    assertThat(ApiServerFailures.statusCode(wrapped)).isEqualTo(404);
+    assertThat(ApiServerFailures.statusCode(status(403, "forbidden"))).isEqualTo(403);
+    assertThat(ApiServerFailures.statusCode(new ConnectException("refused"))).isZero();
+  }
+
+  @Test
   void namesConnectionFailuresInAFewWords() {
     assertThat(
             ApiServerFailures.cause(

@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       ExplainCommand.class,
       RenderCommand.class,
-      CleanupCommand.class
+      CleanupCommand.class,
+      TrainStartupCommand.class
     })
 public final class ProxyMain implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

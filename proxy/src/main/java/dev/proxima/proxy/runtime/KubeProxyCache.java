@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
@@ -141,7 +140,8 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
     var retrying = ApiServerFailures.retryingInformer(log, serviceCidrsUrl);
     serviceCidrObjects.exceptionHandler(
         (started, failure) -> {
-          if (failure instanceof KubernetesClientException api404 && api404.getCode() == 404) {
+          // fabric8 reports the 404 wrapped, so it is looked for among the causes.
+          if (ApiServerFailures.statusCode(failure) == 404) {
             // Older clusters do not serve the API: say so once and stop asking.
             log.atInfo()
                 .addKeyValue("url", serviceCidrsUrl)

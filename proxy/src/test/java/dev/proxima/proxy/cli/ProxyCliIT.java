@@ -39,6 +39,15 @@ class ProxyCliIT {
     return args.toArray(String[]::new);
   }
 
+  /** A dry run whose kubeconfig names {@code server}. */
+  private JarCommand.Running dryRunAgainst(String server) {
+    return jar()
+        .start(
+            dryRun(
+                "--kubeconfig",
+                ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), server).toString()));
+  }
+
   @Test
   void helpListsEveryCommandAndTheOfflineOnesTakeAStateFileOrAKubeconfig() {
     var help = jar().run("--help");
@@ -122,13 +131,7 @@ class ProxyCliIT {
   @Test
   void refusedCredentialsAreNamedAs403() throws Exception {
     try (var api = new RefusingApiServer(403, "Forbidden", "services is forbidden");
-        var proxy =
-            jar()
-                .start(
-                    dryRun(
-                        "--kubeconfig",
-                        ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), api.url())
-                            .toString()))) {
+        var proxy = dryRunAgainst(api.url())) {
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> proxy.errSoFar().contains("cause=403 Forbidden"));
@@ -137,6 +140,28 @@ class ProxyCliIT {
           .contains(
               "cause=403 Forbidden: the credentials may not do this (check RBAC): services is forbidden")
           .doesNotContain("\tat ");
+    }
+  }
+
+  @Test
+  void anApiServerWithoutTheServiceCidrApiIsSaidOnceAndNotAskedAgain() throws Exception {
+    try (var api = new RefusingApiServer(404, "NotFound", "the server could not find it");
+        var proxy = dryRunAgainst(api.url())) {
+      var serviceCidrs = "url=" + api.url() + "/apis/networking.k8s.io/v1/servicecidrs";
+      // The Services informer retries its own 404s meanwhile; two of its warnings show time passed.
+      var services = "url=" + api.url() + "/api/v1/services";
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> proxy.errSoFar().lines().filter(line -> line.contains(services)).count() >= 2);
+
+      assertThat(proxy.errSoFar().lines().filter(line -> line.contains(serviceCidrs)))
+          .singleElement()
+          .satisfies(
+              line ->
+                  assertThat(line)
+                      .contains("INFO", "The API server does not serve ServiceCIDRs")
+                      .doesNotContain("retrying"));
     }
   }
 }

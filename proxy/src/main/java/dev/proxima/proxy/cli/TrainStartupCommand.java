@@ -1,0 +1,145 @@
+package dev.proxima.proxy.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * One start of the proxy against a made-up cluster, for the image build to record what a start
+ * loads: run with {@code -XX:ArchiveClassesAtExit=FILE}, the JVM writes a class-data archive of
+ * every class the proxy needed from its start to its first sync, and the image's JVM maps that
+ * archive instead of loading and verifying the classes again (docs/benchmarks.md, target 1). The
+ * proxy runs as {@code run --dry-run} against {@link TrainingApiServer} on loopback; nothing on the
+ * host is touched.
+ */
+@Command(
+    name = "train-startup",
+    hidden = true,
+    mixinStandardHelpOptions = true,
+    description =
+        "Start once against a made-up cluster on loopback and exit after the first sync (for"
+            + " -XX:ArchiveClassesAtExit at image build time).")
+public final class TrainStartupCommand implements Callable<Integer> {
+  private static final Duration TIMEOUT = Duration.ofMinutes(2);
+
+  @Option(
+      names = "--services",
+      defaultValue = "2000",
+      description = "Services in the made-up cluster (default: ${DEFAULT-VALUE}).")
+  int services;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    var err = spec.commandLine().getErr();
+    try (var api = TrainingApiServer.start(services)) {
+      var kubeconfig = Files.createTempFile("proxima-training", ".kubeconfig");
+      try {
+        Files.writeString(kubeconfig, kubeconfig(api.url()));
+        int healthPort = freePort();
+        int metricsPort = freePort();
+        int explainPort = freePort();
+        var proxy =
+            new Thread(
+                () ->
+                    ProxyMain.commandLine()
+                        .setOut(new PrintWriter(Writer.nullWriter()))
+                        .execute(
+                            "run",
+                            "--dry-run",
+                            "--node-name=" + TrainingApiServer.NODE,
+                            "--kubeconfig=" + kubeconfig,
+                            "--healthz-bind-address=127.0.0.1:" + healthPort,
+                            "--metrics-bind-address=127.0.0.1:" + metricsPort,
+                            "--explain-bind-address=127.0.0.1:" + explainPort,
+                            "--log-format=json"),
+                "training-proxy");
+        proxy.setDaemon(true);
+        proxy.start();
+        if (!awaitHealthy(healthPort)) {
+          err.println("error: the training proxy did not sync within " + TIMEOUT);
+          return 1;
+        }
+        // What the kubelet and Prometheus ask of a running proxy, once each.
+        get(metricsPort, "/metrics");
+        get(healthPort, "/livez");
+        err.println("training start synced; exiting");
+        return 0;
+      } finally {
+        Files.deleteIfExists(kubeconfig);
+      }
+    }
+  }
+
+  private static String kubeconfig(String server) {
+    return """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: training
+          cluster:
+            server: %s
+        users:
+        - name: training
+          user: {}
+        contexts:
+        - name: training
+          context:
+            cluster: training
+            user: training
+        current-context: training
+        """
+        .formatted(server);
+  }
+
+  private static boolean awaitHealthy(int port) {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (get(port, "/healthz") == 200) {
+        return true;
+      }
+      // Polling a process-local server; nothing to be notified by.
+      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    }
+    return false;
+  }
+
+  private static int get(int port, String path) {
+    try {
+      var connection =
+          (HttpURLConnection)
+              URI.create("http://127.0.0.1:" + port + path).toURL().openConnection();
+      connection.setConnectTimeout(1000);
+      connection.setReadTimeout(5000);
+      try (var body =
+          connection.getResponseCode() >= 400
+              ? connection.getErrorStream()
+              : connection.getInputStream()) {
+        if (body != null) {
+          body.readAllBytes();
+        }
+      }
+      return connection.getResponseCode();
+    } catch (IOException notYet) {
+      return -1;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+}
