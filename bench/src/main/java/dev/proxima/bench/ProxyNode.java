@@ -24,6 +24,7 @@ final class ProxyNode implements AutoCloseable {
   private int starts;
   private double firstSyncedAt;
   private java.util.Map<String, String> environment = java.util.Map.of();
+  private List<String> proxyArguments = List.of();
 
   ProxyNode(Namespaces namespaces, String suffix, ApiServer api, Path work, Path jar)
       throws IOException {
@@ -49,6 +50,12 @@ final class ProxyNode implements AutoCloseable {
     return this;
   }
 
+  /** Runs the proxy with these extra {@code run} flags from its next start on. */
+  ProxyNode arguments(List<String> extra) {
+    proxyArguments = List.copyOf(extra);
+    return this;
+  }
+
   /** Starts the proxy (with extra JVM flags) and waits until both families' first sync is done. */
   JarProcess startAndAwaitSync(List<String> extraJvmFlags) {
     var arguments =
@@ -61,6 +68,7 @@ final class ProxyNode implements AutoCloseable {
                 "--healthz-bind-address=" + nodeAddress + ":10256",
                 "--log-format=json",
                 "--mode=" + mode));
+    arguments.addAll(proxyArguments);
     var log = work.resolve(namespace + "-proxy-" + ++starts + ".log");
     proxy =
         JarProcess.start(
