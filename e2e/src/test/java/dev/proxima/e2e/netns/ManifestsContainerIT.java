@@ -89,7 +89,8 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
                 assertThat(
                         report.path("sync").path("families").get(0).path("lastFullSync").asText())
                     .matches("\\d{4}-.*Z");
-                assertThat(report.path("observedLocality").path("counted").asBoolean()).isFalse();
+                // The manifests run the nftables mode with --observe-locality=annotated.
+                assertThat(report.path("observedLocality").path("counted").asBoolean()).isTrue();
               });
       var text = components.explainLive(node).assertSucceeded();
       assertThat(text.stdout())

@@ -63,9 +63,8 @@ abstract class RoutingScenarios {
                 .isSubsetOf("a1s1", "a1s2", "a2s1", "b1s1")
                 .hasSizeGreaterThan(1);
           });
-      if (mode() == ProxyMode.nftables) { // the iptables mode does not count yet
-        assertCountedInZone(cluster, zonal, distribution, observed);
-      }
+      // Both modes count per node; per Service port only the nftables mode does so far.
+      assertCountedInZone(cluster, zonal, distribution, observed && mode() == ProxyMode.nftables);
     }
   }
 
@@ -185,6 +184,22 @@ abstract class RoutingScenarios {
           assertThat(tcp.counts()).as("TCP is rejected: %s", tcp).containsOnlyKeys(Answers.REFUSED);
           assertThat(udp.counts()).as("UDP is rejected: %s", udp).containsOnlyKeys(Answers.REFUSED);
         });
+
+    var a1 = cluster.node("a1");
+    var before = cluster.metrics(a1);
+    var refused = cluster.probe(cluster.clientOn("a1"), empty, "tcp", 5);
+    var after = cluster.metrics(a1);
+    assertThat(refused.counts()).as("%s", refused).containsOnlyKeys(Answers.REFUSED);
+    assertThat(
+            Metrics.value(after, "proxima_proxy_connections_without_endpoints_total")
+                - Metrics.value(before, "proxima_proxy_connections_without_endpoints_total"))
+        .as("a1's kernel counts each refused attempt (a retransmitted SYN again)")
+        .isBetween(5.0, 10.0);
+    for (var locality : List.of("node", "zone", "other-zone", "unknown")) {
+      assertThat(connections(before, after, locality))
+          .as("a refused connection is dispatched nowhere: none in %s", locality)
+          .isZero();
+    }
   }
 
   @Test

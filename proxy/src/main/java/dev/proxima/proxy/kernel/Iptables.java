@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -23,6 +24,9 @@ public final class Iptables implements IptablesKernel {
 
   private static final Pattern FAILED_LINE = Pattern.compile("line:? (\\d+)");
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  /** How long a scrape waits for the counters: it must not wait for the sync timeout. */
+  static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(5);
 
   private final List<String> prefix;
   private final IpFamily family;
@@ -79,6 +83,22 @@ public final class Iptables implements IptablesKernel {
       }
     }
     return result;
+  }
+
+  /**
+   * One {@code iptables-save -c} of every table, cut off after {@link #COUNTERS_TIMEOUT}: the
+   * counters sit in nat and filter, and one call reads both. It prints every rule, so its cost
+   * grows with the ruleset (a restore reads as much).
+   */
+  @Override
+  public Optional<String> savedCounters() {
+    var command = new ArrayList<>(prefix);
+    command.add(save);
+    command.add("-c");
+    var outcome = HostCommand.run(command, "", COUNTERS_TIMEOUT);
+    return outcome.started() && outcome.ending() == HostCommand.Ending.EXITED && outcome.succeeded()
+        ? Optional.of(outcome.output())
+        : Optional.empty();
   }
 
   /** True when this jump is in its built-in chain. */

@@ -2,6 +2,7 @@ package dev.proxima.proxy.kernel;
 
 import dev.proxima.proxy.render.iptables.JumpRule;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /** What the iptables mode needs of one family's iptables tools; tests substitute a fake. */
@@ -17,6 +18,14 @@ public interface IptablesKernel extends RuleLoader {
 
   /** True when Proxima's canary chain exists in the table. */
   boolean hasCanary(String table);
+
+  /**
+   * The rules with their counters ({@code iptables-save -c}), read in one call at scrape time for
+   * the connection counters; empty when they cannot be read, and always for loaders that cannot.
+   */
+  default Optional<String> savedCounters() {
+    return Optional.empty();
+  }
 
   /**
    * How many Service ports a full sync should put in one restore buffer: the nft backend's {@code

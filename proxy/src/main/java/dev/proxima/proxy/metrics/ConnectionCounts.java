@@ -4,7 +4,9 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortName;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * One family's connection counters as the kernel holds them: new connections dispatched, by the
@@ -34,5 +36,30 @@ public record ConnectionCounts(
       copy.put(locality, counts.getOrDefault(locality, 0L));
     }
     return Map.copyOf(copy);
+  }
+
+  /**
+   * The counts in a listing of named kernel counters, as each mode's reader parses it.
+   *
+   * @param counters packets per counter name
+   * @param nameOf the counter name of a locality
+   * @param withoutEndpoints the name of the counter of connections without endpoints
+   * @return empty unless the listing holds every one of these counters (the rules are not loaded,
+   *     or were only partly there): a read that shows nothing, not zeros
+   */
+  public static Optional<ConnectionCounts> from(
+      Map<String, Long> counters, Function<Locality, String> nameOf, String withoutEndpoints) {
+    if (!counters.containsKey(withoutEndpoints)) {
+      return Optional.empty();
+    }
+    var byLocality = new EnumMap<Locality, Long>(Locality.class);
+    for (var locality : Locality.values()) {
+      var count = counters.get(nameOf.apply(locality));
+      if (count == null) {
+        return Optional.empty();
+      }
+      byLocality.put(locality, count);
+    }
+    return Optional.of(new ConnectionCounts(byLocality, counters.get(withoutEndpoints)));
   }
 }

@@ -68,6 +68,14 @@ public record ServicePort(
 
   private ServicePort with(
       List<String> externalIps, List<String> loadBalancerIps, List<String> sourceRanges) {
+    return with(externalIps, loadBalancerIps, sourceRanges, observeLocality);
+  }
+
+  private ServicePort with(
+      List<String> externalIps,
+      List<String> loadBalancerIps,
+      List<String> sourceRanges,
+      boolean observeLocality) {
     return new ServicePort(
         name,
         clusterIp,
@@ -88,25 +96,9 @@ public record ServicePort(
 
   /** This port, counted per locality or not. */
   public ServicePort withObserveLocality(boolean value) {
-    if (value == observeLocality) {
-      return this;
-    }
-    return new ServicePort(
-        name,
-        clusterIp,
-        port,
-        nodePort,
-        externalIps,
-        loadBalancerIps,
-        loadBalancerSourceRanges,
-        restrictSources,
-        stickyTimeout,
-        internalTrafficLocal,
-        externalTrafficLocal,
-        healthCheckNodePort,
-        trafficDistribution,
-        origin,
-        value);
+    return value == observeLocality
+        ? this
+        : with(externalIps, loadBalancerIps, loadBalancerSourceRanges, value);
   }
 
   public Protocol protocol() {

@@ -76,28 +76,10 @@ public record RuleSettings(
     }
   }
 
-  /** Per-Service locality counting for annotated Services, up to the default series cap. */
-  public RuleSettings(
-      List<String> clusterCidrs,
-      boolean masqueradeAll,
-      int masqueradeBit,
-      List<String> nodePortCidrs,
-      DetectLocalMode detectLocalMode,
-      String podBridgeInterface,
-      String podInterfaceNamePrefix) {
-    this(
-        clusterCidrs,
-        masqueradeAll,
-        masqueradeBit,
-        nodePortCidrs,
-        detectLocalMode,
-        podBridgeInterface,
-        podInterfaceNamePrefix,
-        ObserveLocality.ANNOTATED,
-        DEFAULT_OBSERVE_MAX_SERIES);
-  }
-
-  /** Local traffic detected by {@code --cluster-cidr} (kube-proxy's ClusterCIDR mode). */
+  /**
+   * Local traffic detected by {@code --cluster-cidr} (kube-proxy's ClusterCIDR mode); the ports of
+   * annotated Services counted per locality, up to the default series cap.
+   */
   public RuleSettings(
       List<String> clusterCidrs,
       boolean masqueradeAll,
@@ -110,7 +92,9 @@ public record RuleSettings(
         nodePortCidrs,
         DetectLocalMode.CLUSTER_CIDR,
         "",
-        "");
+        "",
+        ObserveLocality.ANNOTATED,
+        DEFAULT_OBSERVE_MAX_SERIES);
   }
 
   public static RuleSettings defaults() {
@@ -118,6 +102,16 @@ public record RuleSettings(
   }
 
   public RuleSettings withDetectLocal(DetectLocalMode mode, String bridge, String prefix) {
+    return with(mode, bridge, prefix, observeLocality, observeMaxSeries);
+  }
+
+  /** With {@code --observe-locality} and {@code --observe-locality-max-series}. */
+  public RuleSettings withObserveLocality(ObserveLocality mode, int maxSeries) {
+    return with(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix, mode, maxSeries);
+  }
+
+  private RuleSettings with(
+      DetectLocalMode mode, String bridge, String prefix, ObserveLocality observe, int maxSeries) {
     return new RuleSettings(
         clusterCidrs,
         masqueradeAll,
@@ -126,21 +120,7 @@ public record RuleSettings(
         mode,
         bridge,
         prefix,
-        observeLocality,
-        observeMaxSeries);
-  }
-
-  /** With {@code --observe-locality} and {@code --observe-locality-max-series}. */
-  public RuleSettings withObserveLocality(ObserveLocality mode, int maxSeries) {
-    return new RuleSettings(
-        clusterCidrs,
-        masqueradeAll,
-        masqueradeBit,
-        nodePortCidrs,
-        detectLocalMode,
-        podBridgeInterface,
-        podInterfaceNamePrefix,
-        mode,
+        observe,
         maxSeries);
   }
 

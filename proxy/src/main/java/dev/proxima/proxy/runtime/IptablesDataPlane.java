@@ -2,22 +2,27 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.kernel.Iptables;
 import dev.proxima.proxy.kernel.IptablesKernel;
+import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesAssembler;
+import dev.proxima.proxy.render.iptables.IptablesChains;
+import dev.proxima.proxy.render.iptables.IptablesCounters;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.iptables.JumpRule;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The iptables mode: Proxima's {@code PROXIMA-} chains in filter and nat, written with {@code
  * iptables-restore --noflush}. A full sync writes every chain, deletes Proxima chains it no longer
  * needs, then ensures the jumps from the built-in chains and the canary; a partial sync rewrites
- * the top-level chains and only the changed Services' own chains.
+ * the top-level chains and only the changed Services' own chains. The connection counter chains are
+ * written only when missing, so their counters survive every later restore.
  */
 public final class IptablesDataPlane implements DataPlane {
   private final IpFamily family;
@@ -74,6 +79,18 @@ public final class IptablesDataPlane implements DataPlane {
         .update(changes)
         .map(buffer -> buffer.isEmpty() ? Outcome.UNCHANGED : load(buffer, true))
         .orElse(Outcome.NEEDS_FULL);
+  }
+
+  /** One {@code iptables-save -c} call; empty until the counter chains are all there. */
+  @Override
+  public Optional<ConnectionCounts> connectionCounts() {
+    return iptables
+        .savedCounters()
+        .map(IptablesCounters::parse)
+        .flatMap(
+            counts ->
+                ConnectionCounts.from(
+                    counts, IptablesChains::counter, IptablesChains.COUNT_NO_ENDPOINTS));
   }
 
   @Override

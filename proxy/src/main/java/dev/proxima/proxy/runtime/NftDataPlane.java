@@ -4,7 +4,6 @@ import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.nft.KernelTable;
@@ -15,7 +14,6 @@ import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -118,18 +116,15 @@ public final class NftDataPlane implements DataPlane {
   public Optional<ConnectionCounts> connectionCounts() {
     return nft.counters(NftSyntax.family(family), NftNames.TABLE)
         .map(NftCounters::parse)
-        .filter(counts -> counts.containsKey(NftCounters.withoutEndpoints()))
-        .map(
-            counts -> {
-              var byLocality = new EnumMap<Locality, Long>(Locality.class);
-              for (var locality : Locality.values()) {
-                byLocality.put(locality, counts.getOrDefault(NftCounters.of(locality), 0L));
-              }
-              return new ConnectionCounts(
-                  byLocality,
-                  counts.get(NftCounters.withoutEndpoints()),
-                  NftCounters.servicePorts(counts, countedPorts));
-            });
+        .flatMap(
+            counts ->
+                ConnectionCounts.from(counts, NftCounters::of, NftCounters.withoutEndpoints())
+                    .map(
+                        node ->
+                            new ConnectionCounts(
+                                node.byLocality(),
+                                node.withoutEndpoints(),
+                                NftCounters.servicePorts(counts, countedPorts))));
   }
 
   /** The table as the kernel has it now, or null to replace it whole (no table yet). */

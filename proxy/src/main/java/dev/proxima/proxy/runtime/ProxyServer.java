@@ -146,19 +146,17 @@ public final class ProxyServer implements AutoCloseable {
       counters.put(family.apiName(), plane::connectionCounts);
       proxiers.add(new Proxier(family, config, cache, plane, host, metrics, health, clock));
     }
-    if (mode == ProxyMode.nftables && config.rules().observeLocality().counts()) {
-      // The iptables mode does not count yet, and --observe-locality=off counts nothing: no
-      // series rather than zeros that look like no traffic.
+    if (config.rules().observeLocality().counts()) {
+      // --observe-locality=off counts nothing: no series rather than zeros that look like no
+      // traffic.
       connectionCounters =
           ConnectionLocalityMetrics.register(
               registry, counters, () -> NodePlanner.zoneOf(cache.node()));
     }
     this.notCountedBecause =
-        mode != ProxyMode.nftables
-            ? ObservedLocality.NOT_COUNTED.notCountedBecause()
-            : connectionCounters == null
-                ? "--observe-locality=off: the rules count no connection"
-                : null;
+        connectionCounters == null
+            ? "--observe-locality=off: the rules count no connection"
+            : mode != ProxyMode.nftables ? ObservedLocality.NOT_COUNTED.notCountedBecause() : null;
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     var healthChecks = new ServiceHealthChecks(serviceHealth, rules, cache);

@@ -393,7 +393,7 @@ class DataPlaneTrafficTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = ProxyMode.class, names = "nftables")
+  @EnumSource(ProxyMode.class)
   void theKernelCountsEachNewConnectionByTheLocalityOfItsEndpoint(ProxyMode mode) throws Exception {
     requireRootAndTools(mode);
     var pods = List.of("10.250.1.2", "10.250.2.2");
@@ -445,6 +445,25 @@ class DataPlaneTrafficTest {
                 - before.byServicePort().get(near).get(Locality.NODE))
         .isEqualTo(5);
     assertThat(after.byServicePort().get(near).get(Locality.OTHER_ZONE)).isZero();
+
+    // The counts survive a partial sync that rewrites an endpoint's rules (the far endpoint is
+    // now in this node's zone) and a full sync by a restarted proxy; the kernel keeps counting.
+    var nowInZone =
+        ServicePortFixtures.service("shop/far", "10.96.0.31", 80)
+            .portName("http")
+            .rules(List.of(endpointAt("10.250.2.2", Locality.ZONE)), null, true);
+    assertThat(plane.update(Map.of(nowInZone.port().name(), nowInZone)).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    var restarted = dataPlane();
+    assertThat(restarted.replaceAll(List.of(onNode, nowInZone, empty), List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    assertThat(restarted.connectionCounts()).as("nothing lost, nothing reset").contains(after);
+
+    assertThat(connect("10.96.0.31", 80, 2)).containsEntry("pod1", 2L);
+    var later = restarted.connectionCounts().orElseThrow();
+    assertThat(later.byLocality().get(Locality.ZONE)).isEqualTo(2);
+    assertThat(later.byLocality().get(Locality.OTHER_ZONE))
+        .isEqualTo(after.byLocality().get(Locality.OTHER_ZONE));
   }
 
   @ParameterizedTest

@@ -30,7 +30,9 @@ import java.util.TreeSet;
  * Keeps one family's iptables ruleset as per-Service fragments and writes {@code iptables-restore
  * --noflush} buffers: everything on a full sync, and on a partial sync the top-level chains (always
  * rewritten, as kube-proxy does) plus the own chains of the Services that changed. Chains that are
- * no longer used are flushed and deleted in the same buffer. Pure: no I/O.
+ * no longer used are flushed and deleted in the same buffer. The connection counter chains ({@link
+ * IptablesCounters}) are written by a full sync that finds them missing, and by nothing else, so
+ * their counters survive. Pure: no I/O.
  */
 public final class IptablesAssembler {
   // By name as printed (the order of the rules), then protocol: two ports of one name differ by it.
@@ -48,6 +50,9 @@ public final class IptablesAssembler {
   private int endpointTotal;
   private boolean initialised;
 
+  /** The counter chains the kernel lacks, per table, for the full sync's buffers to create. */
+  private final Map<String, Set<String>> countersToCreate = new TreeMap<>();
+
   public IptablesAssembler(FamilySettings config) {
     this.config = Objects.requireNonNull(config, "config");
   }
@@ -60,7 +65,8 @@ public final class IptablesAssembler {
    * The buffer that makes the kernel's Proxima chains exactly this set of Service ports.
    *
    * @param existing Proxima's chains now in the kernel, by table ({@code filter}, {@code nat},
-   *     {@code mangle}); those not wanted any more are flushed and deleted. Empty when unknown.
+   *     {@code mangle}); those not wanted any more are flushed and deleted, counter chains missing
+   *     from it are created. Empty when unknown.
    */
   public String replaceAll(List<ServicePortRules> ports, Map<String, Set<String>> existing) {
     return String.join("", replaceAllInBatches(ports, existing, Integer.MAX_VALUE));
@@ -96,6 +102,14 @@ public final class IptablesAssembler {
     inputs.forEach((name, rules) -> rendered.put(name, renderPort(rules)));
     initialised = true;
 
+    countersToCreate.clear();
+    for (String table : List.of("filter", "nat")) {
+      Set<String> missing = new LinkedHashSet<>(IptablesCounters.chains(table));
+      missing.removeAll(existing.getOrDefault(table, Set.of()));
+      if (!missing.isEmpty()) {
+        countersToCreate.put(table, missing);
+      }
+    }
     Map<String, Set<String>> stale = new TreeMap<>();
     for (var entry : existing.entrySet()) {
       String table = entry.getKey();
@@ -116,7 +130,12 @@ public final class IptablesAssembler {
     StringBuilder helpers = new StringBuilder("*nat\n");
     Map<String, List<String>> natShared = sharedChains("nat");
     List<String> leaves = usesMasqNonPod() ? List.of(MARK_MASQ, MASQ_NON_POD) : List.of(MARK_MASQ);
+    // The endpoint chains jump to the counters too, so missing ones are created here.
+    Set<String> counters = countersToCreate.getOrDefault("nat", Set.of());
+    countersToCreate.remove("nat");
+    counters.forEach(chain -> helpers.append(':').append(chain).append(" - [0:0]\n"));
     leaves.forEach(chain -> helpers.append(':').append(chain).append(" - [0:0]\n"));
+    counters.forEach(chain -> helpers.append(IptablesCounters.rule(chain)).append('\n'));
     leaves.forEach(
         chain -> natShared.get(chain).forEach(rule -> helpers.append(rule).append('\n')));
     buffers.add(helpers.append("COMMIT\n").toString());
@@ -358,6 +377,7 @@ public final class IptablesAssembler {
   private Set<String> wantedChains(String table) {
     Set<String> wanted = new HashSet<>(topLevel(table));
     wanted.add(CANARY);
+    wanted.addAll(IptablesCounters.chains(table));
     if (table.equals("nat")) {
       rendered.values().forEach(r -> wanted.addAll(r.ownChains().keySet()));
     }
@@ -473,9 +493,13 @@ public final class IptablesAssembler {
       }
       Set<String> deleted = stale.getOrDefault(table, Set.of());
       declared.addAll(deleted);
+      // Only a full sync that found them missing declares counter chains: declaring flushes.
+      Set<String> counters = full ? countersToCreate.getOrDefault(table, Set.of()) : Set.of();
+      declared.addAll(counters);
       out.append('*').append(table).append('\n');
       declared.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
-      int writtenRules = 0;
+      counters.forEach(chain -> out.append(IptablesCounters.rule(chain)).append('\n'));
+      int writtenRules = counters.size();
       for (List<String> rules : shared.values()) {
         for (String rule : rules) {
           out.append(rule).append('\n');
@@ -490,7 +514,9 @@ public final class IptablesAssembler {
       }
       appendDeletions(out, deleted);
       out.append("COMMIT\n");
-      int owned = shared.values().stream().mapToInt(List::size).sum();
+      int owned =
+          shared.values().stream().mapToInt(List::size).sum()
+              + IptablesCounters.chains(table).size();
       if (table.equals("nat")) {
         for (ServiceChains service : rendered.values()) {
           owned += ownRules(service, table);

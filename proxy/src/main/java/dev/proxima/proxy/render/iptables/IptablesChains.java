@@ -1,6 +1,7 @@
 package dev.proxima.proxy.render.iptables;
 
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.NameHash;
 
@@ -52,6 +53,20 @@ public final class IptablesChains {
 
   /** filter only. */
   public static final String FORWARD = "PROXIMA-FORWARD";
+
+  /**
+   * Connection counters: chains holding one {@code -j RETURN} rule whose packet counter is the
+   * figure. Created once and never declared again by a sync, so their counters survive restores.
+   */
+  public static final String COUNT_PREFIX = "PROXIMA-COUNT-";
+
+  /** filter only: jumped to just before each drop or reject for lack of endpoints. */
+  public static final String COUNT_NO_ENDPOINTS = COUNT_PREFIX + "NO-ENDPOINTS";
+
+  /** nat only: the counter every endpoint chain of this locality jumps to first. */
+  public static String counter(Locality locality) {
+    return COUNT_PREFIX + locality.label().toUpperCase(java.util.Locale.ROOT);
+  }
 
   public static final String SVC_PREFIX = "PROXIMA-SVC-";
   public static final String SVL_PREFIX = "PROXIMA-SVL-";

@@ -54,7 +54,11 @@ public final class IptablesCleanup {
     return line.substring(1, space > 0 ? space : line.length());
   }
 
-  /** Proxima's chains per table, from {@code iptables-save -t TABLE} output per table. */
+  /**
+   * Proxima's chains per table, from {@code iptables-save -t TABLE} output per table. A counter
+   * chain ({@link IptablesCounters}) is listed only when whole, so a full sync writes a damaged one
+   * anew instead of trusting it.
+   */
   public static Map<String, java.util.Set<String>> chains(Map<String, String> saveByTable) {
     var result = new java.util.TreeMap<String, java.util.Set<String>>();
     saveByTable.forEach(
@@ -62,10 +66,11 @@ public final class IptablesCleanup {
           var names = new TreeSet<String>();
           for (String line : save.split("\n")) {
             String chain = proximaChain(line);
-            if (chain != null) {
+            if (chain != null && !chain.startsWith(IptablesChains.COUNT_PREFIX)) {
               names.add(chain);
             }
           }
+          names.addAll(IptablesCounters.whole(table, save));
           result.put(table, names);
         });
     return result;

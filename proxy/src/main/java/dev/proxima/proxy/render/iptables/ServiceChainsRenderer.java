@@ -160,7 +160,7 @@ final class ServiceChainsRenderer {
           nat(internalChain, comment(name + " cluster IP"), dest, masq);
         }
       } else {
-        filter(SERVICES, noEndpointsComment(name, hasAny), dest, target(route.internal()));
+        refuse(SERVICES, noEndpointsComment(name, hasAny), dest, route.internal());
       }
     }
 
@@ -171,7 +171,7 @@ final class ServiceChainsRenderer {
         nat(SERVICES, comment(name + " external IP"), dest, "-j " + ext);
       }
       if (!hasExternal) {
-        filter(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, target(route.external()));
+        refuse(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, route.external());
       }
     }
 
@@ -189,7 +189,7 @@ final class ServiceChainsRenderer {
         filter(FIREWALL, comment(name + " traffic not accepted by " + fw), dest, "-j DROP");
       }
       if (!hasExternal) {
-        filter(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, target(route.external()));
+        refuse(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, route.external());
       }
     }
 
@@ -200,11 +200,11 @@ final class ServiceChainsRenderer {
         nat(NODEPORTS, comment(name.toString()), dest, "-j " + ext);
       }
       if (!hasExternal) {
-        filter(
+        refuse(
             EXTERNAL_SERVICES,
             noEndpointsComment(name, hasAny),
             "-m addrtype --dst-type LOCAL " + dest,
-            target(route.external()));
+            route.external());
       }
     }
 
@@ -278,6 +278,8 @@ final class ServiceChainsRenderer {
     }
     for (Endpoint endpoint : reachable.values()) {
       String sep = sepName(name, endpoint);
+      // First, so it counts every new connection this chain DNATs (nat sees only first packets).
+      nat(sep, "-j " + IptablesChains.counter(endpoint.locality()));
       nat(sep, endpointComment(name.toString()), "-s " + endpoint.ip(), "-j " + MARK_MASQ);
       nat(
           sep,
@@ -318,6 +320,16 @@ final class ServiceChainsRenderer {
 
   private String noEndpointsComment(ServicePortName name, boolean hasAny) {
     return comment(name + (hasAny ? " has no local endpoints" : " has no endpoints"));
+  }
+
+  /**
+   * Drops or rejects what matches, counting it first in the no-endpoints counter: a jump to a
+   * counter chain that returns, then the verdict itself, which stays here so that a counter chain
+   * someone emptied or damaged can never let such a packet through.
+   */
+  private void refuse(String chain, String comment, String match, Verdict verdict) {
+    filter(chain, comment, match, "-j " + IptablesChains.COUNT_NO_ENDPOINTS);
+    filter(chain, comment, match, target(verdict));
   }
 
   /** The target of a verdict that sends the packet nowhere. */

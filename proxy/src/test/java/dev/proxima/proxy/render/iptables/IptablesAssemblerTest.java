@@ -1,9 +1,11 @@
 package dev.proxima.proxy.render.iptables;
 
+import static dev.proxima.proxy.testing.ServicePortFixtures.local;
 import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.HashMap;
@@ -131,8 +133,8 @@ class IptablesAssemblerTest {
                 .cluster(remote("10.180.0.4", 80))));
 
     assertThat(assembler.ruleCounts().get("nat"))
-        .as("two rules of a SEP and one dispatch less")
-        .isEqualTo(natOwned - 3);
+        .as("three rules of a SEP (its count, hairpin and DNAT) and one dispatch less")
+        .isEqualTo(natOwned - 4);
     assertThat(assembler.lastWritten().get("nat")).isLessThan(assembler.ruleCounts().get("nat"));
   }
 
@@ -170,5 +172,101 @@ class IptablesAssemblerTest {
         .contains("-X " + svc4 + "\n")
         .doesNotContain("-I ");
     assertThat(removal.indexOf("-X " + svc4)).isGreaterThan(removal.indexOf("-D PROXIMA-SERVICES"));
+  }
+
+  private static final Map<String, Set<String>> COUNTERS_IN_KERNEL =
+      Map.of(
+          "nat", Set.copyOf(IptablesCounters.chains("nat")),
+          "filter", Set.copyOf(IptablesCounters.chains("filter")));
+
+  @Test
+  void eachEndpointChainFirstJumpsToTheCounterOfItsEndpointsLocality() {
+    var spread =
+        service("shop/web", "172.30.0.50", 80)
+            .portName("http")
+            .cluster(
+                local("10.180.0.1", 80),
+                remote("10.180.0.2", 80, Locality.ZONE),
+                remote("10.180.0.3", 80, Locality.OTHER_ZONE),
+                remote("10.180.0.4", 80, Locality.UNKNOWN));
+
+    String buffer = assembler.replaceAll(List.of(spread), COUNTERS_IN_KERNEL);
+
+    var expected =
+        Map.of(
+            "10.180.0.1", Locality.NODE,
+            "10.180.0.2", Locality.ZONE,
+            "10.180.0.3", Locality.OTHER_ZONE,
+            "10.180.0.4", Locality.UNKNOWN);
+    expected.forEach(
+        (ip, locality) -> {
+          String sep = IptablesChains.sep(spread.port().name(), remote(ip, 80));
+          assertThat(buffer.lines().filter(l -> l.startsWith("-A " + sep + " ")).findFirst())
+              .as("%s is counted as %s before anything else", ip, locality.label())
+              .contains("-A " + sep + " -j " + IptablesChains.counter(locality));
+        });
+  }
+
+  @Test
+  void aFullSyncCreatesTheCounterChainsOnlyWhereTheKernelLacksThem() {
+    var services = List.of(IptablesCases.twoEndpoints(), IptablesCases.noEndpoints());
+
+    String fresh = assembler.replaceAll(services, Map.of());
+    assertThat(declared(fresh))
+        .as("nothing known of the kernel: all five are created")
+        .contains(
+            "PROXIMA-COUNT-NODE",
+            "PROXIMA-COUNT-ZONE",
+            "PROXIMA-COUNT-OTHER-ZONE",
+            "PROXIMA-COUNT-UNKNOWN",
+            "PROXIMA-COUNT-NO-ENDPOINTS");
+    assertThat(fresh)
+        .contains("-A PROXIMA-COUNT-ZONE -j RETURN\n", "-A PROXIMA-COUNT-NO-ENDPOINTS -j RETURN\n");
+    assertThat(fresh.indexOf(":PROXIMA-COUNT-NO-ENDPOINTS"))
+        .as("in filter, where the refusals are")
+        .isLessThan(fresh.indexOf("*nat"));
+
+    String again = assembler.replaceAll(services, COUNTERS_IN_KERNEL);
+    assertThat(again)
+        .as("a full sync leaves counters the kernel has alone: declaring would zero them")
+        .doesNotContain(":PROXIMA-COUNT-", "-A PROXIMA-COUNT-", "-X PROXIMA-COUNT-")
+        .contains("-j PROXIMA-COUNT-UNKNOWN", "-j PROXIMA-COUNT-NO-ENDPOINTS");
+
+    var onlyNat = Map.<String, Set<String>>of("nat", COUNTERS_IN_KERNEL.get("nat"));
+    assertThat(declared(assembler.replaceAll(services, onlyNat)))
+        .filteredOn(chain -> chain.startsWith("PROXIMA-COUNT-"))
+        .containsExactly("PROXIMA-COUNT-NO-ENDPOINTS");
+
+    String partial =
+        assembler
+            .update(
+                change(
+                    service("ns4/svc4", "172.30.0.44", 80)
+                        .portName("p80")
+                        .cluster(remote("10.180.0.9", 80))))
+            .orElseThrow();
+    assertThat(partial)
+        .as("a partial sync never touches them")
+        .doesNotContain(":PROXIMA-COUNT-", "-A PROXIMA-COUNT-", "-X PROXIMA-COUNT-")
+        .contains("-j PROXIMA-COUNT-UNKNOWN");
+  }
+
+  @Test
+  void inBatchesTheCountersAreCreatedBeforeTheFirstEndpointChainThatJumpsToThem() {
+    var services =
+        List.of(
+            IptablesCases.twoEndpoints(),
+            IptablesCases.threeEndpoints(),
+            IptablesCases.noEndpoints());
+
+    List<String> buffers = assembler.replaceAllInBatches(services, Map.of(), 1);
+
+    assertThat(buffers.get(0))
+        .contains(":PROXIMA-COUNT-ZONE - [0:0]", "-A PROXIMA-COUNT-ZONE -j RETURN");
+    assertThat(buffers.subList(1, buffers.size()))
+        .noneMatch(buffer -> buffer.contains(":PROXIMA-COUNT-ZONE"));
+    assertThat(buffers.get(buffers.size() - 1))
+        .as("the filter counter goes with the filter rules that use it")
+        .contains(":PROXIMA-COUNT-NO-ENDPOINTS - [0:0]");
   }
 }

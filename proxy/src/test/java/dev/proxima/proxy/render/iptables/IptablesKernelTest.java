@@ -311,4 +311,50 @@ class IptablesKernelTest {
     all.addAll(List.of(command));
     return all;
   }
+
+  @Test
+  void aFullSyncRepairsAnEmptiedCounterChainAndLeavesTheOthersCountsAlone() {
+    var prefix = namespace();
+    var kernel = iptables(prefix);
+    var live = plane(kernel);
+    assertThat(live.replaceAll(List.of(web("10.1.0.1")), List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    // Counts as if traffic had passed: iptables -R ... -c PACKETS BYTES sets a rule's counters.
+    setCounter(prefix, "nat", "PROXIMA-COUNT-UNKNOWN", 7);
+    setCounter(prefix, "filter", "PROXIMA-COUNT-NO-ENDPOINTS", 3);
+    var ipt = new ArrayList<>(prefix);
+    ipt.addAll(List.of("iptables-nft", "-w", "5", "-t", "nat", "-F", "PROXIMA-COUNT-ZONE"));
+    HostTools.run(dir, null, ipt).assertSucceeded();
+    assertThat(live.connectionCounts()).as("a counter without its rule reads as nothing").isEmpty();
+
+    assertThat(live.replaceAll(List.of(web("10.1.0.1")), List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+
+    var counts = live.connectionCounts().orElseThrow();
+    assertThat(counts.byLocality().get(dev.proxima.proxy.model.Locality.UNKNOWN)).isEqualTo(7);
+    assertThat(counts.byLocality().get(dev.proxima.proxy.model.Locality.ZONE)).isZero();
+    assertThat(counts.withoutEndpoints()).isEqualTo(3);
+    assertThat(kernelState(kernel).get("nat :PROXIMA-COUNT-ZONE"))
+        .containsExactly("-A PROXIMA-COUNT-ZONE -j RETURN");
+  }
+
+  private void setCounter(List<String> prefix, String table, String chain, long packets) {
+    var command = new ArrayList<>(prefix);
+    command.addAll(
+        List.of(
+            "iptables-nft",
+            "-w",
+            "5",
+            "-t",
+            table,
+            "-R",
+            chain,
+            "1",
+            "-c",
+            String.valueOf(packets),
+            String.valueOf(packets * 60),
+            "-j",
+            "RETURN"));
+    HostTools.run(dir, null, command).assertSucceeded();
+  }
 }

@@ -34,6 +34,12 @@ class IptablesRendererTest {
     return table(lines, table).stream().filter(l -> l.startsWith("-A " + chain + " ")).toList();
   }
 
+  /** A rule that drops or rejects for lack of endpoints: counted first, then refused. */
+  private static List<String> countedThen(String refusal) {
+    String match = refusal.substring(0, refusal.lastIndexOf(" -j "));
+    return List.of(match + " -j PROXIMA-COUNT-NO-ENDPOINTS", refusal);
+  }
+
   private static String sep(ServicePortRules rules, int index) {
     return IptablesChains.sep(rules.port().name(), rules.clusterOrEmpty().get(index));
   }
@@ -76,6 +82,7 @@ class IptablesRendererTest {
                 + sep(rules, 1));
     assertThat(chain(lines, "nat", sep(rules, 0)))
         .containsExactly(
+            "-A " + sep(rules, 0) + " -j PROXIMA-COUNT-UNKNOWN",
             "-A "
                 + sep(rules, 0)
                 + " -m comment --comment ns4/svc4:p80 -s 10.180.0.4 -j PROXIMA-MARK-MASQ",
@@ -112,10 +119,11 @@ class IptablesRendererTest {
     List<String> lines = lines(IptablesCases.v4(), IptablesCases.noEndpoints());
 
     assertThat(chain(lines, "filter", "PROXIMA-SERVICES"))
-        .containsExactly(
-            "-A PROXIMA-SERVICES -m comment --comment \"ns5/svc5:p80 has no endpoints\" -m tcp"
-                + " -p tcp -d 172.30.0.45 --dport 80 -j REJECT --reject-with"
-                + " icmp-port-unreachable");
+        .containsExactlyElementsOf(
+            countedThen(
+                "-A PROXIMA-SERVICES -m comment --comment \"ns5/svc5:p80 has no endpoints\" -m tcp"
+                    + " -p tcp -d 172.30.0.45 --dport 80 -j REJECT --reject-with"
+                    + " icmp-port-unreachable"));
     assertThat(String.join("\n", table(lines, "nat"))).doesNotContain("172.30.0.45");
   }
 
@@ -124,9 +132,10 @@ class IptablesRendererTest {
     List<String> lines = lines(IptablesCases.v4(), IptablesCases.internalLocalNoneLocal());
 
     assertThat(chain(lines, "filter", "PROXIMA-SERVICES"))
-        .containsExactly(
-            "-A PROXIMA-SERVICES -m comment --comment \"ns6/svc6:p80 has no local endpoints\""
-                + " -m tcp -p tcp -d 172.30.0.46 --dport 80 -j DROP");
+        .containsExactlyElementsOf(
+            countedThen(
+                "-A PROXIMA-SERVICES -m comment --comment \"ns6/svc6:p80 has no local endpoints\""
+                    + " -m tcp -p tcp -d 172.30.0.46 --dport 80 -j DROP"));
     assertThat(String.join("\n", lines)).doesNotContain("PROXIMA-SVL-", "PROXIMA-SVC-");
   }
 
@@ -206,15 +215,22 @@ class IptablesRendererTest {
   void externalTrafficPolicyLocalWithoutLocalEndpointsDropsExternalAddressesOnly() {
     List<String> lines = lines(IptablesCases.v4(), IptablesCases.externalLocalNoLocalEndpoints());
 
-    assertThat(chain(lines, "filter", "PROXIMA-EXTERNAL-SERVICES"))
-        .containsExactly(
+    var expected = new ArrayList<String>();
+    expected.addAll(
+        countedThen(
             "-A PROXIMA-EXTERNAL-SERVICES -m comment --comment \"ns11/svc11 has no local"
-                + " endpoints\" -m tcp -p tcp -d 192.0.2.11 --dport 80 -j DROP",
+                + " endpoints\" -m tcp -p tcp -d 192.0.2.11 --dport 80 -j DROP"));
+    expected.addAll(
+        countedThen(
             "-A PROXIMA-EXTERNAL-SERVICES -m comment --comment \"ns11/svc11 has no local"
-                + " endpoints\" -m tcp -p tcp -d 1.2.3.11 --dport 80 -j DROP",
+                + " endpoints\" -m tcp -p tcp -d 1.2.3.11 --dport 80 -j DROP"));
+    expected.addAll(
+        countedThen(
             "-A PROXIMA-EXTERNAL-SERVICES -m comment --comment \"ns11/svc11 has no local"
                 + " endpoints\" -m addrtype --dst-type LOCAL -m tcp -p tcp --dport 30011 -j"
-                + " DROP");
+                + " DROP"));
+    assertThat(chain(lines, "filter", "PROXIMA-EXTERNAL-SERVICES"))
+        .containsExactlyElementsOf(expected);
     assertThat(chain(lines, "filter", "PROXIMA-SERVICES")).isEmpty();
     String ext = IptablesChains.ext(IptablesCases.externalLocalNoLocalEndpoints().port().name());
     assertThat(chain(lines, "nat", ext)).noneMatch(l -> l.contains("PROXIMA-SVL-"));
@@ -225,9 +241,10 @@ class IptablesRendererTest {
     List<String> lines = lines(IptablesCases.v4(), IptablesCases.externalNoEndpoints());
 
     assertThat(chain(lines, "filter", "PROXIMA-EXTERNAL-SERVICES"))
-        .hasSize(3)
-        .allMatch(l -> l.endsWith("-j REJECT --reject-with icmp-port-unreachable"))
-        .allMatch(l -> l.contains("\"ns12/svc12 has no endpoints\""));
+        .hasSize(6)
+        .allMatch(l -> l.contains("\"ns12/svc12 has no endpoints\""))
+        .filteredOn(l -> l.endsWith("-j REJECT --reject-with icmp-port-unreachable"))
+        .hasSize(3);
     assertThat(chain(lines, "nat", "PROXIMA-NODEPORTS")).isEmpty();
   }
 
@@ -380,12 +397,14 @@ class IptablesRendererTest {
     List<String> lines = lines(IptablesCases.v6(), v6, IptablesCases.v6NoEndpoints());
 
     assertThat(chain(lines, "filter", "PROXIMA-SERVICES"))
-        .containsExactly(
-            "-A PROXIMA-SERVICES -m comment --comment \"ns6/v6none has no endpoints\" -m tcp"
-                + " -p tcp -d fd00:172::2 --dport 80 -j REJECT --reject-with"
-                + " icmp6-port-unreachable");
+        .containsExactlyElementsOf(
+            countedThen(
+                "-A PROXIMA-SERVICES -m comment --comment \"ns6/v6none has no endpoints\" -m tcp"
+                    + " -p tcp -d fd00:172::2 --dport 80 -j REJECT --reject-with"
+                    + " icmp6-port-unreachable"));
     assertThat(chain(lines, "nat", sep(v6, 0)))
         .containsExactly(
+            "-A " + sep(v6, 0) + " -j PROXIMA-COUNT-UNKNOWN",
             "-A "
                 + sep(v6, 0)
                 + " -m comment --comment ns6/v6:p80 -s fd00:10::5"
@@ -493,7 +512,7 @@ class IptablesRendererTest {
     String svc = IptablesChains.svc(big.get(0).port().name());
 
     assertThat(table(lines, "nat").stream().filter(l -> l.startsWith("-A PROXIMA-SEP-")))
-        .hasSize(2002)
+        .hasSize(3003)
         .noneMatch(l -> l.contains("-m comment"));
     assertThat(chain(lines, "nat", svc).stream().filter(l -> l.contains("-j PROXIMA-SEP-")))
         .hasSize(1001)
@@ -507,6 +526,7 @@ class IptablesRendererTest {
             .lines()
             .toList();
     assertThat(table(small, "nat").stream().filter(l -> l.startsWith("-A PROXIMA-SEP-")))
+        .filteredOn(l -> !l.contains("-j PROXIMA-COUNT-"))
         .allMatch(l -> l.contains("-m comment --comment big/svc:p80 "));
   }
 

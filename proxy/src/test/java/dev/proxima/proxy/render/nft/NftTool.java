@@ -17,6 +17,15 @@ final class NftTool {
 
   private static final Pattern ELEMENTS = Pattern.compile("elements = \\{([^}]*)\\}");
 
+  /** Skips the calling test unless nft and ip are here and this is root (network namespaces). */
+  static void assumeKernelTools() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
+        "needs nft and ip");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        HostTools.isRoot(), "needs root for network namespaces");
+  }
+
   /**
    * Loads {@code script} with nft in network namespace {@code namespace}, creating it if needed.
    */

@@ -3,7 +3,6 @@ package dev.proxima.proxy.render.nft;
 import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Locality;
@@ -58,35 +57,22 @@ class ServiceLocalityCountingTest {
                       element.contains(counter("ns/web", "", Locality.NODE).replace("-node", "-")))
               .toList();
 
-      assertThat(web)
-          .containsExactlyInAnyOrder(
-              "172.30.0.160 . 10.1.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.NODE)
-                  + "\"",
-              "172.30.0.160 . 10.2.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.ZONE)
-                  + "\"",
-              "172.30.0.160 . 10.3.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.OTHER_ZONE)
-                  + "\"",
-              "192.0.2.160 . 10.1.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.NODE)
-                  + "\"",
-              "192.0.2.160 . 10.2.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.ZONE)
-                  + "\"",
-              "192.0.2.160 . 10.3.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.OTHER_ZONE)
-                  + "\"",
-              "203.0.113.160 . 10.1.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.NODE)
-                  + "\"",
-              "203.0.113.160 . 10.2.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.ZONE)
-                  + "\"",
-              "203.0.113.160 . 10.3.0.1 . tcp . 8080 : \""
-                  + counter("ns/web", "", Locality.OTHER_ZONE)
-                  + "\"");
+      var expected = new java.util.ArrayList<String>();
+      for (var address : List.of("172.30.0.160", "192.0.2.160", "203.0.113.160")) {
+        expected.add(element(address, "10.1.0.1", Locality.NODE));
+        expected.add(element(address, "10.2.0.1", Locality.ZONE));
+        expected.add(element(address, "10.3.0.1", Locality.OTHER_ZONE));
+      }
+      assertThat(web).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static String element(String address, String endpoint, Locality locality) {
+      return address
+          + " . "
+          + endpoint
+          + " . tcp . 8080 : \""
+          + counter("ns/web", "", locality)
+          + "\"";
     }
 
     @Test
@@ -256,13 +242,10 @@ class ServiceLocalityCountingTest {
    */
   @Test
   void partialAndInPlaceSyncsLeaveTheKernelsCountersAsAFreshTableHasThem() throws Exception {
-    assumeTrue(
-        HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
-        "needs nft and ip");
-    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
+    NftTool.assumeKernelTools();
     var suffix = UUID.randomUUID().toString().substring(0, 6);
-    var patched = "pxs-" + suffix;
-    var fresh = "pxt-" + suffix;
+    var patched = "pxo-" + suffix;
+    var fresh = "pxp-" + suffix;
     var counted =
         service("shop/web", "10.96.0.10", 80)
             .observeLocality()

@@ -3,7 +3,6 @@ package dev.proxima.proxy.render.nft;
 import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.IpFamily;
@@ -214,10 +213,7 @@ class StaleObjectsTest {
   @Test
   void afterTheCleanupTheKernelHoldsExactlyWhatAFreshTableOfTheRemainingServicesHolds()
       throws Exception {
-    assumeTrue(
-        HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
-        "needs nft and ip");
-    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
+    NftTool.assumeKernelTools();
     var suffix = UUID.randomUUID().toString().substring(0, 6);
     var patched = "pxs-" + suffix;
     var fresh = "pxt-" + suffix;
