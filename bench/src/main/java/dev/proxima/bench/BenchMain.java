@@ -11,8 +11,8 @@ import java.util.List;
  * smoke run catches a rotten harness without failing on a noisy machine.
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
- * iptables mode rows), {@code --only=jmh,proxy,latency,controller,extreme,soak} (and {@code
- * memory}, target 6 alone), {@code --extreme} (issue 18's extreme shapes alone), {@code
+ * iptables mode rows), {@code --only=jmh,proxy,latency,counting,controller,extreme,soak} (and
+ * {@code memory}, target 6 alone), {@code --extreme} (issue 18's extreme shapes alone), {@code
  * --soak[=minutes]} (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code
  * --quick} (the issue's sizes with fewer repetitions), {@code --work=DIR}.
  */
@@ -23,7 +23,8 @@ public final class BenchMain {
     boolean smoke = false;
     boolean iptables = false;
     boolean quick = false;
-    List<String> only = List.of("jmh", "proxy", "latency", "controller", "extreme", "soak");
+    List<String> only =
+        List.of("jmh", "proxy", "latency", "counting", "controller", "extreme", "soak");
     var chosen = new ArrayList<String>();
     Double soakMinutes = null;
     int coldStarts = 5;
@@ -157,6 +158,22 @@ public final class BenchMain {
               errors,
               rows,
               () -> new LatencyBenchmark(scale, namespaces, benchJar, rows, iptablesMode).run());
+        }
+      }
+      if (only.contains("counting")) {
+        if (kernelSkip != null) {
+          rows.add(Row.skipped("17 locality counting cost", "-", kernelSkip));
+        } else {
+          section(
+              "counting",
+              errors,
+              rows,
+              () -> {
+                try (var api = new ApiServer()) {
+                  new LocalityCountingBenchmark(scale, api, namespaces, workDir, proxyJar, rows)
+                      .run();
+                }
+              });
         }
       }
       if (only.contains("controller")) {

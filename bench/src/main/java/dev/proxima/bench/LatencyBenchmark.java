@@ -1,5 +1,6 @@
 package dev.proxima.bench;
 
+import dev.proxima.proxy.model.ObserveLocality;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,8 +56,9 @@ final class LatencyBenchmark {
           Progress.log("first-packet latency: the ratio crosses its target; " + rounds + " rounds");
         }
       }
-      Namespaces.exec(node, "nft", "delete", "table", "ip", "proxima");
       rows("nftables", sizes, nft, new Stats(direct).median(), true);
+      countingCost(clusters.get(clusters.size() - 1));
+      Namespaces.exec(node, "nft", "delete", "table", "ip", "proxima");
 
       Map<Integer, List<double[]>> iptables = new LinkedHashMap<>();
       var restoreMillis = new LinkedHashMap<Integer, Double>();
@@ -101,6 +103,61 @@ final class LatencyBenchmark {
               "4 First-packet latency, the proxy's iptables mode",
               sizes.get(sizes.size() - 1) + " svc",
               "needs `--mode iptables` (rerun with --iptables)"));
+    }
+  }
+
+  /**
+   * Issue 17's cost bound: the largest cluster's rules with locality counting off (no counters) and
+   * on for every Service port (the node's counters plus each port's), loaded in alternation so
+   * machine noise hits both alike; more rounds when the per-round ratios fall on both sides of
+   * 1.1×.
+   */
+  private void countingCost(SyntheticCluster cluster) {
+    var scripts =
+        List.of(
+            new RenderedRules(cluster, ObserveLocality.OFF).fullScript(),
+            new RenderedRules(cluster, ObserveLocality.ALL).fullScript());
+    var off = new ArrayList<double[]>();
+    var on = new ArrayList<double[]>();
+    int rounds = scale.latencyRounds();
+    for (int round = 0; round < rounds; round++) {
+      for (int mode = 0; mode < 2; mode++) {
+        Sh.run(Sh.in(node, "nft", "-f", "-"), scripts.get(mode)).orThrow(List.of("nft -f"));
+        (mode == 0 ? off : on).add(probe(SyntheticCluster.clusterIp(0), 80));
+      }
+      if (round == rounds - 1 && rounds == scale.latencyRounds()) {
+        var byMode = Map.<Integer, List<double[]>>of(0, off, 1, on);
+        if (crosses(List.of(0, 1), byMode)) {
+          rounds *= 2;
+          Progress.log(
+              "locality counting cost: the ratio crosses its target; " + rounds + " rounds");
+        }
+      }
+    }
+    var byMode = Map.<Integer, List<double[]>>of(0, off, 1, on);
+    String[] names = {"p50", "p99"};
+    for (int q = 0; q < 2; q++) {
+      final int which = q;
+      double a = new Stats(off.stream().map(s -> s[which]).toList()).median();
+      double b = new Stats(on.stream().map(s -> s[which]).toList()).median();
+      var ratios = roundRatios(List.of(0, 1), byMode, q);
+      rows.add(
+          Row.check(
+              "17 First-packet (connect) latency "
+                  + names[q]
+                  + " with locality counting on (the node's counters and every Service port's)"
+                  + " vs off, nftables (median of "
+                  + off.size()
+                  + " alternating rounds × "
+                  + scale.latencySamples()
+                  + String.format(
+                      " connects; ratio per round %.2f–%.2f×)", ratios.min(), ratios.max()),
+              cluster.serviceCount() + " svc",
+              micros(b),
+              "off: " + micros(a),
+              Row.ratio(b, a),
+              "≤ 1.1×",
+              b <= 1.1 * a));
     }
   }
 

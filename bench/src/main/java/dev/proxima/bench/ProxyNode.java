@@ -25,6 +25,7 @@ final class ProxyNode implements AutoCloseable {
   private double firstSyncedAt;
   private double cpuAtFirstSync;
   private java.util.Map<String, String> environment = java.util.Map.of();
+  private List<String> proxyArguments = List.of();
 
   ProxyNode(Namespaces namespaces, String suffix, ApiServer api, Path work, Path jar)
       throws IOException {
@@ -50,6 +51,12 @@ final class ProxyNode implements AutoCloseable {
     return this;
   }
 
+  /** Runs the proxy with these extra {@code run} flags from its next start on. */
+  ProxyNode arguments(List<String> extra) {
+    proxyArguments = List.copyOf(extra);
+    return this;
+  }
+
   /** Starts the proxy (with extra JVM flags) and waits until both families' first sync is done. */
   JarProcess startAndAwaitSync(List<String> extraJvmFlags) {
     var arguments =
@@ -63,6 +70,7 @@ final class ProxyNode implements AutoCloseable {
                 "--log-format=json",
                 "--state-dir=" + work.resolve(namespace + "-state"),
                 "--mode=" + mode));
+    arguments.addAll(proxyArguments);
     var log = work.resolve(namespace + "-proxy-" + ++starts + ".log");
     proxy =
         JarProcess.start(

@@ -1,6 +1,7 @@
 package dev.proxima.bench;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
@@ -23,9 +24,22 @@ public final class RenderedRules {
   private final Node node;
   private final RulesetAssembler assembler;
   private final String fullScript;
+  private final boolean countsEveryPort;
+
+  /** Counters per counted Service port: node, zone, other-zone, unknown. */
+  private static final int SERIES_PER_PORT = 4;
 
   public RenderedRules(SyntheticCluster cluster) {
     this(cluster, cluster.services(), cluster.slices());
+  }
+
+  /**
+   * The ruleset with locality counting {@code off} (no counters at all) or on for {@code all}
+   * Service ports (the node's counters plus four per port, no cap): the two ends of what {@code
+   * --observe-locality} costs.
+   */
+  public RenderedRules(SyntheticCluster cluster, ObserveLocality observe) {
+    this(cluster, cluster.services(), cluster.slices(), observe);
   }
 
   /**
@@ -36,16 +50,31 @@ public final class RenderedRules {
       SyntheticCluster cluster,
       List<io.fabric8.kubernetes.api.model.Service> services,
       List<EndpointSlice> slices) {
+    this(cluster, services, slices, ObserveLocality.ANNOTATED);
+  }
+
+  private RenderedRules(
+      SyntheticCluster cluster,
+      List<io.fabric8.kubernetes.api.model.Service> services,
+      List<EndpointSlice> slices,
+      ObserveLocality observe) {
     this.cluster = cluster;
     this.node = cluster.nodes().get(0);
-    var settings = RuleSettings.defaults();
+    this.countsEveryPort = observe == ObserveLocality.ALL;
+    var settings =
+        RuleSettings.defaults()
+            .withObserveLocality(observe, SERIES_PER_PORT * Math.max(1, services.size()));
     var addresses =
         node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
     this.assembler =
         new RulesetAssembler(
             settings.forFamily(
                 IpFamily.IPV4, settings.nodePortAddresses(IpFamily.IPV4, addresses), List.of()));
-    this.fullScript = assembler.replaceAll(portRules(cluster, services, slices));
+    this.fullScript =
+        assembler.replaceAll(
+            plannedPorts(cluster, services, slices).stream()
+                .map(p -> NftPlanRenderer.rules(p, countsEveryPort))
+                .toList());
   }
 
   /** What the renderers take: every planned Service port of the benchmark node, IPv4. */
@@ -57,6 +86,13 @@ public final class RenderedRules {
       SyntheticCluster cluster,
       List<io.fabric8.kubernetes.api.model.Service> services,
       List<EndpointSlice> slices) {
+    return plannedPorts(cluster, services, slices).stream().map(NftPlanRenderer::rules).toList();
+  }
+
+  private static List<NodePlanner.PlannedPort> plannedPorts(
+      SyntheticCluster cluster,
+      List<io.fabric8.kubernetes.api.model.Service> services,
+      List<EndpointSlice> slices) {
     return NodePlanner.plan(
             IpFamily.IPV4,
             SyntheticCluster.PROXY_NODE,
@@ -64,10 +100,7 @@ public final class RenderedRules {
             null,
             services,
             slices)
-        .ports()
-        .stream()
-        .map(NftPlanRenderer::rules)
-        .toList();
+        .ports();
   }
 
   public String fullScript() {
@@ -88,7 +121,7 @@ public final class RenderedRules {
                 List.of(slice))
             .ports();
     Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
-    after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p)));
+    after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p, countsEveryPort)));
     return assembler
         .update(changes)
         .orElseThrow(() -> new HarnessError("the change needs a full replacement"));

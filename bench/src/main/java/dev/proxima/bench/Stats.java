@@ -52,4 +52,9 @@ final class Stats {
   int size() {
     return sorted.size();
   }
+
+  /** The measurements in the order taken. */
+  List<Double> values() {
+    return inOrder;
+  }
 }

@@ -1,0 +1,120 @@
+package dev.proxima.bench;
+
+import dev.proxima.proxy.model.ObserveLocality;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Issue 17's cost bounds for the live proxy: partial-sync time and memory with locality counting
+ * off ({@code --observe-locality=off}: no counters at all) and on for every Service port ({@code
+ * --observe-locality=all}, the cap above the cluster's ports), the two ends of what counting can
+ * cost. Both runs watch the same API server and alternate, so machine noise hits both alike.
+ */
+final class LocalityCountingBenchmark {
+  private static final List<ObserveLocality> MODES =
+      List.of(ObserveLocality.OFF, ObserveLocality.ALL);
+
+  private final Scale scale;
+  private final ApiServer api;
+  private final Namespaces namespaces;
+  private final Path work;
+  private final Path proxyJar;
+  private final List<Row> rows;
+
+  LocalityCountingBenchmark(
+      Scale scale, ApiServer api, Namespaces namespaces, Path work, Path proxyJar, List<Row> rows) {
+    this.scale = scale;
+    this.api = api;
+    this.namespaces = namespaces;
+    this.work = work;
+    this.proxyJar = proxyJar;
+    this.rows = rows;
+  }
+
+  void run() throws Exception {
+    var cluster = new SyntheticCluster(scale.coldServices(), 2, "PreferSameZone");
+    api.createAll(cluster.nodes());
+    api.createAll(cluster.services());
+    api.createAll(cluster.slices());
+    var probe = new PartialSyncProbe(api, 193);
+    List<List<Double>> partials = List.of(new ArrayList<>(), new ArrayList<>());
+    List<List<Double>> peaks = List.of(new ArrayList<>(), new ArrayList<>());
+    List<List<Double>> live = List.of(new ArrayList<>(), new ArrayList<>());
+    int rounds = scale.smoke() ? 1 : 2;
+    for (int round = 0; round < rounds; round++) {
+      for (int m = 0; m < MODES.size(); m++) {
+        var mode = MODES.get(m);
+        var rules = new RenderedRules(cluster, mode);
+        var baseline = namespaces.create("count-bare");
+        try (var node =
+            new ProxyNode(namespaces, "count-" + round + m, api, work, proxyJar)
+                .arguments(arguments(mode, cluster))) {
+          Sh.run(Sh.in(baseline, "nft", "-f", "-"), rules.fullScript()).orThrow(List.of("nft -f"));
+          var proxy = node.startAndAwaitSync(List.of());
+          var result = probe.measure(node, cluster, baseline, rules, scale.partialChanges());
+          partials.get(m).addAll(result.latencies().values());
+          peaks.get(m).add(proxy.rssAndPeakMiB()[1]);
+          live.get(m).add(proxy.rssAndLiveHeapAfterFullGc()[1]);
+          Progress.log(
+              "locality counting "
+                  + mode
+                  + ": partial median "
+                  + Row.ms(result.latencies().median()));
+        } finally {
+          namespaces.delete(baseline);
+        }
+      }
+    }
+    String size = cluster.serviceCount() + " svc × 2 ep";
+    var partialOff = new Stats(partials.get(0));
+    var partialOn = new Stats(partials.get(1));
+    rows.add(
+        Row.check(
+            "17 Partial sync with locality counting on for every Service port vs off (median of "
+                + partialOn.size()
+                + " changes each over "
+                + rounds
+                + " alternating starts; min–max on "
+                + Row.ms(partialOn.min())
+                + "–"
+                + Row.ms(partialOn.max())
+                + ", off "
+                + Row.ms(partialOff.min())
+                + "–"
+                + Row.ms(partialOff.max())
+                + ")",
+            size,
+            Row.ms(partialOn.median()),
+            "off: " + Row.ms(partialOff.median()),
+            Row.ratio(partialOn.median(), partialOff.median()),
+            "≤ 1.1×",
+            partialOn.median() <= 1.1 * partialOff.median()));
+    var peakOff = new Stats(peaks.get(0));
+    var peakOn = new Stats(peaks.get(1));
+    var liveOff = new Stats(live.get(0));
+    var liveOn = new Stats(live.get(1));
+    rows.add(
+        Row.check(
+            "17 Proxy peak RSS with locality counting on for every Service port vs off (median of "
+                + peakOn.size()
+                + " starts each; live heap after a forced full GC: on "
+                + String.format("%.0f", liveOn.median())
+                + " MiB, off "
+                + String.format("%.0f", liveOff.median())
+                + " MiB)",
+            size,
+            String.format("%.0f MiB", peakOn.median()),
+            String.format("off: %.0f MiB", peakOff.median()),
+            Row.ratio(peakOn.median(), peakOff.median()),
+            "≤ 1.1×",
+            peakOn.median() <= 1.1 * peakOff.median()));
+  }
+
+  /** The flags for one end: every port counted needs a cap above the cluster's four series each. */
+  private static List<String> arguments(ObserveLocality mode, SyntheticCluster cluster) {
+    return List.of(
+        "--observe-locality=" + mode.name().toLowerCase(java.util.Locale.ROOT),
+        "--observe-locality-max-series=" + 4 * cluster.serviceCount());
+  }
+}
