@@ -270,14 +270,6 @@ class IptablesAssemblerTest {
         .contains(":PROXIMA-COUNT-NO-ENDPOINTS - [0:0]");
   }
 
-  private static ServicePortRules counted(ServicePortRules rules) {
-    return new ServicePortRules(
-        rules.port().withObserveLocality(true),
-        rules.clusterEndpoints(),
-        rules.localEndpoints(),
-        rules.hasAnyEndpoints());
-  }
-
   private static ServicePortRules web() {
     return service("shop/web", "172.30.0.50", 80)
         .portName("http")
@@ -291,7 +283,7 @@ class IptablesAssemblerTest {
   @Test
   void withObserveLocalityOffNoCounterChainOrJumpIsWrittenAndTheKernelsAreDeleted() {
     var off = new IptablesAssembler(IptablesCases.v4().withCountsLocality(false));
-    var services = List.of(counted(web()), IptablesCases.noEndpoints());
+    var services = List.of(IptablesCases.counted(web()), IptablesCases.noEndpoints());
 
     String fresh = off.replaceAll(services, Map.of());
     assertThat(fresh).doesNotContain("PROXIMA-COUNT-", "PROXIMA-SC-");
@@ -306,7 +298,8 @@ class IptablesAssemblerTest {
   @Test
   void onlyACountedPortsEndpointChainsAlsoJumpToItsOwnCounterOfTheEndpointsLocality() {
     var plain = IptablesCases.twoEndpoints();
-    String buffer = assembler.replaceAll(List.of(counted(web()), plain), COUNTERS_IN_KERNEL);
+    String buffer =
+        assembler.replaceAll(List.of(IptablesCases.counted(web()), plain), COUNTERS_IN_KERNEL);
 
     String stem = IptablesChains.serviceCounterStem(web().port().name());
     String nodeSep = IptablesChains.sep(web().port().name(), local("10.180.0.1", 80));
@@ -336,7 +329,7 @@ class IptablesAssemblerTest {
     nat.addAll(serviceCounters(web()));
     inKernel.put("nat", nat);
 
-    String full = assembler.replaceAll(List.of(counted(web()), plain), inKernel);
+    String full = assembler.replaceAll(List.of(IptablesCases.counted(web()), plain), inKernel);
     assertThat(full)
         .as("the kernel has them: declaring would zero their counts")
         .doesNotContain(":PROXIMA-SC-", "-A PROXIMA-SC-", "-X PROXIMA-SC-")
@@ -346,7 +339,7 @@ class IptablesAssemblerTest {
         assembler
             .update(
                 change(
-                    counted(
+                    IptablesCases.counted(
                         service("shop/web", "172.30.0.50", 80)
                             .portName("http")
                             .cluster(local("10.180.0.1", 80), remote("10.180.0.3", 80)))))
@@ -363,7 +356,7 @@ class IptablesAssemblerTest {
     assertThat(uncounted).doesNotContain("-j PROXIMA-SC-", "-A PROXIMA-SC-");
     assertThat(assembler.countedPorts()).isEmpty();
 
-    String countedAgain = assembler.update(change(counted(web()))).orElseThrow();
+    String countedAgain = assembler.update(change(IptablesCases.counted(web()))).orElseThrow();
     for (String chain : serviceCounters(web())) {
       assertThat(countedAgain)
           .as("created anew once counted again")
@@ -385,7 +378,7 @@ class IptablesAssemblerTest {
     var empty = IptablesCases.noEndpoints();
     assembler.replaceAll(List.of(empty), COUNTERS_IN_KERNEL);
 
-    String buffer = assembler.update(change(counted(empty))).orElseThrow();
+    String buffer = assembler.update(change(IptablesCases.counted(empty))).orElseThrow();
 
     assertThat(declared(buffer)).containsAll(serviceCounters(empty));
   }
@@ -396,7 +389,7 @@ class IptablesAssemblerTest {
     services.add(web());
     assembler.replaceAll(services, COUNTERS_IN_KERNEL);
 
-    String on = assembler.update(change(counted(web()))).orElseThrow();
+    String on = assembler.update(change(IptablesCases.counted(web()))).orElseThrow();
     assertThat(on).contains("-A " + serviceCounters(web()).get(0) + " -j RETURN\n");
     String off = assembler.update(change(web())).orElseThrow();
     assertThat(off).contains("-X " + serviceCounters(web()).get(0) + "\n");
