@@ -31,8 +31,9 @@ import java.util.TreeSet;
  * --noflush} buffers: everything on a full sync, and on a partial sync the top-level chains (always
  * rewritten, as kube-proxy does) plus the own chains of the Services that changed. Chains that are
  * no longer used are flushed and deleted in the same buffer. The connection counter chains ({@link
- * IptablesCounters}) are written by a full sync that finds them missing, and by nothing else, so
- * their counters survive. Pure: no I/O.
+ * IptablesCounters}) are written only where the kernel lacks them: by a full sync that finds them
+ * missing, and for a counted Service port by the partial sync in which it becomes counted; never
+ * again while it stays counted, so their counters survive. Pure: no I/O.
  */
 public final class IptablesAssembler {
   // By name as printed (the order of the rules), then protocol: two ports of one name differ by it.
