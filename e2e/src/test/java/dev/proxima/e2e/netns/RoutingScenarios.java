@@ -63,8 +63,8 @@ abstract class RoutingScenarios {
                 .isSubsetOf("a1s1", "a1s2", "a2s1", "b1s1")
                 .hasSizeGreaterThan(1);
           });
-      // Both modes count per node; per Service port only the nftables mode does so far.
-      assertCountedInZone(cluster, zonal, distribution, observed && mode() == ProxyMode.nftables);
+      // Both modes count per node and per opted-in Service port.
+      assertCountedInZone(cluster, zonal, distribution, observed);
     }
   }
 

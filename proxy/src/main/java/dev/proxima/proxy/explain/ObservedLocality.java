@@ -4,7 +4,7 @@ import dev.proxima.proxy.model.ServicePortName;
 
 /**
  * Where this node's connections to a Service port actually went, as the kernel counted them: the
- * place {@code explain --live} shows it. In nftables mode the proxy counts the ports of Services
+ * place {@code explain --live} shows it. In either mode the proxy counts the ports of Services
  * annotated {@code proxima.dev/observe-locality: "true"} (all of them with {@code
  * --observe-locality=all}, under the series cap); a port it does not count has no figures.
  */
@@ -39,10 +39,4 @@ public interface ObservedLocality {
       }
     };
   }
-
-  /** This proxy counts nothing per Service port: the iptables mode. */
-  ObservedLocality NOT_COUNTED =
-      notCounted(
-          "the iptables mode does not count per Service port; the nftables mode does (and"
-              + " proxima_proxy_connections_total per node)");
 }

@@ -32,6 +32,12 @@ public final class IptablesDataPlane implements DataPlane {
   private IptablesAssembler assembler;
   private int linesLoaded;
 
+  /**
+   * The counted Service ports by counter chain stem, read at scrape time: a copy taken after each
+   * buffer the kernel took, so a scrape never names chains that are not loaded yet.
+   */
+  private volatile Map<String, ServicePortName> countedPorts = Map.of();
+
   public IptablesDataPlane(
       IpFamily family, RuleSettings settings, IptablesKernel iptables, ProxyMetrics metrics) {
     this.family = family;
@@ -81,16 +87,31 @@ public final class IptablesDataPlane implements DataPlane {
         .orElse(Outcome.NEEDS_FULL);
   }
 
-  /** One {@code iptables-save -c} call; empty until the counter chains are all there. */
+  @Override
+  public boolean countsPerServicePort() {
+    return settings.observeLocality().counts();
+  }
+
+  /**
+   * One {@code iptables-save -c} call; empty until the node counter chains are all there. The
+   * counted Service ports' figures come from the same read.
+   */
   @Override
   public Optional<ConnectionCounts> connectionCounts() {
+    var ports = countedPorts;
     return iptables
         .savedCounters()
         .map(IptablesCounters::parse)
         .flatMap(
             counts ->
                 ConnectionCounts.from(
-                    counts, IptablesChains::counter, IptablesChains.COUNT_NO_ENDPOINTS));
+                        counts, IptablesChains::counter, IptablesChains.COUNT_NO_ENDPOINTS)
+                    .map(
+                        node ->
+                            new ConnectionCounts(
+                                node.byLocality(),
+                                node.withoutEndpoints(),
+                                IptablesCounters.servicePorts(counts, ports))));
   }
 
   @Override
@@ -124,6 +145,7 @@ public final class IptablesDataPlane implements DataPlane {
       metrics.iptablesRestoreFailed(family, partial);
       return Outcome.failed(result.summary());
     }
+    countedPorts = assembler.countedPorts();
     metrics.iptablesRules(family, assembler.ruleCounts(), assembler.lastWritten());
     return Outcome.LOADED;
   }

@@ -167,9 +167,7 @@ public final class ProxyServer implements AutoCloseable {
               registry, counters, () -> NodePlanner.zoneOf(cache.node()));
     }
     this.notCountedBecause =
-        connectionCounters == null
-            ? "--observe-locality=off: the rules count no connection"
-            : mode != ProxyMode.nftables ? ObservedLocality.NOT_COUNTED.notCountedBecause() : null;
+        connectionCounters == null ? "--observe-locality=off: the rules count no connection" : null;
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
     var healthChecks = new ServiceHealthChecks(serviceHealth, rules, cache);

@@ -20,6 +20,10 @@ class LiveExplainReportTest {
   private static final Instant FAILED = Instant.parse("2026-11-24T09:00:07Z");
   private static final Instant NOW = Instant.parse("2026-11-24T09:00:10Z");
 
+  /** A proxy that counts nothing per Service port: --observe-locality=off. */
+  private static final ObservedLocality NOT_COUNTED =
+      ObservedLocality.notCounted("--observe-locality=off: the rules count no connection");
+
   /** shop/web with two endpoints on node-a, shop/api with one elsewhere, both one port. */
   private static NodePlanner.FamilyPlan plan() {
     return NodePlanner.plan(
@@ -59,7 +63,7 @@ class LiveExplainReportTest {
   }
 
   private static LiveExplain live() {
-    return live(null, LiveExplain.MAX_SERVICE_PORTS, ObservedLocality.NOT_COUNTED);
+    return live(null, LiveExplain.MAX_SERVICE_PORTS, NOT_COUNTED);
   }
 
   private static JsonNode json(LiveExplain live) throws Exception {
@@ -82,7 +86,7 @@ class LiveExplainReportTest {
               IPv4 last error:    2026-11-24T09:00:07Z: Error: Could not process rule: No such file or directory
                                   line 2
               IPv6:               last full sync 2026-11-24T09:00:00Z, last partial sync never, 3 rule lines in the latest load, 0 service ports
-              observed locality:  not counted: the iptables mode does not count per Service port; the nftables mode does (and proxima_proxy_connections_total per node)
+              observed locality:  not counted: --observe-locality=off: the rules count no connection
             """);
   }
 
@@ -124,12 +128,13 @@ class LiveExplainReportTest {
     assertThat(ipv6.path("failing").asBoolean()).isFalse();
 
     assertThat(json.path("observedLocality").path("counted").asBoolean()).isFalse();
-    assertThat(json.path("observedLocality").path("reason").asText()).contains("iptables mode");
+    assertThat(json.path("observedLocality").path("reason").asText())
+        .contains("--observe-locality=off");
   }
 
   @Test
   void oneServiceIsShownAloneAndAnUnknownOneIsSaidToHaveNoPorts() throws Exception {
-    var web = live(new ObjectKey("shop", "web"), 10, ObservedLocality.NOT_COUNTED);
+    var web = live(new ObjectKey("shop", "web"), 10, NOT_COUNTED);
     assertThat(json(web).path("service").asText()).isEqualTo("shop/web");
     assertThat(json(web).path("servicePorts"))
         .extracting(row -> row.path("service").asText())
@@ -138,7 +143,7 @@ class LiveExplainReportTest {
         .contains("shop/web port http")
         .doesNotContain("shop/api");
 
-    var missing = live(new ObjectKey("shop", "gone"), 10, ObservedLocality.NOT_COUNTED);
+    var missing = live(new ObjectKey("shop", "gone"), 10, NOT_COUNTED);
     assertThat(json(missing).path("servicePorts")).isEmpty();
     assertThat(json(missing).path("servicePortsTotal").asInt()).isZero();
     assertThat(LiveExplainReport.text(missing))
@@ -147,7 +152,7 @@ class LiveExplainReportTest {
 
   @Test
   void aClusterBeyondTheCapIsCutAndTheAnswerSaysHowManyWereLeftOut() throws Exception {
-    var cut = live(null, 1, ObservedLocality.NOT_COUNTED);
+    var cut = live(null, 1, NOT_COUNTED);
 
     assertThat(json(cut).path("servicePorts")).hasSize(1);
     assertThat(json(cut).path("servicePortsTotal").asInt()).isEqualTo(2);

@@ -31,8 +31,9 @@ import java.util.TreeSet;
  * --noflush} buffers: everything on a full sync, and on a partial sync the top-level chains (always
  * rewritten, as kube-proxy does) plus the own chains of the Services that changed. Chains that are
  * no longer used are flushed and deleted in the same buffer. The connection counter chains ({@link
- * IptablesCounters}) are written by a full sync that finds them missing, and by nothing else, so
- * their counters survive. Pure: no I/O.
+ * IptablesCounters}) are written only where the kernel lacks them: by a full sync that finds them
+ * missing, and for a counted Service port by the partial sync in which it becomes counted; never
+ * again while it stays counted, so their counters survive. Pure: no I/O.
  */
 public final class IptablesAssembler {
   // By name as printed (the order of the rules), then protocol: two ports of one name differ by it.
@@ -50,8 +51,14 @@ public final class IptablesAssembler {
   private int endpointTotal;
   private boolean initialised;
 
-  /** The counter chains the kernel lacks, per table, for the full sync's buffers to create. */
+  /**
+   * The counter chains the kernel lacks, per table, for the next buffer to create: on a full sync
+   * those missing, on a partial one those of the ports that became counted.
+   */
   private final Map<String, Set<String>> countersToCreate = new TreeMap<>();
+
+  /** The Service ports counted per locality, by their counter chains' stem. */
+  private final Map<String, ServicePortName> counted = new TreeMap<>();
 
   public IptablesAssembler(FamilySettings config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -101,10 +108,17 @@ public final class IptablesAssembler {
     large = endpointTotal > IptablesRenderer.LARGE_CLUSTER_ENDPOINTS;
     inputs.forEach((name, rules) -> rendered.put(name, renderPort(rules)));
     initialised = true;
+    counted.clear();
+    inputs.forEach(
+        (name, rules) -> {
+          if (counts(rules)) {
+            counted.put(IptablesChains.serviceCounterStem(name), name);
+          }
+        });
 
     countersToCreate.clear();
     for (String table : List.of("filter", "nat")) {
-      Set<String> missing = new LinkedHashSet<>(IptablesCounters.chains(table));
+      Set<String> missing = new LinkedHashSet<>(counterChains(table));
       missing.removeAll(existing.getOrDefault(table, Set.of()));
       if (!missing.isEmpty()) {
         countersToCreate.put(table, missing);
@@ -185,10 +199,12 @@ public final class IptablesAssembler {
       return Optional.empty();
     }
     endpointTotal = nextTotal;
+    countersToCreate.clear();
+    Set<String> uncounted = new TreeSet<>();
+    boolean anyChange = countingChanges(changes, uncounted);
     List<ServiceChains> written = new ArrayList<>();
     List<ServiceChains> replacedShared = new ArrayList<>();
     Set<String> removedChains = new TreeSet<>();
-    boolean anyChange = false;
     for (var entry : new TreeMap<>(changes).entrySet()) {
       ServicePortName name = entry.getKey();
       ServiceChains before = rendered.get(name);
@@ -216,12 +232,68 @@ public final class IptablesAssembler {
     }
     // A chain another changed port now owns is rewritten, not deleted.
     written.forEach(w -> removedChains.removeAll(w.ownChains().keySet()));
+    // Deleted after the endpoint chains that jumped to them are rewritten or deleted.
+    removedChains.addAll(uncounted);
     Map<String, Set<String>> stale = new TreeMap<>();
     if (!removedChains.isEmpty()) {
       stale.put("nat", removedChains);
     }
     return Optional.of(
         large ? writeEdits(replacedShared, written, removedChains) : write(written, stale, false));
+  }
+
+  /**
+   * Follows which changed ports are counted per locality: the counter chains of a port that became
+   * counted go into {@link #countersToCreate}, those of one that stopped into {@code uncounted}; a
+   * port counted before and after keeps its chains untouched, so their counts go on.
+   *
+   * @return whether any port's counting changed
+   */
+  private boolean countingChanges(
+      Map<ServicePortName, ServicePortRules> changes, Set<String> uncounted) {
+    boolean changed = false;
+    for (var entry : new TreeMap<>(changes).entrySet()) {
+      String stem = IptablesChains.serviceCounterStem(entry.getKey());
+      boolean was = entry.getKey().equals(counted.get(stem));
+      boolean now = entry.getValue() != null && counts(entry.getValue());
+      if (was && !now) {
+        counted.remove(stem);
+        uncounted.addAll(IptablesCounters.serviceChains(stem));
+        changed = true;
+      } else if (!was && now) {
+        counted.put(stem, entry.getKey());
+        countersToCreate
+            .computeIfAbsent("nat", t -> new LinkedHashSet<>())
+            .addAll(IptablesCounters.serviceChains(stem));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /** Whether a port's connections are counted per locality. */
+  private boolean counts(ServicePortRules rules) {
+    return config.countsLocality() && rules.port().observeLocality();
+  }
+
+  /**
+   * The counter chains wanted in a table: none with {@code --observe-locality=off}, else the node
+   * counters and, in nat, those of every counted Service port.
+   */
+  private List<String> counterChains(String table) {
+    if (!config.countsLocality()) {
+      return List.of();
+    }
+    List<String> chains = new ArrayList<>(IptablesCounters.chains(table));
+    if (table.equals("nat")) {
+      counted.keySet().forEach(stem -> chains.addAll(IptablesCounters.serviceChains(stem)));
+    }
+    return chains;
+  }
+
+  /** The counted Service ports by the stem of their counter chains' names, as of now. */
+  public Map<String, ServicePortName> countedPorts() {
+    return Map.copyOf(counted);
   }
 
   /**
@@ -250,13 +322,20 @@ public final class IptablesAssembler {
         after.forEach(service -> own.putAll(service.ownChains()));
       }
       Set<String> deleted = table.equals("nat") ? removedChains : Set.of();
-      if (oldRules.isEmpty() && newRules.isEmpty() && own.isEmpty() && deleted.isEmpty()) {
+      Set<String> counters = countersToCreate.getOrDefault(table, Set.of());
+      if (oldRules.isEmpty()
+          && newRules.isEmpty()
+          && own.isEmpty()
+          && deleted.isEmpty()
+          && counters.isEmpty()) {
         continue;
       }
       out.append('*').append(table).append('\n');
+      counters.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
       own.keySet().forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
       deleted.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
-      int written = 0;
+      counters.forEach(chain -> out.append(IptablesCounters.rule(chain)).append('\n'));
+      int written = counters.size();
       for (List<String> rules : own.values()) {
         rules.forEach(rule -> out.append(rule).append('\n'));
         written += rules.size();
@@ -286,6 +365,14 @@ public final class IptablesAssembler {
       }
       for (ServiceChains service : after) {
         delta += sharedLines(service, table).size() + ownRules(service, table);
+      }
+      delta += countersToCreate.getOrDefault(table, Set.of()).size();
+      if (table.equals("nat")) {
+        delta -=
+            (int)
+                removedChains.stream()
+                    .filter(c -> c.startsWith(IptablesChains.SERVICE_COUNT_PREFIX))
+                    .count();
       }
       ruleCounts.merge(table, delta, Integer::sum);
     }
@@ -377,7 +464,7 @@ public final class IptablesAssembler {
   private Set<String> wantedChains(String table) {
     Set<String> wanted = new HashSet<>(topLevel(table));
     wanted.add(CANARY);
-    wanted.addAll(IptablesCounters.chains(table));
+    wanted.addAll(counterChains(table));
     if (table.equals("nat")) {
       rendered.values().forEach(r -> wanted.addAll(r.ownChains().keySet()));
     }
@@ -493,8 +580,8 @@ public final class IptablesAssembler {
       }
       Set<String> deleted = stale.getOrDefault(table, Set.of());
       declared.addAll(deleted);
-      // Only a full sync that found them missing declares counter chains: declaring flushes.
-      Set<String> counters = full ? countersToCreate.getOrDefault(table, Set.of()) : Set.of();
+      // Only the counter chains the kernel lacks are declared: declaring flushes.
+      Set<String> counters = countersToCreate.getOrDefault(table, Set.of());
       declared.addAll(counters);
       out.append('*').append(table).append('\n');
       declared.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
@@ -514,9 +601,7 @@ public final class IptablesAssembler {
       }
       appendDeletions(out, deleted);
       out.append("COMMIT\n");
-      int owned =
-          shared.values().stream().mapToInt(List::size).sum()
-              + IptablesCounters.chains(table).size();
+      int owned = shared.values().stream().mapToInt(List::size).sum() + counterChains(table).size();
       if (table.equals("nat")) {
         for (ServiceChains service : rendered.values()) {
           owned += ownRules(service, table);

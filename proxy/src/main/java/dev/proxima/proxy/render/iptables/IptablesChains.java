@@ -68,6 +68,36 @@ public final class IptablesChains {
     return COUNT_PREFIX + locality.label().toUpperCase(java.util.Locale.ROOT);
   }
 
+  /**
+   * Per-Service-port connection counters (nat only), for the ports counted per locality: {@code
+   * PROXIMA-SC-<hash>-<LOC>}, with the first {@value #SERVICE_COUNTER_HASH_LENGTH} characters of
+   * the port's hash so that the longest ({@code UNKNOWN}) fits in {@value #MAX_LENGTH}. Like the
+   * node counters, created once and never declared again while the port is counted.
+   */
+  public static final String SERVICE_COUNT_PREFIX = "PROXIMA-SC-";
+
+  static final int SERVICE_COUNTER_HASH_LENGTH = 9;
+
+  /** The part of a counted port's counter chain names before the locality code. */
+  public static String serviceCounterStem(ServicePortName name) {
+    return SERVICE_COUNT_PREFIX + serviceHash(name).substring(0, SERVICE_COUNTER_HASH_LENGTH) + "-";
+  }
+
+  /** The counter chain of a counted port's connections to endpoints of this locality. */
+  public static String serviceCounter(String stem, Locality locality) {
+    return stem + localityCode(locality);
+  }
+
+  /** NODE, ZONE, OTHER, UNKNOWN: short enough for the chain name limit. */
+  private static String localityCode(Locality locality) {
+    return switch (locality) {
+      case NODE -> "NODE";
+      case ZONE -> "ZONE";
+      case OTHER_ZONE -> "OTHER";
+      case UNKNOWN -> "UNKNOWN";
+    };
+  }
+
   public static final String SVC_PREFIX = "PROXIMA-SVC-";
   public static final String SVL_PREFIX = "PROXIMA-SVL-";
   public static final String EXT_PREFIX = "PROXIMA-EXT-";

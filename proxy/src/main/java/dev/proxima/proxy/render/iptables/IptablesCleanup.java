@@ -66,7 +66,7 @@ public final class IptablesCleanup {
           var names = new TreeSet<String>();
           for (String line : save.split("\n")) {
             String chain = proximaChain(line);
-            if (chain != null && !chain.startsWith(IptablesChains.COUNT_PREFIX)) {
+            if (chain != null && !IptablesCounters.isCounter(table, chain)) {
               names.add(chain);
             }
           }

@@ -1,6 +1,8 @@
 package dev.proxima.proxy.render.iptables;
 
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.nft.NftCounters;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,7 +15,9 @@ import java.util.regex.Pattern;
  * The iptables mode's connection counters: in nat, one chain per endpoint locality that every
  * endpoint chain jumps to first (nat chains see only a connection's first packet, so its packet
  * counter counts new connections); in filter, one chain jumped to just before each drop or reject
- * for lack of endpoints. Each holds one {@code -j RETURN} rule, whose counter is the figure.
+ * for lack of endpoints; and in nat, per Service port counted per locality, one chain per locality
+ * its endpoint chains jump to as well. Each holds one {@code -j RETURN} rule, whose counter is the
+ * figure.
  *
  * <p>{@code iptables-restore --noflush} flushes every chain its buffer declares, counters with the
  * rules, so these chains are declared only when the kernel lacks them (or their rule) and never by
@@ -22,8 +26,7 @@ import java.util.regex.Pattern;
 public final class IptablesCounters {
   /** {@code [packets:bytes] -A CHAIN -j RETURN}, as {@code iptables-save -c} prints it. */
   private static final Pattern COUNTED =
-      Pattern.compile(
-          "\\[(\\d+):\\d+\\] -A (" + IptablesChains.COUNT_PREFIX + "[A-Z-]+) -j RETURN");
+      Pattern.compile("\\[(\\d+):\\d+\\] -A (PROXIMA-(?:COUNT|SC)-[A-Z0-9-]+) -j RETURN");
 
   private IptablesCounters() {}
 
@@ -42,6 +45,33 @@ public final class IptablesCounters {
     };
   }
 
+  /** The counter chains of one counted Service port (nat), one per locality. */
+  public static List<String> serviceChains(String stem) {
+    var chains = new ArrayList<String>();
+    for (var locality : Locality.values()) {
+      chains.add(IptablesChains.serviceCounter(stem, locality));
+    }
+    return List.copyOf(chains);
+  }
+
+  /** A counter chain of a table: a node counter, or in nat a counted Service port's. */
+  static boolean isCounter(String table, String chain) {
+    return chains(table).contains(chain)
+        || (table.equals("nat") && chain.startsWith(IptablesChains.SERVICE_COUNT_PREFIX));
+  }
+
+  /**
+   * Each counted Service port's connections by locality, from one {@link #parse parsed} listing.
+   *
+   * @param counted the counted ports by their counter chains' stem ({@link
+   *     IptablesChains#serviceCounterStem}); a port none of whose chains the listing has is left
+   *     out
+   */
+  public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
+      Map<String, Long> counts, Map<String, ServicePortName> counted) {
+    return NftCounters.servicePorts(counts, counted, IptablesChains::serviceCounter);
+  }
+
   /** A counter chain's one rule, as a restore buffer line. */
   static String rule(String chain) {
     return "-A " + chain + " -j RETURN";
@@ -52,13 +82,14 @@ public final class IptablesCounters {
    * rule). A chain found emptied or with other rules is left out, so a full sync writes it anew.
    */
   public static Set<String> whole(String table, String save) {
-    var counters = chains(table);
     var rules = new LinkedHashMap<String, List<String>>();
     for (String line : save.split("\n")) {
-      if (line.startsWith(":" + IptablesChains.COUNT_PREFIX)) {
+      if (line.startsWith(":" + IptablesChains.COUNT_PREFIX)
+          || line.startsWith(":" + IptablesChains.SERVICE_COUNT_PREFIX)) {
         String chain = line.substring(1, line.indexOf(' ') > 0 ? line.indexOf(' ') : line.length());
         rules.putIfAbsent(chain, new ArrayList<>());
-      } else if (line.startsWith("-A " + IptablesChains.COUNT_PREFIX)) {
+      } else if (line.startsWith("-A " + IptablesChains.COUNT_PREFIX)
+          || line.startsWith("-A " + IptablesChains.SERVICE_COUNT_PREFIX)) {
         String chain = line.split(" ")[1];
         rules.computeIfAbsent(chain, c -> new ArrayList<>()).add(line);
       }
@@ -66,7 +97,7 @@ public final class IptablesCounters {
     var whole = new TreeSet<String>();
     rules.forEach(
         (chain, lines) -> {
-          if (counters.contains(chain) && lines.equals(List.of(rule(chain)))) {
+          if (isCounter(table, chain) && lines.equals(List.of(rule(chain)))) {
             whole.add(chain);
           }
         });
@@ -87,7 +118,7 @@ public final class IptablesCounters {
         continue;
       }
       var matcher = COUNTED.matcher(line.strip());
-      if (!matcher.matches() || !chains(table).contains(matcher.group(2))) {
+      if (!matcher.matches() || !isCounter(table, matcher.group(2))) {
         continue;
       }
       try {

@@ -279,7 +279,16 @@ final class ServiceChainsRenderer {
     for (Endpoint endpoint : reachable.values()) {
       String sep = sepName(name, endpoint);
       // First, so it counts every new connection this chain DNATs (nat sees only first packets).
-      nat(sep, "-j " + IptablesChains.counter(endpoint.locality()));
+      if (config.countsLocality()) {
+        nat(sep, "-j " + IptablesChains.counter(endpoint.locality()));
+        if (sp.observeLocality()) {
+          nat(
+              sep,
+              "-j "
+                  + IptablesChains.serviceCounter(
+                      IptablesChains.serviceCounterStem(name), endpoint.locality()));
+        }
+      }
       nat(sep, endpointComment(name.toString()), "-s " + endpoint.ip(), "-j " + MARK_MASQ);
       nat(
           sep,
@@ -328,7 +337,9 @@ final class ServiceChainsRenderer {
    * someone emptied or damaged can never let such a packet through.
    */
   private void refuse(String chain, String comment, String match, Verdict verdict) {
-    filter(chain, comment, match, "-j " + IptablesChains.COUNT_NO_ENDPOINTS);
+    if (config.countsLocality()) {
+      filter(chain, comment, match, "-j " + IptablesChains.COUNT_NO_ENDPOINTS);
+    }
     filter(chain, comment, match, target(verdict));
   }
 

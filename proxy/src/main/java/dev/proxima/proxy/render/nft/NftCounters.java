@@ -6,6 +6,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -46,12 +47,25 @@ public final class NftCounters {
    */
   public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
       Map<String, Long> counts, Map<String, ServicePortName> counted) {
+    return servicePorts(counts, counted, (stem, locality) -> stem + locality.label());
+  }
+
+  /**
+   * As {@link #servicePorts(Map, Map)}, for counters named by {@code nameOf} (the iptables mode's
+   * counter chains too).
+   *
+   * @param nameOf a counter's name from its port's stem and its locality
+   */
+  public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
+      Map<String, Long> counts,
+      Map<String, ServicePortName> counted,
+      BiFunction<String, Locality, String> nameOf) {
     var ports = new TreeMap<ServicePortName, Map<Locality, Long>>();
     counted.forEach(
         (stem, port) -> {
           var byLocality = new EnumMap<Locality, Long>(Locality.class);
           for (var locality : Locality.values()) {
-            var count = counts.get(stem + locality.label());
+            var count = counts.get(nameOf.apply(stem, locality));
             if (count != null) {
               byLocality.put(locality, count);
             }

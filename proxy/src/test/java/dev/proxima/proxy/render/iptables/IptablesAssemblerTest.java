@@ -269,4 +269,129 @@ class IptablesAssemblerTest {
         .as("the filter counter goes with the filter rules that use it")
         .contains(":PROXIMA-COUNT-NO-ENDPOINTS - [0:0]");
   }
+
+  private static ServicePortRules web() {
+    return service("shop/web", "172.30.0.50", 80)
+        .portName("http")
+        .cluster(local("10.180.0.1", 80), remote("10.180.0.2", 80, Locality.ZONE));
+  }
+
+  private static List<String> serviceCounters(ServicePortRules rules) {
+    return IptablesCounters.serviceChains(IptablesChains.serviceCounterStem(rules.port().name()));
+  }
+
+  @Test
+  void withObserveLocalityOffNoCounterChainOrJumpIsWrittenAndTheKernelsAreDeleted() {
+    var off = new IptablesAssembler(IptablesCases.v4().withCountsLocality(false));
+    var services = List.of(IptablesCases.counted(web()), IptablesCases.noEndpoints());
+
+    String fresh = off.replaceAll(services, Map.of());
+    assertThat(fresh).doesNotContain("PROXIMA-COUNT-", "PROXIMA-SC-");
+
+    String again = off.replaceAll(services, COUNTERS_IN_KERNEL);
+    assertThat(again)
+        .as("counter chains left from a counting run go, and nothing jumps to them")
+        .contains("-X PROXIMA-COUNT-NODE\n", "-X PROXIMA-COUNT-NO-ENDPOINTS\n")
+        .doesNotContain("-j PROXIMA-COUNT-", "-A PROXIMA-COUNT-", "PROXIMA-SC-");
+  }
+
+  @Test
+  void onlyACountedPortsEndpointChainsAlsoJumpToItsOwnCounterOfTheEndpointsLocality() {
+    var plain = IptablesCases.twoEndpoints();
+    String buffer =
+        assembler.replaceAll(List.of(IptablesCases.counted(web()), plain), COUNTERS_IN_KERNEL);
+
+    String stem = IptablesChains.serviceCounterStem(web().port().name());
+    String nodeSep = IptablesChains.sep(web().port().name(), local("10.180.0.1", 80));
+    String zoneSep = IptablesChains.sep(web().port().name(), remote("10.180.0.2", 80));
+    assertThat(buffer)
+        .contains("-A " + nodeSep + " -j PROXIMA-COUNT-NODE\n")
+        .contains("-A " + nodeSep + " -j " + stem + "NODE\n")
+        .contains("-A " + zoneSep + " -j " + stem + "ZONE\n");
+    assertThat(declared(buffer))
+        .filteredOn(chain -> chain.startsWith("PROXIMA-SC-"))
+        .as("the counted port's four counters, created because the kernel lacks them")
+        .containsExactlyInAnyOrderElementsOf(serviceCounters(web()));
+    assertThat(buffer.lines().filter(l -> l.contains("PROXIMA-SC-") && l.startsWith("-A ")))
+        .as("the uncounted port's endpoint chains jump to the node counters only")
+        .noneMatch(l -> l.contains(IptablesChains.serviceCounterStem(plain.port().name())))
+        .isNotEmpty();
+    assertThat(serviceCounters(web())).allMatch(c -> c.length() <= IptablesChains.MAX_LENGTH);
+    assertThat(assembler.countedPorts()).containsExactly(Map.entry(stem, web().port().name()));
+  }
+
+  @Test
+  void aCountedPortsCounterChainsAreDeclaredOnlyWhenMissingAndDeletedWhenItStopsBeingCounted() {
+    var plain = IptablesCases.twoEndpoints();
+    var inKernel = new HashMap<String, Set<String>>();
+    inKernel.put("filter", COUNTERS_IN_KERNEL.get("filter"));
+    var nat = new java.util.HashSet<>(COUNTERS_IN_KERNEL.get("nat"));
+    nat.addAll(serviceCounters(web()));
+    inKernel.put("nat", nat);
+
+    String full = assembler.replaceAll(List.of(IptablesCases.counted(web()), plain), inKernel);
+    assertThat(full)
+        .as("the kernel has them: declaring would zero their counts")
+        .doesNotContain(":PROXIMA-SC-", "-A PROXIMA-SC-", "-X PROXIMA-SC-")
+        .contains("-j PROXIMA-SC-");
+
+    String moved =
+        assembler
+            .update(
+                change(
+                    IptablesCases.counted(
+                        service("shop/web", "172.30.0.50", 80)
+                            .portName("http")
+                            .cluster(local("10.180.0.1", 80), remote("10.180.0.3", 80)))))
+            .orElseThrow();
+    assertThat(moved)
+        .as("a partial sync of a port still counted leaves its counters alone")
+        .doesNotContain(":PROXIMA-SC-", "-A PROXIMA-SC-", "-X PROXIMA-SC-")
+        .contains("-j PROXIMA-SC-");
+
+    String uncounted = assembler.update(change(web())).orElseThrow();
+    for (String chain : serviceCounters(web())) {
+      assertThat(uncounted).contains(":" + chain + " - [0:0]\n", "-X " + chain + "\n");
+    }
+    assertThat(uncounted).doesNotContain("-j PROXIMA-SC-", "-A PROXIMA-SC-");
+    assertThat(assembler.countedPorts()).isEmpty();
+
+    String countedAgain = assembler.update(change(IptablesCases.counted(web()))).orElseThrow();
+    for (String chain : serviceCounters(web())) {
+      assertThat(countedAgain)
+          .as("created anew once counted again")
+          .contains(":" + chain + " - [0:0]\n", "-A " + chain + " -j RETURN\n")
+          .doesNotContain("-X " + chain);
+    }
+
+    String removed = assembler.update(removal(web())).orElseThrow();
+    assertThat(removed).contains("-X " + serviceCounters(web()).get(0) + "\n");
+
+    var afterRemoval = new HashMap<String, Set<String>>(inKernel);
+    assertThat(assembler.replaceAll(List.of(plain), afterRemoval))
+        .as("a full sync deletes counters of ports no longer counted")
+        .contains("-X " + serviceCounters(web()).get(3) + "\n");
+  }
+
+  @Test
+  void aCountedPortWithoutEndpointsStillGetsItsCountersWhenItBecomesCounted() {
+    var empty = IptablesCases.noEndpoints();
+    assembler.replaceAll(List.of(empty), COUNTERS_IN_KERNEL);
+
+    String buffer = assembler.update(change(IptablesCases.counted(empty))).orElseThrow();
+
+    assertThat(declared(buffer)).containsAll(serviceCounters(empty));
+  }
+
+  @Test
+  void aboveTheLargeThresholdAPartialSyncStillCreatesAndDeletesPortCounters() {
+    List<ServicePortRules> services = new java.util.ArrayList<>(IptablesCases.manyEndpoints(1001));
+    services.add(web());
+    assembler.replaceAll(services, COUNTERS_IN_KERNEL);
+
+    String on = assembler.update(change(IptablesCases.counted(web()))).orElseThrow();
+    assertThat(on).contains("-A " + serviceCounters(web()).get(0) + " -j RETURN\n");
+    String off = assembler.update(change(web())).orElseThrow();
+    assertThat(off).contains("-X " + serviceCounters(web()).get(0) + "\n");
+  }
 }

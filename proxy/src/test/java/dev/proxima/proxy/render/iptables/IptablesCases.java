@@ -33,6 +33,15 @@ final class IptablesCases {
     }
   }
 
+  /** The same Service port, counted per locality ({@code proxima.dev/observe-locality}). */
+  static ServicePortRules counted(ServicePortRules rules) {
+    return new ServicePortRules(
+        rules.port().withObserveLocality(true),
+        rules.clusterEndpoints(),
+        rules.localEndpoints(),
+        rules.hasAnyEndpoints());
+  }
+
   static FamilySettings v4() {
     return FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/8"));
   }

@@ -2,6 +2,10 @@ package dev.proxima.proxy.render.iptables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePortName;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -97,5 +101,64 @@ class IptablesCountersTest {
 
     assertThat(chains.get("nat"))
         .containsExactlyInAnyOrder("PROXIMA-COUNT-NODE", "PROXIMA-SERVICES");
+  }
+
+  @Test
+  void readsACountedServicePortsCounterChainsIntoItsCountsByLocality() {
+    var web = new ServicePortName(new ObjectKey("shop", "web"), "http", Protocol.TCP);
+    var gone = new ServicePortName(new ObjectKey("shop", "gone"), "http", Protocol.TCP);
+    String stem = IptablesChains.serviceCounterStem(web);
+    String save =
+        SAVE.replace(
+            "COMMIT\n*nat\n",
+            "COMMIT\n*nat\n"
+                + ":"
+                + stem
+                + "NODE - [0:0]\n"
+                + "[6:360] -A "
+                + stem
+                + "NODE -j RETURN\n"
+                + "[2:120] -A "
+                + stem
+                + "OTHER -j RETURN\n"
+                + "[1:60] -A "
+                + stem
+                + "UNKNOWN -j RETURN\n");
+
+    var counts = IptablesCounters.parse(save);
+
+    assertThat(counts).containsEntry(stem + "NODE", 6L).containsEntry("PROXIMA-COUNT-NODE", 12L);
+    assertThat(
+            IptablesCounters.servicePorts(
+                counts, Map.of(stem, web, IptablesChains.serviceCounterStem(gone), gone)))
+        .as("a port none of whose chains are loaded is left out")
+        .containsExactly(
+            Map.entry(
+                web, Map.of(Locality.NODE, 6L, Locality.OTHER_ZONE, 2L, Locality.UNKNOWN, 1L)));
+    assertThat(IptablesCounters.parse(save.replace("*nat", "*filter")))
+        .as("a port's counter counts only in nat")
+        .doesNotContainKey(stem + "NODE");
+  }
+
+  @Test
+  void aCountedPortsCounterChainIsWholeOnlyWithItsOneReturnRule() {
+    String stem =
+        IptablesChains.serviceCounterStem(
+            new ServicePortName(new ObjectKey("shop", "web"), "http", Protocol.TCP));
+    String nat =
+        "*nat\n:"
+            + stem
+            + "NODE - [0:0]\n:"
+            + stem
+            + "ZONE - [0:0]\n-A "
+            + stem
+            + "NODE -j RETURN\n-A "
+            + stem
+            + "ZONE -j ACCEPT\nCOMMIT\n";
+
+    assertThat(IptablesCounters.whole("nat", nat)).containsExactly(stem + "NODE");
+    assertThat(IptablesCleanup.chains(Map.of("nat", nat)).get("nat"))
+        .as("the damaged one is listed as missing, so a full sync writes it anew")
+        .containsExactly(stem + "NODE");
   }
 }

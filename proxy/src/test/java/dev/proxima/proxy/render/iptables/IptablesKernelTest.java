@@ -338,6 +338,52 @@ class IptablesKernelTest {
         .containsExactly("-A PROXIMA-COUNT-ZONE -j RETURN");
   }
 
+  @Test
+  void aCountedPortKeepsItsCountsThroughPartialSyncsAndLosesItsChainsWhenNoLongerCounted() {
+    var prefix = namespace();
+    var patched = iptables(prefix);
+    var fresh = iptables(namespace());
+    var live = plane(patched);
+    var api =
+        service("shop/api", "10.96.0.11", 80).portName("http").cluster(remote("10.1.0.9", 80));
+    assertThat(
+            live.replaceAll(List.of(IptablesCases.counted(web("10.1.0.1")), api), List.of())
+                .status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    var webName = web().port().name();
+    String stem = IptablesChains.serviceCounterStem(webName);
+    setCounter(prefix, "nat", stem + "UNKNOWN", 5);
+
+    List<Map<ServicePortName, ServicePortRules>> steps = new ArrayList<>();
+    steps.add(Map.of(webName, IptablesCases.counted(web("10.1.0.1", "10.1.0.2"))));
+    steps.add(Map.of(api.port().name(), IptablesCases.counted(api)));
+    for (var step : steps) {
+      var outcome = live.update(step);
+      assertThat(outcome.status())
+          .as("%s: %s", step, outcome.error())
+          .isEqualTo(DataPlane.Status.LOADED);
+    }
+    var counts = live.connectionCounts().orElseThrow().byServicePort();
+    assertThat(counts.get(webName).get(dev.proxima.proxy.model.Locality.UNKNOWN))
+        .as("a partial sync of a port still counted leaves its counts alone")
+        .isEqualTo(5);
+    assertThat(counts.get(api.port().name())).as("counted from its partial sync on").isNotNull();
+
+    var removeApi = new HashMap<ServicePortName, ServicePortRules>();
+    removeApi.put(api.port().name(), null);
+    for (var step : List.of(Map.of(webName, web("10.1.0.2")), removeApi)) {
+      var outcome = live.update(step);
+      assertThat(outcome.status())
+          .as("%s: %s", step, outcome.error())
+          .isEqualTo(DataPlane.Status.LOADED);
+    }
+    assertThat(live.connectionCounts().orElseThrow().byServicePort()).isEmpty();
+    plane(fresh).replaceAll(List.of(web("10.1.0.2")), List.of());
+    assertThat(kernelState(patched))
+        .as("no counter chain of a port no longer counted is left")
+        .isEqualTo(kernelState(fresh));
+  }
+
   private void setCounter(List<String> prefix, String table, String chain, long packets) {
     var command = new ArrayList<>(prefix);
     command.addAll(
