@@ -29,6 +29,26 @@ record Row(
     return new Row(benchmark, scale, result, baseline, ratio, target, pass ? "PASS" : "MISS");
   }
 
+  /**
+   * Issue 17's rows: {@code on} (counting every Service port) against {@code off} (no counting), at
+   * most 1.1× apart.
+   */
+  static Row countingCost(
+      String benchmark,
+      String scale,
+      double on,
+      double off,
+      java.util.function.DoubleFunction<String> unit) {
+    return check(
+        benchmark,
+        scale,
+        unit.apply(on),
+        "off: " + unit.apply(off),
+        ratio(on, off),
+        "≤ 1.1×",
+        on <= 1.1 * off);
+  }
+
   /** Target 1's row: the median of the cold starts against 2 s, with their spread. */
   static Row coldSync(Stats totals, String scale) {
     return check(
