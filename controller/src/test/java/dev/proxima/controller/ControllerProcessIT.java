@@ -163,8 +163,10 @@ class ControllerProcessIT {
     var pass = logLines("Reconciled Services").get(0);
     assertThat(pass.path("level").asText()).isEqualTo("INFO");
     assertThat(pass.path("passes").asInt()).isEqualTo(1);
-    // The Service's add and its slice's add may both queue it within the pass: reconciles count.
-    assertThat(pass.path("services").asInt()).isBetween(1, 2);
+    // How many reconciles fall in the pass depends on event timing: the Service's add, its slice's
+    // add, and the echo of the controller's own write may each queue it within the pass (on a
+    // loaded machine all three do). What must hold is one write, whatever the count.
+    assertThat(pass.path("services").asInt()).isPositive();
     assertThat(pass.path("slicesUpdated").asInt()).isEqualTo(1);
     assertThat(pass.path("errors").asInt()).isZero();
     assertThat(logLines("Updated EndpointSlice hints")).isEmpty();
