@@ -99,7 +99,9 @@ public final class HostCommand {
         return timedOut(process, name, timeout, output);
       }
       // The output ends when the last holder of the pipe closes it; a child the tool left running
-      // can hold it past the tool's exit, and the timeout covers that wait too.
+      // can hold it past the tool's exit, and the timeout covers that wait too. (When the tool
+      // exits before this reader's first read, the JDK drains the pipe and closes it: the output
+      // ends at once.)
       reading.get(remaining(deadline), TimeUnit.NANOSECONDS);
       return new Outcome(process.exitValue(), text(output));
     } catch (TimeoutException outputStillOpen) {

@@ -116,12 +116,20 @@ class HostCommandTest {
   }
 
   @Test
-  void aChildLeftHoldingTheOutputOpenEndsTheRunAtTheTimeout() throws Exception {
+  void aChildLeftHoldingTheOutputOpenDoesNotHoldTheRunPastTheTimeout() throws Exception {
     var fake = tool("leaves-child", "sleep 1000 &\necho $! > " + dir.resolve("child") + "\nexit 0");
 
     var outcome = runWithin(CUT_OFF, fake, "");
 
-    assertThat(outcome.timedOut()).as(outcome.output()).isTrue();
+    // Two endings are right, and which one comes is a race inside the JDK: when the tool exits
+    // before the reader thread has started its read, the JDK drains what the pipe holds and closes
+    // its end, so the run ends at once with the tool's exit; when the reader is already waiting,
+    // the child's open end keeps it waiting until the timeout kills the tool. (Reproduced: 8 of 60
+    // runs ended at once on a loaded machine.) What must never happen is a run held past the
+    // timeout, which runWithin checks.
+    if (!outcome.timedOut()) {
+      assertThat(outcome.succeeded()).as(outcome.output()).isTrue();
+    }
     // Orphaned before the timeout, the child is init's now; the test cleans it up. On a loaded
     // machine the timeout can kill the tool before it wrote the child's pid, and with it the
     // child (it was still a descendant then): no file to wait for.
