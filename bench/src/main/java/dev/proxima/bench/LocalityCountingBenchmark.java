@@ -1,5 +1,6 @@
 package dev.proxima.bench;
 
+import dev.proxima.proxy.metrics.ObservedServicePorts;
 import dev.proxima.proxy.model.ObserveLocality;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -107,10 +108,11 @@ final class LocalityCountingBenchmark {
             mib -> String.format("%.0f MiB", mib)));
   }
 
-  /** The flags for one end: every port counted needs a cap above the cluster's four series each. */
+  /** The flags for one end: every port counted needs a cap above the cluster's series. */
   private static List<String> arguments(ObserveLocality mode, SyntheticCluster cluster) {
     return List.of(
         "--observe-locality=" + mode.name().toLowerCase(java.util.Locale.ROOT),
-        "--observe-locality-max-series=" + 4 * cluster.serviceCount());
+        "--observe-locality-max-series="
+            + ObservedServicePorts.SERIES_PER_PORT * cluster.serviceCount());
   }
 }

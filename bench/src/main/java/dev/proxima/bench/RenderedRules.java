@@ -1,5 +1,6 @@
 package dev.proxima.bench;
 
+import dev.proxima.proxy.metrics.ObservedServicePorts;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.ServicePortName;
@@ -25,9 +26,6 @@ public final class RenderedRules {
   private final RulesetAssembler assembler;
   private final String fullScript;
   private final boolean countsEveryPort;
-
-  /** Counters per counted Service port: node, zone, other-zone, unknown. */
-  private static final int SERIES_PER_PORT = 4;
 
   public RenderedRules(SyntheticCluster cluster) {
     this(cluster, cluster.services(), cluster.slices());
@@ -63,7 +61,8 @@ public final class RenderedRules {
     this.countsEveryPort = observe == ObserveLocality.ALL;
     var settings =
         RuleSettings.defaults()
-            .withObserveLocality(observe, SERIES_PER_PORT * Math.max(1, services.size()));
+            .withObserveLocality(
+                observe, ObservedServicePorts.SERIES_PER_PORT * Math.max(1, services.size()));
     var addresses =
         node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
     this.assembler =
