@@ -170,7 +170,9 @@ public final class BenchMain {
               rows,
               () -> {
                 try (var api = new ApiServer()) {
-                  new LocalityCountingBenchmark(scale, api, namespaces, workDir, proxyJar, rows)
+                  new LocalityCountingBenchmark(
+                          new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows),
+                          api)
                       .run();
                 }
               });

@@ -2,7 +2,6 @@ package dev.proxima.bench;
 
 import dev.proxima.proxy.metrics.ObservedServicePorts;
 import dev.proxima.proxy.model.ObserveLocality;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,24 +15,17 @@ final class LocalityCountingBenchmark {
   private static final List<ObserveLocality> MODES =
       List.of(ObserveLocality.OFF, ObserveLocality.ALL);
 
-  private final Scale scale;
+  private final Harness harness;
   private final ApiServer api;
-  private final Namespaces namespaces;
-  private final Path work;
-  private final Path proxyJar;
-  private final List<Row> rows;
 
-  LocalityCountingBenchmark(
-      Scale scale, ApiServer api, Namespaces namespaces, Path work, Path proxyJar, List<Row> rows) {
-    this.scale = scale;
+  LocalityCountingBenchmark(Harness harness, ApiServer api) {
+    this.harness = harness;
     this.api = api;
-    this.namespaces = namespaces;
-    this.work = work;
-    this.proxyJar = proxyJar;
-    this.rows = rows;
   }
 
   void run() throws Exception {
+    var scale = harness.scale();
+    var namespaces = harness.namespaces();
     var cluster = new SyntheticCluster(scale.coldServices(), 2, "PreferSameZone");
     api.createAll(cluster.nodes());
     api.createAll(cluster.services());
@@ -49,7 +41,7 @@ final class LocalityCountingBenchmark {
         var rules = new RenderedRules(cluster, mode);
         var baseline = namespaces.create("count-bare");
         try (var node =
-            new ProxyNode(namespaces, "count-" + round + m, api, work, proxyJar)
+            new ProxyNode(namespaces, "count-" + round + m, api, harness.work(), harness.proxyJar())
                 .arguments(arguments(mode, cluster))) {
           Sh.run(Sh.in(baseline, "nft", "-f", "-"), rules.fullScript()).orThrow(List.of("nft -f"));
           var proxy = node.startAndAwaitSync(List.of());
@@ -70,42 +62,46 @@ final class LocalityCountingBenchmark {
     String size = cluster.serviceCount() + " svc × 2 ep";
     var partialOff = new Stats(partials.get(0));
     var partialOn = new Stats(partials.get(1));
-    rows.add(
-        Row.countingCost(
-            "17 Partial sync with locality counting on for every Service port vs off (median of "
-                + partialOn.size()
-                + " changes each over "
-                + rounds
-                + " alternating starts; min–max on "
-                + Row.ms(partialOn.min())
-                + "–"
-                + Row.ms(partialOn.max())
-                + ", off "
-                + Row.ms(partialOff.min())
-                + "–"
-                + Row.ms(partialOff.max())
-                + ")",
-            size,
-            partialOn.median(),
-            partialOff.median(),
-            Row::ms));
+    harness
+        .rows()
+        .add(
+            Row.countingCost(
+                "17 Partial sync with locality counting on for every Service port vs off (median of "
+                    + partialOn.size()
+                    + " changes each over "
+                    + rounds
+                    + " alternating starts; min–max on "
+                    + Row.ms(partialOn.min())
+                    + "–"
+                    + Row.ms(partialOn.max())
+                    + ", off "
+                    + Row.ms(partialOff.min())
+                    + "–"
+                    + Row.ms(partialOff.max())
+                    + ")",
+                size,
+                partialOn.median(),
+                partialOff.median(),
+                Row::ms));
     var peakOff = new Stats(peaks.get(0));
     var peakOn = new Stats(peaks.get(1));
     var liveOff = new Stats(live.get(0));
     var liveOn = new Stats(live.get(1));
-    rows.add(
-        Row.countingCost(
-            "17 Proxy peak RSS with locality counting on for every Service port vs off (median of "
-                + peakOn.size()
-                + " starts each; live heap after a forced full GC: on "
-                + String.format("%.0f", liveOn.median())
-                + " MiB, off "
-                + String.format("%.0f", liveOff.median())
-                + " MiB)",
-            size,
-            peakOn.median(),
-            peakOff.median(),
-            mib -> String.format("%.0f MiB", mib)));
+    harness
+        .rows()
+        .add(
+            Row.countingCost(
+                "17 Proxy peak RSS with locality counting on for every Service port vs off (median of "
+                    + peakOn.size()
+                    + " starts each; live heap after a forced full GC: on "
+                    + String.format("%.0f", liveOn.median())
+                    + " MiB, off "
+                    + String.format("%.0f", liveOff.median())
+                    + " MiB)",
+                size,
+                peakOn.median(),
+                peakOff.median(),
+                mib -> String.format("%.0f MiB", mib)));
   }
 
   /** The flags for one end: every port counted needs a cap above the cluster's series. */
