@@ -34,7 +34,16 @@ public interface DataPlanes {
    */
   static DataPlanes nftables(RuleSettings settings, RuleLoader nft, Path stateDirectory) {
     return (family, metrics, clock) ->
-        new NftDataPlane(family, settings, nft, metrics, clock, stateDirectory);
+        stateDirectory == null
+            ? new NftDataPlane(family, settings, nft, metrics, clock)
+            : new NftDataPlane(
+                family,
+                settings,
+                nft,
+                metrics,
+                clock,
+                stateDirectory,
+                NftDataPlane.savingThread(family));
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.SavedRuleset;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -14,15 +15,17 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One family's saved ruleset on disk ({@link SavedRuleset}): {@code nft-ipv4.state} in the state
- * directory. A full rebuild writes it whole, to a temporary file renamed into place once the kernel
- * took every transaction; other syncs append their records and a commit line. Any failure to read
- * or write is logged and costs only the fast restart: the next start then loads everything, as
- * without a state directory.
+ * directory. Once the kernel took every transaction of a full rebuild, the file is written whole,
+ * to a temporary file renamed into place when complete; other syncs append their records and a
+ * commit line. Not thread-safe: one thread at a time, in the order of the loads ({@link
+ * NftDataPlane} runs it on one thread of its own). Any failure to read or write is logged and costs
+ * only the fast restart: the next start then loads everything, as without a state directory.
  */
 final class SavedRulesetFile {
   private static final Logger LOG = LoggerFactory.getLogger(SavedRulesetFile.class);
@@ -78,8 +81,42 @@ final class SavedRulesetFile {
     return Optional.empty();
   }
 
+  /**
+   * Writes the file whole: the header, what {@code records} records, and the commit of {@code
+   * marker}; it replaces the old file only once complete.
+   */
+  void writeWhole(
+      String settingsDigest,
+      Consumer<RulesetAssembler.Recorder> records,
+      SavedRuleset.Marker marker) {
+    startWhole(settingsDigest);
+    try {
+      records.accept(this::write);
+    } catch (RuntimeException e) {
+      LOG.atWarn()
+          .addKeyValue("family", family)
+          .addKeyValue("file", file)
+          .addKeyValue("error", e.toString())
+          .log(
+              "Cannot write the saved ruleset; the proxy runs on, but its next start loads every rule");
+      delete();
+      return;
+    }
+    commitWhole("", marker);
+  }
+
+  /**
+   * The kernel is about to hold something the file does not describe (a rebuild): nothing is
+   * appended to the file until it is written whole again. The file itself stays; the table's marker
+   * no longer matches it, so a restart would not trust it.
+   */
+  void invalidate() {
+    abortWhole();
+    valid = false;
+  }
+
   /** Starts writing the file whole; the records follow through {@link #write}. */
-  void startWhole(String settingsDigest) {
+  private void startWhole(String settingsDigest) {
     abortWhole();
     // From here the file no longer describes what the kernel will hold: nothing is appended to it
     // until the new one is in place.
@@ -95,7 +132,7 @@ final class SavedRulesetFile {
   }
 
   /** Part of the file being written whole. */
-  void write(String records) {
+  private void write(String records) {
     if (whole == null) {
       return;
     }
@@ -107,8 +144,8 @@ final class SavedRulesetFile {
     }
   }
 
-  /** The kernel took the rebuild: the file written whole replaces the old one. */
-  void commitWhole(String records, SavedRuleset.Marker marker) {
+  /** The file written whole is complete: it replaces the old one. */
+  private void commitWhole(String records, SavedRuleset.Marker marker) {
     if (whole == null) {
       return;
     }
@@ -130,8 +167,8 @@ final class SavedRulesetFile {
     }
   }
 
-  /** The rebuild failed: the old file stays as it was. */
-  void abortWhole() {
+  /** The file being written whole goes; the old file stays as it was. */
+  private void abortWhole() {
     if (whole != null) {
       try {
         whole.close();

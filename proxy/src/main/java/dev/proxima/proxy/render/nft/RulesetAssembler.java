@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Keeps one family's ruleset as per-Service-port fragments, so a sync renders only the Service
@@ -192,45 +193,61 @@ public final class RulesetAssembler {
    * until then no address is dropped for lacking a Service.
    */
   public List<String> replaceAllInBatches(List<ServicePortRules> ports, int budget) {
-    var fragments = new LinkedHashMap<ServicePortName, ServiceFragment>();
-    rebuild(ports, fragments::put);
+    // Each port's part is written into the batches as it is rendered and its fragment dropped at
+    // once: holding every fragment until the end cost more heap than the script itself (tens of
+    // MiB at 10,000 Services). A port's held elements are final when it comes in, since ports come
+    // in name order and an earlier one keeps a contested key. The shared chains that look up a map
+    // go in the first batch, built last, so the ports' parts leave them out.
+    var portBatches = new ArrayList<String>();
+    var batch = new StringBuilder();
+    var port = new StringBuilder();
+    var declared = new HashSet<String>();
+    int[] lines = {0};
+    rebuild(
+        ports,
+        (name, parts) -> {
+          port.setLength(0);
+          int portLines = appendPort(port, name, parts, declared);
+          if (lines[0] > 0 && lines[0] + portLines > budget) {
+            portBatches.add(batch.toString());
+            batch.setLength(0);
+            lines[0] = 0;
+          }
+          batch.append(port);
+          lines[0] += portLines;
+        });
     if (fullScriptLines() <= budget) {
       // Small enough for one transaction: the whole table at once, as a single render prints it.
       return List.of(fullScript());
     }
-    var batches = new ArrayList<String>();
     var first = new StringBuilder(fullScriptLengthEstimate() / 8 + fixedScript.length());
     first.append(fixedScript);
-    var declared = new HashSet<String>();
     chainRules.forEach(
         (chain, rules) -> {
-          if (rules.stream().anyMatch(rule -> rule.contains(" map @"))) {
+          if (looksUpMap(rules)) {
             first.append(chainDeclarations.get(chain)).append('\n');
             rules.forEach(rule -> first.append(rule).append('\n'));
-            declared.add(chain);
-            declared.add("rules " + chain);
           }
         });
+    var batches = new ArrayList<String>(portBatches.size() + 2);
     batches.add(first.toString());
-    var batch = new StringBuilder();
-    var port = new StringBuilder();
-    int lines = 0;
-    for (var entry : fragments.entrySet()) {
-      port.setLength(0);
-      int portLines = appendPort(port, entry.getKey(), entry.getValue(), declared);
-      if (lines > 0 && lines + portLines > budget) {
-        batches.add(batch.toString());
-        batch.setLength(0);
-        lines = 0;
-      }
-      batch.append(port);
-      lines += portLines;
-    }
+    batches.addAll(portBatches);
+    portBatches.clear();
     text.addElements(batch, NftNames.SERVICE_CIDRS, serviceCidrs);
     if (batch.length() > 0) {
       batches.add(batch.toString());
     }
     return batches;
+  }
+
+  /** A chain whose rules look up a map: nft 1.0.6 types it only where the map is declared. */
+  private static boolean looksUpMap(List<String> rules) {
+    for (var rule : rules) {
+      if (rule.contains(" map @")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -241,7 +258,11 @@ public final class RulesetAssembler {
       StringBuilder out, ServicePortName port, ServiceFragment parts, Set<String> declared) {
     int lines = 0;
     for (var chain : parts.chains().keySet()) {
-      if (declared.add(chain)) {
+      if (looksUpMap(parts.rules().getOrDefault(chain, List.of()))) {
+        // In the first batch, with its rules.
+        declared.add(chain);
+        declared.add("rules " + chain);
+      } else if (declared.add(chain)) {
         out.append(chainDeclarations.get(chain)).append('\n');
         lines++;
       }
@@ -372,16 +393,38 @@ public final class RulesetAssembler {
     recorder = value;
   }
 
-  /** Every port's record as the assembler holds it now, for a saved file written whole. */
-  public void recordAll(Recorder out) {
+  /**
+   * Every port's record and the Service CIDRs as the assembler holds them now, for a saved file
+   * written whole later, on another thread while syncs go on: the snapshot keeps the ports' inputs
+   * (immutable) and renders each again as it is written, so it costs a reference per port until
+   * then, not the table's text.
+   */
+  public Consumer<Recorder> recordsNow() {
+    var inputs = new ArrayList<ServicePortRules>(ports.size());
+    var restoredNow = new ArrayList<Map.Entry<ServicePortName, ServiceFragment>>();
+    var restoredDigestsNow = new ArrayList<String>();
     ports.forEach(
         (port, rules) -> {
-          var parts = restored.containsKey(port) ? restored.get(port) : renderAgain(rules);
-          var digest =
-              restored.containsKey(port) ? restoredDigests.get(port) : SavedRuleset.digest(rules);
-          out.record(SavedRuleset.port(port, digest, parts));
+          if (restored.containsKey(port)) {
+            restoredNow.add(Map.entry(port, restored.get(port)));
+            restoredDigestsNow.add(restoredDigests.get(port));
+          } else {
+            inputs.add(rules);
+          }
         });
-    out.record(SavedRuleset.cidrs(serviceCidrs));
+    var cidrs = serviceCidrs;
+    var settings = config;
+    return out -> {
+      for (int i = 0; i < restoredNow.size(); i++) {
+        var entry = restoredNow.get(i);
+        out.record(SavedRuleset.port(entry.getKey(), restoredDigestsNow.get(i), entry.getValue()));
+      }
+      for (var rules : inputs) {
+        var parts = new RenderPass(settings).fragment(rules);
+        out.record(SavedRuleset.port(rules.port().name(), SavedRuleset.digest(rules), parts));
+      }
+      out.record(SavedRuleset.cidrs(cidrs));
+    };
   }
 
   /**

@@ -21,6 +21,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -198,6 +199,32 @@ class RestartFromSavedRulesetTest {
     restarted.update(removal());
     assertThat(proxy().replaceAll(again, List.of()).status()).isEqualTo(DataPlane.Status.UNCHANGED);
     assertThat(kernel.readBacks).isEqualTo(readBacks);
+  }
+
+  @Test
+  void aFullSyncLoadsTheRulesWithoutWaitingForTheSavedFileWhichTheNextSyncsExtendInOrder() {
+    var saving = new ArrayDeque<Runnable>();
+    var plane =
+        new NftDataPlane(
+            IpFamily.IPV4,
+            RuleSettings.defaults(),
+            kernel,
+            new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables),
+            clock,
+            state,
+            saving::add);
+
+    assertThat(plane.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+    plane.update(removal());
+
+    assertThat(kernel.nft.list()).contains("10.96.0.10").doesNotContain("10.96.0.12");
+    assertThat(state.resolve("nft-ipv4.state")).as("not written by the syncs").doesNotExist();
+    saving.forEach(Runnable::run);
+    var afterRemoval = PORTS.subList(0, 2);
+    int loads = kernel.loaded.size();
+    assertThat(proxy().replaceAll(afterRemoval, List.of()).status())
+        .isEqualTo(DataPlane.Status.UNCHANGED);
+    assertThat(kernel.loaded).hasSize(loads);
   }
 
   private static java.util.Map<dev.proxima.proxy.model.ServicePortName, ServicePortRules>
