@@ -209,6 +209,19 @@ public final class NftDataPlane implements DataPlane {
    * caller rebuilds.
    */
   private RulesetAssembler restore(FamilySettings config) {
+    // The marker first: after a reboot or a cleanup there is no table, and reading and parsing a
+    // file as large as the table's script (tens of MB at the largest shapes) would only delay the
+    // rebuild and hold its contents in the heap for nothing.
+    var inKernel =
+        nft.chain(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_CHAIN)
+            .flatMap(SavedRuleset::marker);
+    if (inKernel.isEmpty()) {
+      LOG.atInfo()
+          .addKeyValue("family", family)
+          .addKeyValue("kernel", "none")
+          .log("The table is not the one the proxy saved; the first sync loads every rule");
+      return null;
+    }
     var contents = saved.read();
     if (contents.isEmpty()) {
       return null;
@@ -221,14 +234,11 @@ public final class NftDataPlane implements DataPlane {
               "The saved ruleset was rendered with other settings; the first sync loads every rule");
       return null;
     }
-    var inKernel =
-        nft.chain(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_CHAIN)
-            .flatMap(SavedRuleset::marker);
     if (!inKernel.equals(Optional.of(contents.get().marker()))) {
       LOG.atInfo()
           .addKeyValue("family", family)
           .addKeyValue("saved", contents.get().marker().comment())
-          .addKeyValue("kernel", inKernel.map(SavedRuleset.Marker::comment).orElse("none"))
+          .addKeyValue("kernel", inKernel.get().comment())
           .log("The table is not the one the proxy saved; the first sync loads every rule");
       return null;
     }

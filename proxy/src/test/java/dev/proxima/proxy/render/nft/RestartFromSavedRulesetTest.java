@@ -275,6 +275,24 @@ class RestartFromSavedRulesetTest {
   }
 
   @Test
+  void aStartWithoutATableLoadsEverythingWithoutReadingTheSavedFile() throws Exception {
+    // After a reboot: the file is there, the table is not. A corrupt file shows whether it is read.
+    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(logs.list)
+        .noneSatisfy(
+            event ->
+                assertThat(event.getFormattedMessage()).contains("Cannot use the saved ruleset"))
+        .anySatisfy(
+            event ->
+                assertThat(event.getFormattedMessage())
+                    .contains("The table is not the one the proxy saved"));
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
+
+  @Test
   void aPeriodicFullSyncNoticesATableChangedBehindItsBackAndRebuildsIt() {
     var plane = proxy();
     plane.replaceAll(PORTS, List.of());
