@@ -36,14 +36,8 @@ public interface DataPlanes {
     return (family, metrics, clock) ->
         stateDirectory == null
             ? new NftDataPlane(family, settings, nft, metrics, clock)
-            : new NftDataPlane(
-                family,
-                settings,
-                nft,
-                metrics,
-                clock,
-                stateDirectory,
-                NftDataPlane.savingThread(family));
+            : new NftDataPlane(family, settings, nft, metrics, clock, stateDirectory)
+                .savingOn(NftDataPlane.savingThread(family));
   }
 
   /**

@@ -204,15 +204,7 @@ class RestartFromSavedRulesetTest {
   @Test
   void aFullSyncLoadsTheRulesWithoutWaitingForTheSavedFileWhichTheNextSyncsExtendInOrder() {
     var saving = new ArrayDeque<Runnable>();
-    var plane =
-        new NftDataPlane(
-            IpFamily.IPV4,
-            RuleSettings.defaults(),
-            kernel,
-            new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables),
-            clock,
-            state,
-            saving::add);
+    var plane = proxy().savingOn(saving::add);
 
     assertThat(plane.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
     plane.update(removal());
