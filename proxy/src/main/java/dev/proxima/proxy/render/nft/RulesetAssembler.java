@@ -199,22 +199,25 @@ public final class RulesetAssembler {
     // in name order and an earlier one keeps a contested key. The shared chains that look up a map
     // go in the first batch, built last, so the ports' parts leave them out.
     var portBatches = new ArrayList<String>();
-    var batch = new StringBuilder();
+    var batch = new ColdBatch();
     var port = new StringBuilder();
     var declared = new HashSet<String>();
-    int[] lines = {0};
     rebuild(
         ports,
         (name, parts) -> {
           port.setLength(0);
-          int portLines = appendPort(port, name, parts, declared);
-          if (lines[0] > 0 && lines[0] + portLines > budget) {
-            portBatches.add(batch.toString());
-            batch.setLength(0);
-            lines[0] = 0;
+          int portLines = appendDeclarations(port, parts, declared);
+          var held = held(name, parts);
+          for (var elements : held.values()) {
+            portLines += elements.size();
           }
-          batch.append(port);
-          lines[0] += portLines;
+          if (batch.lines > 0 && batch.lines + portLines > budget) {
+            portBatches.add(batch.text(""));
+            batch.clear();
+          }
+          batch.declarations.append(port);
+          held.forEach(batch::add);
+          batch.lines += portLines;
         });
     if (fullScriptLines() <= budget) {
       // Small enough for one transaction: the whole table at once, as a single render prints it.
@@ -233,11 +236,54 @@ public final class RulesetAssembler {
     batches.add(first.toString());
     batches.addAll(portBatches);
     portBatches.clear();
-    text.addElements(batch, NftNames.SERVICE_CIDRS, serviceCidrs);
-    if (batch.length() > 0) {
-      batches.add(batch.toString());
+    var cidrs = new StringBuilder();
+    text.addElements(cidrs, NftNames.SERVICE_CIDRS, serviceCidrs);
+    var last = batch.text(cidrs);
+    if (!last.isEmpty()) {
+      batches.add(last);
     }
     return batches;
+  }
+
+  /**
+   * One transaction of a new table under way: its ports' declarations and rules, then their
+   * elements in one {@code add element} block per set. A block per port and set, as a partial sync
+   * writes them, made the script of a 10,000-Service table twice as long (about 12 more lines per
+   * port), and nft's time grows with the script.
+   */
+  private final class ColdBatch {
+    final StringBuilder declarations = new StringBuilder();
+    final Map<String, List<String>> elements = new LinkedHashMap<>();
+
+    /** The elements of each set once, though ports may share one (a hairpin pair). */
+    final Map<String, Set<String>> once = new HashMap<>();
+
+    int lines;
+
+    void add(String set, List<String> held) {
+      var ofSet = elements.computeIfAbsent(set, s -> new ArrayList<>());
+      var seen = once.computeIfAbsent(set, s -> new HashSet<>());
+      for (var element : held) {
+        if (seen.add(element)) {
+          ofSet.add(element);
+        }
+      }
+    }
+
+    /** The transaction's text, with {@code tail} after the elements. */
+    String text(CharSequence tail) {
+      var out = new StringBuilder(declarations.length() + 64 * lines + tail.length());
+      out.append(declarations);
+      elements.forEach((set, ofSet) -> text.addElements(out, set, ofSet));
+      return out.append(tail).toString();
+    }
+
+    void clear() {
+      declarations.setLength(0);
+      elements.clear();
+      once.clear();
+      lines = 0;
+    }
   }
 
   /** A chain whose rules look up a map: nft 1.0.6 types it only where the map is declared. */
@@ -251,11 +297,10 @@ public final class RulesetAssembler {
   }
 
   /**
-   * One port's part of a new table: the chains (with their rules) and sets no earlier port
-   * declared, then the elements it holds. Returns the lines written.
+   * One port's declarations in a new table: the chains (with their rules), sets and counters no
+   * earlier port declared; its elements go in the batch's blocks. Returns the lines written.
    */
-  private int appendPort(
-      StringBuilder out, ServicePortName port, ServiceFragment parts, Set<String> declared) {
+  private int appendDeclarations(StringBuilder out, ServiceFragment parts, Set<String> declared) {
     int lines = 0;
     for (var chain : parts.chains().keySet()) {
       if (looksUpMap(parts.rules().getOrDefault(chain, List.of()))) {
@@ -287,10 +332,6 @@ public final class RulesetAssembler {
         out.append(text.addCounter(counter)).append('\n');
         lines++;
       }
-    }
-    for (var entry : held(port, parts).entrySet()) {
-      text.addElements(out, entry.getKey(), entry.getValue());
-      lines += entry.getValue().size();
     }
     return lines;
   }
