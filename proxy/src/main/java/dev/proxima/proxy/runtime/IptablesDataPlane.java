@@ -53,7 +53,7 @@ public final class IptablesDataPlane implements DataPlane {
     assembler = new IptablesAssembler(settings.forFamily(family, nodePortAddresses, nodePodCidrs));
     Outcome outcome = Outcome.UNCHANGED;
     for (String buffer :
-        assembler.replaceAllInBatches(ports, iptables.proximaChains(), iptables.fullSyncBatch())) {
+        assembler.replaceAllInBatches(ports, iptables.listing(), iptables.fullSyncLines())) {
       outcome = load(buffer, false);
       if (outcome.status() != Status.LOADED) {
         return outcome;
