@@ -75,8 +75,9 @@ final class FullSyncBatches {
       IptablesListing kernel,
       int lineBudget) {
     var batches = new FullSyncBatches(Math.max(1, lineBudget));
-    List<List<ServiceChains>> groups = groups(services);
-    batches.readKernel(kernel, owners(services));
+    Map<String, List<ServiceChains>> byName = groups(services);
+    List<List<ServiceChains>> groups = new ArrayList<>(byName.values());
+    batches.readKernel(kernel, owners(byName.keySet()));
     batches.fixedChains(fixed, counters, kernel);
     batches.servicePorts(groups);
     batches.leftovers(fixed);
@@ -87,20 +88,25 @@ final class FullSyncBatches {
   record Result(List<String> buffers, Map<String, Integer> written) {}
 
   /** Ports of one printed name (they differ by protocol) go together: their comments are one. */
-  private static List<List<ServiceChains>> groups(Map<ServicePortName, ServiceChains> services) {
+  private static Map<String, List<ServiceChains>> groups(
+      Map<ServicePortName, ServiceChains> services) {
     Map<String, List<ServiceChains>> byName = new LinkedHashMap<>();
     services.forEach(
         (name, chains) ->
             byName.computeIfAbsent(name.toString(), n -> new ArrayList<>()).add(chains));
-    return new ArrayList<>(byName.values());
+    return byName;
   }
 
-  /** A group's index by its name as its comments start with it. */
-  private static Map<String, Integer> owners(Map<ServicePortName, ServiceChains> services) {
+  /**
+   * Each group's index by its name as its comments start with it. Two names that read the same
+   * once sanitised (names the API server would refuse) both map to the first: the second's old
+   * rules go in the first's buffer, so it has no dispatch rule until its own buffer.
+   */
+  private static Map<String, Integer> owners(Set<String> names) {
     Map<String, Integer> owners = new HashMap<>();
-    for (String name :
-        new java.util.LinkedHashSet<>(services.keySet().stream().map(Object::toString).toList())) {
-      owners.putIfAbsent(ServiceChainsRenderer.commentText(name), owners.size());
+    int index = 0;
+    for (String name : names) {
+      owners.putIfAbsent(ServiceChainsRenderer.commentText(name), index++);
     }
     return owners;
   }
