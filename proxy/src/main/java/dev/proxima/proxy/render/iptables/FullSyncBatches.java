@@ -98,9 +98,9 @@ final class FullSyncBatches {
   }
 
   /**
-   * Each group's index by its name as its comments start with it. Two names that read the same
-   * once sanitised (names the API server would refuse) both map to the first: the second's old
-   * rules go in the first's buffer, so it has no dispatch rule until its own buffer.
+   * Each group's index by its name as its comments start with it. Two names that read the same once
+   * sanitised (names the API server would refuse) both map to the first: the second's old rules go
+   * in the first's buffer, so it has no dispatch rule until its own buffer.
    */
   private static Map<String, Integer> owners(Set<String> names) {
     Map<String, Integer> owners = new HashMap<>();
