@@ -167,7 +167,7 @@ final class IptablesModeBenchmarks {
     long count = runs.stream().filter(NftTimer.Run::transaction).count();
     return Row.check(
         "18.2 Longest single iptables-restore, iptables mode (every restore of the proxy timed by"
-            + " a wrapper on its PATH, wrapper cost included; "
+            + " a wrapper on its PATH once it has read the input; "
             + count
             + " restores: "
             + what

@@ -14,7 +14,8 @@ import java.util.Map;
  * logs each run's start, end, exit code and arguments, then returns the real nft's exit code. The
  * wrapper's own cost (a shell and two {@code date} runs, a few milliseconds) is inside each figure,
  * so a figure is an upper bound of the kernel transaction it wraps. {@link #iptablesRestore} wraps
- * the iptables mode's restore tools the same way.
+ * the iptables mode's restore tools the same way, timing each run after its input is read and
+ * logging its line count.
  */
 final class NftTimer {
   /** One nft run: wall-clock epoch millis, exit code and arguments. */
@@ -65,16 +66,33 @@ final class NftTimer {
         var wrapper = directory.resolve(tool);
         Files.writeString(
             wrapper,
-            """
-            #!/bin/sh
-            start=$(date +%%s%%N)
-            %s "$@"
-            rc=$?
-            end=$(date +%%s%%N)
-            echo "$start $end $rc %s$*" >> %s
-            exit $rc
-            """
-                .formatted(real, logName ? tool + " " : "", log));
+            logName
+                // A restore's input is read first, so its figure is the tool's own run and the log
+                // says how many lines it loaded.
+                ? """
+                  #!/bin/sh
+                  input=$(mktemp)
+                  cat > "$input"
+                  lines=$(wc -l < "$input")
+                  start=$(date +%%s%%N)
+                  %s "$@" < "$input"
+                  rc=$?
+                  end=$(date +%%s%%N)
+                  rm -f "$input"
+                  echo "$start $end $rc %s $lines lines $*" >> %s
+                  exit $rc
+                  """
+                    .formatted(real, tool, log)
+                : """
+                  #!/bin/sh
+                  start=$(date +%%s%%N)
+                  %s "$@"
+                  rc=$?
+                  end=$(date +%%s%%N)
+                  echo "$start $end $rc $*" >> %s
+                  exit $rc
+                  """
+                    .formatted(real, log));
         Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
       }
     } catch (IOException e) {
