@@ -103,11 +103,7 @@ class IptablesTransactionBatchesTest {
 
   @Test
   void everyBufferStaysWithinItsBudgetUnlessOneServicePortIsLarger() {
-    var before = ports(5, 80);
-    var kernel = loaded(before);
-
-    var batches =
-        new IptablesAssembler(V4).replaceAllInBatches(ports(6, 80), kernel.listingForSync(), 100);
+    var batches = fullSyncOverLoadedChains(5, 80, 100);
 
     // The largest of these ports has a few dozen lines; a buffer closes before it would pass.
     for (var batch : batches) {
@@ -138,11 +134,7 @@ class IptablesTransactionBatchesTest {
 
   @Test
   void noBufferDeclaresADispatchChainTheKernelHasOrACounterChainItHas() {
-    var before = ports(9, 40);
-    var kernel = loaded(before);
-
-    var batches =
-        new IptablesAssembler(V4).replaceAllInBatches(ports(10, 40), kernel.listingForSync(), 50);
+    var batches = fullSyncOverLoadedChains(9, 40, 50);
 
     assertThat(batches)
         .noneMatch(
@@ -152,6 +144,13 @@ class IptablesTransactionBatchesTest {
                     || batch.contains(":PROXIMA-EXTERNAL-SERVICES ")
                     || batch.contains(":PROXIMA-FIREWALL ")
                     || batch.contains(":PROXIMA-COUNT-"));
+  }
+
+  /** The buffers of a full sync of {@code count} ports over the chains of as many others. */
+  private static List<String> fullSyncOverLoadedChains(long seed, int count, int lineBudget) {
+    var kernel = loaded(ports(seed, count));
+    return new IptablesAssembler(V4)
+        .replaceAllInBatches(ports(seed + 1, count), kernel.listingForSync(), lineBudget);
   }
 
   private static FakeIptablesRestore loaded(List<ServicePortRules> ports) {
