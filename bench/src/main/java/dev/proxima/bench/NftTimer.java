@@ -13,7 +13,9 @@ import java.util.Map;
  * {@code nft}, first on the proxy's PATH (the proxy runs the first {@code nft} its PATH names),
  * logs each run's start, end, exit code and arguments, then returns the real nft's exit code. The
  * wrapper's own cost (a shell and two {@code date} runs, a few milliseconds) is inside each figure,
- * so a figure is an upper bound of the kernel transaction it wraps.
+ * so a figure is an upper bound of the kernel transaction it wraps. {@link #iptablesRestore} wraps
+ * the iptables mode's restore tools the same way, timing each run after its input is read and
+ * logging its line count.
  */
 final class NftTimer {
   /** One nft run: wall-clock epoch millis, exit code and arguments. */
@@ -22,9 +24,12 @@ final class NftTimer {
       return endMillis - startMillis;
     }
 
-    /** A transaction: a script loaded with {@code -f}. */
+    /**
+     * A transaction: a script loaded with {@code -f}, or any run of a restore tool (logged with its
+     * name first).
+     */
     boolean transaction() {
-      return arguments.contains("-f");
+      return arguments.contains("-f") || arguments.contains("-restore ");
     }
   }
 
@@ -32,31 +37,66 @@ final class NftTimer {
   private final Path log;
 
   NftTimer(Path work, String name) {
-    directory = work.resolve("nft-timer-" + name);
+    this(work, "nft-timer-" + name, List.of("nft"), false);
+  }
+
+  /**
+   * Times {@code iptables-nft-restore} and {@code ip6tables-nft-restore}, the tools an iptables
+   * mode proxy on the nft backend loads its buffers with (the backend a bare namespace gets).
+   */
+  static NftTimer iptablesRestore(Path work, String name) {
+    return new NftTimer(
+        work,
+        "restore-timer-" + name,
+        List.of("iptables-nft-restore", "ip6tables-nft-restore"),
+        true);
+  }
+
+  private NftTimer(Path work, String directoryName, List<String> tools, boolean logName) {
+    directory = work.resolve(directoryName);
     log = directory.resolve("runs.log");
-    var real = Sh.run(List.of("sh", "-c", "command -v nft"), "").output().strip();
-    if (real.isEmpty()) {
-      throw new HarnessError("no nft on the harness's PATH");
-    }
     try {
       Files.createDirectories(directory);
       Files.deleteIfExists(log);
-      var wrapper = directory.resolve("nft");
-      Files.writeString(
-          wrapper,
-          """
-          #!/bin/sh
-          start=$(date +%%s%%N)
-          %s "$@"
-          rc=$?
-          end=$(date +%%s%%N)
-          echo "$start $end $rc $*" >> %s
-          exit $rc
-          """
-              .formatted(real, log));
-      Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
+      for (String tool : tools) {
+        var real = Sh.run(List.of("sh", "-c", "command -v " + tool), "").output().strip();
+        if (real.isEmpty()) {
+          throw new HarnessError("no " + tool + " on the harness's PATH");
+        }
+        var wrapper = directory.resolve(tool);
+        Files.writeString(
+            wrapper,
+            logName
+                // A restore's input is read first, so its figure is the tool's own run and the log
+                // says how many lines it loaded.
+                ? """
+                  #!/bin/sh
+                  input=$(mktemp)
+                  cat > "$input"
+                  lines=$(wc -l < "$input")
+                  start=$(date +%%s%%N)
+                  %s "$@" < "$input"
+                  rc=$?
+                  end=$(date +%%s%%N)
+                  rm -f "$input"
+                  echo "$start $end $rc %s $lines lines $*" >> %s
+                  exit $rc
+                  """
+                    .formatted(real, tool, log)
+                : """
+                  #!/bin/sh
+                  start=$(date +%%s%%N)
+                  %s "$@"
+                  rc=$?
+                  end=$(date +%%s%%N)
+                  echo "$start $end $rc $*" >> %s
+                  exit $rc
+                  """
+                    .formatted(real, log));
+        Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
+      }
     } catch (IOException e) {
-      throw new HarnessError("cannot write the nft timing wrapper", e);
+      throw new HarnessError("cannot write the timing wrapper in " + directory, e);
     }
   }
 

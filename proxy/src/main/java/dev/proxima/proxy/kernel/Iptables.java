@@ -3,6 +3,7 @@ package dev.proxima.proxy.kernel;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.iptables.IptablesChains;
 import dev.proxima.proxy.render.iptables.IptablesCleanup;
+import dev.proxima.proxy.render.iptables.IptablesListing;
 import dev.proxima.proxy.render.iptables.JumpRule;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,9 @@ import java.util.regex.Pattern;
 public final class Iptables implements IptablesKernel {
   /** Every table Proxima writes to; mangle holds only the canary. */
   public static final List<String> TABLES = List.of("filter", "nat", "mangle");
+
+  /** Lines per full-sync buffer on the nft backend; see {@link #fullSyncLines}. */
+  static final int NFT_BUFFER_LINES = 6000;
 
   private static final Pattern FAILED_LINE = Pattern.compile("line:? (\\d+)");
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -77,6 +81,12 @@ public final class Iptables implements IptablesKernel {
     return IptablesCleanup.chains(save());
   }
 
+  /** The chains and dispatch rules, from one {@code iptables-save -t TABLE} per table. */
+  @Override
+  public IptablesListing listing() {
+    return IptablesListing.fromSave(save());
+  }
+
   /** {@code iptables-save -t TABLE} per table Proxima uses; tables that fail are left out. */
   public Map<String, String> save() {
     Map<String, String> result = new LinkedHashMap<>();
@@ -117,10 +127,13 @@ public final class Iptables implements IptablesKernel {
     return run(iptables, withWait(jump.insertArgs()), "");
   }
 
-  /** 500 Service ports per buffer on the nft backend (measured best), one buffer on legacy. */
+  /**
+   * {@value #NFT_BUFFER_LINES} lines per buffer on the nft backend (about 500 Services of two
+   * endpoints), one buffer on legacy.
+   */
   @Override
-  public int fullSyncBatch() {
-    return backend == IptablesBackend.NFT ? 500 : Integer.MAX_VALUE;
+  public int fullSyncLines() {
+    return backend == IptablesBackend.NFT ? NFT_BUFFER_LINES : Integer.MAX_VALUE;
   }
 
   /** True when the canary chain exists in the table. */

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.kernel;
 
+import dev.proxima.proxy.render.iptables.IptablesListing;
 import dev.proxima.proxy.render.iptables.JumpRule;
 import java.util.Map;
 import java.util.Optional;
@@ -9,6 +10,14 @@ import java.util.Set;
 public interface IptablesKernel extends RuleLoader {
   /** Proxima's chains now in the kernel, per table. */
   Map<String, Set<String>> proximaChains();
+
+  /**
+   * Proxima's chains and the rules of its dispatch chains, for a full sync in several buffers; by
+   * default the chains only, which makes a full sync one buffer.
+   */
+  default IptablesListing listing() {
+    return IptablesListing.ofChains(proximaChains());
+  }
 
   /** True when this jump is in its built-in chain. */
   boolean has(JumpRule jump);
@@ -28,11 +37,11 @@ public interface IptablesKernel extends RuleLoader {
   }
 
   /**
-   * How many Service ports a full sync should put in one restore buffer: the nft backend's {@code
+   * About how many lines a full sync should put in one restore buffer: the nft backend's {@code
    * --noflush} restore slows down quadratically with a buffer's size, the legacy backend rewrites
    * its whole table per buffer.
    */
-  default int fullSyncBatch() {
+  default int fullSyncLines() {
     return Integer.MAX_VALUE;
   }
 }

@@ -20,9 +20,10 @@ import java.util.Optional;
 /**
  * The iptables mode: Proxima's {@code PROXIMA-} chains in filter and nat, written with {@code
  * iptables-restore --noflush}. A full sync writes every chain, deletes Proxima chains it no longer
- * needs, then ensures the jumps from the built-in chains and the canary; a partial sync rewrites
- * the top-level chains and only the changed Services' own chains. The connection counter chains are
- * written only when missing, so their counters survive every later restore.
+ * needs, then ensures the jumps from the built-in chains and the canary; on the nft backend a large
+ * one goes in ordered buffers of whole Service ports, read against the kernel's listing; a partial
+ * sync rewrites the top-level chains and only the changed Services' own chains. The connection
+ * counter chains are written only when missing, so their counters survive every later restore.
  */
 public final class IptablesDataPlane implements DataPlane {
   private final IpFamily family;
@@ -53,7 +54,7 @@ public final class IptablesDataPlane implements DataPlane {
     assembler = new IptablesAssembler(settings.forFamily(family, nodePortAddresses, nodePodCidrs));
     Outcome outcome = Outcome.UNCHANGED;
     for (String buffer :
-        assembler.replaceAllInBatches(ports, iptables.proximaChains(), iptables.fullSyncBatch())) {
+        assembler.replaceAllInBatches(ports, iptables.listing(), iptables.fullSyncLines())) {
       outcome = load(buffer, false);
       if (outcome.status() != Status.LOADED) {
         return outcome;

@@ -76,22 +76,25 @@ public final class IptablesAssembler {
    *     from it are created. Empty when unknown.
    */
   public String replaceAll(List<ServicePortRules> ports, Map<String, Set<String>> existing) {
-    return String.join("", replaceAllInBatches(ports, existing, Integer.MAX_VALUE));
+    return String.join(
+        "", replaceAllInBatches(ports, IptablesListing.ofChains(existing), Integer.MAX_VALUE));
   }
 
   /**
-   * As {@link #replaceAll}, split into buffers to load in order: the Service ports' own chains,
-   * {@code batchSize} ports per buffer, then one buffer with the top-level chains, which makes them
-   * live, and the deletions. Between two buffers every Service is either wholly old or wholly new.
+   * As {@link #replaceAll}, as buffers of at most about {@code lineBudget} lines to load in order
+   * (see {@link FullSyncBatches}): after each one every Service port is wholly old or wholly new
+   * and no rule jumps to a missing chain. One buffer when the whole ruleset fits the budget, and
+   * when the kernel's dispatch rules are not known.
    *
    * <p>Why: iptables 1.8's nft backend handles {@code --noflush} in time quadratic in the rules of
-   * one buffer (measured: 1,000 Services 0.5 s, 3,000 6.4 s, 10,000 over 5 minutes), so a large
-   * ruleset goes in as several small buffers.
+   * one buffer (measured: 1,000 Services 0.5 s, 3,000 6.4 s, 10,000 over 5 minutes), and a buffer
+   * that rewrites the top-level chains rewrites one rule per Service (2 to 3 s at 10,000), while a
+   * long restore holds the xtables lock other tools wait for.
    */
   public List<String> replaceAllInBatches(
-      List<ServicePortRules> ports, Map<String, Set<String>> existing, int batchSize) {
-    if (batchSize < 1) {
-      throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
+      List<ServicePortRules> ports, IptablesListing kernel, int lineBudget) {
+    if (lineBudget < 1) {
+      throw new IllegalArgumentException("lineBudget must be positive, got " + lineBudget);
     }
     warnings.clear();
     inputs.clear();
@@ -116,6 +119,7 @@ public final class IptablesAssembler {
           }
         });
 
+    Map<String, Set<String>> existing = kernel.chains();
     countersToCreate.clear();
     for (String table : List.of("filter", "nat")) {
       Set<String> missing = new LinkedHashSet<>(counterChains(table));
@@ -134,46 +138,34 @@ public final class IptablesAssembler {
         }
       }
     }
-    List<String> buffers = new ArrayList<>();
-    List<ServiceChains> all = new ArrayList<>(rendered.values());
-    if (all.size() <= batchSize) {
-      buffers.add(write(all, stale, true));
-      return buffers;
+    if (!kernel.rulesKnown() || estimatedLines() <= lineBudget) {
+      return List.of(write(rendered.values(), stale, true));
     }
-    // Own chains jump to the masquerade helpers, so those go first (rewritten whole, atomically).
-    StringBuilder helpers = new StringBuilder("*nat\n");
-    Map<String, List<String>> natShared = sharedChains("nat");
-    List<String> leaves = usesMasqNonPod() ? List.of(MARK_MASQ, MASQ_NON_POD) : List.of(MARK_MASQ);
-    // The endpoint chains jump to the counters too, so missing ones are created here.
-    Set<String> counters = countersToCreate.getOrDefault("nat", Set.of());
-    countersToCreate.remove("nat");
-    counters.forEach(chain -> helpers.append(':').append(chain).append(" - [0:0]\n"));
-    leaves.forEach(chain -> helpers.append(':').append(chain).append(" - [0:0]\n"));
-    counters.forEach(chain -> helpers.append(IptablesCounters.rule(chain)).append('\n'));
-    leaves.forEach(
-        chain -> natShared.get(chain).forEach(rule -> helpers.append(rule).append('\n')));
-    buffers.add(helpers.append("COMMIT\n").toString());
-    int ownRules = 0;
-    for (int from = 0; from < all.size(); from += batchSize) {
-      StringBuilder out = new StringBuilder("*nat\n");
-      List<ServiceChains> batch = all.subList(from, Math.min(all.size(), from + batchSize));
-      batch.forEach(
-          service ->
-              service
-                  .ownChains()
-                  .keySet()
-                  .forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n")));
-      for (ServiceChains service : batch) {
-        for (List<String> rules : service.ownChains().values()) {
-          rules.forEach(rule -> out.append(rule).append('\n'));
-          ownRules += rules.size();
-        }
+    Map<String, Map<String, List<String>>> fixed = new TreeMap<>();
+    for (String table : List.of("filter", "nat")) {
+      fixed.put(table, sharedChains(table, List.of()));
+    }
+    var batches =
+        FullSyncBatches.split(rendered, fixed, countersToCreate, stale, kernel, lineBudget);
+    ruleCounts.clear();
+    for (String table : List.of("filter", "nat")) {
+      ruleCounts.put(table, ownedRules(table, sharedChains(table)));
+    }
+    lastWritten.clear();
+    lastWritten.putAll(batches.written());
+    return batches.buffers();
+  }
+
+  /** About how many lines one buffer of the whole ruleset has (declarations and rules). */
+  private long estimatedLines() {
+    long lines = 40;
+    for (ServiceChains service : rendered.values()) {
+      lines += service.ownChains().size() + service.shared().size() + 1;
+      for (List<String> rules : service.ownChains().values()) {
+        lines += rules.size();
       }
-      buffers.add(out.append("COMMIT\n").toString());
     }
-    buffers.add(write(List.of(), stale, true));
-    lastWritten.merge("nat", ownRules, Integer::sum);
-    return buffers;
+    return lines;
   }
 
   /**
@@ -399,7 +391,7 @@ public final class IptablesAssembler {
     return lines;
   }
 
-  private static String healthCheckRule(ServiceChains service) {
+  static String healthCheckRule(ServiceChains service) {
     return "-A "
         + NODEPORTS
         + " "
@@ -473,6 +465,12 @@ public final class IptablesAssembler {
 
   /** The fixed rules and every Service's shared rules, per top-level chain, in order. */
   private Map<String, List<String>> sharedChains(String table) {
+    return sharedChains(table, rendered.values());
+  }
+
+  /** The fixed rules and these Services' shared rules, per top-level chain, in order. */
+  private Map<String, List<String>> sharedChains(
+      String table, java.util.Collection<ServiceChains> services) {
     Map<String, List<String>> chains = new LinkedHashMap<>();
     topLevel(table).forEach(chain -> chains.put(chain, new ArrayList<>()));
     String mark = config.masqueradeMark();
@@ -516,7 +514,7 @@ public final class IptablesAssembler {
       }
     }
     Set<Integer> healthPorts = new HashSet<>();
-    for (ServiceChains service : rendered.values()) {
+    for (ServiceChains service : services) {
       for (ServiceChains.SharedRule rule : service.shared()) {
         if (rule.table().equals(table)) {
           chains.get(rule.chain()).add(rule.line());
@@ -601,16 +599,21 @@ public final class IptablesAssembler {
       }
       appendDeletions(out, deleted);
       out.append("COMMIT\n");
-      int owned = shared.values().stream().mapToInt(List::size).sum() + counterChains(table).size();
-      if (table.equals("nat")) {
-        for (ServiceChains service : rendered.values()) {
-          owned += ownRules(service, table);
-        }
-      }
-      ruleCounts.put(table, owned);
+      ruleCounts.put(table, ownedRules(table, shared));
       lastWritten.put(table, writtenRules);
     }
     return out.toString();
+  }
+
+  /** Rules Proxima owns in a table: its top-level chains', counters' and Services' own. */
+  private int ownedRules(String table, Map<String, List<String>> shared) {
+    int owned = shared.values().stream().mapToInt(List::size).sum() + counterChains(table).size();
+    if (table.equals("nat")) {
+      for (ServiceChains service : rendered.values()) {
+        owned += ownRules(service, table);
+      }
+    }
+    return owned;
   }
 
   private static void appendDeletions(StringBuilder out, Set<String> chains) {

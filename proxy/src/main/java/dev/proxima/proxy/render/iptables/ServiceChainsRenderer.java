@@ -353,10 +353,14 @@ final class ServiceChainsRenderer {
    * After sanitising, the only character needing quotes is a space.
    */
   static String comment(String text) {
-    String safe =
-        RuleComment.sanitise(text, RuleComment.IPTABLES_EXTRA, RuleComment.IPTABLES_MAX).strip();
+    String safe = commentText(text);
     return "-m comment --comment "
         + (safe.isEmpty() || safe.indexOf(' ') >= 0 ? '"' + safe + '"' : safe);
+  }
+
+  /** The text a comment match carries for {@code text}, as {@code iptables-save} prints it. */
+  static String commentText(String text) {
+    return RuleComment.sanitise(text, RuleComment.IPTABLES_EXTRA, RuleComment.IPTABLES_MAX).strip();
   }
 
   /** The comment of a per-endpoint rule, left out in large clusters. */

@@ -42,7 +42,9 @@
  *   <li>{@link dev.proxima.proxy.render.iptables.IptablesAssembler} keeps per-Service fragments. A
  *       partial buffer writes only the changed Services' own chains; the top-level chains are
  *       rewritten up to 1000 endpoints and edited rule by rule above, where a rewrite costs seconds
- *       with the nft backend. Full buffers can be split into batches for the same reason.
+ *       with the nft backend. A large full sync goes in ordered buffers of whole Service ports that
+ *       edit the dispatch chains rule by rule ({@link
+ *       dev.proxima.proxy.render.iptables.FullSyncBatches}) for the same reason.
  *   <li>Addresses of the other family or invalid, out-of-range ports and a Service port given twice
  *       are skipped with a warning. No two Service ports reach the renderer with one address key
  *       ({@link dev.proxima.proxy.plan.AddressOwners} decides first), so rule order never decides

@@ -10,8 +10,8 @@ import java.util.TreeMap;
 /**
  * An in-memory stand-in for {@code iptables-restore --noflush} on one family's Proxima chains: it
  * applies a buffer (table sections, chain declarations, {@code -A}, {@code -I}, {@code -D}, {@code
- * -F}, {@code -X}, {@code COMMIT}) and lists the chains, so ordinary unit tests can check every
- * render path of the iptables mode, full and partial.
+ * -F}, {@code -X}, {@code COMMIT}; {@code -D} by text or by position) and lists the chains, so
+ * ordinary unit tests can check every render path of the iptables mode, full and partial.
  *
  * <p>Written from the tool's rules, not from the renderer: each table section commits on its own,
  * all or nothing; with {@code --noflush}, declaring an existing chain empties it; deleting a
@@ -61,6 +61,31 @@ final class FakeIptablesRestore {
     return out;
   }
 
+  /** What {@code iptables-save -t TABLE} would print, per table (rules as they were written). */
+  Map<String, String> save() {
+    var out = new TreeMap<String, String>();
+    var all = new TreeMap<String, Map<String, List<String>>>();
+    List.of("filter", "mangle", "nat").forEach(table -> all.put(table, new TreeMap<>()));
+    all.putAll(tables);
+    all.forEach(
+        (table, chains) -> {
+          var text = new StringBuilder("*").append(table).append('\n');
+          chains.keySet().forEach(chain -> text.append(':').append(chain).append(" - [0:0]\n"));
+          chains.forEach(
+              (chain, rules) ->
+                  rules.forEach(
+                      rule ->
+                          text.append("-A ").append(chain).append(' ').append(rule).append('\n')));
+          out.put(table, text.append("COMMIT\n").toString());
+        });
+    return out;
+  }
+
+  /** Chains and dispatch rules, as a full sync reads them. */
+  IptablesListing listingForSync() {
+    return IptablesListing.fromSave(save());
+  }
+
   /** Every table's chains and their rules in order. */
   Map<String, List<String>> listing() {
     var out = new TreeMap<String, List<String>>();
@@ -91,7 +116,14 @@ final class FakeIptablesRestore {
         }
       }
       case "-D" -> {
-        if (!existing(chains, chain, line).remove(rule)) {
+        var rules = existing(chains, chain, line);
+        if (rule.matches("\\d+")) {
+          int position = Integer.parseInt(rule);
+          if (position < 1 || position > rules.size()) {
+            throw new IllegalStateException("no rule at that position: " + line);
+          }
+          rules.remove(position - 1);
+        } else if (!rules.remove(rule)) {
           throw new IllegalStateException("no such rule: " + line);
         }
       }

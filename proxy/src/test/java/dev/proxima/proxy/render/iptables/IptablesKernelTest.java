@@ -30,6 +30,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The iptables mode against the real tools in scratch network namespaces (nft backend): partial
@@ -181,8 +183,9 @@ class IptablesKernelTest {
         .contains("-j PROXIMA-NODEPORTS");
   }
 
-  @Test
-  void aFullSyncInSmallBatchesLeavesTheKernelAsOneBufferWouldAndEachBatchLoads() {
+  @ParameterizedTest(name = "about {0} lines a buffer")
+  @ValueSource(ints = {2, 40})
+  void aFullSyncInSmallBatchesLeavesTheKernelAsOneBufferWouldAndEachBatchLoads(int lines) {
     var batched = iptables(namespace());
     var whole = iptables(namespace());
     var services =
@@ -197,14 +200,14 @@ class IptablesKernelTest {
     plane(batched).replaceAll(List.of(web("10.1.0.7"), IptablesCases.twoEndpoints()), List.of());
 
     var buffers =
-        new IptablesAssembler(config).replaceAllInBatches(services, batched.proximaChains(), 2);
+        new IptablesAssembler(config).replaceAllInBatches(services, batched.listing(), lines);
     for (String buffer : buffers) {
       var result = batched.apply(buffer);
       assertThat(result.succeeded()).as("%s%n%s", result.summary(), buffer).isTrue();
     }
     whole.apply(new IptablesAssembler(config).replaceAll(services, java.util.Map.of()));
 
-    assertThat(buffers).hasSize(5);
+    assertThat(buffers).hasSizeGreaterThan(3);
     var batchedState = kernelState(batched);
     batchedState.keySet().removeIf(chain -> !chain.contains("PROXIMA-"));
     var wholeState = kernelState(whole);

@@ -51,10 +51,10 @@ class IptablesRenderPathEquivalenceTest {
       } else {
         kernel.apply(assembler.replaceAll(List.copyOf(current.values()), kernel.chains()));
       }
-      if (random.nextInt(10) == 0) {
+      if (random.nextInt(5) == 0) {
         var batches =
             assembler.replaceAllInBatches(
-                List.copyOf(current.values()), kernel.chains(), 1 + random.nextInt(4));
+                List.copyOf(current.values()), kernel.listingForSync(), 1 + random.nextInt(40));
         batches.forEach(kernel::apply);
       }
       var fresh = new FakeIptablesRestore();
@@ -110,7 +110,9 @@ class IptablesRenderPathEquivalenceTest {
     var whole = new FakeIptablesRestore();
     whole.apply(new IptablesAssembler(V4).replaceAll(ports, Map.of()));
     var batched = new FakeIptablesRestore();
-    new IptablesAssembler(V4).replaceAllInBatches(ports, Map.of(), 3).forEach(batched::apply);
+    new IptablesAssembler(V4)
+        .replaceAllInBatches(ports, batched.listingForSync(), 3)
+        .forEach(batched::apply);
 
     assertThat(batched.listing()).isEqualTo(whole.listing());
   }

@@ -1,0 +1,365 @@
+package dev.proxima.proxy.render.iptables;
+
+import static dev.proxima.proxy.render.iptables.IptablesChains.CANARY;
+
+import dev.proxima.proxy.model.ServicePortName;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A full sync as ordered {@code iptables-restore --noflush} buffers of at most about {@code
+ * lineBudget} lines each, for a kernel whose Proxima chains and dispatch rules are known ({@link
+ * IptablesListing}). After every buffer no rule jumps to a missing chain and every Service port is
+ * wholly old or wholly new:
+ *
+ * <ol>
+ *   <li>the fixed chains (canaries, missing counter chains, the masquerade helpers, forwarding and
+ *       postrouting rules) and any missing dispatch chain, empty;
+ *   <li>whole Service ports in name order: their own chains, then, in the same buffer, their old
+ *       rules in the dispatch chains deleted and their new ones inserted below those of the ports
+ *       written before, so the dispatch chains end in the order one buffer writes;
+ *   <li>the dispatch chains' fixed rules (the NodePort jump, last) appended, then the rules no
+ *       wanted Service port owns deleted;
+ *   <li>the stale chains, all flushed before any is deleted.
+ * </ol>
+ *
+ * <p>No dispatch chain is ever declared once it exists, as declaring flushes it: that rewrite of
+ * every Service's rule is what made one buffer take seconds at 10,000 Services. Old rules are
+ * deleted by their position, computed from the listing read just before, because {@code -D} with a
+ * rule's text makes iptables-nft compare it with every rule of the chain. Pure: no I/O.
+ */
+final class FullSyncBatches {
+  private static final List<String> TABLES = List.of("filter", "nat");
+
+  private final int lineBudget;
+  private final Map<String, Integer> written = new TreeMap<>();
+  private final List<String> buffers = new ArrayList<>();
+
+  /** Per table and dispatch chain: how many new rules are at its top. */
+  private final Map<String, Integer> inserted = new HashMap<>();
+
+  /** Per table and dispatch chain: the old rules below the new ones, in kernel order. */
+  private final Map<String, List<OldRule>> remaining = new HashMap<>();
+
+  private final Set<Integer> healthPorts = new HashSet<>();
+
+  /** How many old dispatch rules each group owns. */
+  private final Map<Integer, Integer> oldRules = new HashMap<>();
+
+  /** A rule read from the kernel and the group of Service ports that owns it, or -1. */
+  private record OldRule(int owner) {}
+
+  private FullSyncBatches(int lineBudget) {
+    this.lineBudget = lineBudget;
+  }
+
+  /**
+   * @param services the Service ports, in name order
+   * @param fixed per table, every top-level chain with its fixed rules ({@code PROXIMA-SERVICES} of
+   *     nat ends with the NodePort jump)
+   * @param counters per table, the counter chains the kernel lacks
+   * @param stale per table, Proxima chains to delete
+   * @return the buffers, and the rules written per table
+   */
+  static Result split(
+      Map<ServicePortName, ServiceChains> services,
+      Map<String, Map<String, List<String>>> fixed,
+      Map<String, Set<String>> counters,
+      Map<String, Set<String>> stale,
+      IptablesListing kernel,
+      int lineBudget) {
+    var batches = new FullSyncBatches(Math.max(1, lineBudget));
+    Map<String, List<ServiceChains>> byName = groups(services);
+    List<List<ServiceChains>> groups = new ArrayList<>(byName.values());
+    batches.readKernel(kernel, owners(byName.keySet()));
+    batches.fixedChains(fixed, counters, kernel);
+    batches.servicePorts(groups);
+    batches.leftovers(fixed);
+    batches.staleChains(stale);
+    return new Result(List.copyOf(batches.buffers), Map.copyOf(batches.written));
+  }
+
+  record Result(List<String> buffers, Map<String, Integer> written) {}
+
+  /** Ports of one printed name (they differ by protocol) go together: their comments are one. */
+  private static Map<String, List<ServiceChains>> groups(
+      Map<ServicePortName, ServiceChains> services) {
+    Map<String, List<ServiceChains>> byName = new LinkedHashMap<>();
+    services.forEach(
+        (name, chains) ->
+            byName.computeIfAbsent(name.toString(), n -> new ArrayList<>()).add(chains));
+    return byName;
+  }
+
+  /**
+   * Each group's index by its name as its comments start with it. Two names that read the same once
+   * sanitised (names the API server would refuse) both map to the first: the second's old rules go
+   * in the first's buffer, so it has no dispatch rule until its own buffer.
+   */
+  private static Map<String, Integer> owners(Set<String> names) {
+    Map<String, Integer> owners = new HashMap<>();
+    int index = 0;
+    for (String name : names) {
+      owners.putIfAbsent(ServiceChainsRenderer.commentText(name), index++);
+    }
+    return owners;
+  }
+
+  /**
+   * The group whose name a comment starts with (the whole comment, or up to a space), or -1: every
+   * rule of a Service port in a dispatch chain carries a comment that starts with its name.
+   */
+  static int owner(String comment, Map<String, Integer> owners) {
+    if (comment == null) {
+      return -1;
+    }
+    for (int space = comment.indexOf(' '); space >= 0; space = comment.indexOf(' ', space + 1)) {
+      Integer owner = owners.get(comment.substring(0, space));
+      if (owner != null) {
+        return owner;
+      }
+    }
+    return owners.getOrDefault(comment, -1);
+  }
+
+  private void readKernel(IptablesListing kernel, Map<String, Integer> owners) {
+    kernel
+        .dispatchRules()
+        .forEach(
+            (table, lines) -> {
+              for (String line : lines) {
+                String chain = line.substring(3, line.indexOf(' ', 3));
+                int owner = owner(IptablesListing.comment(line), owners);
+                remaining
+                    .computeIfAbsent(key(table, chain), k -> new ArrayList<>())
+                    .add(new OldRule(owner));
+                oldRules.merge(owner, 1, Integer::sum);
+              }
+            });
+  }
+
+  private void fixedChains(
+      Map<String, Map<String, List<String>>> fixed,
+      Map<String, Set<String>> counters,
+      IptablesListing kernel) {
+    Buffer out = new Buffer();
+    out.line("mangle", ':' + CANARY + " - [0:0]");
+    for (String table : TABLES) {
+      Set<String> dispatch = IptablesListing.DISPATCH_CHAINS.get(table);
+      Set<String> present = kernel.chains().getOrDefault(table, Set.of());
+      out.line(table, ':' + CANARY + " - [0:0]");
+      Set<String> tableCounters = counters.getOrDefault(table, Set.of());
+      tableCounters.forEach(chain -> out.line(table, ':' + chain + " - [0:0]"));
+      fixed
+          .get(table)
+          .keySet()
+          .forEach(
+              chain -> {
+                if (!dispatch.contains(chain) || !present.contains(chain)) {
+                  out.line(table, ':' + chain + " - [0:0]");
+                }
+              });
+      tableCounters.forEach(chain -> rule(out, table, IptablesCounters.rule(chain)));
+      fixed.get(table).entrySet().stream()
+          .filter(entry -> !dispatch.contains(entry.getKey()))
+          .forEach(entry -> entry.getValue().forEach(rule -> rule(out, table, rule)));
+    }
+    buffers.add(out.text());
+  }
+
+  /** Whole groups, as many per buffer as the budget takes (a larger group goes alone). */
+  private void servicePorts(List<List<ServiceChains>> groups) {
+    List<Integer> batch = new ArrayList<>();
+    int lines = 0;
+    for (int group = 0; group < groups.size(); group++) {
+      int size = lines(groups.get(group), group);
+      if (!batch.isEmpty() && lines + size > lineBudget) {
+        write(groups, batch);
+        batch = new ArrayList<>();
+        lines = 0;
+      }
+      batch.add(group);
+      lines += size;
+    }
+    if (!batch.isEmpty()) {
+      write(groups, batch);
+    }
+  }
+
+  /** A group's lines: own chains and rules, dispatch rules and the old ones deleted. */
+  private int lines(List<ServiceChains> group, int index) {
+    int lines = oldRules.getOrDefault(index, 0);
+    for (ServiceChains service : group) {
+      lines += service.ownChains().size() + service.shared().size() + 1;
+      for (List<String> rules : service.ownChains().values()) {
+        lines += rules.size();
+      }
+    }
+    return lines;
+  }
+
+  /**
+   * One buffer of whole groups, per table: the own chains first, so that the dispatch rules
+   * inserted after them in the same commit find them; the old dispatch rules of the same ports go
+   * in that commit too.
+   */
+  private void write(List<List<ServiceChains>> groups, List<Integer> batch) {
+    Buffer out = new Buffer();
+    Set<Integer> members = new HashSet<>(batch);
+    for (String table : TABLES) {
+      if (table.equals("nat")) {
+        for (int index : batch) {
+          groups
+              .get(index)
+              .forEach(
+                  service ->
+                      service
+                          .ownChains()
+                          .keySet()
+                          .forEach(c -> out.line(table, ':' + c + " - [0:0]")));
+        }
+        for (int index : batch) {
+          for (ServiceChains service : groups.get(index)) {
+            service.ownChains().values().forEach(rules -> rules.forEach(r -> rule(out, table, r)));
+          }
+        }
+      }
+      for (String chain : dispatchChains(table)) {
+        deleteOld(out, table, chain, members::contains);
+      }
+      for (int index : batch) {
+        for (ServiceChains service : groups.get(index)) {
+          for (ServiceChains.SharedRule shared : service.shared()) {
+            if (shared.table().equals(table)) {
+              insert(out, table, shared.line());
+            }
+          }
+          if (table.equals("filter")
+              && service.healthCheckNodePort() > 0
+              && healthPorts.add(service.healthCheckNodePort())) {
+            insert(out, table, IptablesAssembler.healthCheckRule(service));
+          }
+        }
+      }
+    }
+    buffers.add(out.text());
+  }
+
+  /** {@code -A CHAIN rest} goes in as {@code -I CHAIN n rest}, below the new rules already in. */
+  private void insert(Buffer out, String table, String line) {
+    int space = line.indexOf(' ', 3);
+    String chain = line.substring(3, space);
+    int position = inserted.merge(key(table, chain), 1, Integer::sum);
+    written.merge(table, 1, Integer::sum);
+    out.line(table, "-I " + chain + ' ' + position + line.substring(space));
+  }
+
+  /** Deletes, highest position first, the old rules of a chain that {@code which} selects. */
+  private void deleteOld(
+      Buffer out, String table, String chain, java.util.function.IntPredicate which) {
+    List<OldRule> old = remaining.get(key(table, chain));
+    if (old == null) {
+      return;
+    }
+    int top = inserted.getOrDefault(key(table, chain), 0);
+    List<OldRule> kept = new ArrayList<>();
+    List<Integer> positions = new ArrayList<>();
+    for (int i = 0; i < old.size(); i++) {
+      if (which.test(old.get(i).owner())) {
+        positions.add(top + i + 1);
+      } else {
+        kept.add(old.get(i));
+      }
+    }
+    for (int i = positions.size() - 1; i >= 0; i--) {
+      out.line(table, "-D " + chain + ' ' + positions.get(i));
+    }
+    remaining.put(key(table, chain), kept);
+  }
+
+  /**
+   * The dispatch chains' fixed rules appended (the NodePort jump ends up last), then every old rule
+   * no wanted port owned: removed Services', and the old fixed rules.
+   */
+  private void leftovers(Map<String, Map<String, List<String>>> fixed) {
+    Buffer out = new Buffer();
+    for (String table : TABLES) {
+      for (String chain : dispatchChains(table)) {
+        for (String line : fixed.get(table).getOrDefault(chain, List.of())) {
+          rule(out, table, line);
+        }
+      }
+      for (String chain : dispatchChains(table)) {
+        deleteOld(out, table, chain, owner -> true);
+      }
+    }
+    packed(out);
+  }
+
+  /** Stale chains: all flushed before any is deleted, so none is still a target when it goes. */
+  private void staleChains(Map<String, Set<String>> stale) {
+    Buffer out = new Buffer();
+    stale.forEach((table, chains) -> chains.forEach(c -> out.line(table, ':' + c + " - [0:0]")));
+    stale.forEach((table, chains) -> chains.forEach(c -> out.line(table, "-X " + c)));
+    packed(out);
+  }
+
+  /** Splits a buffer's lines into buffers within the budget, in order. */
+  private void packed(Buffer all) {
+    Buffer out = new Buffer();
+    int lines = 0;
+    for (String[] line : all.lines) {
+      if (lines >= lineBudget) {
+        buffers.add(out.text());
+        out = new Buffer();
+        lines = 0;
+      }
+      out.line(line[0], line[1]);
+      lines++;
+    }
+    if (lines > 0) {
+      buffers.add(out.text());
+    }
+  }
+
+  private void rule(Buffer out, String table, String line) {
+    written.merge(table, 1, Integer::sum);
+    out.line(table, line);
+  }
+
+  private static Set<String> dispatchChains(String table) {
+    return new java.util.TreeSet<>(IptablesListing.DISPATCH_CHAINS.get(table));
+  }
+
+  private static String key(String table, String chain) {
+    return table + ' ' + chain;
+  }
+
+  /** Lines per table, in order; each table one section, in the order tables first appear. */
+  private static final class Buffer {
+    private final List<String[]> lines = new ArrayList<>();
+
+    void line(String table, String line) {
+      lines.add(new String[] {table, line});
+    }
+
+    String text() {
+      Map<String, StringBuilder> sections = new LinkedHashMap<>();
+      for (String[] line : lines) {
+        sections
+            .computeIfAbsent(line[0], t -> new StringBuilder("*").append(t).append('\n'))
+            .append(line[1])
+            .append('\n');
+      }
+      StringBuilder out = new StringBuilder();
+      sections.values().forEach(section -> out.append(section).append("COMMIT\n"));
+      return out.toString();
+    }
+  }
+}

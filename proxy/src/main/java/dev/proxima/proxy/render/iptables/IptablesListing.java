@@ -1,0 +1,88 @@
+package dev.proxima.proxy.render.iptables;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What a full sync needs to know of the kernel, read from one {@code iptables-save -t TABLE} per
+ * table: Proxima's chains, and the rules now in the top-level chains that hold one rule per Service
+ * port ({@link #DISPATCH_CHAINS}), each as the save tool printed it. A full sync in several buffers
+ * deletes a Service port's old rules there, by that text, in the buffer that inserts its new ones.
+ *
+ * @param chains Proxima's chains per table (see {@link IptablesCleanup#chains})
+ * @param dispatchRules per table, the {@code -A} lines of its dispatch chains in kernel order; a
+ *     table that could not be read is missing, and then nothing is known of its rules
+ */
+public record IptablesListing(
+    Map<String, Set<String>> chains, Map<String, List<String>> dispatchRules) {
+  /** The top-level chains where each Service port has its own rules, per table. */
+  public static final Map<String, Set<String>> DISPATCH_CHAINS =
+      Map.of(
+          "filter",
+          Set.of(
+              IptablesChains.SERVICES,
+              IptablesChains.EXTERNAL_SERVICES,
+              IptablesChains.NODEPORTS,
+              IptablesChains.FIREWALL),
+          "nat",
+          Set.of(IptablesChains.SERVICES, IptablesChains.NODEPORTS));
+
+  public IptablesListing {
+    chains = Map.copyOf(chains);
+    var copy = new TreeMap<String, List<String>>();
+    dispatchRules.forEach((table, rules) -> copy.put(table, List.copyOf(rules)));
+    dispatchRules = java.util.Collections.unmodifiableMap(copy);
+  }
+
+  /** Chains only, rules unknown: a full sync then goes in one buffer. */
+  public static IptablesListing ofChains(Map<String, Set<String>> chains) {
+    return new IptablesListing(chains, Map.of());
+  }
+
+  /** From {@code iptables-save -t TABLE} output per table; tables left out stay unknown. */
+  public static IptablesListing fromSave(Map<String, String> saveByTable) {
+    var rules = new TreeMap<String, List<String>>();
+    saveByTable.forEach(
+        (table, save) -> {
+          Set<String> dispatch = DISPATCH_CHAINS.getOrDefault(table, Set.of());
+          List<String> lines = new ArrayList<>();
+          for (String line : save.split("\n")) {
+            if (line.startsWith("-A ")) {
+              int space = line.indexOf(' ', 3);
+              String chain = space < 0 ? line.substring(3) : line.substring(3, space);
+              if (dispatch.contains(chain)) {
+                lines.add(line);
+              }
+            }
+          }
+          rules.put(table, lines);
+        });
+    return new IptablesListing(IptablesCleanup.chains(saveByTable), rules);
+  }
+
+  /** Whether the rules of the tables a full sync writes ({@code filter}, {@code nat}) are known. */
+  public boolean rulesKnown() {
+    return dispatchRules.containsKey("filter") && dispatchRules.containsKey("nat");
+  }
+
+  /**
+   * The text of a save line's {@code --comment}, without quotes, or null. Proxima's comments hold
+   * no quote and no backslash ({@link dev.proxima.proxy.render.RuleComment}).
+   */
+  static String comment(String line) {
+    int at = line.indexOf("--comment ");
+    if (at < 0) {
+      return null;
+    }
+    int start = at + "--comment ".length();
+    if (start < line.length() && line.charAt(start) == '"') {
+      int end = line.indexOf('"', start + 1);
+      return end < 0 ? null : line.substring(start + 1, end);
+    }
+    int end = line.indexOf(' ', start);
+    return end < 0 ? line.substring(start) : line.substring(start, end);
+  }
+}
