@@ -14,8 +14,9 @@
 # Kernel and process benchmarks need root, nft, iptables and iproute2. The harness runs inside its
 # own network namespace (pb8-hub) and creates every other namespace and veth it needs under the
 # pb8 prefix, so nothing in the root namespace is touched; all of them are deleted afterwards,
-# also when a run fails. Targets are printed, not enforced: the exit code is non-zero only when
-# the harness itself broke. Without root only the JMH rows run; the rest say SKIPPED.
+# also when a run fails. BENCH_NETNS_PREFIX=<p> uses <p> instead of pb8, so two runs (a soak and
+# anything else) can share the machine without deleting each other's namespaces. Targets are
+# printed, not enforced: the exit code is non-zero only when the harness itself broke. Without root only the JMH rows run; the rest say SKIPPED.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -29,9 +30,11 @@ if [ "$(id -u)" != "0" ] || ! command -v ip >/dev/null 2>&1; then
   exec "${java_cmd[@]}"
 fi
 
-hub=pb8-hub
+prefix=${BENCH_NETNS_PREFIX:-pb8}
+export BENCH_NETNS_PREFIX=$prefix
+hub=$prefix-hub
 cleanup() {
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^pb8-' || true); do
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$prefix-" || true); do
     ip netns del "$ns" 2>/dev/null || true
   done
 }

@@ -32,6 +32,7 @@ final class ApiServer implements AutoCloseable {
   private final int port;
   private final AtomicLong sliceWrites = new AtomicLong();
   private final AtomicLong statusWrites = new AtomicLong();
+  private final AtomicLong watchesOpened = new AtomicLong();
   private final Thread drain;
 
   ApiServer() {
@@ -73,6 +74,9 @@ final class ApiServer implements AutoCloseable {
           continue;
         }
         var method = request.getMethod();
+        if ("GET".equals(method) && request.getPath().contains("watch=true")) {
+          watchesOpened.incrementAndGet();
+        }
         if (("PUT".equals(method) || "PATCH".equals(method))
             && request.getPath().contains("/endpointslices/")) {
           sliceWrites.incrementAndGet();
@@ -90,6 +94,11 @@ final class ApiServer implements AutoCloseable {
   /** Updates and patches of EndpointSlices seen so far, whoever sent them. */
   long sliceWrites() {
     return sliceWrites.get();
+  }
+
+  /** Watch requests seen so far, from every client. */
+  long watchesOpened() {
+    return watchesOpened.get();
   }
 
   /** Writes of Services' status (the controller's conditions) seen so far. */

@@ -1,13 +1,20 @@
 package dev.proxima.bench;
 
+import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.crud.CrudDispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import java.lang.reflect.Method;
+import java.net.URI;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedDeque;
 
 /**
  * The CRUD mock with an index: fabric8's dispatcher finds the stored object of every create, update
@@ -15,6 +22,15 @@ import java.util.Map;
  * write in a large cluster costs milliseconds a real API server does not spend. This one keeps the
  * stored keys by identity (group, version, resource, namespace, name) beside the store and answers
  * those look-ups from it; anything it cannot answer goes to the scan.
+ *
+ * <p>It also keeps what fabric8's mock forgets: deletions. fabric8 informers end each watch after
+ * five to ten minutes and watch again from the last resourceVersion they saw. A real API server
+ * then sends every event since that version; the mock ignores the version and replays what it holds
+ * as ADDED, so an object deleted between the two watches stays in the informer's cache for good. A
+ * long run (the soak) then measures the mock, not the proxy. This dispatcher remembers each deleted
+ * object with the resourceVersion of its deletion and sends a DELETED event for every one newer
+ * than the version a watch starts from. A DELETED event the client had already seen is sent again
+ * at most; informers ignore the deletion of an object they do not hold.
  */
 final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
   private static final List<String> IDENTITY =
@@ -22,6 +38,14 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
   private final IndexedStore store = new IndexedStore();
   private final Map<AttributeSet, String> synchronizedStore = Collections.synchronizedMap(store);
+
+  /** A deleted object: its key, its last state and the resourceVersion after its deletion. */
+  private record Tombstone(AttributeSet key, String object, long resourceVersion) {}
+
+  /** The most recent deletions, oldest first. */
+  private final Deque<Tombstone> tombstones = new ConcurrentLinkedDeque<>();
+
+  private static final int TOMBSTONES_KEPT = 100_000;
 
   IndexedCrudDispatcher() {
     try {
@@ -48,6 +72,79 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
       }
     }
     return super.findResource(query);
+  }
+
+  @Override
+  public MockResponse handleDelete(String path) {
+    var query = getKey(path);
+    var matching = new ArrayList<Map.Entry<AttributeSet, String>>();
+    synchronized (synchronizedStore) {
+      for (var entry : store.entrySet()) {
+        if (entry.getKey().matches(query)) {
+          matching.add(Map.entry(entry.getKey(), entry.getValue()));
+        }
+      }
+    }
+    var response = super.handleDelete(path);
+    for (var entry : matching) {
+      if (!synchronizedStore.containsKey(entry.getKey())) {
+        tombstones.addLast(
+            new Tombstone(entry.getKey(), entry.getValue(), requestResourceVersion()));
+        if (tombstones.size() > TOMBSTONES_KEPT) {
+          tombstones.pollFirst();
+        }
+      }
+    }
+    return response;
+  }
+
+  @Override
+  public MockResponse handleWatch(String path) {
+    var response = super.handleWatch(path);
+    var since = resourceVersionOf(path);
+    var listener = response.getWebSocketListener();
+    if (since < 0 || listener == null) {
+      // A watch without a version starts from now, as on a real API server.
+      return response;
+    }
+    try {
+      Method matches = listener.getClass().getMethod("attributeMatches", AttributeSet.class);
+      Method send =
+          listener
+              .getClass()
+              .getMethod("sendWebSocketResponse", String.class, Watcher.Action.class);
+      matches.setAccessible(true);
+      send.setAccessible(true);
+      for (var tombstone : tombstones) {
+        if (tombstone.resourceVersion() > since
+            && !synchronizedStore.containsKey(tombstone.key())
+            && (boolean) matches.invoke(listener, tombstone.key())) {
+          // Queued by the listener until the watch opens.
+          send.invoke(listener, tombstone.object(), Watcher.Action.DELETED);
+        }
+      }
+    } catch (ReflectiveOperationException e) {
+      throw new HarnessError("cannot replay deletions to a watch of the mock API server", e);
+    }
+    return response;
+  }
+
+  /** The {@code resourceVersion} a watch request starts from, or -1 when it names none. */
+  static long resourceVersionOf(String path) {
+    var query = URI.create(path).getRawQuery();
+    if (query == null) {
+      return -1;
+    }
+    for (var parameter : query.split("&")) {
+      if (parameter.startsWith("resourceVersion=")) {
+        try {
+          return Long.parseLong(parameter.substring("resourceVersion=".length()));
+        } catch (NumberFormatException e) {
+          return -1;
+        }
+      }
+    }
+    return -1;
   }
 
   static String identity(AttributeSet set) {

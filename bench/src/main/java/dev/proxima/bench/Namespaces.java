@@ -10,7 +10,16 @@ import java.util.List;
  * whose both ends live in namespaces created here. Nothing touches the root namespace.
  */
 final class Namespaces implements AutoCloseable {
-  static final String PREFIX = "pb8";
+  /**
+   * The prefix of every namespace and link: {@code pb8}, or {@code BENCH_NETNS_PREFIX} (bench.sh
+   * sets both from one variable), so a long run such as the soak can share the machine with a
+   * second harness without either deleting the other's namespaces.
+   */
+  static final String PREFIX = prefix(System.getenv("BENCH_NETNS_PREFIX"));
+
+  static String prefix(String configured) {
+    return configured == null || configured.isBlank() ? "pb8" : configured;
+  }
 
   private final List<String> created = new ArrayList<>();
   private int links;

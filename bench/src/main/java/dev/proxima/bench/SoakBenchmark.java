@@ -69,6 +69,7 @@ final class SoakBenchmark {
         var controllerStart = Snapshot.of(controller);
         double fullSyncsBefore = node.fullSyncs();
         long writesBefore = api.sliceWrites();
+        long watchesBefore = api.watchesOpened();
         Progress.log(
             "soak: "
                 + soak.minutes()
@@ -106,8 +107,10 @@ final class SoakBenchmark {
                 churnText
                     + String.format(
                         "; the proxy ran %.0f full syncs meanwhile; the controller wrote about %d"
-                            + " slices",
-                        fullSyncs, controllerWrites),
+                            + " slices; watches opened again %d times (fabric8 ends each after 5 to"
+                            + " 10 minutes; the mock sends the deletions since the version each"
+                            + " starts from, see IndexedCrudDispatcher)",
+                        fullSyncs, controllerWrites, api.watchesOpened() - watchesBefore),
                 "-",
                 "-"));
         rows.add(memoryRow("proxy", size, proxyStart, proxyEnd));
