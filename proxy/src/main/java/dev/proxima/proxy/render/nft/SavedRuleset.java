@@ -3,7 +3,9 @@ package dev.proxima.proxy.render.nft;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
-import java.lang.reflect.InvocationTargetException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -303,19 +305,20 @@ public final class SavedRuleset {
     if (value == null) {
       out.append("null");
     } else if (value instanceof Record record) {
-      out.append(record.getClass().getSimpleName()).append('(');
-      for (var component : record.getClass().getRecordComponents()) {
-        out.append(component.getName()).append('=');
-        try {
-          canonical(component.getAccessor().invoke(record), out);
-        } catch (IllegalAccessException | InvocationTargetException e) {
-          throw new IllegalStateException("cannot read " + component, e);
-        }
+      var shape = RECORD_SHAPES.get(record.getClass());
+      out.append(shape.name()).append('(');
+      for (var component : shape.components()) {
+        out.append(component.label());
+        canonical(read(component, record), out);
         out.append(',');
       }
       out.append(')');
     } else if (value instanceof Set<?> set) {
-      sorted(set, out);
+      if (set.isEmpty()) {
+        out.append("{}");
+      } else {
+        sorted(set, out);
+      }
     } else if (value instanceof Map<?, ?> map) {
       sorted(
           map.entrySet().stream().map(e -> key(e.getKey()) + "=" + key(e.getValue())).toList(),
@@ -329,6 +332,49 @@ public final class SavedRuleset {
       out.append(']');
     } else {
       out.append(value);
+    }
+  }
+
+  /** A record class's simple name and its components, each as {@code name=} and its accessor. */
+  private record RecordShape(String name, List<Component> components) {}
+
+  private record Component(String label, MethodHandle accessor) {}
+
+  /**
+   * Looked up once per record class: asking the class for its components allocates and parses them
+   * on every call, which made the digest of each Service port cost tens of microseconds.
+   */
+  private static final ClassValue<RecordShape> RECORD_SHAPES =
+      new ClassValue<>() {
+        @Override
+        protected RecordShape computeValue(Class<?> type) {
+          var components = new ArrayList<Component>();
+          for (var component : type.getRecordComponents()) {
+            try {
+              var accessor = component.getAccessor();
+              accessor.setAccessible(true);
+              components.add(
+                  new Component(
+                      component.getName() + "=",
+                      MethodHandles.lookup()
+                          .unreflect(accessor)
+                          .asType(MethodType.methodType(Object.class, Object.class))));
+            } catch (IllegalAccessException | RuntimeException e) {
+              throw new IllegalStateException("cannot read " + component, e);
+            }
+          }
+          return new RecordShape(type.getSimpleName(), List.copyOf(components));
+        }
+      };
+
+  private static Object read(Component component, Record record) {
+    try {
+      return component.accessor().invoke(record);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable e) {
+      // An accessor declares no checked exception; this is for the compiler.
+      throw new IllegalStateException("cannot read " + component.label() + " of a record", e);
     }
   }
 
