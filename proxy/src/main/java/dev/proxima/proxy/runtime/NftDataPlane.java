@@ -20,8 +20,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +86,25 @@ public final class NftDataPlane implements DataPlane {
   /** The saved file is read once, at the first sync of this process. */
   private boolean restoreTried;
 
+  /**
+   * The saved file being read on a thread of its own since {@link #starting()}, for the first sync;
+   * null before, and once that sync took it.
+   */
+  private CompletableFuture<Optional<SavedRuleset.Contents>> reading;
+
+  /**
+   * The assembler being restored from {@link #reading} for {@link #restoringFor}, on a thread of
+   * its own since {@link #fullSyncStarting}: while the proxier plans every Service.
+   */
+  private CompletableFuture<Optional<Restored>> restoring;
+
+  private FamilySettings restoringFor;
+
+  /**
+   * The saved file, and the assembler it restores: null when it was rendered with other settings.
+   */
+  private record Restored(SavedRuleset.Contents contents, RulesetAssembler assembler) {}
+
   public NftDataPlane(
       IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics) {
     this(family, settings, nft, metrics, Clock.systemUTC());
@@ -113,6 +135,42 @@ public final class NftDataPlane implements DataPlane {
     this.settings = settings;
     this.nft = nft;
     this.metrics = metrics;
+  }
+
+  /** Starts reading the saved ruleset, so the first sync finds it parsed. */
+  @Override
+  public void starting() {
+    if (saved != null && !restoreTried && reading == null) {
+      reading = CompletableFuture.supplyAsync(saved::read, this::onItsOwnThread);
+    }
+  }
+
+  /**
+   * At the first full sync: restores the assembler from the saved file for the settings this sync
+   * renders with, while the proxier plans. The kernel's marker is checked later, in {@link
+   * #replaceAll}, just before the assembler is trusted.
+   */
+  @Override
+  public void fullSyncStarting(List<String> nodePortAddresses, List<String> nodePodCidrs) {
+    if (saved == null || restoreTried) {
+      return;
+    }
+    var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);
+    if (config.equals(restoringFor)) {
+      return;
+    }
+    starting();
+    restoringFor = config;
+    restoring =
+        reading.thenApplyAsync(
+            contents -> contents.map(found -> restored(found, config)), this::onItsOwnThread);
+  }
+
+  /** The saved ruleset's work before the first sync runs on a short-lived thread of its own. */
+  private void onItsOwnThread(Runnable task) {
+    var thread = new Thread(task, "saved-ruleset-" + family.name().toLowerCase(Locale.ROOT));
+    thread.setDaemon(true);
+    thread.start();
   }
 
   @Override
@@ -172,12 +230,23 @@ public final class NftDataPlane implements DataPlane {
    * caller rebuilds.
    */
   private RulesetAssembler restore(FamilySettings config) {
-    var contents = saved.read();
-    if (contents.isEmpty()) {
+    Optional<Restored> restored;
+    try {
+      restored = takeRestored(config);
+    } catch (RuntimeException e) {
+      // A file this version cannot take up (a bug, or an edit by hand) costs the fast restart only.
+      var cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      LOG.atWarn()
+          .addKeyValue("family", family)
+          .addKeyValue("error", cause.toString())
+          .log("Cannot use the saved ruleset; the first sync loads every rule");
       return null;
     }
-    var digest = new RulesetAssembler(config, clock).settingsDigest();
-    if (!digest.equals(contents.get().settings())) {
+    if (restored.isEmpty()) {
+      return null; // no file, or one that cannot be read: logged as it was read
+    }
+    var contents = restored.get().contents();
+    if (restored.get().assembler() == null) {
       LOG.atInfo()
           .addKeyValue("family", family)
           .log(
@@ -187,21 +256,48 @@ public final class NftDataPlane implements DataPlane {
     var inKernel =
         nft.chain(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_CHAIN)
             .flatMap(SavedRuleset::marker);
-    if (!inKernel.equals(Optional.of(contents.get().marker()))) {
+    if (!inKernel.equals(Optional.of(contents.marker()))) {
       LOG.atInfo()
           .addKeyValue("family", family)
-          .addKeyValue("saved", contents.get().marker().comment())
+          .addKeyValue("saved", contents.marker().comment())
           .addKeyValue("kernel", inKernel.map(SavedRuleset.Marker::comment).orElse("none"))
           .log("The table is not the one the proxy saved; the first sync loads every rule");
       return null;
     }
-    marker = contents.get().marker();
+    marker = contents.marker();
     LOG.atInfo()
         .addKeyValue("family", family)
-        .addKeyValue("servicePorts", contents.get().fragments().size())
+        .addKeyValue("servicePorts", contents.fragments().size())
         .addKeyValue("generation", marker.comment())
         .log("The table is the one the proxy saved; the first sync loads only what changed since");
-    return RulesetAssembler.restore(config, clock, contents.get());
+    return restored.get().assembler();
+  }
+
+  /**
+   * What the saved file restores for {@code config}: the work started before this sync when it was
+   * for these settings, else it is done now. Empty when there is no file or it cannot be read.
+   */
+  private Optional<Restored> takeRestored(FamilySettings config) {
+    try {
+      if (restoring != null && config.equals(restoringFor)) {
+        return restoring.join();
+      }
+      var contents = reading != null ? reading.join() : saved.read();
+      return contents.map(found -> restored(found, config));
+    } finally {
+      reading = null;
+      restoring = null;
+      restoringFor = null;
+    }
+  }
+
+  /** The assembler {@code contents} restores, if they were rendered with {@code config}. */
+  private Restored restored(SavedRuleset.Contents contents, FamilySettings config) {
+    var digest = new RulesetAssembler(config, clock).settingsDigest();
+    if (!digest.equals(contents.settings())) {
+      return new Restored(contents, null);
+    }
+    return new Restored(contents, RulesetAssembler.restore(config, clock, contents));
   }
 
   /**

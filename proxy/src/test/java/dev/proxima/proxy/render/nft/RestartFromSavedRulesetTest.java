@@ -260,4 +260,84 @@ class RestartFromSavedRulesetTest {
     assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
   }
+
+  @Test
+  void
+      aRestartThatReadsItsFileWhileTheInformersListAndRestoresItWhileTheProxierPlansLoadsOnlyTheChange() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    int loads = kernel.loaded.size();
+    var changed = new ArrayList<>(PORTS);
+    changed.set(
+        0,
+        service("shop/web", "10.96.0.10", 80)
+            .cluster(remote("10.180.0.4", 80), remote("10.180.0.9", 80)));
+
+    var restarted = proxy();
+    restarted.starting();
+    restarted.fullSyncStarting(List.of(), List.of());
+
+    assertThat(restarted.replaceAll(changed, List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks);
+    assertThat(kernel.loaded).hasSize(loads + 1);
+    assertThat(kernel.loaded.get(loads)).contains("10.180.0.9").doesNotContain("10.180.1.4");
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(changed));
+  }
+
+  @Test
+  void aRestoreStartedForOtherSettingsThanTheSyncRendersWithIsNotUsed() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+
+    var restarted = proxy();
+    restarted.starting();
+    // The sync announced NodePort addresses, then renders with none: the restore started for the
+    // announced ones renders the fixed table differently and must not be taken up.
+    restarted.fullSyncStarting(List.of("192.168.0.11"), List.of());
+
+    assertThat(restarted.replaceAll(PORTS, List.of()).status())
+        .isEqualTo(DataPlane.Status.UNCHANGED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
+
+  @Test
+  void aCorruptFileReadWhileTheInformersListIsAWarningAndTheFirstSyncLoadsEverything()
+      throws Exception {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+
+    var restarted = proxy();
+    restarted.starting();
+    restarted.fullSyncStarting(List.of(), List.of());
+
+    assertThat(restarted.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+    assertThat(logs.list)
+        .anySatisfy(
+            event -> {
+              assertThat(event.getLevel()).isEqualTo(Level.WARN);
+              assertThat(event.getFormattedMessage()).contains("Cannot use the saved ruleset");
+            });
+  }
+
+  @Test
+  void aTableFlushedAfterTheFileWasReadIsLoadedWhole() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+
+    var restarted = proxy();
+    restarted.starting();
+    restarted.fullSyncStarting(List.of(), List.of());
+    // Someone flushes the table after the file was read, before the sync looks at the kernel.
+    kernel.apply("flush chain ip proxima " + RulesetAssembler.GENERATION_CHAIN + "\n");
+    kernel.apply("flush chain ip proxima services\n");
+
+    assertThat(restarted.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
 }
