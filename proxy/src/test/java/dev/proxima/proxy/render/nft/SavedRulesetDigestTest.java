@@ -15,8 +15,9 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The digests a saved ruleset holds are compared with digests this version computes: a restarted
- * proxy recognises a Service port it saved only while both stay the same for the same input.
+ * The digests a saved ruleset holds are compared with the digests a restarted proxy computes: it
+ * recognises a Service port it saved only while both are the same for the same input, in every JVM,
+ * and differ for different input.
  */
 class SavedRulesetDigestTest {
   private static final ServicePortRules PORT =
@@ -43,16 +44,29 @@ class SavedRulesetDigestTest {
               true);
 
   @Test
-  void aServicePortsDigestIsTheOneEarlierVersionsSaved() {
-    assertThat(SavedRuleset.digest(PORT)).isEqualTo("aa05eb2116f2293a8518237c79998559");
+  void aServicePortsDigestIsTheSameInEveryJvm() {
+    assertThat(SavedRuleset.digest(PORT)).isEqualTo("12ac40703b2cf3e5b19ec417c1cdc69c");
   }
 
   @Test
-  void theSettingsDigestIsTheOneEarlierVersionsSaved() {
+  void theSettingsDigestIsTheSameInEveryJvm() {
     var config =
         RuleSettings.defaults().forFamily(IpFamily.IPV4, List.of("192.168.0.11"), List.of());
 
     assertThat(new RulesetAssembler(config).settingsDigest())
-        .isEqualTo("1addf190ab66949e2a768c44465cbbc1-ea62a4209532007e0e37ee2351cb2997");
+        .isEqualTo("ce21639f36bd1672ccbeb6f90320b4ed-c3eccc71262d21cc4f7f0295d09bc7fc");
+  }
+
+  @Test
+  void aNameHoldingACommaIsNotTakenForTwoNames() {
+    var oneZone = hinted(Set.of("zone-a,zone-b"));
+    var twoZones = hinted(Set.of("zone-a", "zone-b"));
+
+    assertThat(SavedRuleset.digest(oneZone)).isNotEqualTo(SavedRuleset.digest(twoZones));
+  }
+
+  private static Endpoint hinted(Set<String> zones) {
+    return new Endpoint(
+        "10.180.0.5", 8080, true, true, false, "node-b", false, zones, Set.of(), Locality.ZONE);
   }
 }
