@@ -395,10 +395,11 @@ public final class RulesetAssembler {
     for (var rules : wanted) {
       var name = rules.port().name();
       names.add(name);
-      if (!ports.containsKey(name)) {
-        changes.put(name, rules);
-      } else if (restored.containsKey(name)) {
-        if (SavedRuleset.digest(rules).equals(restoredDigests.get(name))) {
+      // The restored ports first, by hash: at a restart that is every port, and each lookup in
+      // the ordered map compares names a dozen times.
+      var savedDigest = restoredDigests.get(name);
+      if (savedDigest != null) {
+        if (SavedRuleset.digest(rules).equals(savedDigest)) {
           ports.put(name, rules);
           restored.remove(name);
           restoredDigests.remove(name);
@@ -406,6 +407,7 @@ public final class RulesetAssembler {
           changes.put(name, rules);
         }
       } else if (!rules.equals(ports.get(name))) {
+        // New (not in ports: get gives null), or changed.
         changes.put(name, rules);
       }
     }

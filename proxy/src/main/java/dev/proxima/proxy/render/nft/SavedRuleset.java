@@ -296,12 +296,27 @@ public final class SavedRuleset {
   public static String digest(Object value) {
     var text = new StringBuilder(256);
     canonical(value, text);
+    var hash = sha256().digest(text.toString().getBytes(StandardCharsets.UTF_8));
+    return HexFormat.of().formatHex(hash, 0, 16);
+  }
+
+  /** Looked up once: finding the provider again costs about as much as hashing a port. */
+  private static final MessageDigest SHA_256;
+
+  static {
     try {
-      var sha = MessageDigest.getInstance("SHA-256");
-      var hash = sha.digest(text.toString().getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(hash, 0, 16);
+      SHA_256 = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  /** A fresh SHA-256: a copy of the one looked up, so threads never share one. */
+  private static MessageDigest sha256() {
+    try {
+      return (MessageDigest) SHA_256.clone();
+    } catch (CloneNotSupportedException e) {
+      throw new IllegalStateException("this JVM's SHA-256 cannot be copied", e);
     }
   }
 
