@@ -19,6 +19,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -52,6 +53,12 @@ public final class NftDataPlane implements DataPlane {
   static final int TRANSACTION_LINES = 15_000;
 
   private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * From this many restored Service ports on, their digests are computed on two threads: below it,
+   * starting a thread costs more than it saves.
+   */
+  public static final int PARALLEL_DIGESTS_FROM = 1_000;
 
   /** At most this many names of what a refused cleanup deleted go into its log line. */
   private static final int NAMES_LOGGED = 10;
@@ -312,7 +319,8 @@ public final class NftDataPlane implements DataPlane {
     }
     Optional<List<String>> batches;
     try {
-      batches = assembler.updateInBatches(assembler.changesTo(ports), TRANSACTION_LINES);
+      var changes = assembler.changesTo(ports, restoredDigests(ports));
+      batches = assembler.updateInBatches(changes, TRANSACTION_LINES);
     } finally {
       assembler.recordTo(null);
     }
@@ -323,6 +331,31 @@ public final class NftDataPlane implements DataPlane {
     var transactions = new ArrayList<>(batches.get());
     transactions.add(serviceCidrsChange(records));
     return loadThenSave(transactions, records);
+  }
+
+  /**
+   * After a restart, the input digests of {@code ports}, half of them computed on a thread of its
+   * own: the first sync compares every port's digest with the saved one, and that is most of what
+   * it does after planning. Null (computed by the assembler as needed) otherwise.
+   */
+  private List<String> restoredDigests(List<ServicePortRules> ports) {
+    if (assembler.restoredPorts() < PARALLEL_DIGESTS_FROM) {
+      return null;
+    }
+    var digests = new String[ports.size()];
+    int half = ports.size() / 2;
+    var secondHalf =
+        CompletableFuture.runAsync(
+            () -> digest(ports, digests, half, ports.size()), this::onItsOwnThread);
+    digest(ports, digests, 0, half);
+    secondHalf.join();
+    return Arrays.asList(digests);
+  }
+
+  private static void digest(List<ServicePortRules> ports, String[] digests, int from, int to) {
+    for (int i = from; i < to; i++) {
+      digests[i] = SavedRuleset.digest(ports.get(i));
+    }
   }
 
   /** The transaction taking the Service CIDRs where they should be; its record when it is one. */

@@ -340,4 +340,36 @@ class RestartFromSavedRulesetTest {
     assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
   }
+
+  @Test
+  void aRestartOverManyPortsComparesTheirDigestsOnTwoThreadsAndLoadsOnlyTheChange() {
+    var many = new ArrayList<ServicePortRules>();
+    for (int i = 0; i < NftDataPlane.PARALLEL_DIGESTS_FROM + 200; i++) {
+      many.add(
+          service("shop/svc-" + i, "10.96." + (i / 250) + "." + (i % 250 + 1), 80)
+              .cluster(remote("10.180." + (i / 250) + "." + (i % 250 + 1), 8080)));
+    }
+    proxy().replaceAll(many, List.of());
+    int loads = kernel.loaded.size();
+    var changed = new ArrayList<>(many);
+    // One port in each half of the list.
+    for (int i : List.of(3, many.size() - 3)) {
+      changed.set(
+          i,
+          service("shop/svc-" + i, "10.96." + (i / 250) + "." + (i % 250 + 1), 80)
+              .cluster(remote("10.181.0." + (i % 250 + 1), 8080)));
+    }
+
+    var restarted = proxy();
+    restarted.starting();
+    restarted.fullSyncStarting(List.of(), List.of());
+
+    assertThat(restarted.replaceAll(changed, List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    assertThat(kernel.loaded).hasSize(loads + 1);
+    assertThat(kernel.loaded.get(loads))
+        .contains("10.181.0.4", "10.181.0." + ((many.size() - 3) % 250 + 1))
+        .doesNotContain("shop/svc-100:");
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(changed));
+  }
 }
