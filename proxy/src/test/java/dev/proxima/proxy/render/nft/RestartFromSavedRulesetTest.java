@@ -325,16 +325,16 @@ class RestartFromSavedRulesetTest {
   }
 
   @Test
-  void aTableFlushedAfterTheFileWasReadIsLoadedWhole() {
+  void aTableFlushedWhileTheFileIsReadIsLoadedWhole() {
     proxy().replaceAll(PORTS, List.of());
     int readBacks = kernel.readBacks;
 
     var restarted = proxy();
     restarted.starting();
-    restarted.fullSyncStarting(List.of(), List.of());
-    // Someone flushes the table after the file was read, before the sync looks at the kernel.
+    // Someone flushes the table while the file is read, before the first sync looks at the kernel.
     kernel.apply("flush chain ip proxima " + RulesetAssembler.GENERATION_CHAIN + "\n");
     kernel.apply("flush chain ip proxima services\n");
+    restarted.fullSyncStarting(List.of(), List.of());
 
     assertThat(restarted.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
     assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
