@@ -149,6 +149,16 @@ class RestartFromSavedRulesetTest {
     return withoutMarker(loader.nft.list());
   }
 
+  /** {@link #PORTS} with shop/web's second endpoint moved to 10.180.0.9. */
+  private static List<ServicePortRules> withWebMoved() {
+    var changed = new ArrayList<>(PORTS);
+    changed.set(
+        0,
+        service("shop/web", "10.96.0.10", 80)
+            .cluster(remote("10.180.0.4", 80), remote("10.180.0.9", 80)));
+    return changed;
+  }
+
   /** The table without the marker chain, which only a proxy with a state directory keeps. */
   private static String withoutMarker(String listing) {
     return listing.replaceAll("chain " + RulesetAssembler.GENERATION_CHAIN + "\n(\t[^\n]*\n)*", "");
@@ -174,11 +184,7 @@ class RestartFromSavedRulesetTest {
     proxy().replaceAll(PORTS, List.of());
     int readBacks = kernel.readBacks;
     int loads = kernel.loaded.size();
-    var changed = new ArrayList<>(PORTS);
-    changed.set(
-        0,
-        service("shop/web", "10.96.0.10", 80)
-            .cluster(remote("10.180.0.4", 80), remote("10.180.0.9", 80)));
+    var changed = withWebMoved();
 
     var restarted = proxy();
     assertThat(restarted.replaceAll(changed, List.of()).status())
@@ -267,11 +273,7 @@ class RestartFromSavedRulesetTest {
     proxy().replaceAll(PORTS, List.of());
     int readBacks = kernel.readBacks;
     int loads = kernel.loaded.size();
-    var changed = new ArrayList<>(PORTS);
-    changed.set(
-        0,
-        service("shop/web", "10.96.0.10", 80)
-            .cluster(remote("10.180.0.4", 80), remote("10.180.0.9", 80)));
+    var changed = withWebMoved();
 
     var restarted = proxy();
     restarted.starting();
