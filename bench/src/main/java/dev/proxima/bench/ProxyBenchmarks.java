@@ -1,5 +1,6 @@
 package dev.proxima.bench;
 
+import dev.proxima.proxy.render.nft.RulesetAssembler;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -265,11 +266,17 @@ final class ProxyBenchmarks {
    * first sync against twice a partial sync plus reading the programmed table back. Several rounds
    * (the figure varies from run to run by more than its margin), and as many again when the rounds'
    * ratios fall on both sides of the target.
+   *
+   * <p>The bound's "verify the table" is the issue's: a whole {@code nft list table}. The proxy
+   * itself verifies less, reading only the marker chain of its saved ruleset, so the row also shows
+   * that read and the ratio against twice a partial sync plus it alone: the allowance for a whole
+   * read is shown, not hidden in the verdict.
    */
   private void restart(ProxyNode node, double partial, int services) {
     var syncs = new ArrayList<Double>();
     var totals = new ArrayList<Double>();
     var reads = new ArrayList<Double>();
+    var markerReads = new ArrayList<Double>();
     var ratios = new ArrayList<Double>();
     int rounds = scale.restartRounds();
     for (int round = 0; round < rounds; round++) {
@@ -278,6 +285,19 @@ final class ProxyBenchmarks {
           Sh.run(Sh.in(node.namespace, "nft", "list", "table", "ip", "proxima"), "")
               .orThrow(List.of("nft list"))
               .millis();
+      markerReads.add(
+          Sh.run(
+                  Sh.in(
+                      node.namespace,
+                      "nft",
+                      "list",
+                      "chain",
+                      "ip",
+                      "proxima",
+                      RulesetAssembler.GENERATION_CHAIN),
+                  "")
+              .orThrow(List.of("nft list chain"))
+              .millis());
       var proxy = node.startAndAwaitSync(List.of());
       double firstSync = node.fullSyncSeconds() * 1000;
       syncs.add(firstSync);
@@ -297,6 +317,8 @@ final class ProxyBenchmarks {
     var read = new Stats(reads);
     var ratio = new Stats(ratios);
     double bound = 2 * partial + read.median();
+    double markerRead = new Stats(markerReads).median();
+    double proxysOwnBound = 2 * partial + markerRead;
     rows.add(
         Row.check(
             "3 Restart with rules present: first sync (median of "
@@ -310,6 +332,12 @@ final class ProxyBenchmarks {
                 + (ratio.min() <= 1 && ratio.max() > 1 ? ", crosses the target" : "")
                 + "; process start → synced: "
                 + Row.ms(new Stats(totals).median())
+                + "; the proxy verifies by reading only its marker chain, `nft list chain`: "
+                + Row.ms(markerRead)
+                + ", against 2 × partial + that = "
+                + Row.ms(proxysOwnBound)
+                + " it is "
+                + Row.ratio(sync.median(), proxysOwnBound)
                 + ")",
             services + " svc × 2 ep",
             Row.ms(sync.median()),

@@ -47,6 +47,19 @@ public interface DataPlane {
   Outcome replaceAll(
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs);
 
+  /**
+   * Called once as the proxy starts, before the informers list: a data plane may start reading what
+   * its first sync needs (nftables: the saved ruleset) on a thread of its own meanwhile.
+   */
+  default void starting() {}
+
+  /**
+   * Called as a full sync starts, before it plans every Service, with the arguments its {@link
+   * #replaceAll} will get: a data plane may prepare on a thread of its own while the planning runs
+   * (nftables, at the first sync after a start: take up the saved ruleset).
+   */
+  default void fullSyncStarting(List<String> nodePortAddresses, List<String> nodePodCidrs) {}
+
   /** {@link #replaceAll(List, List, List)} for a node without pod CIDRs. */
   default Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
     return replaceAll(ports, nodePortAddresses, List.of());

@@ -19,10 +19,13 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
@@ -53,6 +56,12 @@ public final class NftDataPlane implements DataPlane {
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
+  /**
+   * From this many restored Service ports on, their digests are computed on two threads: below it,
+   * starting a thread costs more than it saves.
+   */
+  public static final int PARALLEL_DIGESTS_FROM = 1_000;
+
   /** At most this many names of what a refused cleanup deleted go into its log line. */
   private static final int NAMES_LOGGED = 10;
 
@@ -80,6 +89,12 @@ public final class NftDataPlane implements DataPlane {
   /** Where the loaded ruleset is saved for the next start; null saves nothing. */
   private final SavedRulesetFile saved;
 
+  /** The generation the kernel's marker holds after the latest transaction (with a file). */
+  private SavedRuleset.Marker marker;
+
+  /** The saved file is read once, at the first sync of this process. */
+  private boolean restoreTried;
+
   /**
    * Runs every write of {@link #saved}, in order ({@link #savingOn}). After a rebuild the whole
    * file is written there, after the load: rendering every port's record again and hashing its
@@ -88,11 +103,31 @@ public final class NftDataPlane implements DataPlane {
    */
   private Executor saving = Runnable::run;
 
-  /** The generation the kernel's marker holds after the latest transaction (with a file). */
-  private SavedRuleset.Marker marker;
+  /**
+   * The saved file being read on a thread of its own since {@link #starting()}, for the first sync,
+   * once the kernel's marker shows a table to restore; null before, and once that sync took it.
+   */
+  private CompletableFuture<Optional<SavedRuleset.Contents>> reading;
 
-  /** The saved file is read once, at the first sync of this process. */
-  private boolean restoreTried;
+  /**
+   * The assembler being restored from {@link #reading} for {@link #restoringFor}, on a thread of
+   * its own since {@link #fullSyncStarting}: while the proxier plans every Service.
+   */
+  private CompletableFuture<Optional<Restored>> restoring;
+
+  private FamilySettings restoringFor;
+
+  /**
+   * The kernel's marker, being read on a thread of its own since {@link #starting}: nft
+   * 1.0.6 fetches every set element of the table to list one chain, about 0.4 s at 10,000 Services,
+   * so the first sync reads it while the proxier plans.
+   */
+  private CompletableFuture<Optional<SavedRuleset.Marker>> markerReading;
+
+  /**
+   * The saved file, and the assembler it restores: null when it was rendered with other settings.
+   */
+  private record Restored(SavedRuleset.Contents contents, RulesetAssembler assembler) {}
 
   public NftDataPlane(
       IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics) {
@@ -147,6 +182,51 @@ public final class NftDataPlane implements DataPlane {
         });
   }
 
+  /**
+   * Starts reading the kernel's marker and then, when there is a table, the saved ruleset, so the
+   * first sync finds both at hand. The marker first: after a reboot or a cleanup there is no table,
+   * and parsing a file as large as the table's script would only delay the rebuild and hold its
+   * contents in the heap.
+   */
+  @Override
+  public void starting() {
+    if (saved != null && !restoreTried && reading == null) {
+      markerReading = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
+      reading =
+          markerReading.thenApplyAsync(
+              inKernel -> inKernel.isPresent() ? saved.read() : Optional.empty(),
+              this::onItsOwnThread);
+    }
+  }
+
+  /**
+   * At the first full sync: restores the assembler from the saved file for the settings this sync
+   * renders with, and reads the kernel's marker, while the proxier plans. {@link #replaceAll}
+   * compares the two before it trusts the assembler.
+   */
+  @Override
+  public void fullSyncStarting(List<String> nodePortAddresses, List<String> nodePodCidrs) {
+    if (saved == null || restoreTried) {
+      return;
+    }
+    starting();
+    var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);
+    if (config.equals(restoringFor)) {
+      return;
+    }
+    restoringFor = config;
+    restoring =
+        reading.thenApplyAsync(
+            contents -> contents.map(found -> restored(found, config)), this::onItsOwnThread);
+  }
+
+  /** The saved ruleset's work before the first sync runs on a short-lived thread of its own. */
+  private void onItsOwnThread(Runnable task) {
+    var thread = new Thread(task, "saved-ruleset-" + family.name().toLowerCase(Locale.ROOT));
+    thread.setDaemon(true);
+    thread.start();
+  }
+
   @Override
   public Outcome replaceAll(
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs) {
@@ -184,9 +264,7 @@ public final class NftDataPlane implements DataPlane {
     if (saved == null) {
       return true;
     }
-    var inKernel =
-        nft.chain(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_CHAIN)
-            .flatMap(SavedRuleset::marker);
+    var inKernel = kernelMarker();
     if (inKernel.equals(Optional.of(marker))) {
       return true;
     }
@@ -204,46 +282,93 @@ public final class NftDataPlane implements DataPlane {
    * caller rebuilds.
    */
   private RulesetAssembler restore(FamilySettings config) {
-    // The marker first: after a reboot or a cleanup there is no table, and reading and parsing a
-    // file as large as the table's script (tens of MB at the largest shapes) would only delay the
-    // rebuild and hold its contents in the heap for nothing.
-    var inKernel =
-        nft.chain(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_CHAIN)
-            .flatMap(SavedRuleset::marker);
-    if (inKernel.isEmpty()) {
-      LOG.atInfo()
+    Optional<Restored> restored;
+    Optional<SavedRuleset.Marker> inKernel;
+    try {
+      inKernel = markerReading != null ? markerReading.join() : kernelMarker();
+      if (inKernel.isEmpty()) {
+        forgetRestore();
+        LOG.atInfo()
+            .addKeyValue("family", family)
+            .addKeyValue("kernel", "none")
+            .log("The table is not the one the proxy saved; the first sync loads every rule");
+        return null;
+      }
+      restored = takeRestored(config);
+    } catch (RuntimeException e) {
+      // A file this version cannot take up (a bug, or an edit by hand) costs the fast restart only.
+      var cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      LOG.atWarn()
           .addKeyValue("family", family)
-          .addKeyValue("kernel", "none")
-          .log("The table is not the one the proxy saved; the first sync loads every rule");
+          .addKeyValue("error", cause.toString())
+          .log("Cannot use the saved ruleset; the first sync loads every rule");
       return null;
+    } finally {
+      markerReading = null;
     }
-    var contents = saved.read();
-    if (contents.isEmpty()) {
-      return null;
+    if (restored.isEmpty()) {
+      return null; // no file, or one that cannot be read: logged as it was read
     }
-    var digest = new RulesetAssembler(config, clock).settingsDigest();
-    if (!digest.equals(contents.get().settings())) {
+    var contents = restored.get().contents();
+    if (restored.get().assembler() == null) {
       LOG.atInfo()
           .addKeyValue("family", family)
           .log(
               "The saved ruleset was rendered with other settings; the first sync loads every rule");
       return null;
     }
-    if (!inKernel.equals(Optional.of(contents.get().marker()))) {
+    if (!inKernel.equals(Optional.of(contents.marker()))) {
       LOG.atInfo()
           .addKeyValue("family", family)
-          .addKeyValue("saved", contents.get().marker().comment())
+          .addKeyValue("saved", contents.marker().comment())
           .addKeyValue("kernel", inKernel.get().comment())
           .log("The table is not the one the proxy saved; the first sync loads every rule");
       return null;
     }
-    marker = contents.get().marker();
+    marker = contents.marker();
     LOG.atInfo()
         .addKeyValue("family", family)
-        .addKeyValue("servicePorts", contents.get().fragments().size())
+        .addKeyValue("servicePorts", contents.fragments().size())
         .addKeyValue("generation", marker.comment())
         .log("The table is the one the proxy saved; the first sync loads only what changed since");
-    return RulesetAssembler.restore(config, clock, contents.get());
+    return restored.get().assembler();
+  }
+
+  /** The marker the kernel's table holds now; empty without a table or marker. */
+  private Optional<SavedRuleset.Marker> kernelMarker() {
+    return nft.chain(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_CHAIN)
+        .flatMap(SavedRuleset::marker);
+  }
+
+  /**
+   * What the saved file restores for {@code config}: the work started before this sync when it was
+   * for these settings, else it is done now. Empty when there is no file or it cannot be read.
+   */
+  private Optional<Restored> takeRestored(FamilySettings config) {
+    try {
+      if (restoring != null && config.equals(restoringFor)) {
+        return restoring.join();
+      }
+      var contents = reading != null ? reading.join() : saved.read();
+      return contents.map(found -> restored(found, config));
+    } finally {
+      forgetRestore();
+    }
+  }
+
+  private void forgetRestore() {
+    reading = null;
+    restoring = null;
+    restoringFor = null;
+  }
+
+  /** The assembler {@code contents} restores, if they were rendered with {@code config}. */
+  private Restored restored(SavedRuleset.Contents contents, FamilySettings config) {
+    var digest = new RulesetAssembler(config, clock).settingsDigest();
+    if (!digest.equals(contents.settings())) {
+      return new Restored(contents, null);
+    }
+    return new Restored(contents, RulesetAssembler.restore(config, clock, contents));
   }
 
   /**
@@ -258,7 +383,8 @@ public final class NftDataPlane implements DataPlane {
     }
     Optional<List<String>> batches;
     try {
-      batches = assembler.updateInBatches(assembler.changesTo(ports), TRANSACTION_LINES);
+      var changes = assembler.changesTo(ports, restoredDigests(ports));
+      batches = assembler.updateInBatches(changes, TRANSACTION_LINES);
     } finally {
       assembler.recordTo(null);
     }
@@ -269,6 +395,31 @@ public final class NftDataPlane implements DataPlane {
     var transactions = new ArrayList<>(batches.get());
     transactions.add(serviceCidrsChange(records));
     return loadThenSave(transactions, records);
+  }
+
+  /**
+   * After a restart, the input digests of {@code ports}, half of them computed on a thread of its
+   * own: the first sync compares every port's digest with the saved one, and that is most of what
+   * it does after planning. Null (computed by the assembler as needed) otherwise.
+   */
+  private List<String> restoredDigests(List<ServicePortRules> ports) {
+    if (assembler.restoredPorts() < PARALLEL_DIGESTS_FROM) {
+      return null;
+    }
+    var digests = new String[ports.size()];
+    int half = ports.size() / 2;
+    var secondHalf =
+        CompletableFuture.runAsync(
+            () -> digest(ports, digests, half, ports.size()), this::onItsOwnThread);
+    digest(ports, digests, 0, half);
+    secondHalf.join();
+    return Arrays.asList(digests);
+  }
+
+  private static void digest(List<ServicePortRules> ports, String[] digests, int from, int to) {
+    for (int i = from; i < to; i++) {
+      digests[i] = SavedRuleset.digest(ports.get(i));
+    }
   }
 
   /** The transaction taking the Service CIDRs where they should be; its record when it is one. */

@@ -253,6 +253,7 @@ public final class Proxier {
     DataPlane.Outcome outcome;
     var touchedUdp = false;
     if (full) {
+      plane.fullSyncStarting(nodeAddresses, podCidrs);
       plannedByService.clear();
       claimsByService.clear();
       owners = new AddressOwners();

@@ -50,6 +50,10 @@ public final class ProxyServer implements AutoCloseable {
 
   private final KubeProxyCache cache;
   private final List<Proxier> proxiers = new ArrayList<>();
+
+  /** Each family's data plane, in the order of {@link #proxiers}. */
+  private final List<DataPlane> dataPlanes = new ArrayList<>();
+
   private final SyncRunner runner;
   private final ProxyHealth health;
   private final String nodeName;
@@ -158,6 +162,7 @@ public final class ProxyServer implements AutoCloseable {
           family.apiName(),
           new LatestCounterRead(plane::connectionCounts, counterReads, COUNTER_READ_WAIT));
       proxiers.add(new Proxier(family, config, cache, plane, host, metrics, health, clock));
+      dataPlanes.add(plane);
     }
     if (config.rules().observeLocality().counts()) {
       // --observe-locality=off counts nothing: no series rather than zeros that look like no
@@ -253,6 +258,8 @@ public final class ProxyServer implements AutoCloseable {
             .log("Cannot serve explain --live; the proxy runs on without it");
       }
     }
+    // The saved rulesets are read while the informers list, not after.
+    dataPlanes.forEach(DataPlane::starting);
     cache
         .start()
         .whenComplete(

@@ -398,6 +398,11 @@ public final class RulesetAssembler {
     return assembler;
   }
 
+  /** How many ports are as a saved ruleset restored them, not rendered since. */
+  public int restoredPorts() {
+    return restored.size();
+  }
+
   /** The Service CIDRs as the kernel's set holds them after the latest transaction. */
   public List<String> serviceCidrsLoaded() {
     return serviceCidrs;
@@ -474,15 +479,28 @@ public final class RulesetAssembler {
    * same input and settings render the same fragment.
    */
   public Map<ServicePortName, ServicePortRules> changesTo(List<ServicePortRules> wanted) {
+    return changesTo(wanted, null);
+  }
+
+  /**
+   * {@link #changesTo(List)} with the input digests ({@link SavedRuleset#digest}) of {@code wanted}
+   * already computed, index for index (null computes them here): at a restart every port is
+   * digested, and the caller may share that among threads.
+   */
+  public Map<ServicePortName, ServicePortRules> changesTo(
+      List<ServicePortRules> wanted, List<String> digests) {
     var changes = new TreeMap<ServicePortName, ServicePortRules>();
     var names = new HashSet<ServicePortName>();
-    for (var rules : wanted) {
+    for (int i = 0; i < wanted.size(); i++) {
+      var rules = wanted.get(i);
       var name = rules.port().name();
       names.add(name);
-      if (!ports.containsKey(name)) {
-        changes.put(name, rules);
-      } else if (restored.containsKey(name)) {
-        if (SavedRuleset.digest(rules).equals(restoredDigests.get(name))) {
+      // The restored ports first, by hash: at a restart that is every port, and each lookup in
+      // the ordered map compares names a dozen times.
+      var savedDigest = restoredDigests.get(name);
+      if (savedDigest != null) {
+        var digest = digests == null ? SavedRuleset.digest(rules) : digests.get(i);
+        if (digest.equals(savedDigest)) {
           ports.put(name, rules);
           restored.remove(name);
           restoredDigests.remove(name);
@@ -490,6 +508,7 @@ public final class RulesetAssembler {
           changes.put(name, rules);
         }
       } else if (!rules.equals(ports.get(name))) {
+        // New (not in ports: get gives null), or changed.
         changes.put(name, rules);
       }
     }

@@ -150,6 +150,16 @@ class RestartFromSavedRulesetTest {
     return withoutMarker(loader.nft.list());
   }
 
+  /** {@link #PORTS} with shop/web's second endpoint moved to 10.180.0.9. */
+  private static List<ServicePortRules> withWebMoved() {
+    var changed = new ArrayList<>(PORTS);
+    changed.set(
+        0,
+        service("shop/web", "10.96.0.10", 80)
+            .cluster(remote("10.180.0.4", 80), remote("10.180.0.9", 80)));
+    return changed;
+  }
+
   /** The table without the marker chain, which only a proxy with a state directory keeps. */
   private static String withoutMarker(String listing) {
     return listing.replaceAll("chain " + RulesetAssembler.GENERATION_CHAIN + "\n(\t[^\n]*\n)*", "");
@@ -175,11 +185,7 @@ class RestartFromSavedRulesetTest {
     proxy().replaceAll(PORTS, List.of());
     int readBacks = kernel.readBacks;
     int loads = kernel.loaded.size();
-    var changed = new ArrayList<>(PORTS);
-    changed.set(
-        0,
-        service("shop/web", "10.96.0.10", 80)
-            .cluster(remote("10.180.0.4", 80), remote("10.180.0.9", 80)));
+    var changed = withWebMoved();
 
     var restarted = proxy();
     assertThat(restarted.replaceAll(changed, List.of()).status())
@@ -296,5 +302,113 @@ class RestartFromSavedRulesetTest {
 
     assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
+
+  @Test
+  void
+      aRestartThatReadsItsFileWhileTheInformersListAndRestoresItWhileTheProxierPlansLoadsOnlyTheChange() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    int loads = kernel.loaded.size();
+    var changed = withWebMoved();
+
+    var restarted = proxy();
+    restarted.starting();
+    restarted.fullSyncStarting(List.of(), List.of());
+
+    assertThat(restarted.replaceAll(changed, List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks);
+    assertThat(kernel.loaded).hasSize(loads + 1);
+    assertThat(kernel.loaded.get(loads)).contains("10.180.0.9").doesNotContain("10.180.1.4");
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(changed));
+  }
+
+  @Test
+  void aRestoreStartedForOtherSettingsThanTheSyncRendersWithIsNotUsed() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+
+    var restarted = proxy();
+    restarted.starting();
+    // The sync announced NodePort addresses, then renders with none: the restore started for the
+    // announced ones renders the fixed table differently and must not be taken up.
+    restarted.fullSyncStarting(List.of("192.168.0.11"), List.of());
+
+    assertThat(restarted.replaceAll(PORTS, List.of()).status())
+        .isEqualTo(DataPlane.Status.UNCHANGED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
+
+  @Test
+  void aCorruptFileReadWhileTheInformersListIsAWarningAndTheFirstSyncLoadsEverything()
+      throws Exception {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+
+    var restarted = proxy();
+    restarted.starting();
+    restarted.fullSyncStarting(List.of(), List.of());
+
+    assertThat(restarted.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+    assertThat(logs.list)
+        .anySatisfy(
+            event -> {
+              assertThat(event.getLevel()).isEqualTo(Level.WARN);
+              assertThat(event.getFormattedMessage()).contains("Cannot use the saved ruleset");
+            });
+  }
+
+  @Test
+  void aTableFlushedWhileTheFileIsReadIsLoadedWhole() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+
+    var restarted = proxy();
+    restarted.starting();
+    // Someone flushes the table while the file is read, before the first sync looks at the kernel.
+    kernel.apply("flush chain ip proxima " + RulesetAssembler.GENERATION_CHAIN + "\n");
+    kernel.apply("flush chain ip proxima services\n");
+    restarted.fullSyncStarting(List.of(), List.of());
+
+    assertThat(restarted.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+    assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
+
+  @Test
+  void aRestartOverManyPortsComparesTheirDigestsOnTwoThreadsAndLoadsOnlyTheChange() {
+    var many = new ArrayList<ServicePortRules>();
+    for (int i = 0; i < NftDataPlane.PARALLEL_DIGESTS_FROM + 200; i++) {
+      many.add(
+          service("shop/svc-" + i, "10.96." + (i / 250) + "." + (i % 250 + 1), 80)
+              .cluster(remote("10.180." + (i / 250) + "." + (i % 250 + 1), 8080)));
+    }
+    proxy().replaceAll(many, List.of());
+    int loads = kernel.loaded.size();
+    var changed = new ArrayList<>(many);
+    // One port in each half of the list.
+    for (int i : List.of(3, many.size() - 3)) {
+      changed.set(
+          i,
+          service("shop/svc-" + i, "10.96." + (i / 250) + "." + (i % 250 + 1), 80)
+              .cluster(remote("10.181.0." + (i % 250 + 1), 8080)));
+    }
+
+    var restarted = proxy();
+    restarted.starting();
+    restarted.fullSyncStarting(List.of(), List.of());
+
+    assertThat(restarted.replaceAll(changed, List.of()).status())
+        .isEqualTo(DataPlane.Status.LOADED);
+    assertThat(kernel.loaded).hasSize(loads + 1);
+    assertThat(kernel.loaded.get(loads))
+        .contains("10.181.0.4", "10.181.0." + ((many.size() - 3) % 250 + 1))
+        .doesNotContain("shop/svc-100:");
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(changed));
   }
 }
