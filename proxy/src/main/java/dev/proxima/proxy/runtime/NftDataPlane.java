@@ -118,9 +118,9 @@ public final class NftDataPlane implements DataPlane {
   private FamilySettings restoringFor;
 
   /**
-   * The kernel's marker, being read on a thread of its own since {@link #starting}: nft
-   * 1.0.6 fetches every set element of the table to list one chain, about 0.4 s at 10,000 Services,
-   * so the first sync reads it while the proxier plans.
+   * The kernel's marker, being read on a thread of its own since {@link #starting}: nft 1.0.6
+   * fetches every set element of the table to list one chain, about 0.4 s at 10,000 Services, so
+   * the first sync reads it while the proxier plans.
    */
   private CompletableFuture<Optional<SavedRuleset.Marker>> markerReading;
 
