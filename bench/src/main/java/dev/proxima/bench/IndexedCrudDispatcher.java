@@ -9,12 +9,15 @@ import java.lang.reflect.Method;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * The CRUD mock with an index: fabric8's dispatcher finds the stored object of every create, update
@@ -104,29 +107,73 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     var since = resourceVersionOf(path);
     var listener = response.getWebSocketListener();
     if (since < 0 || listener == null) {
-      // A watch without a version starts from now, as on a real API server.
+      // A watch without a version starts from now: the mock's replay of what it holds stands for
+      // the synthetic ADDED events a real API server sends then.
       return response;
     }
     try {
-      Method matches = listener.getClass().getMethod("attributeMatches", AttributeSet.class);
-      Method send =
+      var matches = listener.getClass().getMethod("attributeMatches", AttributeSet.class);
+      var send =
           listener
               .getClass()
               .getMethod("sendWebSocketResponse", String.class, Watcher.Action.class);
       matches.setAccessible(true);
       send.setAccessible(true);
+      var openAction = listener.getClass().getDeclaredField("onOpenAction");
+      openAction.setAccessible(true);
+      Consumer<Object> replay = opened -> replaySince(opened, since, matches, send);
+      openAction.set(listener, replay);
+    } catch (ReflectiveOperationException e) {
+      throw new HarnessError("cannot replace the replay of the mock API server's watches", e);
+    }
+    return response;
+  }
+
+  /** One event of a replay: an object changed or deleted after the watch's version. */
+  private record Replayed(long resourceVersion, String object, Watcher.Action action) {}
+
+  /**
+   * What a real API server sends a watch that starts from {@code since}: the objects changed since
+   * (as ADDED; an informer that holds one takes it as an update) and the deletions since, in the
+   * order they happened. The mock itself would replay everything it holds.
+   */
+  private void replaySince(Object listener, long since, Method matches, Method send) {
+    var events = new ArrayList<Replayed>();
+    try {
+      synchronized (synchronizedStore) {
+        for (var entry : store.entrySet()) {
+          long version = resourceVersionIn(entry.getValue());
+          if (version > since && (boolean) matches.invoke(listener, entry.getKey())) {
+            events.add(new Replayed(version, entry.getValue(), Watcher.Action.ADDED));
+          }
+        }
+      }
       for (var tombstone : tombstones) {
         if (tombstone.resourceVersion() > since
             && !synchronizedStore.containsKey(tombstone.key())
             && (boolean) matches.invoke(listener, tombstone.key())) {
-          // Queued by the listener until the watch opens.
-          send.invoke(listener, tombstone.object(), Watcher.Action.DELETED);
+          events.add(
+              new Replayed(
+                  tombstone.resourceVersion(), tombstone.object(), Watcher.Action.DELETED));
         }
       }
+      events.sort(Comparator.comparingLong(Replayed::resourceVersion));
+      for (var event : events) {
+        send.invoke(listener, event.object(), event.action());
+      }
     } catch (ReflectiveOperationException e) {
-      throw new HarnessError("cannot replay deletions to a watch of the mock API server", e);
+      throw new HarnessError("cannot replay to a watch of the mock API server", e);
     }
-    return response;
+  }
+
+  private static final Pattern RESOURCE_VERSION =
+      Pattern.compile("\"resourceVersion\"\\s*:\\s*\"(\\d+)\"");
+
+  /** The stored object's own resourceVersion (the first after its metadata starts); 0 if none. */
+  static long resourceVersionIn(String object) {
+    int metadata = object.indexOf("\"metadata\"");
+    var matcher = RESOURCE_VERSION.matcher(object);
+    return matcher.find(Math.max(metadata, 0)) ? Long.parseLong(matcher.group(1)) : 0;
   }
 
   /** The {@code resourceVersion} a watch request starts from, or -1 when it names none. */
