@@ -140,18 +140,16 @@ class NftCountersTest {
             Set.of(WEB, PENDING));
 
     assertThat(ports).containsOnlyKeys(WEB, PENDING);
-    assertThat(ports.get(WEB))
-        .containsOnly(
-            Map.entry(Locality.NODE, 4L),
-            Map.entry(Locality.ZONE, 2L),
-            Map.entry(Locality.OTHER_ZONE, 0L),
-            Map.entry(Locality.UNKNOWN, 0L));
-    assertThat(ports.get(PENDING))
-        .containsOnly(
-            Map.entry(Locality.NODE, 0L),
-            Map.entry(Locality.ZONE, 0L),
-            Map.entry(Locality.OTHER_ZONE, 0L),
-            Map.entry(Locality.UNKNOWN, 0L));
+    assertThat(ports.get(WEB)).isEqualTo(counts(4, 2, 0, 0));
+    assertThat(ports.get(PENDING)).isEqualTo(counts(0, 0, 0, 0));
+  }
+
+  private static Map<Locality, Long> counts(long node, long zone, long otherZone, long unknown) {
+    return Map.of(
+        Locality.NODE, node,
+        Locality.ZONE, zone,
+        Locality.OTHER_ZONE, otherZone,
+        Locality.UNKNOWN, unknown);
   }
 
   @Test

@@ -341,7 +341,7 @@ class ServiceLocalityCountingTest {
       script.append("list set ip proxima ").append(set).append('\n');
     }
     var listing =
-        HostTools.inNamespace(directory, namespace, script.toString(), List.of("nft", "-f", "-"))
+        HostTools.inNamespace(directory, namespace, script.toString(), List.of("nft", "-i"))
             .assertSucceeded()
             .stdout();
     return NftCounters.parseServiceSets(listing);
