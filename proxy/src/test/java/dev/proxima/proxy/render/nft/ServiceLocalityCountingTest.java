@@ -234,6 +234,31 @@ class ServiceLocalityCountingTest {
     }
 
     @Test
+    void aRestartedProxyKnowsFromTheSavedRulesetWhichPortEachCountingKeyIsFor() throws Exception {
+      var saved = new StringBuilder(SavedRuleset.header("s"));
+      assembler.recordTo(saved::append);
+      assembler.replaceAll(List.of(countedWeb, api, idle()));
+      saved.append(SavedRuleset.cidrs(List.of()));
+      saved.append(SavedRuleset.commit(new SavedRuleset.Marker(7, 1)));
+
+      var restored =
+          RulesetAssembler.restore(
+              CONFIG,
+              java.time.Clock.systemUTC(),
+              SavedRuleset.parse(saved.toString().lines().iterator()));
+
+      assertThat(restored.countedPorts())
+          .containsExactlyInAnyOrderElementsOf(assembler.countedPorts())
+          .contains(idle().port().name());
+      assertThat(restored.countingOwners()).isEqualTo(assembler.countingOwners());
+    }
+
+    /** A counted port without endpoints: counted (its series at 0), with no counting key. */
+    private ServicePortRules idle() {
+      return service("shop/idle", "10.96.0.13", 80).observeLocality().rules(List.of(), null, false);
+    }
+
+    @Test
     void aFullSyncInPlaceKeepsTheCountingSetsDeletesUnwantedKeysAndOldNamedCounters() {
       var stale = "svc-aaaaaaaaaaaaaaaa-node";
       var kernel =
