@@ -82,7 +82,7 @@ final class ProxyNode implements AutoCloseable {
             "http://" + nodeAddress + ":" + METRICS_PORT + "/metrics",
             environment);
     // From the proxy's log, not its /metrics: in nftables mode every scrape makes the proxy run
-    // `nft list counters` for both families (its connection-locality series), and scraping every
+    // an nft counter read for both families (its connection-locality series), and scraping every
     // few milliseconds while it starts took CPU from the start being measured.
     proxy.await(
         "proxy first sync in " + namespace, Duration.ofMinutes(10), () -> loggedSyncAt() > 0);

@@ -33,8 +33,8 @@ public final class RenderedRules {
 
   /**
    * The ruleset with locality counting {@code off} (no counters at all) or on for {@code all}
-   * Service ports (the node's counters plus four per port, no cap): the two ends of what {@code
-   * --observe-locality} costs.
+   * Service ports (the node's counters, and four counting-set elements per counted address and
+   * endpoint port, no cap): the two ends of what {@code --observe-locality} costs.
    */
   public RenderedRules(SyntheticCluster cluster, ObserveLocality observe) {
     this(cluster, cluster.services(), cluster.slices(), observe);

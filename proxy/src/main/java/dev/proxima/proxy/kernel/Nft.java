@@ -86,18 +86,33 @@ public final class Nft implements RuleLoader {
   }
 
   /**
-   * One {@code nft list counters table} call, cut off after {@link #COUNTERS_TIMEOUT}: a scrape
-   * must not wait for the sync timeout. Reading counters while a transaction loads is safe; the
-   * kernel serialises the two.
+   * The table's named counters and the sets {@code sets} with their elements, listed by one nft
+   * process, cut off after {@link #COUNTERS_TIMEOUT}: a scrape must not wait for the sync timeout.
+   * Reading while a transaction loads is safe; the kernel serialises the two.
+   *
+   * <p>The commands go to {@code nft -i}, which runs each line as a command of its own: {@code nft
+   * -f} runs them as one batch, and nft 1.0.6 then fetches only the last {@code list set}'s set, so
+   * the others are "not found". A set the table lacks is left out of the output.
    */
   @Override
-  public Optional<String> counters(String family, String table) {
+  public Optional<String> counters(String family, String table, List<String> sets) {
     var full = new ArrayList<>(command);
-    full.addAll(List.of("list", "counters", "table", family, table));
-    var outcome = HostCommand.run(full, "", COUNTERS_TIMEOUT);
+    full.add("-i");
+    var outcome = HostCommand.run(full, countersScript(family, table, sets), COUNTERS_TIMEOUT);
     return outcome.started() && outcome.ending() == HostCommand.Ending.EXITED && outcome.succeeded()
         ? Optional.of(outcome.output())
         : Optional.empty();
+  }
+
+  /** The {@code list} commands of {@link #counters}: the counters, then each set. */
+  static String countersScript(String family, String table, List<String> sets) {
+    var script = new StringBuilder();
+    script.append("list counters table ").append(family).append(' ').append(table).append('\n');
+    for (var set : sets) {
+      script.append("list set ").append(family).append(' ').append(table).append(' ');
+      script.append(set).append('\n');
+    }
+    return script.toString();
   }
 
   private Result run(List<String> arguments, String script) {

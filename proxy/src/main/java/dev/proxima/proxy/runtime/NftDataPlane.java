@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -72,8 +73,11 @@ public final class NftDataPlane implements DataPlane {
   private final Clock clock;
   private RulesetAssembler assembler;
 
-  /** The counted Service ports by counter stem, read at scrape time: the assembler's live view. */
-  private volatile Map<String, ServicePortName> countedPorts = Map.of();
+  /** The counted Service ports, read at scrape time: the assembler's live view. */
+  private volatile Set<ServicePortName> countedPorts = Set.of();
+
+  /** Each counting key's port, read at scrape time: the assembler's live view. */
+  private volatile Map<String, ServicePortName> countingOwners = Map.of();
 
   /**
    * True once a transaction loaded; false from a failed one until the next full sync loads, since
@@ -245,6 +249,7 @@ public final class NftDataPlane implements DataPlane {
       if (restoredAssembler != null) {
         assembler = restoredAssembler;
         countedPorts = assembler.countedPorts();
+        countingOwners = assembler.countingOwners();
         kernelAsAssembled = true;
         var outcome = loadDifference(ports);
         if (outcome != null) {
@@ -467,6 +472,7 @@ public final class NftDataPlane implements DataPlane {
     kernelAsAssembled = false;
     assembler = new RulesetAssembler(config, clock);
     countedPorts = assembler.countedPorts();
+    countingOwners = assembler.countingOwners();
     assembler.serviceCidrs(serviceCidrs);
     if (saved != null) {
       marker = new SavedRuleset.Marker(RANDOM.nextLong() & Long.MAX_VALUE, 0);
@@ -490,7 +496,7 @@ public final class NftDataPlane implements DataPlane {
     if (kernel == null) {
       return loadAll(assembler.replaceAllInBatches(ports, TRANSACTION_LINES));
     }
-    var keeping = assembler.replaceAll(ports, kernel);
+    var keeping = assembler.replaceAll(ports, kernel, countingKeysIn(kernel));
     var outcome = loadAll(List.of(keeping));
     if (outcome.status() != Status.FAILED) {
       return outcome;
@@ -553,17 +559,47 @@ public final class NftDataPlane implements DataPlane {
 
   @Override
   public Optional<ConnectionCounts> connectionCounts() {
-    return nft.counters(NftSyntax.family(family), NftNames.TABLE)
-        .map(NftCounters::parse)
-        .flatMap(
-            counts ->
-                ConnectionCounts.from(counts, NftCounters::of, NftCounters.withoutEndpoints())
-                    .map(
-                        node ->
-                            new ConnectionCounts(
-                                node.byLocality(),
-                                node.withoutEndpoints(),
-                                NftCounters.servicePorts(counts, countedPorts))));
+    var listing = nft.counters(NftSyntax.family(family), NftNames.TABLE, countingSets());
+    if (listing.isEmpty()) {
+      return Optional.empty();
+    }
+    return ConnectionCounts.from(
+            NftCounters.parse(listing.get()), NftCounters::of, NftCounters.withoutEndpoints())
+        .map(
+            node ->
+                new ConnectionCounts(
+                    node.byLocality(),
+                    node.withoutEndpoints(),
+                    NftCounters.servicePorts(
+                        NftCounters.parseServiceSets(listing.get()),
+                        countingOwners,
+                        countedPorts)));
+  }
+
+  /** The per-Service counting sets, which the table has whenever it counts connections at all. */
+  private List<String> countingSets() {
+    var sets = new ArrayList<String>();
+    if (settings.observeLocality().counts()) {
+      for (var locality : dev.proxima.proxy.model.Locality.values()) {
+        sets.add(NftNames.serviceSet(locality));
+      }
+    }
+    return sets;
+  }
+
+  /**
+   * The keys the kernel's counting sets hold, so a full sync that keeps the sets (and their counts)
+   * can delete those no port wants any more; none when the table has no counting sets.
+   */
+  private Set<String> countingKeysIn(KernelTable kernel) {
+    if (!kernel.sets().containsKey(NftNames.serviceSet(dev.proxima.proxy.model.Locality.NODE))) {
+      return Set.of();
+    }
+    var keys = new java.util.HashSet<String>();
+    nft.counters(NftSyntax.family(family), NftNames.TABLE, countingSets())
+        .map(NftCounters::parseServiceSets)
+        .ifPresent(sets -> sets.values().forEach(elements -> keys.addAll(elements.keySet())));
+    return keys;
   }
 
   /** The table as the kernel has it now, or null to replace it whole (no table yet). */

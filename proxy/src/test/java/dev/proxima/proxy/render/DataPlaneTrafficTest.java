@@ -450,15 +450,29 @@ class DataPlaneTrafficTest {
     assertThat(after.byServicePort().get(near).get(Locality.OTHER_ZONE)).isZero();
 
     // The counts survive a partial sync that rewrites an endpoint's rules (the far endpoint is
-    // now in this node's zone) and a full sync by a restarted proxy; the kernel keeps counting.
+    // now in this node's zone) and moves the counted port to another endpoint, and a full sync by
+    // a restarted proxy; the kernel keeps counting. (The move is nftables mode's case: its
+    // per-Service counts are keyed by Service address and endpoint port, which it leaves alone.)
     var nowInZone =
         ServicePortFixtures.service("shop/far", "10.96.0.31", 80)
             .portName("http")
             .rules(List.of(endpointAt("10.250.2.2", Locality.ZONE)), null, true);
-    assertThat(plane.update(Map.of(nowInZone.port().name(), nowInZone)).status())
+    var nearMoved =
+        mode == ProxyMode.iptables
+            ? onNode
+            : ServicePortFixtures.service("shop/near", "10.96.0.30", 80)
+                .portName("http")
+                .observeLocality()
+                .rules(List.of(endpointAt("10.250.2.2", Locality.ZONE)), null, true);
+    assertThat(
+            plane
+                .update(
+                    Map.of(nowInZone.port().name(), nowInZone, nearMoved.port().name(), nearMoved))
+                .status())
         .isEqualTo(DataPlane.Status.LOADED);
+    assertThat(plane.connectionCounts()).as("a partial sync resets nothing").contains(after);
     var restarted = dataPlane();
-    assertThat(restarted.replaceAll(List.of(onNode, nowInZone, empty), List.of()).status())
+    assertThat(restarted.replaceAll(List.of(nearMoved, nowInZone, empty), List.of()).status())
         .isEqualTo(DataPlane.Status.LOADED);
     assertThat(restarted.connectionCounts()).as("nothing lost, nothing reset").contains(after);
 

@@ -12,9 +12,7 @@ import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
-import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ProxyMode;
-import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.nft.NftNames;
 import dev.proxima.proxy.testing.ApiObjects;
@@ -50,12 +48,19 @@ class ProxierObserveLocalityTest {
             clock);
   }
 
-  private static String stem(String service) {
-    return NftNames.serviceCounterStem(
-        new ServicePortName(new ObjectKey("shop", service), "http", Protocol.TCP));
+  /** The ClusterIP of each Service {@link #add} added. */
+  private final java.util.Map<String, String> clusterIps = new java.util.HashMap<>();
+
+  /**
+   * A Service's key in the counting sets, as an element line of the script: its ClusterIP, the
+   * protocol and the slice's port 8080 (the Service port is 80).
+   */
+  private String counted(String service) {
+    return "\t" + clusterIps.get(service) + " . tcp . 8080";
   }
 
   private void add(String service, String clusterIp, boolean observed) {
+    clusterIps.put(service, clusterIp);
     var spec = ApiObjects.service("shop", service, clusterIp);
     cache.services.add((observed ? spec.observeLocality() : spec).build());
     cache.slices.add(ApiObjects.slice("shop", service, "10.244.1." + clusterIp.substring(8)));
@@ -80,8 +85,9 @@ class ProxierObserveLocalityTest {
     proxier.sync(Set.of());
 
     assertThat(lastScript())
-        .contains("add counter ip proxima " + stem("web") + "zone")
-        .doesNotContain(stem("db"));
+        .contains("add element ip proxima " + NftNames.SERVICE_SET_PREFIX + "zone {\n")
+        .contains(counted("web"))
+        .doesNotContain(counted("db"));
   }
 
   @Test
@@ -92,7 +98,7 @@ class ProxierObserveLocalityTest {
 
     proxier.sync(Set.of());
 
-    assertThat(lastScript()).contains(stem("web") + "zone").contains(stem("db") + "zone");
+    assertThat(lastScript()).contains(counted("web")).contains(counted("db"));
   }
 
   @Test
@@ -121,7 +127,7 @@ class ProxierObserveLocalityTest {
       proxier.sync(Set.of());
       proxier.sync(Set.of());
 
-      assertThat(lastScript()).contains(stem("a")).doesNotContain(stem("b"));
+      assertThat(lastScript()).contains(counted("a")).doesNotContain(counted("b"));
       assertThat(scrape())
           .contains("proxima_proxy_observed_service_ports_dropped{ip_family=\"IPv4\"} 2.0");
 
@@ -133,9 +139,9 @@ class ProxierObserveLocalityTest {
       var delta = lastScript();
       assertThat(delta)
           .doesNotStartWith("add table")
-          .contains("add counter ip proxima " + stem("b") + "node")
-          .contains("delete counter ip proxima " + stem("a") + "node")
-          .doesNotContain(stem("c"));
+          .contains("add element ip proxima service-node {\n" + counted("b"))
+          .contains("delete element ip proxima service-node {\n" + counted("a"))
+          .doesNotContain(counted("c"));
       assertThat(scrape())
           .contains("proxima_proxy_observed_service_ports_dropped{ip_family=\"IPv4\"} 1.0");
       assertThat(appender.list)

@@ -81,14 +81,14 @@ public final class NftNames {
   public static final String NO_ENDPOINT_DROP = "no-endpoint-drop";
 
   /**
-   * Per-Service locality counting: the {@code locality} chain looks up {@code ct original daddr .
-   * daddr . l4proto . dport} (the Service address the client dialled, then the endpoint DNAT chose)
-   * in this map, whose values are the named counters {@code svc-<hash>-<locality>} of the Service
-   * ports that are counted.
+   * Per-Service locality counting: one set per locality, {@code service-<label>}, declared with
+   * {@code counter}, so each element counts the lookups that match it. Its elements are {@code
+   * Service address . protocol . endpoint port}, one per address a counted Service port holds and
+   * endpoint port it may DNAT to, in all four sets; the {@code locality} chain looks up {@code ct
+   * original daddr . l4proto . dport} (the address the client dialled, then the endpoint's port) in
+   * the set of the endpoint's locality. Endpoints coming and going touch none of these elements.
    */
-  public static final String SERVICE_LOCALITY = "service-locality";
-
-  public static final String SERVICE_COUNTER_PREFIX = "svc-";
+  public static final String SERVICE_SET_PREFIX = "service-";
 
   /** The named counter of one locality. */
   public static String localityCounter(dev.proxima.proxy.model.Locality locality) {
@@ -100,23 +100,9 @@ public final class NftNames {
     return LOCALITY_PREFIX + locality.label() + ENDPOINTS_SUFFIX;
   }
 
-  /**
-   * The named counter of one counted Service port's connections to endpoints of {@code locality}:
-   * {@code svc-<hash>-<locality>}, the hash ({@link dev.proxima.proxy.render.NameHash}, 16
-   * characters) of the Service port's name, so {@link NftCounters} can tell whose it is.
-   */
-  public static String serviceCounter(
-      dev.proxima.proxy.model.ServicePortName port, dev.proxima.proxy.model.Locality locality) {
-    return serviceCounterStem(port) + locality.label();
-  }
-
-  /** {@code svc-<hash>-}: what the counters of one Service port's localities share. */
-  public static String serviceCounterStem(dev.proxima.proxy.model.ServicePortName port) {
-    return SERVICE_COUNTER_PREFIX
-        + dev.proxima.proxy.render.NameHash.of(port.toString())
-            .substring(0, 16)
-            .toLowerCase(java.util.Locale.ROOT)
-        + "-";
+  /** The counting set of one locality's connections per counted Service port. */
+  public static String serviceSet(dev.proxima.proxy.model.Locality locality) {
+    return SERVICE_SET_PREFIX + locality.label();
   }
 
   /** The ServiceCIDRs' ranges: traffic to an address in them that no Service holds is dropped. */

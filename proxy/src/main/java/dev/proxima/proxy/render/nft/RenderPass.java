@@ -150,11 +150,8 @@ final class RenderPass {
   private final Map<Locality, Set<String>> localityEndpoints =
       new java.util.EnumMap<>(Locality.class);
 
-  /** The named counters of the counted Service ports, in rendering order. */
-  private final List<String> serviceCounters = new ArrayList<>();
-
-  /** Keys of {@code service-locality} to the Service port that claimed them first. */
-  private final Map<String, ServicePortName> observedKeys = new HashMap<>();
+  /** Whether the port rendered is counted per locality. */
+  private boolean counted;
 
   /** Address tuples and NodePorts to the Service port that claimed them first. */
   private final Map<String, ServicePortName> claims = new HashMap<>();
@@ -238,12 +235,7 @@ final class RenderPass {
           }
         });
     return new ServiceFragment(
-        chainLines,
-        ruleLines,
-        setLines,
-        elementLines,
-        List.copyOf(serviceCounters),
-        List.copyOf(warnings));
+        chainLines, ruleLines, setLines, elementLines, counted, List.copyOf(warnings));
   }
 
   // ---------------------------------------------------------------- per service port
@@ -323,46 +315,35 @@ final class RenderPass {
   }
 
   /**
-   * A counted port's per-Service locality counters, one per locality, and the {@code
-   * service-locality} elements that send its connections to them: one per Service address it holds
-   * and endpoint it may DNAT to. The key is what the kernel sees after DNAT: the address dialled
-   * ({@code ct original daddr}), the endpoint's address and protocol, and the endpoint's port, as
-   * nft cannot put the original destination port in a concatenation. NodePort connections are not
-   * counted per Service: their original destination is a node address, which would put every node
-   * address in every counted NodePort's elements and make each address change touch them all.
+   * A counted port's keys in the per-locality counting sets ({@link NftNames#serviceSet}): one per
+   * Service address it holds and distinct endpoint port it may DNAT to, the same in all four sets,
+   * so each locality's count exists from the start. The key is what the kernel sees after DNAT: the
+   * address dialled ({@code ct original daddr}), the protocol and the endpoint's port, as nft
+   * cannot put the original destination port in a concatenation; which set a connection is counted
+   * in follows the endpoint's address, so endpoints coming and going leave these elements alone.
+   * Two ports whose keys coincide share the element; the assembler counts it as the first's in name
+   * order. NodePort connections are not counted per Service: their original destination is a node
+   * address, which would put every node address in every counted NodePort's elements.
    */
   private void observe(
       ServicePort sp, List<String> addresses, List<Endpoint> cluster, List<Endpoint> local) {
     if (!config.countsLocality() || !sp.observeLocality()) {
       return;
     }
-    ServicePortName spn = sp.name();
-    for (Locality locality : Locality.values()) {
-      serviceCounters.add(NftNames.serviceCounter(spn, locality));
-    }
+    counted = true;
     String proto = sp.protocol().lower();
-    List<Endpoint> endpoints = new ArrayList<>(cluster);
-    endpoints.addAll(local);
+    Set<Integer> endpointPorts = new TreeSet<>();
+    for (Endpoint target : cluster) {
+      endpointPorts.add(target.port());
+    }
+    for (Endpoint target : local) {
+      endpointPorts.add(target.port());
+    }
     for (String address : addresses) {
-      for (Endpoint target : endpoints) {
-        String key = address + " . " + target.ip() + " . " + proto + " . " + target.port();
-        ServicePortName owner = observedKeys.putIfAbsent(key, spn);
-        if (owner == null) {
-          element(
-              NftNames.SERVICE_LOCALITY,
-              key,
-              null,
-              "\"" + NftNames.serviceCounter(spn, target.locality()) + "\"");
-        } else if (!owner.equals(spn)) {
-          // Two ports of one address that target the same endpoint port: after DNAT the kernel
-          // cannot tell them apart, so the first (in name order) counts both.
-          warnings.add(
-              spn
-                  + ": its connections to "
-                  + key
-                  + " are counted as "
-                  + owner
-                  + "'s (same address and endpoint port)");
+      for (int port : endpointPorts) {
+        String key = tuple(address, proto, port);
+        for (Locality locality : Locality.values()) {
+          element(NftNames.serviceSet(locality), key, null, null);
         }
       }
     }
@@ -536,25 +517,21 @@ final class RenderPass {
         config.countsLocality() ? "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" " : "";
     chain(REJECT_CHAIN, countNoEndpoints + "reject");
     chain(NftNames.NO_ENDPOINT_DROP, countNoEndpoints + "drop");
-    // A counted Service port's connection goes to its own counter first (a counter statement does
-    // not end the chain; a key without an element skips the rule). Then the first set an address
-    // is in decides, so an address two slices disagree about is counted once.
+    // The first set an endpoint address is in decides its locality, so an address two slices
+    // disagree about is counted once. Before the node counter, a counted Service port's element in
+    // that locality's counting set counts it too: a lookup in a set declared with a counter counts
+    // the element it matches, and a connection of an uncounted port finds none and goes on.
     List<String> localityRules = new ArrayList<>();
-    localityRules.add(
-        "counter name ct original "
-            + NftSyntax.daddr(family)
-            + " . "
-            + NftSyntax.daddr(family)
-            + " . meta l4proto . th dport map @"
-            + NftNames.SERVICE_LOCALITY);
     for (Locality locality : Locality.values()) {
+      String endpointMatch = NftSyntax.daddr(family) + " @" + NftNames.localitySet(locality);
       localityRules.add(
-          NftSyntax.daddr(family)
-              + " @"
-              + NftNames.localitySet(locality)
-              + " counter name \""
-              + NftNames.localityCounter(locality)
-              + "\" return");
+          endpointMatch
+              + " ct original "
+              + NftSyntax.daddr(family)
+              + " . meta l4proto . th dport @"
+              + NftNames.serviceSet(locality));
+      localityRules.add(
+          endpointMatch + " counter name \"" + NftNames.localityCounter(locality) + "\" return");
     }
     if (config.countsLocality()) {
       chain(NftNames.LOCALITY_CHAIN, localityRules);
@@ -655,10 +632,16 @@ final class RenderPass {
             NftNames.localitySet(locality),
             "type " + a + " ; comment \"endpoints of locality " + locality.label() + "\" ;");
       }
-      map(
-          NftNames.SERVICE_LOCALITY,
-          a + " . " + a + " . inet_proto . inet_service : counter",
-          "Service address . endpoint . proto . endpoint port to the port's counter");
+      for (Locality locality : Locality.values()) {
+        set(
+            NftNames.serviceSet(locality),
+            "type "
+                + tupleType
+                + " ; counter ; comment \"Service address . proto . endpoint port of counted"
+                + " ports, "
+                + locality.label()
+                + "\" ;");
+      }
     }
 
     // The only elements of the fixed table; the Service ports' fragments bring the rest.
@@ -667,9 +650,6 @@ final class RenderPass {
     StringBuilder out = new StringBuilder();
     text.replaceTable(out);
     for (String counter : fixedCounters()) {
-      out.append(text.addCounter(counter)).append('\n');
-    }
-    for (String counter : serviceCounters) {
       out.append(text.addCounter(counter)).append('\n');
     }
     chains.forEach((name, spec) -> out.append(text.addChain(name, spec)).append('\n'));

@@ -39,9 +39,10 @@ import java.util.function.Consumer;
  * look up a map (the {@code lb-N} chains) stay loaded instead: only a full sync could load them
  * again, and there is one per endpoint count, not one per Service.
  *
- * <p>A counted Service port's named counters ({@code svc-<hash>-<locality>}) come and go with it,
- * in the same transaction: a transaction may delete a counter after the map elements that refer to
- * it, so counters are deleted after the elements, never left stale.
+ * <p>A counted Service port's connections are counted in the elements of the four {@code
+ * service-<locality>} sets ({@link NftNames#serviceSet}), which come and go with the port like any
+ * other element; a key two counted ports share is one element, counted as the first's in name order
+ * ({@link #countingOwners()}). A full sync keeps those sets, so the counts survive it.
  *
  * <p>A full sync never has to be one long transaction (which would hold the nftables lock other
  * tools wait on): {@link #replaceAllInBatches} builds a new table, and {@link #updateInBatches}
@@ -74,20 +75,20 @@ public final class RulesetAssembler {
   private final Map<String, String> setDeclarations = new LinkedHashMap<>();
   private final Map<String, List<String>> kernelChains = new HashMap<>();
 
-  /** Named counters to the number of ports that use them (normally one). */
-  private final Map<String, Integer> counterUses = new LinkedHashMap<>();
-
-  private final Set<String> kernelCounters = new HashSet<>();
-
-  /** Counters whose last user went in the update under way. */
-  private final Set<String> droppedCounters = new LinkedHashSet<>();
+  /** The counted Service ports, read at scrape time from another thread. */
+  private final Set<ServicePortName> countedPorts =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
-   * The counted Service ports by the stem of their counters' names ({@link
-   * NftNames#serviceCounterStem}), read at scrape time from another thread.
+   * Each key of the counting sets to the counted port whose connections it counts: the first in
+   * name order of the ports that have it. Read at scrape time from another thread.
    */
-  private final Map<String, ServicePortName> countedPorts =
+  private final Map<String, ServicePortName> countingOwners =
       new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The ports sharing a counting key, for the few keys more than one port has. */
+  private final Map<String, java.util.TreeSet<ServicePortName>> sharedCountingKeys =
+      new HashMap<>();
 
   private final Set<String> kernelSets = new LinkedHashSet<>();
   private final List<String> warnings = new ArrayList<>();
@@ -177,8 +178,19 @@ public final class RulesetAssembler {
    * @param kernel what the table holds now; null replaces the whole table, affinity memory and all
    */
   public String replaceAll(List<ServicePortRules> ports, KernelTable kernel) {
+    return replaceAll(ports, kernel, Set.of());
+  }
+
+  /**
+   * As {@link #replaceAll(List, KernelTable)}, also keeping the counting sets ({@link
+   * NftNames#serviceSet}) the kernel has, so their elements keep their counts: the wanted elements
+   * are added again (which leaves an existing one's count alone), and of {@code countingKeys}, the
+   * keys the kernel's counting sets hold, those no longer wanted are deleted.
+   */
+  public String replaceAll(
+      List<ServicePortRules> ports, KernelTable kernel, Set<String> countingKeys) {
     rebuild(ports, null);
-    return kernel == null ? fullScript() : keepingAffinity(kernel);
+    return kernel == null ? fullScript() : keepingAffinity(kernel, countingKeys);
   }
 
   /**
@@ -297,7 +309,7 @@ public final class RulesetAssembler {
   }
 
   /**
-   * One port's declarations in a new table: the chains (with their rules), sets and counters no
+   * One port's declarations in a new table: the chains (with their rules) and sets no
    * earlier port declared; its elements go in the batch's blocks. Returns the lines written.
    */
   private int appendDeclarations(StringBuilder out, ServiceFragment parts, Set<String> declared) {
@@ -326,13 +338,6 @@ public final class RulesetAssembler {
         }
       }
     }
-    // The map elements of a counted port name its counters: declared first, in the same batch.
-    for (var counter : parts.counters()) {
-      if (declared.add("counter " + counter)) {
-        out.append(text.addCounter(counter)).append('\n');
-        lines++;
-      }
-    }
     return lines;
   }
 
@@ -349,8 +354,9 @@ public final class RulesetAssembler {
     chainDeclarations.clear();
     chainRules.clear();
     setDeclarations.clear();
-    counterUses.clear();
     countedPorts.clear();
+    countingOwners.clear();
+    sharedCountingKeys.clear();
     warnings.clear();
     warnings.addAll(fixed.warnings());
     staleChains.clear();
@@ -368,8 +374,6 @@ public final class RulesetAssembler {
     kernelChains.putAll(chainRules);
     kernelSets.clear();
     kernelSets.addAll(setDeclarations.keySet());
-    kernelCounters.clear();
-    kernelCounters.addAll(counterUses.keySet());
   }
 
   /**
@@ -392,7 +396,6 @@ public final class RulesetAssembler {
             });
     assembler.kernelChains.putAll(assembler.chainRules);
     assembler.kernelSets.addAll(assembler.setDeclarations.keySet());
-    assembler.kernelCounters.addAll(assembler.counterUses.keySet());
     assembler.serviceCidrs = List.copyOf(saved.serviceCidrs());
     assembler.warnings.clear();
     return assembler;
@@ -608,7 +611,7 @@ public final class RulesetAssembler {
     staleSets.clear();
   }
 
-  private String keepingAffinity(KernelTable kernel) {
+  private String keepingAffinity(KernelTable kernel, Set<String> countingKeys) {
     var lines = fixedScript.split("\n", 4);
     if (lines.length < 4 || !lines[1].startsWith("delete table ")) {
       throw new IllegalStateException("the fixed script no longer starts by replacing the table");
@@ -616,6 +619,12 @@ public final class RulesetAssembler {
     var out = new StringBuilder(fullScriptLengthEstimate());
     out.append(lines[0]).append('\n');
     var now = clock.instant();
+    var countingSets = new ArrayList<String>();
+    if (config.countsLocality()) {
+      for (var locality : dev.proxima.proxy.model.Locality.values()) {
+        countingSets.add(NftNames.serviceSet(locality));
+      }
+    }
     kernel
         .chains()
         .forEach(
@@ -645,21 +654,36 @@ public final class RulesetAssembler {
         .forEach(
             (set, kind) -> {
               boolean kept =
-                  set.startsWith(NftNames.AFFINITY_PREFIX)
-                      && kind.equals("set")
-                      && setDeclarations.containsKey(set);
+                  kind.equals("set")
+                      && (set.startsWith(NftNames.AFFINITY_PREFIX)
+                              && setDeclarations.containsKey(set)
+                          || countingSets.contains(set));
               if (!kept) {
                 text.deleteSet(out, kind, set);
               }
             });
-    // After the maps whose elements refer to them; a counter still wanted keeps its count.
+    // After the maps whose elements might refer to them; a counter still wanted keeps its count.
     for (var counter : kernel.counters()) {
-      if (!fixed.counters().contains(counter) && !counterUses.containsKey(counter)) {
+      if (!fixed.counters().contains(counter)) {
         text.deleteCounter(out, counter);
       }
     }
     out.append(lines[3]);
     appendFragments(out);
+    // Added first, so the delete finds it whichever sets the kernel has it in.
+    var unwanted = new ArrayList<String>();
+    var wanted = elementUses.get(NftNames.serviceSet(dev.proxima.proxy.model.Locality.NODE));
+    for (var key : countingKeys) {
+      if (wanted == null || !wanted.contains(key)) {
+        unwanted.add(key);
+      }
+    }
+    for (var set : countingSets) {
+      if (kernel.sets().containsKey(set)) {
+        text.addElements(out, set, unwanted);
+        text.deleteElements(out, set, unwanted);
+      }
+    }
     return out.toString();
   }
 
@@ -680,8 +704,6 @@ public final class RulesetAssembler {
     var touched = new LinkedHashMap<String, Map<String, Boolean>>();
     var sorted = new TreeMap<>(changes);
     dropped.clear();
-    droppedCounters.clear();
-    var newCounters = new StringBuilder();
     // Every old fragment goes before any new one comes in: when a change hands a key from one port
     // to another, the new owner must find it free, whatever the order of their names.
     for (var port : sorted.keySet()) {
@@ -702,11 +724,6 @@ public final class RulesetAssembler {
         var fresh = render(entry.getValue());
         fresh.elements().forEach((set, elements) -> note(touched, set, distinct(elements)));
         add(entry.getKey(), entry.getValue(), fresh);
-        for (var counter : fresh.counters()) {
-          if (kernelCounters.add(counter)) {
-            newCounters.append(text.addCounter(counter)).append('\n');
-          }
-        }
       }
     }
     var out = new StringBuilder();
@@ -752,7 +769,6 @@ public final class RulesetAssembler {
       staleChains.putIfAbsent(chain, now);
     }
     dropped.clear();
-    out.append(newCounters);
     out.append(newRules);
     var deletes = new StringBuilder();
     var adds = new StringBuilder();
@@ -774,12 +790,6 @@ public final class RulesetAssembler {
           text.deleteElements(deletes, set, removed);
           text.addElements(adds, set, added);
         });
-    for (var counter : droppedCounters) {
-      if (!counterUses.containsKey(counter) && kernelCounters.remove(counter)) {
-        text.deleteCounter(deletes, counter);
-      }
-    }
-    droppedCounters.clear();
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
   }
@@ -887,7 +897,6 @@ public final class RulesetAssembler {
 
   /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
   private void appendFragments(StringBuilder out) {
-    counterUses.keySet().forEach(counter -> out.append(text.addCounter(counter)).append('\n'));
     chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
     setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
     chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
@@ -932,12 +941,17 @@ public final class RulesetAssembler {
     return (int) Math.min(length, Integer.MAX_VALUE - 16);
   }
 
+  /** The Service ports counted per locality: a live view, safe to read from another thread. */
+  public Set<ServicePortName> countedPorts() {
+    return java.util.Collections.unmodifiableSet(countedPorts);
+  }
+
   /**
-   * The Service ports counted per locality, by the stem of their counters' names: a live view, safe
-   * to read from another thread while syncs change it.
+   * Each key of the counting sets ({@code address . protocol . endpoint port}) to the counted port
+   * it counts for: a live view, safe to read from another thread while syncs change it.
    */
-  public Map<String, ServicePortName> countedPorts() {
-    return java.util.Collections.unmodifiableMap(countedPorts);
+  public Map<String, ServicePortName> countingOwners() {
+    return java.util.Collections.unmodifiableMap(countingOwners);
   }
 
   /** How many Service ports are counted per locality now. */
@@ -981,9 +995,11 @@ public final class RulesetAssembler {
             });
     setDeclarations.putAll(parts.sets());
     parts.sets().keySet().forEach(staleSets::remove);
-    parts.counters().forEach(counter -> counterUses.merge(counter, 1, Integer::sum));
-    if (!parts.counters().isEmpty()) {
-      countedPorts.put(NftNames.serviceCounterStem(port), port);
+    if (parts.counted()) {
+      countedPorts.add(port);
+      for (var key : parts.countingKeys()) {
+        claimCounting(port, key);
+      }
     }
     ports.put(port, rules);
     if (recorder != null && rules != null) {
@@ -1074,18 +1090,54 @@ public final class RulesetAssembler {
         staleSets.putIfAbsent(set, new StaleSet(declaration.split(" ", 3)[1], now));
       }
     }
-    for (var counter : parts.counters()) {
-      if (counterUses.merge(counter, -1, Integer::sum) <= 0) {
-        counterUses.remove(counter);
-        droppedCounters.add(counter);
+    if (parts.counted()) {
+      countedPorts.remove(port);
+      for (var key : parts.countingKeys()) {
+        releaseCounting(port, key);
       }
-    }
-    if (!parts.counters().isEmpty()) {
-      countedPorts.remove(NftNames.serviceCounterStem(port), port);
     }
     ports.remove(port);
     if (recorder != null) {
       recorder.record(SavedRuleset.gone(port));
+    }
+  }
+
+  /**
+   * Notes that {@code port} counts under {@code key}. After DNAT the kernel cannot tell two ports
+   * with the same address, protocol and endpoint port apart, so the first in name order counts the
+   * connections of both, and a warning says so.
+   */
+  private void claimCounting(ServicePortName port, String key) {
+    var owner = countingOwners.putIfAbsent(key, port);
+    if (owner == null || owner.equals(port)) {
+      return;
+    }
+    var sharing = sharedCountingKeys.computeIfAbsent(key, k -> new java.util.TreeSet<>());
+    sharing.add(owner);
+    sharing.add(port);
+    var first = sharing.first();
+    countingOwners.put(key, first);
+    var other = first.equals(port) ? owner : port;
+    warnings.add(
+        other
+            + ": its connections to "
+            + key
+            + " are counted as "
+            + first
+            + "'s (same address and endpoint port)");
+  }
+
+  /** {@code port} no longer counts under {@code key}: the next port sharing it takes it over. */
+  private void releaseCounting(ServicePortName port, String key) {
+    var sharing = sharedCountingKeys.get(key);
+    if (sharing == null) {
+      countingOwners.remove(key, port);
+      return;
+    }
+    sharing.remove(port);
+    countingOwners.put(key, sharing.first());
+    if (sharing.size() == 1) {
+      sharedCountingKeys.remove(key);
     }
   }
 

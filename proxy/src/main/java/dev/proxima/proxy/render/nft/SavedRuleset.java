@@ -35,6 +35,7 @@ import java.util.TreeMap;
  * r CHAIN\tadd rule ...
  * s SET\tadd set|map ...
  * e SET\tELEMENT
+ * n counted\t
  * gone NS\tNAME\tPORT\tPROTOCOL
  * cidrs\tCIDR\tCIDR...
  * commit EPOCH GENERATION
@@ -99,7 +100,9 @@ public final class SavedRuleset {
     fragment
         .elements()
         .forEach((set, elements) -> elements.forEach(element -> line(out, "e ", set, element)));
-    fragment.counters().forEach(counter -> line(out, "n ", counter, ""));
+    if (fragment.counted()) {
+      line(out, "n ", "counted", "");
+    }
     return out.toString();
   }
 
@@ -263,7 +266,7 @@ public final class SavedRuleset {
     final Map<String, List<String>> rules = new LinkedHashMap<>();
     final Map<String, String> sets = new LinkedHashMap<>();
     final Map<String, List<String>> elements = new LinkedHashMap<>();
-    final List<String> counters = new ArrayList<>();
+    boolean counted;
 
     void add(char tag, String name, String text) {
       switch (tag) {
@@ -273,13 +276,13 @@ public final class SavedRuleset {
         }
         case 'r' -> rules.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
         case 's' -> sets.put(name, text);
-        case 'n' -> counters.add(name);
+        case 'n' -> counted = true;
         default -> elements.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
       }
     }
 
     ServiceFragment build() {
-      return new ServiceFragment(chains, rules, sets, elements, counters, List.of());
+      return new ServiceFragment(chains, rules, sets, elements, counted, List.of());
     }
   }
 

@@ -2,6 +2,12 @@ package dev.proxima.proxy.render.nft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePortName;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class NftCountersTest {
@@ -31,39 +37,135 @@ class NftCountersTest {
             java.util.Map.entry("no-endpoints", 12L));
   }
 
-  @Test
-  void groupsEachCountedServicePortsCountersByLocalityAndLeavesOutPortsNotLoadedYet() {
-    var web =
-        new dev.proxima.proxy.model.ServicePortName(
-            dev.proxima.model.ObjectKey.parse("shop/web"),
-            "http",
-            dev.proxima.proxy.model.Protocol.TCP);
-    var pending =
-        new dev.proxima.proxy.model.ServicePortName(
-            dev.proxima.model.ObjectKey.parse("shop/new"),
-            "",
-            dev.proxima.proxy.model.Protocol.TCP);
-    var stem = NftNames.serviceCounterStem(web);
-    var listing =
-        "table ip proxima {\n"
-            + "\tcounter locality-node {\n\t\tpackets 9 bytes 540\n\t}\n"
-            + "\tcounter "
-            + stem
-            + "node {\n\t\tpackets 4 bytes 240\n\t}\n"
-            + "\tcounter "
-            + stem
-            + "other-zone {\n\t\tpackets 1 bytes 60\n\t}\n"
-            + "}\n";
+  private static final ServicePortName WEB =
+      new ServicePortName(ObjectKey.parse("shop/web"), "http", Protocol.TCP);
+  private static final ServicePortName PENDING =
+      new ServicePortName(ObjectKey.parse("shop/new"), "", Protocol.TCP);
 
+  /** What {@code nft -f -} prints for the counters and the four counting sets (ip). */
+  private static final String IPV4_LISTING =
+      """
+      table ip proxima {
+      	counter locality-node {
+      		packets 9 bytes 540
+      	}
+      	counter no-endpoints {
+      		packets 0 bytes 0
+      	}
+      }
+      table ip proxima {
+      	set service-node {
+      		type ipv4_addr . inet_proto . inet_service
+      		counter
+      		comment "Service address . proto . endpoint port of counted ports, node"
+      		elements = { 10.96.0.10 . tcp . 8080 counter packets 3 bytes 180,
+      			     192.0.2.10 . tcp . 8080 counter packets 1 bytes 60,
+      			     10.96.0.11 . udp . 53 counter packets 0 bytes 0 }
+      	}
+      }
+      table ip proxima {
+      	set service-zone {
+      		type ipv4_addr . inet_proto . inet_service
+      		counter
+      		elements = { 10.96.0.10 . tcp . 8080 counter packets 2 bytes 120 }
+      	}
+      }
+      table ip proxima {
+      	set service-other-zone {
+      		type ipv4_addr . inet_proto . inet_service
+      		counter
+      	}
+      }
+      table ip proxima {
+      	set service-unknown {
+      		type ipv4_addr . inet_proto . inet_service
+      		counter
+      		elements = { 10.96.0.10 . tcp . 8080 counter packets 0 bytes 0 }
+      	}
+      }
+      """;
+
+  @Test
+  void readsEachCountingSetsElementsAndTheirPacketsKeyedAsTheRendererWritesThem() {
+    var sets = NftCounters.parseServiceSets(IPV4_LISTING);
+
+    assertThat(sets.get(Locality.NODE))
+        .containsExactly(
+            Map.entry("10.96.0.10 . tcp . 8080", 3L),
+            Map.entry("192.0.2.10 . tcp . 8080", 1L),
+            Map.entry("10.96.0.11 . udp . 53", 0L));
+    assertThat(sets.get(Locality.ZONE)).containsExactly(Map.entry("10.96.0.10 . tcp . 8080", 2L));
+    assertThat(sets.get(Locality.OTHER_ZONE)).isEmpty();
+    assertThat(sets.get(Locality.UNKNOWN))
+        .containsExactly(Map.entry("10.96.0.10 . tcp . 8080", 0L));
+  }
+
+  @Test
+  void readsIpv6Keys() {
+    var listing =
+        """
+        table ip6 proxima {
+        	set service-node {
+        		type ipv6_addr . inet_proto . inet_service
+        		counter
+        		elements = { fd00:96::a . tcp . 8080 counter packets 5 bytes 400,
+        			     2001:db8::1:0:0:10 . sctp . 9 counter packets 1 bytes 80 }
+        	}
+        }
+        """;
+
+    assertThat(NftCounters.parseServiceSets(listing).get(Locality.NODE))
+        .containsExactly(
+            Map.entry("fd00:96::a . tcp . 8080", 5L),
+            Map.entry("2001:db8::1:0:0:10 . sctp . 9", 1L));
+  }
+
+  @Test
+  void aListingWithoutTheSetsHasNoSetAndNoServicePort() {
+    var listing = "table ip proxima {\n\tcounter no-endpoints {\n\t\tpackets 0 bytes 0\n\t}\n}\n";
+
+    var sets = NftCounters.parseServiceSets(listing);
+
+    assertThat(sets).isEmpty();
+    assertThat(NftCounters.servicePorts(sets, Map.of("10.96.0.10 . tcp . 8080", WEB), Set.of(WEB)))
+        .isEmpty();
+  }
+
+  @Test
+  void sumsAPortsElementsPerLocalityAndShowsACountedPortWithoutCountsYetAtZero() {
     var ports =
         NftCounters.servicePorts(
-            NftCounters.parse(listing),
-            java.util.Map.of(stem, web, NftNames.serviceCounterStem(pending), pending));
+            NftCounters.parseServiceSets(IPV4_LISTING),
+            Map.of("10.96.0.10 . tcp . 8080", WEB, "192.0.2.10 . tcp . 8080", WEB),
+            Set.of(WEB, PENDING));
 
-    assertThat(ports).containsOnlyKeys(web);
-    assertThat(ports.get(web))
-        .containsOnly(
-            java.util.Map.entry(dev.proxima.proxy.model.Locality.NODE, 4L),
-            java.util.Map.entry(dev.proxima.proxy.model.Locality.OTHER_ZONE, 1L));
+    assertThat(ports).containsOnlyKeys(WEB, PENDING);
+    assertThat(ports.get(WEB)).isEqualTo(counts(4, 2, 0, 0));
+    assertThat(ports.get(PENDING)).isEqualTo(counts(0, 0, 0, 0));
+  }
+
+  private static Map<Locality, Long> counts(long node, long zone, long otherZone, long unknown) {
+    return Map.of(
+        Locality.NODE, node,
+        Locality.ZONE, zone,
+        Locality.OTHER_ZONE, otherZone,
+        Locality.UNKNOWN, unknown);
+  }
+
+  @Test
+  void leavesOutElementsNoCountedPortOwns() {
+    var ports =
+        NftCounters.servicePorts(
+            NftCounters.parseServiceSets(IPV4_LISTING),
+            Map.of("10.96.0.10 . tcp . 8080", WEB),
+            Set.of(WEB));
+
+    assertThat(ports.get(WEB)).containsEntry(Locality.NODE, 3L);
+  }
+
+  @Test
+  void readsNodeCountersAndSetsFromTheSameListing() {
+    assertThat(NftCounters.parse(IPV4_LISTING))
+        .containsExactly(Map.entry("locality-node", 9L), Map.entry("no-endpoints", 0L));
   }
 }
