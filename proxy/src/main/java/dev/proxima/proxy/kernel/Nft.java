@@ -80,6 +80,16 @@ public final class Nft implements RuleLoader {
   }
 
   @Override
+  public boolean mayHaveTable(String family, String table) {
+    var result = run(List.of("list", "tables", family), "");
+    return !result.succeeded()
+        || result
+            .output()
+            .lines()
+            .anyMatch(line -> line.strip().equals("table " + family + " " + table));
+  }
+
+  @Override
   public Optional<String> chain(String family, String table, String chain) {
     var result = run(List.of("list", "chain", family, table, chain), "");
     return result.succeeded() ? Optional.of(result.output()) : Optional.empty();

@@ -108,8 +108,8 @@ public final class NftDataPlane implements DataPlane {
   private Executor saving = Runnable::run;
 
   /**
-   * The saved file being read on a thread of its own since {@link #starting()}, for the first sync,
-   * once the kernel's marker shows a table to restore; null before, and once that sync took it.
+   * The saved file being read on a thread of its own since {@link #starting()}, for the first sync;
+   * null before, and once that sync took it.
    */
   private CompletableFuture<Optional<SavedRuleset.Contents>> reading;
 
@@ -122,9 +122,9 @@ public final class NftDataPlane implements DataPlane {
   private FamilySettings restoringFor;
 
   /**
-   * The kernel's marker, being read on a thread of its own since {@link #starting}: nft 1.0.6
-   * fetches every set element of the table to list one chain, about 0.4 s at 10,000 Services, so
-   * the first sync reads it while the proxier plans.
+   * The kernel's marker, being read on a thread of its own since {@link #fullSyncStarting}: nft
+   * 1.0.6 fetches every set element of the table to list one chain, about 0.4 s at 10,000 Services,
+   * so the first sync reads it while the proxier plans.
    */
   private CompletableFuture<Optional<SavedRuleset.Marker>> markerReading;
 
@@ -187,18 +187,19 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Starts reading the kernel's marker and then, when there is a table, the saved ruleset, so the
-   * first sync finds both at hand. The marker first: after a reboot or a cleanup there is no table,
-   * and parsing a file as large as the table's script would only delay the rebuild and hold its
-   * contents in the heap.
+   * Starts reading the saved ruleset, so the first sync finds it parsed; not when the kernel has no
+   * table (after a reboot or a cleanup), where parsing a file as large as the table's script would
+   * only delay the rebuild and hold its contents in the heap.
    */
   @Override
   public void starting() {
     if (saved != null && !restoreTried && reading == null) {
-      markerReading = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
       reading =
-          markerReading.thenApplyAsync(
-              inKernel -> inKernel.isPresent() ? saved.read() : Optional.empty(),
+          CompletableFuture.supplyAsync(
+              () ->
+                  nft.mayHaveTable(NftSyntax.family(family), NftNames.TABLE)
+                      ? saved.read()
+                      : Optional.empty(),
               this::onItsOwnThread);
     }
   }
@@ -212,6 +213,9 @@ public final class NftDataPlane implements DataPlane {
   public void fullSyncStarting(List<String> nodePortAddresses, List<String> nodePodCidrs) {
     if (saved == null || restoreTried) {
       return;
+    }
+    if (markerReading == null) {
+      markerReading = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
     }
     starting();
     var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);

@@ -309,8 +309,8 @@ public final class RulesetAssembler {
   }
 
   /**
-   * One port's declarations in a new table: the chains (with their rules) and sets no
-   * earlier port declared; its elements go in the batch's blocks. Returns the lines written.
+   * One port's declarations in a new table: the chains (with their rules) and sets no earlier port
+   * declared; its elements go in the batch's blocks. Returns the lines written.
    */
   private int appendDeclarations(StringBuilder out, ServiceFragment parts, Set<String> declared) {
     int lines = 0;

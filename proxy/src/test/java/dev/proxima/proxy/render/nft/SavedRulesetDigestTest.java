@@ -53,8 +53,10 @@ class SavedRulesetDigestTest {
     var config =
         RuleSettings.defaults().forFamily(IpFamily.IPV4, List.of("192.168.0.11"), List.of());
 
+    // The second half digests the fixed table's script, so a renderer that changes it (the four
+    // counting sets replaced the named counters) makes files saved by older versions rebuild.
     assertThat(new RulesetAssembler(config).settingsDigest())
-        .isEqualTo("ce21639f36bd1672ccbeb6f90320b4ed-c3eccc71262d21cc4f7f0295d09bc7fc");
+        .isEqualTo("ce21639f36bd1672ccbeb6f90320b4ed-7fde37e856de1dae7eae0b50f1fc0e09");
   }
 
   @Test
