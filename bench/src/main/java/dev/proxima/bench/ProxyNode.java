@@ -136,8 +136,14 @@ final class ProxyNode implements AutoCloseable {
         });
   }
 
+  private static final String FULL_SYNC_DURATION =
+      "kubeproxy_sync_full_proxy_rules_duration_seconds";
+
   private double changeEvents() {
-    var metrics = proxy.metrics();
+    var metrics =
+        proxy.metrics(
+            "kubeproxy_sync_proxy_rules_endpoint_changes",
+            "kubeproxy_sync_proxy_rules_service_changes");
     return JarProcess.sample(metrics, "kubeproxy_sync_proxy_rules_endpoint_changes_total")
             .orElse(-1)
         + JarProcess.sample(metrics, "kubeproxy_sync_proxy_rules_service_changes_total").orElse(-1);
@@ -146,8 +152,7 @@ final class ProxyNode implements AutoCloseable {
   /** Full syncs of the IPv4 family so far. */
   double fullSyncs() {
     return JarProcess.sample(
-            proxy.metrics(),
-            "kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"}")
+            proxy.metrics(FULL_SYNC_DURATION), FULL_SYNC_DURATION + "_count{ip_family=\"IPv4\"}")
         .orElse(-1);
   }
 
@@ -175,7 +180,7 @@ final class ProxyNode implements AutoCloseable {
 
   /** Epoch millis of the latest sync finished by both families, or 0 before the first. */
   double lastSyncAt() {
-    var metrics = proxy.metrics();
+    var metrics = proxy.metrics("kubeproxy_sync_proxy_rules_last_timestamp_seconds");
     var v4 =
         JarProcess.sample(
             metrics, "kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family=\"IPv4\"}");
@@ -190,7 +195,7 @@ final class ProxyNode implements AutoCloseable {
 
   /** Seconds spent in full syncs so far, both families: planning, rendering and nft. */
   double fullSyncSeconds() {
-    var metrics = proxy.metrics();
+    var metrics = proxy.metrics(FULL_SYNC_DURATION);
     double total = 0;
     for (var family : List.of("IPv4", "IPv6")) {
       total +=
