@@ -105,6 +105,12 @@ public final class NftNames {
     return SERVICE_SET_PREFIX + locality.label();
   }
 
+  /** The four counting sets, in the order of the localities. */
+  public static final java.util.List<String> SERVICE_SETS =
+      java.util.Arrays.stream(dev.proxima.proxy.model.Locality.values())
+          .map(NftNames::serviceSet)
+          .toList();
+
   /** The ServiceCIDRs' ranges: traffic to an address in them that no Service holds is dropped. */
   public static final String SERVICE_CIDRS = "service-cidrs";
 }

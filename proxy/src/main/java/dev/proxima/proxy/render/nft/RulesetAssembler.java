@@ -619,12 +619,7 @@ public final class RulesetAssembler {
     var out = new StringBuilder(fullScriptLengthEstimate());
     out.append(lines[0]).append('\n');
     var now = clock.instant();
-    var countingSets = new ArrayList<String>();
-    if (config.countsLocality()) {
-      for (var locality : dev.proxima.proxy.model.Locality.values()) {
-        countingSets.add(NftNames.serviceSet(locality));
-      }
-    }
+    var countingSets = config.countsLocality() ? NftNames.SERVICE_SETS : List.<String>of();
     kernel
         .chains()
         .forEach(
