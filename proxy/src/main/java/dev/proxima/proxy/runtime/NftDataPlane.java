@@ -178,12 +178,14 @@ public final class NftDataPlane implements DataPlane {
 
   /** One daemon thread that writes {@code family}'s saved ruleset. */
   public static Executor savingThread(IpFamily family) {
-    return Executors.newSingleThreadExecutor(
-        task -> {
-          var thread = new Thread(task, "saved-ruleset-" + family.name().toLowerCase(Locale.ROOT));
-          thread.setDaemon(true);
-          return thread;
-        });
+    return Executors.newSingleThreadExecutor(task -> savedRulesetThread(family, task));
+  }
+
+  /** A daemon thread for work on {@code family}'s saved ruleset, not yet started. */
+  private static Thread savedRulesetThread(IpFamily family, Runnable task) {
+    var thread = new Thread(task, "saved-ruleset-" + family.name().toLowerCase(Locale.ROOT));
+    thread.setDaemon(true);
+    return thread;
   }
 
   /**
@@ -230,9 +232,7 @@ public final class NftDataPlane implements DataPlane {
 
   /** The saved ruleset's work before the first sync runs on a short-lived thread of its own. */
   private void onItsOwnThread(Runnable task) {
-    var thread = new Thread(task, "saved-ruleset-" + family.name().toLowerCase(Locale.ROOT));
-    thread.setDaemon(true);
-    thread.start();
+    savedRulesetThread(family, task).start();
   }
 
   @Override
@@ -582,13 +582,7 @@ public final class NftDataPlane implements DataPlane {
 
   /** The per-Service counting sets, which the table has whenever it counts connections at all. */
   private List<String> countingSets() {
-    var sets = new ArrayList<String>();
-    if (settings.observeLocality().counts()) {
-      for (var locality : dev.proxima.proxy.model.Locality.values()) {
-        sets.add(NftNames.serviceSet(locality));
-      }
-    }
-    return sets;
+    return settings.observeLocality().counts() ? NftNames.SERVICE_SETS : List.of();
   }
 
   /**
