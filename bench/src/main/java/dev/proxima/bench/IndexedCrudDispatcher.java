@@ -81,10 +81,18 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
   public MockResponse handleDelete(String path) {
     var query = getKey(path);
     var matching = new ArrayList<Map.Entry<AttributeSet, String>>();
-    synchronized (synchronizedStore) {
-      for (var entry : store.entrySet()) {
-        if (entry.getKey().matches(query)) {
-          matching.add(Map.entry(entry.getKey(), entry.getValue()));
+    if (query.getAttribute("name") != null) {
+      // One object by name: the index finds it without a scan of the store.
+      var found = findResource(query);
+      if (found != null) {
+        matching.add(found);
+      }
+    } else {
+      synchronized (synchronizedStore) {
+        for (var entry : store.entrySet()) {
+          if (entry.getKey().matches(query)) {
+            matching.add(Map.entry(entry.getKey(), entry.getValue()));
+          }
         }
       }
     }
