@@ -1,13 +1,20 @@
 package dev.proxima.bench;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.NftPlanRenderer;
+import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.iptables.IptablesAssembler;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
+import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Target 5, the proxy's own iptables mode: the same cold and partial syncs as in nftables mode,
@@ -48,22 +55,89 @@ final class IptablesModeBenchmarks {
         .filterAndNat();
   }
 
-  /** Cold full sync in iptables mode against a bare iptables-restore of the same rules. */
-  static void cold(
+  /**
+   * The tool's own cost of a partial sync: {@code changes} one-endpoint deltas, rendered by the
+   * proxy's assembler as its partial syncs render them, each loaded with a bare {@code
+   * iptables-restore --noflush} into {@code namespace}, which must hold {@link #fullBuffer} of the
+   * same cluster. The same changes as {@link #partial}, so the two compare one to one.
+   */
+  static Stats bareDeltas(
+      String namespace, SyntheticCluster cluster, int changes, int firstFreshIp) {
+    var assembler = new IptablesAssembler(FamilySettings.of(IpFamily.IPV4, List.of()));
+    assembler.replaceAll(RenderedRules.portRules(cluster), Map.of());
+    var node = cluster.nodes().get(0);
+    var millis = new ArrayList<Double>();
+    for (int change = 0; change < changes; change++) {
+      int index = changedService(cluster, change);
+      var ip = SyntheticCluster.ipv4(10 << 24 | 193 << 16, firstFreshIp + change);
+      var ports =
+          NodePlanner.planServiceClaims(
+                  IpFamily.IPV4,
+                  SyntheticCluster.PROXY_NODE,
+                  node,
+                  null,
+                  cluster.service(index),
+                  List.of(PartialSyncProbe.changedSlice(cluster, index, ip)))
+              .ports();
+      Map<ServicePortName, ServicePortRules> delta = new HashMap<>();
+      ports.forEach(p -> delta.put(p.port().name(), NftPlanRenderer.rules(p)));
+      var buffer =
+          assembler
+              .update(delta)
+              .orElseThrow(() -> new HarnessError("the change needs a full replacement"));
+      millis.add(
+          Sh.run(Sh.in(namespace, "iptables-restore", "--noflush"), buffer)
+              .orThrow(List.of("iptables-restore of a delta"))
+              .millis());
+    }
+    return new Stats(millis);
+  }
+
+  /** The Service whose endpoint change number {@code change} replaces. */
+  private static int changedService(SyntheticCluster cluster, int change) {
+    return (int) ((change * 7919L + 29) % cluster.serviceCount());
+  }
+
+  /**
+   * {@link #bareDeltas} into a namespace of its own, loaded with the cluster's whole ruleset first:
+   * for a cluster small enough that loading it costs little.
+   */
+  static Stats bareDeltas(
+      Namespaces namespaces, SyntheticCluster cluster, int changes, int firstFreshIp) {
+    var bare = namespaces.create("ipt-bare-" + cluster.serviceCount());
+    try {
+      Sh.run(Sh.in(bare, "iptables-restore", "--noflush"), fullBuffer(cluster))
+          .orThrow(List.of("iptables-restore"));
+      return bareDeltas(bare, cluster, changes, firstFreshIp);
+    } finally {
+      namespaces.delete(bare);
+    }
+  }
+
+  /**
+   * Cold full sync in iptables mode against a bare iptables-restore of the same rules.
+   *
+   * @return {@link #bareDeltas} of {@code changes} changes into the bare namespace, before it goes
+   */
+  static Stats cold(
       Namespaces namespaces,
       ApiServer api,
       Path work,
       Path jar,
       SyntheticCluster cluster,
+      int changes,
+      int firstFreshIp,
       List<Row> rows)
       throws IOException {
     var bare = namespaces.create("ipt-bare");
     double restore;
+    Stats deltas;
     try {
       restore =
           Sh.run(Sh.in(bare, "iptables-restore", "--noflush"), fullBuffer(cluster))
               .orThrow(List.of("iptables-restore"))
               .millis();
+      deltas = bareDeltas(bare, cluster, changes, firstFreshIp);
     } finally {
       namespaces.delete(bare);
     }
@@ -89,6 +163,7 @@ final class IptablesModeBenchmarks {
               "≤ 1.5×",
               total <= 1.5 * restore));
     }
+    return deltas;
   }
 
   /** Partial syncs in iptables mode, in order; the caller compares the two cluster sizes. */
@@ -112,7 +187,7 @@ final class IptablesModeBenchmarks {
       node.startAndAwaitSync(List.of());
       changesFrom = System.currentTimeMillis();
       for (int change = 0; change < changes; change++) {
-        int index = (int) ((change * 7919L + 29) % cluster.serviceCount());
+        int index = changedService(cluster, change);
         var ip = SyntheticCluster.ipv4(10 << 24 | 193 << 16, firstFreshIp + change);
         JarProcess.pause(1100);
         api.client().resource(PartialSyncProbe.changedSlice(cluster, index, ip)).update();

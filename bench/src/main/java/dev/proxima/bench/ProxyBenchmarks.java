@@ -20,6 +20,7 @@ final class ProxyBenchmarks {
   private final PartialSyncProbe probe;
   private final boolean iptablesMode;
   private Stats iptablesSmallPartial;
+  private Stats iptablesSmallBare;
 
   ProxyBenchmarks(
       Scale scale,
@@ -53,6 +54,8 @@ final class ProxyBenchmarks {
       iptablesSmallPartial =
           IptablesModeBenchmarks.partial(
               namespaces, api, work, proxyJar, smallCluster, iptablesChanges(), 1, rows);
+      iptablesSmallBare =
+          IptablesModeBenchmarks.bareDeltas(namespaces, smallCluster, iptablesChanges(), 1);
     }
 
     var cluster = smallCluster.withServices(large);
@@ -109,7 +112,9 @@ final class ProxyBenchmarks {
       if (iptablesMode) {
         node.close();
         node = null;
-        IptablesModeBenchmarks.cold(namespaces, api, work, proxyJar, cluster, rows);
+        var iptablesLargeBare =
+            IptablesModeBenchmarks.cold(
+                namespaces, api, work, proxyJar, cluster, iptablesChanges(), 1000, rows);
         var iptablesLarge =
             IptablesModeBenchmarks.partial(
                 namespaces, api, work, proxyJar, cluster, iptablesChanges(), 1000, rows);
@@ -120,6 +125,27 @@ final class ProxyBenchmarks {
                 small,
                 iptablesLarge,
                 iptablesSmallPartial));
+        rows.add(
+            Row.report(
+                "5 iptables mode: the tool's own growth, bare `iptables-restore --noflush` of the"
+                    + " same partial syncs' deltas into the whole ruleset, jumps from the built-in"
+                    + " chains included (median of "
+                    + iptablesLargeBare.size()
+                    + " each; min–max "
+                    + Row.ms(iptablesLargeBare.min())
+                    + "–"
+                    + Row.ms(iptablesLargeBare.max())
+                    + ", "
+                    + small
+                    + " svc "
+                    + Row.ms(iptablesSmallBare.min())
+                    + "–"
+                    + Row.ms(iptablesSmallBare.max())
+                    + ")",
+                large + " vs " + small + " svc",
+                Row.ms(iptablesLargeBare.median()),
+                small + " svc: " + Row.ms(iptablesSmallBare.median()),
+                Row.ratio(iptablesLargeBare.median(), iptablesSmallBare.median())));
       }
     } finally {
       if (node != null) {
