@@ -24,16 +24,21 @@ public final class StateSource {
       required = true,
       paramLabel = "FILE",
       description =
-          "Read Services, EndpointSlices and Nodes from the cluster of this kubeconfig instead (list only: no watch, no writes).")
+          "Read Services, EndpointSlices and Nodes (the proxy's commands also ServiceCIDRs) from the cluster of this kubeconfig instead (list only: no watch, no writes).")
   Path kubeconfig;
 
-  /** Reads the state once. */
-  public ClusterState load()
+  /**
+   * Reads the state once.
+   *
+   * @param serviceCidrs from a live cluster, also list its ServiceCIDR objects (a state file's are
+   *     always read)
+   */
+  public ClusterState load(boolean serviceCidrs)
       throws StateFileException, KubeconfigException, LiveClusterState.UnreachableException {
     if (state != null) {
       return StateFile.load(state);
     }
-    return LiveClusterState.list(Kubeconfigs.fromFile(kubeconfig));
+    return LiveClusterState.list(Kubeconfigs.fromFile(kubeconfig), serviceCidrs);
   }
 
   /** The source in words, for messages: "the state file F" or "the cluster of kubeconfig F". */

@@ -10,7 +10,8 @@ import java.util.List;
  * The objects of a state file, in file order.
  *
  * @param serviceCidrs the ServiceCIDR objects (networking.k8s.io/v1), for the proxy's rules
- * @param ignored one line per document that was not a Service, EndpointSlice, Node or ServiceCIDR
+ * @param ignored one line per thing the state leaves out: a document that was not a Service,
+ *     EndpointSlice, Node or ServiceCIDR, or a kind the API server would not list
  */
 public record ClusterState(
     List<Service> services,

@@ -89,7 +89,7 @@ public final class PlanCommand implements Callable<Integer> {
       return 2;
     }
     try {
-      var state = source.load();
+      var state = source.load(false);
       // Taken before planning: the diff must not depend on whether planning copies the slices.
       var before = HintDiff.snapshot(state.endpointSlices());
       var result = OfflinePlan.run(state, scope.get(), Clock.systemUTC());

@@ -80,7 +80,7 @@ final class StateOptions {
    */
   List<NodePlanner.FamilyPlan> plans(List<String> notes, String serviceProxyName)
       throws StateFileException, KubeconfigException, LiveClusterState.UnreachableException {
-    cluster = source.load();
+    cluster = source.load(true);
     cluster.ignored().forEach(notes::add);
     Node self =
         cluster.nodes().stream()

@@ -383,6 +383,35 @@ class ProxyCommandsIT {
   }
 
   @Test
+  void renderThroughAKubeconfigDropsTrafficToTheClustersUnallocatedServiceAddresses()
+      throws Exception {
+    try (var api = new ReachableApiServer()) {
+      var state = dev.proxima.model.state.StateFile.load(state());
+      state.nodes().forEach(node -> api.client().resource(node).create());
+      state.services().forEach(service -> api.client().resource(service).create());
+      state.endpointSlices().forEach(slice -> api.client().resource(slice).create());
+      api.client()
+          .resource(
+              new io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder()
+                  .withNewMetadata()
+                  .withName("kubernetes")
+                  .endMetadata()
+                  .withNewSpec()
+                  .withCidrs("10.96.0.0/16")
+                  .endSpec()
+                  .build())
+          .create();
+      var kubeconfig = ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), api.url());
+
+      var result = run("render", "--kubeconfig", kubeconfig.toString(), "--node", "node-a");
+
+      assertThat(result.exitCode()).as(result.err()).isZero();
+      assertThat(result.out())
+          .contains("add element ip proxima service-cidrs {\n\t10.96.0.0/16\n}");
+    }
+  }
+
+  @Test
   void aBrokenKubeconfigForExplainIsOneLineAndExitCodeTwo() throws Exception {
     var garbage = Files.writeString(directory.resolve("garbage"), "clusters: [\n");
 
