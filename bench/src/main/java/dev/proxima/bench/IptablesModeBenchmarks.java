@@ -3,7 +3,6 @@ package dev.proxima.bench;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NftPlanRenderer;
-import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.iptables.IptablesAssembler;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
@@ -65,22 +64,13 @@ final class IptablesModeBenchmarks {
       String namespace, SyntheticCluster cluster, int changes, int firstFreshIp) {
     var assembler = new IptablesAssembler(FamilySettings.of(IpFamily.IPV4, List.of()));
     assembler.replaceAll(RenderedRules.portRules(cluster), Map.of());
-    var node = cluster.nodes().get(0);
     var millis = new ArrayList<Double>();
     for (int change = 0; change < changes; change++) {
       int index = changedService(cluster, change);
       var ip = SyntheticCluster.ipv4(10 << 24 | 193 << 16, firstFreshIp + change);
-      var ports =
-          NodePlanner.planServiceClaims(
-                  IpFamily.IPV4,
-                  SyntheticCluster.PROXY_NODE,
-                  node,
-                  null,
-                  cluster.service(index),
-                  List.of(PartialSyncProbe.changedSlice(cluster, index, ip)))
-              .ports();
       Map<ServicePortName, ServicePortRules> delta = new HashMap<>();
-      ports.forEach(p -> delta.put(p.port().name(), NftPlanRenderer.rules(p)));
+      RenderedRules.plannedAfter(cluster, index, PartialSyncProbe.changedSlice(cluster, index, ip))
+          .forEach(p -> delta.put(p.port().name(), NftPlanRenderer.rules(p)));
       var buffer =
           assembler
               .update(delta)

@@ -102,6 +102,22 @@ public final class RenderedRules {
         .ports();
   }
 
+  /**
+   * Service {@code index}'s ports once its slice is {@code slice}, planned for the benchmark node
+   * as a partial sync plans them.
+   */
+  static List<NodePlanner.PlannedPort> plannedAfter(
+      SyntheticCluster cluster, int index, EndpointSlice slice) {
+    return NodePlanner.planServiceClaims(
+            IpFamily.IPV4,
+            SyntheticCluster.PROXY_NODE,
+            cluster.nodes().get(0),
+            null,
+            cluster.service(index),
+            List.of(slice))
+        .ports();
+  }
+
   public String fullScript() {
     return fullScript;
   }
@@ -110,17 +126,9 @@ public final class RenderedRules {
    * The transaction a partial sync loads when Service {@code index}'s slice becomes {@code slice}.
    */
   public String delta(int index, EndpointSlice slice) {
-    var after =
-        NodePlanner.planServiceClaims(
-                IpFamily.IPV4,
-                SyntheticCluster.PROXY_NODE,
-                node,
-                null,
-                cluster.service(index),
-                List.of(slice))
-            .ports();
     Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
-    after.forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p, countsEveryPort)));
+    plannedAfter(cluster, index, slice)
+        .forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p, countsEveryPort)));
     return assembler
         .update(changes)
         .orElseThrow(() -> new HarnessError("the change needs a full replacement"));
