@@ -100,11 +100,25 @@ public final class ProbeHttpServer implements AutoCloseable {
             // Read what the handler needs from the request now: it is not safe off the loop.
             var probe = probeRequest(request);
             request.pause();
+            long waitMillis = Math.max(1, limits.idleTimeout().toMillis());
             vertx
-                .executeBlocking(() -> answer(route, probe), false)
+                .executeBlocking(
+                    () -> {
+                      var answer = answer(route, probe);
+                      if (answer.stream() == null) {
+                        return answer;
+                      }
+                      stream(request, answer, waitMillis);
+                      return null;
+                    },
+                    false)
                 .onComplete(
                     done -> {
                       request.resume();
+                      if (done.succeeded() && done.result() == null) {
+                        deadlines.awaitHeaders(request.connection());
+                        return;
+                      }
                       send(
                           request,
                           done.succeeded()
@@ -143,8 +157,47 @@ public final class ProbeHttpServer implements AutoCloseable {
       HttpServerRequest request, ProbeResponse response, ConnectionDeadlines deadlines) {
     var out = request.response().setStatusCode(response.status());
     response.headers().forEach(out::putHeader);
-    out.end(Buffer.buffer(response.body()))
+    out.end(Buffer.buffer(body(response)))
         .onComplete(sent -> deadlines.awaitHeaders(request.connection()));
+  }
+
+  /** The whole body: a streamed one written out first (on the event loop it cannot wait). */
+  private static byte[] body(ProbeResponse response) {
+    if (response.stream() == null) {
+      return response.body();
+    }
+    var whole = new java.io.ByteArrayOutputStream();
+    try {
+      response.stream().writeTo(whole);
+    } catch (IOException cannotHappen) {
+      throw new java.io.UncheckedIOException(cannotHappen);
+    }
+    return whole.toByteArray();
+  }
+
+  /**
+   * Sends a streamed body in chunks from this worker thread. Should writing fail once the headers
+   * are out, the connection is closed, so the client sees a cut-off body rather than a short one.
+   */
+  private static void stream(HttpServerRequest request, ProbeResponse response, long waitMillis) {
+    var out = request.response().setStatusCode(response.status());
+    response.headers().forEach(out::putHeader);
+    if (request.method() == io.vertx.core.http.HttpMethod.HEAD) {
+      out.end();
+      return;
+    }
+    out.setChunked(true);
+    var body = new ResponseBodyStream(out, waitMillis);
+    try {
+      response.stream().writeTo(body);
+      body.close();
+    } catch (IOException | RuntimeException failure) {
+      log.atDebug()
+          .addKeyValue("path", request.path())
+          .addKeyValue("reason", failure.getMessage())
+          .log("Streaming a response failed; closing the connection");
+      request.connection().close();
+    }
   }
 
   /** The handler of the longest registered prefix of the request's path, or null. */

@@ -127,17 +127,21 @@ class NftCountersTest {
     var sets = NftCounters.parseServiceSets(listing);
 
     assertThat(sets).isEmpty();
-    assertThat(NftCounters.servicePorts(sets, Map.of("10.96.0.10 . tcp . 8080", WEB), Set.of(WEB)))
-        .isEmpty();
+    assertThat(
+            NftCounters.servicePortCounts(
+                    listing, Map.of("10.96.0.10 . tcp . 8080", WEB), Set.of(WEB))
+                .isEmpty())
+        .isTrue();
   }
 
   @Test
   void sumsAPortsElementsPerLocalityAndShowsACountedPortWithoutCountsYetAtZero() {
     var ports =
-        NftCounters.servicePorts(
-            NftCounters.parseServiceSets(IPV4_LISTING),
-            Map.of("10.96.0.10 . tcp . 8080", WEB, "192.0.2.10 . tcp . 8080", WEB),
-            Set.of(WEB, PENDING));
+        NftCounters.servicePortCounts(
+                IPV4_LISTING,
+                Map.of("10.96.0.10 . tcp . 8080", WEB, "192.0.2.10 . tcp . 8080", WEB),
+                Set.of(WEB, PENDING))
+            .asMap();
 
     assertThat(ports).containsOnlyKeys(WEB, PENDING);
     assertThat(ports.get(WEB)).isEqualTo(counts(4, 2, 0, 0));
@@ -155,10 +159,9 @@ class NftCountersTest {
   @Test
   void leavesOutElementsNoCountedPortOwns() {
     var ports =
-        NftCounters.servicePorts(
-            NftCounters.parseServiceSets(IPV4_LISTING),
-            Map.of("10.96.0.10 . tcp . 8080", WEB),
-            Set.of(WEB));
+        NftCounters.servicePortCounts(
+                IPV4_LISTING, Map.of("10.96.0.10 . tcp . 8080", WEB), Set.of(WEB))
+            .asMap();
 
     assertThat(ports.get(WEB)).containsEntry(Locality.NODE, 3L);
   }
