@@ -171,4 +171,25 @@ class NftCountersTest {
     assertThat(NftCounters.parse(IPV4_LISTING))
         .containsExactly(Map.entry("locality-node", 9L), Map.entry("no-endpoints", 0L));
   }
+
+  @Test
+  void readsElementsWhereverTheListingBreaksItsLinesAndLeavesOutACountBeyondALong() {
+    var listing =
+        "table ip proxima {\n\tset service-node {\n\t\ttype ipv4_addr . inet_proto ."
+            + " inet_service\n\t\tcounter\n\t\telements = { 10.96.0.10 . tcp . 8080 counter"
+            + " packets 3 bytes 180, 192.0.2.10 . tcp . 8080 counter packets 2 bytes 120,\n\t\t\t"
+            + "     10.96.0.11 . udp . 53 counter packets 99999999999999999999 bytes 0 }\n\t}\n}\n";
+
+    assertThat(NftCounters.parseServiceSets(listing).get(Locality.NODE))
+        .containsExactly(
+            Map.entry("10.96.0.10 . tcp . 8080", 3L), Map.entry("192.0.2.10 . tcp . 8080", 2L));
+    assertThat(
+            NftCounters.servicePortCounts(
+                    listing,
+                    Map.of("10.96.0.10 . tcp . 8080", WEB, "192.0.2.10 . tcp . 8080", WEB),
+                    Set.of(WEB))
+                .asMap()
+                .get(WEB))
+        .isEqualTo(counts(5, 0, 0, 0));
+  }
 }
