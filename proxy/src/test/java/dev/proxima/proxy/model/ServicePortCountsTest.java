@@ -14,12 +14,13 @@ class ServicePortCountsTest {
   private static final ServicePortName C =
       new ServicePortName(ObjectKey.parse("shop/c"), "", Protocol.UDP);
 
-  private static Map<Locality, Long> counts(long node, long zone, long otherZone, long unknown) {
-    return Map.of(
-        Locality.NODE, node,
-        Locality.ZONE, zone,
-        Locality.OTHER_ZONE, otherZone,
-        Locality.UNKNOWN, unknown);
+  /** Figures in locality order: node, zone, other-zone, unknown. */
+  private static Map<Locality, Long> counts(long... figures) {
+    var byLocality = new java.util.EnumMap<Locality, Long>(Locality.class);
+    for (var locality : Locality.values()) {
+      byLocality.put(locality, figures[locality.ordinal()]);
+    }
+    return byLocality;
   }
 
   @Test
