@@ -4,7 +4,9 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +41,9 @@ public final class ProbeHttpServer implements AutoCloseable {
    * instead, as it would with separate sockets.
    */
   private static final Set<String> LISTENING = ConcurrentHashMap.newKeySet();
+
+  /** How large the latest streamed body was, to size the next one's buffer. */
+  private static final AtomicInteger LAST_STREAMED_SIZE = new AtomicInteger(64 * 1024);
 
   private final HttpServer server;
   private final String claimed;
@@ -100,25 +106,11 @@ public final class ProbeHttpServer implements AutoCloseable {
             // Read what the handler needs from the request now: it is not safe off the loop.
             var probe = probeRequest(request);
             request.pause();
-            long waitMillis = Math.max(1, limits.idleTimeout().toMillis());
             vertx
-                .executeBlocking(
-                    () -> {
-                      var answer = answer(route, probe);
-                      if (answer.stream() == null) {
-                        return answer;
-                      }
-                      stream(request, answer, waitMillis);
-                      return null;
-                    },
-                    false)
+                .executeBlocking(() -> whole(answer(route, probe)), false)
                 .onComplete(
                     done -> {
                       request.resume();
-                      if (done.succeeded() && done.result() == null) {
-                        deadlines.awaitHeaders(request.connection());
-                        return;
-                      }
                       send(
                           request,
                           done.succeeded()
@@ -157,47 +149,29 @@ public final class ProbeHttpServer implements AutoCloseable {
       HttpServerRequest request, ProbeResponse response, ConnectionDeadlines deadlines) {
     var out = request.response().setStatusCode(response.status());
     response.headers().forEach(out::putHeader);
-    out.end(Buffer.buffer(body(response)))
+    out.end(Buffer.buffer(whole(response).body()))
         .onComplete(sent -> deadlines.awaitHeaders(request.connection()));
   }
 
-  /** The whole body: a streamed one written out first (on the event loop it cannot wait). */
-  private static byte[] body(ProbeResponse response) {
-    if (response.stream() == null) {
-      return response.body();
-    }
-    var whole = new java.io.ByteArrayOutputStream();
-    try {
-      response.stream().writeTo(whole);
-    } catch (IOException cannotHappen) {
-      throw new java.io.UncheckedIOException(cannotHappen);
-    }
-    return whole.toByteArray();
-  }
-
   /**
-   * Sends a streamed body in chunks from this worker thread. Should writing fail once the headers
-   * are out, the connection is closed, so the client sees a cut-off body rather than a short one.
+   * The answer with its body written out, if it was {@link ProbeResponse#streamed streamed}: the
+   * event loop sends it as one buffer, whatever the client's pace. Writing it in chunks from the
+   * worker instead would hold the one worker thread for as long as a client took to read, and a
+   * client that stopped reading would stall every blocking route of the process.
    */
-  private static void stream(HttpServerRequest request, ProbeResponse response, long waitMillis) {
-    var out = request.response().setStatusCode(response.status());
-    response.headers().forEach(out::putHeader);
-    if (request.method() == io.vertx.core.http.HttpMethod.HEAD) {
-      out.end();
-      return;
+  private static ProbeResponse whole(ProbeResponse response) {
+    if (response.stream() == null) {
+      return response;
     }
-    out.setChunked(true);
-    var body = new ResponseBodyStream(out, waitMillis);
+    var body = new ByteArrayOutputStream(LAST_STREAMED_SIZE.get());
     try {
       response.stream().writeTo(body);
-      body.close();
-    } catch (IOException | RuntimeException failure) {
-      log.atDebug()
-          .addKeyValue("path", request.path())
-          .addKeyValue("reason", failure.getMessage())
-          .log("Streaming a response failed; closing the connection");
-      request.connection().close();
+    } catch (IOException writing) {
+      throw new UncheckedIOException(writing);
     }
+    // The next body of a route is about as large: one array, not a doubling series of copies.
+    LAST_STREAMED_SIZE.set(Math.max(1024, body.size() + body.size() / 8));
+    return new ProbeResponse(response.status(), response.headers(), body.toByteArray());
   }
 
   /** The handler of the longest registered prefix of the request's path, or null. */

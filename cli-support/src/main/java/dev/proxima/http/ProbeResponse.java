@@ -8,8 +8,9 @@ import java.util.Map;
 
 /**
  * A complete answer: handlers build it whole, so nothing waits on the client while it is built. A
- * large body may instead be {@link #streamed}: written in chunks as the client takes them, so it
- * never sits in memory whole.
+ * large body may instead be {@link #streamed}: written by the handler's code straight into the
+ * bytes that are sent, with no intermediate objects per line. It is written out whole before
+ * anything is sent, so no thread ever waits on a client.
  *
  * @param stream writes the body when it is streamed, else null and the body is {@code body}
  */
@@ -30,8 +31,8 @@ public record ProbeResponse(
   }
 
   /**
-   * A body written as the client reads it. A {@link ProbeHandler#blocking blocking} handler's is
-   * sent in chunks off the event loop; any other's is written whole first.
+   * A body written straight into the response's bytes: off the event loop for a {@link
+   * ProbeHandler#blocking blocking} handler, on it for any other.
    */
   public static ProbeResponse streamed(int status, Map<String, String> headers, BodyWriter body) {
     return new ProbeResponse(status, headers, new byte[0], body);

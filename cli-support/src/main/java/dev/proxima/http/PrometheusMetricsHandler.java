@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * client_java's writers, plus any {@link StreamedFamily streamed families}: those are written
  * series by series ahead of the registry's families, in the text formats, so a family of tens of
  * thousands of series costs no snapshot of each. The body is {@link ProbeResponse#streamed
- * streamed}: on a blocking route it goes out in chunks and never sits in memory whole.
+ * streamed}: written straight into the bytes that are sent.
  */
 public final class PrometheusMetricsHandler implements ProbeHandler {
   private static final Logger log = LoggerFactory.getLogger(PrometheusMetricsHandler.class);

@@ -244,7 +244,7 @@ class PrometheusMetricsHandlerTest {
   }
 
   @Test
-  void aLargeStreamedBodyArrivesWholeOverHttpInChunks() throws Exception {
+  void aLargeStreamedBodyArrivesWholeOverHttp() throws Exception {
     var large = new Streamed(20_000);
     var handler = new PrometheusMetricsHandler(registry, List.of(large));
     try (var server =
@@ -260,7 +260,6 @@ class PrometheusMetricsHandlerTest {
               HttpResponse.BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
-      assertThat(response.headers().firstValue("Transfer-Encoding")).hasValue("chunked");
       assertThat(response.body().length()).isGreaterThan(1_000_000);
       var expected = render(false, large.snapshot(), registry.scrape().get(0));
       assertThat(parseStrictly(response.body(), false)).isEqualTo(parseStrictly(expected, false));
