@@ -149,14 +149,30 @@ class ProbeHttpServerTest {
 
   @Test
   void anAddressThisProcessAlreadyServesCannotBeListenedOnAgain() throws Exception {
-    var first = okServer(ProbeHttpServer.Limits.DEFAULT);
-    var address = new InetSocketAddress(HOST, first.port());
+    // A port the kernel never hands out on its own: with an ephemeral one, any connection opened
+    // anywhere on the machine between the close and the second listen could take it as its local
+    // port, and the second listen would fail for a reason that is not this test's.
+    var address = new InetSocketAddress(HOST, portOutsideTheEphemeralRange());
+    var first = ProbeHttpServer.start(address, Map.of());
 
     assertThatThrownBy(() -> ProbeHttpServer.start(address, Map.of()))
         .isInstanceOf(BindException.class);
 
     first.close();
     open.add(ProbeHttpServer.start(address, Map.of()));
+  }
+
+  /** A free port below Linux's ephemeral range (32768 and up unless configured otherwise). */
+  private static int portOutsideTheEphemeralRange() throws IOException {
+    for (int port = 20_000; port < 32_768; port++) {
+      try (var probe = new java.net.ServerSocket()) {
+        probe.bind(new InetSocketAddress(HOST, port));
+        return port;
+      } catch (BindException taken) {
+        // Next one.
+      }
+    }
+    throw new IOException("no free port between 20000 and 32767");
   }
 
   @Test
