@@ -4,7 +4,9 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +41,9 @@ public final class ProbeHttpServer implements AutoCloseable {
    * instead, as it would with separate sockets.
    */
   private static final Set<String> LISTENING = ConcurrentHashMap.newKeySet();
+
+  /** How large the latest streamed body was, to size the next one's buffer. */
+  private static final AtomicInteger LAST_STREAMED_SIZE = new AtomicInteger(64 * 1024);
 
   private final HttpServer server;
   private final String claimed;
@@ -101,7 +107,7 @@ public final class ProbeHttpServer implements AutoCloseable {
             var probe = probeRequest(request);
             request.pause();
             vertx
-                .executeBlocking(() -> answer(route, probe), false)
+                .executeBlocking(() -> whole(answer(route, probe)), false)
                 .onComplete(
                     done -> {
                       request.resume();
@@ -143,8 +149,29 @@ public final class ProbeHttpServer implements AutoCloseable {
       HttpServerRequest request, ProbeResponse response, ConnectionDeadlines deadlines) {
     var out = request.response().setStatusCode(response.status());
     response.headers().forEach(out::putHeader);
-    out.end(Buffer.buffer(response.body()))
+    out.end(Buffer.buffer(whole(response).body()))
         .onComplete(sent -> deadlines.awaitHeaders(request.connection()));
+  }
+
+  /**
+   * The answer with its body written out, if it was {@link ProbeResponse#streamed streamed}: the
+   * event loop sends it as one buffer, whatever the client's pace. Writing it in chunks from the
+   * worker instead would hold the one worker thread for as long as a client took to read, and a
+   * client that stopped reading would stall every blocking route of the process.
+   */
+  private static ProbeResponse whole(ProbeResponse response) {
+    if (response.stream() == null) {
+      return response;
+    }
+    var body = new ByteArrayOutputStream(LAST_STREAMED_SIZE.get());
+    try {
+      response.stream().writeTo(body);
+    } catch (IOException writing) {
+      throw new UncheckedIOException(writing);
+    }
+    // The next body of a route is about as large: one array, not a doubling series of copies.
+    LAST_STREAMED_SIZE.set(Math.max(1024, body.size() + body.size() / 8));
+    return new ProbeResponse(response.status(), response.headers(), body.toByteArray());
   }
 
   /** The handler of the longest registered prefix of the request's path, or null. */

@@ -149,14 +149,30 @@ class ProbeHttpServerTest {
 
   @Test
   void anAddressThisProcessAlreadyServesCannotBeListenedOnAgain() throws Exception {
-    var first = okServer(ProbeHttpServer.Limits.DEFAULT);
-    var address = new InetSocketAddress(HOST, first.port());
+    // A port the kernel never hands out on its own: with an ephemeral one, any connection opened
+    // anywhere on the machine between the close and the second listen could take it as its local
+    // port, and the second listen would fail for a reason that is not this test's.
+    var address = new InetSocketAddress(HOST, portOutsideTheEphemeralRange());
+    var first = ProbeHttpServer.start(address, Map.of());
 
     assertThatThrownBy(() -> ProbeHttpServer.start(address, Map.of()))
         .isInstanceOf(BindException.class);
 
     first.close();
     open.add(ProbeHttpServer.start(address, Map.of()));
+  }
+
+  /** A free port below Linux's ephemeral range (32768 and up unless configured otherwise). */
+  private static int portOutsideTheEphemeralRange() throws IOException {
+    for (int port = 20_000; port < 32_768; port++) {
+      try (var probe = new java.net.ServerSocket()) {
+        probe.bind(new InetSocketAddress(HOST, port));
+        return port;
+      } catch (BindException taken) {
+        // Next one.
+      }
+    }
+    throw new IOException("no free port between 20000 and 32767");
   }
 
   @Test
@@ -208,6 +224,43 @@ class ProbeHttpServerTest {
                 .contains("probe_test_requests"))
         .as("name[] filters")
         .isFalse();
+  }
+
+  @Test
+  void aClientThatStopsReadingALargeBodyDelaysNoOtherRequest() throws Exception {
+    byte[] line = "x".repeat(99).concat("\n").getBytes(StandardCharsets.US_ASCII);
+    var server =
+        start(
+            Map.of(
+                "/metrics",
+                ProbeHandler.blocking(
+                    request ->
+                        ProbeResponse.streamed(
+                            200,
+                            Map.of("Content-Type", "text/plain"),
+                            out -> {
+                              for (int i = 0; i < 80_000; i++) {
+                                out.write(line);
+                              }
+                            }))),
+            ProbeHttpServer.Limits.DEFAULT);
+    try (var reader = new Socket()) {
+      reader.setReceiveBufferSize(4096);
+      reader.connect(new InetSocketAddress(HOST, server.port()));
+      reader
+          .getOutputStream()
+          .write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      // It reads the first bytes of its 8 MB answer and then nothing: the idle limit is a minute.
+      reader.setSoTimeout(10_000);
+      assertThat(reader.getInputStream().read()).isNotEqualTo(-1);
+
+      for (int i = 0; i < 3; i++) {
+        var scrape =
+            StalledClients.getWithin(HOST, server.port(), "/metrics", Duration.ofSeconds(5));
+        assertThat(scrape.statusCode()).isEqualTo(200);
+        assertThat(scrape.body()).hasSize(8_000_000);
+      }
+    }
   }
 
   @Test

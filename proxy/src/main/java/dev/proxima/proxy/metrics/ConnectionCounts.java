@@ -1,11 +1,11 @@
 package dev.proxima.proxy.metrics;
 
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -14,19 +14,28 @@ import java.util.function.Function;
  * per counted Service port, its connections by locality.
  */
 public record ConnectionCounts(
-    Map<Locality, Long> byLocality,
-    long withoutEndpoints,
-    Map<ServicePortName, Map<Locality, Long>> byServicePort) {
+    Map<Locality, Long> byLocality, long withoutEndpoints, ServicePortCounts servicePorts) {
   public ConnectionCounts {
     byLocality = complete(byLocality);
-    var ports = new TreeMap<ServicePortName, Map<Locality, Long>>();
-    byServicePort.forEach((port, counts) -> ports.put(port, complete(counts)));
-    byServicePort = java.util.Collections.unmodifiableSortedMap(ports);
+    java.util.Objects.requireNonNull(servicePorts, "servicePorts");
+  }
+
+  /** Counts with each counted Service port's given as a map (a locality it lacks is 0). */
+  public ConnectionCounts(
+      Map<Locality, Long> byLocality,
+      long withoutEndpoints,
+      Map<ServicePortName, Map<Locality, Long>> byServicePort) {
+    this(byLocality, withoutEndpoints, ServicePortCounts.of(byServicePort));
   }
 
   /** Counts without any Service port counted. */
   public ConnectionCounts(Map<Locality, Long> byLocality, long withoutEndpoints) {
-    this(byLocality, withoutEndpoints, Map.of());
+    this(byLocality, withoutEndpoints, ServicePortCounts.NONE);
+  }
+
+  /** Each counted Service port's counts, every locality present, as sorted maps. */
+  public Map<ServicePortName, Map<Locality, Long>> byServicePort() {
+    return servicePorts.asMap();
   }
 
   /** Every locality, 0 where {@code counts} has none. */

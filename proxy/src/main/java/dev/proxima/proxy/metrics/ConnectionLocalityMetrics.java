@@ -1,13 +1,18 @@
 package dev.proxima.proxy.metrics;
 
+import dev.proxima.http.SeriesWriter;
+import dev.proxima.http.StreamedFamily;
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.IOException;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * counters when scraped: one read per family per scrape, nothing between scrapes. A Service port's
  * series go when it stops being counted (it stops opting in, goes, or the cap leaves it out).
  *
+ * <p>The per-Service family can hold tens of thousands of series (four per counted port), so it is
+ * not snapshotted: each read keeps the figures in arrays ({@link ServicePortCounts}), and the
+ * metrics handler writes the family from them series by series ({@link #serviceConnections()}),
+ * right after the registry's scrape has read the kernel through {@link #collect()}.
+ *
  * <p>The exposed values never go down. The kernel's counters restart at zero when the table is
  * created anew (the first sync after a start, or after another tool deleted it); what they had
  * counted until then is kept and added on. A family whose read fails keeps its last values, so a
@@ -37,11 +47,19 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
   static final String READ_FAILURES = "proxima_proxy_connection_counter_read_failures";
   static final String NODE_ZONE = "proxima_proxy_node_zone";
   static final String SERVICE_CONNECTIONS = "proxima_proxy_service_connections";
+  private static final String SERVICE_CONNECTIONS_HELP =
+      "New connections to a counted Service port (annotated proxima.dev/observe-locality:"
+          + " \"true\", or all with --observe-locality=all) by where the chosen"
+          + " endpoint is; NodePort connections are not counted per Service";
+  private static final Locality[] LOCALITIES = Locality.values();
 
   private final Map<String, Supplier<Optional<ConnectionCounts>>> sources;
   private final Supplier<String> nodeZone;
   private final Map<String, Monotonic> families = new LinkedHashMap<>();
   private long readFailures;
+
+  /** Each counted port's totals as the latest scrape read them, for the streamed family. */
+  private volatile ServicePortCounts exposed = ServicePortCounts.NONE;
 
   /**
    * @param sources each family's reader (label to reader); each call reads the kernel once
@@ -67,9 +85,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
    * shows them: read from the kernel now, once per family, like a scrape.
    */
   public synchronized Map<ServicePortName, Map<Locality, Long>> readServicePorts() {
-    var ports = new java.util.TreeMap<ServicePortName, Map<Locality, Long>>();
-    read().byServicePort().forEach((port, counts) -> ports.put(port, Map.copyOf(counts)));
-    return ports;
+    return read().servicePorts().asMap();
   }
 
   /** Scrapes may overlap (two Prometheus servers); one reads the kernel at a time. */
@@ -77,31 +93,8 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
   public synchronized MetricSnapshots collect() {
     var totals = read();
     var byLocality = totals.byLocality();
-    var byServicePort = totals.byServicePort();
+    exposed = totals.servicePorts();
     long withoutEndpoints = totals.withoutEndpoints();
-    var services =
-        CounterSnapshot.builder()
-            .name(SERVICE_CONNECTIONS)
-            .help(
-                "New connections to a counted Service port (annotated proxima.dev/observe-locality:"
-                    + " \"true\", or all with --observe-locality=all) by where the chosen"
-                    + " endpoint is; NodePort connections are not counted per Service");
-    byServicePort.forEach(
-        (port, counts) -> {
-          for (var locality : Locality.values()) {
-            services.dataPoint(
-                point(
-                    counts.getOrDefault(locality, 0L),
-                    "namespace",
-                    port.service().namespace(),
-                    "service",
-                    port.service().name(),
-                    "port",
-                    port.port(),
-                    "locality",
-                    locality.label()));
-          }
-        });
     var connections =
         CounterSnapshot.builder()
             .name(CONNECTIONS)
@@ -113,7 +106,6 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
     }
     return MetricSnapshots.of(
         connections.build(),
-        services.build(),
         CounterSnapshot.builder()
             .name(WITHOUT_ENDPOINTS)
             .help("New connections dropped or rejected because their Service had no endpoints")
@@ -140,7 +132,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
   /** Every family read once, added up: the totals as the metrics show them. */
   private ConnectionCounts read() {
     var byLocality = new EnumMap<Locality, Long>(Locality.class);
-    var byServicePort = new java.util.TreeMap<ServicePortName, Map<Locality, Long>>();
+    var servicePorts = ServicePortCounts.NONE;
     long withoutEndpoints = 0;
     for (var entry : families.entrySet()) {
       Optional<ConnectionCounts> read;
@@ -160,15 +152,69 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
         byLocality.merge(locality, totals.byLocality().get(locality), Long::sum);
       }
       withoutEndpoints += totals.withoutEndpoints();
-      totals
-          .byServicePort()
-          .forEach(
-              (port, counts) -> {
-                var sum = byServicePort.computeIfAbsent(port, p -> new EnumMap<>(Locality.class));
-                counts.forEach((locality, count) -> sum.merge(locality, count, Long::sum));
-              });
+      servicePorts = servicePorts.plus(totals.servicePorts());
     }
-    return new ConnectionCounts(byLocality, withoutEndpoints, byServicePort);
+    return new ConnectionCounts(byLocality, withoutEndpoints, servicePorts);
+  }
+
+  /**
+   * {@code proxima_proxy_service_connections_total}, written from the figures of the latest scrape
+   * of the registry: the metrics handler scrapes the registry (which reads the kernel here) before
+   * it writes the streamed families.
+   */
+  public StreamedFamily serviceConnections() {
+    return new StreamedFamily() {
+      @Override
+      public String name() {
+        return SERVICE_CONNECTIONS;
+      }
+
+      @Override
+      public void write(SeriesWriter out) throws IOException {
+        var counts = exposed;
+        if (counts.isEmpty()) {
+          return;
+        }
+        out.counter(SERVICE_CONNECTIONS, SERVICE_CONNECTIONS_HELP);
+        var sample = SERVICE_CONNECTIONS + "_total";
+        var labels =
+            new String[] {"locality", null, "namespace", null, "port", null, "service", null};
+        for (int i = 0; i < counts.size(); i++) {
+          var port = counts.port(i);
+          labels[3] = port.service().namespace();
+          labels[5] = port.port();
+          labels[7] = port.service().name();
+          for (var locality : LOCALITIES) {
+            labels[1] = locality.label();
+            out.sample(sample, counts.count(i, locality), labels);
+          }
+        }
+      }
+
+      @Override
+      public MetricSnapshot snapshot() {
+        var counts = exposed;
+        var family =
+            CounterSnapshot.builder().name(SERVICE_CONNECTIONS).help(SERVICE_CONNECTIONS_HELP);
+        for (int i = 0; i < counts.size(); i++) {
+          var port = counts.port(i);
+          for (var locality : LOCALITIES) {
+            family.dataPoint(
+                point(
+                    counts.count(i, locality),
+                    "namespace",
+                    port.service().namespace(),
+                    "service",
+                    port.service().name(),
+                    "port",
+                    port.port(),
+                    "locality",
+                    locality.label()));
+          }
+        }
+        return family.build();
+      }
+    };
   }
 
   private String zoneNow() {
@@ -196,7 +242,9 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
   private static final class Monotonic {
     private ConnectionCounts last = new ConnectionCounts(Map.of(), 0);
     private ConnectionCounts carried = new ConnectionCounts(Map.of(), 0);
-    private Map<ServicePortName, Map<Locality, Long>> portCarried = Map.of();
+
+    /** What each port of {@code last} counted before its counters last restarted. */
+    private long[] portCarried = new long[0];
 
     ConnectionCounts update(ConnectionCounts read) {
       if (read != null) {
@@ -207,44 +255,42 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
         if (restarted) {
           carried = sum(carried, last);
         }
-        var ports = new java.util.HashMap<ServicePortName, Map<Locality, Long>>();
-        read.byServicePort()
-            .forEach(
-                (port, counts) -> {
-                  var before = last.byServicePort().get(port);
-                  var kept = portCarried.getOrDefault(port, Map.of());
-                  if (before != null && goesDown(counts, before)) {
-                    kept = add(kept, before);
-                  }
-                  ports.put(port, kept);
-                });
-        portCarried = ports;
+        portCarried = carriedOver(read.servicePorts(), last.servicePorts(), portCarried);
         last = read;
       }
       var totals = sum(carried, last);
-      var byPort = new java.util.HashMap<ServicePortName, Map<Locality, Long>>();
-      last.byServicePort()
-          .forEach(
-              (port, counts) ->
-                  byPort.put(port, add(portCarried.getOrDefault(port, Map.of()), counts)));
-      return new ConnectionCounts(totals.byLocality(), totals.withoutEndpoints(), byPort);
+      return new ConnectionCounts(
+          totals.byLocality(), totals.withoutEndpoints(), last.servicePorts().plus(portCarried));
     }
 
-    private static boolean goesDown(Map<Locality, Long> now, Map<Locality, Long> before) {
-      for (var locality : Locality.values()) {
-        if (now.getOrDefault(locality, 0L) < before.getOrDefault(locality, 0L)) {
-          return true;
+    /**
+     * What each port of {@code now} carries: what it carried in {@code before}, plus its figures
+     * there if any of them went down since. Both are sorted, so one walk pairs them up.
+     */
+    private static long[] carriedOver(
+        ServicePortCounts now, ServicePortCounts before, long[] carriedBefore) {
+      var kept = new long[now.size() * ServicePortCounts.PER_PORT];
+      int j = 0;
+      for (int i = 0; i < now.size(); i++) {
+        var port = now.port(i);
+        while (j < before.size() && before.port(j).compareTo(port) < 0) {
+          j++;
+        }
+        if (j == before.size() || !before.port(j).equals(port)) {
+          continue;
+        }
+        boolean down = false;
+        for (var locality : LOCALITIES) {
+          down |= now.count(i, locality) < before.count(j, locality);
+        }
+        for (var locality : LOCALITIES) {
+          int at = i * ServicePortCounts.PER_PORT + locality.ordinal();
+          kept[at] =
+              carriedBefore[j * ServicePortCounts.PER_PORT + locality.ordinal()]
+                  + (down ? before.count(j, locality) : 0);
         }
       }
-      return false;
-    }
-
-    private static Map<Locality, Long> add(Map<Locality, Long> a, Map<Locality, Long> b) {
-      var sum = new EnumMap<Locality, Long>(Locality.class);
-      for (var locality : Locality.values()) {
-        sum.put(locality, a.getOrDefault(locality, 0L) + b.getOrDefault(locality, 0L));
-      }
-      return sum;
+      return kept;
     }
 
     private static ConnectionCounts sum(ConnectionCounts a, ConnectionCounts b) {

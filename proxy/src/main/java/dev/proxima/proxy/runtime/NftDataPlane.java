@@ -574,10 +574,7 @@ public final class NftDataPlane implements DataPlane {
                 new ConnectionCounts(
                     node.byLocality(),
                     node.withoutEndpoints(),
-                    NftCounters.servicePorts(
-                        NftCounters.parseServiceSets(listing.get()),
-                        countingOwners,
-                        countedPorts)));
+                    NftCounters.servicePortCounts(listing.get(), countingOwners, countedPorts)));
   }
 
   /** The per-Service counting sets, which the table has whenever it counts connections at all. */

@@ -247,7 +247,13 @@ public final class ProxyServer implements AutoCloseable {
     // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
     health.awaitingFirstSync();
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
-    metricsServer = startMetrics(metricsAddress, registry);
+    metricsServer =
+        startMetrics(
+            metricsAddress,
+            registry,
+            connectionCounters == null
+                ? List.of()
+                : List.of(connectionCounters.serviceConnections()));
     if (explain != null) {
       try {
         explainServer = ExplainServer.start(explain, this::liveExplain);
@@ -290,17 +296,21 @@ public final class ProxyServer implements AutoCloseable {
 
   /**
    * {@code /metrics}, plus the two paths client_java's exporter served here before: {@code
-   * /-/healthy} and a page at every other path that links to the metrics.
+   * /-/healthy} and a page at every other path that links to the metrics. The per-Service locality
+   * family is streamed rather than snapshotted: with every port counted it is 40,000 series.
    */
   private static ProbeHttpServer startMetrics(
-      InetSocketAddress address, PrometheusRegistry registry) throws IOException {
+      InetSocketAddress address,
+      PrometheusRegistry registry,
+      List<dev.proxima.http.StreamedFamily> streamed)
+      throws IOException {
     return ProbeHttpServer.start(
         address,
         Map.of(
             "/metrics",
             // A scrape reads the kernel's connection counters, which nft 1.0.6 answers by reading
             // the whole ruleset (seconds at the extreme shapes): never on the probes' event loop.
-            ProbeHandler.blocking(new PrometheusMetricsHandler(registry)),
+            ProbeHandler.blocking(new PrometheusMetricsHandler(registry, streamed)),
             "/-/healthy",
             request -> ProbeResponse.text(200, "Exporter is healthy.\n"),
             "/",

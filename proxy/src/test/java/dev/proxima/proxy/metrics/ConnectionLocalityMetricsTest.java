@@ -115,6 +115,19 @@ class ConnectionLocalityMetricsTest {
         Map.of(WEB, Map.of(Locality.NODE, node, Locality.ZONE, zone)));
   }
 
+  /**
+   * Scrapes the registry, as the metrics handler does first, then takes the streamed per-Service
+   * family as the handler would for a format it cannot stream into.
+   */
+  private Map<String, Double> scrapeServices(ConnectionLocalityMetrics metrics) {
+    var scraped = registry.scrape();
+    assertThat(scraped.stream())
+        .noneMatch(
+            snapshot ->
+                snapshot.getMetadata().getName().equals("proxima_proxy_service_connections"));
+    return serviceSeries(MetricSnapshots.of(metrics.serviceConnections().snapshot()));
+  }
+
   private static Map<String, Double> serviceSeries(MetricSnapshots snapshots) {
     var series = new java.util.TreeMap<String, Double>();
     for (var snapshot : snapshots) {
@@ -143,10 +156,10 @@ class ConnectionLocalityMetricsTest {
     var sources = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     sources.put("IPv4", v4);
     sources.put("IPv6", v6);
-    ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
+    var metrics = ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
 
-    var counted = serviceSeries(registry.scrape());
-    var gone = serviceSeries(registry.scrape());
+    var counted = scrapeServices(metrics);
+    var gone = scrapeServices(metrics);
 
     assertThat(counted)
         .containsExactly(
@@ -166,12 +179,12 @@ class ConnectionLocalityMetricsTest {
             Optional.empty(),
             Optional.of(withWeb(1, 0)),
             Optional.of(withWeb(2, 1)));
-    ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
+    var metrics = ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
 
-    var first = serviceSeries(registry.scrape());
-    var failed = serviceSeries(registry.scrape());
-    var restarted = serviceSeries(registry.scrape());
-    var later = serviceSeries(registry.scrape());
+    var first = scrapeServices(metrics);
+    var failed = scrapeServices(metrics);
+    var restarted = scrapeServices(metrics);
+    var later = scrapeServices(metrics);
 
     assertThat(first.get("shop/web:http node")).isEqualTo(5.0);
     assertThat(failed.get("shop/web:http node")).isEqualTo(5.0);

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -18,11 +19,6 @@ import java.util.regex.Pattern;
 public final class NftCounters {
   private static final Pattern COUNTER =
       Pattern.compile("counter ([a-z0-9-]+) \\{\\s*packets (\\d+) bytes \\d+");
-
-  /** One element of a counting set: {@code address . protocol . port counter packets N}. */
-  private static final Pattern ELEMENT =
-      Pattern.compile(
-          "([0-9A-Fa-f:.]+) \\. ([a-z0-9-]+) \\. (\\d+) counter packets (\\d+) bytes \\d+");
 
   private NftCounters() {}
 
@@ -50,66 +46,139 @@ public final class NftCounters {
    */
   public static Map<Locality, Map<String, Long>> parseServiceSets(String listing) {
     var sets = new EnumMap<Locality, Map<String, Long>>(Locality.class);
+    forEachServiceSetElement(
+        listing,
+        locality -> sets.put(locality, new LinkedHashMap<>()),
+        (locality, key, packets) -> sets.get(locality).put(key, packets));
+    return sets;
+  }
+
+  /** Receives one element of a counting set. */
+  @FunctionalInterface
+  public interface ElementCount {
+    void accept(Locality locality, String key, long packets);
+  }
+
+  /**
+   * Walks the elements of the counting sets in a listing without building a map of them: at 10,000
+   * counted ports the listing holds 40,000 elements and is read on every scrape.
+   *
+   * @param setFound called with each set the listing holds, before its elements
+   * @param each called with each element whose count fits a long
+   */
+  static void forEachServiceSetElement(
+      String listing, java.util.function.Consumer<Locality> setFound, ElementCount each) {
     for (var locality : Locality.values()) {
       var header = "set " + NftNames.serviceSet(locality) + " {";
       int start = listing.indexOf(header);
       if (start < 0) {
         continue;
       }
+      setFound.accept(locality);
       // nft prints a set's closing brace alone at the set's indentation, one tab.
       int end = listing.indexOf("\n\t}", start);
-      var block = listing.substring(start, end < 0 ? listing.length() : end);
-      var elements = new LinkedHashMap<String, Long>();
-      var matcher = ELEMENT.matcher(block);
-      while (matcher.find()) {
-        try {
-          elements.put(
-              matcher.group(1) + " . " + matcher.group(2) + " . " + matcher.group(3),
-              Long.parseLong(matcher.group(4)));
-        } catch (NumberFormatException e) {
-          // beyond a long: not a count a set element can reach; left out
+      if (end < 0) {
+        end = listing.length();
+      }
+      int elements = listing.indexOf("elements = {", start);
+      if (elements < 0 || elements > end) {
+        continue;
+      }
+      int from = elements + "elements = {".length();
+      for (int at = listing.indexOf(PACKETS, from);
+          at >= 0 && at < end;
+          at = listing.indexOf(PACKETS, from)) {
+        // The element's key runs from after the previous separator to " counter packets ".
+        int keyStart = from;
+        for (int i = at - 1; i >= from; i--) {
+          char c = listing.charAt(i);
+          if (c == ',' || c == '{') {
+            keyStart = i + 1;
+            break;
+          }
+        }
+        int digits = at + PACKETS.length();
+        long packets = 0;
+        boolean fits = digits < end && Character.isDigit(listing.charAt(digits));
+        int i = digits;
+        for (; i < end && Character.isDigit(listing.charAt(i)); i++) {
+          int digit = listing.charAt(i) - '0';
+          if (packets > (Long.MAX_VALUE - digit) / 10) {
+            // beyond a long: not a count a set element can reach; left out
+            fits = false;
+          }
+          packets = packets * 10 + digit;
+        }
+        from = i;
+        var key = key(listing, keyStart, at);
+        if (fits && key != null) {
+          each.accept(locality, key, packets);
         }
       }
-      sets.put(locality, elements);
     }
-    return sets;
+  }
+
+  private static final String PACKETS = " counter packets ";
+
+  /** The key between {@code from} and {@code to}, trimmed; null unless it looks like one. */
+  private static String key(String listing, int from, int to) {
+    while (from < to && Character.isWhitespace(listing.charAt(from))) {
+      from++;
+    }
+    while (to > from && Character.isWhitespace(listing.charAt(to - 1))) {
+      to--;
+    }
+    if (from == to) {
+      return null;
+    }
+    for (int i = from; i < to; i++) {
+      char c = listing.charAt(i);
+      boolean allowed =
+          (c >= '0' && c <= '9')
+              || (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'F')
+              || c == ':'
+              || c == '.'
+              || c == ' '
+              || c == '-';
+      if (!allowed) {
+        return null;
+      }
+    }
+    return listing.substring(from, to);
   }
 
   /**
    * Each counted Service port's connections by locality, the sum of its elements' counts in the
-   * counting sets; empty when the listing held none of the sets (not loaded, or unreadable).
+   * counting sets, read straight from the listing into arrays; empty when the listing held none of
+   * the sets (not loaded, or unreadable).
    *
-   * @param sets the listing of the counting sets, {@link #parseServiceSets parsed}
+   * @param listing the listing of the counting sets
    * @param owners each counting key to the port it counts for ({@link
    *     RulesetAssembler#countingOwners()}); a key without one is left out (it went since)
    * @param counted the counted ports: each is in the result, at 0 where it has no count yet
    */
-  public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
-      Map<Locality, Map<String, Long>> sets,
-      Map<String, ServicePortName> owners,
-      Set<ServicePortName> counted) {
-    var ports = new TreeMap<ServicePortName, Map<Locality, Long>>();
-    if (sets.isEmpty()) {
-      return ports;
+  public static ServicePortCounts servicePortCounts(
+      String listing, Map<String, ServicePortName> owners, Set<ServicePortName> counted) {
+    var ports = counted.toArray(new ServicePortName[0]);
+    java.util.Arrays.sort(ports);
+    var place = new java.util.HashMap<ServicePortName, Integer>(ports.length * 2);
+    for (int i = 0; i < ports.length; i++) {
+      place.put(ports[i], i);
     }
-    for (var port : counted) {
-      var byLocality = new EnumMap<Locality, Long>(Locality.class);
-      for (var locality : Locality.values()) {
-        byLocality.put(locality, 0L);
-      }
-      ports.put(port, byLocality);
-    }
-    sets.forEach(
-        (locality, elements) ->
-            elements.forEach(
-                (key, count) -> {
-                  var owner = owners.get(key);
-                  var byLocality = owner == null ? null : ports.get(owner);
-                  if (byLocality != null) {
-                    byLocality.merge(locality, count, Long::sum);
-                  }
-                }));
-    return ports;
+    var builder = new ServicePortCounts.Builder(ports);
+    var found = new boolean[1];
+    forEachServiceSetElement(
+        listing,
+        locality -> found[0] = true,
+        (locality, key, packets) -> {
+          var owner = owners.get(key);
+          var index = owner == null ? null : place.get(owner);
+          if (index != null) {
+            builder.add(index, locality, packets);
+          }
+        });
+    return found[0] ? builder.build() : ServicePortCounts.NONE;
   }
 
   /**

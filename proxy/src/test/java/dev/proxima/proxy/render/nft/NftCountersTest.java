@@ -127,17 +127,21 @@ class NftCountersTest {
     var sets = NftCounters.parseServiceSets(listing);
 
     assertThat(sets).isEmpty();
-    assertThat(NftCounters.servicePorts(sets, Map.of("10.96.0.10 . tcp . 8080", WEB), Set.of(WEB)))
-        .isEmpty();
+    assertThat(
+            NftCounters.servicePortCounts(
+                    listing, Map.of("10.96.0.10 . tcp . 8080", WEB), Set.of(WEB))
+                .isEmpty())
+        .isTrue();
   }
 
   @Test
   void sumsAPortsElementsPerLocalityAndShowsACountedPortWithoutCountsYetAtZero() {
     var ports =
-        NftCounters.servicePorts(
-            NftCounters.parseServiceSets(IPV4_LISTING),
-            Map.of("10.96.0.10 . tcp . 8080", WEB, "192.0.2.10 . tcp . 8080", WEB),
-            Set.of(WEB, PENDING));
+        NftCounters.servicePortCounts(
+                IPV4_LISTING,
+                Map.of("10.96.0.10 . tcp . 8080", WEB, "192.0.2.10 . tcp . 8080", WEB),
+                Set.of(WEB, PENDING))
+            .asMap();
 
     assertThat(ports).containsOnlyKeys(WEB, PENDING);
     assertThat(ports.get(WEB)).isEqualTo(counts(4, 2, 0, 0));
@@ -155,10 +159,9 @@ class NftCountersTest {
   @Test
   void leavesOutElementsNoCountedPortOwns() {
     var ports =
-        NftCounters.servicePorts(
-            NftCounters.parseServiceSets(IPV4_LISTING),
-            Map.of("10.96.0.10 . tcp . 8080", WEB),
-            Set.of(WEB));
+        NftCounters.servicePortCounts(
+                IPV4_LISTING, Map.of("10.96.0.10 . tcp . 8080", WEB), Set.of(WEB))
+            .asMap();
 
     assertThat(ports.get(WEB)).containsEntry(Locality.NODE, 3L);
   }
@@ -167,5 +170,26 @@ class NftCountersTest {
   void readsNodeCountersAndSetsFromTheSameListing() {
     assertThat(NftCounters.parse(IPV4_LISTING))
         .containsExactly(Map.entry("locality-node", 9L), Map.entry("no-endpoints", 0L));
+  }
+
+  @Test
+  void readsElementsWhereverTheListingBreaksItsLinesAndLeavesOutACountBeyondALong() {
+    var listing =
+        "table ip proxima {\n\tset service-node {\n\t\ttype ipv4_addr . inet_proto ."
+            + " inet_service\n\t\tcounter\n\t\telements = { 10.96.0.10 . tcp . 8080 counter"
+            + " packets 3 bytes 180, 192.0.2.10 . tcp . 8080 counter packets 2 bytes 120,\n\t\t\t"
+            + "     10.96.0.11 . udp . 53 counter packets 99999999999999999999 bytes 0 }\n\t}\n}\n";
+
+    assertThat(NftCounters.parseServiceSets(listing).get(Locality.NODE))
+        .containsExactly(
+            Map.entry("10.96.0.10 . tcp . 8080", 3L), Map.entry("192.0.2.10 . tcp . 8080", 2L));
+    assertThat(
+            NftCounters.servicePortCounts(
+                    listing,
+                    Map.of("10.96.0.10 . tcp . 8080", WEB, "192.0.2.10 . tcp . 8080", WEB),
+                    Set.of(WEB))
+                .asMap()
+                .get(WEB))
+        .isEqualTo(counts(5, 0, 0, 0));
   }
 }
