@@ -129,9 +129,11 @@ public final class NftDataPlane implements DataPlane {
   private CompletableFuture<Optional<SavedRuleset.Marker>> markerReading;
 
   /**
-   * The saved file, and the assembler it restores: null when it was rendered with other settings.
+   * What the saved file says of the table (its generation and how many Service ports), and the
+   * assembler it restores: null when it was rendered with other settings. The parsed file itself is
+   * not kept: the assembler holds its records.
    */
-  private record Restored(SavedRuleset.Contents contents, RulesetAssembler assembler) {}
+  private record Restored(SavedRuleset.Marker marker, int ports, RulesetAssembler assembler) {}
 
   public NftDataPlane(
       IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics) {
@@ -318,26 +320,26 @@ public final class NftDataPlane implements DataPlane {
     if (restored.isEmpty()) {
       return null; // no file, or one that cannot be read: logged as it was read
     }
-    var contents = restored.get().contents();
-    if (restored.get().assembler() == null) {
+    var found = restored.get();
+    if (found.assembler() == null) {
       LOG.atInfo()
           .addKeyValue("family", family)
           .log(
               "The saved ruleset was rendered with other settings; the first sync loads every rule");
       return null;
     }
-    if (!inKernel.equals(Optional.of(contents.marker()))) {
+    if (!inKernel.equals(Optional.of(found.marker()))) {
       LOG.atInfo()
           .addKeyValue("family", family)
-          .addKeyValue("saved", contents.marker().comment())
+          .addKeyValue("saved", found.marker().comment())
           .addKeyValue("kernel", inKernel.get().comment())
           .log("The table is not the one the proxy saved; the first sync loads every rule");
       return null;
     }
-    marker = contents.marker();
+    marker = found.marker();
     LOG.atInfo()
         .addKeyValue("family", family)
-        .addKeyValue("servicePorts", contents.fragments().size())
+        .addKeyValue("servicePorts", found.ports())
         .addKeyValue("generation", marker.comment())
         .log("The table is the one the proxy saved; the first sync loads only what changed since");
     return restored.get().assembler();
@@ -374,10 +376,11 @@ public final class NftDataPlane implements DataPlane {
   /** The assembler {@code contents} restores, if they were rendered with {@code config}. */
   private Restored restored(SavedRuleset.Contents contents, FamilySettings config) {
     var digest = new RulesetAssembler(config, clock).settingsDigest();
-    if (!digest.equals(contents.settings())) {
-      return new Restored(contents, null);
-    }
-    return new Restored(contents, RulesetAssembler.restore(config, clock, contents));
+    var assembler =
+        digest.equals(contents.settings())
+            ? RulesetAssembler.restore(config, clock, contents)
+            : null;
+    return new Restored(contents.marker(), contents.portCount(), assembler);
   }
 
   /**
