@@ -336,7 +336,8 @@ public final class SavedRuleset {
     var ports = new TreeMap<ServicePortName, Port>();
     List<String> cidrs = List.of();
     Marker marker = null;
-    var pending = new LinkedHashMap<ServicePortName, Port>();
+    // In name order, so the records of a file written whole become the committed map itself.
+    var pending = new TreeMap<ServicePortName, Port>();
     List<String> pendingCidrs = null;
     var reader = new PortReader();
     ServicePortName current = null;
@@ -376,17 +377,22 @@ public final class SavedRuleset {
         } catch (RuntimeException e) {
           throw new Corrupt("bad commit line: " + line);
         }
-        for (var entry : pending.entrySet()) {
-          if (entry.getValue() == null) {
-            ports.remove(entry.getKey());
-          } else {
-            ports.put(entry.getKey(), entry.getValue());
+        if (ports.isEmpty() && !pending.containsValue(null)) {
+          ports = pending;
+          pending = new TreeMap<>();
+        } else {
+          for (var entry : pending.entrySet()) {
+            if (entry.getValue() == null) {
+              ports.remove(entry.getKey());
+            } else {
+              ports.put(entry.getKey(), entry.getValue());
+            }
           }
+          pending.clear();
         }
         if (pendingCidrs != null) {
           cidrs = pendingCidrs;
         }
-        pending.clear();
         pendingCidrs = null;
       } else {
         throw new Corrupt("unknown line: " + line);
