@@ -65,13 +65,19 @@ final class ExtremeBenchmarks {
 
       // The same run's partial-sync figure at the baseline size, same endpoints per Service.
       PartialSyncProbe.Result smallPartial;
+      List<NftTimer.Run> smallPartialRuns;
       var smallBare = namespaces.create("x-bare-s");
-      try (var node = new ProxyNode(namespaces, "x-small", api, work, harness.proxyJar())) {
+      // Timed by the same nft wrapper as the large node's, so the proxy's own nft runs compare.
+      var smallTimer = new NftTimer(work, "x" + small + "x" + shape.endpoints() + "-small");
+      try (var node =
+          new ProxyNode(namespaces, "x-small", api, work, harness.proxyJar()).timing(smallTimer)) {
         var smallRules = new RenderedRules(smallCluster);
         Sh.run(Sh.in(smallBare, "nft", "-f", "-"), smallRules.fullScript())
             .orThrow(List.of("nft -f"));
         node.startAndAwaitSync(List.of());
+        double smallFrom = System.currentTimeMillis();
         smallPartial = probe.measure(node, smallCluster, smallBare, smallRules, changes);
+        smallPartialRuns = smallTimer.runs(smallFrom, System.currentTimeMillis());
       } finally {
         namespaces.delete(smallBare);
       }
@@ -191,8 +197,18 @@ final class ExtremeBenchmarks {
                     + Row.ms(smallPartial.latencies().min())
                     + "–"
                     + Row.ms(smallPartial.latencies().max())
-                    + "; bare nft -f of the delta "
+                    + "; where a change's time goes, "
+                    + size
+                    + " against "
+                    + small
+                    + " svc: bare nft -f of the delta "
                     + Row.ms(partial.bare().median())
+                    + " against "
+                    + Row.ms(smallPartial.bare().median())
+                    + ", the proxy's own nft -f (wrapper included) "
+                    + Row.ms(NftTimer.medianTransaction(partialRuns))
+                    + " against "
+                    + Row.ms(NftTimer.medianTransaction(smallPartialRuns))
                     + ")",
                 size,
                 Row.ms(atLarge),
@@ -216,13 +232,14 @@ final class ExtremeBenchmarks {
         var restartLongest = NftTimer.longestTransaction(restartRuns);
         var reads = restartRuns.stream().filter(r -> r.arguments().contains("list")).toList();
         // Reading the table back: `nft list table` (whole) or `nft -t list table` (chains and
-        // rules); a `nft list chain` of the marker chain is the cheap verification instead.
-        boolean tableRead = reads.stream().anyMatch(r -> r.arguments().contains("list table"));
+        // rules); a `nft list chain` of the marker chain is the cheap verification instead, and
+        // `nft list tables` (whether there is a table at all) reads no table.
+        boolean tableRead = reads.stream().anyMatch(r -> r.arguments().contains("list table "));
         boolean wholeRead =
             reads.stream()
                 .anyMatch(
                     r ->
-                        r.arguments().contains("list table")
+                        r.arguments().contains("list table ")
                             && !r.arguments().matches("(^|.* )-t( .*|$)"));
         double verify =
             reads.stream()

@@ -135,6 +135,12 @@ final class NftTimer {
     return runs().stream().filter(r -> r.startMillis() >= from && r.startMillis() <= to).toList();
   }
 
+  /** The median time of the runs' transactions, millis; 0 when none loaded a script. */
+  static double medianTransaction(List<Run> runs) {
+    var millis = runs.stream().filter(Run::transaction).map(Run::millis).toList();
+    return millis.isEmpty() ? 0 : new Stats(millis).median();
+  }
+
   /** The longest transaction of the runs, or null when none loaded a script. */
   static Run longestTransaction(List<Run> runs) {
     return runs.stream()

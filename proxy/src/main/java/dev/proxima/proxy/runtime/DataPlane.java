@@ -48,15 +48,16 @@ public interface DataPlane {
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs);
 
   /**
-   * Called once as the proxy starts, before the informers list: a data plane may start reading what
-   * its first sync needs (nftables: the saved ruleset) on a thread of its own meanwhile.
+   * Called once as the proxy starts, before the informers list: a data plane may start finding out
+   * what its first sync needs on a thread of its own meanwhile (nftables: whether the kernel has a
+   * table its saved ruleset could describe).
    */
   default void starting() {}
 
   /**
    * Called as a full sync starts, before it plans every Service, with the arguments its {@link
    * #replaceAll} will get: a data plane may prepare on a thread of its own while the planning runs
-   * (nftables, at the first sync after a start: take up the saved ruleset).
+   * (nftables, at the first sync after a start: read the saved ruleset and take it up).
    */
   default void fullSyncStarting(List<String> nodePortAddresses, List<String> nodePodCidrs) {}
 

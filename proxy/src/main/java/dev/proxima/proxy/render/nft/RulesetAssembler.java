@@ -119,12 +119,11 @@ public final class RulesetAssembler {
 
   /**
    * Ports read back from a saved ruleset ({@link #restore}) and not rendered since: what they added
-   * to the kernel, and the digest of the input that rendered it. A port leaves here when a sync
-   * renders it, or adopts it unchanged ({@link #changesTo}).
+   * to the kernel, and the digest of the input that rendered it, in the saved file's compact form
+   * (a fragment's maps for every port would cost more than the rest of the assembler). A port
+   * leaves here when a sync renders it, or adopts it unchanged ({@link #changesTo}).
    */
-  private final Map<ServicePortName, ServiceFragment> restored = new HashMap<>();
-
-  private final Map<ServicePortName, String> restoredDigests = new HashMap<>();
+  private final Map<ServicePortName, SavedRuleset.Port> restored = new HashMap<>();
 
   /** Ports that found a map key held by another port while {@link #updateInBatches} ran. */
   private final Set<ServicePortName> refusedClaims = new LinkedHashSet<>();
@@ -347,7 +346,6 @@ public final class RulesetAssembler {
       java.util.function.BiConsumer<ServicePortName, ServiceFragment> seen) {
     this.ports.clear();
     restored.clear();
-    restoredDigests.clear();
     elementUses.clear();
     keyOwners.clear();
     chainUses.clear();
@@ -386,13 +384,14 @@ public final class RulesetAssembler {
   public static RulesetAssembler restore(
       FamilySettings config, Clock clock, SavedRuleset.Contents saved) {
     var assembler = new RulesetAssembler(config, clock);
+    // Each port's fragment lives only while it goes in: its lines are the record's own strings,
+    // which the assembler's tables then share, and the record stays in its compact form.
     saved
-        .fragments()
+        .ports()
         .forEach(
-            (port, parts) -> {
-              assembler.add(port, null, parts);
-              assembler.restored.put(port, parts);
-              assembler.restoredDigests.put(port, saved.digests().get(port));
+            (port, record) -> {
+              assembler.add(port, null, record.fragment());
+              assembler.restored.put(port, record);
             });
     assembler.kernelChains.putAll(assembler.chainRules);
     assembler.kernelSets.addAll(assembler.setDeclarations.keySet());
@@ -450,13 +449,12 @@ public final class RulesetAssembler {
    */
   public Consumer<Recorder> recordsNow() {
     var inputs = new ArrayList<ServicePortRules>(ports.size());
-    var restoredNow = new ArrayList<Map.Entry<ServicePortName, ServiceFragment>>();
-    var restoredDigestsNow = new ArrayList<String>();
+    var restoredNow = new ArrayList<Map.Entry<ServicePortName, SavedRuleset.Port>>();
     ports.forEach(
         (port, rules) -> {
-          if (restored.containsKey(port)) {
-            restoredNow.add(Map.entry(port, restored.get(port)));
-            restoredDigestsNow.add(restoredDigests.get(port));
+          var record = restored.get(port);
+          if (record != null) {
+            restoredNow.add(Map.entry(port, record));
           } else {
             inputs.add(rules);
           }
@@ -464,9 +462,9 @@ public final class RulesetAssembler {
     var cidrs = serviceCidrs;
     var settings = config;
     return out -> {
-      for (int i = 0; i < restoredNow.size(); i++) {
-        var entry = restoredNow.get(i);
-        out.record(SavedRuleset.port(entry.getKey(), restoredDigestsNow.get(i), entry.getValue()));
+      for (var entry : restoredNow) {
+        var record = entry.getValue();
+        out.record(SavedRuleset.port(entry.getKey(), record.digest(), record.fragment()));
       }
       for (var rules : inputs) {
         var parts = new RenderPass(settings).fragment(rules);
@@ -500,13 +498,16 @@ public final class RulesetAssembler {
       names.add(name);
       // The restored ports first, by hash: at a restart that is every port, and each lookup in
       // the ordered map compares names a dozen times.
-      var savedDigest = restoredDigests.get(name);
-      if (savedDigest != null) {
+      var saved = restored.get(name);
+      if (saved != null) {
         var digest = digests == null ? SavedRuleset.digest(rules) : digests.get(i);
-        if (digest.equals(savedDigest)) {
+        if (saved.hasDigest(digest)) {
+          // Keyed by the input's own name from now on: the saved file's copy of it would stay for
+          // as
+          // long as the port does, a few MiB at 44,000 Services.
+          ports.remove(name);
           ports.put(name, rules);
           restored.remove(name);
-          restoredDigests.remove(name);
         } else {
           changes.put(name, rules);
         }
@@ -587,10 +588,9 @@ public final class RulesetAssembler {
   /** About the lines a port's change loads: its old and new chains, rules and elements. */
   private int weight(ServicePortName port, ServicePortRules rules) {
     int weight = rules == null ? 0 : linesOf(rules);
-    var parts = restored.get(port);
-    if (parts != null) {
-      weight += parts.rules().values().stream().mapToInt(List::size).sum();
-      weight += parts.elements().values().stream().mapToInt(List::size).sum();
+    var saved = restored.get(port);
+    if (saved != null) {
+      weight += saved.ruleAndElementLines();
     } else if (ports.get(port) != null) {
       weight += linesOf(ports.get(port));
     }
@@ -702,9 +702,10 @@ public final class RulesetAssembler {
     // Every old fragment goes before any new one comes in: when a change hands a key from one port
     // to another, the new owner must find it free, whatever the order of their names.
     for (var port : sorted.keySet()) {
-      var oldParts = restored.remove(port);
-      if (oldParts != null) {
-        restoredDigests.remove(port);
+      var saved = restored.remove(port);
+      ServiceFragment oldParts = null;
+      if (saved != null) {
+        oldParts = saved.fragment();
       } else if (ports.get(port) != null) {
         oldParts = renderAgain(ports.get(port));
       }

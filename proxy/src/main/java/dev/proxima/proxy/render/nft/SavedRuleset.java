@@ -10,13 +10,16 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -49,15 +52,154 @@ public final class SavedRuleset {
   public static final String HEADER = "proxima-nft-state 1";
 
   /**
-   * What a parse found: the ports with their fragments and input digests, the Service CIDRs, and
-   * the marker of the last complete commit.
+   * What a parse found: the ports with their records (fragment and input digest), the Service
+   * CIDRs, and the marker of the last complete commit.
    */
   public record Contents(
       String settings,
-      Map<ServicePortName, String> digests,
-      Map<ServicePortName, ServiceFragment> fragments,
+      SortedMap<ServicePortName, Port> ports,
       List<String> serviceCidrs,
-      Marker marker) {}
+      Marker marker) {
+    /** How many Service ports the file describes. */
+    public int portCount() {
+      return ports.size();
+    }
+  }
+
+  /**
+   * One Service port's record as read back: the digest of its input and its statements, kept in the
+   * order written and in arrays instead of the maps of a {@link ServiceFragment}. A restarted proxy
+   * holds one per Service port until its first sync adopts it, and at 44,000 Services the maps, and
+   * a copy of every chain and set name per port, cost about 2 KiB a port (96 MiB of heap on top of
+   * a cold start's); the names and the shared chains' lines are read once for the whole file.
+   */
+  public static final class Port {
+    /** The input digest's 32 hex digits, as two numbers: a third of the string's heap. */
+    private final long digestHigh;
+
+    private final long digestLow;
+
+    /** Each statement's tag ({@code c r s e}), in the order written. */
+    private final byte[] tags;
+
+    /** Each statement's name and text, two entries per statement. */
+    private final String[] parts;
+
+    private final boolean counted;
+
+    private Port(long digestHigh, long digestLow, byte[] tags, String[] parts, boolean counted) {
+      this.digestHigh = digestHigh;
+      this.digestLow = digestLow;
+      this.tags = tags;
+      this.parts = parts;
+      this.counted = counted;
+    }
+
+    /** The digest of the input that rendered this port ({@link SavedRuleset#digest}). */
+    String digest() {
+      return HexFormat.of().toHexDigits(digestHigh) + HexFormat.of().toHexDigits(digestLow);
+    }
+
+    /**
+     * True when {@code digest} ({@link SavedRuleset#digest}) is the one this port was saved with.
+     */
+    boolean hasDigest(String digest) {
+      return digest.length() == 32
+          && HexFormat.fromHexDigitsToLong(digest, 0, 16) == digestHigh
+          && HexFormat.fromHexDigitsToLong(digest, 16, 32) == digestLow;
+    }
+
+    /** The port's part of the table, as the {@link ServiceFragment} the renderer made. */
+    ServiceFragment fragment() {
+      var chains = new LinkedHashMap<String, String>();
+      var rules = new LinkedHashMap<String, List<String>>();
+      var sets = new LinkedHashMap<String, String>();
+      var elements = new LinkedHashMap<String, List<String>>();
+      for (int i = 0; i < tags.length; i++) {
+        var name = parts[2 * i];
+        var text = parts[2 * i + 1];
+        switch (tags[i]) {
+          case 'c' -> {
+            chains.put(name, text);
+            rules.putIfAbsent(name, new ArrayList<>());
+          }
+          case 'r' -> rules.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
+          case 's' -> sets.put(name, text);
+          default -> elements.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
+        }
+      }
+      return new ServiceFragment(chains, rules, sets, elements, counted, List.of());
+    }
+
+    /** The rules and elements the port loads: about the lines taking it out costs. */
+    int ruleAndElementLines() {
+      int lines = 0;
+      for (byte tag : tags) {
+        if (tag == 'r' || tag == 'e') {
+          lines++;
+        }
+      }
+      return lines;
+    }
+  }
+
+  /**
+   * A port's statements as a parse reads them, then frozen into a {@link Port}; one for the whole
+   * file, reused port after port. Names, and the lines of chains and sets (mostly the {@code lb-N}
+   * chains every port with N endpoints repeats), are taken from {@code shared}: one copy each.
+   */
+  private static final class PortReader {
+    final Map<String, String> shared = new HashMap<>();
+    byte[] tags = new byte[16];
+    String[] parts = new String[32];
+    int size;
+    long digestHigh;
+    long digestLow;
+    boolean counted;
+
+    void start(String portDigest) throws Corrupt {
+      size = 0;
+      try {
+        if (portDigest.length() != 32) {
+          throw new NumberFormatException("not 32 hex digits");
+        }
+        digestHigh = HexFormat.fromHexDigitsToLong(portDigest, 0, 16);
+        digestLow = HexFormat.fromHexDigitsToLong(portDigest, 16, 32);
+      } catch (IllegalArgumentException e) {
+        throw new Corrupt("bad digest: " + portDigest);
+      }
+      counted = false;
+    }
+
+    void add(char tag, String name, String text) {
+      if (tag == 'n') {
+        counted = true;
+        return;
+      }
+      if (size == tags.length) {
+        tags = Arrays.copyOf(tags, 2 * size);
+        parts = Arrays.copyOf(parts, 4 * size);
+      }
+      tags[size] = (byte) tag;
+      parts[2 * size] = shared(name);
+      parts[2 * size + 1] = tag == 'e' ? text : shared(text);
+      size++;
+    }
+
+    String shared(String text) {
+      var first = shared.putIfAbsent(text, text);
+      return first == null ? text : first;
+    }
+
+    Port build() {
+      return new Port(
+          digestHigh,
+          digestLow,
+          Arrays.copyOf(tags, size),
+          Arrays.copyOf(parts, 2 * size),
+          counted);
+    }
+  }
 
   /**
    * The generation a table carries: a random epoch chosen when a proxy rewrites the saved file
@@ -120,8 +262,8 @@ public final class SavedRuleset {
   public static void write(Contents contents, StringBuilder out) {
     out.append(header(contents.settings()));
     contents
-        .fragments()
-        .forEach((port, parts) -> out.append(port(port, contents.digests().get(port), parts)));
+        .ports()
+        .forEach((name, port) -> out.append(port(name, port.digest(), port.fragment())));
     out.append(cidrs(contents.serviceCidrs()));
     out.append(commit(contents.marker()));
   }
@@ -160,11 +302,13 @@ public final class SavedRuleset {
         + port.protocol().name();
   }
 
-  private static ServicePortName parseName(String[] fields, int from) throws Corrupt {
+  private static ServicePortName parseName(String[] fields, int from, PortReader reader)
+      throws Corrupt {
     try {
+      // Namespaces and port names repeat from Service to Service: one copy each.
       return new ServicePortName(
-          new ObjectKey(fields[from], fields[from + 1]),
-          fields[from + 2],
+          new ObjectKey(reader.shared(fields[from]), fields[from + 1]),
+          reader.shared(fields[from + 2]),
           Protocol.valueOf(fields[from + 3]));
     } catch (RuntimeException e) {
       throw new Corrupt("bad port name: " + String.join(" ", fields));
@@ -187,29 +331,19 @@ public final class SavedRuleset {
     if (!settingsLine.startsWith("settings ")) {
       throw new Corrupt("no settings line");
     }
-    // Committed state, and the records since the last commit.
-    var digests = new TreeMap<ServicePortName, String>();
-    var fragments = new TreeMap<ServicePortName, ServiceFragment>();
+    // Committed state, and the records since the last commit. A port's record is frozen into its
+    // compact form as soon as the next line shows it complete.
+    var ports = new TreeMap<ServicePortName, Port>();
     List<String> cidrs = List.of();
     Marker marker = null;
-    var pendingDigests = new LinkedHashMap<ServicePortName, String>();
-    var pendingFragments = new LinkedHashMap<ServicePortName, Builder>();
+    // In name order, so the records of a file written whole become the committed map itself.
+    var pending = new TreeMap<ServicePortName, Port>();
     List<String> pendingCidrs = null;
-    Builder current = null;
+    var reader = new PortReader();
+    ServicePortName current = null;
     while (lines.hasNext()) {
       var line = lines.next();
-      if (line.startsWith("port ")) {
-        var fields = line.substring(5).split("\t", -1);
-        if (fields.length != 5) {
-          throw new Corrupt("bad port line: " + line);
-        }
-        var port = parseName(fields, 0);
-        current = new Builder();
-        pendingDigests.put(port, fields[4]);
-        pendingFragments.put(port, current);
-      } else if (line.length() > 2
-          && line.charAt(1) == ' '
-          && "crsen".indexOf(line.charAt(0)) >= 0) {
+      if (line.length() > 2 && line.charAt(1) == ' ' && "crsen".indexOf(line.charAt(0)) >= 0) {
         if (current == null) {
           throw new Corrupt("a statement outside a port: " + line);
         }
@@ -217,16 +351,25 @@ public final class SavedRuleset {
         if (tab < 0) {
           throw new Corrupt("bad statement line: " + line);
         }
-        current.add(line.charAt(0), line.substring(2, tab), line.substring(tab + 1));
-      } else if (line.startsWith("gone ")) {
-        var port = parseName(line.substring(5).split("\t", -1), 0);
-        pendingDigests.put(port, null);
-        pendingFragments.put(port, null);
+        reader.add(line.charAt(0), line.substring(2, tab), line.substring(tab + 1));
+        continue;
+      }
+      if (current != null) {
+        pending.put(current, reader.build());
         current = null;
+      }
+      if (line.startsWith("port ")) {
+        var fields = line.substring(5).split("\t", -1);
+        if (fields.length != 5) {
+          throw new Corrupt("bad port line: " + line);
+        }
+        current = parseName(fields, 0, reader);
+        reader.start(fields[4]);
+      } else if (line.startsWith("gone ")) {
+        pending.put(parseName(line.substring(5).split("\t", -1), 0, reader), null);
       } else if (line.equals("cidrs") || line.startsWith("cidrs\t")) {
         pendingCidrs =
             line.equals("cidrs") ? List.of() : List.of(line.substring(6).split("\t", -1));
-        current = null;
       } else if (line.startsWith("commit ")) {
         var fields = line.split(" ");
         try {
@@ -234,22 +377,23 @@ public final class SavedRuleset {
         } catch (RuntimeException e) {
           throw new Corrupt("bad commit line: " + line);
         }
-        for (var entry : pendingFragments.entrySet()) {
-          if (entry.getValue() == null) {
-            fragments.remove(entry.getKey());
-            digests.remove(entry.getKey());
-          } else {
-            fragments.put(entry.getKey(), entry.getValue().build());
-            digests.put(entry.getKey(), pendingDigests.get(entry.getKey()));
+        if (ports.isEmpty() && !pending.containsValue(null)) {
+          ports = pending;
+          pending = new TreeMap<>();
+        } else {
+          for (var entry : pending.entrySet()) {
+            if (entry.getValue() == null) {
+              ports.remove(entry.getKey());
+            } else {
+              ports.put(entry.getKey(), entry.getValue());
+            }
           }
+          pending.clear();
         }
         if (pendingCidrs != null) {
           cidrs = pendingCidrs;
         }
-        pendingDigests.clear();
-        pendingFragments.clear();
         pendingCidrs = null;
-        current = null;
       } else {
         throw new Corrupt("unknown line: " + line);
       }
@@ -257,33 +401,7 @@ public final class SavedRuleset {
     if (marker == null) {
       throw new Corrupt("no commit line: the proxy stopped before its first load finished");
     }
-    return new Contents(settingsLine.substring(9), digests, fragments, cidrs, marker);
-  }
-
-  /** A fragment read back: the same maps, in the order they were written. */
-  private static final class Builder {
-    final Map<String, String> chains = new LinkedHashMap<>();
-    final Map<String, List<String>> rules = new LinkedHashMap<>();
-    final Map<String, String> sets = new LinkedHashMap<>();
-    final Map<String, List<String>> elements = new LinkedHashMap<>();
-    boolean counted;
-
-    void add(char tag, String name, String text) {
-      switch (tag) {
-        case 'c' -> {
-          chains.put(name, text);
-          rules.putIfAbsent(name, new ArrayList<>());
-        }
-        case 'r' -> rules.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
-        case 's' -> sets.put(name, text);
-        case 'n' -> counted = true;
-        default -> elements.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
-      }
-    }
-
-    ServiceFragment build() {
-      return new ServiceFragment(chains, rules, sets, elements, counted, List.of());
-    }
+    return new Contents(settingsLine.substring(9), ports, cidrs, marker);
   }
 
   /**

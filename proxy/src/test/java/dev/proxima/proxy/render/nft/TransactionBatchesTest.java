@@ -217,7 +217,7 @@ class TransactionBatchesTest {
 
     var contents = SavedRuleset.parse(text.toString().lines().iterator());
 
-    assertThat(contents.fragments()).containsOnlyKeys(port.port().name());
+    assertThat(contents.ports()).containsOnlyKeys(port.port().name());
     assertThat(contents.marker()).isEqualTo(new SavedRuleset.Marker(1, 1));
     assertThatThrownBy(() -> SavedRuleset.parse(List.of("garbage").iterator()))
         .isInstanceOf(SavedRuleset.Corrupt.class);
