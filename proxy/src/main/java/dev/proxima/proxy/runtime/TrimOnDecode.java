@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationConfig;
@@ -10,7 +11,10 @@ import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
 import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import dev.proxima.proxy.track.ProxyCacheTrim;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceStatus;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
@@ -35,11 +39,29 @@ public final class TrimOnDecode {
   public static KubernetesSerialization serialization() {
     var mapper = new ObjectMapper();
     var serialization = new KubernetesSerialization(mapper, true);
+    // Skipped by the parser, never built: on a real cluster managed fields are often the largest
+    // part of an object. Decoding only: the proxy never writes API objects back.
+    mapper.addMixIn(ObjectMeta.class, SkipBookkeeping.class);
+    mapper.addMixIn(Endpoint.class, SkipEndpointDetails.class);
+    mapper.addMixIn(ServiceStatus.class, SkipConditions.class);
     // After fabric8 has configured the mapper, so these wrap its deserializers, not the reverse.
     mapper.registerModule(
         new SimpleModule("proxima-trim-on-decode").setDeserializerModifier(new Modifier()));
     return serialization;
   }
+
+  @JsonIgnoreProperties(
+      value = {"managedFields", "ownerReferences"},
+      allowGetters = true)
+  private interface SkipBookkeeping {}
+
+  @JsonIgnoreProperties(
+      value = {"targetRef", "hostname", "deprecatedTopology"},
+      allowGetters = true)
+  private interface SkipEndpointDetails {}
+
+  @JsonIgnoreProperties(value = "conditions", allowGetters = true)
+  private interface SkipConditions {}
 
   private static final class Modifier extends BeanDeserializerModifier {
     @Override

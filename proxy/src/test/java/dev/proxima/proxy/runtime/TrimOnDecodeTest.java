@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.proxima.model.Annotations;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceList;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -87,16 +88,39 @@ class TrimOnDecodeTest {
   }
 
   @Test
-  void otherKindsAreDecodedWhole() {
+  void otherKindsAreDecodedWholeButForTheirBookkeeping() {
     var node =
         trimming.unmarshal(
             """
             {"apiVersion": "v1", "kind": "Node",
-             "metadata": {"name": "node-1", "annotations": {"example.com/note": "x"}}}
+             "metadata": {"name": "node-1", "labels": {"topology.kubernetes.io/zone": "a"},
+               "annotations": {"example.com/note": "x"},
+               "managedFields": [{"manager": "kubelet", "operation": "Update"}],
+               "ownerReferences": [{"kind": "Cluster", "name": "c"}]}}
             """,
             Node.class);
 
     assertThat(node.getMetadata().getAnnotations()).containsOnlyKeys("example.com/note");
+    assertThat(node.getMetadata().getLabels()).containsOnlyKeys("topology.kubernetes.io/zone");
+    assertThat(node.getMetadata().getManagedFields()).isNullOrEmpty();
+    assertThat(node.getMetadata().getOwnerReferences()).isNullOrEmpty();
+  }
+
+  @Test
+  void skippedFieldsAreStillWrittenWhenAnObjectIsSerialized() {
+    // Skipping is for decoding only; an object built in code keeps every field in its JSON.
+    var json =
+        trimming.asJson(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-1")
+                .addNewManagedField()
+                .withManager("kubelet")
+                .endManagedField()
+                .endMetadata()
+                .build());
+
+    assertThat(json).contains("\"managedFields\"", "\"kubelet\"");
   }
 
   private static String list(String kind, String apiVersion, String item) {
