@@ -18,6 +18,7 @@ import dev.proxima.proxy.runtime.ExplainServer;
 import dev.proxima.proxy.runtime.Host;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
+import dev.proxima.proxy.runtime.TrimOnDecode;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
@@ -241,7 +242,11 @@ public final class RunCommand implements Callable<Integer> {
                 nft,
                 stateDir == null || stateDir.isBlank() ? null : Path.of(stateDir));
     var host = dryRun ? Host.none() : Host.thisHost();
-    try (var client = new KubernetesClientBuilder().withConfig(clientConfig).build();
+    try (var client =
+            new KubernetesClientBuilder()
+                .withConfig(clientConfig)
+                .withKubernetesSerialization(TrimOnDecode.serialization())
+                .build();
         var server =
             new ProxyServer(
                 client,

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.cli;
 
+import dev.proxima.proxy.model.IpFamily;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -7,10 +8,13 @@ import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -68,7 +72,7 @@ public final class TrainStartupCommand implements Callable<Integer> {
                 "training-proxy");
         proxy.setDaemon(true);
         proxy.start();
-        if (!awaitHealthy(healthPort)) {
+        if (!awaitFirstSync(healthPort)) {
           err.println("error: the training proxy did not sync within " + TIMEOUT);
           return 1;
         }
@@ -104,10 +108,16 @@ public final class TrainStartupCommand implements Callable<Integer> {
         .formatted(server);
   }
 
-  private static boolean awaitHealthy(int port) {
+  /**
+   * Waits until both families have programmed their first ruleset, which the /healthz body shows as
+   * a time in each family's {@code lastUpdated}. The status code alone does not: /healthz answers
+   * 200 from the start (nothing queued is healthy), so waiting for it recorded an archive of a
+   * start that had not yet listed, planned or rendered anything.
+   */
+  private static boolean awaitFirstSync(int port) {
     long deadline = System.nanoTime() + TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
-      if (get(port, "/healthz") == 200) {
+      if (bothFamiliesSynced(body(port, "/healthz"))) {
         return true;
       }
       // Polling a process-local server; nothing to be notified by.
@@ -116,24 +126,47 @@ public final class TrainStartupCommand implements Callable<Integer> {
     return false;
   }
 
+  static boolean bothFamiliesSynced(String healthz) {
+    return healthz != null
+        && Arrays.stream(IpFamily.values())
+            .allMatch(
+                family ->
+                    Pattern.compile("\"" + family.apiName() + "\": \\{\"lastUpdated\": \"[^\"]")
+                        .matcher(healthz)
+                        .find());
+  }
+
   private static int get(int port, String path) {
+    var response = request(port, path);
+    return response == null ? -1 : response.code();
+  }
+
+  private static String body(int port, String path) {
+    var response = request(port, path);
+    return response == null ? null : response.body();
+  }
+
+  private record Response(int code, String body) {}
+
+  private static Response request(int port, String path) {
     try {
       var connection =
           (HttpURLConnection)
               URI.create("http://127.0.0.1:" + port + path).toURL().openConnection();
       connection.setConnectTimeout(1000);
       connection.setReadTimeout(5000);
-      try (var body =
+      String body = "";
+      try (var stream =
           connection.getResponseCode() >= 400
               ? connection.getErrorStream()
               : connection.getInputStream()) {
-        if (body != null) {
-          body.readAllBytes();
+        if (stream != null) {
+          body = new String(stream.readAllBytes(), StandardCharsets.UTF_8);
         }
       }
-      return connection.getResponseCode();
+      return new Response(connection.getResponseCode(), body);
     } catch (IOException notYet) {
-      return -1;
+      return null;
     }
   }
 

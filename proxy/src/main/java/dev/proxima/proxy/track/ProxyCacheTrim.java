@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,8 +30,20 @@ public final class ProxyCacheTrim {
   private static final Map<List<Boolean>, EndpointConditions> CONDITIONS =
       new ConcurrentHashMap<>();
 
+  /**
+   * Put in place of a trimmed object's own (empty) map of unknown fields: an empty map like any
+   * other, equal to one and serialized the same, whose identity says the object needs no second
+   * trim. Objects are trimmed as they are decoded ({@code TrimOnDecode}) and again when the
+   * informer caches them; at 100,000 endpoints the second pass would intern every zone and node
+   * name again.
+   */
+  private static final Map<String, Object> TRIMMED = Collections.unmodifiableMap(new HashMap<>(0));
+
   /** Trims a Service in place, keeping only the locality opt-in among its annotations. */
   public static void service(Service service) {
+    if (service.getAdditionalProperties() == TRIMMED) {
+      return;
+    }
     var metadata = service.getMetadata();
     dropBookkeeping(metadata);
     if (metadata != null) {
@@ -43,10 +56,16 @@ public final class ProxyCacheTrim {
       service.getStatus().setConditions(Collections.emptyList());
     }
     CachedObjects.compact(service);
+    if (hasNoUnknownFields(service.getAdditionalProperties())) {
+      service.setAdditionalProperties(TRIMMED);
+    }
   }
 
   /** Trims an EndpointSlice in place, keeping the annotation network programming latency reads. */
   public static void slice(EndpointSlice slice) {
+    if (slice.getAdditionalProperties() == TRIMMED) {
+      return;
+    }
     var metadata = slice.getMetadata();
     dropBookkeeping(metadata);
     if (metadata != null && metadata.getAnnotations() != null) {
@@ -64,6 +83,9 @@ public final class ProxyCacheTrim {
       }
     }
     CachedObjects.compact(slice);
+    if (hasNoUnknownFields(slice.getAdditionalProperties())) {
+      slice.setAdditionalProperties(TRIMMED);
+    }
   }
 
   /** The shared conditions equal to {@code conditions}; itself when it has unknown fields. */
@@ -78,6 +100,11 @@ public final class ProxyCacheTrim {
         Arrays.asList(conditions.getReady(), conditions.getServing(), conditions.getTerminating());
     return CONDITIONS.computeIfAbsent(
         key, k -> new EndpointConditions(k.get(0), k.get(1), k.get(2)));
+  }
+
+  /** A map of unknown fields the marker can stand in for without losing any. */
+  private static boolean hasNoUnknownFields(Map<String, Object> unknown) {
+    return unknown == null || unknown.isEmpty();
   }
 
   private static void dropBookkeeping(ObjectMeta metadata) {

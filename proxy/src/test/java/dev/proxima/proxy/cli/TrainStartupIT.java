@@ -35,6 +35,10 @@ class TrainStartupIT {
 
     assertThat(training.exitCode()).as(training.toString()).isZero();
     assertThat(training.err()).contains("training start synced; exiting");
+    // The archive must cover a whole start, the first sync included, not only the servers.
+    assertThat(training.out())
+        .contains("\"message\":\"Synced proxy rules\"", "\"family\":\"IPv4\"")
+        .contains("\"family\":\"IPv6\"");
     assertThat(archive).isNotEmptyFile();
     assertThat(next.exitCode()).as(next.toString()).isZero();
     assertThat(next.out())

@@ -97,6 +97,20 @@ class ProxyCacheTrimTest {
   }
 
   @Test
+  void anObjectAlreadyTrimmedIsNotTrimmedAgain() {
+    // Objects are trimmed as they are decoded and again when cached; the second pass does no work.
+    var service = service();
+    ProxyCacheTrim.service(service);
+    service.getMetadata().setAnnotations(Map.of("example.com/note", "x"));
+
+    ProxyCacheTrim.service(service);
+
+    assertThat(service.getMetadata().getAnnotations()).containsOnlyKeys("example.com/note");
+    assertThat(service.getAdditionalProperties()).isEmpty();
+    assertThat(service).isEqualTo(new ServiceBuilder(service).build());
+  }
+
+  @Test
   void keepsEverythingTheChangeTrackersAndThePlannerRead() {
     var slice = slice();
     var service = service();

@@ -1,0 +1,133 @@
+package dev.proxima.proxy.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.model.Annotations;
+import dev.proxima.proxy.track.ProxyCacheTrim;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceList;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceList;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.junit.jupiter.api.Test;
+
+class TrimOnDecodeTest {
+  private static final String SERVICE =
+      """
+      {"apiVersion": "v1", "kind": "Service",
+       "metadata": {"name": "web", "namespace": "shop",
+         "annotations": {"example.com/note": "x", "%s": "true"},
+         "managedFields": [{"manager": "kubectl", "operation": "Apply"}]},
+       "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
+         "ports": [{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080}]},
+       "status": {"conditions": [{"type": "x", "status": "True"}]}}
+      """
+          .formatted(Annotations.OBSERVE_LOCALITY);
+
+  private static final String SLICE =
+      """
+      {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+       "metadata": {"name": "web-abcde", "namespace": "shop",
+         "labels": {"kubernetes.io/service-name": "web"},
+         "annotations": {"%s": "2026-11-22T05:00:00Z", "example.com/other": "x"},
+         "ownerReferences": [{"kind": "Service", "name": "web"}]},
+       "addressType": "IPv4",
+       "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}],
+       "endpoints": [{"addresses": ["10.0.0.1"], "conditions": {"ready": true},
+         "zone": "zone-a", "nodeName": "node-1", "hints": {"forZones": [{"name": "zone-a"}]},
+         "targetRef": {"kind": "Pod", "name": "web-1"}}]}
+      """
+          .formatted(Annotations.LAST_CHANGE_TRIGGER_TIME);
+
+  private final KubernetesSerialization trimming = TrimOnDecode.serialization();
+  private final KubernetesSerialization plain = new KubernetesSerialization();
+
+  @Test
+  void everyServiceOfADecodedListIsTheOneTheCacheWouldKeep() {
+    var list = trimming.unmarshal(list("ServiceList", "v1", SERVICE), ServiceList.class);
+
+    var expected = plain.unmarshal(SERVICE, Service.class);
+    ProxyCacheTrim.service(expected);
+    assertThat(list.getItems()).hasSize(2).allSatisfy(s -> assertThat(s).isEqualTo(expected));
+    var service = list.getItems().get(0);
+    assertThat(service.getMetadata().getManagedFields()).isEmpty();
+    assertThat(service.getMetadata().getAnnotations())
+        .containsOnlyKeys(Annotations.OBSERVE_LOCALITY);
+    assertThat(service.getStatus().getConditions()).isEmpty();
+    assertThat(service.getSpec().getPorts().get(0).getPort()).isEqualTo(80);
+  }
+
+  @Test
+  void everySliceOfADecodedListIsTheOneTheCacheWouldKeep() {
+    var list =
+        trimming.unmarshal(
+            list("EndpointSliceList", "discovery.k8s.io/v1", SLICE), EndpointSliceList.class);
+
+    var expected = plain.unmarshal(SLICE, EndpointSlice.class);
+    ProxyCacheTrim.slice(expected);
+    assertThat(list.getItems()).hasSize(2).allSatisfy(s -> assertThat(s).isEqualTo(expected));
+    var endpoint = list.getItems().get(0).getEndpoints().get(0);
+    assertThat(endpoint.getTargetRef()).isNull();
+    assertThat(endpoint.getZone()).isEqualTo("zone-a");
+    assertThat(endpoint.getHints().getForZones()).hasSize(1);
+    assertThat(list.getItems().get(0).getMetadata().getAnnotations())
+        .containsOnlyKeys(Annotations.LAST_CHANGE_TRIGGER_TIME);
+  }
+
+  @Test
+  void aServiceTheTrimCannotHandleIsStillDecoded() {
+    // A null port makes the compaction throw; decoding must not fail because of the trim.
+    var hostile = SERVICE.replace("\"ports\": [", "\"ports\": [null, ");
+
+    var service = trimming.unmarshal(hostile, Service.class);
+
+    assertThat(service.getSpec().getPorts()).hasSize(2).first().isNull();
+    assertThat(service.getSpec().getClusterIP()).isEqualTo("10.96.0.1");
+  }
+
+  @Test
+  void otherKindsAreDecodedWholeButForTheirBookkeeping() {
+    var node =
+        trimming.unmarshal(
+            """
+            {"apiVersion": "v1", "kind": "Node",
+             "metadata": {"name": "node-1", "labels": {"topology.kubernetes.io/zone": "a"},
+               "annotations": {"example.com/note": "x"},
+               "managedFields": [{"manager": "kubelet", "operation": "Update"}],
+               "ownerReferences": [{"kind": "Cluster", "name": "c"}]}}
+            """,
+            Node.class);
+
+    assertThat(node.getMetadata().getAnnotations()).containsOnlyKeys("example.com/note");
+    assertThat(node.getMetadata().getLabels()).containsOnlyKeys("topology.kubernetes.io/zone");
+    assertThat(node.getMetadata().getManagedFields()).isNullOrEmpty();
+    assertThat(node.getMetadata().getOwnerReferences()).isNullOrEmpty();
+  }
+
+  @Test
+  void skippedFieldsAreStillWrittenWhenAnObjectIsSerialized() {
+    // Skipping is for decoding only; an object built in code keeps every field in its JSON.
+    var json =
+        trimming.asJson(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-1")
+                .addNewManagedField()
+                .withManager("kubelet")
+                .endManagedField()
+                .endMetadata()
+                .build());
+
+    assertThat(json).contains("\"managedFields\"", "\"kubelet\"");
+  }
+
+  private static String list(String kind, String apiVersion, String item) {
+    return """
+        {"apiVersion": "%s", "kind": "%s", "metadata": {"resourceVersion": "7"},
+         "items": [%s, %s]}
+        """
+        .formatted(apiVersion, kind, item, item);
+  }
+}
