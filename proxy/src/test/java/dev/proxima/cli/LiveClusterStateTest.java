@@ -1,10 +1,10 @@
 package dev.proxima.cli;
 
+import static dev.proxima.proxy.testing.ApiObjects.serviceCidr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -25,17 +25,7 @@ class LiveClusterStateTest {
 
   @Test
   void listsTheClustersServiceCidrsForTheProxysCommands() throws Exception {
-    client
-        .resource(
-            new ServiceCIDRBuilder()
-                .withNewMetadata()
-                .withName("kubernetes")
-                .endMetadata()
-                .withNewSpec()
-                .withCidrs("10.96.0.0/16", "fd00:10:96::/112")
-                .endSpec()
-                .build())
-        .create();
+    client.resource(serviceCidr("10.96.0.0/16", "fd00:10:96::/112")).create();
 
     var withCidrs = LiveClusterState.list(client, true);
     var without = LiveClusterState.list(client, false);

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.cli;
 
+import static dev.proxima.proxy.testing.ApiObjects.serviceCidr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -390,17 +391,7 @@ class ProxyCommandsIT {
       state.nodes().forEach(node -> api.client().resource(node).create());
       state.services().forEach(service -> api.client().resource(service).create());
       state.endpointSlices().forEach(slice -> api.client().resource(slice).create());
-      api.client()
-          .resource(
-              new io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder()
-                  .withNewMetadata()
-                  .withName("kubernetes")
-                  .endMetadata()
-                  .withNewSpec()
-                  .withCidrs("10.96.0.0/16")
-                  .endSpec()
-                  .build())
-          .create();
+      api.client().resource(serviceCidr("10.96.0.0/16")).create();
       var kubeconfig = ReachableApiServer.kubeconfig(directory.resolve("kubeconfig"), api.url());
 
       var result = run("render", "--kubeconfig", kubeconfig.toString(), "--node", "node-a");

@@ -1,5 +1,7 @@
 package dev.proxima.proxy.conformance;
 
+import static dev.proxima.proxy.testing.ApiObjects.serviceCidr;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
@@ -12,7 +14,6 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditionsBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPortBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,15 +64,7 @@ final class ScenarioObjects {
             .endStatus()
             .build());
     if (!scenario.settings().serviceCidrs().isEmpty()) {
-      objects.add(
-          new ServiceCIDRBuilder()
-              .withNewMetadata()
-              .withName("kubernetes")
-              .endMetadata()
-              .withNewSpec()
-              .withCidrs(scenario.settings().serviceCidrs())
-              .endSpec()
-              .build());
+      objects.add(serviceCidr(scenario.settings().serviceCidrs()));
     }
     for (var service : scenario.services()) {
       objects.add(service(service));

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import static dev.proxima.proxy.testing.ApiObjects.serviceCidr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,7 +10,6 @@ import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.ClusterObjects;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -128,17 +128,7 @@ class ProxyServerTest {
         .as("without ServiceCIDR objects nothing is dropped")
         .doesNotContain("add element ip proxima service-cidrs");
 
-    client
-        .resource(
-            new ServiceCIDRBuilder()
-                .withNewMetadata()
-                .withName("kubernetes")
-                .endMetadata()
-                .withNewSpec()
-                .withCidrs("10.96.0.0/16", "fd00:10:96::/112")
-                .endSpec()
-                .build())
-        .create();
+    client.resource(serviceCidr("10.96.0.0/16", "fd00:10:96::/112")).create();
 
     // Per family, a partial transaction that adds the range, not a new table.
     await()

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Map;
@@ -18,6 +20,22 @@ import java.util.Map;
  */
 public final class ApiObjects {
   private ApiObjects() {}
+
+  /** The ServiceCIDR object {@code kubernetes} with these ranges, as the API server creates it. */
+  public static ServiceCIDR serviceCidr(String... cidrs) {
+    return serviceCidr(java.util.List.of(cidrs));
+  }
+
+  public static ServiceCIDR serviceCidr(java.util.List<String> cidrs) {
+    return new ServiceCIDRBuilder()
+        .withNewMetadata()
+        .withName("kubernetes")
+        .endMetadata()
+        .withNewSpec()
+        .withCidrs(cidrs)
+        .endSpec()
+        .build();
+  }
 
   public static ServiceSpec service(String namespace, String name, String clusterIp) {
     return new ServiceSpec(namespace, name, clusterIp);
