@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.proxima.controller.cli.ControllerMain;
 import dev.proxima.controller.metrics.ControllerMetrics;
+import dev.proxima.http.StreamedFamily;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.cli.ProxyMain;
 import dev.proxima.proxy.metrics.ConnectionCounts;
@@ -22,6 +23,7 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.InfoSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.SummarySnapshot;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
 import java.io.ByteArrayOutputStream;
@@ -167,7 +169,11 @@ class DashboardAndDocsTest {
   @BeforeAll
   static void scrapeWhatTheCodeRegisters() throws IOException {
     exposition =
-        Exposition.of(List.of(controllerRegistry(), proxyRegistry(), iptablesModeProxyRegistry()));
+        Exposition.of(
+            List.of(
+                new Served(controllerRegistry(), List.of()),
+                proxyMetrics(),
+                new Served(iptablesModeProxyRegistry(), List.of())));
   }
 
   @Test
@@ -488,7 +494,13 @@ class DashboardAndDocsTest {
     return registry;
   }
 
-  private static PrometheusRegistry proxyRegistry() {
+  /**
+   * What one /metrics endpoint serves: its registry, and the families its handler writes straight
+   * into the response after the registry's scrape (see {@code PrometheusMetricsHandler}).
+   */
+  private record Served(PrometheusRegistry registry, List<StreamedFamily> streamed) {}
+
+  private static Served proxyMetrics() {
     var registry = new PrometheusRegistry();
     var metrics = new ProxyMetrics(registry);
     var now = Instant.parse("2025-01-01T00:00:00Z");
@@ -508,16 +520,17 @@ class DashboardAndDocsTest {
     var web =
         new dev.proxima.proxy.model.ServicePortName(
             new ObjectKey("shop", "web"), "http", dev.proxima.proxy.model.Protocol.TCP);
-    ConnectionLocalityMetrics.register(
-        registry,
-        Map.of(
-            "IPv4",
-            () ->
-                Optional.of(
-                    new ConnectionCounts(
-                        Map.of(Locality.ZONE, 3L), 1, Map.of(web, Map.of(Locality.ZONE, 3L))))),
-        () -> "zone-a");
-    return registry;
+    var connections =
+        ConnectionLocalityMetrics.register(
+            registry,
+            Map.of(
+                "IPv4",
+                () ->
+                    Optional.of(
+                        new ConnectionCounts(
+                            Map.of(Locality.ZONE, 3L), 1, Map.of(web, Map.of(Locality.ZONE, 3L))))),
+            () -> "zone-a");
+    return new Served(registry, List.of(connections.serviceConnections()));
   }
 
   /** The iptables mode registers its own failure counters, rule counts and backend. */
@@ -541,10 +554,14 @@ class DashboardAndDocsTest {
 
     final Set<String> labelValues = new TreeSet<>();
 
-    static Exposition of(List<PrometheusRegistry> registries) throws IOException {
+    static Exposition of(List<Served> endpoints) throws IOException {
       var exposition = new Exposition();
-      for (var registry : registries) {
-        var snapshots = registry.scrape();
+      for (var served : endpoints) {
+        // The registry first: its scrape reads what the streamed families then write.
+        var builder = MetricSnapshots.builder();
+        served.registry().scrape().forEach(builder::metricSnapshot);
+        served.streamed().forEach(family -> builder.metricSnapshot(family.snapshot()));
+        var snapshots = builder.build();
         for (var snapshot : snapshots) {
           exposition.addFamily(snapshot);
         }
