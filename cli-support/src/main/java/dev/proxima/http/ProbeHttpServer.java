@@ -47,6 +47,8 @@ public final class ProbeHttpServer implements AutoCloseable {
 
   private final HttpServer server;
   private final String claimed;
+  private final String host;
+  private final int boundPort;
 
   /**
    * @param headerTimeout how long a request's line and headers may take to arrive
@@ -57,9 +59,11 @@ public final class ProbeHttpServer implements AutoCloseable {
     public static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofSeconds(60));
   }
 
-  private ProbeHttpServer(HttpServer server, String claimed) {
+  private ProbeHttpServer(HttpServer server, String claimed, String host, int boundPort) {
     this.server = server;
     this.claimed = claimed;
+    this.host = host;
+    this.boundPort = boundPort;
   }
 
   /** Listens on the address with {@link Limits#DEFAULT}. */
@@ -142,7 +146,7 @@ public final class ProbeHttpServer implements AutoCloseable {
       }
       throw new IOException("cannot listen on " + host + " port " + address.getPort(), cause);
     }
-    return new ProbeHttpServer(server, claimed);
+    return new ProbeHttpServer(server, claimed, host, server.actualPort());
   }
 
   private static void send(
@@ -228,7 +232,33 @@ public final class ProbeHttpServer implements AutoCloseable {
       log.atWarn().setCause(failure).log("Closing an HTTP listener failed");
     } finally {
       if (claimed != null) {
+        awaitPortReleased();
         LISTENING.remove(claimed);
+      }
+    }
+  }
+
+  /**
+   * Vert.x completes a close before its event loop has closed the listening socket itself: one
+   * listen on the same port right after failed with "Address already in use" in 30 of 300 tries. So
+   * close waits, a bounded while, until the port can be bound, which is what it promises.
+   */
+  private void awaitPortReleased() {
+    var address = new InetSocketAddress(host, boundPort);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (true) {
+      try (var probe = new java.net.ServerSocket()) {
+        probe.setReuseAddress(true);
+        probe.bind(address);
+        return;
+      } catch (IOException stillBound) {
+        if (System.nanoTime() > deadline) {
+          log.atWarn()
+              .addKeyValue("address", host + " port " + boundPort)
+              .log("The closed HTTP listener's port is still bound after 5 s");
+          return;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
       }
     }
   }

@@ -149,9 +149,9 @@ class ProbeHttpServerTest {
 
   @Test
   void anAddressThisProcessAlreadyServesCannotBeListenedOnAgain() throws Exception {
-    // A port the kernel never hands out on its own: with an ephemeral one, any connection opened
-    // anywhere on the machine between the close and the second listen could take it as its local
-    // port, and the second listen would fail for a reason that is not this test's.
+    // A fixed port, as the proxy's listeners have: only those are claimed by the process, so the
+    // second listen is refused by the claim before it reaches a socket. (A port-0 listener is not
+    // claimed, and Vert.x would share its socket with a second server on the same port.)
     var address = new InetSocketAddress(HOST, portOutsideTheEphemeralRange());
     var first = ProbeHttpServer.start(address, Map.of());
 
