@@ -230,10 +230,14 @@ final class ExtremeBenchmarks {
         double restartTotal = node.firstSyncedAt() - restarted.startedMillis;
         var restartRuns = timer.runs(restarted.startedMillis, node.firstSyncedAt());
         var restartLongest = NftTimer.longestTransaction(restartRuns);
-        var reads = restartRuns.stream().filter(r -> r.arguments().contains("list")).toList();
+        var reads =
+            restartRuns.stream()
+                .filter(r -> r.arguments().contains("list") || r.arguments().startsWith("-c "))
+                .toList();
         // Reading the table back: `nft list table` (whole) or `nft -t list table` (chains and
-        // rules); a `nft list chain` of the marker chain is the cheap verification instead, and
-        // `nft list tables` (whether there is a table at all) reads no table.
+        // rules); a `nft list set` of the marker set and a `nft -c` of its deletion (refused
+        // while a rule refers to it) are the cheap verification instead, and `nft list tables`
+        // (whether there is a table at all) reads no table.
         boolean tableRead = reads.stream().anyMatch(r -> r.arguments().contains("list table "));
         boolean wholeRead =
             reads.stream()
@@ -243,7 +247,11 @@ final class ExtremeBenchmarks {
                             && !r.arguments().matches("(^|.* )-t( .*|$)"));
         double verify =
             reads.stream()
-                .filter(r -> r.arguments().contains("list chain"))
+                .filter(
+                    r ->
+                        r.arguments().contains("list set")
+                            || r.arguments().contains("list chain")
+                            || r.arguments().startsWith("-c "))
                 .mapToDouble(NftTimer.Run::millis)
                 .sum();
         String readText =
@@ -264,7 +272,7 @@ final class ExtremeBenchmarks {
                         : tableRead
                             ? ": the table without its set and map elements (`-t`), chains and"
                                 + " rules included"
-                            : ": only the marker chain, to verify the table against its saved"
+                            : ": only the marker set, to verify the table against its saved"
                                 + " ruleset")
                     + "; its longest transaction "
                     + text(restartLongest)

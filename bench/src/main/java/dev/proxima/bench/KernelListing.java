@@ -28,8 +28,11 @@ final class KernelListing {
         }
       } else if (line.equals("\t}")) {
         boolean emptyChain = header.startsWith("chain ") && body.isEmpty();
-        // The proxy's marker chain names the generation it loaded; a render has none.
-        boolean marker = header.startsWith("chain sync-generation ");
+        // The proxy's marker set names the generation it loaded, and a rule of the marker chain
+        // refers to it; a render has neither.
+        boolean marker =
+            header.startsWith("set sync-generation ")
+                || header.startsWith("chain sync-generation ");
         if (!emptyChain && !marker) {
           Collections.sort(body);
           blocks.put(header, body);

@@ -25,11 +25,12 @@ final class NftTimer {
     }
 
     /**
-     * A transaction: a script loaded with {@code -f}, or any run of a restore tool (logged with its
-     * name first).
+     * A transaction: a script loaded with {@code -f} (not merely checked with {@code -c}), or any
+     * run of a restore tool (logged with its name first).
      */
     boolean transaction() {
-      return arguments.contains("-f") || arguments.contains("-restore ");
+      return arguments.contains("-f") && !arguments.startsWith("-c ")
+          || arguments.contains("-restore ");
     }
   }
 

@@ -53,7 +53,7 @@ final class RulesetText {
         }
       } else if (line.equals("\t}")) {
         boolean staleChain = header.startsWith("chain ") && body.isEmpty();
-        if (header.startsWith("chain sync-generation ")) {
+        if (header.startsWith("set sync-generation ")) {
           // The generation marker differs between any two loads; that it is there is enough.
           blocks.put(header, List.of());
         } else if (header.startsWith("counter ")) {

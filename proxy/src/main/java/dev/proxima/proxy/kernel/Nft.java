@@ -90,9 +90,20 @@ public final class Nft implements RuleLoader {
   }
 
   @Override
-  public Optional<String> chain(String family, String table, String chain) {
-    var result = run(List.of("list", "chain", family, table, chain), "");
+  public Optional<String> set(String family, String table, String set) {
+    var result = run(List.of("list", "set", family, table, set), "");
     return result.succeeded() ? Optional.of(result.output()) : Optional.empty();
+  }
+
+  /**
+   * Asks the kernel to delete the set in check mode, which it refuses with EBUSY while a rule
+   * refers to the set: 10–18 ms at 44,000 Services (nft fetches chains and sets, not rules or
+   * elements). Any other answer, a deletion it would take included, is false.
+   */
+  @Override
+  public boolean referenced(String family, String table, String set) {
+    var result = check("delete set " + family + " " + table + " " + set + "\n");
+    return !result.succeeded() && result.output().contains("Device or resource busy");
   }
 
   /**

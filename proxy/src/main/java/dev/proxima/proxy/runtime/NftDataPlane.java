@@ -364,10 +364,25 @@ public final class NftDataPlane implements DataPlane {
     return restored.get().assembler();
   }
 
-  /** The marker the kernel's table holds now; empty without a table or marker. */
+  /**
+   * The marker the kernel's table holds now; empty without a table or marker, and when no rule
+   * refers to the marker set any more: {@code nft flush table} empties every chain but keeps the
+   * set's element, so the element alone would vouch for a table without rules.
+   */
   private Optional<SavedRuleset.Marker> kernelMarker() {
-    return nft.chain(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_CHAIN)
-        .flatMap(SavedRuleset::marker);
+    var nftFamily = NftSyntax.family(family);
+    var found =
+        nft.set(nftFamily, NftNames.TABLE, RulesetAssembler.GENERATION_SET)
+            .flatMap(SavedRuleset::marker);
+    if (found.isEmpty()
+        || nft.referenced(nftFamily, NftNames.TABLE, RulesetAssembler.GENERATION_SET)) {
+      return found;
+    }
+    LOG.atInfo()
+        .addKeyValue("family", family)
+        .addKeyValue("kernel", found.get().comment())
+        .log("The table's rules were flushed; its marker does not count");
+    return Optional.empty();
   }
 
   /**
@@ -469,7 +484,7 @@ public final class NftDataPlane implements DataPlane {
    * runner may never be idle, so what is due goes after each sync too.
    */
   private Outcome loadThenSave(List<String> transactions, StringBuilder records) {
-    var outcome = loadAll(transactions);
+    var outcome = loadAll(transactions, false);
     if (outcome.status() == Status.LOADED && saved != null) {
       var text = records.toString();
       var loaded = marker;
@@ -521,10 +536,10 @@ public final class NftDataPlane implements DataPlane {
   private Outcome loadRebuild(List<ServicePortRules> ports) {
     var kernel = kernelTable();
     if (kernel == null) {
-      return loadAll(assembler.replaceAllInBatches(ports, TRANSACTION_LINES));
+      return loadAll(assembler.replaceAllInBatches(ports, TRANSACTION_LINES), true);
     }
     var keeping = assembler.replaceAll(ports, kernel, countingKeysIn(kernel));
-    var outcome = loadAll(List.of(keeping));
+    var outcome = loadAll(List.of(keeping), true);
     if (outcome.status() != Status.FAILED) {
       return outcome;
     }
@@ -536,15 +551,19 @@ public final class NftDataPlane implements DataPlane {
         .log("Could not replace the rules in place; replacing the whole table, affinity resets");
     // The whole table goes, stale chains with it.
     assembler.forgetStale();
-    return loadAll(List.of(assembler.fullScript()));
+    return loadAll(List.of(assembler.fullScript()), true);
   }
 
   /**
    * Loads transactions in order, each with the next marker when the proxy saves its ruleset, and
    * stops at the first the kernel refuses: the ones before it stay loaded (each leaves every
    * Service port whole), and the next sync rebuilds.
+   *
+   * @param rebuilding whether the transactions rebuild the table: they also (re)write the rule that
+   *     refers to the marker set, which only a rebuild needs and which makes nft 1.0.6 fetch the
+   *     whole table first
    */
-  private Outcome loadAll(List<String> transactions) {
+  private Outcome loadAll(List<String> transactions, boolean rebuilding) {
     int lines = 0;
     boolean any = false;
     for (var transaction : transactions) {
@@ -554,6 +573,9 @@ public final class NftDataPlane implements DataPlane {
       var script = transaction;
       if (saved != null) {
         script = transaction + assembler.markerScript(marker.next());
+        if (rebuilding) {
+          script += assembler.markerRuleScript();
+        }
       }
       int count = Lines.count(script);
       lines += count;

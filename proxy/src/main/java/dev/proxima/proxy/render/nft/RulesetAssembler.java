@@ -141,7 +141,17 @@ public final class RulesetAssembler {
     void record(String lines);
   }
 
-  /** The kernel's marker chain: one rule whose comment names the table's generation. */
+  /**
+   * The kernel's marker: a set of one element whose comment names the table's generation. Sets and
+   * chains have names of their own, so the set and {@link #GENERATION_CHAIN} share one.
+   */
+  public static final String GENERATION_SET = "sync-generation";
+
+  /**
+   * The chain whose one rule refers to {@link #GENERATION_SET}: {@code nft flush table} removes the
+   * rule but not the set's element, and a set no rule refers to says the table was flushed. No
+   * packet reaches the chain.
+   */
   public static final String GENERATION_CHAIN = "sync-generation";
 
   public RulesetAssembler(FamilySettings config) {
@@ -411,19 +421,41 @@ public final class RulesetAssembler {
   }
 
   /**
-   * The statements that set the table's marker to {@code marker}, whatever the marker chain holds
-   * (or whether it exists): appended to every transaction that changes what a saved ruleset
-   * describes, so the kernel says which saved generation it holds.
+   * The statements that set the table's marker to {@code marker}, whether or not the marker set
+   * exists: appended to every transaction that changes what a saved ruleset describes, so the
+   * kernel says which saved generation it holds. Only set and element statements: unlike a chain's
+   * {@code flush} or {@code add rule}, they do not make nft 1.0.6 fetch the whole table first (8 ms
+   * of nft's CPU per transaction at 44,000 Services).
    */
   public String markerScript(SavedRuleset.Marker marker) {
-    return text.addChain(GENERATION_CHAIN, "")
+    var set = text.table() + " " + GENERATION_SET;
+    return "add set "
+        + set
+        + " { type mark; }\nflush set "
+        + set
+        + "\nadd element "
+        + set
+        + " { 0x1 comment \""
+        + marker.comment()
+        + "\" }\n";
+  }
+
+  /**
+   * The statements that give the marker set the rule that refers to it, whatever the marker chain
+   * holds: appended to the transactions of a rebuild, after {@link #markerScript}, so that a table
+   * flushed since shows as a set no rule refers to.
+   */
+  public String markerRuleScript() {
+    var chain = text.table() + " " + GENERATION_CHAIN;
+    return "add chain "
+        + chain
         + "\nflush chain "
-        + text.table()
-        + " "
-        + GENERATION_CHAIN
-        + "\n"
-        + text.addRule(GENERATION_CHAIN, "return comment \"" + marker.comment() + "\"")
-        + "\n";
+        + chain
+        + "\nadd rule "
+        + chain
+        + " meta mark @"
+        + GENERATION_SET
+        + " return\n";
   }
 
   /** A digest of the settings the fixed table and every fragment are rendered with. */
@@ -652,7 +684,8 @@ public final class RulesetAssembler {
                   kind.equals("set")
                       && (set.startsWith(NftNames.AFFINITY_PREFIX)
                               && setDeclarations.containsKey(set)
-                          || countingSets.contains(set));
+                          || countingSets.contains(set)
+                          || set.equals(GENERATION_SET));
               if (!kept) {
                 text.deleteSet(out, kind, set);
               }

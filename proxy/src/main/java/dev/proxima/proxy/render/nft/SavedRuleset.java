@@ -210,7 +210,7 @@ public final class SavedRuleset {
       return new Marker(epoch, generation + 1);
     }
 
-    /** The comment of the marker rule in the kernel. */
+    /** The comment of the marker set's element in the kernel. */
     public String comment() {
       return "epoch " + epoch + " generation " + generation;
     }
@@ -268,21 +268,26 @@ public final class SavedRuleset {
     out.append(commit(contents.marker()));
   }
 
-  /** Reads the marker rule's comment from a listing of the marker chain; empty when none. */
+  /**
+   * Reads the marker from a listing of the marker set ({@code nft list set}): the comment of its
+   * element. Empty when there is none, or more than one (not a set this proxy wrote).
+   */
   public static java.util.Optional<Marker> marker(String listing) {
-    var match =
-        java.util.regex.Pattern.compile("comment \"epoch (\\d+) generation (\\d+)\"")
-            .matcher(listing);
+    var match = MARKER_COMMENT.matcher(listing);
     if (!match.find()) {
       return java.util.Optional.empty();
     }
+    Marker found;
     try {
-      return java.util.Optional.of(
-          new Marker(Long.parseLong(match.group(1)), Long.parseLong(match.group(2))));
+      found = new Marker(Long.parseLong(match.group(1)), Long.parseLong(match.group(2)));
     } catch (NumberFormatException e) {
       return java.util.Optional.empty();
     }
+    return match.find() ? java.util.Optional.empty() : java.util.Optional.of(found);
   }
+
+  private static final java.util.regex.Pattern MARKER_COMMENT =
+      java.util.regex.Pattern.compile("comment \"epoch (\\d+) generation (\\d+)\"");
 
   public static String commit(Marker marker) {
     return "commit " + marker.epoch() + " " + marker.generation() + "\n";

@@ -95,6 +95,14 @@ final class FakeNft {
     return found == null ? Map.of() : new TreeMap<>(found.elements());
   }
 
+  /** Whether a rule of the table refers to the set, so the kernel would refuse to delete it. */
+  boolean referenced(String set) {
+    return chains.values().stream()
+        .flatMap(chain -> chain.rules().stream())
+        .anyMatch(
+            rule -> SET_REFERENCE.matcher(rule).results().anyMatch(m -> m.group(1).equals(set)));
+  }
+
   /** The rules of a chain; null when it does not exist. */
   List<String> rulesOf(String chain) {
     var found = chains.get(chain);
@@ -165,6 +173,7 @@ final class FakeNft {
         chains.remove(name);
       }
       case "add rule" -> chain(name).rules().add(rest.strip());
+      case "flush set", "flush map" -> set(name).elements().clear();
       case "add counter" -> counters.add(name);
       case "add set", "add map" -> {
         var existing = sets.get(name);
@@ -202,6 +211,11 @@ final class FakeNft {
         }
         family = tableFamily;
         exists = true;
+      }
+      case "flush" -> {
+        // As nft 1.0.6: every chain loses its rules; sets, maps and their elements stay.
+        requireTable(tableFamily, NftNames.TABLE);
+        chains.values().forEach(chain -> chain.rules().clear());
       }
       case "delete" -> {
         if (!exists) {
@@ -276,6 +290,14 @@ final class FakeNft {
     if (!exists || !tableFamily.equals(family) || !table.equals(NftNames.TABLE)) {
       throw new IllegalStateException("no table " + tableFamily + " " + table);
     }
+  }
+
+  private Set set(String name) {
+    var set = sets.get(name);
+    if (set == null) {
+      throw new IllegalStateException("no set " + name);
+    }
+    return set;
   }
 
   private Chain chain(String name) {

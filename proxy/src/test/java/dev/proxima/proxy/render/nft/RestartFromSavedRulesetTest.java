@@ -52,7 +52,10 @@ class RestartFromSavedRulesetTest {
               .cluster(remote("10.180.1.4", 80), remote("10.180.1.5", 80)),
           service("shop/db", "10.96.0.12", 5432).nodePort(30432).cluster(remote("10.180.2.4", 80)));
 
-  /** {@link FakeNft} as nft: loads, lists the marker chain, and counts whole-table read-backs. */
+  /**
+   * {@link FakeNft} as nft: loads, lists the marker set, tells whether a rule refers to it, and
+   * counts whole-table read-backs.
+   */
   private static final class Kernel implements RuleLoader {
     final FakeNft nft = new FakeNft();
     final List<String> loaded = new ArrayList<>();
@@ -99,14 +102,22 @@ class RestartFromSavedRulesetTest {
     }
 
     @Override
-    public Optional<String> chain(String family, String table, String chain) {
-      var rules = nft.rulesOf(chain);
-      if (rules == null) {
+    public Optional<String> set(String family, String table, String set) {
+      if (!nft.objects().containsKey("set " + set)) {
         return Optional.empty();
       }
-      var out = new StringBuilder("table ip proxima {\n\tchain " + chain + " {\n");
-      rules.forEach(rule -> out.append("\t\t").append(rule).append('\n'));
+      var out = new StringBuilder("table ip proxima {\n\tset " + set + " {\n\t\ttype mark\n");
+      var elements = nft.elementsOf(set).values();
+      if (!elements.isEmpty()) {
+        out.append("\t\telements = { ").append(String.join(",\n\t\t\t     ", elements));
+        out.append(" }\n");
+      }
       return Optional.of(out.append("\t}\n}\n").toString());
+    }
+
+    @Override
+    public boolean referenced(String family, String table, String set) {
+      return nft.referenced(set);
     }
   }
 
@@ -160,9 +171,11 @@ class RestartFromSavedRulesetTest {
     return changed;
   }
 
-  /** The table without the marker chain, which only a proxy with a state directory keeps. */
+  /**
+   * The table without the marker set and chain, which only a proxy with a state directory keeps.
+   */
   private static String withoutMarker(String listing) {
-    return listing.replaceAll("chain " + RulesetAssembler.GENERATION_CHAIN + "\n(\t[^\n]*\n)*", "");
+    return listing.replaceAll("(chain|set) sync-generation[^\n]*\n(\t[^\n]*\n)*", "");
   }
 
   @Test
@@ -250,6 +263,91 @@ class RestartFromSavedRulesetTest {
             event ->
                 assertThat(event.getFormattedMessage())
                     .contains("The table is not the one the proxy saved"));
+  }
+
+  @Test
+  void aPartialSyncRewritesOnlyTheMarkerSetsElementNotAChainOrRule() {
+    var plane = proxy();
+    plane.replaceAll(PORTS, List.of());
+    int loads = kernel.loaded.size();
+
+    plane.update(webMoved());
+
+    assertThat(kernel.loaded).hasSize(loads + 1);
+    assertThat(kernel.loaded.get(loads).lines().filter(line -> line.contains("sync-generation")))
+        .as("nft 1.0.6 fetches the whole table for a chain's flush or rule, not for these")
+        .allMatch(
+            line ->
+                line.startsWith("add set ")
+                    || line.startsWith("flush set ")
+                    || line.startsWith("add element "))
+        .anyMatch(line -> line.startsWith("add element ") && line.contains("comment \"epoch "));
+  }
+
+  @Test
+  void aTableFlushedWithNftFlushTableKeepsItsMarkerElementYetIsLoadedWholeAfterARestart() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    kernel.apply("flush table ip proxima\n");
+    assertThat(kernel.nft.elementsOf(RulesetAssembler.GENERATION_SET))
+        .as("nft flush table empties chains, not sets")
+        .hasSize(1);
+
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(kernel.readBacks).as("the table is read back and replaced").isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+    assertThat(logs.list)
+        .anySatisfy(
+            event ->
+                assertThat(event.getFormattedMessage())
+                    .contains("The table's rules were flushed; its marker does not count"));
+    // The rebuild gave the marker its rule again: the next restart trusts the table.
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.UNCHANGED);
+  }
+
+  @Test
+  void aPartialSyncAfterAFlushDoesNotHideTheFlushFromTheNextFullSync() {
+    var plane = proxy();
+    plane.replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    kernel.apply("flush table ip proxima\n");
+
+    plane.update(webMoved());
+    plane.replaceAll(withWebMoved(), List.of());
+
+    assertThat(kernel.readBacks).as("the full sync rebuilt the table").isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(withWebMoved()));
+  }
+
+  @Test
+  void aTableCarryingTheOldMarkerChainIsLoadedWholeAndKeepsOnlyTheNewMarker() {
+    proxy().replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    // The table as an earlier version left it: the saved generation as a rule's comment in the
+    // marker chain, no marker set.
+    var comment = kernel.nft.elementsOf(RulesetAssembler.GENERATION_SET).values().iterator().next();
+    kernel.apply(
+        "flush chain ip proxima sync-generation\n"
+            + "delete set ip proxima sync-generation\n"
+            + "add rule ip proxima sync-generation return"
+            + comment.substring(comment.indexOf(" comment "))
+            + "\n");
+
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+    assertThat(kernel.nft.rulesOf(RulesetAssembler.GENERATION_CHAIN))
+        .containsExactly("meta mark @sync-generation return");
+    assertThat(kernel.nft.elementsOf(RulesetAssembler.GENERATION_SET)).hasSize(1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
+
+  /** shop/web's second endpoint moved to 10.180.0.9, as a partial sync gets it. */
+  private static java.util.Map<dev.proxima.proxy.model.ServicePortName, ServicePortRules>
+      webMoved() {
+    var moved = withWebMoved().get(0);
+    return java.util.Map.of(moved.port().name(), moved);
   }
 
   @Test
