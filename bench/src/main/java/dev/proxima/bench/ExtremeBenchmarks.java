@@ -236,8 +236,7 @@ final class ExtremeBenchmarks {
                 .toList();
         // Reading the table back: `nft list table` (whole) or `nft -t list table` (chains and
         // rules); a `nft list set` of the marker set and a `nft -c` of its deletion (refused
-        // while a rule refers to it) are the cheap verification instead, and `nft list tables`
-        // (whether there is a table at all) reads no table.
+        // while a rule refers to it) are the cheap verification instead.
         boolean tableRead = reads.stream().anyMatch(r -> r.arguments().contains("list table "));
         boolean wholeRead =
             reads.stream()

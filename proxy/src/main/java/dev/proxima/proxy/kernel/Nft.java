@@ -80,16 +80,6 @@ public final class Nft implements RuleLoader {
   }
 
   @Override
-  public boolean mayHaveTable(String family, String table) {
-    var result = run(List.of("list", "tables", family), "");
-    return !result.succeeded()
-        || result
-            .output()
-            .lines()
-            .anyMatch(line -> line.strip().equals("table " + family + " " + table));
-  }
-
-  @Override
   public Optional<String> set(String family, String table, String set) {
     var result = run(List.of("list", "set", family, table, set), "");
     return result.succeeded() ? Optional.of(result.output()) : Optional.empty();

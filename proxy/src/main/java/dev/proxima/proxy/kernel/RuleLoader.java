@@ -16,14 +16,6 @@ public interface RuleLoader {
   }
 
   /**
-   * Whether the table may exist: false only when the loader has seen that it does not ({@code nft
-   * list tables}, which reads no table's contents); true for loaders that cannot list.
-   */
-  default boolean mayHaveTable(String family, String table) {
-    return true;
-  }
-
-  /**
    * One set of the table with its elements, as {@code nft list set} prints it (nft 1.0.6 fetches
    * that set alone: 3 ms at 44,000 Services, where {@code nft list chain} fetches the whole table,
    * 1.3 s); empty when it does not exist or cannot be read, and always for loaders that cannot

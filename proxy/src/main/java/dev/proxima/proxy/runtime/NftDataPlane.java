@@ -108,9 +108,9 @@ public final class NftDataPlane implements DataPlane {
   private Executor saving = Runnable::run;
 
   /**
-   * Whether the kernel has a table to take up (else the saved file is not read at all), asked on a
-   * thread of its own since {@link #starting()}: with nft 1.0.6 even {@code nft list tables} takes
-   * seconds next to a table of 44,000 Services.
+   * Whether the kernel has a table with a marker to take up (else the saved file is not read at
+   * all), asked on a thread of its own since {@link #starting()}: with {@code nft list set} of the
+   * marker set, 3 ms at 44,000 Services, where {@code nft list tables} takes 1.2 s with nft 1.0.6.
    */
   private CompletableFuture<Boolean> tableChecking;
 
@@ -198,16 +198,20 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Starts asking the kernel whether it has a table the saved ruleset could describe: without one
-   * (after a reboot or a cleanup) the file is not read, since parsing a file as large as the
-   * table's script would only delay the rebuild and hold its contents in the heap.
+   * Starts asking the kernel whether it has a table the saved ruleset could describe, one with a
+   * marker set: without one (after a reboot or a cleanup, or a table of an earlier version) the
+   * file is not read, since parsing a file as large as the table's script would only delay the
+   * rebuild and hold its contents in the heap. Whether the marker names the file's generation is
+   * asked when the first full sync starts.
    */
   @Override
   public void starting() {
     if (saved != null && !restoreTried && tableChecking == null) {
       tableChecking =
           CompletableFuture.supplyAsync(
-              () -> nft.mayHaveTable(NftSyntax.family(family), NftNames.TABLE),
+              () ->
+                  nft.set(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_SET)
+                      .isPresent(),
               this::onItsOwnThread);
     }
   }

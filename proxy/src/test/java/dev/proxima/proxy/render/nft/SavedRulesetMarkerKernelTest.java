@@ -73,11 +73,6 @@ class SavedRulesetMarkerKernelTest {
     }
 
     @Override
-    public boolean mayHaveTable(String family, String table) {
-      return nft.mayHaveTable(family, table);
-    }
-
-    @Override
     public Optional<String> set(String family, String table, String set) {
       return nft.set(family, table, set);
     }
