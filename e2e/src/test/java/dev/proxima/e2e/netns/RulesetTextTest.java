@@ -100,6 +100,20 @@ class RulesetTextTest {
     assertThat(RulesetText.programmed(counted)).isNotEqualTo(RulesetText.programmed(TABLE));
   }
 
+  @Test
+  void theMarkerSetIsProgrammedWhateverGenerationItNames() {
+    var marked =
+        TABLE.replace("\tchain nat-output {", MARKER.formatted(3) + "\tchain nat-output {");
+    var later = TABLE.replace("\tchain nat-output {", MARKER.formatted(4) + "\tchain nat-output {");
+
+    assertThat(RulesetText.programmed(later)).isEqualTo(RulesetText.programmed(marked));
+    assertThat(RulesetText.programmed(marked)).isNotEqualTo(RulesetText.programmed(TABLE));
+  }
+
+  private static final String MARKER =
+      "\tset sync-generation {\n\t\ttype mark\n"
+          + "\t\telements = { 0x00000001 comment \"epoch 7 generation %d\" }\n\t}\n\n";
+
   private static final String COUNTER =
       "\tcounter locality-zone {\n\t\tpackets %d bytes 420\n\t}\n\n";
 }
