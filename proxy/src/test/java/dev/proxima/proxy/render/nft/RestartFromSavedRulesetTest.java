@@ -43,7 +43,8 @@ class RestartFromSavedRulesetTest {
   private final Kernel kernel = new Kernel();
   private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
 
-  private static final List<ServicePortRules> PORTS =
+  /** Three Service ports: two endpoints, ClientIP affinity, a NodePort. */
+  static final List<ServicePortRules> PORTS =
       List.of(
           service("shop/web", "10.96.0.10", 80)
               .cluster(remote("10.180.0.4", 80), remote("10.180.0.5", 80)),
@@ -121,6 +122,11 @@ class RestartFromSavedRulesetTest {
     }
   }
 
+  private void assertLogged(String message) {
+    assertThat(logs.list)
+        .anySatisfy(event -> assertThat(event.getFormattedMessage()).contains(message));
+  }
+
   @BeforeEach
   void captureLogs() {
     logs.start();
@@ -137,10 +143,17 @@ class RestartFromSavedRulesetTest {
   }
 
   private NftDataPlane proxy() {
+    return proxy(kernel, clock, state);
+  }
+
+  /**
+   * An IPv4 data plane with default settings, loading with {@code loader}, saving to {@code state}.
+   */
+  static NftDataPlane proxy(RuleLoader loader, MutableClock clock, Path state) {
     return new NftDataPlane(
         IpFamily.IPV4,
         RuleSettings.defaults(),
-        kernel,
+        loader,
         new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables),
         clock,
         state);
@@ -149,14 +162,7 @@ class RestartFromSavedRulesetTest {
   /** The table a proxy without a saved ruleset loads for {@code ports}, marker left out. */
   private String fresh(List<ServicePortRules> ports) {
     var loader = new Kernel();
-    var plane =
-        new NftDataPlane(
-            IpFamily.IPV4,
-            RuleSettings.defaults(),
-            loader,
-            new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables),
-            clock,
-            null);
+    var plane = proxy(loader, clock, null);
     plane.replaceAll(ports, List.of());
     return withoutMarker(loader.nft.list());
   }
@@ -258,11 +264,7 @@ class RestartFromSavedRulesetTest {
 
     assertThat(kernel.readBacks).as("the table is read back and replaced").isEqualTo(readBacks + 1);
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
-    assertThat(logs.list)
-        .anySatisfy(
-            event ->
-                assertThat(event.getFormattedMessage())
-                    .contains("The table is not the one the proxy saved"));
+    assertLogged("The table is not the one the proxy saved");
   }
 
   @Test
@@ -297,11 +299,7 @@ class RestartFromSavedRulesetTest {
 
     assertThat(kernel.readBacks).as("the table is read back and replaced").isEqualTo(readBacks + 1);
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
-    assertThat(logs.list)
-        .anySatisfy(
-            event ->
-                assertThat(event.getFormattedMessage())
-                    .contains("The table's rules were flushed; its marker does not count"));
+    assertLogged("The table's rules were flushed; its marker does not count");
     // The rebuild gave the marker its rule again: the next restart trusts the table.
     assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.UNCHANGED);
   }

@@ -1,20 +1,13 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
-import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
-import dev.proxima.proxy.metrics.ProxyMetrics;
-import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.ProxyMode;
-import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.runtime.DataPlane;
 import dev.proxima.proxy.runtime.NftDataPlane;
 import dev.proxima.proxy.testing.HostTools;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,14 +34,7 @@ class SavedRulesetMarkerKernelTest {
   private String namespace;
   private Kernel kernel;
 
-  private static final List<ServicePortRules> PORTS =
-      List.of(
-          service("shop/web", "10.96.0.10", 80)
-              .cluster(remote("10.180.0.4", 80), remote("10.180.0.5", 80)),
-          service("shop/api", "10.96.0.11", 80)
-              .sticky(Duration.ofSeconds(60))
-              .cluster(remote("10.180.1.4", 80), remote("10.180.1.5", 80)),
-          service("shop/db", "10.96.0.12", 5432).nodePort(30432).cluster(remote("10.180.2.4", 80)));
+  private static final List<ServicePortRules> PORTS = RestartFromSavedRulesetTest.PORTS;
 
   /** nft in the namespace, counting the transactions and whole-table read-backs of a sync. */
   private static final class Kernel implements RuleLoader {
@@ -100,14 +86,7 @@ class SavedRulesetMarkerKernelTest {
 
   /** A proxy as {@code run --state-dir} builds it, at its start: what it reads before its sync. */
   private NftDataPlane started() {
-    var plane =
-        new NftDataPlane(
-            IpFamily.IPV4,
-            RuleSettings.defaults(),
-            kernel,
-            new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables),
-            clock,
-            state);
+    var plane = RestartFromSavedRulesetTest.proxy(kernel, clock, state);
     plane.starting();
     plane.fullSyncStarting(List.of(), List.of());
     return plane;
