@@ -112,20 +112,12 @@ final class FullSyncBatches {
   }
 
   /**
-   * The group whose name a comment starts with (the whole comment, or up to a space), or -1: every
-   * rule of a Service port in a dispatch chain carries a comment that starts with its name.
+   * The group an old rule of a dispatch chain belongs to, by the name its comment carries ({@link
+   * DispatchComments}), or -1: the fixed rules, and rules no wanted port owns.
    */
-  static int owner(String comment, Map<String, Integer> owners) {
-    if (comment == null) {
-      return -1;
-    }
-    for (int space = comment.indexOf(' '); space >= 0; space = comment.indexOf(' ', space + 1)) {
-      Integer owner = owners.get(comment.substring(0, space));
-      if (owner != null) {
-        return owner;
-      }
-    }
-    return owners.getOrDefault(comment, -1);
+  static int owner(String table, IptablesListing.SavedRule rule, Map<String, Integer> owners) {
+    String name = DispatchComments.name(table, rule.chain(), rule.comment());
+    return name == null ? -1 : owners.getOrDefault(name, -1);
   }
 
   private void readKernel(IptablesListing kernel, Map<String, Integer> owners) {
@@ -134,7 +126,7 @@ final class FullSyncBatches {
         .forEach(
             (table, rules) -> {
               for (IptablesListing.SavedRule rule : rules) {
-                int owner = owner(rule.comment(), owners);
+                int owner = owner(table, rule, owners);
                 remaining
                     .computeIfAbsent(key(table, rule.chain()), k -> new ArrayList<>())
                     .add(new OldRule(owner));

@@ -155,7 +155,7 @@ final class ServiceChainsRenderer {
     if (route.clusterIp() != null) {
       String dest = protoMatch + " -d " + route.clusterIp() + " " + dport;
       if (hasInternal) {
-        nat(SERVICES, name + " cluster IP", dest, jumpTo(internalChain));
+        nat(SERVICES, name + DispatchComments.CLUSTER_IP, dest, jumpTo(internalChain));
         String masq = "";
         if (config.masqueradeAll()) {
           masq = "-j " + MARK_MASQ;
@@ -167,7 +167,7 @@ final class ServiceChainsRenderer {
           masq = "-j " + MASQ_NON_POD;
         }
         if (!masq.isEmpty()) {
-          nat(internalChain, name + " cluster IP", dest, masq);
+          nat(internalChain, name + DispatchComments.CLUSTER_IP, dest, masq);
         }
       } else {
         refuse(SERVICES, noEndpointsComment(name, hasAny), dest, route.internal());
@@ -178,7 +178,7 @@ final class ServiceChainsRenderer {
     for (String ip : externalIps) {
       String dest = protoMatch + " -d " + ip + " " + dport;
       if (hasAny) {
-        nat(SERVICES, name + " external IP", dest, jumpTo(ext));
+        nat(SERVICES, name + DispatchComments.EXTERNAL_IP, dest, jumpTo(ext));
       }
       if (!hasExternal) {
         refuse(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, route.external());
@@ -189,10 +189,14 @@ final class ServiceChainsRenderer {
     for (String ip : lbIps) {
       String dest = protoMatch + " -d " + ip + " " + dport;
       if (hasAny) {
-        nat(SERVICES, name + " loadbalancer IP", dest, jumpTo(usesFirewallChain ? fw : ext));
+        nat(
+            SERVICES,
+            name + DispatchComments.LOAD_BALANCER_IP,
+            dest,
+            jumpTo(usesFirewallChain ? fw : ext));
       }
       if (usesFirewallChain) {
-        filter(FIREWALL, name + " traffic not accepted by " + fw, dest, "-j DROP");
+        filter(FIREWALL, name + DispatchComments.NOT_ACCEPTED + fw, dest, "-j DROP");
       }
       if (!hasExternal) {
         refuse(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, route.external());
@@ -221,7 +225,7 @@ final class ServiceChainsRenderer {
           new IptablesRule(
               "filter",
               IptablesChains.NODEPORTS,
-              name + " health check node port",
+              name + DispatchComments.HEALTH_CHECK,
               "-m tcp -p tcp --dport " + healthCheckPort + " -j ACCEPT");
     }
 
@@ -260,7 +264,7 @@ final class ServiceChainsRenderer {
     // filter PROXIMA-FIREWALL (they are not DNATed, so the DROP rule still matches them).
     if (usesFirewallChain) {
       for (Cidr range : route.allowedSources()) {
-        nat(fw, name + " loadbalancer IP", "-s " + range, jumpTo(ext));
+        nat(fw, name + DispatchComments.LOAD_BALANCER_IP, "-s " + range, jumpTo(ext));
       }
       nat(fw, "other traffic to " + name + " will be dropped by " + FIREWALL);
     }
@@ -333,7 +337,7 @@ final class ServiceChainsRenderer {
   }
 
   private String noEndpointsComment(ServicePortName name, boolean hasAny) {
-    return name + (hasAny ? " has no local endpoints" : " has no endpoints");
+    return name + (hasAny ? DispatchComments.NO_LOCAL_ENDPOINTS : DispatchComments.NO_ENDPOINTS);
   }
 
   /**
