@@ -14,13 +14,26 @@ import java.util.Objects;
  * @param comment the rule's comment as the renderer wrote it, from names a tenant chooses; null for
  *     none. Sanitised and quoted only when written ({@link IptablesRestoreText#commentText}).
  * @param spec the matches and the target after the comment ({@code -m tcp -p tcp ... -j X}), built
- *     from Proxima's own constants and validated values; empty for none
+ *     from Proxima's own constants and validated values, or, for a rule read from the kernel
+ *     ({@link #saved}), everything after the chain as {@code iptables-save} printed it; empty for
+ *     none
  */
 public record IptablesRule(String table, String chain, String comment, String spec) {
   public IptablesRule {
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(chain, "chain");
     Objects.requireNonNull(spec, "spec");
+  }
+
+  /**
+   * A rule as an {@code iptables-save} line {@code -A CHAIN rest} printed it, to delete it by that
+   * text: its comment, if any, stays in {@code rest}, quoted as the tool printed it.
+   */
+  static IptablesRule saved(String table, String line) {
+    int space = line.indexOf(' ', 3);
+    return space < 0
+        ? of(table, line.substring(3), "")
+        : of(table, line.substring(3, space), line.substring(space + 1));
   }
 
   /** A rule without a comment. */
