@@ -106,7 +106,7 @@ final class FullSyncBatches {
     Map<String, Integer> owners = new HashMap<>();
     int index = 0;
     for (String name : names) {
-      owners.putIfAbsent(ServiceChainsRenderer.commentText(name), index++);
+      owners.putIfAbsent(IptablesRestoreText.commentText(name), index++);
     }
     return owners;
   }

@@ -357,11 +357,6 @@ final class ServiceChainsRenderer {
     return verdict == Verdict.DROP ? "-j DROP" : reject;
   }
 
-  /** The text a comment match carries for {@code text}: see {@link IptablesRestoreText}. */
-  static String commentText(String text) {
-    return IptablesRestoreText.commentText(text);
-  }
-
   /** The comment of a per-endpoint rule, left out in large clusters. */
   private String endpointComment(String text) {
     return large ? null : text;

@@ -207,7 +207,7 @@ class IptablesTransactionBatchesTest {
     var listing = kernel.listing();
     var views = new TreeMap<String, Map<String, List<String>>>();
     for (ServicePortName name : ports.stream().map(p -> p.port().name()).toList()) {
-      var text = ServiceChainsRenderer.commentText(name.toString());
+      var text = IptablesRestoreText.commentText(name.toString());
       var view = new LinkedHashMap<String, List<String>>();
       var todo = new ArrayList<String>();
       listing.forEach(
