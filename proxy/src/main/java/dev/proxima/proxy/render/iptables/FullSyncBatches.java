@@ -39,7 +39,7 @@ final class FullSyncBatches {
 
   private final int lineBudget;
   private final Map<String, Integer> written = new TreeMap<>();
-  private final List<String> buffers = new ArrayList<>();
+  private final List<IptablesTransaction> buffers = new ArrayList<>();
 
   /** Per table and dispatch chain: how many new rules are at its top. */
   private final Map<String, Integer> inserted = new HashMap<>();
@@ -69,7 +69,7 @@ final class FullSyncBatches {
    */
   static Result split(
       Map<ServicePortName, ServiceChains> services,
-      Map<String, Map<String, List<String>>> fixed,
+      Map<String, Map<String, List<IptablesRule>>> fixed,
       Map<String, Set<String>> counters,
       Map<String, Set<String>> stale,
       IptablesListing kernel,
@@ -85,7 +85,7 @@ final class FullSyncBatches {
     return new Result(List.copyOf(batches.buffers), Map.copyOf(batches.written));
   }
 
-  record Result(List<String> buffers, Map<String, Integer> written) {}
+  record Result(List<IptablesTransaction> transactions, Map<String, Integer> written) {}
 
   /** Ports of one printed name (they differ by protocol) go together: their comments are one. */
   private static Map<String, List<ServiceChains>> groups(
@@ -106,38 +106,29 @@ final class FullSyncBatches {
     Map<String, Integer> owners = new HashMap<>();
     int index = 0;
     for (String name : names) {
-      owners.putIfAbsent(ServiceChainsRenderer.commentText(name), index++);
+      owners.putIfAbsent(IptablesRestoreText.commentText(name), index++);
     }
     return owners;
   }
 
   /**
-   * The group whose name a comment starts with (the whole comment, or up to a space), or -1: every
-   * rule of a Service port in a dispatch chain carries a comment that starts with its name.
+   * The group an old rule of a dispatch chain belongs to, by the name its comment carries ({@link
+   * DispatchComments}), or -1: the fixed rules, and rules no wanted port owns.
    */
-  static int owner(String comment, Map<String, Integer> owners) {
-    if (comment == null) {
-      return -1;
-    }
-    for (int space = comment.indexOf(' '); space >= 0; space = comment.indexOf(' ', space + 1)) {
-      Integer owner = owners.get(comment.substring(0, space));
-      if (owner != null) {
-        return owner;
-      }
-    }
-    return owners.getOrDefault(comment, -1);
+  static int owner(String table, IptablesListing.SavedRule rule, Map<String, Integer> owners) {
+    String name = DispatchComments.name(table, rule.chain(), rule.comment());
+    return name == null ? -1 : owners.getOrDefault(name, -1);
   }
 
   private void readKernel(IptablesListing kernel, Map<String, Integer> owners) {
     kernel
         .dispatchRules()
         .forEach(
-            (table, lines) -> {
-              for (String line : lines) {
-                String chain = line.substring(3, line.indexOf(' ', 3));
-                int owner = owner(IptablesListing.comment(line), owners);
+            (table, rules) -> {
+              for (IptablesListing.SavedRule rule : rules) {
+                int owner = owner(table, rule, owners);
                 remaining
-                    .computeIfAbsent(key(table, chain), k -> new ArrayList<>())
+                    .computeIfAbsent(key(table, rule.chain()), k -> new ArrayList<>())
                     .add(new OldRule(owner));
                 oldRules.merge(owner, 1, Integer::sum);
               }
@@ -145,32 +136,32 @@ final class FullSyncBatches {
   }
 
   private void fixedChains(
-      Map<String, Map<String, List<String>>> fixed,
+      Map<String, Map<String, List<IptablesRule>>> fixed,
       Map<String, Set<String>> counters,
       IptablesListing kernel) {
-    Buffer out = new Buffer();
-    out.line("mangle", ':' + CANARY + " - [0:0]");
+    IptablesTransaction out = new IptablesTransaction();
+    out.declare("mangle", CANARY);
     for (String table : TABLES) {
       Set<String> dispatch = IptablesListing.DISPATCH_CHAINS.get(table);
       Set<String> present = kernel.chains().getOrDefault(table, Set.of());
-      out.line(table, ':' + CANARY + " - [0:0]");
+      out.declare(table, CANARY);
       Set<String> tableCounters = counters.getOrDefault(table, Set.of());
-      tableCounters.forEach(chain -> out.line(table, ':' + chain + " - [0:0]"));
+      tableCounters.forEach(chain -> out.declare(table, chain));
       fixed
           .get(table)
           .keySet()
           .forEach(
               chain -> {
                 if (!dispatch.contains(chain) || !present.contains(chain)) {
-                  out.line(table, ':' + chain + " - [0:0]");
+                  out.declare(table, chain);
                 }
               });
-      tableCounters.forEach(chain -> rule(out, table, IptablesCounters.rule(chain)));
+      tableCounters.forEach(chain -> rule(out, IptablesCounters.rule(table, chain)));
       fixed.get(table).entrySet().stream()
           .filter(entry -> !dispatch.contains(entry.getKey()))
-          .forEach(entry -> entry.getValue().forEach(rule -> rule(out, table, rule)));
+          .forEach(entry -> entry.getValue().forEach(rule -> rule(out, rule)));
     }
-    buffers.add(out.text());
+    buffers.add(out);
   }
 
   /** Whole groups, as many per buffer as the budget takes (a larger group goes alone). */
@@ -197,7 +188,7 @@ final class FullSyncBatches {
     int lines = oldRules.getOrDefault(index, 0);
     for (ServiceChains service : group) {
       lines += service.ownChains().size() + service.shared().size() + 1;
-      for (List<String> rules : service.ownChains().values()) {
+      for (List<IptablesRule> rules : service.ownChains().values()) {
         lines += rules.size();
       }
     }
@@ -210,23 +201,18 @@ final class FullSyncBatches {
    * in that commit too.
    */
   private void write(List<List<ServiceChains>> groups, List<Integer> batch) {
-    Buffer out = new Buffer();
+    IptablesTransaction out = new IptablesTransaction();
     Set<Integer> members = new HashSet<>(batch);
     for (String table : TABLES) {
       if (table.equals("nat")) {
         for (int index : batch) {
           groups
               .get(index)
-              .forEach(
-                  service ->
-                      service
-                          .ownChains()
-                          .keySet()
-                          .forEach(c -> out.line(table, ':' + c + " - [0:0]")));
+              .forEach(service -> service.ownChains().keySet().forEach(c -> out.declare(table, c)));
         }
         for (int index : batch) {
           for (ServiceChains service : groups.get(index)) {
-            service.ownChains().values().forEach(rules -> rules.forEach(r -> rule(out, table, r)));
+            service.ownChains().values().forEach(rules -> rules.forEach(r -> rule(out, r)));
           }
         }
       }
@@ -235,34 +221,32 @@ final class FullSyncBatches {
       }
       for (int index : batch) {
         for (ServiceChains service : groups.get(index)) {
-          for (ServiceChains.SharedRule shared : service.shared()) {
+          for (IptablesRule shared : service.shared()) {
             if (shared.table().equals(table)) {
-              insert(out, table, shared.line());
+              insert(out, shared);
             }
           }
           if (table.equals("filter")
-              && service.healthCheckNodePort() > 0
+              && service.healthCheck() != null
               && healthPorts.add(service.healthCheckNodePort())) {
-            insert(out, table, IptablesAssembler.healthCheckRule(service));
+            insert(out, service.healthCheck());
           }
         }
       }
     }
-    buffers.add(out.text());
+    buffers.add(out);
   }
 
-  /** {@code -A CHAIN rest} goes in as {@code -I CHAIN n rest}, below the new rules already in. */
-  private void insert(Buffer out, String table, String line) {
-    int space = line.indexOf(' ', 3);
-    String chain = line.substring(3, space);
-    int position = inserted.merge(key(table, chain), 1, Integer::sum);
-    written.merge(table, 1, Integer::sum);
-    out.line(table, "-I " + chain + ' ' + position + line.substring(space));
+  /** A rule goes in below the new rules already at the top of its chain. */
+  private void insert(IptablesTransaction out, IptablesRule rule) {
+    int position = inserted.merge(key(rule.table(), rule.chain()), 1, Integer::sum);
+    written.merge(rule.table(), 1, Integer::sum);
+    out.insert(rule, position);
   }
 
   /** Deletes, highest position first, the old rules of a chain that {@code which} selects. */
   private void deleteOld(
-      Buffer out, String table, String chain, java.util.function.IntPredicate which) {
+      IptablesTransaction out, String table, String chain, java.util.function.IntPredicate which) {
     List<OldRule> old = remaining.get(key(table, chain));
     if (old == null) {
       return;
@@ -278,7 +262,7 @@ final class FullSyncBatches {
       }
     }
     for (int i = positions.size() - 1; i >= 0; i--) {
-      out.line(table, "-D " + chain + ' ' + positions.get(i));
+      out.deleteAt(table, chain, positions.get(i));
     }
     remaining.put(key(table, chain), kept);
   }
@@ -287,12 +271,12 @@ final class FullSyncBatches {
    * The dispatch chains' fixed rules appended (the NodePort jump ends up last), then every old rule
    * no wanted port owned: removed Services', and the old fixed rules.
    */
-  private void leftovers(Map<String, Map<String, List<String>>> fixed) {
-    Buffer out = new Buffer();
+  private void leftovers(Map<String, Map<String, List<IptablesRule>>> fixed) {
+    IptablesTransaction out = new IptablesTransaction();
     for (String table : TABLES) {
       for (String chain : dispatchChains(table)) {
-        for (String line : fixed.get(table).getOrDefault(chain, List.of())) {
-          rule(out, table, line);
+        for (IptablesRule rule : fixed.get(table).getOrDefault(chain, List.of())) {
+          rule(out, rule);
         }
       }
       for (String chain : dispatchChains(table)) {
@@ -304,33 +288,30 @@ final class FullSyncBatches {
 
   /** Stale chains: all flushed before any is deleted, so none is still a target when it goes. */
   private void staleChains(Map<String, Set<String>> stale) {
-    Buffer out = new Buffer();
-    stale.forEach((table, chains) -> chains.forEach(c -> out.line(table, ':' + c + " - [0:0]")));
-    stale.forEach((table, chains) -> chains.forEach(c -> out.line(table, "-X " + c)));
+    IptablesTransaction out = new IptablesTransaction();
+    stale.forEach((table, chains) -> chains.forEach(c -> out.declare(table, c)));
+    stale.forEach((table, chains) -> chains.forEach(c -> out.deleteChain(table, c)));
     packed(out);
   }
 
-  /** Splits a buffer's lines into buffers within the budget, in order. */
-  private void packed(Buffer all) {
-    Buffer out = new Buffer();
-    int lines = 0;
-    for (String[] line : all.lines) {
-      if (lines >= lineBudget) {
-        buffers.add(out.text());
-        out = new Buffer();
-        lines = 0;
+  /** Splits a transaction's statements into transactions within the budget, in order. */
+  private void packed(IptablesTransaction all) {
+    IptablesTransaction out = new IptablesTransaction();
+    for (IptablesTransaction.Op op : all.ops()) {
+      if (out.size() >= lineBudget) {
+        buffers.add(out);
+        out = new IptablesTransaction();
       }
-      out.line(line[0], line[1]);
-      lines++;
+      out.add(op);
     }
-    if (lines > 0) {
-      buffers.add(out.text());
+    if (!out.isEmpty()) {
+      buffers.add(out);
     }
   }
 
-  private void rule(Buffer out, String table, String line) {
-    written.merge(table, 1, Integer::sum);
-    out.line(table, line);
+  private void rule(IptablesTransaction out, IptablesRule rule) {
+    written.merge(rule.table(), 1, Integer::sum);
+    out.append(rule);
   }
 
   private static Set<String> dispatchChains(String table) {
@@ -339,27 +320,5 @@ final class FullSyncBatches {
 
   private static String key(String table, String chain) {
     return table + ' ' + chain;
-  }
-
-  /** Lines per table, in order; each table one section, in the order tables first appear. */
-  private static final class Buffer {
-    private final List<String[]> lines = new ArrayList<>();
-
-    void line(String table, String line) {
-      lines.add(new String[] {table, line});
-    }
-
-    String text() {
-      Map<String, StringBuilder> sections = new LinkedHashMap<>();
-      for (String[] line : lines) {
-        sections
-            .computeIfAbsent(line[0], t -> new StringBuilder("*").append(t).append('\n'))
-            .append(line[1])
-            .append('\n');
-      }
-      StringBuilder out = new StringBuilder();
-      sections.values().forEach(section -> out.append(section).append("COMMIT\n"));
-      return out.toString();
-    }
   }
 }

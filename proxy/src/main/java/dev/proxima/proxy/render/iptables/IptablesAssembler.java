@@ -80,6 +80,11 @@ public final class IptablesAssembler {
         "", replaceAllInBatches(ports, IptablesListing.ofChains(existing), Integer.MAX_VALUE));
   }
 
+  /** {@link #replaceAll} with nothing in the kernel, as one transaction to add to. */
+  IptablesTransaction replaceAllTransaction(List<ServicePortRules> ports) {
+    return transactions(ports, IptablesListing.ofChains(Map.of()), Integer.MAX_VALUE).get(0);
+  }
+
   /**
    * As {@link #replaceAll}, as buffers of at most about {@code lineBudget} lines to load in order
    * (see {@link FullSyncBatches}): after each one every Service port is wholly old or wholly new
@@ -92,6 +97,14 @@ public final class IptablesAssembler {
    * long restore holds the xtables lock other tools wait for.
    */
   public List<String> replaceAllInBatches(
+      List<ServicePortRules> ports, IptablesListing kernel, int lineBudget) {
+    List<IptablesTransaction> transactions = transactions(ports, kernel, lineBudget);
+    List<String> buffers = new ArrayList<>(transactions.size());
+    transactions.forEach(transaction -> buffers.add(transaction.text()));
+    return buffers;
+  }
+
+  private List<IptablesTransaction> transactions(
       List<ServicePortRules> ports, IptablesListing kernel, int lineBudget) {
     if (lineBudget < 1) {
       throw new IllegalArgumentException("lineBudget must be positive, got " + lineBudget);
@@ -141,7 +154,7 @@ public final class IptablesAssembler {
     if (!kernel.rulesKnown() || estimatedLines() <= lineBudget) {
       return List.of(write(rendered.values(), stale, true));
     }
-    Map<String, Map<String, List<String>>> fixed = new TreeMap<>();
+    Map<String, Map<String, List<IptablesRule>>> fixed = new TreeMap<>();
     for (String table : List.of("filter", "nat")) {
       fixed.put(table, sharedChains(table, List.of()));
     }
@@ -153,7 +166,7 @@ public final class IptablesAssembler {
     }
     lastWritten.clear();
     lastWritten.putAll(batches.written());
-    return batches.buffers();
+    return batches.transactions();
   }
 
   /** About how many lines one buffer of the whole ruleset has (declarations and rules). */
@@ -161,7 +174,7 @@ public final class IptablesAssembler {
     long lines = 40;
     for (ServiceChains service : rendered.values()) {
       lines += service.ownChains().size() + service.shared().size() + 1;
-      for (List<String> rules : service.ownChains().values()) {
+      for (List<IptablesRule> rules : service.ownChains().values()) {
         lines += rules.size();
       }
     }
@@ -231,7 +244,8 @@ public final class IptablesAssembler {
       stale.put("nat", removedChains);
     }
     return Optional.of(
-        large ? writeEdits(replacedShared, written, removedChains) : write(written, stale, false));
+        (large ? writeEdits(replacedShared, written, removedChains) : write(written, stale, false))
+            .text());
   }
 
   /**
@@ -296,20 +310,20 @@ public final class IptablesAssembler {
    * edits 0.2 s. A rule that is not where Proxima left it makes the restore fail, which makes the
    * next sync full.
    */
-  private String writeEdits(
+  private IptablesTransaction writeEdits(
       List<ServiceChains> before, List<ServiceChains> after, Set<String> removedChains) {
-    StringBuilder out = new StringBuilder();
+    IptablesTransaction out = new IptablesTransaction();
     lastWritten.clear();
     for (String table : List.of("filter", "nat")) {
-      List<String> oldRules = new ArrayList<>();
-      before.forEach(service -> oldRules.addAll(sharedLines(service, table)));
-      List<String> newRules = new ArrayList<>();
-      after.forEach(service -> newRules.addAll(sharedLines(service, table)));
-      List<String> unchanged = new ArrayList<>(oldRules);
+      List<IptablesRule> oldRules = new ArrayList<>();
+      before.forEach(service -> oldRules.addAll(sharedRules(service, table)));
+      List<IptablesRule> newRules = new ArrayList<>();
+      after.forEach(service -> newRules.addAll(sharedRules(service, table)));
+      List<IptablesRule> unchanged = new ArrayList<>(oldRules);
       unchanged.retainAll(newRules);
       oldRules.removeAll(unchanged);
       newRules.removeAll(unchanged);
-      Map<String, List<String>> own = new LinkedHashMap<>();
+      Map<String, List<IptablesRule>> own = new LinkedHashMap<>();
       if (table.equals("nat")) {
         after.forEach(service -> own.putAll(service.ownChains()));
       }
@@ -322,41 +336,31 @@ public final class IptablesAssembler {
           && counters.isEmpty()) {
         continue;
       }
-      out.append('*').append(table).append('\n');
-      counters.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
-      own.keySet().forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
-      deleted.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
-      counters.forEach(chain -> out.append(IptablesCounters.rule(chain)).append('\n'));
+      counters.forEach(chain -> out.declare(table, chain));
+      own.keySet().forEach(chain -> out.declare(table, chain));
+      deleted.forEach(chain -> out.declare(table, chain));
+      counters.forEach(chain -> out.append(IptablesCounters.rule(table, chain)));
       int written = counters.size();
-      for (List<String> rules : own.values()) {
-        rules.forEach(rule -> out.append(rule).append('\n'));
+      for (List<IptablesRule> rules : own.values()) {
+        rules.forEach(out::append);
         written += rules.size();
       }
-      for (String rule : oldRules) {
-        out.append("-D ").append(rule.substring(3)).append('\n');
-      }
+      oldRules.forEach(out::delete);
       for (int i = newRules.size() - 1; i >= 0; i--) {
-        String rule = newRules.get(i).substring(3);
-        int space = rule.indexOf(' ');
-        out.append("-I ")
-            .append(rule, 0, space)
-            .append(" 1")
-            .append(rule.substring(space))
-            .append('\n');
+        out.insert(newRules.get(i), 1);
       }
       written += newRules.size();
-      appendDeletions(out, deleted);
-      out.append("COMMIT\n");
+      deleted.forEach(chain -> out.deleteChain(table, chain));
       lastWritten.put(table, written);
     }
     // Counted from the change, not the whole ruleset, so that an edit costs what changed.
     for (String table : List.of("filter", "nat")) {
       int delta = 0;
       for (ServiceChains service : before) {
-        delta -= sharedLines(service, table).size() + ownRules(service, table);
+        delta -= sharedRules(service, table).size() + ownRules(service, table);
       }
       for (ServiceChains service : after) {
-        delta += sharedLines(service, table).size() + ownRules(service, table);
+        delta += sharedRules(service, table).size() + ownRules(service, table);
       }
       delta += countersToCreate.getOrDefault(table, Set.of()).size();
       if (table.equals("nat")) {
@@ -368,7 +372,7 @@ public final class IptablesAssembler {
       }
       ruleCounts.merge(table, delta, Integer::sum);
     }
-    return out.toString();
+    return out;
   }
 
   private static int ownRules(ServiceChains service, String table) {
@@ -377,28 +381,18 @@ public final class IptablesAssembler {
         : 0;
   }
 
-  /** A Service port's rules in the top-level chains of one table, as {@code -A} lines. */
-  private static List<String> sharedLines(ServiceChains service, String table) {
-    List<String> lines = new ArrayList<>();
-    for (ServiceChains.SharedRule rule : service.shared()) {
+  /** A Service port's rules in the top-level chains of one table. */
+  private static List<IptablesRule> sharedRules(ServiceChains service, String table) {
+    List<IptablesRule> rules = new ArrayList<>();
+    for (IptablesRule rule : service.shared()) {
       if (rule.table().equals(table)) {
-        lines.add(rule.line());
+        rules.add(rule);
       }
     }
-    if (table.equals("filter") && service.healthCheckNodePort() > 0) {
-      lines.add(healthCheckRule(service));
+    if (table.equals("filter") && service.healthCheck() != null) {
+      rules.add(service.healthCheck());
     }
-    return lines;
-  }
-
-  static String healthCheckRule(ServiceChains service) {
-    return "-A "
-        + NODEPORTS
-        + " "
-        + service.healthCheckComment()
-        + " -m tcp -p tcp --dport "
-        + service.healthCheckNodePort()
-        + " -j ACCEPT";
+    return rules;
   }
 
   /** Warnings of the latest {@link #replaceAll} or {@link #update}. */
@@ -464,114 +458,109 @@ public final class IptablesAssembler {
   }
 
   /** The fixed rules and every Service's shared rules, per top-level chain, in order. */
-  private Map<String, List<String>> sharedChains(String table) {
+  private Map<String, List<IptablesRule>> sharedChains(String table) {
     return sharedChains(table, rendered.values());
   }
 
   /** The fixed rules and these Services' shared rules, per top-level chain, in order. */
-  private Map<String, List<String>> sharedChains(
+  private Map<String, List<IptablesRule>> sharedChains(
       String table, java.util.Collection<ServiceChains> services) {
-    Map<String, List<String>> chains = new LinkedHashMap<>();
+    Map<String, List<IptablesRule>> chains = new LinkedHashMap<>();
     topLevel(table).forEach(chain -> chains.put(chain, new ArrayList<>()));
-    String mark = config.masqueradeMark();
+    String mark = config.masqueradeMark() + "/" + config.masqueradeMark();
     if (table.equals("filter")) {
-      chains.get(FORWARD).add("-A " + FORWARD + " -m conntrack --ctstate INVALID -j DROP");
-      chains
-          .get(FORWARD)
-          .add(
-              "-A "
-                  + FORWARD
-                  + " -m comment --comment \"proxima forwarding rules\" -m mark --mark "
-                  + mark
-                  + "/"
-                  + mark
-                  + " -j ACCEPT");
-      chains
-          .get(FORWARD)
-          .add(
-              "-A "
-                  + FORWARD
-                  + " -m comment --comment \"proxima forwarding conntrack rule\""
-                  + " -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT");
+      List<IptablesRule> forward = chains.get(FORWARD);
+      forward.add(IptablesRule.of(table, FORWARD, "-m conntrack --ctstate INVALID -j DROP"));
+      forward.add(
+          new IptablesRule(
+              table, FORWARD, "proxima forwarding rules", "-m mark --mark " + mark + " -j ACCEPT"));
+      forward.add(
+          new IptablesRule(
+              table,
+              FORWARD,
+              "proxima forwarding conntrack rule",
+              "-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT"));
     } else {
+      List<IptablesRule> postrouting = chains.get(POSTROUTING);
+      postrouting.add(
+          IptablesRule.of(table, POSTROUTING, "-m mark ! --mark " + mark + " -j RETURN"));
+      postrouting.add(
+          IptablesRule.of(table, POSTROUTING, "-j MARK --xor-mark " + config.masqueradeMark()));
+      postrouting.add(
+          new IptablesRule(
+              table,
+              POSTROUTING,
+              "proxima service traffic requiring SNAT",
+              "-j MASQUERADE --random-fully"));
       chains
-          .get(POSTROUTING)
-          .add("-A " + POSTROUTING + " -m mark ! --mark " + mark + "/" + mark + " -j RETURN");
-      chains.get(POSTROUTING).add("-A " + POSTROUTING + " -j MARK --xor-mark " + mark);
-      chains
-          .get(POSTROUTING)
-          .add(
-              "-A "
-                  + POSTROUTING
-                  + " -m comment --comment \"proxima service traffic requiring SNAT\""
-                  + " -j MASQUERADE --random-fully");
-      chains.get(MARK_MASQ).add("-A " + MARK_MASQ + " -j MARK --or-mark " + mark);
+          .get(MARK_MASQ)
+          .add(IptablesRule.of(table, MARK_MASQ, "-j MARK --or-mark " + config.masqueradeMark()));
       if (usesMasqNonPod()) {
         for (String cidr : config.clusterCidrs()) {
-          chains.get(MASQ_NON_POD).add("-A " + MASQ_NON_POD + " -s " + cidr + " -j RETURN");
+          chains
+              .get(MASQ_NON_POD)
+              .add(IptablesRule.of(table, MASQ_NON_POD, "-s " + cidr + " -j RETURN"));
         }
-        chains.get(MASQ_NON_POD).add("-A " + MASQ_NON_POD + " -j " + MARK_MASQ);
+        chains.get(MASQ_NON_POD).add(IptablesRule.of(table, MASQ_NON_POD, "-j " + MARK_MASQ));
       }
     }
     Set<Integer> healthPorts = new HashSet<>();
     for (ServiceChains service : services) {
-      for (ServiceChains.SharedRule rule : service.shared()) {
+      for (IptablesRule rule : service.shared()) {
         if (rule.table().equals(table)) {
-          chains.get(rule.chain()).add(rule.line());
+          chains.get(rule.chain()).add(rule);
         }
       }
       int health = service.healthCheckNodePort();
       if (table.equals("filter") && health > 0 && healthPorts.add(health)) {
-        chains.get(NODEPORTS).add(healthCheckRule(service));
+        chains.get(NODEPORTS).add(service.healthCheck());
       }
     }
     if (table.equals("nat")) {
-      String comment =
-          ServiceChainsRenderer.comment(
-              "proxima service nodeports; NOTE: this must be the last rule in this chain");
+      String comment = "proxima service nodeports; NOTE: this must be the last rule in this chain";
       // Listed but empty: no jump at all, so NodePorts are accepted nowhere (fail closed).
       if (!config.nodePortsListed()) {
         chains
             .get(SERVICES)
             .add(
-                "-A "
-                    + SERVICES
-                    + " "
-                    + comment
-                    + " -m addrtype --dst-type LOCAL ! -d "
-                    + config.family().loopback()
-                    + " -j "
-                    + NODEPORTS);
+                new IptablesRule(
+                    table,
+                    SERVICES,
+                    comment,
+                    "-m addrtype --dst-type LOCAL ! -d "
+                        + config.family().loopback()
+                        + " -j "
+                        + NODEPORTS));
       } else {
         for (String address : config.nodePortAddresses()) {
           chains
               .get(SERVICES)
-              .add("-A " + SERVICES + " " + comment + " -d " + address + " -j " + NODEPORTS);
+              .add(
+                  new IptablesRule(table, SERVICES, comment, "-d " + address + " -j " + NODEPORTS));
         }
       }
     }
     return chains;
   }
 
-  private String write(
+  private IptablesTransaction write(
       java.util.Collection<ServiceChains> written, Map<String, Set<String>> stale, boolean full) {
-    StringBuilder out = new StringBuilder();
+    IptablesTransaction out = new IptablesTransaction();
     ruleCounts.clear();
     lastWritten.clear();
     if (full) {
-      out.append("*mangle\n:").append(CANARY).append(" - [0:0]\n");
+      out.declare("mangle", CANARY);
       Set<String> mangleStale = stale.getOrDefault("mangle", Set.of());
-      mangleStale.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
-      appendDeletions(out, mangleStale);
-      out.append("COMMIT\n");
+      mangleStale.forEach(chain -> out.declare("mangle", chain));
+      mangleStale.forEach(chain -> out.deleteChain("mangle", chain));
     }
     for (String table : List.of("filter", "nat")) {
-      Map<String, List<String>> shared = sharedChains(table);
+      Map<String, List<IptablesRule>> shared = sharedChains(table);
       Set<String> declared = new LinkedHashSet<>(shared.keySet());
       if (full) {
         declared.add(CANARY);
       }
-      Map<String, List<String>> own = new LinkedHashMap<>();
+      Map<String, List<IptablesRule>> own = new LinkedHashMap<>();
       if (table.equals("nat")) {
         written.forEach(w -> own.putAll(w.ownChains()));
         declared.addAll(own.keySet());
@@ -581,32 +570,26 @@ public final class IptablesAssembler {
       // Only the counter chains the kernel lacks are declared: declaring flushes.
       Set<String> counters = countersToCreate.getOrDefault(table, Set.of());
       declared.addAll(counters);
-      out.append('*').append(table).append('\n');
-      declared.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
-      counters.forEach(chain -> out.append(IptablesCounters.rule(chain)).append('\n'));
+      declared.forEach(chain -> out.declare(table, chain));
+      counters.forEach(chain -> out.append(IptablesCounters.rule(table, chain)));
       int writtenRules = counters.size();
-      for (List<String> rules : shared.values()) {
-        for (String rule : rules) {
-          out.append(rule).append('\n');
-        }
+      for (List<IptablesRule> rules : shared.values()) {
+        rules.forEach(out::append);
         writtenRules += rules.size();
       }
-      for (List<String> rules : own.values()) {
-        for (String rule : rules) {
-          out.append(rule).append('\n');
-        }
+      for (List<IptablesRule> rules : own.values()) {
+        rules.forEach(out::append);
         writtenRules += rules.size();
       }
-      appendDeletions(out, deleted);
-      out.append("COMMIT\n");
+      deleted.forEach(chain -> out.deleteChain(table, chain));
       ruleCounts.put(table, ownedRules(table, shared));
       lastWritten.put(table, writtenRules);
     }
-    return out.toString();
+    return out;
   }
 
   /** Rules Proxima owns in a table: its top-level chains', counters' and Services' own. */
-  private int ownedRules(String table, Map<String, List<String>> shared) {
+  private int ownedRules(String table, Map<String, List<IptablesRule>> shared) {
     int owned = shared.values().stream().mapToInt(List::size).sum() + counterChains(table).size();
     if (table.equals("nat")) {
       for (ServiceChains service : rendered.values()) {
@@ -614,9 +597,5 @@ public final class IptablesAssembler {
       }
     }
     return owned;
-  }
-
-  private static void appendDeletions(StringBuilder out, Set<String> chains) {
-    chains.forEach(chain -> out.append("-X ").append(chain).append('\n'));
   }
 }

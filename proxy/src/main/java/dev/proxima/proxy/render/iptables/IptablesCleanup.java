@@ -19,9 +19,10 @@ public final class IptablesCleanup {
    *     there
    */
   public static String buffer(Map<String, String> saveByTable) {
-    StringBuilder out = new StringBuilder();
+    IptablesTransaction out = new IptablesTransaction();
     for (var entry : new java.util.TreeMap<>(saveByTable).entrySet()) {
-      List<String> jumps = new ArrayList<>();
+      String table = entry.getKey();
+      List<IptablesRule> jumps = new ArrayList<>();
       var chains = new TreeSet<String>();
       for (String line : entry.getValue().split("\n")) {
         String chain = proximaChain(line);
@@ -30,19 +31,14 @@ public final class IptablesCleanup {
         } else if (line.startsWith("-A ")
             && !line.startsWith("-A " + IptablesChains.PREFIX)
             && line.contains("-j " + IptablesChains.PREFIX)) {
-          jumps.add("-D " + line.substring(3));
+          jumps.add(IptablesRule.saved(table, line));
         }
       }
-      if (chains.isEmpty() && jumps.isEmpty()) {
-        continue;
-      }
-      out.append('*').append(entry.getKey()).append('\n');
-      chains.forEach(chain -> out.append(':').append(chain).append(" - [0:0]\n"));
-      jumps.forEach(jump -> out.append(jump).append('\n'));
-      chains.forEach(chain -> out.append("-X ").append(chain).append('\n'));
-      out.append("COMMIT\n");
+      chains.forEach(chain -> out.declare(table, chain));
+      jumps.forEach(out::delete);
+      chains.forEach(chain -> out.deleteChain(table, chain));
     }
-    return out.toString();
+    return out.text();
   }
 
   /** The chain an {@code iptables-save} line {@code :NAME POLICY [p:b]} declares, if Proxima's. */

@@ -72,9 +72,9 @@ public final class IptablesCounters {
     return NftCounters.servicePorts(counts, counted, IptablesChains::serviceCounter);
   }
 
-  /** A counter chain's one rule, as a restore buffer line. */
-  static String rule(String chain) {
-    return "-A " + chain + " -j RETURN";
+  /** A counter chain's one rule. */
+  static IptablesRule rule(String table, String chain) {
+    return IptablesRule.of(table, chain, "-j RETURN");
   }
 
   /**
@@ -97,7 +97,8 @@ public final class IptablesCounters {
     var whole = new TreeSet<String>();
     rules.forEach(
         (chain, lines) -> {
-          if (isCounter(table, chain) && lines.equals(List.of(rule(chain)))) {
+          if (isCounter(table, chain)
+              && lines.equals(List.of(IptablesRestoreText.line(rule(table, chain))))) {
             whole.add(chain);
           }
         });

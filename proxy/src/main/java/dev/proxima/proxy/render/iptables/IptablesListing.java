@@ -9,15 +9,24 @@ import java.util.TreeMap;
 /**
  * What a full sync needs to know of the kernel, read from one {@code iptables-save -t TABLE} per
  * table: Proxima's chains, and the rules now in the top-level chains that hold one rule per Service
- * port ({@link #DISPATCH_CHAINS}), each as the save tool printed it. A full sync in several buffers
- * deletes a Service port's old rules there, by that text, in the buffer that inserts its new ones.
+ * port ({@link #DISPATCH_CHAINS}), each read into its chain and comment. A full sync in several
+ * buffers deletes a Service port's old rules there, by position, in the buffer that inserts its new
+ * ones. This is where the kernel's text is read; nothing after it parses a line.
  *
  * @param chains Proxima's chains per table (see {@link IptablesCleanup#chains})
- * @param dispatchRules per table, the {@code -A} lines of its dispatch chains in kernel order; a
- *     table that could not be read is missing, and then nothing is known of its rules
+ * @param dispatchRules per table, the rules of its dispatch chains in kernel order; a table that
+ *     could not be read is missing, and then nothing is known of its rules
  */
 public record IptablesListing(
-    Map<String, Set<String>> chains, Map<String, List<String>> dispatchRules) {
+    Map<String, Set<String>> chains, Map<String, List<SavedRule>> dispatchRules) {
+  /**
+   * A rule as {@code iptables-save} printed it, read as far as a full sync needs.
+   *
+   * @param chain the chain it is in
+   * @param comment its comment's text, or null
+   */
+  public record SavedRule(String chain, String comment) {}
+
   /** The top-level chains where each Service port has its own rules, per table. */
   public static final Map<String, Set<String>> DISPATCH_CHAINS =
       Map.of(
@@ -32,7 +41,7 @@ public record IptablesListing(
 
   public IptablesListing {
     chains = Map.copyOf(chains);
-    var copy = new TreeMap<String, List<String>>();
+    var copy = new TreeMap<String, List<SavedRule>>();
     dispatchRules.forEach((table, rules) -> copy.put(table, List.copyOf(rules)));
     dispatchRules = java.util.Collections.unmodifiableMap(copy);
   }
@@ -44,17 +53,17 @@ public record IptablesListing(
 
   /** From {@code iptables-save -t TABLE} output per table; tables left out stay unknown. */
   public static IptablesListing fromSave(Map<String, String> saveByTable) {
-    var rules = new TreeMap<String, List<String>>();
+    var rules = new TreeMap<String, List<SavedRule>>();
     saveByTable.forEach(
         (table, save) -> {
           Set<String> dispatch = DISPATCH_CHAINS.getOrDefault(table, Set.of());
-          List<String> lines = new ArrayList<>();
+          List<SavedRule> lines = new ArrayList<>();
           for (String line : save.split("\n")) {
             if (line.startsWith("-A ")) {
               int space = line.indexOf(' ', 3);
               String chain = space < 0 ? line.substring(3) : line.substring(3, space);
               if (dispatch.contains(chain)) {
-                lines.add(line);
+                lines.add(new SavedRule(chain, comment(line)));
               }
             }
           }

@@ -12,7 +12,6 @@ import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Renders one family's Service rules as one {@code iptables-restore --noflush} buffer; see the
@@ -97,33 +96,9 @@ public final class IptablesRenderer {
   private static IptablesRendering renderAll(
       FamilySettings config, List<ServicePortRules> services, List<JumpRule> jumps) {
     IptablesAssembler assembler = new IptablesAssembler(config);
-    String buffer = assembler.replaceAll(services, Map.of());
-    return new IptablesRendering(withJumps(buffer, jumps), assembler.warnings());
-  }
-
-  /** Puts each table's jump rules, as {@code -I} lines, before that table's COMMIT. */
-  private static String withJumps(String buffer, List<JumpRule> jumps) {
-    if (jumps.isEmpty()) {
-      return buffer;
-    }
-    StringBuilder out = new StringBuilder();
-    String table = "";
-    for (String line : buffer.split("\n")) {
-      if (line.startsWith("*")) {
-        table = line.substring(1);
-      } else if (line.equals("COMMIT")) {
-        for (JumpRule jump : jumps) {
-          if (jump.table().equals(table)) {
-            out.append("-I ").append(jump.chain());
-            for (String arg : jump.spec()) {
-              out.append(' ').append(arg.indexOf(' ') >= 0 ? '"' + arg + '"' : arg);
-            }
-            out.append('\n');
-          }
-        }
-      }
-      out.append(line).append('\n');
-    }
-    return out.toString();
+    IptablesTransaction transaction = assembler.replaceAllTransaction(services);
+    // Each table's jumps end up before its COMMIT: the text groups statements by table.
+    jumps.forEach(transaction::insertJump);
+    return new IptablesRendering(transaction.text(), assembler.warnings());
   }
 }

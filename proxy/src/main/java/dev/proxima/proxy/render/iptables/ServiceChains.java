@@ -13,24 +13,22 @@ import java.util.Map;
  * @param ownChains the Service port's own nat chains (SVC, SVL, EXT, FW, SEP) with their rules, in
  *     declaration order; a chain may be empty
  * @param healthCheckNodePort the port to accept in filter PROXIMA-NODEPORTS, or 0
+ * @param healthCheck the rule accepting it, or null
  * @param endpointAddresses how many distinct endpoint addresses the port uses (for the
  *     large-cluster threshold)
  */
 record ServiceChains(
-    List<SharedRule> shared,
-    Map<String, List<String>> ownChains,
+    List<IptablesRule> shared,
+    Map<String, List<IptablesRule>> ownChains,
     int healthCheckNodePort,
-    String healthCheckComment,
+    IptablesRule healthCheck,
     int endpointAddresses,
     List<String> warnings) {
   ServiceChains {
     shared = List.copyOf(shared);
-    var copy = new LinkedHashMap<String, List<String>>();
+    var copy = new LinkedHashMap<String, List<IptablesRule>>();
     ownChains.forEach((chain, rules) -> copy.put(chain, List.copyOf(rules)));
     ownChains = java.util.Collections.unmodifiableMap(copy);
     warnings = List.copyOf(warnings);
   }
-
-  /** One rule in a top-level chain: {@code line} is the complete {@code -A CHAIN ...} line. */
-  record SharedRule(String table, String chain, String line) {}
 }

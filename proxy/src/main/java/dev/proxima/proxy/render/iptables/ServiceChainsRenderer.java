@@ -12,7 +12,6 @@ import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
-import dev.proxima.proxy.render.RuleComment;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
@@ -30,12 +29,12 @@ final class ServiceChainsRenderer {
   private final RouteDecision decision;
   private final boolean large;
   private final String reject;
-  private final List<ServiceChains.SharedRule> shared = new ArrayList<>();
-  private final Map<String, List<String>> own = new LinkedHashMap<>();
+  private final List<IptablesRule> shared = new ArrayList<>();
+  private final Map<String, List<IptablesRule>> own = new LinkedHashMap<>();
   private final List<String> warnings = new ArrayList<>();
   private final Map<String, String> sepNames = new java.util.HashMap<>();
   private int healthCheckNodePort;
-  private String healthCheckComment;
+  private IptablesRule healthCheck;
 
   private ServiceChainsRenderer(FamilySettings config, boolean large) {
     this.config = config;
@@ -55,7 +54,7 @@ final class ServiceChainsRenderer {
         renderer.shared,
         renderer.own,
         renderer.healthCheckNodePort,
-        renderer.healthCheckComment,
+        renderer.healthCheck,
         endpointAddresses(rules),
         renderer.warnings);
   }
@@ -76,34 +75,45 @@ final class ServiceChainsRenderer {
         || chain.startsWith(IptablesChains.SEP_PREFIX);
   }
 
-  private void nat(String chain, String... parts) {
-    add("nat", chain, parts);
+  private void nat(String chain, String comment, String... parts) {
+    add("nat", chain, comment, parts);
   }
 
-  private void filter(String chain, String... parts) {
-    add("filter", chain, parts);
+  private void filter(String chain, String comment, String... parts) {
+    add("filter", chain, comment, parts);
   }
 
-  /** Appends {@code -A chain parts...}; declares the chain and any own chain it jumps to. */
-  private void add(String table, String chain, String... parts) {
-    StringBuilder line = new StringBuilder("-A ").append(chain);
+  /**
+   * Adds a rule to {@code chain}, declaring the chain when it is the port's own.
+   *
+   * @param comment the comment's text, unsanitised, or null
+   * @param parts the matches and the target, empty ones left out
+   */
+  private void add(String table, String chain, String comment, String... parts) {
+    StringBuilder spec = new StringBuilder();
     for (String part : parts) {
-      if (part.isEmpty()) {
-        continue;
-      }
-      line.append(' ').append(part);
-      if (part.startsWith("-j PROXIMA-")) {
-        String target = part.substring(3).split(" ")[0];
-        if (isOwnChain(target)) {
-          own.computeIfAbsent(target, c -> new ArrayList<>());
+      if (!part.isEmpty()) {
+        if (spec.length() > 0) {
+          spec.append(' ');
         }
+        spec.append(part);
       }
     }
+    IptablesRule rule = new IptablesRule(table, chain, comment, spec.toString());
     if (isOwnChain(chain)) {
-      own.computeIfAbsent(chain, c -> new ArrayList<>()).add(line.toString());
+      own.computeIfAbsent(chain, c -> new ArrayList<>()).add(rule);
     } else {
-      shared.add(new ServiceChains.SharedRule(table, chain, line.toString()));
+      shared.add(rule);
     }
+  }
+
+  /**
+   * {@code -j chain} to one of the port's own chains, declaring it: a chain is declared where it is
+   * first used, as a target or by a rule of its own, which is the order the buffer declares them.
+   */
+  private String jumpTo(String ownChain) {
+    own.computeIfAbsent(ownChain, c -> new ArrayList<>());
+    return "-j " + ownChain;
   }
 
   private void servicePort(ServicePortRules rules) {
@@ -145,7 +155,7 @@ final class ServiceChainsRenderer {
     if (route.clusterIp() != null) {
       String dest = protoMatch + " -d " + route.clusterIp() + " " + dport;
       if (hasInternal) {
-        nat(SERVICES, comment(name + " cluster IP"), dest, "-j " + internalChain);
+        nat(SERVICES, name + DispatchComments.CLUSTER_IP, dest, jumpTo(internalChain));
         String masq = "";
         if (config.masqueradeAll()) {
           masq = "-j " + MARK_MASQ;
@@ -157,7 +167,7 @@ final class ServiceChainsRenderer {
           masq = "-j " + MASQ_NON_POD;
         }
         if (!masq.isEmpty()) {
-          nat(internalChain, comment(name + " cluster IP"), dest, masq);
+          nat(internalChain, name + DispatchComments.CLUSTER_IP, dest, masq);
         }
       } else {
         refuse(SERVICES, noEndpointsComment(name, hasAny), dest, route.internal());
@@ -168,7 +178,7 @@ final class ServiceChainsRenderer {
     for (String ip : externalIps) {
       String dest = protoMatch + " -d " + ip + " " + dport;
       if (hasAny) {
-        nat(SERVICES, comment(name + " external IP"), dest, "-j " + ext);
+        nat(SERVICES, name + DispatchComments.EXTERNAL_IP, dest, jumpTo(ext));
       }
       if (!hasExternal) {
         refuse(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, route.external());
@@ -181,12 +191,12 @@ final class ServiceChainsRenderer {
       if (hasAny) {
         nat(
             SERVICES,
-            comment(name + " loadbalancer IP"),
+            name + DispatchComments.LOAD_BALANCER_IP,
             dest,
-            "-j " + (usesFirewallChain ? fw : ext));
+            jumpTo(usesFirewallChain ? fw : ext));
       }
       if (usesFirewallChain) {
-        filter(FIREWALL, comment(name + " traffic not accepted by " + fw), dest, "-j DROP");
+        filter(FIREWALL, name + DispatchComments.NOT_ACCEPTED + fw, dest, "-j DROP");
       }
       if (!hasExternal) {
         refuse(EXTERNAL_SERVICES, noEndpointsComment(name, hasAny), dest, route.external());
@@ -197,7 +207,7 @@ final class ServiceChainsRenderer {
     if (nodePort != 0) {
       String dest = protoMatch + " --dport " + nodePort;
       if (hasAny) {
-        nat(NODEPORTS, comment(name.toString()), dest, "-j " + ext);
+        nat(NODEPORTS, name.toString(), dest, jumpTo(ext));
       }
       if (!hasExternal) {
         refuse(
@@ -208,47 +218,45 @@ final class ServiceChainsRenderer {
       }
     }
 
-    int healthCheck = sp.healthCheckNodePort();
-    if (healthCheck > 0 && healthCheck <= 65535) {
-      healthCheckNodePort = healthCheck;
-      healthCheckComment = comment(name + " health check node port");
+    int healthCheckPort = sp.healthCheckNodePort();
+    if (healthCheckPort > 0 && healthCheckPort <= 65535) {
+      healthCheckNodePort = healthCheckPort;
+      healthCheck =
+          new IptablesRule(
+              "filter",
+              IptablesChains.NODEPORTS,
+              name + DispatchComments.HEALTH_CHECK,
+              "-m tcp -p tcp --dport " + healthCheckPort + " -j ACCEPT");
     }
 
     // External chain.
     if (usesExternalChain) {
       if (!externalLocal) {
-        nat(
-            ext,
-            comment("masquerade traffic for " + name + " external destinations"),
-            "-j " + MARK_MASQ);
+        nat(ext, "masquerade traffic for " + name + " external destinations", "-j " + MARK_MASQ);
       } else {
         if (config.podInterface() != null) {
           nat(
               ext,
-              comment("pod traffic for " + name + " external destinations"),
+              "pod traffic for " + name + " external destinations",
               IptablesAssembler.podInterfaceMatch(config),
-              "-j " + svc);
+              jumpTo(svc));
         }
         for (String cidr : config.clusterCidrs()) {
-          nat(
-              ext,
-              comment("pod traffic for " + name + " external destinations"),
-              "-s " + cidr,
-              "-j " + svc);
+          nat(ext, "pod traffic for " + name + " external destinations", "-s " + cidr, jumpTo(svc));
         }
         nat(
             ext,
-            comment("masquerade LOCAL traffic for " + name + " external destinations"),
+            "masquerade LOCAL traffic for " + name + " external destinations",
             "-m addrtype --src-type LOCAL",
             "-j " + MARK_MASQ);
         nat(
             ext,
-            comment("route LOCAL traffic for " + name + " external destinations"),
+            "route LOCAL traffic for " + name + " external destinations",
             "-m addrtype --src-type LOCAL",
-            "-j " + svc);
+            jumpTo(svc));
       }
       if (hasExternal) {
-        nat(ext, "-j " + externalPolicyChain);
+        nat(ext, null, jumpTo(externalPolicyChain));
       }
     }
 
@@ -256,9 +264,9 @@ final class ServiceChainsRenderer {
     // filter PROXIMA-FIREWALL (they are not DNATed, so the DROP rule still matches them).
     if (usesFirewallChain) {
       for (Cidr range : route.allowedSources()) {
-        nat(fw, comment(name + " loadbalancer IP"), "-s " + range, "-j " + ext);
+        nat(fw, name + DispatchComments.LOAD_BALANCER_IP, "-s " + range, jumpTo(ext));
       }
-      nat(fw, comment("other traffic to " + name + " will be dropped by " + FIREWALL));
+      nat(fw, "other traffic to " + name + " will be dropped by " + FIREWALL);
     }
 
     // Endpoint dispatch and endpoint chains.
@@ -280,10 +288,11 @@ final class ServiceChainsRenderer {
       String sep = sepName(name, endpoint);
       // First, so it counts every new connection this chain DNATs (nat sees only first packets).
       if (config.countsLocality()) {
-        nat(sep, "-j " + IptablesChains.counter(endpoint.locality()));
+        nat(sep, null, "-j " + IptablesChains.counter(endpoint.locality()));
         if (sp.observeLocality()) {
           nat(
               sep,
+              null,
               "-j "
                   + IptablesChains.serviceCounter(
                       IptablesChains.serviceCounterStem(name), endpoint.locality()));
@@ -307,7 +316,7 @@ final class ServiceChainsRenderer {
             chain,
             endpointComment(name + " -> " + endpoint.address()),
             "-m recent --name " + sep + " --rcheck --seconds " + sticky + " --reap",
-            "-j " + sep);
+            jumpTo(sep));
       }
     }
     int n = endpoints.size();
@@ -319,7 +328,7 @@ final class ServiceChainsRenderer {
           i < n - 1
               ? "-m statistic --mode random --probability " + IptablesRenderer.probability(n - i)
               : "",
-          "-j " + sepName(name, endpoint));
+          jumpTo(sepName(name, endpoint)));
     }
   }
 
@@ -328,7 +337,7 @@ final class ServiceChainsRenderer {
   }
 
   private String noEndpointsComment(ServicePortName name, boolean hasAny) {
-    return comment(name + (hasAny ? " has no local endpoints" : " has no endpoints"));
+    return name + (hasAny ? DispatchComments.NO_LOCAL_ENDPOINTS : DispatchComments.NO_ENDPOINTS);
   }
 
   /**
@@ -348,23 +357,8 @@ final class ServiceChainsRenderer {
     return verdict == Verdict.DROP ? "-j DROP" : reject;
   }
 
-  /**
-   * A comment match whose text cannot end the quoted string or the line: see {@link RuleComment}.
-   * After sanitising, the only character needing quotes is a space.
-   */
-  static String comment(String text) {
-    String safe = commentText(text);
-    return "-m comment --comment "
-        + (safe.isEmpty() || safe.indexOf(' ') >= 0 ? '"' + safe + '"' : safe);
-  }
-
-  /** The text a comment match carries for {@code text}, as {@code iptables-save} prints it. */
-  static String commentText(String text) {
-    return RuleComment.sanitise(text, RuleComment.IPTABLES_EXTRA, RuleComment.IPTABLES_MAX).strip();
-  }
-
   /** The comment of a per-endpoint rule, left out in large clusters. */
   private String endpointComment(String text) {
-    return large ? "" : comment(text);
+    return large ? null : text;
   }
 }

@@ -27,6 +27,25 @@
  * <p>H = first 16 characters of base32(sha256(servicePortName + protocol)), E the same over the
  * endpoint address too; names are at most 28 characters.
  *
+ * <h2>Objects, then text</h2>
+ *
+ * Rules are {@link dev.proxima.proxy.render.iptables.IptablesRule} objects (table, chain, comment,
+ * matches and target), each restore input an {@link
+ * dev.proxima.proxy.render.iptables.IptablesTransaction} of operations (declare a chain, append,
+ * insert at a position, delete a rule or a position, delete a chain, a jump from a built-in chain).
+ * {@link dev.proxima.proxy.render.iptables.ServiceChainsRenderer} builds a Service port's rules,
+ * {@link dev.proxima.proxy.render.iptables.IptablesAssembler} and {@link
+ * dev.proxima.proxy.render.iptables.FullSyncBatches} compare rules and build transactions, and
+ * {@link dev.proxima.proxy.render.iptables.IptablesRestoreText} alone writes them as text,
+ * sanitising every comment through {@link dev.proxima.proxy.render.RuleComment} as it does. No code
+ * reads Proxima's own text back. Text is read only where it comes from the kernel: {@code
+ * iptables-save} output, by {@link dev.proxima.proxy.render.iptables.IptablesListing}, {@link
+ * dev.proxima.proxy.render.iptables.IptablesCounters} and {@link
+ * dev.proxima.proxy.render.iptables.IptablesCleanup}. Which Service port an old dispatch rule in
+ * the kernel belongs to is read from its comment, the port's name and an ending fixed per chain
+ * ({@link dev.proxima.proxy.render.iptables.DispatchComments}), the one thing the kernel keeps to
+ * tell.
+ *
  * <h2>Decisions</h2>
  *
  * <ul>
@@ -48,9 +67,9 @@
  *   <li>Addresses of the other family or invalid, out-of-range ports and a Service port given twice
  *       are skipped with a warning. No two Service ports reach the renderer with one address key
  *       ({@link dev.proxima.proxy.plan.AddressOwners} decides first), so rule order never decides
- *       who gets an address. Comments go through {@link dev.proxima.proxy.render.RuleComment}.
- *       Source ranges fail closed: a port whose ranges are all unusable still gets its firewall
- *       chain, which accepts nothing.
+ *       who gets an address. Comments are sanitised when written, by {@link
+ *       dev.proxima.proxy.render.iptables.IptablesRestoreText}. Source ranges fail closed: a port
+ *       whose ranges are all unusable still gets its firewall chain, which accepts nothing.
  *   <li>NodePorts never match loopback ({@code ! -d 127.0.0.0/8}, {@code ! -d ::1/128}); there is
  *       no localhost-NodePort support, as in nftables mode.
  * </ul>

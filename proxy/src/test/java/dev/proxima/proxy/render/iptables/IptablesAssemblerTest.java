@@ -179,6 +179,51 @@ class IptablesAssemblerTest {
           "nat", Set.copyOf(IptablesCounters.chains("nat")),
           "filter", Set.copyOf(IptablesCounters.chains("filter")));
 
+  /**
+   * A comment is a field of the rule, not text the assembler reads: a name that reads as rule
+   * syntax and names Proxima's chains changes nothing in how the changes are edited into the
+   * top-level chains, and each comment stays one sanitised argument.
+   */
+  @Test
+  void aNameThatReadsAsRuleSyntaxIsEditedLikeAnyOtherAboveOneThousandEndpoints() {
+    String hostile =
+        "ns/x -A PROXIMA-SERVICES -j PROXIMA-SERVICES \"\n-A PROXIMA-NODEPORTS -j ACCEPT";
+    List<ServicePortRules> services = new java.util.ArrayList<>(IptablesCases.manyEndpoints(1001));
+    services.add(
+        service(hostile, "172.30.2.1", 80).nodePort(30201).cluster(remote("10.182.0.1", 80)));
+    services.add(service("ns/x", "172.30.2.2", 80).cluster(remote("10.182.0.2", 80)));
+    var kernel = new FakeIptablesRestore();
+    kernel.apply(assembler.replaceAll(services, Map.of()));
+    var moved =
+        service(hostile, "172.30.2.9", 80).nodePort(30201).cluster(remote("10.182.0.3", 80));
+
+    String buffer = assembler.update(change(moved)).orElseThrow();
+    kernel.apply(buffer);
+
+    services.set(services.size() - 2, moved);
+    var fresh = new FakeIptablesRestore();
+    fresh.apply(new IptablesAssembler(IptablesCases.v4()).replaceAll(services, Map.of()));
+    assertThat(inAnyOrder(kernel.listing()))
+        .as("the same rules as a fresh load; edits put a changed port's rules first")
+        .isEqualTo(inAnyOrder(fresh.listing()));
+    assertThat(kernel.listing().get("nat PROXIMA-SERVICES"))
+        .last()
+        .isEqualTo(fresh.listing().get("nat PROXIMA-SERVICES").get(services.size()));
+    assertThat(buffer.lines())
+        .as("an edit, not a rewrite")
+        .noneMatch(line -> line.startsWith(":PROXIMA-SERVICES"))
+        .noneMatch(line -> line.startsWith("-A PROXIMA-NODEPORTS -j ACCEPT"))
+        .anyMatch(line -> line.startsWith("-D PROXIMA-SERVICES -m comment --comment \"ns/x -A"))
+        .anyMatch(line -> line.startsWith("-I PROXIMA-SERVICES 1 -m comment --comment \"ns/x -A"));
+  }
+
+  /** Each chain's rules sorted: the chains hold the same rules, in whatever order. */
+  private static Map<String, List<String>> inAnyOrder(Map<String, List<String>> listing) {
+    var sorted = new java.util.TreeMap<String, List<String>>();
+    listing.forEach((chain, rules) -> sorted.put(chain, rules.stream().sorted().toList()));
+    return sorted;
+  }
+
   @Test
   void eachEndpointChainFirstJumpsToTheCounterOfItsEndpointsLocality() {
     var spread =

@@ -7,6 +7,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.testing.RandomPorts;
+import dev.proxima.proxy.testing.ServicePortFixtures;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -146,6 +147,44 @@ class IptablesTransactionBatchesTest {
                     || batch.contains(":PROXIMA-COUNT-"));
   }
 
+  /**
+   * Offline state files are not validated by an API server, so a name may hold spaces and words
+   * that read as rule syntax or as another Service port's name. The full sync still finds which
+   * port each rule in the kernel belongs to, so neither port is ever without its dispatch rule nor
+   * holds two.
+   */
+  @Test
+  void aNameThatStartsWithAnotherPortsNameAndReadsAsRuleSyntaxStillOwnsOnlyItsOwnRules() {
+    var plain =
+        ServicePortFixtures.service("ns/a", "10.96.0.1", 80)
+            .portName("x")
+            .cluster(ServicePortFixtures.remote("10.180.0.1", 80));
+    var tricky =
+        ServicePortFixtures.service("ns/a:x -A PROXIMA-SERVICES -j ACCEPT", "10.96.0.2", 80)
+            .cluster(ServicePortFixtures.remote("10.180.0.2", 80));
+    var moved =
+        ServicePortFixtures.service("ns/a:x -A PROXIMA-SERVICES -j ACCEPT", "10.96.0.2", 80)
+            .cluster(ServicePortFixtures.remote("10.180.0.3", 80));
+    var kernel = loaded(List.of(plain, tricky));
+
+    var batches =
+        new IptablesAssembler(V4)
+            .replaceAllInBatches(List.of(plain, moved), kernel.listingForSync(), 1);
+
+    assertThat(batches).hasSizeGreaterThan(2);
+    for (var batch : batches) {
+      kernel.apply(batch);
+      var services = kernel.listing().get("nat PROXIMA-SERVICES");
+      assertThat(services.stream().filter(rule -> rule.contains("-d 10.96.0.1 ")))
+          .as("the plain port's ClusterIP rules after%n%s", batch)
+          .hasSize(1);
+      assertThat(services.stream().filter(rule -> rule.contains("-d 10.96.0.2 ")))
+          .as("the tricky port's ClusterIP rules after%n%s", batch)
+          .hasSize(1);
+    }
+    assertThat(kernel.listing()).isEqualTo(loaded(List.of(plain, moved)).listing());
+  }
+
   /** The buffers of a full sync of {@code count} ports over the chains of as many others. */
   private static List<String> fullSyncOverLoadedChains(long seed, int count, int lineBudget) {
     var kernel = loaded(ports(seed, count));
@@ -168,7 +207,7 @@ class IptablesTransactionBatchesTest {
     var listing = kernel.listing();
     var views = new TreeMap<String, Map<String, List<String>>>();
     for (ServicePortName name : ports.stream().map(p -> p.port().name()).toList()) {
-      var text = ServiceChainsRenderer.commentText(name.toString());
+      var text = IptablesRestoreText.commentText(name.toString());
       var view = new LinkedHashMap<String, List<String>>();
       var todo = new ArrayList<String>();
       listing.forEach(

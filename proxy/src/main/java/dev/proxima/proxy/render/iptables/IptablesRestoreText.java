@@ -1,0 +1,121 @@
+package dev.proxima.proxy.render.iptables;
+
+import dev.proxima.proxy.render.RuleComment;
+import dev.proxima.proxy.render.iptables.IptablesTransaction.Append;
+import dev.proxima.proxy.render.iptables.IptablesTransaction.DeclareChain;
+import dev.proxima.proxy.render.iptables.IptablesTransaction.Delete;
+import dev.proxima.proxy.render.iptables.IptablesTransaction.DeleteAt;
+import dev.proxima.proxy.render.iptables.IptablesTransaction.DeleteChain;
+import dev.proxima.proxy.render.iptables.IptablesTransaction.Insert;
+import dev.proxima.proxy.render.iptables.IptablesTransaction.InsertJump;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The one writer of {@code iptables-restore} input for Proxima's rules: every {@code -A}, {@code
+ * -I}, {@code -D}, chain declaration and {@code COMMIT} the proxy loads is spelled here, and every
+ * comment goes through {@link RuleComment} here, whatever built the rule. A comment's text comes
+ * from names a tenant chooses; sanitised, it holds no quote, backslash or newline, so it can
+ * neither end its quoted string nor start a rule of its own. Pure.
+ */
+public final class IptablesRestoreText {
+  private IptablesRestoreText() {}
+
+  /**
+   * Each table's operations as one section, {@code *table} ... {@code COMMIT}, tables in the order
+   * they first appear; "" for an empty transaction.
+   */
+  public static String of(IptablesTransaction transaction) {
+    List<IptablesTransaction.Op> ops = transaction.ops();
+    Set<String> tables = new LinkedHashSet<>();
+    ops.forEach(op -> tables.add(op.table()));
+    StringBuilder out = new StringBuilder(ops.size() * 96);
+    for (String table : tables) {
+      out.append('*').append(table).append('\n');
+      for (IptablesTransaction.Op op : ops) {
+        if (op.table().equals(table)) {
+          statement(out, op);
+          out.append('\n');
+        }
+      }
+      out.append("COMMIT\n");
+    }
+    return out.toString();
+  }
+
+  /** A rule as an append line, {@code -A CHAIN ...}, as {@code iptables-save} prints it too. */
+  public static String line(IptablesRule rule) {
+    StringBuilder out = new StringBuilder("-A ").append(rule.chain());
+    body(out, rule);
+    return out.toString();
+  }
+
+  /**
+   * The text a comment match carries for {@code text}, as {@code iptables-save} prints it: {@link
+   * RuleComment#sanitise sanitised} and cut to the kernel's limit, without surrounding spaces.
+   */
+  public static String commentText(String text) {
+    return RuleComment.sanitise(text, RuleComment.IPTABLES_EXTRA, RuleComment.IPTABLES_MAX).strip();
+  }
+
+  private static void statement(StringBuilder out, IptablesTransaction.Op op) {
+    if (op instanceof Append append) {
+      out.append("-A ").append(append.rule().chain());
+      body(out, append.rule());
+    } else if (op instanceof DeclareChain declare) {
+      out.append(':').append(declare.chain()).append(" - [0:0]");
+    } else if (op instanceof Insert insert) {
+      out.append("-I ").append(insert.rule().chain()).append(' ').append(insert.position());
+      body(out, insert.rule());
+    } else if (op instanceof InsertJump jump) {
+      insertJump(out, jump.jump());
+    } else if (op instanceof Delete delete) {
+      out.append("-D ").append(delete.rule().chain());
+      body(out, delete.rule());
+    } else if (op instanceof DeleteAt delete) {
+      out.append("-D ").append(delete.chain()).append(' ').append(delete.position());
+    } else if (op instanceof DeleteChain delete) {
+      out.append("-X ").append(delete.chain());
+    } else {
+      throw new IllegalArgumentException("unknown operation " + op);
+    }
+  }
+
+  /** What follows the chain (and position): the comment match first, then the spec. */
+  private static void body(StringBuilder out, IptablesRule rule) {
+    if (rule.comment() != null) {
+      out.append(" -m comment --comment ");
+      quoted(out, commentText(rule.comment()));
+    }
+    if (!rule.spec().isEmpty()) {
+      out.append(' ').append(rule.spec());
+    }
+  }
+
+  /** After sanitising, the only character that needs quotes is a space; "" needs them too. */
+  private static void quoted(StringBuilder out, String safe) {
+    if (safe.isEmpty() || safe.indexOf(' ') >= 0) {
+      out.append('"').append(safe).append('"');
+    } else {
+      out.append(safe);
+    }
+  }
+
+  /** {@code -I CHAIN spec...}; the argument after {@code --comment} is sanitised as any comment. */
+  private static void insertJump(StringBuilder out, JumpRule jump) {
+    out.append("-I ").append(jump.chain());
+    List<String> spec = jump.spec();
+    for (int i = 0; i < spec.size(); i++) {
+      String arg = spec.get(i);
+      out.append(' ');
+      if (i > 0 && spec.get(i - 1).equals("--comment")) {
+        quoted(out, commentText(arg));
+      } else if (arg.indexOf(' ') >= 0) {
+        out.append('"').append(arg).append('"');
+      } else {
+        out.append(arg);
+      }
+    }
+  }
+}
