@@ -274,13 +274,28 @@ public final class NftDataPlane implements DataPlane {
       }
     } else if (assembler == null && saved != null && !restoreTried) {
       restoreTried = true;
+      var waitFrom = clock.instant();
       var restoredAssembler = restore(config);
       if (restoredAssembler != null) {
         assembler = restoredAssembler;
         countedPorts = assembler.countedPorts();
         countingOwners = assembler.countingOwners();
         kernelAsAssembled = true;
+        var compareFrom = clock.instant();
         var outcome = loadDifference(ports);
+        // Where a restart's first sync goes besides the plan: waiting for the saved file and the
+        // marker, then comparing every port's input with the file and loading what differs.
+        LOG.atInfo()
+            .addKeyValue("family", family)
+            .addKeyValue("restoredPorts", ports.size())
+            .addKeyValue("waitedMs", Duration.between(waitFrom, compareFrom).toMillis())
+            .addKeyValue(
+                "comparedAndLoadedMs", Duration.between(compareFrom, clock.instant()).toMillis())
+            .addKeyValue("rules", linesLoaded)
+            .log(
+                outcome != null
+                    ? "Took up the saved ruleset"
+                    : "Took up the saved ruleset, but a change needs a rebuild");
         if (outcome != null) {
           return outcome;
         }

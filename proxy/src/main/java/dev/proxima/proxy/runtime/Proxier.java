@@ -252,6 +252,7 @@ public final class Proxier {
     plane.serviceCidrs(cache.serviceCidrs());
     DataPlane.Outcome outcome;
     var touchedUdp = false;
+    Duration planned = null;
     if (full) {
       plane.fullSyncStarting(nodeAddresses, podCidrs);
       plannedByService.clear();
@@ -280,6 +281,7 @@ public final class Proxier {
               plannedByService.put(key, owned);
             }
           });
+      planned = Duration.between(started, clock.instant());
       var all = allPorts();
       observed.clear();
       all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
@@ -383,7 +385,7 @@ public final class Proxier {
             triggers,
             null,
             hostAddresses));
-    logSync(decision, changed.size(), ports, Duration.between(started, finished));
+    logSync(decision, changed.size(), ports, Duration.between(started, finished), planned);
     return true;
   }
 
@@ -395,11 +397,16 @@ public final class Proxier {
       SyncPolicy.Decision decision,
       int changedServices,
       List<NodePlanner.PlannedPort> ports,
-      Duration elapsed) {
+      Duration elapsed,
+      Duration planned) {
     if (decision.full() || !loggedFirstSync) {
       loggedFirstSync = true;
-      log.atInfo()
-          .addKeyValue("family", family.apiName())
+      var line = log.atInfo();
+      if (planned != null) {
+        // How much of a full sync the plan took; the rest is the data plane's render and load.
+        line = line.addKeyValue("planMs", planned.toMillis());
+      }
+      line.addKeyValue("family", family.apiName())
           .addKeyValue("full", decision.full())
           .addKeyValue("why", decision.reason().label())
           .addKeyValue("services", plannedByService.size())

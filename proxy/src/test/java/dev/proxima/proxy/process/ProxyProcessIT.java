@@ -169,6 +169,9 @@ class ProxyProcessIT {
     assertThat(ipv4.path("endpoints").asInt()).isEqualTo(2);
     assertThat(ipv4.path("rules").asInt()).isPositive();
     assertThat(ipv4.has("elapsedMs")).isTrue();
+    assertThat(ipv4.path("planMs").asLong())
+        .as("a full sync says how much of it the plan took")
+        .isBetween(0L, ipv4.path("elapsedMs").asLong());
 
     // The file's ignored field is named once; its metrics address lost to the flag.
     var warnings =

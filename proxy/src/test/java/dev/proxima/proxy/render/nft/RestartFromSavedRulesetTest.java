@@ -217,6 +217,15 @@ class RestartFromSavedRulesetTest {
         .doesNotContain("10.180.1.4")
         .doesNotContain("10.96.0.12");
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(changed));
+    assertThat(logs.list)
+        .as("the restart says where its first sync went")
+        .anySatisfy(
+            event -> {
+              assertThat(event.getFormattedMessage()).isEqualTo("Took up the saved ruleset");
+              assertThat(event.getKeyValuePairs())
+                  .extracting(pair -> pair.key)
+                  .contains("restoredPorts", "waitedMs", "comparedAndLoadedMs", "rules");
+            });
 
     // A partial sync of the restarted proxy is saved too: the next restart starts from it.
     var again = new ArrayList<>(changed);
