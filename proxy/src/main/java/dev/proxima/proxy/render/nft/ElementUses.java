@@ -18,7 +18,7 @@ final class ElementUses {
   private static final int FREE = -1;
 
   /** Elements in first-use order; null where an element was released. */
-  private String[] elements = new String[4];
+  private NftElement[] elements = new NftElement[4];
 
   private int[] counts = new int[4];
 
@@ -43,7 +43,7 @@ final class ElementUses {
   private int[] index = newIndex(8);
 
   /** Counts one more use; an element several ports use (a hairpin pair) is held once. */
-  void use(String element) {
+  void use(NftElement element) {
     int slot = slotOf(element);
     if (slot != FREE) {
       counts[slot]++;
@@ -61,11 +61,11 @@ final class ElementUses {
     insertIntoIndex(end);
     end++;
     live++;
-    chars += element.length();
+    chars += NftText.length(element);
   }
 
   /** Counts one use less; the element leaves the table when nothing uses it. */
-  void release(String element) {
+  void release(NftElement element) {
     int slot = slotOf(element);
     if (slot == FREE) {
       return;
@@ -73,7 +73,7 @@ final class ElementUses {
     if (--counts[slot] > 0) {
       return;
     }
-    chars -= elements[slot].length();
+    chars -= NftText.length(elements[slot]);
     elements[slot] = null;
     live--;
     if (end - live > Math.max(live, 16)) {
@@ -82,7 +82,7 @@ final class ElementUses {
     }
   }
 
-  boolean contains(String element) {
+  boolean contains(NftElement element) {
     return slotOf(element) != FREE;
   }
 
@@ -99,11 +99,11 @@ final class ElementUses {
   }
 
   /** The elements in use order; a copy only when released slots are in the way. */
-  List<String> inUseOrder() {
+  List<NftElement> inUseOrder() {
     if (live == end) {
       return Arrays.asList(elements).subList(0, end);
     }
-    var inOrder = new String[live];
+    var inOrder = new NftElement[live];
     int next = 0;
     for (int slot = 0; slot < end; slot++) {
       if (elements[slot] != null) {
@@ -113,7 +113,7 @@ final class ElementUses {
     return Arrays.asList(inOrder);
   }
 
-  private int slotOf(String element) {
+  private int slotOf(NftElement element) {
     int hash = element.hashCode();
     int mask = index.length - 1;
     for (int i = position(hash, mask); index[i] != FREE; i = (i + 1) & mask) {

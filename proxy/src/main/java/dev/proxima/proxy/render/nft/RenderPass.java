@@ -51,11 +51,11 @@ import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
-import dev.proxima.proxy.render.RuleComment;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -129,16 +129,16 @@ final class RenderPass {
   private final List<String> warnings = new ArrayList<>();
   private final RouteDecision decision;
 
-  /** Declared chains in load order: name to the text after the name ("" for regular chains). */
-  private final Map<String, String> chains = new LinkedHashMap<>();
+  /** Declared chains in load order. */
+  private final Map<String, NftChain> chains = new LinkedHashMap<>();
 
   /** Rules per chain, in declaration order of the chains. */
-  private final Map<String, List<String>> rules = new LinkedHashMap<>();
+  private final Map<String, List<NftRule>> rules = new LinkedHashMap<>();
 
-  /** Set and map declarations in load order: name to {@code set|map} and the body. */
-  private final Map<String, String> sets = new LinkedHashMap<>();
+  /** Sets and maps in load order. */
+  private final Map<String, NftSet> sets = new LinkedHashMap<>();
 
-  private final Map<String, List<String>> elements = new LinkedHashMap<>();
+  private final Map<String, List<NftElement>> elements = new LinkedHashMap<>();
 
   /** Endpoint counts in use per on-demand chain prefix. */
   private final Map<String, TreeSet<Integer>> lbSizes = new LinkedHashMap<>();
@@ -177,16 +177,19 @@ final class RenderPass {
    * settings it left out.
    */
   FixedTable fixedTable() {
-    var script = print();
+    var body = print();
     var maps = new java.util.HashSet<String>();
     sets.forEach(
-        (name, declaration) -> {
-          if (declaration.startsWith("map ")) {
+        (name, set) -> {
+          if (set.isMap()) {
             maps.add(name);
           }
         });
+    var script = new StringBuilder(body.length() + 200);
+    text.replaceTable(script);
     return new FixedTable(
-        script,
+        script.append(body).toString(),
+        body,
         Set.copyOf(chains.keySet()),
         Set.copyOf(maps),
         Set.copyOf(fixedCounters()),
@@ -207,35 +210,26 @@ final class RenderPass {
     lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
     lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
     affinity.chains().forEach(this::chain);
-    var chainLines = new LinkedHashMap<String, String>();
-    var ruleLines = new LinkedHashMap<String, List<String>>();
-    chains.forEach(
-        (name, spec) -> {
-          chainLines.put(name, text.addChain(name, spec));
-          var lines = new ArrayList<String>();
-          this.rules.get(name).forEach(rule -> lines.add(text.addRule(name, rule)));
-          ruleLines.put(name, lines);
-        });
-    var setLines = new LinkedHashMap<String, String>();
-    affinity
-        .sets()
-        .forEach(
-            (name, body) -> setLines.put(name, text.addSet(name, "set %NAME% { " + body + " }")));
-    var elementLines = new LinkedHashMap<String, List<String>>(elements);
-    if (!clusterIps.isEmpty()) {
-      elementLines.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
-    }
-    if (!hairpins.isEmpty()) {
-      elementLines.put(HAIRPINS, new ArrayList<>(hairpins));
-    }
+    var fragmentSets = new LinkedHashMap<String, NftSet>();
+    affinity.sets().forEach((name, body) -> fragmentSets.put(name, NftSet.set(name, body, null)));
+    var fragmentElements = new LinkedHashMap<String, List<NftElement>>(elements);
+    keys(fragmentElements, CLUSTER_IPS, clusterIps);
+    keys(fragmentElements, HAIRPINS, hairpins);
     localityEndpoints.forEach(
-        (locality, addresses) -> {
-          if (!addresses.isEmpty()) {
-            elementLines.put(NftNames.localitySet(locality), new ArrayList<>(addresses));
-          }
-        });
+        (locality, addresses) -> keys(fragmentElements, NftNames.localitySet(locality), addresses));
     return new ServiceFragment(
-        chainLines, ruleLines, setLines, elementLines, counted, List.copyOf(warnings));
+        chains, this.rules, fragmentSets, fragmentElements, counted, List.copyOf(warnings));
+  }
+
+  /** Set elements of these keys, when there are any. */
+  private static void keys(
+      Map<String, List<NftElement>> elements, String set, Collection<String> keys) {
+    if (keys.isEmpty()) {
+      return;
+    }
+    var ofSet = new ArrayList<NftElement>(keys.size());
+    keys.forEach(key -> ofSet.add(NftElement.of(key)));
+    elements.put(set, ofSet);
   }
 
   // ---------------------------------------------------------------- per service port
@@ -249,7 +243,7 @@ final class RenderPass {
     ServicePort sp = route.port();
     ServicePortName spn = sp.name();
     String proto = sp.protocol().lower();
-    String comment = comment(spn.toString());
+    String comment = NftText.comment(spn.toString());
     List<Endpoint> cluster = route.cluster();
     List<Endpoint> local = route.local();
     for (Endpoint target : cluster) {
@@ -285,19 +279,19 @@ final class RenderPass {
 
     // externalIPs and load-balancer IPs: external traffic. Each address once; an address that is
     // both an externalIP and a load-balancer IP still gets the load-balancer's firewall.
-    Map<String, Boolean> externalTuples = new LinkedHashMap<>();
+    Map<String, Boolean> externalAddresses = new LinkedHashMap<>();
     for (String address : route.externalIps()) {
-      externalTuples.merge(tuple(address, proto, sp.port()), false, Boolean::logicalOr);
+      externalAddresses.merge(address, false, Boolean::logicalOr);
     }
     for (String address : route.loadBalancerIps()) {
-      externalTuples.merge(tuple(address, proto, sp.port()), route.firewall(), Boolean::logicalOr);
+      externalAddresses.merge(address, route.firewall(), Boolean::logicalOr);
     }
-    for (Map.Entry<String, Boolean> entry : externalTuples.entrySet()) {
-      String tuple = entry.getKey();
+    for (Map.Entry<String, Boolean> entry : externalAddresses.entrySet()) {
+      String tuple = tuple(entry.getKey(), proto, sp.port());
       if (!claim(tuple, spn, "external address")) {
         continue;
       }
-      held.add(tuple.substring(0, tuple.indexOf(" . ")));
+      held.add(entry.getKey());
       external(Entry.ADDRESS, tuple, route, comment, cluster, local);
       if (entry.getValue()) {
         firewall(tuple, comment, route.allowedSources());
@@ -457,14 +451,7 @@ final class RenderPass {
   }
 
   private void element(String set, String key, String comment, String value) {
-    StringBuilder element = new StringBuilder(key);
-    if (comment != null) {
-      element.append(" comment \"").append(comment).append('"');
-    }
-    if (value != null) {
-      element.append(" : ").append(value);
-    }
-    elements.computeIfAbsent(set, s -> new ArrayList<>()).add(element.toString());
+    elements.computeIfAbsent(set, s -> new ArrayList<>()).add(new NftElement(key, value, comment));
   }
 
   // ---------------------------------------------------------------- fixed layout and printing
@@ -575,31 +562,31 @@ final class RenderPass {
         nodePortMatch + " " + portTuple + " vmap @" + SERVICE_NODEPORTS);
 
     // The base chains' jumps.
-    rules.get(NAT_PREROUTING).add("jump " + SERVICES);
-    rules.get(NAT_OUTPUT).add("jump " + SERVICES);
-    rules.get(NAT_POSTROUTING).add("jump " + MASQUERADING);
-    rules.get(FILTER_PREROUTING_PRE_DNAT).add("ct state new jump " + FIREWALL_CHECK);
-    rules.get(FILTER_OUTPUT_PRE_DNAT).add("ct state new jump " + FIREWALL_CHECK);
-    rules.get(FILTER_INPUT).add("ct state new jump " + NODEPORT_ENDPOINTS_CHECK);
-    rules.get(FILTER_INPUT).add("ct state new jump " + SERVICE_ENDPOINTS_CHECK);
+    rule(NAT_PREROUTING, "jump " + SERVICES);
+    rule(NAT_OUTPUT, "jump " + SERVICES);
+    rule(NAT_POSTROUTING, "jump " + MASQUERADING);
+    rule(FILTER_PREROUTING_PRE_DNAT, "ct state new jump " + FIREWALL_CHECK);
+    rule(FILTER_OUTPUT_PRE_DNAT, "ct state new jump " + FIREWALL_CHECK);
+    rule(FILTER_INPUT, "ct state new jump " + NODEPORT_ENDPOINTS_CHECK);
+    rule(FILTER_INPUT, "ct state new jump " + SERVICE_ENDPOINTS_CHECK);
     for (String chain : List.of(FILTER_FORWARD, FILTER_OUTPUT)) {
-      rules.get(chain).add("ct state new jump " + SERVICE_ENDPOINTS_CHECK);
-      rules.get(chain).add("ct state new jump " + CLUSTER_IPS_CHECK);
+      rule(chain, "ct state new jump " + SERVICE_ENDPOINTS_CHECK);
+      rule(chain, "ct state new jump " + CLUSTER_IPS_CHECK);
     }
 
     // Every DNATed connection's first packet passes postrouting, whichever way it came in.
     if (config.countsLocality()) {
-      rules
-          .get(NftNames.FILTER_POSTROUTING)
-          .add("ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
+      rule(
+          NftNames.FILTER_POSTROUTING,
+          "ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
     }
 
     // Sets and maps.
-    set(CLUSTER_IPS, "type " + a + " ; comment \"active ClusterIPs\" ;");
-    set(SERVICE_CIDRS, "type " + a + " ; flags interval ; comment \"ServiceCIDR ranges\" ;");
+    set(CLUSTER_IPS, "type " + a + " ;", "active ClusterIPs");
+    set(SERVICE_CIDRS, "type " + a + " ; flags interval ;", "ServiceCIDR ranges");
     if (config.nodePortsListed()) {
       // Declared even when empty: an empty set matches no address, so NodePorts fail closed.
-      set(NODEPORT_IPS, "type " + a + " ; comment \"addresses that accept NodePorts\" ;");
+      set(NODEPORT_IPS, "type " + a + " ;", "addresses that accept NodePorts");
     }
     map(SERVICE_IPS, tupleType + " : verdict", "ClusterIPs, externalIPs and LB IPs");
     map(CLUSTER_DISPATCH, tupleType + " : verdict", "external address to Cluster lb chain");
@@ -615,48 +602,37 @@ final class RenderPass {
     typeofMap(NODEPORT_LOCAL_ENDPOINTS, portTuple + numgen + endpointTypeof, "Local endpoint i");
     map(NO_ENDPOINT_SERVICES, tupleType + " : verdict", "addresses without usable endpoints");
     map(NO_ENDPOINT_NODEPORTS, portType + " : verdict", "NodePorts without usable endpoints");
-    set(
-        FIREWALL_IPS,
-        "type " + tupleType + " ; comment \"LB addresses with loadBalancerSourceRanges\" ;");
+    set(FIREWALL_IPS, "type " + tupleType + " ;", "LB addresses with loadBalancerSourceRanges");
     set(
         FIREWALL_ALLOW,
-        "type "
-            + tupleType
-            + " . "
-            + a
-            + " ; flags interval ; comment \"allowed sources per LB address\" ;");
-    set(HAIRPINS, "type " + a + " . " + a + " ; comment \"endpoint . endpoint\" ;");
+        "type " + tupleType + " . " + a + " ; flags interval ;",
+        "allowed sources per LB address");
+    set(HAIRPINS, "type " + a + " . " + a + " ;", "endpoint . endpoint");
     if (config.countsLocality()) {
       for (Locality locality : Locality.values()) {
         set(
             NftNames.localitySet(locality),
-            "type " + a + " ; comment \"endpoints of locality " + locality.label() + "\" ;");
+            "type " + a + " ;",
+            "endpoints of locality " + locality.label());
       }
       for (Locality locality : Locality.values()) {
         set(
             NftNames.serviceSet(locality),
-            "type "
-                + tupleType
-                + " ; counter ; comment \"Service address . proto . endpoint port of counted"
-                + " ports, "
-                + locality.label()
-                + "\" ;");
+            "type " + tupleType + " ; counter ;",
+            "Service address . proto . endpoint port of counted ports, " + locality.label());
       }
     }
 
     // The only elements of the fixed table; the Service ports' fragments bring the rest.
-    elements.put(NODEPORT_IPS, nodePortAddresses());
+    keys(elements, NODEPORT_IPS, nodePortAddresses());
 
     StringBuilder out = new StringBuilder();
-    text.replaceTable(out);
     for (String counter : fixedCounters()) {
-      out.append(text.addCounter(counter)).append('\n');
+      text.addCounter(out, counter);
     }
-    chains.forEach((name, spec) -> out.append(text.addChain(name, spec)).append('\n'));
-    sets.forEach((name, decl) -> out.append(text.addSet(name, decl)).append('\n'));
-    rules.forEach(
-        (chain, chainRules) ->
-            chainRules.forEach(rule -> out.append(text.addRule(chain, rule)).append('\n')));
+    chains.values().forEach(chain -> text.addChain(out, chain));
+    sets.values().forEach(set -> text.addSet(out, set));
+    rules.values().forEach(chainRules -> chainRules.forEach(rule -> text.addRule(out, rule)));
     for (String set : sets.keySet()) {
       text.addElements(out, set, elements.getOrDefault(set, List.of()));
     }
@@ -733,22 +709,28 @@ final class RenderPass {
 
   private void lbChains(String prefix, List<String> before, String match, String map) {
     for (int size : lbSizes.get(prefix)) {
-      List<String> chainRules = new ArrayList<>(before);
-      chainRules.add(
-          "dnat "
-              + NftSyntax.family(family)
-              + " to "
-              + match
-              + " . numgen random mod "
-              + size
-              + " map @"
-              + map);
-      chain(prefix + size, chainRules);
+      String name = prefix + size;
+      chain(name, before);
+      rules
+          .get(name)
+          .add(
+              new NftRule(
+                  name,
+                  "dnat "
+                      + NftSyntax.family(family)
+                      + " to "
+                      + match
+                      + " . numgen random mod "
+                      + size
+                      + " map @"
+                      + map,
+                  null,
+                  true));
     }
   }
 
   private void base(String name, String type, String hook, int priority) {
-    chains.put(name, " { type " + type + " hook " + hook + " priority " + priority + " ; }");
+    chains.put(name, NftChain.base(name, type, hook, priority));
     rules.put(name, new ArrayList<>());
   }
 
@@ -757,20 +739,26 @@ final class RenderPass {
   }
 
   private void chain(String name, List<String> chainRules) {
-    chains.put(name, "");
-    rules.put(name, new ArrayList<>(chainRules));
+    chains.put(name, NftChain.regular(name));
+    var ofChain = new ArrayList<NftRule>(chainRules.size() + 1);
+    chainRules.forEach(rule -> ofChain.add(NftRule.of(name, rule)));
+    rules.put(name, ofChain);
   }
 
-  private void set(String name, String body) {
-    sets.put(name, "set %NAME% { " + body + " }");
+  private void rule(String chain, String rule) {
+    rules.get(chain).add(NftRule.of(chain, rule));
+  }
+
+  private void set(String name, String declaration, String comment) {
+    sets.put(name, NftSet.set(name, declaration, comment));
   }
 
   private void map(String name, String type, String comment) {
-    sets.put(name, "map %NAME% { type " + type + " ; comment \"" + comment + "\" ; }");
+    sets.put(name, NftSet.map(name, "type " + type + " ;", comment));
   }
 
   private void typeofMap(String name, String typeof, String comment) {
-    sets.put(name, "map %NAME% { typeof " + typeof + " ; comment \"" + comment + "\" ; }");
+    sets.put(name, NftSet.map(name, "typeof " + typeof + " ;", comment));
   }
 
   // ---------------------------------------------------------------- small helpers
@@ -790,13 +778,5 @@ final class RenderPass {
 
   private Cidr cidrOf(String address) {
     return NftAddresses.parseCidr(address, family).orElseThrow();
-  }
-
-  /**
-   * A quoted nft string cannot escape anything: it ends at the next {@code "}. Anything outside
-   * {@code [A-Za-z0-9._/:-]} becomes {@code _}, and the text is cut to nft's limit.
-   */
-  static String comment(String text) {
-    return RuleComment.sanitise(text, "", RuleComment.NFT_MAX);
   }
 }

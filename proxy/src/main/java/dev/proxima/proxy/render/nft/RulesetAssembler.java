@@ -70,10 +70,10 @@ public final class RulesetAssembler {
   private final Map<String, ElementUses> elementUses = new LinkedHashMap<>();
   private final Map<String, KeyOwners> keyOwners = new HashMap<>();
   private final Map<String, Integer> chainUses = new HashMap<>();
-  private final Map<String, String> chainDeclarations = new LinkedHashMap<>();
-  private final Map<String, List<String>> chainRules = new LinkedHashMap<>();
-  private final Map<String, String> setDeclarations = new LinkedHashMap<>();
-  private final Map<String, List<String>> kernelChains = new HashMap<>();
+  private final Map<String, NftChain> chainDeclarations = new LinkedHashMap<>();
+  private final Map<String, List<NftRule>> chainRules = new LinkedHashMap<>();
+  private final Map<String, NftSet> setDeclarations = new LinkedHashMap<>();
+  private final Map<String, List<NftRule>> kernelChains = new HashMap<>();
 
   /** The counted Service ports, read at scrape time from another thread. */
   private final Set<ServicePortName> countedPorts =
@@ -102,7 +102,7 @@ public final class RulesetAssembler {
   /** Chains whose last user went in the update under way: flushed and marked stale at its end. */
   private final Set<String> dropped = new LinkedHashSet<>();
 
-  private record StaleSet(String kind, Instant since) {}
+  private record StaleSet(NftSet.Kind kind, Instant since) {}
 
   /**
    * A transaction deleting stale chains and sets; pass it to {@link #staleDeleted} once the kernel
@@ -239,8 +239,8 @@ public final class RulesetAssembler {
     chainRules.forEach(
         (chain, rules) -> {
           if (looksUpMap(rules)) {
-            first.append(chainDeclarations.get(chain)).append('\n');
-            rules.forEach(rule -> first.append(rule).append('\n'));
+            text.addChain(first, chainDeclarations.get(chain));
+            rules.forEach(rule -> text.addRule(first, rule));
           }
         });
     var batches = new ArrayList<String>(portBatches.size() + 2);
@@ -248,7 +248,7 @@ public final class RulesetAssembler {
     batches.addAll(portBatches);
     portBatches.clear();
     var cidrs = new StringBuilder();
-    text.addElements(cidrs, NftNames.SERVICE_CIDRS, serviceCidrs);
+    text.addKeys(cidrs, NftNames.SERVICE_CIDRS, serviceCidrs);
     var last = batch.text(cidrs);
     if (!last.isEmpty()) {
       batches.add(last);
@@ -264,14 +264,14 @@ public final class RulesetAssembler {
    */
   private final class ColdBatch {
     final StringBuilder declarations = new StringBuilder();
-    final Map<String, List<String>> elements = new LinkedHashMap<>();
+    final Map<String, List<NftElement>> elements = new LinkedHashMap<>();
 
     /** The elements of each set once, though ports may share one (a hairpin pair). */
-    final Map<String, Set<String>> once = new HashMap<>();
+    final Map<String, Set<NftElement>> once = new HashMap<>();
 
     int lines;
 
-    void add(String set, List<String> held) {
+    void add(String set, List<NftElement> held) {
       var ofSet = elements.computeIfAbsent(set, s -> new ArrayList<>());
       var seen = once.computeIfAbsent(set, s -> new HashSet<>());
       for (var element : held) {
@@ -298,9 +298,9 @@ public final class RulesetAssembler {
   }
 
   /** A chain whose rules look up a map: nft 1.0.6 types it only where the map is declared. */
-  private static boolean looksUpMap(List<String> rules) {
+  private static boolean looksUpMap(List<NftRule> rules) {
     for (var rule : rules) {
-      if (rule.contains(" map @")) {
+      if (rule.mapLookup()) {
         return true;
       }
     }
@@ -319,20 +319,20 @@ public final class RulesetAssembler {
         declared.add(chain);
         declared.add("rules " + chain);
       } else if (declared.add(chain)) {
-        out.append(chainDeclarations.get(chain)).append('\n');
+        text.addChain(out, chainDeclarations.get(chain));
         lines++;
       }
     }
     for (var entry : parts.sets().entrySet()) {
       if (declared.add("set " + entry.getKey())) {
-        out.append(entry.getValue()).append('\n');
+        text.addSet(out, entry.getValue());
         lines++;
       }
     }
     for (var chain : parts.chains().keySet()) {
       if (declared.add("rules " + chain)) {
         for (var rule : chainRules.getOrDefault(chain, List.of())) {
-          out.append(rule).append('\n');
+          text.addRule(out, rule);
           lines++;
         }
       }
@@ -612,12 +612,8 @@ public final class RulesetAssembler {
   }
 
   private String keepingAffinity(KernelTable kernel, Set<String> countingKeys) {
-    var lines = fixedScript.split("\n", 4);
-    if (lines.length < 4 || !lines[1].startsWith("delete table ")) {
-      throw new IllegalStateException("the fixed script no longer starts by replacing the table");
-    }
     var out = new StringBuilder(fullScriptLengthEstimate());
-    out.append(lines[0]).append('\n');
+    text.addTable(out);
     var now = clock.instant();
     var countingSets = config.countsLocality() ? NftNames.SERVICE_SETS : List.<String>of();
     kernel
@@ -654,7 +650,7 @@ public final class RulesetAssembler {
                               && setDeclarations.containsKey(set)
                           || countingSets.contains(set));
               if (!kept) {
-                text.deleteSet(out, kind, set);
+                text.deleteSet(out, NftSet.Kind.of(kind), set);
               }
             });
     // After the maps whose elements might refer to them; a counter still wanted keeps its count.
@@ -663,20 +659,20 @@ public final class RulesetAssembler {
         text.deleteCounter(out, counter);
       }
     }
-    out.append(lines[3]);
+    out.append(fixed.body());
     appendFragments(out);
     // Added first, so the delete finds it whichever sets the kernel has it in.
     var unwanted = new ArrayList<String>();
     var wanted = elementUses.get(NftNames.serviceSet(dev.proxima.proxy.model.Locality.NODE));
     for (var key : countingKeys) {
-      if (wanted == null || !wanted.contains(key)) {
+      if (wanted == null || !wanted.contains(NftElement.of(key))) {
         unwanted.add(key);
       }
     }
     for (var set : countingSets) {
       if (kernel.sets().containsKey(set)) {
-        text.addElements(out, set, unwanted);
-        text.deleteElements(out, set, unwanted);
+        text.addKeys(out, set, unwanted);
+        text.deleteKeys(out, set, unwanted);
       }
     }
     return out.toString();
@@ -696,7 +692,7 @@ public final class RulesetAssembler {
   public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
     // Only elements the changed ports had or have can appear or disappear: note whether each was
     // in the table before, so the cost follows the change, not the table.
-    var touched = new LinkedHashMap<String, Map<String, Boolean>>();
+    var touched = new LinkedHashMap<String, Map<NftElement, Boolean>>();
     var sorted = new TreeMap<>(changes);
     dropped.clear();
     // Every old fragment goes before any new one comes in: when a change hands a key from one port
@@ -730,20 +726,20 @@ public final class RulesetAssembler {
       if (wanted.equals(inKernel)) {
         continue;
       }
-      if (wanted.stream().anyMatch(rule -> rule.contains(" map @"))) {
+      if (looksUpMap(wanted)) {
         return Optional.empty();
       }
       if (inKernel == null) {
-        out.append(chainDeclarations.get(chain)).append('\n');
+        text.addChain(out, chainDeclarations.get(chain));
       } else {
         text.flushChain(newRules, chain);
       }
-      wanted.forEach(rule -> newRules.append(rule).append('\n'));
+      wanted.forEach(rule -> text.addRule(newRules, rule));
       kernelChains.put(chain, wanted);
     }
-    for (var set : setDeclarations.keySet()) {
-      if (kernelSets.add(set)) {
-        out.append(setDeclarations.get(set)).append('\n');
+    for (var set : setDeclarations.values()) {
+      if (kernelSets.add(set.name())) {
+        text.addSet(out, set);
       }
     }
     var now = clock.instant();
@@ -752,7 +748,7 @@ public final class RulesetAssembler {
       if (chainRules.containsKey(chain) || inKernel == null) {
         continue; // used again, or never loaded
       }
-      if (inKernel.stream().anyMatch(rule -> rule.contains(" map @"))) {
+      if (looksUpMap(inKernel)) {
         // A shared lb-N chain: a partial sync cannot load a map-lookup rule again (nft 1.0.6
         // refuses it; see the loop above), so it stays loaded for the next port with N endpoints.
         // There are only a few of them.
@@ -771,14 +767,13 @@ public final class RulesetAssembler {
     touched.forEach(
         (set, before) -> {
           var uses = elementUses.get(set);
-          boolean map = isMap(set);
-          var removed = new ArrayList<String>();
-          var added = new ArrayList<String>();
+          var removed = new ArrayList<NftElement>();
+          var added = new ArrayList<NftElement>();
           before.forEach(
               (element, wasThere) -> {
                 boolean isThere = uses != null && uses.contains(element);
                 if (wasThere && !isThere) {
-                  removed.add(NftText.key(element, map));
+                  removed.add(element);
                 } else if (!wasThere && isThere) {
                   added.add(element);
                 }
@@ -790,7 +785,8 @@ public final class RulesetAssembler {
     return Optional.of(out.toString());
   }
 
-  private void note(Map<String, Map<String, Boolean>> touched, String set, List<String> elements) {
+  private void note(
+      Map<String, Map<NftElement, Boolean>> touched, String set, List<NftElement> elements) {
     var before = touched.computeIfAbsent(set, s -> new LinkedHashMap<>());
     var uses = elementUses.get(set);
     for (var element : elements) {
@@ -815,8 +811,8 @@ public final class RulesetAssembler {
     serviceCidrs = wanted;
     var out = new StringBuilder();
     // Deletes first: a range that grew replaces the smaller one, and interval sets refuse overlaps.
-    text.deleteElements(out, NftNames.SERVICE_CIDRS, removed);
-    text.addElements(out, NftNames.SERVICE_CIDRS, added);
+    text.deleteKeys(out, NftNames.SERVICE_CIDRS, removed);
+    text.addKeys(out, NftNames.SERVICE_CIDRS, added);
     return out.toString();
   }
 
@@ -893,11 +889,11 @@ public final class RulesetAssembler {
 
   /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
   private void appendFragments(StringBuilder out) {
-    chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
-    setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
-    chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
+    chainDeclarations.values().forEach(chain -> text.addChain(out, chain));
+    setDeclarations.values().forEach(set -> text.addSet(out, set));
+    chainRules.values().forEach(rules -> rules.forEach(rule -> text.addRule(out, rule)));
     elementUses.forEach((set, uses) -> text.addElements(out, set, uses.inUseOrder()));
-    text.addElements(out, NftNames.SERVICE_CIDRS, serviceCidrs);
+    text.addKeys(out, NftNames.SERVICE_CIDRS, serviceCidrs);
   }
 
   /** About the lines of {@link #fullScript()}: declarations, rules and elements. */
@@ -917,16 +913,18 @@ public final class RulesetAssembler {
    * builder that grows by doubling copies it several times and holds two copies while it does.
    */
   private int fullScriptLengthEstimate() {
+    // "add chain|rule|set <family> proxima <name> ", the text after it, and the line's end.
+    int prefix = 16 + text.table().length();
     long length = fixedScript.length();
-    for (var line : chainDeclarations.values()) {
-      length += line.length() + 1;
+    for (var chain : chainDeclarations.values()) {
+      length += prefix + chain.name().length();
     }
-    for (var line : setDeclarations.values()) {
-      length += line.length() + 1;
+    for (var set : setDeclarations.values()) {
+      length += prefix + set.name().length() + set.declaration().length() + 8;
     }
     for (var rules : chainRules.values()) {
       for (var rule : rules) {
-        length += rule.length() + 1;
+        length += prefix + rule.chain().length() + rule.expression().length();
       }
     }
     for (var entry : elementUses.entrySet()) {
@@ -1007,17 +1005,23 @@ public final class RulesetAssembler {
    * Counts {@code port}'s use of its elements of {@code set}: in a map, a key another port holds
    * stays with that port, and a warning says so.
    */
-  private void hold(ServicePortName port, String set, List<String> elements) {
+  private void hold(ServicePortName port, String set, List<NftElement> elements) {
     boolean map = isMap(set);
     var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
     for (var element : elements) {
       if (map) {
-        var key = NftText.key(element, true);
-        var owner = owners.claim(key, element, port);
+        var owner = owners.claim(element, port);
         if (owner != null) {
           refusedClaims.add(port);
           warnings.add(
-              port + ": " + key + " in " + set + " is already held by " + owner + "; skipped");
+              port
+                  + ": "
+                  + element.key()
+                  + " in "
+                  + set
+                  + " is already held by "
+                  + owner
+                  + "; skipped");
           continue;
         }
       }
@@ -1031,8 +1035,8 @@ public final class RulesetAssembler {
    * sets a change touches are listed in that order. A map element is held exactly when its port
    * holds its key: a port that lost a key when it came in cannot get it without coming in again.
    */
-  private Map<String, List<String>> held(ServicePortName port, ServiceFragment parts) {
-    var held = new LinkedHashMap<String, List<String>>();
+  private Map<String, List<NftElement>> held(ServicePortName port, ServiceFragment parts) {
+    var held = new LinkedHashMap<String, List<NftElement>>();
     parts
         .elements()
         .forEach(
@@ -1043,9 +1047,9 @@ public final class RulesetAssembler {
                 held.put(set, distinct);
                 return;
               }
-              var ofSet = new ArrayList<String>(distinct.size());
+              var ofSet = new ArrayList<NftElement>(distinct.size());
               for (var element : distinct) {
-                if (port.equals(owners.holder(NftText.key(element, true)))) {
+                if (port.equals(owners.holder(element.key()))) {
                   ofSet.add(element);
                 }
               }
@@ -1054,7 +1058,8 @@ public final class RulesetAssembler {
     return held;
   }
 
-  private void remove(ServicePortName port, ServiceFragment parts, Map<String, List<String>> held) {
+  private void remove(
+      ServicePortName port, ServiceFragment parts, Map<String, List<NftElement>> held) {
     held.forEach(
         (set, elements) -> {
           var uses = elementUses.get(set);
@@ -1062,7 +1067,7 @@ public final class RulesetAssembler {
           for (var element : elements) {
             uses.release(element);
             if (owners != null) {
-              owners.release(NftText.key(element, true), port);
+              owners.release(element.key(), port);
             }
           }
         });
@@ -1082,8 +1087,7 @@ public final class RulesetAssembler {
     for (var set : parts.sets().keySet()) {
       var declaration = setDeclarations.remove(set);
       if (declaration != null && kernelSets.contains(set)) {
-        // "add set ..." or "add map ...": its second word is what deletes it.
-        staleSets.putIfAbsent(set, new StaleSet(declaration.split(" ", 3)[1], now));
+        staleSets.putIfAbsent(set, new StaleSet(declaration.kind(), now));
       }
     }
     if (parts.counted()) {
@@ -1141,7 +1145,7 @@ public final class RulesetAssembler {
    * The elements once each, in first-seen order; the renderer does not repeat an element within a
    * set, so this normally returns {@code elements} itself without copying.
    */
-  private static List<String> distinct(List<String> elements) {
+  private static <E> List<E> distinct(List<E> elements) {
     if (hasNoRepeats(elements)) {
       return elements;
     }
@@ -1149,7 +1153,7 @@ public final class RulesetAssembler {
   }
 
   /** Short lists, the usual case, are compared pair by pair, which is cheaper than hashing them. */
-  private static boolean hasNoRepeats(List<String> elements) {
+  private static boolean hasNoRepeats(List<?> elements) {
     int size = elements.size();
     if (size > 16) {
       return new HashSet<>(elements).size() == size;
@@ -1165,7 +1169,10 @@ public final class RulesetAssembler {
   }
 
   private boolean isMap(String set) {
-    return fixed.maps().contains(set)
-        || setDeclarations.getOrDefault(set, "").startsWith("add map");
+    if (fixed.maps().contains(set)) {
+      return true;
+    }
+    var declared = setDeclarations.get(set);
+    return declared != null && declared.isMap();
   }
 }

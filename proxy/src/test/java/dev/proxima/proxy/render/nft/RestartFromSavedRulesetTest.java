@@ -256,7 +256,8 @@ class RestartFromSavedRulesetTest {
   void aCorruptSavedFileIsAWarningAndTheFirstSyncLoadsEverything() throws Exception {
     proxy().replaceAll(PORTS, List.of());
     int readBacks = kernel.readBacks;
-    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+    Files.writeString(
+        state.resolve("nft-ipv4.state"), SavedRuleset.HEADER + "\nsettings x\nport \n");
 
     assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
 
@@ -275,7 +276,8 @@ class RestartFromSavedRulesetTest {
   @Test
   void aStartWithoutATableLoadsEverythingWithoutReadingTheSavedFile() throws Exception {
     // After a reboot: the file is there, the table is not. A corrupt file shows whether it is read.
-    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+    Files.writeString(
+        state.resolve("nft-ipv4.state"), SavedRuleset.HEADER + "\nsettings x\nport \n");
 
     assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
 
@@ -346,7 +348,8 @@ class RestartFromSavedRulesetTest {
       throws Exception {
     proxy().replaceAll(PORTS, List.of());
     int readBacks = kernel.readBacks;
-    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+    Files.writeString(
+        state.resolve("nft-ipv4.state"), SavedRuleset.HEADER + "\nsettings x\nport \n");
 
     var restarted = proxy();
     restarted.starting();
