@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Table {@code proxima} without any Service port, as {@link RenderPass} builds it.
+ * Table {@code proxima} without any Service port, as {@link FixedLayout} builds it.
  *
  * @param script replaces the kernel's table with this one
  * @param body the script without the statements that replace the table: its counters, chains, sets,

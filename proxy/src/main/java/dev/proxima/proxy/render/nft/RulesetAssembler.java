@@ -155,7 +155,7 @@ public final class RulesetAssembler {
     this.config = config;
     this.clock = clock;
     this.text = new NftText(config.family());
-    this.fixed = new RenderPass(config).fixedTable();
+    this.fixed = new FixedLayout(config).build();
     this.fixedScript = fixed.script();
   }
 
