@@ -148,8 +148,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * What one Service port adds to the fixed table, as script lines, without printing the fixed
-   * table: the assembler calls this once per changed port, so it must stay cheap.
+   * What one Service port adds to the fixed table, as objects, without building the fixed table:
+   * the assembler calls this once per changed port, so it must stay cheap.
    */
   ServiceFragment fragment(ServicePortRules rules) {
     servicePort(rules);

@@ -384,7 +384,7 @@ public final class RulesetAssembler {
   public static RulesetAssembler restore(
       FamilySettings config, Clock clock, SavedRuleset.Contents saved) {
     var assembler = new RulesetAssembler(config, clock);
-    // Each port's fragment lives only while it goes in: its lines are the record's own strings,
+    // Each port's fragment lives only while it goes in: its objects hold the record's own strings,
     // which the assembler's tables then share, and the record stays in its compact form.
     saved
         .ports()
@@ -921,6 +921,9 @@ public final class RulesetAssembler {
     }
     for (var set : setDeclarations.values()) {
       length += prefix + set.name().length() + set.declaration().length() + 8;
+      if (set.comment() != null) {
+        length += 14 + set.comment().length();
+      }
     }
     for (var rules : chainRules.values()) {
       for (var rule : rules) {

@@ -118,6 +118,8 @@ public final class SavedRuleset {
       var rules = new LinkedHashMap<String, List<NftRule>>();
       var sets = new LinkedHashMap<String, NftSet>();
       var elements = new LinkedHashMap<String, List<NftElement>>();
+      // The port's elements share one comment string, as the renderer's do.
+      String comment = null;
       for (int i = 0; i < tags.length; i++) {
         var name = parts[2 * i];
         var fields = parts[2 * i + 1].split("\t", -1);
@@ -133,10 +135,15 @@ public final class SavedRuleset {
           case 's' ->
               sets.put(
                   name, new NftSet(name, NftSet.Kind.of(fields[0]), fields[1], field(fields, 2)));
-          default ->
-              elements
-                  .computeIfAbsent(name, n -> new ArrayList<>())
-                  .add(new NftElement(fields[0], field(fields, 1), field(fields, 2)));
+          default -> {
+            var read = field(fields, 2);
+            if (read != null && !read.equals(comment)) {
+              comment = read;
+            }
+            elements
+                .computeIfAbsent(name, n -> new ArrayList<>())
+                .add(new NftElement(fields[0], field(fields, 1), read == null ? null : comment));
+          }
         }
       }
       return new ServiceFragment(chains, rules, sets, elements, counted, List.of());
