@@ -24,41 +24,40 @@ final class KeyOwners {
    * other port, or null when {@code port} holds the key now.
    */
   ServicePortName claim(NftElement element, ServicePortName port) {
-    var key = element.key();
-    int at = positionOf(key);
+    int hash = element.keyHash();
+    int at = positionOf(element, hash);
     if (elements[at] != null) {
       return owners[at].equals(port) ? null : owners[at];
     }
     if (3 * (size + 1) > 2 * elements.length) {
       grow();
-      at = positionOf(key);
+      at = positionOf(element, hash);
     }
     elements[at] = element;
-    hashes[at] = key.hashCode();
+    hashes[at] = hash;
     owners[at] = port;
     size++;
     return null;
   }
 
-  /** The port holding {@code key}, or null. */
-  ServicePortName holder(String key) {
-    return owners[positionOf(key)];
+  /** The port holding the key of {@code element}, or null. */
+  ServicePortName holder(NftElement element) {
+    return owners[positionOf(element, element.keyHash())];
   }
 
-  /** Frees {@code key} if {@code port} holds it. */
-  void release(String key, ServicePortName port) {
-    int at = positionOf(key);
+  /** Frees the key of {@code element} if {@code port} holds it. */
+  void release(NftElement element, ServicePortName port) {
+    int at = positionOf(element, element.keyHash());
     if (elements[at] != null && owners[at].equals(port)) {
       removeAt(at);
     }
   }
 
-  /** Where {@code key} is, or the free position where it would go. */
-  private int positionOf(String key) {
-    int hash = key.hashCode();
+  /** Where the key of {@code element} is, or the free position where it would go. */
+  private int positionOf(NftElement element, int hash) {
     int mask = elements.length - 1;
     int at = home(hash, mask);
-    while (elements[at] != null && !(hashes[at] == hash && elements[at].key().equals(key))) {
+    while (elements[at] != null && !(hashes[at] == hash && elements[at].sameKey(element))) {
       at = (at + 1) & mask;
     }
     return at;

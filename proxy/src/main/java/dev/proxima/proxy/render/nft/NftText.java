@@ -156,7 +156,8 @@ final class NftText {
     }
     open(out, "delete element ", set);
     for (int i = 0; i < elements.size(); i++) {
-      out.append('\t').append(elements.get(i).key());
+      out.append('\t');
+      elements.get(i).appendKey(out);
       out.append(i + 1 < elements.size() ? ",\n" : "\n");
     }
     out.append("}\n");
@@ -189,23 +190,24 @@ final class NftText {
 
   /** An element as it stands in a block: key, comment, then the value. */
   static void element(StringBuilder out, NftElement element) {
-    out.append(element.key());
+    element.appendKey(out);
     if (element.comment() != null) {
       out.append(" comment \"").append(element.comment()).append('"');
     }
-    if (element.value() != null) {
-      out.append(" : ").append(element.value());
+    if (element.hasValue()) {
+      out.append(" : ");
+      element.appendValue(out);
     }
   }
 
   /** The characters {@link #element} writes, to size a script before writing it. */
   static int length(NftElement element) {
-    int length = element.key().length();
+    int length = element.keyLength();
     if (element.comment() != null) {
       length += 11 + element.comment().length();
     }
-    if (element.value() != null) {
-      length += 3 + element.value().length();
+    if (element.hasValue()) {
+      length += 3 + element.valueLength();
     }
     return length;
   }

@@ -1052,7 +1052,7 @@ public final class RulesetAssembler {
               }
               var ofSet = new ArrayList<NftElement>(distinct.size());
               for (var element : distinct) {
-                if (port.equals(owners.holder(element.key()))) {
+                if (port.equals(owners.holder(element))) {
                   ofSet.add(element);
                 }
               }
@@ -1070,7 +1070,7 @@ public final class RulesetAssembler {
           for (var element : elements) {
             uses.release(element);
             if (owners != null) {
-              owners.release(element.key(), port);
+              owners.release(element, port);
             }
           }
         });

@@ -307,12 +307,11 @@ public final class SavedRuleset {
   }
 
   private static void element(StringBuilder out, String set, NftElement element) {
-    out.append("e ").append(set).append('\t').append(element.key());
-    if (element.value() != null || element.comment() != null) {
+    out.append("e ").append(set).append('\t');
+    element.appendKey(out);
+    if (!element.isKeyAlone()) {
       out.append('\t');
-      if (element.value() != null) {
-        out.append(element.value());
-      }
+      element.appendValue(out);
       if (element.comment() != null) {
         out.append('\t').append(element.comment());
       }

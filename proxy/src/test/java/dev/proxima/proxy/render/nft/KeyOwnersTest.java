@@ -29,9 +29,9 @@ class KeyOwnersTest {
     var key = "10.96.0.10 . tcp . 80";
     owners.claim(new NftElement(key, "goto lb-1", null), WEB);
 
-    owners.release(key, API);
+    owners.release(NftElement.of(key), API);
     assertThat(owners.claim(new NftElement(key, "goto lb-2", null), API)).isEqualTo(WEB);
-    owners.release(key, WEB);
+    owners.release(NftElement.of(key), WEB);
     assertThat(owners.claim(new NftElement(key, "goto lb-2", null), API)).isNull();
   }
 
@@ -43,7 +43,7 @@ class KeyOwnersTest {
       var key = "10.96." + random.nextInt(40) + "." + random.nextInt(100) + " . tcp . 80";
       var port = random.nextBoolean() ? WEB : API;
       if (random.nextInt(3) == 0) {
-        owners.release(key, port);
+        owners.release(NftElement.of(key), port);
         model.remove(key, port);
       } else {
         var holder = model.putIfAbsent(key, port);
