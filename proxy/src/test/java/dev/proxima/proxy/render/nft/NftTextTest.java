@@ -9,17 +9,18 @@ import org.junit.jupiter.api.Test;
 class NftTextTest {
   private final NftText v6 = new NftText(IpFamily.IPV6);
 
+  /** Elements with and without value and comment. */
+  private static final List<NftElement> ELEMENTS =
+      List.of(
+          new NftElement("fd00::1 . tcp . 80", "goto lb-2", "shop/web"),
+          new NftElement("fd00::2 . tcp . 80", "goto lb-1", null),
+          new NftElement("fd00::3 . tcp . 80", null, "a : b comment \"c\""),
+          NftElement.of("fd00::4 . tcp . 80"));
+
   @Test
   void writesElementsOnePerLineWithCommentBeforeValueAndNothingForNone() {
     var out = new StringBuilder();
-    v6.addElements(
-        out,
-        "service-ips",
-        List.of(
-            new NftElement("fd00::1 . tcp . 80", "goto lb-2", "shop/web"),
-            new NftElement("fd00::2 . tcp . 80", "goto lb-1", null),
-            new NftElement("fd00::3 . tcp . 80", null, "shop/api"),
-            NftElement.of("fd00::4 . tcp . 80")));
+    v6.addElements(out, "service-ips", ELEMENTS);
     v6.addElements(out, "hairpins", List.of());
     v6.deleteElements(out, "hairpins", List.of());
 
@@ -28,7 +29,7 @@ class NftTextTest {
             "add element ip6 proxima service-ips {\n"
                 + "\tfd00::1 . tcp . 80 comment \"shop/web\" : goto lb-2,\n"
                 + "\tfd00::2 . tcp . 80 : goto lb-1,\n"
-                + "\tfd00::3 . tcp . 80 comment \"shop/api\",\n"
+                + "\tfd00::3 . tcp . 80 comment \"a_:_b_comment__c_\",\n"
                 + "\tfd00::4 . tcp . 80\n"
                 + "}\n");
   }
@@ -36,18 +37,15 @@ class NftTextTest {
   @Test
   void deletesElementsByTheirKeyAlone() {
     var out = new StringBuilder();
-    v6.deleteElements(
-        out,
-        "service-ips",
-        List.of(
-            new NftElement("fd00::1 . tcp . 80", "goto lb-2", "a : b comment \"c\""),
-            NftElement.of("fd00::2 . tcp . 80")));
+    v6.deleteElements(out, "service-ips", ELEMENTS);
 
     assertThat(out)
         .hasToString(
             "delete element ip6 proxima service-ips {\n"
                 + "\tfd00::1 . tcp . 80,\n"
-                + "\tfd00::2 . tcp . 80\n"
+                + "\tfd00::2 . tcp . 80,\n"
+                + "\tfd00::3 . tcp . 80,\n"
+                + "\tfd00::4 . tcp . 80\n"
                 + "}\n");
   }
 
