@@ -79,10 +79,9 @@ final class FixedLayout extends TableObjects {
             maps.add(name);
           }
         });
-    var script = new StringBuilder(body.length() + 200);
-    text.replaceTable(script);
+    var script = new NftTransaction(text, body.length() + 200).replaceTable();
     return new FixedTable(
-        script.append(body).toString(),
+        script.appendWritten(body).toString(),
         body,
         Set.copyOf(chains.keySet()),
         Set.copyOf(maps),
@@ -260,15 +259,15 @@ final class FixedLayout extends TableObjects {
     // The only elements of the fixed table; the Service ports' fragments bring the rest.
     keys(elements, NODEPORT_IPS, nodePortAddresses());
 
-    StringBuilder out = new StringBuilder();
+    var out = new NftTransaction(text, 8192);
     for (String counter : fixedCounters()) {
-      text.addCounter(out, counter);
+      out.addCounter(counter);
     }
-    chains.values().forEach(chain -> text.addChain(out, chain));
-    sets.values().forEach(set -> text.addSet(out, set));
-    rules.values().forEach(chainRules -> chainRules.forEach(rule -> text.addRule(out, rule)));
+    chains.values().forEach(chain -> out.addChain(chain));
+    sets.values().forEach(set -> out.addSet(set));
+    rules.values().forEach(chainRules -> chainRules.forEach(rule -> out.addRule(rule)));
     for (String set : sets.keySet()) {
-      text.addElements(out, set, elements.getOrDefault(set, List.of()));
+      out.addElements(set, elements.getOrDefault(set, List.of()));
     }
     return out.toString();
   }

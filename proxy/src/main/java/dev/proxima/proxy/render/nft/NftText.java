@@ -2,15 +2,15 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.RuleComment;
-import java.util.List;
 
 /**
- * The serializer: the one place nft text is produced from the table's objects ({@link NftChain},
- * {@link NftRule}, {@link NftSet}, {@link NftElement}). Every script and transaction the proxy
- * loads (full render, in-place full sync, cold batches, partial sync, Service CIDRs, stale cleanup,
- * cleanup) is a sequence of its operations, written in order into one builder, so the fake and the
- * kernel see one format. Names are Proxima's own; comments are sanitised here ({@link #comment}),
- * so no value a tenant chose can end a quoted string. Nothing reads this text back.
+ * The serializer, with {@link NftTransaction}: the one place nft text is produced from the table's
+ * objects ({@link NftChain}, {@link NftRule}, {@link NftSet}, {@link NftElement}). Every script and
+ * transaction the proxy loads (full render, in-place full sync, cold batches, partial sync, Service
+ * CIDRs, stale cleanup) is an {@link NftTransaction}, its statements written in order; this class
+ * spells what they share (the family's table, an element, a comment), so the fake and the kernel
+ * see one format. Names are Proxima's own; comments are sanitised here ({@link #comment}), so no
+ * value a tenant chose can end a quoted string. Nothing reads this text back.
  */
 final class NftText {
   private final String table;
@@ -51,141 +51,20 @@ final class NftText {
     return table;
   }
 
-  /** {@code add table}: creates the table, or leaves the one there. */
-  void addTable(StringBuilder out) {
-    out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
-  }
-
-  /** The table created, emptied and created again: what a script that replaces it starts with. */
-  void replaceTable(StringBuilder out) {
-    addTable(out);
-    out.append("delete table ").append(table).append('\n');
-    addTable(out);
-  }
-
   /** Deletes the table, whether or not it exists. */
   String cleanup() {
     return "add table " + table + "\ndelete table " + table + "\n";
   }
 
-  /** {@code add chain}, one line. */
-  void addChain(StringBuilder out, NftChain chain) {
-    out.append("add chain ").append(table).append(' ').append(chain.name());
-    var hook = chain.hook();
-    if (hook != null) {
-      out.append(" { type ").append(hook.type()).append(" hook ").append(hook.hook());
-      out.append(" priority ").append(hook.priority()).append(" ; }");
-    }
-    out.append('\n');
-  }
-
-  /** {@code add chain} of a regular chain, without line end. */
+  /** {@code add chain} of a regular chain ({@code spec} empty), without line end. */
   String addChain(String name, String spec) {
     return "add chain " + table + " " + name + spec;
   }
 
-  /** {@code add rule}, one line. */
-  void addRule(StringBuilder out, NftRule rule) {
-    out.append("add rule ").append(table).append(' ').append(rule.chain()).append(' ');
-    out.append(rule.expression());
-    if (rule.comment() != null) {
-      out.append(" comment \"").append(rule.comment()).append('"');
-    }
-    out.append('\n');
-  }
-
   /** {@code add rule} of {@code rule} in {@code chain}, without line end. */
   String addRule(String chain, String rule) {
-    var out = new StringBuilder();
-    addRule(out, NftRule.of(chain, rule));
-    out.setLength(out.length() - 1);
-    return out.toString();
-  }
-
-  /** {@code add set} or {@code add map}, one line. */
-  void addSet(StringBuilder out, NftSet set) {
-    out.append("add ").append(set.kind().keyword()).append(' ').append(table).append(' ');
-    out.append(set.name()).append(" { ").append(set.declaration());
-    if (set.comment() != null) {
-      out.append(" comment \"").append(setComment(set.comment())).append("\" ;");
-    }
-    out.append(" }\n");
-  }
-
-  /** {@code add counter}: a named counter, which an existing one of that name keeps its count. */
-  void addCounter(StringBuilder out, String name) {
-    out.append("add counter ").append(table).append(' ').append(name).append('\n');
-  }
-
-  void deleteCounter(StringBuilder out, String name) {
-    out.append("delete counter ").append(table).append(' ').append(name).append('\n');
-  }
-
-  void flushChain(StringBuilder out, String chain) {
-    out.append("flush chain ").append(table).append(' ').append(chain).append('\n');
-  }
-
-  void deleteChain(StringBuilder out, String chain) {
-    out.append("delete chain ").append(table).append(' ').append(chain).append('\n');
-  }
-
-  /** {@code delete set} or {@code delete map}. */
-  void deleteSet(StringBuilder out, NftSet.Kind kind, String set) {
-    out.append("delete ").append(kind.keyword()).append(' ').append(table).append(' ');
-    out.append(set).append('\n');
-  }
-
-  /** {@code add element} of these elements, one per line; nothing when there are none. */
-  void addElements(StringBuilder out, String set, List<NftElement> elements) {
-    if (elements.isEmpty()) {
-      return; // nft rejects "{ }"
-    }
-    open(out, "add element ", set);
-    for (int i = 0; i < elements.size(); i++) {
-      out.append('\t');
-      element(out, elements.get(i));
-      out.append(i + 1 < elements.size() ? ",\n" : "\n");
-    }
-    out.append("}\n");
-  }
-
-  /** {@code delete element} of these elements, by key; nothing when there are none. */
-  void deleteElements(StringBuilder out, String set, List<NftElement> elements) {
-    if (elements.isEmpty()) {
-      return;
-    }
-    open(out, "delete element ", set);
-    for (int i = 0; i < elements.size(); i++) {
-      out.append('\t');
-      elements.get(i).appendKey(out);
-      out.append(i + 1 < elements.size() ? ",\n" : "\n");
-    }
-    out.append("}\n");
-  }
-
-  /** {@code add element} of set elements given by their keys alone. */
-  void addKeys(StringBuilder out, String set, List<String> keys) {
-    keys(out, "add element ", set, keys);
-  }
-
-  /** {@code delete element} of these keys. */
-  void deleteKeys(StringBuilder out, String set, List<String> keys) {
-    keys(out, "delete element ", set, keys);
-  }
-
-  private void keys(StringBuilder out, String verb, String set, List<String> keys) {
-    if (keys.isEmpty()) {
-      return;
-    }
-    open(out, verb, set);
-    for (int i = 0; i < keys.size(); i++) {
-      out.append('\t').append(keys.get(i)).append(i + 1 < keys.size() ? ",\n" : "\n");
-    }
-    out.append("}\n");
-  }
-
-  private void open(StringBuilder out, String verb, String set) {
-    out.append(verb).append(table).append(' ').append(set).append(" {\n");
+    var line = new NftTransaction(this, 64).addRule(NftRule.of(chain, rule)).toString();
+    return line.substring(0, line.length() - 1);
   }
 
   /** An element as it stands in a block: key, comment, then the value. */

@@ -211,19 +211,19 @@ public final class RulesetAssembler {
     // go in the first batch, built last, so the ports' parts leave them out.
     var portBatches = new ArrayList<String>();
     var batch = new ColdBatch();
-    var port = new StringBuilder();
+    var port = new NftTransaction(text);
     var declared = new HashSet<String>();
     rebuild(
         ports,
         (name, parts) -> {
-          port.setLength(0);
+          port.clear();
           int portLines = appendDeclarations(port, parts, declared);
           var held = held(name, parts);
           for (var elements : held.values()) {
             portLines += elements.size();
           }
           if (batch.lines > 0 && batch.lines + portLines > budget) {
-            portBatches.add(batch.text(""));
+            portBatches.add(batch.text(new NftTransaction(text)));
             batch.clear();
           }
           batch.declarations.append(port);
@@ -234,21 +234,21 @@ public final class RulesetAssembler {
       // Small enough for one transaction: the whole table at once, as a single render prints it.
       return List.of(fullScript());
     }
-    var first = new StringBuilder(fullScriptLengthEstimate() / 8 + fixedScript.length());
-    first.append(fixedScript);
+    var first = new NftTransaction(text, fullScriptLengthEstimate() / 8 + fixedScript.length());
+    first.appendWritten(fixedScript);
     chainRules.forEach(
         (chain, rules) -> {
           if (looksUpMap(rules)) {
-            text.addChain(first, chainDeclarations.get(chain));
-            rules.forEach(rule -> text.addRule(first, rule));
+            first.addChain(chainDeclarations.get(chain));
+            rules.forEach(rule -> first.addRule(rule));
           }
         });
     var batches = new ArrayList<String>(portBatches.size() + 2);
     batches.add(first.toString());
     batches.addAll(portBatches);
     portBatches.clear();
-    var cidrs = new StringBuilder();
-    text.addKeys(cidrs, NftNames.SERVICE_CIDRS, serviceCidrs);
+    var cidrs = new NftTransaction(text);
+    cidrs.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
     var last = batch.text(cidrs);
     if (!last.isEmpty()) {
       batches.add(last);
@@ -263,7 +263,7 @@ public final class RulesetAssembler {
    * port), and nft's time grows with the script.
    */
   private final class ColdBatch {
-    final StringBuilder declarations = new StringBuilder();
+    final NftTransaction declarations = new NftTransaction(text);
     final Map<String, List<NftElement>> elements = new LinkedHashMap<>();
 
     /** The elements of each set once, though ports may share one (a hairpin pair). */
@@ -282,15 +282,15 @@ public final class RulesetAssembler {
     }
 
     /** The transaction's text, with {@code tail} after the elements. */
-    String text(CharSequence tail) {
-      var out = new StringBuilder(declarations.length() + 64 * lines + tail.length());
+    String text(NftTransaction tail) {
+      var out = new NftTransaction(text, declarations.length() + 64 * lines + tail.length());
       out.append(declarations);
-      elements.forEach((set, ofSet) -> text.addElements(out, set, ofSet));
+      elements.forEach((set, ofSet) -> out.addElements(set, ofSet));
       return out.append(tail).toString();
     }
 
     void clear() {
-      declarations.setLength(0);
+      declarations.clear();
       elements.clear();
       once.clear();
       lines = 0;
@@ -311,7 +311,7 @@ public final class RulesetAssembler {
    * One port's declarations in a new table: the chains (with their rules) and sets no earlier port
    * declared; its elements go in the batch's blocks. Returns the lines written.
    */
-  private int appendDeclarations(StringBuilder out, ServiceFragment parts, Set<String> declared) {
+  private int appendDeclarations(NftTransaction out, ServiceFragment parts, Set<String> declared) {
     int lines = 0;
     for (var chain : parts.chains().keySet()) {
       if (looksUpMap(parts.rules().getOrDefault(chain, List.of()))) {
@@ -319,20 +319,20 @@ public final class RulesetAssembler {
         declared.add(chain);
         declared.add("rules " + chain);
       } else if (declared.add(chain)) {
-        text.addChain(out, chainDeclarations.get(chain));
+        out.addChain(chainDeclarations.get(chain));
         lines++;
       }
     }
     for (var entry : parts.sets().entrySet()) {
       if (declared.add("set " + entry.getKey())) {
-        text.addSet(out, entry.getValue());
+        out.addSet(entry.getValue());
         lines++;
       }
     }
     for (var chain : parts.chains().keySet()) {
       if (declared.add("rules " + chain)) {
         for (var rule : chainRules.getOrDefault(chain, List.of())) {
-          text.addRule(out, rule);
+          out.addRule(rule);
           lines++;
         }
       }
@@ -612,8 +612,8 @@ public final class RulesetAssembler {
   }
 
   private String keepingAffinity(KernelTable kernel, Set<String> countingKeys) {
-    var out = new StringBuilder(fullScriptLengthEstimate());
-    text.addTable(out);
+    var out = new NftTransaction(text, fullScriptLengthEstimate());
+    out.addTable();
     var now = clock.instant();
     var countingSets = config.countsLocality() ? NftNames.SERVICE_SETS : List.<String>of();
     kernel
@@ -621,7 +621,7 @@ public final class RulesetAssembler {
         .forEach(
             (chain, kind) -> {
               if (!kind.empty()) {
-                text.flushChain(out, chain);
+                out.flushChain(chain);
               }
             });
     kernel
@@ -633,7 +633,7 @@ public final class RulesetAssembler {
                       || fixed.chains().contains(chain)
                       || chain.equals(GENERATION_CHAIN);
               if (kind.base() || (kind.empty() && !wanted)) {
-                text.deleteChain(out, chain);
+                out.deleteChain(chain);
               } else if (!wanted) {
                 // Flushed above; a later transaction can delete it.
                 staleChains.put(chain, now);
@@ -650,16 +650,16 @@ public final class RulesetAssembler {
                               && setDeclarations.containsKey(set)
                           || countingSets.contains(set));
               if (!kept) {
-                text.deleteSet(out, NftSet.Kind.of(kind), set);
+                out.deleteSet(NftSet.Kind.of(kind), set);
               }
             });
     // After the maps whose elements might refer to them; a counter still wanted keeps its count.
     for (var counter : kernel.counters()) {
       if (!fixed.counters().contains(counter)) {
-        text.deleteCounter(out, counter);
+        out.deleteCounter(counter);
       }
     }
-    out.append(fixed.body());
+    out.appendWritten(fixed.body());
     appendFragments(out);
     // Added first, so the delete finds it whichever sets the kernel has it in.
     var unwanted = new ArrayList<String>();
@@ -671,8 +671,8 @@ public final class RulesetAssembler {
     }
     for (var set : countingSets) {
       if (kernel.sets().containsKey(set)) {
-        text.addKeys(out, set, unwanted);
-        text.deleteKeys(out, set, unwanted);
+        out.addKeys(set, unwanted);
+        out.deleteKeys(set, unwanted);
       }
     }
     return out.toString();
@@ -718,8 +718,8 @@ public final class RulesetAssembler {
         add(entry.getKey(), entry.getValue(), fresh);
       }
     }
-    var out = new StringBuilder();
-    var newRules = new StringBuilder();
+    var out = new NftTransaction(text);
+    var newRules = new NftTransaction(text);
     for (var chain : chainRules.keySet()) {
       var wanted = chainRules.get(chain);
       var inKernel = kernelChains.get(chain);
@@ -730,16 +730,16 @@ public final class RulesetAssembler {
         return Optional.empty();
       }
       if (inKernel == null) {
-        text.addChain(out, chainDeclarations.get(chain));
+        out.addChain(chainDeclarations.get(chain));
       } else {
-        text.flushChain(newRules, chain);
+        newRules.flushChain(chain);
       }
-      wanted.forEach(rule -> text.addRule(newRules, rule));
+      wanted.forEach(rule -> newRules.addRule(rule));
       kernelChains.put(chain, wanted);
     }
     for (var set : setDeclarations.values()) {
       if (kernelSets.add(set.name())) {
-        text.addSet(out, set);
+        out.addSet(set);
       }
     }
     var now = clock.instant();
@@ -755,15 +755,15 @@ public final class RulesetAssembler {
         continue;
       }
       if (!inKernel.isEmpty()) {
-        text.flushChain(newRules, chain);
+        newRules.flushChain(chain);
         kernelChains.put(chain, List.of());
       }
       staleChains.putIfAbsent(chain, now);
     }
     dropped.clear();
     out.append(newRules);
-    var deletes = new StringBuilder();
-    var adds = new StringBuilder();
+    var deletes = new NftTransaction(text);
+    var adds = new NftTransaction(text);
     touched.forEach(
         (set, before) -> {
           var uses = elementUses.get(set);
@@ -778,8 +778,8 @@ public final class RulesetAssembler {
                   added.add(element);
                 }
               });
-          text.deleteElements(deletes, set, removed);
-          text.addElements(adds, set, added);
+          deletes.deleteElements(set, removed);
+          adds.addElements(set, added);
         });
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
@@ -809,10 +809,10 @@ public final class RulesetAssembler {
     var removed = serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
     var added = wanted.stream().filter(cidr -> !serviceCidrs.contains(cidr)).toList();
     serviceCidrs = wanted;
-    var out = new StringBuilder();
+    var out = new NftTransaction(text);
     // Deletes first: a range that grew replaces the smaller one, and interval sets refuse overlaps.
-    text.deleteKeys(out, NftNames.SERVICE_CIDRS, removed);
-    text.addKeys(out, NftNames.SERVICE_CIDRS, added);
+    out.deleteKeys(NftNames.SERVICE_CIDRS, removed);
+    out.addKeys(NftNames.SERVICE_CIDRS, added);
     return out.toString();
   }
 
@@ -823,21 +823,21 @@ public final class RulesetAssembler {
    */
   public Optional<StaleCleanup> staleCleanup() {
     var due = clock.instant().minus(STALE_DELAY);
-    var out = new StringBuilder();
+    var out = new NftTransaction(text);
     var chains = new ArrayList<String>();
     var sets = new ArrayList<String>();
     staleChains.forEach(
         (chain, since) -> {
           if (!since.isAfter(due)) {
             chains.add(chain);
-            text.deleteChain(out, chain);
+            out.deleteChain(chain);
           }
         });
     staleSets.forEach(
         (set, stale) -> {
           if (!stale.since().isAfter(due)) {
             sets.add(set);
-            text.deleteSet(out, stale.kind(), set);
+            out.deleteSet(stale.kind(), set);
           }
         });
     if (chains.isEmpty() && sets.isEmpty()) {
@@ -881,19 +881,19 @@ public final class RulesetAssembler {
 
   /** The complete script replacing the table with the current fragments. */
   public String fullScript() {
-    var out = new StringBuilder(fullScriptLengthEstimate());
-    out.append(fixedScript);
+    var out = new NftTransaction(text, fullScriptLengthEstimate());
+    out.appendWritten(fixedScript);
     appendFragments(out);
     return out.toString();
   }
 
   /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
-  private void appendFragments(StringBuilder out) {
-    chainDeclarations.values().forEach(chain -> text.addChain(out, chain));
-    setDeclarations.values().forEach(set -> text.addSet(out, set));
-    chainRules.values().forEach(rules -> rules.forEach(rule -> text.addRule(out, rule)));
-    elementUses.forEach((set, uses) -> text.addElements(out, set, uses.inUseOrder()));
-    text.addKeys(out, NftNames.SERVICE_CIDRS, serviceCidrs);
+  private void appendFragments(NftTransaction out) {
+    chainDeclarations.values().forEach(chain -> out.addChain(chain));
+    setDeclarations.values().forEach(set -> out.addSet(set));
+    chainRules.values().forEach(rules -> rules.forEach(rule -> out.addRule(rule)));
+    elementUses.forEach((set, uses) -> out.addElements(set, uses.inUseOrder()));
+    out.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
   }
 
   /** About the lines of {@link #fullScript()}: declarations, rules and elements. */

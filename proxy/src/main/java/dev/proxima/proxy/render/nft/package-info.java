@@ -11,8 +11,8 @@
  * value for a map, a comment). {@link RulesetAssembler} diffs and reference-counts those objects by
  * key and kind, and it alone claims keys ({@link KeyOwners}). {@link NftText} is the serializer:
  * the only place nft text is written from the objects, and where comments are sanitised; every
- * script and transaction is a sequence of its operations. Nothing reads Proxima's own text back;
- * the saved ruleset ({@link SavedRuleset}) stores the objects' fields.
+ * script and transaction is an {@link NftTransaction}, its operations in order. Nothing reads
+ * Proxima's own text back; the saved ruleset ({@link SavedRuleset}) stores the objects' fields.
  *
  * <h2>Layout</h2>
  *

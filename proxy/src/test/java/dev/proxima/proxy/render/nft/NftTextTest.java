@@ -19,10 +19,10 @@ class NftTextTest {
 
   @Test
   void writesElementsOnePerLineWithCommentBeforeValueAndNothingForNone() {
-    var out = new StringBuilder();
-    v6.addElements(out, "service-ips", ELEMENTS);
-    v6.addElements(out, "hairpins", List.of());
-    v6.deleteElements(out, "hairpins", List.of());
+    var out = new NftTransaction(v6);
+    out.addElements("service-ips", ELEMENTS);
+    out.addElements("hairpins", List.of());
+    out.deleteElements("hairpins", List.of());
 
     assertThat(out)
         .hasToString(
@@ -36,8 +36,8 @@ class NftTextTest {
 
   @Test
   void deletesElementsByTheirKeyAlone() {
-    var out = new StringBuilder();
-    v6.deleteElements(out, "service-ips", ELEMENTS);
+    var out = new NftTransaction(v6);
+    out.deleteElements("service-ips", ELEMENTS);
 
     assertThat(out)
         .hasToString(
@@ -53,9 +53,9 @@ class NftTextTest {
   void aTenantsCommentCannotEndTheQuotedStringOrTheLine() {
     var element = new NftElement("fd00::1 . tcp . 80", "goto lb-1", "ns/a\" : drop\n}");
     var rule = new NftRule("services", "drop", "x\"; flush ruleset", false);
-    var out = new StringBuilder();
-    v6.addElements(out, "service-ips", List.of(element));
-    v6.addRule(out, rule);
+    var out = new NftTransaction(v6);
+    out.addElements("service-ips", List.of(element));
+    out.addRule(rule);
 
     assertThat(element.comment()).isEqualTo("ns/a__:_drop__");
     assertThat(out)
@@ -75,10 +75,10 @@ class NftTextTest {
 
   @Test
   void aSetCommentKeepsItsWordsButNoQuote() {
-    var out = new StringBuilder();
-    v6.addSet(out, NftSet.set("hairpins", "type ipv6_addr . ipv6_addr ;", "endpoint . endpoint"));
-    v6.addSet(out, NftSet.map("x", "type ipv6_addr : verdict ;", "a \"b\"\nc"));
-    v6.addSet(out, NftSet.set("affinity-a", "type ipv6_addr ; flags dynamic,timeout ;", null));
+    var out = new NftTransaction(v6);
+    out.addSet(NftSet.set("hairpins", "type ipv6_addr . ipv6_addr ;", "endpoint . endpoint"));
+    out.addSet(NftSet.map("x", "type ipv6_addr : verdict ;", "a \"b\"\nc"));
+    out.addSet(NftSet.set("affinity-a", "type ipv6_addr ; flags dynamic,timeout ;", null));
 
     assertThat(out)
         .hasToString(
@@ -90,19 +90,19 @@ class NftTextTest {
 
   @Test
   void writesEveryOperationOnTheFamilysTable() {
-    var out = new StringBuilder();
-    v6.replaceTable(out);
-    v6.addCounter(out, "endpoints-node");
-    v6.addChain(out, NftChain.base("nat-output", "nat", "output", -100));
-    v6.addChain(out, NftChain.regular("services"));
-    v6.addRule(out, NftRule.of("nat-output", "jump services"));
-    v6.flushChain(out, "services");
-    v6.deleteChain(out, "lb-3");
-    v6.deleteSet(out, NftSet.Kind.SET, "affinity-a");
-    v6.deleteSet(out, NftSet.Kind.MAP, "old-map");
-    v6.deleteCounter(out, "endpoints-node");
-    v6.addKeys(out, "service-cidrs", List.of("fd00:10::/108"));
-    v6.deleteKeys(out, "service-cidrs", List.of("fd00:20::/108"));
+    var out = new NftTransaction(v6);
+    out.replaceTable();
+    out.addCounter("endpoints-node");
+    out.addChain(NftChain.base("nat-output", "nat", "output", -100));
+    out.addChain(NftChain.regular("services"));
+    out.addRule(NftRule.of("nat-output", "jump services"));
+    out.flushChain("services");
+    out.deleteChain("lb-3");
+    out.deleteSet(NftSet.Kind.SET, "affinity-a");
+    out.deleteSet(NftSet.Kind.MAP, "old-map");
+    out.deleteCounter("endpoints-node");
+    out.addKeys("service-cidrs", List.of("fd00:10::/108"));
+    out.deleteKeys("service-cidrs", List.of("fd00:20::/108"));
 
     assertThat(out)
         .hasToString(
