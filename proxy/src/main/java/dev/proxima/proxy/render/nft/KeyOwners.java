@@ -7,60 +7,57 @@ import dev.proxima.proxy.model.ServicePortName;
  * claim it keeps it and later claimants are left out.
  *
  * <p>Every map element has an entry, so at 10,000 Services there are over a hundred thousand. A
- * {@code HashMap<String, ServicePortName>} needs the key as a string of its own, the element cut
- * before its comment and value, which with the map's node is about 110 bytes per element. This
- * table keeps, per entry, the key's hash, the element the key was cut from (which the assembler
- * keeps anyway) and the owner, about 26 bytes; it cuts the key out of the stored element again only
- * when the hashes match.
+ * {@code HashMap<String, ServicePortName>} spends a node on each, about 50 bytes with its table.
+ * This table keeps, per entry, the key's hash, the element whose {@link NftElement#key()} it is
+ * (which the assembler keeps anyway) and the owner, about 12 bytes.
  */
 final class KeyOwners {
-  /** The element each entry's key was cut from; null where the position is free. */
-  private String[] elements = new String[8];
+  /** The element each entry's key is of; null where the position is free. */
+  private NftElement[] elements = new NftElement[8];
 
   private int[] hashes = new int[8];
   private ServicePortName[] owners = new ServicePortName[8];
   private int size;
 
   /**
-   * Gives {@code key} (of {@code element}) to {@code port} unless another port holds it; returns
-   * that other port, or null when {@code port} holds the key now.
+   * Gives the key of {@code element} to {@code port} unless another port holds it; returns that
+   * other port, or null when {@code port} holds the key now.
    */
-  ServicePortName claim(String key, String element, ServicePortName port) {
-    int at = positionOf(key);
+  ServicePortName claim(NftElement element, ServicePortName port) {
+    int hash = element.keyHash();
+    int at = positionOf(element, hash);
     if (elements[at] != null) {
       return owners[at].equals(port) ? null : owners[at];
     }
     if (3 * (size + 1) > 2 * elements.length) {
       grow();
-      at = positionOf(key);
+      at = positionOf(element, hash);
     }
     elements[at] = element;
-    hashes[at] = key.hashCode();
+    hashes[at] = hash;
     owners[at] = port;
     size++;
     return null;
   }
 
-  /** The port holding {@code key}, or null. */
-  ServicePortName holder(String key) {
-    return owners[positionOf(key)];
+  /** The port holding the key of {@code element}, or null. */
+  ServicePortName holder(NftElement element) {
+    return owners[positionOf(element, element.keyHash())];
   }
 
-  /** Frees {@code key} if {@code port} holds it. */
-  void release(String key, ServicePortName port) {
-    int at = positionOf(key);
+  /** Frees the key of {@code element} if {@code port} holds it. */
+  void release(NftElement element, ServicePortName port) {
+    int at = positionOf(element, element.keyHash());
     if (elements[at] != null && owners[at].equals(port)) {
       removeAt(at);
     }
   }
 
-  /** Where {@code key} is, or the free position where it would go. */
-  private int positionOf(String key) {
-    int hash = key.hashCode();
+  /** Where the key of {@code element} is, or the free position where it would go. */
+  private int positionOf(NftElement element, int hash) {
     int mask = elements.length - 1;
     int at = home(hash, mask);
-    while (elements[at] != null
-        && !(hashes[at] == hash && NftText.key(elements[at], true).equals(key))) {
+    while (elements[at] != null && !(hashes[at] == hash && elements[at].sameKey(element))) {
       at = (at + 1) & mask;
     }
     return at;
@@ -93,7 +90,7 @@ final class KeyOwners {
     var oldElements = elements;
     var oldHashes = hashes;
     var oldOwners = owners;
-    elements = new String[oldElements.length * 2];
+    elements = new NftElement[oldElements.length * 2];
     hashes = new int[elements.length];
     owners = new ServicePortName[elements.length];
     int mask = elements.length - 1;

@@ -3,33 +3,19 @@ package dev.proxima.proxy.render.nft;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_CLUSTER;
 import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_LOCAL;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_FORWARD;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_INPUT;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_OUTPUT;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_OUTPUT_PRE_DNAT;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_PREROUTING_PRE_DNAT;
 import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_ALLOW;
-import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.HAIRPINS;
 import static dev.proxima.proxy.render.nft.NftNames.LB_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.LOCAL_DISPATCH;
 import static dev.proxima.proxy.render.nft.NftNames.LOCAL_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.LOCAL_LB_PREFIX;
-import static dev.proxima.proxy.render.nft.NftNames.MARK_FOR_MASQUERADE;
-import static dev.proxima.proxy.render.nft.NftNames.MASQUERADING;
-import static dev.proxima.proxy.render.nft.NftNames.NAT_OUTPUT;
-import static dev.proxima.proxy.render.nft.NftNames.NAT_POSTROUTING;
-import static dev.proxima.proxy.render.nft.NftNames.NAT_PREROUTING;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_DISPATCH;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_ENDPOINTS;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_ENDPOINTS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_CLUSTER;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_LOCAL;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LB_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_DISPATCH;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_ENDPOINTS;
@@ -37,9 +23,6 @@ import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_LB_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_NODEPORTS;
 import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_SERVICES;
 import static dev.proxima.proxy.render.nft.NftNames.REJECT_CHAIN;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICES;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICE_CIDRS;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICE_ENDPOINTS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
 
@@ -50,28 +33,28 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
-import dev.proxima.proxy.render.PodInterface;
-import dev.proxima.proxy.render.RuleComment;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * One rendering pass: the fixed table ({@link #fixedTable}), or what one Service port adds to it
- * ({@link #fragment}). {@link RulesetAssembler} puts the two together; it is the only way to a
- * whole table, so what the live proxy loads and what {@code render} prints cannot drift apart.
+ * Translates one Service port's routing decision ({@link dev.proxima.proxy.route}) into what it
+ * adds to the fixed table ({@link FixedLayout}): map and set elements, and the chains and sets it
+ * needs ({@code lb-N}, affinity chains), as objects ({@link ServiceFragment}). {@link
+ * RulesetAssembler} puts the fixed table and the fragments together, claims keys and writes the
+ * text; it is the only way to a whole table, so what the live proxy loads and what {@code render}
+ * prints cannot drift apart.
  */
-final class RenderPass {
+final class RenderPass extends TableObjects {
   private static final String REJECT_VERDICT = "goto " + REJECT_CHAIN;
   private static final String DROP_VERDICT = "goto " + NftNames.NO_ENDPOINT_DROP;
 
@@ -125,20 +108,8 @@ final class RenderPass {
 
   private final FamilySettings config;
   private final IpFamily family;
-  private final NftText text;
   private final List<String> warnings = new ArrayList<>();
   private final RouteDecision decision;
-
-  /** Declared chains in load order: name to the text after the name ("" for regular chains). */
-  private final Map<String, String> chains = new LinkedHashMap<>();
-
-  /** Rules per chain, in declaration order of the chains. */
-  private final Map<String, List<String>> rules = new LinkedHashMap<>();
-
-  /** Set and map declarations in load order: name to {@code set|map} and the body. */
-  private final Map<String, String> sets = new LinkedHashMap<>();
-
-  private final Map<String, List<String>> elements = new LinkedHashMap<>();
 
   /** Endpoint counts in use per on-demand chain prefix. */
   private final Map<String, TreeSet<Integer>> lbSizes = new LinkedHashMap<>();
@@ -153,8 +124,13 @@ final class RenderPass {
   /** Whether the port rendered is counted per locality. */
   private boolean counted;
 
-  /** Address tuples and NodePorts to the Service port that claimed them first. */
-  private final Map<String, ServicePortName> claims = new HashMap<>();
+  /**
+   * The address tuples and NodePorts this port has written: an address that is both its ClusterIP
+   * and an externalIP is written once. Which port owns a key two ports want is decided before
+   * ({@link dev.proxima.proxy.plan.AddressOwners}) and enforced by the assembler ({@link
+   * KeyOwners}), not here.
+   */
+  private final Set<String> written = new HashSet<>();
 
   /** The ClientIP-affinity chains and timeout sets, created after the lb chains. */
   private final AffinityChains affinity;
@@ -163,8 +139,8 @@ final class RenderPass {
     this.config = config;
     this.family = config.family();
     this.decision = new RouteDecision(family, warnings);
-    this.text = new NftText(family);
-    this.affinity = new AffinityChains(family, masqueradeClusterIpRule().stream().toList());
+    this.affinity =
+        new AffinityChains(family, TrafficMatches.masqueradeClusterIp(config).stream().toList());
     for (String prefix :
         List.of(LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX)) {
       lbSizes.put(prefix, new TreeSet<>());
@@ -172,70 +148,28 @@ final class RenderPass {
   }
 
   /**
-   * The table without any Service port: the script that replaces the kernel's table with it, the
-   * names of its chains and of its maps, which the assembler must tell from sets, and what of the
-   * settings it left out.
-   */
-  FixedTable fixedTable() {
-    var script = print();
-    var maps = new java.util.HashSet<String>();
-    sets.forEach(
-        (name, declaration) -> {
-          if (declaration.startsWith("map ")) {
-            maps.add(name);
-          }
-        });
-    return new FixedTable(
-        script,
-        Set.copyOf(chains.keySet()),
-        Set.copyOf(maps),
-        Set.copyOf(fixedCounters()),
-        warnings);
-  }
-
-  /**
-   * What one Service port adds to the fixed table, as script lines, without printing the fixed
-   * table: the assembler calls this once per changed port, so it must stay cheap.
+   * What one Service port adds to the fixed table, as objects, without building the fixed table:
+   * the assembler calls this once per changed port, so it must stay cheap.
    */
   ServiceFragment fragment(ServicePortRules rules) {
     servicePort(rules);
     String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
     String portTuple = "meta l4proto . th dport";
-    List<String> masquerade = masqueradeClusterIpRule().stream().toList();
+    List<String> masquerade = TrafficMatches.masqueradeClusterIp(config).stream().toList();
     lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
     lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
     lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
     lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
     affinity.chains().forEach(this::chain);
-    var chainLines = new LinkedHashMap<String, String>();
-    var ruleLines = new LinkedHashMap<String, List<String>>();
-    chains.forEach(
-        (name, spec) -> {
-          chainLines.put(name, text.addChain(name, spec));
-          var lines = new ArrayList<String>();
-          this.rules.get(name).forEach(rule -> lines.add(text.addRule(name, rule)));
-          ruleLines.put(name, lines);
-        });
-    var setLines = new LinkedHashMap<String, String>();
-    affinity
-        .sets()
-        .forEach(
-            (name, body) -> setLines.put(name, text.addSet(name, "set %NAME% { " + body + " }")));
-    var elementLines = new LinkedHashMap<String, List<String>>(elements);
-    if (!clusterIps.isEmpty()) {
-      elementLines.put(CLUSTER_IPS, new ArrayList<>(clusterIps));
-    }
-    if (!hairpins.isEmpty()) {
-      elementLines.put(HAIRPINS, new ArrayList<>(hairpins));
-    }
+    var fragmentSets = new LinkedHashMap<String, NftSet>();
+    affinity.sets().forEach((name, body) -> fragmentSets.put(name, NftSet.set(name, body, null)));
+    var fragmentElements = new LinkedHashMap<String, List<NftElement>>(elements);
+    keys(fragmentElements, CLUSTER_IPS, clusterIps);
+    keys(fragmentElements, HAIRPINS, hairpins);
     localityEndpoints.forEach(
-        (locality, addresses) -> {
-          if (!addresses.isEmpty()) {
-            elementLines.put(NftNames.localitySet(locality), new ArrayList<>(addresses));
-          }
-        });
+        (locality, addresses) -> keys(fragmentElements, NftNames.localitySet(locality), addresses));
     return new ServiceFragment(
-        chainLines, ruleLines, setLines, elementLines, counted, List.copyOf(warnings));
+        chains, this.rules, fragmentSets, fragmentElements, counted, List.copyOf(warnings));
   }
 
   // ---------------------------------------------------------------- per service port
@@ -249,7 +183,7 @@ final class RenderPass {
     ServicePort sp = route.port();
     ServicePortName spn = sp.name();
     String proto = sp.protocol().lower();
-    String comment = comment(spn.toString());
+    String comment = NftText.comment(spn.toString());
     List<Endpoint> cluster = route.cluster();
     List<Endpoint> local = route.local();
     for (Endpoint target : cluster) {
@@ -272,7 +206,7 @@ final class RenderPass {
     if (route.clusterIp() != null) {
       clusterIps.add(route.clusterIp());
       String tuple = tuple(route.clusterIp(), proto, sp.port());
-      if (claim(tuple, spn, "clusterIP")) {
+      if (firstUse(tuple)) {
         held.add(route.clusterIp());
         Verdict internal = route.internal();
         element(
@@ -285,19 +219,19 @@ final class RenderPass {
 
     // externalIPs and load-balancer IPs: external traffic. Each address once; an address that is
     // both an externalIP and a load-balancer IP still gets the load-balancer's firewall.
-    Map<String, Boolean> externalTuples = new LinkedHashMap<>();
+    Map<String, Boolean> externalAddresses = new LinkedHashMap<>();
     for (String address : route.externalIps()) {
-      externalTuples.merge(tuple(address, proto, sp.port()), false, Boolean::logicalOr);
+      externalAddresses.merge(address, false, Boolean::logicalOr);
     }
     for (String address : route.loadBalancerIps()) {
-      externalTuples.merge(tuple(address, proto, sp.port()), route.firewall(), Boolean::logicalOr);
+      externalAddresses.merge(address, route.firewall(), Boolean::logicalOr);
     }
-    for (Map.Entry<String, Boolean> entry : externalTuples.entrySet()) {
-      String tuple = entry.getKey();
-      if (!claim(tuple, spn, "external address")) {
+    for (Map.Entry<String, Boolean> entry : externalAddresses.entrySet()) {
+      String tuple = tuple(entry.getKey(), proto, sp.port());
+      if (!firstUse(tuple)) {
         continue;
       }
-      held.add(tuple.substring(0, tuple.indexOf(" . ")));
+      held.add(entry.getKey());
       external(Entry.ADDRESS, tuple, route, comment, cluster, local);
       if (entry.getValue()) {
         firewall(tuple, comment, route.allowedSources());
@@ -307,7 +241,7 @@ final class RenderPass {
     // NodePort: external traffic to this node's addresses.
     if (route.nodePort() != 0) {
       String key = proto + " . " + route.nodePort();
-      if (claim(key, spn, "nodePort")) {
+      if (firstUse(key)) {
         external(Entry.NODEPORT, key, route, comment, cluster, local);
       }
     }
@@ -433,344 +367,31 @@ final class RenderPass {
     }
   }
 
-  /**
-   * Claims a map key for {@code spn}. A key one Service port already holds cannot take a second
-   * value (the kernel fails the whole transaction on such a clash), so later claimants lose.
-   */
-  private boolean claim(String key, ServicePortName spn, String what) {
-    ServicePortName owner = claims.putIfAbsent(key, spn);
-    if (owner == null) {
-      return true;
-    }
-    if (!owner.equals(spn)) {
-      warnings.add(
-          spn
-              + ": "
-              + what
-              + " "
-              + key
-              + " is already used by "
-              + owner
-              + "; skipped for this service port");
-    }
-    return false;
-  }
-
-  private void element(String set, String key, String comment, String value) {
-    StringBuilder element = new StringBuilder(key);
-    if (comment != null) {
-      element.append(" comment \"").append(comment).append('"');
-    }
-    if (value != null) {
-      element.append(" : ").append(value);
-    }
-    elements.computeIfAbsent(set, s -> new ArrayList<>()).add(element.toString());
-  }
-
-  // ---------------------------------------------------------------- fixed layout and printing
-
-  /** The fixed table in load order: what every ruleset has, whatever its Service ports. */
-  private String print() {
-    String a = NftSyntax.addressType(family);
-    String tupleType = a + " . inet_proto . inet_service";
-    String portType = "inet_proto . inet_service";
-    String endpointTypeof = NftSyntax.daddr(family) + " . th dport";
-    String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
-    String portTuple = "meta l4proto . th dport";
-    String nodePortMatch =
-        !config.nodePortsListed()
-            ? "fib daddr type local "
-                + NftSyntax.daddr(family)
-                + " != "
-                + NftSyntax.loopback(family)
-            : NftSyntax.daddr(family) + " @" + NODEPORT_IPS;
-    String mark = config.masqueradeMark();
-
-    // Base chains, then the fixed regular chains.
-    base(NAT_PREROUTING, "nat", "prerouting", -100);
-    base(NAT_OUTPUT, "nat", "output", -100);
-    base(NAT_POSTROUTING, "nat", "postrouting", 100);
-    base(FILTER_PREROUTING_PRE_DNAT, "filter", "prerouting", -110);
-    base(FILTER_OUTPUT_PRE_DNAT, "filter", "output", -110);
-    base(FILTER_INPUT, "filter", "input", 0);
-    base(FILTER_FORWARD, "filter", "forward", 0);
-    base(FILTER_OUTPUT, "filter", "output", 0);
-    if (config.countsLocality()) {
-      base(NftNames.FILTER_POSTROUTING, "filter", "postrouting", 0);
-    }
-
-    chain(MARK_FOR_MASQUERADE, "mark set mark or " + mark);
-    chain(
-        MASQUERADING,
-        "ct status dnat "
-            + NftSyntax.saddr(family)
-            + " . "
-            + NftSyntax.daddr(family)
-            + " @"
-            + HAIRPINS
-            + " jump "
-            + MARK_FOR_MASQUERADE,
-        "mark and " + mark + " == 0 return",
-        "mark set mark xor " + mark,
-        "masquerade fully-random");
-    String countNoEndpoints =
-        config.countsLocality() ? "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" " : "";
-    chain(REJECT_CHAIN, countNoEndpoints + "reject");
-    chain(NftNames.NO_ENDPOINT_DROP, countNoEndpoints + "drop");
-    // The first set an endpoint address is in decides its locality, so an address two slices
-    // disagree about is counted once. Before the node counter, a counted Service port's element in
-    // that locality's counting set counts it too: a lookup in a set declared with a counter counts
-    // the element it matches, and a connection of an uncounted port finds none and goes on.
-    List<String> localityRules = new ArrayList<>();
-    for (Locality locality : Locality.values()) {
-      String endpointMatch = NftSyntax.daddr(family) + " @" + NftNames.localitySet(locality);
-      localityRules.add(
-          endpointMatch
-              + " ct original "
-              + NftSyntax.daddr(family)
-              + " . meta l4proto . th dport @"
-              + NftNames.serviceSet(locality));
-      localityRules.add(
-          endpointMatch + " counter name \"" + NftNames.localityCounter(locality) + "\" return");
-    }
-    if (config.countsLocality()) {
-      chain(NftNames.LOCALITY_CHAIN, localityRules);
-    }
-    chain(SERVICE_ENDPOINTS_CHECK, daddrTuple + " vmap @" + NO_ENDPOINT_SERVICES);
-    chain(
-        NODEPORT_ENDPOINTS_CHECK,
-        nodePortMatch + " " + portTuple + " vmap @" + NO_ENDPOINT_NODEPORTS);
-    // A port a ClusterIP does not serve is refused; an address of the Service CIDRs no Service
-    // holds
-    // goes nowhere, so it is dropped rather than routed on (empty set without ServiceCIDR objects).
-    chain(
-        CLUSTER_IPS_CHECK,
-        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " reject",
-        NftSyntax.daddr(family) + " @" + SERVICE_CIDRS + " drop");
-    chain(
-        FIREWALL_CHECK,
-        daddrTuple
-            + " @"
-            + FIREWALL_IPS
-            + " "
-            + daddrTuple
-            + " . "
-            + NftSyntax.saddr(family)
-            + " != @"
-            + FIREWALL_ALLOW
-            + " drop");
-    chain(
-        EXTERNAL_CLUSTER, "jump " + MARK_FOR_MASQUERADE, daddrTuple + " vmap @" + CLUSTER_DISPATCH);
-    chain(EXTERNAL_LOCAL, externalLocal(daddrTuple, CLUSTER_DISPATCH, LOCAL_DISPATCH));
-    chain(
-        NODEPORT_EXTERNAL_CLUSTER,
-        "jump " + MARK_FOR_MASQUERADE,
-        portTuple + " vmap @" + NODEPORT_CLUSTER_DISPATCH);
-    chain(
-        NODEPORT_EXTERNAL_LOCAL,
-        externalLocal(portTuple, NODEPORT_CLUSTER_DISPATCH, NODEPORT_LOCAL_DISPATCH));
-    chain(
-        SERVICES,
-        daddrTuple + " vmap @" + SERVICE_IPS,
-        nodePortMatch + " " + portTuple + " vmap @" + SERVICE_NODEPORTS);
-
-    // The base chains' jumps.
-    rules.get(NAT_PREROUTING).add("jump " + SERVICES);
-    rules.get(NAT_OUTPUT).add("jump " + SERVICES);
-    rules.get(NAT_POSTROUTING).add("jump " + MASQUERADING);
-    rules.get(FILTER_PREROUTING_PRE_DNAT).add("ct state new jump " + FIREWALL_CHECK);
-    rules.get(FILTER_OUTPUT_PRE_DNAT).add("ct state new jump " + FIREWALL_CHECK);
-    rules.get(FILTER_INPUT).add("ct state new jump " + NODEPORT_ENDPOINTS_CHECK);
-    rules.get(FILTER_INPUT).add("ct state new jump " + SERVICE_ENDPOINTS_CHECK);
-    for (String chain : List.of(FILTER_FORWARD, FILTER_OUTPUT)) {
-      rules.get(chain).add("ct state new jump " + SERVICE_ENDPOINTS_CHECK);
-      rules.get(chain).add("ct state new jump " + CLUSTER_IPS_CHECK);
-    }
-
-    // Every DNATed connection's first packet passes postrouting, whichever way it came in.
-    if (config.countsLocality()) {
-      rules
-          .get(NftNames.FILTER_POSTROUTING)
-          .add("ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
-    }
-
-    // Sets and maps.
-    set(CLUSTER_IPS, "type " + a + " ; comment \"active ClusterIPs\" ;");
-    set(SERVICE_CIDRS, "type " + a + " ; flags interval ; comment \"ServiceCIDR ranges\" ;");
-    if (config.nodePortsListed()) {
-      // Declared even when empty: an empty set matches no address, so NodePorts fail closed.
-      set(NODEPORT_IPS, "type " + a + " ; comment \"addresses that accept NodePorts\" ;");
-    }
-    map(SERVICE_IPS, tupleType + " : verdict", "ClusterIPs, externalIPs and LB IPs");
-    map(CLUSTER_DISPATCH, tupleType + " : verdict", "external address to Cluster lb chain");
-    map(LOCAL_DISPATCH, tupleType + " : verdict", "external address to Local lb chain");
-    map(SERVICE_NODEPORTS, portType + " : verdict", "NodePorts");
-    map(NODEPORT_CLUSTER_DISPATCH, portType + " : verdict", "NodePort to Cluster lb chain");
-    map(NODEPORT_LOCAL_DISPATCH, portType + " : verdict", "NodePort to Local lb chain");
-    String numgen = " . numgen random mod 1 : ";
-    typeofMap(CLUSTER_ENDPOINTS, daddrTuple + numgen + endpointTypeof, "Cluster endpoint i");
-    typeofMap(LOCAL_ENDPOINTS, daddrTuple + numgen + endpointTypeof, "Local endpoint i");
-    typeofMap(
-        NODEPORT_CLUSTER_ENDPOINTS, portTuple + numgen + endpointTypeof, "Cluster endpoint i");
-    typeofMap(NODEPORT_LOCAL_ENDPOINTS, portTuple + numgen + endpointTypeof, "Local endpoint i");
-    map(NO_ENDPOINT_SERVICES, tupleType + " : verdict", "addresses without usable endpoints");
-    map(NO_ENDPOINT_NODEPORTS, portType + " : verdict", "NodePorts without usable endpoints");
-    set(
-        FIREWALL_IPS,
-        "type " + tupleType + " ; comment \"LB addresses with loadBalancerSourceRanges\" ;");
-    set(
-        FIREWALL_ALLOW,
-        "type "
-            + tupleType
-            + " . "
-            + a
-            + " ; flags interval ; comment \"allowed sources per LB address\" ;");
-    set(HAIRPINS, "type " + a + " . " + a + " ; comment \"endpoint . endpoint\" ;");
-    if (config.countsLocality()) {
-      for (Locality locality : Locality.values()) {
-        set(
-            NftNames.localitySet(locality),
-            "type " + a + " ; comment \"endpoints of locality " + locality.label() + "\" ;");
-      }
-      for (Locality locality : Locality.values()) {
-        set(
-            NftNames.serviceSet(locality),
-            "type "
-                + tupleType
-                + " ; counter ; comment \"Service address . proto . endpoint port of counted"
-                + " ports, "
-                + locality.label()
-                + "\" ;");
-      }
-    }
-
-    // The only elements of the fixed table; the Service ports' fragments bring the rest.
-    elements.put(NODEPORT_IPS, nodePortAddresses());
-
-    StringBuilder out = new StringBuilder();
-    text.replaceTable(out);
-    for (String counter : fixedCounters()) {
-      out.append(text.addCounter(counter)).append('\n');
-    }
-    chains.forEach((name, spec) -> out.append(text.addChain(name, spec)).append('\n'));
-    sets.forEach((name, decl) -> out.append(text.addSet(name, decl)).append('\n'));
-    rules.forEach(
-        (chain, chainRules) ->
-            chainRules.forEach(rule -> out.append(text.addRule(chain, rule)).append('\n')));
-    for (String set : sets.keySet()) {
-      text.addElements(out, set, elements.getOrDefault(set, List.of()));
-    }
-    return out.toString();
-  }
-
-  /** The NodePort addresses of the settings but loopback ones, which get a warning each. */
-  private List<String> nodePortAddresses() {
-    List<String> usable = new ArrayList<>();
-    Cidr loopback = NftAddresses.parseCidr(NftSyntax.loopback(family), family).orElseThrow();
-    for (String address : config.nodePortAddresses()) {
-      if (loopback.contains(cidrOf(address))) {
-        warnings.add(
-            "nodePortAddresses: "
-                + address
-                + " is a loopback address; NodePorts on loopback are not supported, ignored");
-      } else {
-        usable.add(address);
-      }
-    }
-    return usable;
-  }
-
-  /**
-   * The node-wide named counters, read by the metrics at scrape time; none with locality counting
-   * off.
-   */
-  private List<String> fixedCounters() {
-    List<String> names = new ArrayList<>();
-    if (!config.countsLocality()) {
-      return names;
-    }
-    for (Locality locality : Locality.values()) {
-      names.add(NftNames.localityCounter(locality));
-    }
-    names.add(NftNames.NO_ENDPOINTS_COUNTER);
-    return names;
-  }
-
-  private List<String> externalLocal(String match, String clusterMap, String localMap) {
-    List<String> list = new ArrayList<>();
-    if (config.detectsLocalTraffic()) {
-      list.add(podTraffic(false) + " " + match + " vmap @" + clusterMap);
-    }
-    list.add("fib saddr type local jump " + MARK_FOR_MASQUERADE);
-    list.add("fib saddr type local " + match + " vmap @" + clusterMap);
-    list.add(match + " vmap @" + localMap);
-    return list;
-  }
-
-  private Optional<String> masqueradeClusterIpRule() {
-    String clusterIpMatch =
-        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " jump " + MARK_FOR_MASQUERADE;
-    if (config.masqueradeAll()) {
-      return Optional.of(clusterIpMatch);
-    }
-    if (config.detectsLocalTraffic()) {
-      return Optional.of(podTraffic(true) + " " + clusterIpMatch);
-    }
-    return Optional.empty();
-  }
-
-  /** The match for traffic from pods, or with {@code negated} for traffic from elsewhere. */
-  private String podTraffic(boolean negated) {
-    String op = negated ? " != " : " ";
-    PodInterface pods = config.podInterface();
-    if (pods != null) {
-      return "iifname" + op + "\"" + pods.name() + (pods.prefix() ? "*" : "") + "\"";
-    }
-    List<String> cidrs = config.clusterCidrs();
-    String set = cidrs.size() == 1 ? cidrs.get(0) : "{ " + String.join(", ", cidrs) + " }";
-    return NftSyntax.saddr(family) + op + set;
+  /** True the first time this port writes {@code key}. */
+  private boolean firstUse(String key) {
+    return written.add(key);
   }
 
   private void lbChains(String prefix, List<String> before, String match, String map) {
     for (int size : lbSizes.get(prefix)) {
-      List<String> chainRules = new ArrayList<>(before);
-      chainRules.add(
-          "dnat "
-              + NftSyntax.family(family)
-              + " to "
-              + match
-              + " . numgen random mod "
-              + size
-              + " map @"
-              + map);
-      chain(prefix + size, chainRules);
+      String name = prefix + size;
+      chain(name, before);
+      rules
+          .get(name)
+          .add(
+              new NftRule(
+                  name,
+                  "dnat "
+                      + NftSyntax.family(family)
+                      + " to "
+                      + match
+                      + " . numgen random mod "
+                      + size
+                      + " map @"
+                      + map,
+                  null,
+                  true));
     }
-  }
-
-  private void base(String name, String type, String hook, int priority) {
-    chains.put(name, " { type " + type + " hook " + hook + " priority " + priority + " ; }");
-    rules.put(name, new ArrayList<>());
-  }
-
-  private void chain(String name, String... chainRules) {
-    chain(name, List.of(chainRules));
-  }
-
-  private void chain(String name, List<String> chainRules) {
-    chains.put(name, "");
-    rules.put(name, new ArrayList<>(chainRules));
-  }
-
-  private void set(String name, String body) {
-    sets.put(name, "set %NAME% { " + body + " }");
-  }
-
-  private void map(String name, String type, String comment) {
-    sets.put(name, "map %NAME% { type " + type + " ; comment \"" + comment + "\" ; }");
-  }
-
-  private void typeofMap(String name, String typeof, String comment) {
-    sets.put(name, "map %NAME% { typeof " + typeof + " ; comment \"" + comment + "\" ; }");
   }
 
   // ---------------------------------------------------------------- small helpers
@@ -786,17 +407,5 @@ final class RenderPass {
 
   private String tuple(String address, String proto, int port) {
     return address + " . " + proto + " . " + port;
-  }
-
-  private Cidr cidrOf(String address) {
-    return NftAddresses.parseCidr(address, family).orElseThrow();
-  }
-
-  /**
-   * A quoted nft string cannot escape anything: it ends at the next {@code "}. Anything outside
-   * {@code [A-Za-z0-9._/:-]} becomes {@code _}, and the text is cut to nft's limit.
-   */
-  static String comment(String text) {
-    return RuleComment.sanitise(text, "", RuleComment.NFT_MAX);
   }
 }

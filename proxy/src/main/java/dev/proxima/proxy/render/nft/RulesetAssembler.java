@@ -70,10 +70,10 @@ public final class RulesetAssembler {
   private final Map<String, ElementUses> elementUses = new LinkedHashMap<>();
   private final Map<String, KeyOwners> keyOwners = new HashMap<>();
   private final Map<String, Integer> chainUses = new HashMap<>();
-  private final Map<String, String> chainDeclarations = new LinkedHashMap<>();
-  private final Map<String, List<String>> chainRules = new LinkedHashMap<>();
-  private final Map<String, String> setDeclarations = new LinkedHashMap<>();
-  private final Map<String, List<String>> kernelChains = new HashMap<>();
+  private final Map<String, NftChain> chainDeclarations = new LinkedHashMap<>();
+  private final Map<String, List<NftRule>> chainRules = new LinkedHashMap<>();
+  private final Map<String, NftSet> setDeclarations = new LinkedHashMap<>();
+  private final Map<String, List<NftRule>> kernelChains = new HashMap<>();
 
   /** The counted Service ports, read at scrape time from another thread. */
   private final Set<ServicePortName> countedPorts =
@@ -102,7 +102,7 @@ public final class RulesetAssembler {
   /** Chains whose last user went in the update under way: flushed and marked stale at its end. */
   private final Set<String> dropped = new LinkedHashSet<>();
 
-  private record StaleSet(String kind, Instant since) {}
+  private record StaleSet(NftSet.Kind kind, Instant since) {}
 
   /**
    * A transaction deleting stale chains and sets; pass it to {@link #staleDeleted} once the kernel
@@ -165,7 +165,7 @@ public final class RulesetAssembler {
     this.config = config;
     this.clock = clock;
     this.text = new NftText(config.family());
-    this.fixed = new RenderPass(config).fixedTable();
+    this.fixed = new FixedLayout(config).build();
     this.fixedScript = fixed.script();
   }
 
@@ -221,19 +221,19 @@ public final class RulesetAssembler {
     // go in the first batch, built last, so the ports' parts leave them out.
     var portBatches = new ArrayList<String>();
     var batch = new ColdBatch();
-    var port = new StringBuilder();
+    var port = new NftTransaction(text);
     var declared = new HashSet<String>();
     rebuild(
         ports,
         (name, parts) -> {
-          port.setLength(0);
+          port.clear();
           int portLines = appendDeclarations(port, parts, declared);
           var held = held(name, parts);
           for (var elements : held.values()) {
             portLines += elements.size();
           }
           if (batch.lines > 0 && batch.lines + portLines > budget) {
-            portBatches.add(batch.text(""));
+            portBatches.add(batch.text(new NftTransaction(text)));
             batch.clear();
           }
           batch.declarations.append(port);
@@ -244,21 +244,21 @@ public final class RulesetAssembler {
       // Small enough for one transaction: the whole table at once, as a single render prints it.
       return List.of(fullScript());
     }
-    var first = new StringBuilder(fullScriptLengthEstimate() / 8 + fixedScript.length());
-    first.append(fixedScript);
+    var first = new NftTransaction(text, fullScriptLengthEstimate() / 8 + fixedScript.length());
+    first.appendWritten(fixedScript);
     chainRules.forEach(
         (chain, rules) -> {
           if (looksUpMap(rules)) {
-            first.append(chainDeclarations.get(chain)).append('\n');
-            rules.forEach(rule -> first.append(rule).append('\n'));
+            first.addChain(chainDeclarations.get(chain));
+            rules.forEach(rule -> first.addRule(rule));
           }
         });
     var batches = new ArrayList<String>(portBatches.size() + 2);
     batches.add(first.toString());
     batches.addAll(portBatches);
     portBatches.clear();
-    var cidrs = new StringBuilder();
-    text.addElements(cidrs, NftNames.SERVICE_CIDRS, serviceCidrs);
+    var cidrs = new NftTransaction(text);
+    cidrs.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
     var last = batch.text(cidrs);
     if (!last.isEmpty()) {
       batches.add(last);
@@ -273,15 +273,15 @@ public final class RulesetAssembler {
    * port), and nft's time grows with the script.
    */
   private final class ColdBatch {
-    final StringBuilder declarations = new StringBuilder();
-    final Map<String, List<String>> elements = new LinkedHashMap<>();
+    final NftTransaction declarations = new NftTransaction(text);
+    final Map<String, List<NftElement>> elements = new LinkedHashMap<>();
 
     /** The elements of each set once, though ports may share one (a hairpin pair). */
-    final Map<String, Set<String>> once = new HashMap<>();
+    final Map<String, Set<NftElement>> once = new HashMap<>();
 
     int lines;
 
-    void add(String set, List<String> held) {
+    void add(String set, List<NftElement> held) {
       var ofSet = elements.computeIfAbsent(set, s -> new ArrayList<>());
       var seen = once.computeIfAbsent(set, s -> new HashSet<>());
       for (var element : held) {
@@ -292,15 +292,15 @@ public final class RulesetAssembler {
     }
 
     /** The transaction's text, with {@code tail} after the elements. */
-    String text(CharSequence tail) {
-      var out = new StringBuilder(declarations.length() + 64 * lines + tail.length());
+    String text(NftTransaction tail) {
+      var out = new NftTransaction(text, declarations.length() + 64 * lines + tail.length());
       out.append(declarations);
-      elements.forEach((set, ofSet) -> text.addElements(out, set, ofSet));
+      elements.forEach((set, ofSet) -> out.addElements(set, ofSet));
       return out.append(tail).toString();
     }
 
     void clear() {
-      declarations.setLength(0);
+      declarations.clear();
       elements.clear();
       once.clear();
       lines = 0;
@@ -308,9 +308,9 @@ public final class RulesetAssembler {
   }
 
   /** A chain whose rules look up a map: nft 1.0.6 types it only where the map is declared. */
-  private static boolean looksUpMap(List<String> rules) {
+  private static boolean looksUpMap(List<NftRule> rules) {
     for (var rule : rules) {
-      if (rule.contains(" map @")) {
+      if (rule.mapLookup()) {
         return true;
       }
     }
@@ -321,7 +321,7 @@ public final class RulesetAssembler {
    * One port's declarations in a new table: the chains (with their rules) and sets no earlier port
    * declared; its elements go in the batch's blocks. Returns the lines written.
    */
-  private int appendDeclarations(StringBuilder out, ServiceFragment parts, Set<String> declared) {
+  private int appendDeclarations(NftTransaction out, ServiceFragment parts, Set<String> declared) {
     int lines = 0;
     for (var chain : parts.chains().keySet()) {
       if (looksUpMap(parts.rules().getOrDefault(chain, List.of()))) {
@@ -329,20 +329,20 @@ public final class RulesetAssembler {
         declared.add(chain);
         declared.add("rules " + chain);
       } else if (declared.add(chain)) {
-        out.append(chainDeclarations.get(chain)).append('\n');
+        out.addChain(chainDeclarations.get(chain));
         lines++;
       }
     }
     for (var entry : parts.sets().entrySet()) {
       if (declared.add("set " + entry.getKey())) {
-        out.append(entry.getValue()).append('\n');
+        out.addSet(entry.getValue());
         lines++;
       }
     }
     for (var chain : parts.chains().keySet()) {
       if (declared.add("rules " + chain)) {
         for (var rule : chainRules.getOrDefault(chain, List.of())) {
-          out.append(rule).append('\n');
+          out.addRule(rule);
           lines++;
         }
       }
@@ -394,7 +394,7 @@ public final class RulesetAssembler {
   public static RulesetAssembler restore(
       FamilySettings config, Clock clock, SavedRuleset.Contents saved) {
     var assembler = new RulesetAssembler(config, clock);
-    // Each port's fragment lives only while it goes in: its lines are the record's own strings,
+    // Each port's fragment lives only while it goes in: its objects hold the record's own strings,
     // which the assembler's tables then share, and the record stays in its compact form.
     saved
         .ports()
@@ -644,12 +644,8 @@ public final class RulesetAssembler {
   }
 
   private String keepingAffinity(KernelTable kernel, Set<String> countingKeys) {
-    var lines = fixedScript.split("\n", 4);
-    if (lines.length < 4 || !lines[1].startsWith("delete table ")) {
-      throw new IllegalStateException("the fixed script no longer starts by replacing the table");
-    }
-    var out = new StringBuilder(fullScriptLengthEstimate());
-    out.append(lines[0]).append('\n');
+    var out = new NftTransaction(text, fullScriptLengthEstimate());
+    out.addTable();
     var now = clock.instant();
     var countingSets = config.countsLocality() ? NftNames.SERVICE_SETS : List.<String>of();
     kernel
@@ -657,7 +653,7 @@ public final class RulesetAssembler {
         .forEach(
             (chain, kind) -> {
               if (!kind.empty()) {
-                text.flushChain(out, chain);
+                out.flushChain(chain);
               }
             });
     kernel
@@ -669,7 +665,7 @@ public final class RulesetAssembler {
                       || fixed.chains().contains(chain)
                       || chain.equals(GENERATION_CHAIN);
               if (kind.base() || (kind.empty() && !wanted)) {
-                text.deleteChain(out, chain);
+                out.deleteChain(chain);
               } else if (!wanted) {
                 // Flushed above; a later transaction can delete it.
                 staleChains.put(chain, now);
@@ -687,29 +683,29 @@ public final class RulesetAssembler {
                           || countingSets.contains(set)
                           || set.equals(GENERATION_SET));
               if (!kept) {
-                text.deleteSet(out, kind, set);
+                out.deleteSet(NftSet.Kind.of(kind), set);
               }
             });
     // After the maps whose elements might refer to them; a counter still wanted keeps its count.
     for (var counter : kernel.counters()) {
       if (!fixed.counters().contains(counter)) {
-        text.deleteCounter(out, counter);
+        out.deleteCounter(counter);
       }
     }
-    out.append(lines[3]);
+    out.appendWritten(fixed.body());
     appendFragments(out);
     // Added first, so the delete finds it whichever sets the kernel has it in.
     var unwanted = new ArrayList<String>();
     var wanted = elementUses.get(NftNames.serviceSet(dev.proxima.proxy.model.Locality.NODE));
     for (var key : countingKeys) {
-      if (wanted == null || !wanted.contains(key)) {
+      if (wanted == null || !wanted.contains(NftElement.of(key))) {
         unwanted.add(key);
       }
     }
     for (var set : countingSets) {
       if (kernel.sets().containsKey(set)) {
-        text.addElements(out, set, unwanted);
-        text.deleteElements(out, set, unwanted);
+        out.addKeys(set, unwanted);
+        out.deleteKeys(set, unwanted);
       }
     }
     return out.toString();
@@ -729,7 +725,7 @@ public final class RulesetAssembler {
   public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
     // Only elements the changed ports had or have can appear or disappear: note whether each was
     // in the table before, so the cost follows the change, not the table.
-    var touched = new LinkedHashMap<String, Map<String, Boolean>>();
+    var touched = new LinkedHashMap<String, Map<NftElement, Boolean>>();
     var sorted = new TreeMap<>(changes);
     dropped.clear();
     // Every old fragment goes before any new one comes in: when a change hands a key from one port
@@ -755,28 +751,28 @@ public final class RulesetAssembler {
         add(entry.getKey(), entry.getValue(), fresh);
       }
     }
-    var out = new StringBuilder();
-    var newRules = new StringBuilder();
+    var out = new NftTransaction(text);
+    var newRules = new NftTransaction(text);
     for (var chain : chainRules.keySet()) {
       var wanted = chainRules.get(chain);
       var inKernel = kernelChains.get(chain);
       if (wanted.equals(inKernel)) {
         continue;
       }
-      if (wanted.stream().anyMatch(rule -> rule.contains(" map @"))) {
+      if (looksUpMap(wanted)) {
         return Optional.empty();
       }
       if (inKernel == null) {
-        out.append(chainDeclarations.get(chain)).append('\n');
+        out.addChain(chainDeclarations.get(chain));
       } else {
-        text.flushChain(newRules, chain);
+        newRules.flushChain(chain);
       }
-      wanted.forEach(rule -> newRules.append(rule).append('\n'));
+      wanted.forEach(rule -> newRules.addRule(rule));
       kernelChains.put(chain, wanted);
     }
-    for (var set : setDeclarations.keySet()) {
-      if (kernelSets.add(set)) {
-        out.append(setDeclarations.get(set)).append('\n');
+    for (var set : setDeclarations.values()) {
+      if (kernelSets.add(set.name())) {
+        out.addSet(set);
       }
     }
     var now = clock.instant();
@@ -785,45 +781,45 @@ public final class RulesetAssembler {
       if (chainRules.containsKey(chain) || inKernel == null) {
         continue; // used again, or never loaded
       }
-      if (inKernel.stream().anyMatch(rule -> rule.contains(" map @"))) {
+      if (looksUpMap(inKernel)) {
         // A shared lb-N chain: a partial sync cannot load a map-lookup rule again (nft 1.0.6
         // refuses it; see the loop above), so it stays loaded for the next port with N endpoints.
         // There are only a few of them.
         continue;
       }
       if (!inKernel.isEmpty()) {
-        text.flushChain(newRules, chain);
+        newRules.flushChain(chain);
         kernelChains.put(chain, List.of());
       }
       staleChains.putIfAbsent(chain, now);
     }
     dropped.clear();
     out.append(newRules);
-    var deletes = new StringBuilder();
-    var adds = new StringBuilder();
+    var deletes = new NftTransaction(text);
+    var adds = new NftTransaction(text);
     touched.forEach(
         (set, before) -> {
           var uses = elementUses.get(set);
-          boolean map = isMap(set);
-          var removed = new ArrayList<String>();
-          var added = new ArrayList<String>();
+          var removed = new ArrayList<NftElement>();
+          var added = new ArrayList<NftElement>();
           before.forEach(
               (element, wasThere) -> {
                 boolean isThere = uses != null && uses.contains(element);
                 if (wasThere && !isThere) {
-                  removed.add(NftText.key(element, map));
+                  removed.add(element);
                 } else if (!wasThere && isThere) {
                   added.add(element);
                 }
               });
-          text.deleteElements(deletes, set, removed);
-          text.addElements(adds, set, added);
+          deletes.deleteElements(set, removed);
+          adds.addElements(set, added);
         });
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
   }
 
-  private void note(Map<String, Map<String, Boolean>> touched, String set, List<String> elements) {
+  private void note(
+      Map<String, Map<NftElement, Boolean>> touched, String set, List<NftElement> elements) {
     var before = touched.computeIfAbsent(set, s -> new LinkedHashMap<>());
     var uses = elementUses.get(set);
     for (var element : elements) {
@@ -846,10 +842,10 @@ public final class RulesetAssembler {
     var removed = serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
     var added = wanted.stream().filter(cidr -> !serviceCidrs.contains(cidr)).toList();
     serviceCidrs = wanted;
-    var out = new StringBuilder();
+    var out = new NftTransaction(text);
     // Deletes first: a range that grew replaces the smaller one, and interval sets refuse overlaps.
-    text.deleteElements(out, NftNames.SERVICE_CIDRS, removed);
-    text.addElements(out, NftNames.SERVICE_CIDRS, added);
+    out.deleteKeys(NftNames.SERVICE_CIDRS, removed);
+    out.addKeys(NftNames.SERVICE_CIDRS, added);
     return out.toString();
   }
 
@@ -860,21 +856,21 @@ public final class RulesetAssembler {
    */
   public Optional<StaleCleanup> staleCleanup() {
     var due = clock.instant().minus(STALE_DELAY);
-    var out = new StringBuilder();
+    var out = new NftTransaction(text);
     var chains = new ArrayList<String>();
     var sets = new ArrayList<String>();
     staleChains.forEach(
         (chain, since) -> {
           if (!since.isAfter(due)) {
             chains.add(chain);
-            text.deleteChain(out, chain);
+            out.deleteChain(chain);
           }
         });
     staleSets.forEach(
         (set, stale) -> {
           if (!stale.since().isAfter(due)) {
             sets.add(set);
-            text.deleteSet(out, stale.kind(), set);
+            out.deleteSet(stale.kind(), set);
           }
         });
     if (chains.isEmpty() && sets.isEmpty()) {
@@ -918,19 +914,19 @@ public final class RulesetAssembler {
 
   /** The complete script replacing the table with the current fragments. */
   public String fullScript() {
-    var out = new StringBuilder(fullScriptLengthEstimate());
-    out.append(fixedScript);
+    var out = new NftTransaction(text, fullScriptLengthEstimate());
+    out.appendWritten(fixedScript);
     appendFragments(out);
     return out.toString();
   }
 
   /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
-  private void appendFragments(StringBuilder out) {
-    chainDeclarations.forEach((chain, line) -> out.append(line).append('\n'));
-    setDeclarations.forEach((set, line) -> out.append(line).append('\n'));
-    chainRules.forEach((chain, rules) -> rules.forEach(rule -> out.append(rule).append('\n')));
-    elementUses.forEach((set, uses) -> text.addElements(out, set, uses.inUseOrder()));
-    text.addElements(out, NftNames.SERVICE_CIDRS, serviceCidrs);
+  private void appendFragments(NftTransaction out) {
+    chainDeclarations.values().forEach(chain -> out.addChain(chain));
+    setDeclarations.values().forEach(set -> out.addSet(set));
+    chainRules.values().forEach(rules -> rules.forEach(rule -> out.addRule(rule)));
+    elementUses.forEach((set, uses) -> out.addElements(set, uses.inUseOrder()));
+    out.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
   }
 
   /** About the lines of {@link #fullScript()}: declarations, rules and elements. */
@@ -950,16 +946,21 @@ public final class RulesetAssembler {
    * builder that grows by doubling copies it several times and holds two copies while it does.
    */
   private int fullScriptLengthEstimate() {
+    // "add chain|rule|set <family> proxima <name> ", the text after it, and the line's end.
+    int prefix = 16 + text.table().length();
     long length = fixedScript.length();
-    for (var line : chainDeclarations.values()) {
-      length += line.length() + 1;
+    for (var chain : chainDeclarations.values()) {
+      length += prefix + chain.name().length();
     }
-    for (var line : setDeclarations.values()) {
-      length += line.length() + 1;
+    for (var set : setDeclarations.values()) {
+      length += prefix + set.name().length() + set.declaration().length() + 8;
+      if (set.comment() != null) {
+        length += 14 + set.comment().length();
+      }
     }
     for (var rules : chainRules.values()) {
       for (var rule : rules) {
-        length += rule.length() + 1;
+        length += prefix + rule.chain().length() + rule.expression().length();
       }
     }
     for (var entry : elementUses.entrySet()) {
@@ -1040,17 +1041,23 @@ public final class RulesetAssembler {
    * Counts {@code port}'s use of its elements of {@code set}: in a map, a key another port holds
    * stays with that port, and a warning says so.
    */
-  private void hold(ServicePortName port, String set, List<String> elements) {
+  private void hold(ServicePortName port, String set, List<NftElement> elements) {
     boolean map = isMap(set);
     var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
     for (var element : elements) {
       if (map) {
-        var key = NftText.key(element, true);
-        var owner = owners.claim(key, element, port);
+        var owner = owners.claim(element, port);
         if (owner != null) {
           refusedClaims.add(port);
           warnings.add(
-              port + ": " + key + " in " + set + " is already held by " + owner + "; skipped");
+              port
+                  + ": "
+                  + element.key()
+                  + " in "
+                  + set
+                  + " is already held by "
+                  + owner
+                  + "; skipped");
           continue;
         }
       }
@@ -1064,8 +1071,8 @@ public final class RulesetAssembler {
    * sets a change touches are listed in that order. A map element is held exactly when its port
    * holds its key: a port that lost a key when it came in cannot get it without coming in again.
    */
-  private Map<String, List<String>> held(ServicePortName port, ServiceFragment parts) {
-    var held = new LinkedHashMap<String, List<String>>();
+  private Map<String, List<NftElement>> held(ServicePortName port, ServiceFragment parts) {
+    var held = new LinkedHashMap<String, List<NftElement>>();
     parts
         .elements()
         .forEach(
@@ -1076,9 +1083,9 @@ public final class RulesetAssembler {
                 held.put(set, distinct);
                 return;
               }
-              var ofSet = new ArrayList<String>(distinct.size());
+              var ofSet = new ArrayList<NftElement>(distinct.size());
               for (var element : distinct) {
-                if (port.equals(owners.holder(NftText.key(element, true)))) {
+                if (port.equals(owners.holder(element))) {
                   ofSet.add(element);
                 }
               }
@@ -1087,7 +1094,8 @@ public final class RulesetAssembler {
     return held;
   }
 
-  private void remove(ServicePortName port, ServiceFragment parts, Map<String, List<String>> held) {
+  private void remove(
+      ServicePortName port, ServiceFragment parts, Map<String, List<NftElement>> held) {
     held.forEach(
         (set, elements) -> {
           var uses = elementUses.get(set);
@@ -1095,7 +1103,7 @@ public final class RulesetAssembler {
           for (var element : elements) {
             uses.release(element);
             if (owners != null) {
-              owners.release(NftText.key(element, true), port);
+              owners.release(element, port);
             }
           }
         });
@@ -1115,8 +1123,7 @@ public final class RulesetAssembler {
     for (var set : parts.sets().keySet()) {
       var declaration = setDeclarations.remove(set);
       if (declaration != null && kernelSets.contains(set)) {
-        // "add set ..." or "add map ...": its second word is what deletes it.
-        staleSets.putIfAbsent(set, new StaleSet(declaration.split(" ", 3)[1], now));
+        staleSets.putIfAbsent(set, new StaleSet(declaration.kind(), now));
       }
     }
     if (parts.counted()) {
@@ -1174,7 +1181,7 @@ public final class RulesetAssembler {
    * The elements once each, in first-seen order; the renderer does not repeat an element within a
    * set, so this normally returns {@code elements} itself without copying.
    */
-  private static List<String> distinct(List<String> elements) {
+  private static <E> List<E> distinct(List<E> elements) {
     if (hasNoRepeats(elements)) {
       return elements;
     }
@@ -1182,7 +1189,7 @@ public final class RulesetAssembler {
   }
 
   /** Short lists, the usual case, are compared pair by pair, which is cheaper than hashing them. */
-  private static boolean hasNoRepeats(List<String> elements) {
+  private static boolean hasNoRepeats(List<?> elements) {
     int size = elements.size();
     if (size > 16) {
       return new HashSet<>(elements).size() == size;
@@ -1198,7 +1205,10 @@ public final class RulesetAssembler {
   }
 
   private boolean isMap(String set) {
-    return fixed.maps().contains(set)
-        || setDeclarations.getOrDefault(set, "").startsWith("add map");
+    if (fixed.maps().contains(set)) {
+      return true;
+    }
+    var declared = setDeclarations.get(set);
+    return declared != null && declared.isMap();
   }
 }

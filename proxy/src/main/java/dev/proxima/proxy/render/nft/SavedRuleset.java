@@ -31,25 +31,28 @@ import java.util.TreeMap;
  * commit} (the proxy stopped while writing) is ignored.
  *
  * <pre>
- * proxima-nft-state 1
+ * proxima-nft-state 2
  * settings HEX
  * port NS\tNAME\tPORT\tPROTOCOL\tDIGEST
- * c CHAIN\tadd chain ...
- * r CHAIN\tadd rule ...
- * s SET\tadd set|map ...
- * e SET\tELEMENT
+ * c CHAIN\t[TYPE HOOK PRIORITY]
+ * r CHAIN\tEXPRESSION[\tCOMMENT]
+ * m CHAIN\tEXPRESSION[\tCOMMENT]          (a rule that looks up a map)
+ * s SET\tset|map\tDECLARATION\t[COMMENT]
+ * e SET\tKEY[\t[VALUE][\tCOMMENT]]
  * n counted\t
  * gone NS\tNAME\tPORT\tPROTOCOL
  * cidrs\tCIDR\tCIDR...
  * commit EPOCH GENERATION
  * </pre>
  *
- * Every statement is one line (the renderer never writes a line break inside one, and sanitises
- * comments), and names never hold a tab, so the format needs no escaping. Pure: the runtime reads
+ * Each line holds one object's fields ({@link NftChain}, {@link NftRule}, {@link NftSet}, {@link
+ * NftElement}), not nft text: the renderer never writes a line break or a tab inside a field, and
+ * comments are sanitised, so the format needs no escaping. A file of another version (version 1
+ * held nft statements) is {@link Corrupt}, and the proxy loads everything. Pure: the runtime reads
  * and writes the file.
  */
 public final class SavedRuleset {
-  public static final String HEADER = "proxima-nft-state 1";
+  public static final String HEADER = "proxima-nft-state 2";
 
   /**
    * What a parse found: the ports with their records (fragment and input digest), the Service
@@ -79,7 +82,7 @@ public final class SavedRuleset {
 
     private final long digestLow;
 
-    /** Each statement's tag ({@code c r s e}), in the order written. */
+    /** Each statement's tag ({@code c r m s e}), in the order written. */
     private final byte[] tags;
 
     /** Each statement's name and text, two entries per statement. */
@@ -111,31 +114,59 @@ public final class SavedRuleset {
 
     /** The port's part of the table, as the {@link ServiceFragment} the renderer made. */
     ServiceFragment fragment() {
-      var chains = new LinkedHashMap<String, String>();
-      var rules = new LinkedHashMap<String, List<String>>();
-      var sets = new LinkedHashMap<String, String>();
-      var elements = new LinkedHashMap<String, List<String>>();
+      var chains = new LinkedHashMap<String, NftChain>();
+      var rules = new LinkedHashMap<String, List<NftRule>>();
+      var sets = new LinkedHashMap<String, NftSet>();
+      var elements = new LinkedHashMap<String, List<NftElement>>();
+      // The port's elements share one comment string, as the renderer's do.
+      String comment = null;
       for (int i = 0; i < tags.length; i++) {
         var name = parts[2 * i];
-        var text = parts[2 * i + 1];
+        var fields = parts[2 * i + 1].split("\t", -1);
         switch (tags[i]) {
           case 'c' -> {
-            chains.put(name, text);
+            chains.put(name, chain(name, fields[0]));
             rules.putIfAbsent(name, new ArrayList<>());
           }
-          case 'r' -> rules.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
-          case 's' -> sets.put(name, text);
-          default -> elements.computeIfAbsent(name, n -> new ArrayList<>()).add(text);
+          case 'r', 'm' ->
+              rules
+                  .computeIfAbsent(name, n -> new ArrayList<>())
+                  .add(new NftRule(name, fields[0], field(fields, 1), tags[i] == 'm'));
+          case 's' ->
+              sets.put(
+                  name, new NftSet(name, NftSet.Kind.of(fields[0]), fields[1], field(fields, 2)));
+          default -> {
+            var read = field(fields, 2);
+            if (read != null && !read.equals(comment)) {
+              comment = read;
+            }
+            elements
+                .computeIfAbsent(name, n -> new ArrayList<>())
+                .add(new NftElement(fields[0], field(fields, 1), read == null ? null : comment));
+          }
         }
       }
       return new ServiceFragment(chains, rules, sets, elements, counted, List.of());
+    }
+
+    /** Field {@code i}, or null when it is missing or empty. */
+    private static String field(String[] fields, int i) {
+      return i < fields.length && !fields[i].isEmpty() ? fields[i] : null;
+    }
+
+    private static NftChain chain(String name, String hook) {
+      if (hook.isEmpty()) {
+        return NftChain.regular(name);
+      }
+      var words = hook.split(" ");
+      return NftChain.base(name, words[0], words[1], Integer.parseInt(words[2]));
     }
 
     /** The rules and elements the port loads: about the lines taking it out costs. */
     int ruleAndElementLines() {
       int lines = 0;
       for (byte tag : tags) {
-        if (tag == 'r' || tag == 'e') {
+        if (tag == 'r' || tag == 'm' || tag == 'e') {
           lines++;
         }
       }
@@ -236,16 +267,56 @@ public final class SavedRuleset {
   static String port(ServicePortName port, String digest, ServiceFragment fragment) {
     var out = new StringBuilder(256);
     out.append("port ").append(name(port)).append('\t').append(digest).append('\n');
-    fragment.chains().forEach((chain, line) -> line(out, "c ", chain, line));
-    fragment.rules().forEach((chain, rules) -> rules.forEach(rule -> line(out, "r ", chain, rule)));
-    fragment.sets().forEach((set, line) -> line(out, "s ", set, line));
+    fragment.chains().forEach((name, chain) -> chain(out, chain));
+    fragment.rules().forEach((chain, rules) -> rules.forEach(rule -> rule(out, rule)));
+    fragment.sets().forEach((name, set) -> set(out, set));
     fragment
         .elements()
-        .forEach((set, elements) -> elements.forEach(element -> line(out, "e ", set, element)));
+        .forEach((set, elements) -> elements.forEach(element -> element(out, set, element)));
     if (fragment.counted()) {
-      line(out, "n ", "counted", "");
+      out.append("n counted\t\n");
     }
     return out.toString();
+  }
+
+  private static void chain(StringBuilder out, NftChain chain) {
+    out.append("c ").append(chain.name()).append('\t');
+    var hook = chain.hook();
+    if (hook != null) {
+      out.append(hook.type()).append(' ').append(hook.hook()).append(' ').append(hook.priority());
+    }
+    out.append('\n');
+  }
+
+  private static void rule(StringBuilder out, NftRule rule) {
+    out.append(rule.mapLookup() ? "m " : "r ").append(rule.chain()).append('\t');
+    out.append(rule.expression());
+    if (rule.comment() != null) {
+      out.append('\t').append(rule.comment());
+    }
+    out.append('\n');
+  }
+
+  private static void set(StringBuilder out, NftSet set) {
+    out.append("s ").append(set.name()).append('\t').append(set.kind().keyword()).append('\t');
+    out.append(set.declaration()).append('\t');
+    if (set.comment() != null) {
+      out.append(set.comment());
+    }
+    out.append('\n');
+  }
+
+  private static void element(StringBuilder out, String set, NftElement element) {
+    out.append("e ").append(set).append('\t');
+    element.appendKey(out);
+    if (!element.isKeyAlone()) {
+      out.append('\t');
+      element.appendValue(out);
+      if (element.comment() != null) {
+        out.append('\t').append(element.comment());
+      }
+    }
+    out.append('\n');
   }
 
   static String gone(ServicePortName port) {
@@ -291,10 +362,6 @@ public final class SavedRuleset {
 
   public static String commit(Marker marker) {
     return "commit " + marker.epoch() + " " + marker.generation() + "\n";
-  }
-
-  private static void line(StringBuilder out, String tag, String name, String text) {
-    out.append(tag).append(name).append('\t').append(text).append('\n');
   }
 
   private static String name(ServicePortName port) {
@@ -348,7 +415,7 @@ public final class SavedRuleset {
     ServicePortName current = null;
     while (lines.hasNext()) {
       var line = lines.next();
-      if (line.length() > 2 && line.charAt(1) == ' ' && "crsen".indexOf(line.charAt(0)) >= 0) {
+      if (line.length() > 2 && line.charAt(1) == ' ' && "crmsen".indexOf(line.charAt(0)) >= 0) {
         if (current == null) {
           throw new Corrupt("a statement outside a port: " + line);
         }
@@ -356,7 +423,11 @@ public final class SavedRuleset {
         if (tab < 0) {
           throw new Corrupt("bad statement line: " + line);
         }
-        reader.add(line.charAt(0), line.substring(2, tab), line.substring(tab + 1));
+        var fields = line.substring(tab + 1);
+        if (!wellFormed(line.charAt(0), fields)) {
+          throw new Corrupt("bad statement line: " + line);
+        }
+        reader.add(line.charAt(0), line.substring(2, tab), fields);
         continue;
       }
       if (current != null) {
@@ -407,6 +478,19 @@ public final class SavedRuleset {
       throw new Corrupt("no commit line: the proxy stopped before its first load finished");
     }
     return new Contents(settingsLine.substring(9), ports, cidrs, marker);
+  }
+
+  /** Whether a statement's fields are what {@link Port#fragment} reads from them. */
+  private static boolean wellFormed(char tag, String fields) {
+    return switch (tag) {
+      case 's' -> {
+        var parts = fields.split("\t", -1);
+        yield parts.length == 3 && (parts[0].equals("set") || parts[0].equals("map"));
+      }
+      case 'c' -> fields.isEmpty() || fields.matches("[a-z]+ [a-z]+ -?\\d{1,9}");
+      case 'e', 'r', 'm' -> !fields.isEmpty() && fields.charAt(0) != '\t';
+      default -> true;
+    };
   }
 
   /**

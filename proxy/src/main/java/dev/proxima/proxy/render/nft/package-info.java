@@ -3,6 +3,17 @@
  * state into {@code nft -f} transactions for table {@code proxima} of one family: the whole table
  * (a full sync; what {@code render} prints), or what changed (a partial sync).
  *
+ * <h2>Objects, one serializer</h2>
+ *
+ * Rendering produces objects, never text: {@link FixedLayout} builds the fixed table, and {@link
+ * RenderPass} translates one Service port's routing decision into a {@link ServiceFragment} of
+ * {@link NftChain}s with their {@link NftRule}s, {@link NftSet}s and {@link NftElement}s (a key, a
+ * value for a map, a comment). {@link RulesetAssembler} diffs and reference-counts those objects by
+ * key and kind, and it alone claims keys ({@link KeyOwners}). {@link NftText} is the serializer:
+ * the only place nft text is written from the objects, and where comments are sanitised; every
+ * script and transaction is an {@link NftTransaction}, its operations in order. Nothing reads
+ * Proxima's own text back; the saved ruleset ({@link SavedRuleset}) stores the objects' fields.
+ *
  * <h2>Layout</h2>
  *
  * Semantics are kube-proxy's nftables mode; the layout is Proxima's own. Per-Service and

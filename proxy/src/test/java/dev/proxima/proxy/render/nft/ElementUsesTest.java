@@ -12,33 +12,33 @@ class ElementUsesTest {
 
   @Test
   void anElementStaysUntilItsLastUseIsReleased() {
-    uses.use("a");
-    uses.use(new String("a"));
-    uses.release("a");
+    uses.use(e("a"));
+    uses.use(new NftElement(new String("a"), null, null));
+    uses.release(e("a"));
 
-    assertThat(uses.contains("a")).isTrue();
-    uses.release("a");
-    assertThat(uses.contains("a")).isFalse();
+    assertThat(uses.contains(e("a"))).isTrue();
+    uses.release(e("a"));
+    assertThat(uses.contains(e("a"))).isFalse();
     assertThat(uses.isEmpty()).isTrue();
   }
 
   @Test
   void anElementThatComesBackGoesToTheEnd() {
-    uses.use("a");
-    uses.use("b");
-    uses.use("c");
-    uses.release("a");
-    uses.use("a");
+    uses.use(e("a"));
+    uses.use(e("b"));
+    uses.use(e("c"));
+    uses.release(e("a"));
+    uses.use(e("a"));
 
-    assertThat(uses.inUseOrder()).containsExactly("b", "c", "a");
+    assertThat(uses.inUseOrder()).containsExactly(e("b"), e("c"), e("a"));
   }
 
   @Test
   void manyUsesAndReleasesKeepTheOrderALinkedHashMapWould() {
-    var model = new LinkedHashMap<String, Integer>();
+    var model = new LinkedHashMap<NftElement, Integer>();
     var random = new Random(7);
     for (int step = 0; step < 200_000; step++) {
-      var element = "element " + random.nextInt(5_000);
+      var element = e("element " + random.nextInt(5_000));
       if (random.nextInt(3) == 0) {
         uses.release(element);
         if (model.containsKey(element) && model.merge(element, -1, Integer::sum) == 0) {
@@ -52,5 +52,9 @@ class ElementUsesTest {
 
     assertThat(uses.inUseOrder()).containsExactlyElementsOf(new ArrayList<>(model.keySet()));
     assertThat(model.keySet()).allSatisfy(element -> assertThat(uses.contains(element)).isTrue());
+  }
+
+  private static NftElement e(String key) {
+    return NftElement.of(key);
   }
 }

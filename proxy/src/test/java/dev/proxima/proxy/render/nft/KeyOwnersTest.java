@@ -17,22 +17,22 @@ class KeyOwnersTest {
 
   @Test
   void theFirstPortKeepsAKeyAndALaterOneLearnsWhoHasIt() {
-    var webElement = "10.96.0.10 . tcp . 80 comment \"shop/web\" : goto lb-2";
-    var apiElement = "10.96.0.10 . tcp . 80 comment \"shop/api\" : goto lb-1";
+    var webElement = new NftElement("10.96.0.10 . tcp . 80", "goto lb-2", "shop/web");
+    var apiElement = new NftElement("10.96.0.10 . tcp . 80", "goto lb-1", "shop/api");
 
-    assertThat(owners.claim(NftText.key(webElement, true), webElement, WEB)).isNull();
-    assertThat(owners.claim(NftText.key(apiElement, true), apiElement, API)).isEqualTo(WEB);
+    assertThat(owners.claim(webElement, WEB)).isNull();
+    assertThat(owners.claim(apiElement, API)).isEqualTo(WEB);
   }
 
   @Test
   void onlyTheHolderCanFreeAKey() {
     var key = "10.96.0.10 . tcp . 80";
-    owners.claim(key, key + " : goto lb-1", WEB);
+    owners.claim(new NftElement(key, "goto lb-1", null), WEB);
 
-    owners.release(key, API);
-    assertThat(owners.claim(key, key + " : goto lb-2", API)).isEqualTo(WEB);
-    owners.release(key, WEB);
-    assertThat(owners.claim(key, key + " : goto lb-2", API)).isNull();
+    owners.release(NftElement.of(key), API);
+    assertThat(owners.claim(new NftElement(key, "goto lb-2", null), API)).isEqualTo(WEB);
+    owners.release(NftElement.of(key), WEB);
+    assertThat(owners.claim(new NftElement(key, "goto lb-2", null), API)).isNull();
   }
 
   @Test
@@ -43,11 +43,11 @@ class KeyOwnersTest {
       var key = "10.96." + random.nextInt(40) + "." + random.nextInt(100) + " . tcp . 80";
       var port = random.nextBoolean() ? WEB : API;
       if (random.nextInt(3) == 0) {
-        owners.release(key, port);
+        owners.release(NftElement.of(key), port);
         model.remove(key, port);
       } else {
         var holder = model.putIfAbsent(key, port);
-        assertThat(owners.claim(key, key + " : goto lb-1", port))
+        assertThat(owners.claim(new NftElement(key, "goto lb-1", null), port))
             .isEqualTo(port.equals(holder) ? null : holder);
       }
     }

@@ -361,7 +361,8 @@ class RestartFromSavedRulesetTest {
   void aCorruptSavedFileIsAWarningAndTheFirstSyncLoadsEverything() throws Exception {
     proxy().replaceAll(PORTS, List.of());
     int readBacks = kernel.readBacks;
-    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+    Files.writeString(
+        state.resolve("nft-ipv4.state"), SavedRuleset.HEADER + "\nsettings x\nport \n");
 
     assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
 
@@ -380,7 +381,8 @@ class RestartFromSavedRulesetTest {
   @Test
   void aStartWithoutATableLoadsEverythingWithoutReadingTheSavedFile() throws Exception {
     // After a reboot: the file is there, the table is not. A corrupt file shows whether it is read.
-    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+    Files.writeString(
+        state.resolve("nft-ipv4.state"), SavedRuleset.HEADER + "\nsettings x\nport \n");
 
     assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
 
@@ -451,7 +453,8 @@ class RestartFromSavedRulesetTest {
       throws Exception {
     proxy().replaceAll(PORTS, List.of());
     int readBacks = kernel.readBacks;
-    Files.writeString(state.resolve("nft-ipv4.state"), "proxima-nft-state 1\nsettings x\nport \n");
+    Files.writeString(
+        state.resolve("nft-ipv4.state"), SavedRuleset.HEADER + "\nsettings x\nport \n");
 
     var restarted = proxy();
     restarted.starting();

@@ -48,6 +48,33 @@ class RulesetAssemblerTest {
   }
 
   @Test
+  void anElementIsDiffedByItsKeyWhateverItsCommentHolds() {
+    // A name no API server would accept, as an offline state file may hold: text that reads like a
+    // value and a second comment. The key comes from the element's field, not from its text.
+    var name = "evil\" : goto lb-9 comment \"x/web";
+    var before = service(name, "10.96.0.12", 80).cluster(remote("10.180.2.4", 80));
+    var after =
+        service(name, "10.96.0.12", 80).cluster(remote("10.180.2.4", 80), remote("10.180.2.5", 80));
+    var kernel = new FakeNft();
+    kernel.apply(assembler.replaceAll(List.of(WEB, before)));
+
+    var delta = assembler.update(change(after)).orElseThrow();
+    kernel.apply(delta);
+
+    assertThat(delta)
+        .contains("delete element ip proxima service-ips {\n\t10.96.0.12 . tcp . 80\n}\n")
+        .contains(
+            "\t10.96.0.12 . tcp . 80 comment \"evil__:_goto_lb-9_comment__x/web\" : goto lb-2\n")
+        .doesNotContain(" goto lb-9");
+    var fresh = new FakeNft();
+    fresh.apply(new RulesetAssembler(CONFIG).replaceAll(List.of(WEB, after)));
+    // The shared lb-1 chain stays loaded (a partial sync could not load it again), empty of users.
+    var loaded = new TreeMap<>(kernel.objects());
+    assertThat(loaded.remove("chain lb-1")).isNotNull();
+    assertThat(loaded).isEqualTo(fresh.objects());
+  }
+
+  @Test
   void serviceCidrsAreInTheFullScriptOutermostOnlyAndOfThisFamily() {
     assembler.serviceCidrs(List.of("10.96.0.0/12", "10.96.5.0/24", "fd00:10:96::/112", "bogus"));
 

@@ -157,14 +157,29 @@ class SavedRulesetRestoreTest {
   }
 
   @Test
+  void aFileOfTheFormerFormatIsCorruptSoTheProxyLoadsEverything() throws Exception {
+    var saved = saveAfterTwoSyncs(shapes(5, 2, 0), shapes(5, 2, 0)).text();
+    var former = saved.replaceFirst("^" + SavedRuleset.HEADER, "proxima-nft-state 1");
+
+    assertThat(former).isNotEqualTo(saved);
+    assertThatThrownBy(() -> parse(former))
+        .isInstanceOf(SavedRuleset.Corrupt.class)
+        .hasMessageContaining("not a saved ruleset of this format");
+  }
+
+  @Test
   void aDamagedRecordMakesTheWholeFileCorrupt() throws Exception {
     var saved = saveAfterTwoSyncs(shapes(5, 2, 0), shapes(5, 2, 0)).text();
     var digest = saved.lines().filter(line -> line.startsWith("port ")).findFirst().orElseThrow();
     var badDigest = saved.replace(digest, digest.substring(0, digest.length() - 3) + "xyz");
     var shortDigest = saved.replace(digest, digest.substring(0, digest.length() - 1));
-    var statementWithoutName = saved.replaceFirst("\ne [^\t\n]*\t", "\ne novalue");
+    var statementWithoutName = saved.replaceFirst("\ne [^\n]*", "\ne novalue");
+    var setWithoutKind = saved.replaceFirst("\ns ([^\t\n]*)\t[^\n]*", "\ns $1\tset");
+    var chainWithBadHook = saved.replaceFirst("\nc ([^\t\n]*)\t", "\nc $1\tnat x");
 
-    for (var text : List.of(badDigest, shortDigest, statementWithoutName)) {
+    for (var text :
+        List.of(badDigest, shortDigest, statementWithoutName, setWithoutKind, chainWithBadHook)) {
+      assertThat(text).isNotEqualTo(saved);
       assertThatThrownBy(() -> parse(text)).isInstanceOf(SavedRuleset.Corrupt.class);
     }
   }

@@ -1,0 +1,322 @@
+package dev.proxima.proxy.render.nft;
+
+import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
+import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_ENDPOINTS;
+import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
+import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS_CHECK;
+import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_CLUSTER;
+import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_LOCAL;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_FORWARD;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_INPUT;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_OUTPUT;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_OUTPUT_PRE_DNAT;
+import static dev.proxima.proxy.render.nft.NftNames.FILTER_PREROUTING_PRE_DNAT;
+import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_ALLOW;
+import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_CHECK;
+import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_IPS;
+import static dev.proxima.proxy.render.nft.NftNames.HAIRPINS;
+import static dev.proxima.proxy.render.nft.NftNames.LOCAL_DISPATCH;
+import static dev.proxima.proxy.render.nft.NftNames.LOCAL_ENDPOINTS;
+import static dev.proxima.proxy.render.nft.NftNames.MARK_FOR_MASQUERADE;
+import static dev.proxima.proxy.render.nft.NftNames.MASQUERADING;
+import static dev.proxima.proxy.render.nft.NftNames.NAT_OUTPUT;
+import static dev.proxima.proxy.render.nft.NftNames.NAT_POSTROUTING;
+import static dev.proxima.proxy.render.nft.NftNames.NAT_PREROUTING;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_DISPATCH;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_ENDPOINTS;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_ENDPOINTS_CHECK;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_CLUSTER;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_LOCAL;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_IPS;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_DISPATCH;
+import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_ENDPOINTS;
+import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_NODEPORTS;
+import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_SERVICES;
+import static dev.proxima.proxy.render.nft.NftNames.REJECT_CHAIN;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICES;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICE_CIDRS;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICE_ENDPOINTS_CHECK;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
+import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
+
+import dev.proxima.proxy.model.Cidr;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.render.FamilySettings;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Builds table {@code proxima} without any Service port: base chains, the fixed regular chains,
+ * sets and maps, named counters and the NodePort addresses. The Service ports' parts come from
+ * {@link RenderPass}; {@link RulesetAssembler} puts the two together.
+ */
+final class FixedLayout extends TableObjects {
+  private final FamilySettings config;
+  private final IpFamily family;
+  private final NftText text;
+  private final List<String> warnings = new ArrayList<>();
+
+  FixedLayout(FamilySettings config) {
+    this.config = config;
+    this.family = config.family();
+    this.text = new NftText(family);
+  }
+
+  /**
+   * The table without any Service port: the script that replaces the kernel's table with it, the
+   * names of its chains and of its maps, which the assembler must tell from sets, and what of the
+   * settings it left out.
+   */
+  FixedTable build() {
+    var body = print();
+    var maps = new HashSet<String>();
+    sets.forEach(
+        (name, set) -> {
+          if (set.isMap()) {
+            maps.add(name);
+          }
+        });
+    var script = new NftTransaction(text, body.length() + 200).replaceTable();
+    return new FixedTable(
+        script.appendWritten(body).toString(),
+        body,
+        Set.copyOf(chains.keySet()),
+        Set.copyOf(maps),
+        Set.copyOf(fixedCounters()),
+        warnings);
+  }
+
+  /** The fixed table in load order: what every ruleset has, whatever its Service ports. */
+  private String print() {
+    String a = NftSyntax.addressType(family);
+    String tupleType = a + " . inet_proto . inet_service";
+    String portType = "inet_proto . inet_service";
+    String endpointTypeof = NftSyntax.daddr(family) + " . th dport";
+    String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
+    String portTuple = "meta l4proto . th dport";
+    String nodePortMatch =
+        !config.nodePortsListed()
+            ? "fib daddr type local "
+                + NftSyntax.daddr(family)
+                + " != "
+                + NftSyntax.loopback(family)
+            : NftSyntax.daddr(family) + " @" + NODEPORT_IPS;
+    String mark = config.masqueradeMark();
+
+    // Base chains, then the fixed regular chains.
+    base(NAT_PREROUTING, "nat", "prerouting", -100);
+    base(NAT_OUTPUT, "nat", "output", -100);
+    base(NAT_POSTROUTING, "nat", "postrouting", 100);
+    base(FILTER_PREROUTING_PRE_DNAT, "filter", "prerouting", -110);
+    base(FILTER_OUTPUT_PRE_DNAT, "filter", "output", -110);
+    base(FILTER_INPUT, "filter", "input", 0);
+    base(FILTER_FORWARD, "filter", "forward", 0);
+    base(FILTER_OUTPUT, "filter", "output", 0);
+    if (config.countsLocality()) {
+      base(NftNames.FILTER_POSTROUTING, "filter", "postrouting", 0);
+    }
+
+    chain(MARK_FOR_MASQUERADE, "mark set mark or " + mark);
+    chain(
+        MASQUERADING,
+        "ct status dnat "
+            + NftSyntax.saddr(family)
+            + " . "
+            + NftSyntax.daddr(family)
+            + " @"
+            + HAIRPINS
+            + " jump "
+            + MARK_FOR_MASQUERADE,
+        "mark and " + mark + " == 0 return",
+        "mark set mark xor " + mark,
+        "masquerade fully-random");
+    String countNoEndpoints =
+        config.countsLocality() ? "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" " : "";
+    chain(REJECT_CHAIN, countNoEndpoints + "reject");
+    chain(NftNames.NO_ENDPOINT_DROP, countNoEndpoints + "drop");
+    // The first set an endpoint address is in decides its locality, so an address two slices
+    // disagree about is counted once. Before the node counter, a counted Service port's element in
+    // that locality's counting set counts it too: a lookup in a set declared with a counter counts
+    // the element it matches, and a connection of an uncounted port finds none and goes on.
+    List<String> localityRules = new ArrayList<>();
+    for (Locality locality : Locality.values()) {
+      String endpointMatch = NftSyntax.daddr(family) + " @" + NftNames.localitySet(locality);
+      localityRules.add(
+          endpointMatch
+              + " ct original "
+              + NftSyntax.daddr(family)
+              + " . meta l4proto . th dport @"
+              + NftNames.serviceSet(locality));
+      localityRules.add(
+          endpointMatch + " counter name \"" + NftNames.localityCounter(locality) + "\" return");
+    }
+    if (config.countsLocality()) {
+      chain(NftNames.LOCALITY_CHAIN, localityRules);
+    }
+    chain(SERVICE_ENDPOINTS_CHECK, daddrTuple + " vmap @" + NO_ENDPOINT_SERVICES);
+    chain(
+        NODEPORT_ENDPOINTS_CHECK,
+        nodePortMatch + " " + portTuple + " vmap @" + NO_ENDPOINT_NODEPORTS);
+    // A port a ClusterIP does not serve is refused; an address of the Service CIDRs no Service
+    // holds
+    // goes nowhere, so it is dropped rather than routed on (empty set without ServiceCIDR objects).
+    chain(
+        CLUSTER_IPS_CHECK,
+        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " reject",
+        NftSyntax.daddr(family) + " @" + SERVICE_CIDRS + " drop");
+    chain(
+        FIREWALL_CHECK,
+        daddrTuple
+            + " @"
+            + FIREWALL_IPS
+            + " "
+            + daddrTuple
+            + " . "
+            + NftSyntax.saddr(family)
+            + " != @"
+            + FIREWALL_ALLOW
+            + " drop");
+    chain(
+        EXTERNAL_CLUSTER, "jump " + MARK_FOR_MASQUERADE, daddrTuple + " vmap @" + CLUSTER_DISPATCH);
+    chain(EXTERNAL_LOCAL, externalLocal(daddrTuple, CLUSTER_DISPATCH, LOCAL_DISPATCH));
+    chain(
+        NODEPORT_EXTERNAL_CLUSTER,
+        "jump " + MARK_FOR_MASQUERADE,
+        portTuple + " vmap @" + NODEPORT_CLUSTER_DISPATCH);
+    chain(
+        NODEPORT_EXTERNAL_LOCAL,
+        externalLocal(portTuple, NODEPORT_CLUSTER_DISPATCH, NODEPORT_LOCAL_DISPATCH));
+    chain(
+        SERVICES,
+        daddrTuple + " vmap @" + SERVICE_IPS,
+        nodePortMatch + " " + portTuple + " vmap @" + SERVICE_NODEPORTS);
+
+    // The base chains' jumps.
+    rule(NAT_PREROUTING, "jump " + SERVICES);
+    rule(NAT_OUTPUT, "jump " + SERVICES);
+    rule(NAT_POSTROUTING, "jump " + MASQUERADING);
+    rule(FILTER_PREROUTING_PRE_DNAT, "ct state new jump " + FIREWALL_CHECK);
+    rule(FILTER_OUTPUT_PRE_DNAT, "ct state new jump " + FIREWALL_CHECK);
+    rule(FILTER_INPUT, "ct state new jump " + NODEPORT_ENDPOINTS_CHECK);
+    rule(FILTER_INPUT, "ct state new jump " + SERVICE_ENDPOINTS_CHECK);
+    for (String chain : List.of(FILTER_FORWARD, FILTER_OUTPUT)) {
+      rule(chain, "ct state new jump " + SERVICE_ENDPOINTS_CHECK);
+      rule(chain, "ct state new jump " + CLUSTER_IPS_CHECK);
+    }
+
+    // Every DNATed connection's first packet passes postrouting, whichever way it came in.
+    if (config.countsLocality()) {
+      rule(
+          NftNames.FILTER_POSTROUTING,
+          "ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
+    }
+
+    // Sets and maps.
+    set(CLUSTER_IPS, "type " + a + " ;", "active ClusterIPs");
+    set(SERVICE_CIDRS, "type " + a + " ; flags interval ;", "ServiceCIDR ranges");
+    if (config.nodePortsListed()) {
+      // Declared even when empty: an empty set matches no address, so NodePorts fail closed.
+      set(NODEPORT_IPS, "type " + a + " ;", "addresses that accept NodePorts");
+    }
+    map(SERVICE_IPS, tupleType + " : verdict", "ClusterIPs, externalIPs and LB IPs");
+    map(CLUSTER_DISPATCH, tupleType + " : verdict", "external address to Cluster lb chain");
+    map(LOCAL_DISPATCH, tupleType + " : verdict", "external address to Local lb chain");
+    map(SERVICE_NODEPORTS, portType + " : verdict", "NodePorts");
+    map(NODEPORT_CLUSTER_DISPATCH, portType + " : verdict", "NodePort to Cluster lb chain");
+    map(NODEPORT_LOCAL_DISPATCH, portType + " : verdict", "NodePort to Local lb chain");
+    String numgen = " . numgen random mod 1 : ";
+    typeofMap(CLUSTER_ENDPOINTS, daddrTuple + numgen + endpointTypeof, "Cluster endpoint i");
+    typeofMap(LOCAL_ENDPOINTS, daddrTuple + numgen + endpointTypeof, "Local endpoint i");
+    typeofMap(
+        NODEPORT_CLUSTER_ENDPOINTS, portTuple + numgen + endpointTypeof, "Cluster endpoint i");
+    typeofMap(NODEPORT_LOCAL_ENDPOINTS, portTuple + numgen + endpointTypeof, "Local endpoint i");
+    map(NO_ENDPOINT_SERVICES, tupleType + " : verdict", "addresses without usable endpoints");
+    map(NO_ENDPOINT_NODEPORTS, portType + " : verdict", "NodePorts without usable endpoints");
+    set(FIREWALL_IPS, "type " + tupleType + " ;", "LB addresses with loadBalancerSourceRanges");
+    set(
+        FIREWALL_ALLOW,
+        "type " + tupleType + " . " + a + " ; flags interval ;",
+        "allowed sources per LB address");
+    set(HAIRPINS, "type " + a + " . " + a + " ;", "endpoint . endpoint");
+    if (config.countsLocality()) {
+      for (Locality locality : Locality.values()) {
+        set(
+            NftNames.localitySet(locality),
+            "type " + a + " ;",
+            "endpoints of locality " + locality.label());
+      }
+      for (Locality locality : Locality.values()) {
+        set(
+            NftNames.serviceSet(locality),
+            "type " + tupleType + " ; counter ;",
+            "Service address . proto . endpoint port of counted ports, " + locality.label());
+      }
+    }
+
+    // The only elements of the fixed table; the Service ports' fragments bring the rest.
+    keys(elements, NODEPORT_IPS, nodePortAddresses());
+
+    var out = new NftTransaction(text, 8192);
+    for (String counter : fixedCounters()) {
+      out.addCounter(counter);
+    }
+    chains.values().forEach(chain -> out.addChain(chain));
+    sets.values().forEach(set -> out.addSet(set));
+    rules.values().forEach(chainRules -> chainRules.forEach(rule -> out.addRule(rule)));
+    for (String set : sets.keySet()) {
+      out.addElements(set, elements.getOrDefault(set, List.of()));
+    }
+    return out.toString();
+  }
+
+  /** The NodePort addresses of the settings but loopback ones, which get a warning each. */
+  private List<String> nodePortAddresses() {
+    List<String> usable = new ArrayList<>();
+    Cidr loopback = NftAddresses.parseCidr(NftSyntax.loopback(family), family).orElseThrow();
+    for (String address : config.nodePortAddresses()) {
+      if (loopback.contains(cidrOf(address))) {
+        warnings.add(
+            "nodePortAddresses: "
+                + address
+                + " is a loopback address; NodePorts on loopback are not supported, ignored");
+      } else {
+        usable.add(address);
+      }
+    }
+    return usable;
+  }
+
+  /**
+   * The node-wide named counters, read by the metrics at scrape time; none with locality counting
+   * off.
+   */
+  private List<String> fixedCounters() {
+    List<String> names = new ArrayList<>();
+    if (!config.countsLocality()) {
+      return names;
+    }
+    for (Locality locality : Locality.values()) {
+      names.add(NftNames.localityCounter(locality));
+    }
+    names.add(NftNames.NO_ENDPOINTS_COUNTER);
+    return names;
+  }
+
+  private List<String> externalLocal(String match, String clusterMap, String localMap) {
+    List<String> list = new ArrayList<>();
+    if (config.detectsLocalTraffic()) {
+      list.add(TrafficMatches.podTraffic(config, false) + " " + match + " vmap @" + clusterMap);
+    }
+    list.add("fib saddr type local jump " + MARK_FOR_MASQUERADE);
+    list.add("fib saddr type local " + match + " vmap @" + clusterMap);
+    list.add(match + " vmap @" + localMap);
+    return list;
+  }
+
+  private Cidr cidrOf(String address) {
+    return NftAddresses.parseCidr(address, family).orElseThrow();
+  }
+}

@@ -1,0 +1,124 @@
+package dev.proxima.proxy.render.nft;
+
+import java.util.Objects;
+
+/**
+ * One element of a set or map: its key, and for a map its value; a comment optionally. The
+ * assembler diffs and claims elements by their key ({@link #key()}, {@link #sameKey}), so nothing
+ * reads a key back out of nft text.
+ *
+ * <p>The table holds hundreds of thousands of these at 10,000 Services, so an element is one small
+ * object: key and value are kept as one string and the key's length (24 bytes, where a record of
+ * two strings cost 64 more per map element), and a Service port's elements share its comment
+ * string. Key and value are separate fields all the same: nothing is searched for a separator.
+ */
+final class NftElement {
+  /** The key, followed directly by the value when there is one. */
+  private final String keyAndValue;
+
+  private final int keyLength;
+
+  private final String comment;
+
+  /**
+   * @param key what identifies the element, e.g. {@code 10.96.0.10 . tcp . 80}
+   * @param value a map element's value (a verdict, {@code address . port}); null in a set
+   * @param comment a comment, sanitised on the way in ({@link NftText#comment}); null for none
+   */
+  NftElement(String key, String value, String comment) {
+    Objects.requireNonNull(key, "key");
+    if (value != null && value.isEmpty()) {
+      throw new IllegalArgumentException("an element's value cannot be empty");
+    }
+    this.keyAndValue = value == null ? key : key.concat(value);
+    this.keyLength = key.length();
+    this.comment = comment == null ? null : NftText.comment(comment);
+  }
+
+  /** A set element: a key alone. */
+  static NftElement of(String key) {
+    return new NftElement(key, null, null);
+  }
+
+  String key() {
+    return hasValue() ? keyAndValue.substring(0, keyLength) : keyAndValue;
+  }
+
+  /** The value; null for a set element. */
+  String value() {
+    return hasValue() ? keyAndValue.substring(keyLength) : null;
+  }
+
+  /** The comment; null for none. */
+  String comment() {
+    return comment;
+  }
+
+  boolean hasValue() {
+    return keyLength < keyAndValue.length();
+  }
+
+  /** True when this element is a key alone: no value, no comment. */
+  boolean isKeyAlone() {
+    return !hasValue() && comment == null;
+  }
+
+  /** Whether {@code other} has the same key, compared in place. */
+  boolean sameKey(NftElement other) {
+    return keyLength == other.keyLength
+        && keyAndValue.regionMatches(0, other.keyAndValue, 0, keyLength);
+  }
+
+  /** Whether the key is {@code key}, compared in place. */
+  boolean hasKey(String key) {
+    return keyLength == key.length() && keyAndValue.startsWith(key);
+  }
+
+  /** The key's {@link String#hashCode()}, computed in place. */
+  int keyHash() {
+    if (!hasValue()) {
+      return keyAndValue.hashCode();
+    }
+    int hash = 0;
+    for (int i = 0; i < keyLength; i++) {
+      hash = 31 * hash + keyAndValue.charAt(i);
+    }
+    return hash;
+  }
+
+  /** Writes the key. */
+  void appendKey(StringBuilder out) {
+    out.append(keyAndValue, 0, keyLength);
+  }
+
+  /** Writes the value; nothing for a set element. */
+  void appendValue(StringBuilder out) {
+    out.append(keyAndValue, keyLength, keyAndValue.length());
+  }
+
+  int keyLength() {
+    return keyLength;
+  }
+
+  int valueLength() {
+    return keyAndValue.length() - keyLength;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof NftElement element
+        && keyLength == element.keyLength
+        && keyAndValue.equals(element.keyAndValue)
+        && Objects.equals(comment, element.comment);
+  }
+
+  @Override
+  public int hashCode() {
+    return (keyAndValue.hashCode() * 31 + keyLength) * 31 + Objects.hashCode(comment);
+  }
+
+  @Override
+  public String toString() {
+    return "NftElement[key=" + key() + ", value=" + value() + ", comment=" + comment + "]";
+  }
+}

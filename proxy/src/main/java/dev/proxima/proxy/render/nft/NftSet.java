@@ -1,0 +1,52 @@
+package dev.proxima.proxy.render.nft;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A set or map of table {@code proxima}: its name, its kind, and its declaration.
+ *
+ * @param name the set's name
+ * @param kind a set or a map: what deletes it, and whether its elements have values
+ * @param declaration its type, flags and options, each ending in {@code ;}, e.g. {@code type
+ *     ipv4_addr ; flags interval ;}
+ * @param comment the set's comment; null for none. Our own fixed text: the serializer keeps it
+ *     readable, but takes out what would end the quoted string ({@link NftText#setComment})
+ */
+record NftSet(String name, Kind kind, String declaration, String comment) {
+  NftSet {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(declaration, "declaration");
+  }
+
+  /** What nft calls the object. */
+  enum Kind {
+    SET,
+    MAP;
+
+    /** The keyword: {@code set} or {@code map}. */
+    String keyword() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The kind of nft's keyword {@code set} or {@code map}. */
+    static Kind of(String keyword) {
+      return valueOf(keyword.toUpperCase(Locale.ROOT));
+    }
+  }
+
+  /** A set. */
+  static NftSet set(String name, String declaration, String comment) {
+    return new NftSet(name, Kind.SET, declaration, comment);
+  }
+
+  /** A map. */
+  static NftSet map(String name, String declaration, String comment) {
+    return new NftSet(name, Kind.MAP, declaration, comment);
+  }
+
+  boolean isMap() {
+    return kind == Kind.MAP;
+  }
+}

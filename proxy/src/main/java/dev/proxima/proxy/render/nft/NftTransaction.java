@@ -1,0 +1,184 @@
+package dev.proxima.proxy.render.nft;
+
+import java.util.List;
+
+/**
+ * One nft transaction (an {@code nft -f} input) as its operations on the table's objects, in order:
+ * add, flush and delete of the table, chains, rules, sets and maps, counters and elements. It is
+ * the serializer's statement writer: each operation is written as it is made, with the pieces
+ * {@link NftText} spells (the table's name, elements, comments), so a transaction of hundreds of
+ * thousands of elements costs its text and no object per statement.
+ */
+final class NftTransaction {
+  private final String table;
+  private final StringBuilder out;
+
+  NftTransaction(NftText text) {
+    this(text, 256);
+  }
+
+  /**
+   * @param capacity about the characters it will hold: a full sync's runs to megabytes, and a
+   *     builder that grows by doubling copies it several times
+   */
+  NftTransaction(NftText text, int capacity) {
+    this.table = text.table();
+    this.out = new StringBuilder(capacity);
+  }
+
+  /** Creates the table, or leaves the one there. */
+  NftTransaction addTable() {
+    out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
+    return this;
+  }
+
+  /** Creates the table, deletes it with everything in it, and creates it again. */
+  NftTransaction replaceTable() {
+    addTable();
+    out.append("delete table ").append(table).append('\n');
+    return addTable();
+  }
+
+  /** {@code add chain}: a regular chain, or a base chain with its hook. */
+  NftTransaction addChain(NftChain chain) {
+    out.append("add chain ").append(table).append(' ').append(chain.name());
+    var hook = chain.hook();
+    if (hook != null) {
+      out.append(" { type ").append(hook.type()).append(" hook ").append(hook.hook());
+      out.append(" priority ").append(hook.priority()).append(" ; }");
+    }
+    out.append('\n');
+    return this;
+  }
+
+  NftTransaction addRule(NftRule rule) {
+    out.append("add rule ").append(table).append(' ').append(rule.chain()).append(' ');
+    out.append(rule.expression());
+    if (rule.comment() != null) {
+      out.append(" comment \"").append(rule.comment()).append('"');
+    }
+    out.append('\n');
+    return this;
+  }
+
+  /** {@code add set} or {@code add map}. */
+  NftTransaction addSet(NftSet set) {
+    out.append("add ").append(set.kind().keyword()).append(' ').append(table).append(' ');
+    out.append(set.name()).append(" { ").append(set.declaration());
+    if (set.comment() != null) {
+      out.append(" comment \"").append(NftText.setComment(set.comment())).append("\" ;");
+    }
+    out.append(" }\n");
+    return this;
+  }
+
+  /** {@code add counter}: a named counter, which an existing one of that name keeps its count. */
+  NftTransaction addCounter(String name) {
+    return statement("add counter ", name);
+  }
+
+  NftTransaction deleteCounter(String name) {
+    return statement("delete counter ", name);
+  }
+
+  NftTransaction flushChain(String chain) {
+    return statement("flush chain ", chain);
+  }
+
+  NftTransaction deleteChain(String chain) {
+    return statement("delete chain ", chain);
+  }
+
+  /** {@code delete set} or {@code delete map}. */
+  NftTransaction deleteSet(NftSet.Kind kind, String set) {
+    return statement("delete " + kind.keyword() + " ", set);
+  }
+
+  private NftTransaction statement(String verb, String name) {
+    out.append(verb).append(table).append(' ').append(name).append('\n');
+    return this;
+  }
+
+  /** Adds these elements to {@code set}, one per line; nothing when there are none. */
+  NftTransaction addElements(String set, List<NftElement> elements) {
+    return block("add element ", set, elements, false);
+  }
+
+  /** Deletes these elements from {@code set}, by key; nothing when there are none. */
+  NftTransaction deleteElements(String set, List<NftElement> elements) {
+    return block("delete element ", set, elements, true);
+  }
+
+  private NftTransaction block(
+      String verb, String set, List<NftElement> elements, boolean keysOnly) {
+    if (elements.isEmpty()) {
+      return this; // nft rejects "{ }"
+    }
+    out.append(verb).append(table).append(' ').append(set).append(" {\n");
+    for (int i = 0; i < elements.size(); i++) {
+      out.append('\t');
+      if (keysOnly) {
+        elements.get(i).appendKey(out);
+      } else {
+        NftText.element(out, elements.get(i));
+      }
+      out.append(i + 1 < elements.size() ? ",\n" : "\n");
+    }
+    out.append("}\n");
+    return this;
+  }
+
+  /** Adds set elements given by their keys alone. */
+  NftTransaction addKeys(String set, List<String> keys) {
+    return keys("add element ", set, keys);
+  }
+
+  NftTransaction deleteKeys(String set, List<String> keys) {
+    return keys("delete element ", set, keys);
+  }
+
+  private NftTransaction keys(String verb, String set, List<String> keys) {
+    if (keys.isEmpty()) {
+      return this;
+    }
+    out.append(verb).append(table).append(' ').append(set).append(" {\n");
+    for (int i = 0; i < keys.size(); i++) {
+      out.append('\t').append(keys.get(i)).append(i + 1 < keys.size() ? ",\n" : "\n");
+    }
+    out.append("}\n");
+    return this;
+  }
+
+  /** The operations of {@code other}, after these. */
+  NftTransaction append(NftTransaction other) {
+    out.append(other.out);
+    return this;
+  }
+
+  /**
+   * Operations written earlier, kept as their text: the fixed table, written once per assembler.
+   */
+  NftTransaction appendWritten(String script) {
+    out.append(script);
+    return this;
+  }
+
+  /** Forgets every operation, keeping the buffer. */
+  void clear() {
+    out.setLength(0);
+  }
+
+  boolean isEmpty() {
+    return out.length() == 0;
+  }
+
+  int length() {
+    return out.length();
+  }
+
+  /** The transaction as {@code nft -f} reads it. */
+  @Override
+  public String toString() {
+    return out.toString();
+  }
+}

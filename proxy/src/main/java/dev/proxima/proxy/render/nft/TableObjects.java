@@ -1,0 +1,72 @@
+package dev.proxima.proxy.render.nft;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The objects one rendering collects, in load order: chains with their rules, sets and maps, and
+ * elements per set. {@link FixedLayout} fills it with the fixed table, {@link RenderPass} with what
+ * one Service port adds; the serializer ({@link NftText}) writes them.
+ */
+abstract class TableObjects {
+  /** Declared chains in load order. */
+  final Map<String, NftChain> chains = new LinkedHashMap<>();
+
+  /** Rules per chain, in declaration order of the chains. */
+  final Map<String, List<NftRule>> rules = new LinkedHashMap<>();
+
+  /** Sets and maps in load order. */
+  final Map<String, NftSet> sets = new LinkedHashMap<>();
+
+  /** Elements per set, in the order rendered. */
+  final Map<String, List<NftElement>> elements = new LinkedHashMap<>();
+
+  final void base(String name, String type, String hook, int priority) {
+    chains.put(name, NftChain.base(name, type, hook, priority));
+    rules.put(name, new ArrayList<>());
+  }
+
+  final void chain(String name, String... chainRules) {
+    chain(name, List.of(chainRules));
+  }
+
+  final void chain(String name, List<String> chainRules) {
+    chains.put(name, NftChain.regular(name));
+    var ofChain = new ArrayList<NftRule>(chainRules.size() + 1);
+    chainRules.forEach(rule -> ofChain.add(NftRule.of(name, rule)));
+    rules.put(name, ofChain);
+  }
+
+  final void rule(String chain, String rule) {
+    rules.get(chain).add(NftRule.of(chain, rule));
+  }
+
+  final void set(String name, String declaration, String comment) {
+    sets.put(name, NftSet.set(name, declaration, comment));
+  }
+
+  final void map(String name, String type, String comment) {
+    sets.put(name, NftSet.map(name, "type " + type + " ;", comment));
+  }
+
+  final void typeofMap(String name, String typeof, String comment) {
+    sets.put(name, NftSet.map(name, "typeof " + typeof + " ;", comment));
+  }
+
+  final void element(String set, String key, String comment, String value) {
+    elements.computeIfAbsent(set, s -> new ArrayList<>()).add(new NftElement(key, value, comment));
+  }
+
+  /** Set elements of these keys, when there are any. */
+  static void keys(Map<String, List<NftElement>> elements, String set, Collection<String> keys) {
+    if (keys.isEmpty()) {
+      return;
+    }
+    var ofSet = new ArrayList<NftElement>(keys.size());
+    keys.forEach(key -> ofSet.add(NftElement.of(key)));
+    elements.put(set, ofSet);
+  }
+}
