@@ -85,6 +85,11 @@ final class NftTransaction {
     return statement("flush chain ", chain);
   }
 
+  /** {@code flush set}: empties the set, which stays declared. */
+  NftTransaction flushSet(String set) {
+    return statement("flush set ", set);
+  }
+
   NftTransaction deleteChain(String chain) {
     return statement("delete chain ", chain);
   }

@@ -428,16 +428,11 @@ public final class RulesetAssembler {
    * of nft's CPU per transaction at 44,000 Services).
    */
   public String markerScript(SavedRuleset.Marker marker) {
-    var set = text.table() + " " + GENERATION_SET;
-    return "add set "
-        + set
-        + " { type mark; }\nflush set "
-        + set
-        + "\nadd element "
-        + set
-        + " { 0x1 comment \""
-        + marker.comment()
-        + "\" }\n";
+    return new NftTransaction(text, 160)
+        .addSet(NftSet.set(GENERATION_SET, "type mark;", null))
+        .flushSet(GENERATION_SET)
+        .addElements(GENERATION_SET, List.of(new NftElement("0x1", null, marker.comment())))
+        .toString();
   }
 
   /**
@@ -446,16 +441,11 @@ public final class RulesetAssembler {
    * flushed since shows as a set no rule refers to.
    */
   public String markerRuleScript() {
-    var chain = text.table() + " " + GENERATION_CHAIN;
-    return "add chain "
-        + chain
-        + "\nflush chain "
-        + chain
-        + "\nadd rule "
-        + chain
-        + " meta mark @"
-        + GENERATION_SET
-        + " return\n";
+    return new NftTransaction(text, 160)
+        .addChain(NftChain.regular(GENERATION_CHAIN))
+        .flushChain(GENERATION_CHAIN)
+        .addRule(NftRule.of(GENERATION_CHAIN, "meta mark @" + GENERATION_SET + " return"))
+        .toString();
   }
 
   /** A digest of the settings the fixed table and every fragment are rendered with. */

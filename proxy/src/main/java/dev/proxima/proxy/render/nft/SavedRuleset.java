@@ -241,9 +241,13 @@ public final class SavedRuleset {
       return new Marker(epoch, generation + 1);
     }
 
-    /** The comment of the marker set's element in the kernel. */
+    /**
+     * The comment of the marker set's element in the kernel, spelled with dashes: the one
+     * serializer turns every character of a comment outside {@code [A-Za-z0-9._/:-]} into {@code
+     * _}. Reading accepts spaces too, as the first set markers were written.
+     */
     public String comment() {
-      return "epoch " + epoch + " generation " + generation;
+      return "epoch-" + epoch + "-generation-" + generation;
     }
   }
 
@@ -358,7 +362,7 @@ public final class SavedRuleset {
   }
 
   private static final java.util.regex.Pattern MARKER_COMMENT =
-      java.util.regex.Pattern.compile("comment \"epoch (\\d+) generation (\\d+)\"");
+      java.util.regex.Pattern.compile("comment \"epoch[ -](\\d+)[ -]generation[ -](\\d+)\"");
 
   public static String commit(Marker marker) {
     return "commit " + marker.epoch() + " " + marker.generation() + "\n";

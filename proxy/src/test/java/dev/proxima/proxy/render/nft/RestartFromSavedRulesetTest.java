@@ -292,7 +292,8 @@ class RestartFromSavedRulesetTest {
                 line.startsWith("add set ")
                     || line.startsWith("flush set ")
                     || line.startsWith("add element "))
-        .anyMatch(line -> line.startsWith("add element ") && line.contains("comment \"epoch "));
+        .anyMatch(line -> line.startsWith("add element "));
+    assertThat(kernel.loaded.get(loads)).contains("0x1 comment \"epoch-");
   }
 
   @Test

@@ -123,7 +123,7 @@ class SavedRulesetMarkerKernelTest {
         .assertSucceeded();
     assertThat(NftTool.objects(directory, namespace).get("set sync-generation"))
         .as("nft flush table leaves set elements")
-        .anyMatch(line -> line.contains("comment \"epoch "));
+        .anyMatch(line -> line.contains("comment \"epoch-"));
 
     assertThat(started().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
 
