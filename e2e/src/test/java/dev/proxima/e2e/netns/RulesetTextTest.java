@@ -112,7 +112,7 @@ class RulesetTextTest {
 
   private static final String MARKER =
       "\tset sync-generation {\n\t\ttype mark\n"
-          + "\t\telements = { 0x00000001 comment \"epoch 7 generation %d\" }\n\t}\n\n";
+          + "\t\telements = { 0x00000001 comment \"epoch-7-generation-%d\" }\n\t}\n\n";
 
   private static final String COUNTER =
       "\tcounter locality-zone {\n\t\tpackets %d bytes 420\n\t}\n\n";
