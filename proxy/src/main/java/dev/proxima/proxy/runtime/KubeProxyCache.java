@@ -2,12 +2,12 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.informers.CompactingItemStore;
-import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.track.ChangeTracker;
+import dev.proxima.proxy.track.EndpointSliceChangeTracker;
 import dev.proxima.proxy.track.Projections;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
@@ -19,10 +19,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +32,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Informers on Services, on EndpointSlices carrying the service-name label, and on this proxy's own
- * Node. Handlers feed change trackers, which drop updates the rules do not depend on; only a real
- * change asks for a sync.
+ * Node. Handlers only feed change trackers, which drop updates the rules do not depend on and keep
+ * the slices' trigger times, and ask the {@link Listener} for a sync.
  */
 public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
@@ -53,10 +51,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
   private final ChangeTracker<ObjectKey, Service, Projections.ServiceProjection> serviceChanges =
       new ChangeTracker<>(Projections::of);
-  private final ChangeTracker<ObjectKey, EndpointSlice, Projections.SliceProjection> sliceChanges =
-      new ChangeTracker<>(Projections::of);
-  private final Map<IpFamily, List<Instant>> triggerTimes = new EnumMap<>(IpFamily.class);
-  private final Instant startedAt;
+  private final EndpointSliceChangeTracker sliceChanges;
 
   /** What the cache reports; implementations must only record and request a sync. */
   public interface Listener {
@@ -78,7 +73,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       java.time.Duration resync,
       Clock clock,
       Listener listener) {
-    this.startedAt = clock.instant();
+    this.sliceChanges = new EndpointSliceChangeTracker(clock.instant());
     long resyncMillis = resync.toMillis();
     services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
     slices =
@@ -114,10 +109,13 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
         handler(
             (previous, current) -> {
               var object = current != null ? current : previous;
-              boolean pending = sliceChanges.update(keyOf(object), previous, current);
-              if (pending && current != null) {
-                recordTriggerTime(current);
-              }
+              sliceChanges
+                  .update(keyOf(object), previous, current)
+                  .ifPresent(
+                      malformed ->
+                          log.atDebug()
+                              .addKeyValue("value", malformed)
+                              .log("Ignoring a malformed last-change-trigger-time"));
               listener.endpointsEvent(sliceChanges.pendingCount());
             }));
     nodes.addEventHandler(handler((previous, current) -> listener.nodeEvent()));
@@ -244,9 +242,8 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   }
 
   @Override
-  public synchronized List<Instant> drainTriggerTimes(IpFamily family) {
-    var drained = triggerTimes.remove(family);
-    return drained == null ? List.of() : drained;
+  public List<Instant> drainTriggerTimes(IpFamily family) {
+    return sliceChanges.drainTriggerTimes(family);
   }
 
   @Override
@@ -256,29 +253,6 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       return List.of();
     }
     return node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
-  }
-
-  private synchronized void recordTriggerTime(EndpointSlice slice) {
-    var annotations = slice.getMetadata().getAnnotations();
-    var value = annotations == null ? null : annotations.get(Annotations.LAST_CHANGE_TRIGGER_TIME);
-    var family =
-        "IPv6".equals(slice.getAddressType())
-            ? IpFamily.IPV6
-            : "IPv4".equals(slice.getAddressType()) ? IpFamily.IPV4 : null;
-    if (value == null || family == null) {
-      return;
-    }
-    try {
-      var time = Instant.parse(value);
-      // Changes made before this proxy started were programmed by its predecessor, not by it.
-      if (time.isAfter(startedAt)) {
-        triggerTimes.computeIfAbsent(family, f -> new ArrayList<>()).add(time);
-      }
-    } catch (DateTimeParseException malformed) {
-      log.atDebug()
-          .addKeyValue("value", value)
-          .log("Ignoring a malformed last-change-trigger-time");
-    }
   }
 
   private static ObjectKey keyOf(io.fabric8.kubernetes.api.model.HasMetadata object) {
