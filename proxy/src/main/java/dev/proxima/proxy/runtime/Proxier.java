@@ -8,26 +8,24 @@ import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
-import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.plan.AddressOwners;
 import dev.proxima.proxy.plan.DetectLocalMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.ObservedPortCap;
+import dev.proxima.proxy.plan.PlanStore;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
@@ -53,13 +51,8 @@ public final class Proxier {
   private final ProxyMetrics metrics;
   private final Clock clock;
 
-  /** What each Service's ports were last programmed as, after address ownership. */
-  private final Map<ObjectKey, List<NodePlanner.PlannedPort>> plannedByService = new TreeMap<>();
-
-  /** Each Service's ports as they claim their addresses, before ownership is decided. */
-  private final Map<ObjectKey, List<NodePlanner.PlannedPort>> claimsByService = new HashMap<>();
-
-  private AddressOwners owners = new AddressOwners();
+  /** This family's plan between syncs: claims, address owners, and ports as programmed. */
+  private final PlanStore store;
 
   /** Which ports are counted per locality, under --observe-locality-max-series. */
   private final ObservedPortCap observed;
@@ -104,6 +97,7 @@ public final class Proxier {
     this.metrics = metrics;
     this.clock = clock;
     this.policy = new SyncPolicy(config.fullSyncPeriod(), clock);
+    this.store = new PlanStore(family, config.nodeName());
     this.observed =
         new ObservedPortCap(
             plane.countsPerServicePort() ? config.rules().observeLocality() : ObserveLocality.OFF,
@@ -158,11 +152,7 @@ public final class Proxier {
   }
 
   private NodePlanner.FamilyPlan currentPlan() {
-    var ports = new ArrayList<NodePlanner.PlannedPort>();
-    plannedByService.values().forEach(ports::addAll);
-    var node = cache.node();
-    return new NodePlanner.FamilyPlan(
-        family, config.nodeName(), zoneOf(node), ports, List.of(), List.of(), owners.collisions());
+    return store.current(zoneOf(cache.node()));
   }
 
   /**
@@ -255,9 +245,6 @@ public final class Proxier {
     Duration planned = null;
     if (full) {
       plane.fullSyncStarting(nodeAddresses, podCidrs);
-      plannedByService.clear();
-      claimsByService.clear();
-      owners = new AddressOwners();
       var plan =
           NodePlanner.planClaims(
               family,
@@ -267,29 +254,14 @@ public final class Proxier {
               cache.services(),
               cache.endpointSlices());
       plan.warnings().forEach(this::warn);
-      plan.ports()
-          .forEach(
-              p ->
-                  claimsByService
-                      .computeIfAbsent(p.port().name().service(), k -> new ArrayList<>())
-                      .add(p));
-      claimsByService.forEach((key, ports) -> owners.put(key, List.of(), ports(ports)));
-      claimsByService.forEach(
-          (key, ports) -> {
-            var owned = owned(ports, plan.nodeZone());
-            if (!owned.isEmpty()) {
-              plannedByService.put(key, owned);
-            }
-          });
+      var all = store.replaceAll(plan.ports(), plan.nodeZone());
       planned = Duration.between(started, clock.instant());
-      var all = allPorts();
       observed.clear();
       all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
       outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
-      var zone = zoneOf(node);
-      var affected = new TreeSet<ObjectKey>();
+      var claims = new LinkedHashMap<ObjectKey, List<NodePlanner.PlannedPort>>();
       for (var key : changed) {
         var plan =
             NodePlanner.planServiceClaims(
@@ -300,39 +272,17 @@ public final class Proxier {
                 cache.service(key),
                 cache.slicesOf(key));
         plan.warnings().forEach(this::warn);
-        var claims = plan.ports();
-        var before =
-            claims.isEmpty() ? claimsByService.remove(key) : claimsByService.put(key, claims);
-        affected.addAll(owners.put(key, ports(before == null ? List.of() : before), ports(claims)));
+        claims.put(key, plan.ports());
       }
       // A change of one Service can hand an address to or take it from another: re-render both.
-      // A Service whose ports plan as before renders as before and is left out, changed or not
-      // (an informer that replays what it listed, an endpoint this node's selection passes over):
-      // rendering it again and then again as it was would cost a partial sync time and memory in
-      // proportion to it, for nothing to load.
-      Map<ServicePortName, NodePlanner.PlannedPort> changedPorts = new HashMap<>();
-      for (var key : affected) {
-        var before = plannedByService.getOrDefault(key, List.of());
-        var after = owned(claimsByService.getOrDefault(key, List.of()), zone);
-        if (after.equals(before)) {
-          continue;
-        }
-        before.forEach(p -> changedPorts.put(p.port().name(), null));
-        after.forEach(p -> changedPorts.put(p.port().name(), p));
-        touchedUdp |= before.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
-        touchedUdp |= after.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
-        if (after.isEmpty()) {
-          plannedByService.remove(key);
-        } else {
-          plannedByService.put(key, after);
-        }
-      }
-      outcome = plane.update(countedChanges(changedPorts));
+      var changes = store.update(claims, zoneOf(node));
+      touchedUdp = changes.touchedUdp();
+      outcome = plane.update(countedChanges(changes.ports()));
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
         // The change cannot be expressed as a delta of the kernel's state: replace everything.
         decision = SyncPolicy.Decision.ESCALATED;
         full = true;
-        outcome = plane.replaceAll(rules(allPorts()), nodeAddresses, podCidrs);
+        outcome = plane.replaceAll(rules(store.allPorts()), nodeAddresses, podCidrs);
       }
     }
     reportCollisions();
@@ -409,7 +359,7 @@ public final class Proxier {
       line.addKeyValue("family", family.apiName())
           .addKeyValue("full", decision.full())
           .addKeyValue("why", decision.reason().label())
-          .addKeyValue("services", plannedByService.size())
+          .addKeyValue("services", store.serviceCount())
           .addKeyValue("servicePorts", ports.size())
           .addKeyValue("endpoints", ports.stream().mapToInt(p -> p.endpoints().size()).sum())
           .addKeyValue("rules", plane.linesLoaded())
@@ -459,10 +409,7 @@ public final class Proxier {
     var all = new HashMap<>(changedPorts);
     for (var name : flipped) {
       if (!all.containsKey(name)) {
-        plannedByService.getOrDefault(name.service(), List.of()).stream()
-            .filter(p -> p.port().name().equals(name))
-            .findFirst()
-            .ifPresent(p -> all.put(name, p));
+        store.port(name).ifPresent(p -> all.put(name, p));
       }
     }
     Map<ServicePortName, ServicePortRules> changes = new HashMap<>();
@@ -494,35 +441,12 @@ public final class Proxier {
     capBiting = dropped > 0;
   }
 
-  private static List<ServicePort> ports(List<NodePlanner.PlannedPort> planned) {
-    return planned.stream().map(NodePlanner.PlannedPort::port).toList();
-  }
-
-  /**
-   * A Service's ports as their address owners let them be programmed: {@code claims} itself when it
-   * owns every key it claims, the usual case, so the two maps share their lists.
-   */
-  private List<NodePlanner.PlannedPort> owned(List<NodePlanner.PlannedPort> claims, String zone) {
-    List<NodePlanner.PlannedPort> owned = null;
-    for (int i = 0; i < claims.size(); i++) {
-      var planned = claims.get(i);
-      var port = NodePlanner.owned(planned, owners, config.nodeName(), zone);
-      if (port != planned && owned == null) {
-        owned = new ArrayList<>(claims.subList(0, i));
-      }
-      if (owned != null && port != null) {
-        owned.add(port);
-      }
-    }
-    return owned == null ? claims : owned;
-  }
-
   /**
    * Logs each address collision once, when it appears, naming both Services, and keeps the gauge
    * current: a Service that lost an address to another is never silent.
    */
   private void reportCollisions() {
-    var collisions = owners.collisions();
+    var collisions = store.collisions();
     var now = new java.util.HashSet<String>();
     for (var collision : collisions) {
       var text = collision.toString();
@@ -538,12 +462,6 @@ public final class Proxier {
     }
     reportedCollisions = now;
     metrics.addressCollisions(family, collisions.size());
-  }
-
-  private List<NodePlanner.PlannedPort> allPorts() {
-    var ports = new ArrayList<NodePlanner.PlannedPort>();
-    plannedByService.values().forEach(ports::addAll);
-    return ports;
   }
 
   private List<ServicePortRules> rules(List<NodePlanner.PlannedPort> ports) {
