@@ -6,9 +6,7 @@ import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.track.ChangeTracker;
-import dev.proxima.proxy.track.EndpointSliceChangeTracker;
-import dev.proxima.proxy.track.Projections;
+import dev.proxima.proxy.track.PendingChanges;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -17,11 +15,9 @@ import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,9 +45,8 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
    */
   private final SharedIndexInformer<ServiceCIDR> serviceCidrObjects;
 
-  private final ChangeTracker<ObjectKey, Service, Projections.ServiceProjection> serviceChanges =
-      new ChangeTracker<>(Projections::of);
-  private final EndpointSliceChangeTracker sliceChanges;
+  /** The pure state the handlers feed; the sync runner and the proxiers drain it. */
+  private final PendingChanges changes;
 
   /** What the cache reports; implementations must only record and request a sync. */
   public interface Listener {
@@ -71,9 +66,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       KubernetesClient client,
       String nodeName,
       java.time.Duration resync,
-      Clock clock,
+      PendingChanges changes,
       Listener listener) {
-    this.sliceChanges = new EndpointSliceChangeTracker(clock.instant());
+    this.changes = changes;
     long resyncMillis = resync.toMillis();
     services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
     slices =
@@ -102,21 +97,20 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
         handler(
             (previous, current) -> {
               var key = keyOf(current != null ? current : previous);
-              serviceChanges.update(key, previous, current);
-              listener.serviceEvent(serviceChanges.pendingCount());
+              listener.serviceEvent(changes.serviceChanged(key, previous, current));
             }));
     slices.addEventHandler(
         handler(
             (previous, current) -> {
               var object = current != null ? current : previous;
-              sliceChanges
-                  .update(keyOf(object), previous, current)
+              changes
+                  .sliceChanged(keyOf(object), previous, current)
                   .ifPresent(
                       malformed ->
                           log.atDebug()
                               .addKeyValue("value", malformed)
                               .log("Ignoring a malformed last-change-trigger-time"));
-              listener.endpointsEvent(sliceChanges.pendingCount());
+              listener.endpointsEvent(changes.pendingSlices());
             }));
     nodes.addEventHandler(handler((previous, current) -> listener.nodeEvent()));
     serviceCidrObjects.addEventHandler(
@@ -208,27 +202,12 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
   /** Service and EndpointSlice changes no sync has taken in yet. */
   public LiveExplain.PendingChanges pendingChanges() {
-    return new LiveExplain.PendingChanges(
-        serviceChanges.pendingCount(), sliceChanges.pendingCount());
+    return new LiveExplain.PendingChanges(changes.pendingServices(), changes.pendingSlices());
   }
 
   @Override
   public Set<ObjectKey> drainChangedServices() {
-    var changed = new HashSet<>(serviceChanges.drain().keySet());
-    sliceChanges
-        .drain()
-        .forEach(
-            (slice, change) -> {
-              for (var projection :
-                  new Projections.SliceProjection[] {change.previous(), change.current()}) {
-                var labels = projection == null ? null : projection.labels();
-                var name = labels == null ? null : labels.get(Labels.SERVICE_NAME);
-                if (name != null && !name.isEmpty()) {
-                  changed.add(new ObjectKey(slice.namespace(), name));
-                }
-              }
-            });
-    return changed;
+    return changes.drainChangedServices();
   }
 
   @Override
@@ -243,7 +222,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
   @Override
   public List<Instant> drainTriggerTimes(IpFamily family) {
-    return sliceChanges.drainTriggerTimes(family);
+    return changes.drainTriggerTimes(family);
   }
 
   @Override

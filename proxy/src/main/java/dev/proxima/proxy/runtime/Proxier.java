@@ -60,8 +60,8 @@ public final class Proxier {
   /** Whether the cap left ports out at the latest sync, so its WARN is logged once per episode. */
   private boolean capBiting;
 
-  private Set<String> reportedCollisions = Set.of();
-  private Boolean nodePortsServedNowhere;
+  private final AddressCollisionReport collisions;
+  private final NodePortAddressReport nodePortAddresses;
   private boolean waitingForPodCidrs;
   private final SyncPolicy policy;
   private boolean loggedFirstSync;
@@ -89,6 +89,32 @@ public final class Proxier {
       ProxyMetrics metrics,
       ProxyHealth health,
       Clock clock) {
+    this(
+        family,
+        config,
+        cache,
+        plane,
+        host,
+        metrics,
+        health,
+        clock,
+        new PlanStore(family, config.nodeName()));
+  }
+
+  /**
+   * @param store where this family's plans are kept between syncs: the server's {@link
+   *     dev.proxima.proxy.plan.ProxyState} holds one per family
+   */
+  public Proxier(
+      IpFamily family,
+      ProxyConfig config,
+      ProxyCache cache,
+      DataPlane plane,
+      Host host,
+      ProxyMetrics metrics,
+      ProxyHealth health,
+      Clock clock,
+      PlanStore store) {
     this.host = host;
     this.family = family;
     this.config = config;
@@ -97,7 +123,9 @@ public final class Proxier {
     this.metrics = metrics;
     this.clock = clock;
     this.policy = new SyncPolicy(config.fullSyncPeriod(), clock);
-    this.store = new PlanStore(family, config.nodeName());
+    this.store = store;
+    this.collisions = new AddressCollisionReport(family, metrics);
+    this.nodePortAddresses = new NodePortAddressReport(family, config.rules(), metrics);
     this.observed =
         new ObservedPortCap(
             plane.countsPerServicePort() ? config.rules().observeLocality() : ObserveLocality.OFF,
@@ -211,7 +239,7 @@ public final class Proxier {
     var node = cache.node();
     var nodeAddresses =
         config.rules().nodePortAddresses(family, hostAddresses, NodeIps.primary(node));
-    reportNodePortAddresses(nodeAddresses);
+    nodePortAddresses.report(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
     if (config.rules().detectLocalMode() == DetectLocalMode.NODE_CIDR && podCidrs.isEmpty()) {
       // As kube-proxy: without the node's pod CIDRs every pod's traffic would be masqueraded, so
@@ -285,7 +313,7 @@ public final class Proxier {
         outcome = plane.replaceAll(rules(store.allPorts()), nodeAddresses, podCidrs);
       }
     }
-    reportCollisions();
+    collisions.report(store.collisions());
     reportObservedCap();
     plane.warnings().forEach(this::warn);
     if (outcome.status() == DataPlane.Status.FAILED) {
@@ -441,29 +469,6 @@ public final class Proxier {
     capBiting = dropped > 0;
   }
 
-  /**
-   * Logs each address collision once, when it appears, naming both Services, and keeps the gauge
-   * current: a Service that lost an address to another is never silent.
-   */
-  private void reportCollisions() {
-    var collisions = store.collisions();
-    var now = new java.util.HashSet<String>();
-    for (var collision : collisions) {
-      var text = collision.toString();
-      now.add(text);
-      if (!reportedCollisions.contains(text)) {
-        log.atWarn()
-            .addKeyValue("family", family.apiName())
-            .addKeyValue("address", collision.key())
-            .addKeyValue("owner", collision.winner().service())
-            .addKeyValue("loser", collision.loser().service())
-            .log("Address collision: " + text);
-      }
-    }
-    reportedCollisions = now;
-    metrics.addressCollisions(family, collisions.size());
-  }
-
   private List<ServicePortRules> rules(List<NodePlanner.PlannedPort> ports) {
     return ports.stream()
         .map(p -> NftPlanRenderer.rules(p, observed.counted(p.port().name())))
@@ -487,29 +492,6 @@ public final class Proxier {
     }
     var zone = node.getMetadata().getLabels().get(dev.proxima.model.Labels.ZONE);
     return zone == null || zone.isEmpty() ? null : zone;
-  }
-
-  /** A WARN when NodePorts start or stop being served nowhere, and the gauge at every sync. */
-  private void reportNodePortAddresses(List<String> addresses) {
-    boolean nowhere = config.rules().restrictsNodePorts(family) && addresses.isEmpty();
-    metrics.nodePortsServedNowhere(family, nowhere);
-    if (nodePortsServedNowhere != null && nodePortsServedNowhere == nowhere) {
-      return;
-    }
-    nodePortsServedNowhere = nowhere;
-    if (nowhere) {
-      log.atWarn()
-          .addKeyValue("family", family.apiName())
-          .addKeyValue("nodeportAddresses", String.join(",", config.rules().nodePortCidrs()))
-          .log(
-              "--nodeport-addresses matches no address of this node in this family; NodePorts"
-                  + " are accepted on no address until one matches");
-    } else if (config.rules().restrictsNodePorts(family)) {
-      log.atInfo()
-          .addKeyValue("family", family.apiName())
-          .addKeyValue("addresses", String.join(",", addresses))
-          .log("NodePorts are accepted on the addresses --nodeport-addresses selects");
-    }
   }
 
   private void waitForPodCidrs() {

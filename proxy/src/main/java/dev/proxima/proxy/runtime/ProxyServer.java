@@ -21,6 +21,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.plan.ProxyState;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -130,12 +131,13 @@ public final class ProxyServer implements AutoCloseable {
     this.kernelCheckPeriod = config.syncPeriod();
     this.health = new ProxyHealth(clock, config.healthTimeout());
     this.nodeName = config.nodeName();
+    var state = new ProxyState(clock.instant(), config.nodeName());
     this.cache =
         new KubeProxyCache(
             client,
             config.nodeName(),
             informerResync,
-            clock,
+            state.changes(),
             new KubeProxyCache.Listener() {
               @Override
               public void serviceEvent(int pendingServices) {
@@ -161,7 +163,9 @@ public final class ProxyServer implements AutoCloseable {
       counters.put(
           family.apiName(),
           new LatestCounterRead(plane::connectionCounts, counterReads, COUNTER_READ_WAIT));
-      proxiers.add(new Proxier(family, config, cache, plane, host, metrics, health, clock));
+      proxiers.add(
+          new Proxier(
+              family, config, cache, plane, host, metrics, health, clock, state.plans(family)));
       dataPlanes.add(plane);
     }
     if (config.rules().observeLocality().counts()) {

@@ -810,7 +810,7 @@ class ProxierTest {
   void aCollisionIsLoggedOnceAtWarnNamingBothServices(ProxyMode mode) {
     var appender = new ListAppender<ILoggingEvent>();
     appender.start();
-    var logger = (Logger) LoggerFactory.getLogger(Proxier.class);
+    var logger = (Logger) LoggerFactory.getLogger(AddressCollisionReport.class);
     logger.addAppender(appender);
     try {
       start(mode);
