@@ -79,29 +79,6 @@ public final class Proxier {
   /**
    * @param plane renders and loads this family's rules in the chosen mode
    * @param host the addresses --nodeport-addresses selects from and the UDP conntrack cleanup
-   */
-  public Proxier(
-      IpFamily family,
-      ProxyConfig config,
-      ProxyCache cache,
-      DataPlane plane,
-      Host host,
-      ProxyMetrics metrics,
-      ProxyHealth health,
-      Clock clock) {
-    this(
-        family,
-        config,
-        cache,
-        plane,
-        host,
-        metrics,
-        health,
-        clock,
-        new PlanStore(family, config.nodeName()));
-  }
-
-  /**
    * @param store where this family's plans are kept between syncs: the server's {@link
    *     dev.proxima.proxy.plan.ProxyState} holds one per family
    */

@@ -36,7 +36,7 @@ class ProxierDetectLocalTest {
             ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics)
             : new IptablesDataPlane(IpFamily.IPV4, settings, loader, metrics);
     var config = ProxyConfig.defaults("node-a").withRules(settings);
-    proxier = new Proxier(IpFamily.IPV4, config, cache, plane, Host.none(), metrics, health, clock);
+    proxier = Ipv4Proxiers.of(config, cache, plane, Host.none(), metrics, health, clock);
     cache.services.add(ApiObjects.service("shop", "web", "10.96.0.10").build());
     cache.slices.add(ApiObjects.slice("shop", "web", "10.244.1.5"));
   }

@@ -49,8 +49,7 @@ class ProxierNodePortAddressesTest {
     var config = ProxyConfig.defaults("node-a").withRules(settings);
     proxier =
         withHost
-            ? new Proxier(
-                IpFamily.IPV4,
+            ? Ipv4Proxiers.of(
                 config,
                 cache,
                 plane,
@@ -58,7 +57,7 @@ class ProxierNodePortAddressesTest {
                 metrics,
                 health,
                 clock)
-            : new Proxier(IpFamily.IPV4, config, cache, plane, Host.none(), metrics, health, clock);
+            : Ipv4Proxiers.of(config, cache, plane, Host.none(), metrics, health, clock);
     cache.services.add(ApiObjects.service("shop", "web", "10.96.0.10").build());
     cache.slices.add(ApiObjects.slice("shop", "web", "10.244.1.5"));
   }

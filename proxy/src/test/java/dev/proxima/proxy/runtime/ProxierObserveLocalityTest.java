@@ -37,8 +37,7 @@ class ProxierObserveLocalityTest {
     var metrics = new ProxyMetrics(registry, ProxyMode.nftables);
     var rules = RuleSettings.defaults().withObserveLocality(mode, maxSeries);
     proxier =
-        new Proxier(
-            IpFamily.IPV4,
+        Ipv4Proxiers.of(
             ProxyConfig.defaults("node-a").withRules(rules),
             cache,
             new NftDataPlane(IpFamily.IPV4, rules, loader, metrics, clock),

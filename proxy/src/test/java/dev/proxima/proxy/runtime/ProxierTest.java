@@ -73,15 +73,8 @@ class ProxierTest {
                 : new IptablesDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics),
             updates);
     proxier =
-        new Proxier(
-            IpFamily.IPV4,
-            ProxyConfig.defaults("node-a"),
-            cache,
-            plane,
-            Host.none(),
-            metrics,
-            health,
-            clock);
+        Ipv4Proxiers.of(
+            ProxyConfig.defaults("node-a"), cache, plane, Host.none(), metrics, health, clock);
   }
 
   /** How each mode writes "ClusterIP 10.96.0.10:80/TCP goes to this endpoint". */
