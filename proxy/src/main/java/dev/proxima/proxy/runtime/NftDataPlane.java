@@ -287,7 +287,7 @@ public final class NftDataPlane implements DataPlane {
         // marker, then comparing every port's input with the file and loading what differs.
         LOG.atInfo()
             .addKeyValue("family", family)
-            .addKeyValue("restoredPorts", ports.size())
+            .addKeyValue("servicePorts", ports.size())
             .addKeyValue("waitedMs", Duration.between(waitFrom, compareFrom).toMillis())
             .addKeyValue(
                 "comparedAndLoadedMs", Duration.between(compareFrom, clock.instant()).toMillis())

@@ -224,7 +224,7 @@ class RestartFromSavedRulesetTest {
               assertThat(event.getFormattedMessage()).isEqualTo("Took up the saved ruleset");
               assertThat(event.getKeyValuePairs())
                   .extracting(pair -> pair.key)
-                  .contains("restoredPorts", "waitedMs", "comparedAndLoadedMs", "rules");
+                  .contains("servicePorts", "waitedMs", "comparedAndLoadedMs", "rules");
             });
 
     // A partial sync of the restarted proxy is saved too: the next restart starts from it.
