@@ -157,7 +157,7 @@ public final class Proxier {
   }
 
   private NodePlanner.FamilyPlan currentPlan() {
-    return store.current(zoneOf(cache.node()));
+    return store.current(NodePlanner.zoneOf(cache.node()));
   }
 
   /**
@@ -280,7 +280,7 @@ public final class Proxier {
         claims.put(key, plan.ports());
       }
       // A change of one Service can hand an address to or take it from another: re-render both.
-      var changes = store.update(claims, zoneOf(node));
+      var changes = store.update(claims, NodePlanner.zoneOf(node));
       touchedUdp = changes.touchedUdp();
       outcome = plane.update(countedChanges(changes.ports()));
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
@@ -458,17 +458,9 @@ public final class Proxier {
         ? "absent"
         : List.of(
             node.getMetadata().getName(),
-            String.valueOf(zoneOf(node)),
+            String.valueOf(NodePlanner.zoneOf(node)),
             // Load-balancer source ranges admit the LB IPs when they admit a node address.
             String.valueOf(node.getStatus() == null ? null : node.getStatus().getAddresses()));
-  }
-
-  private static String zoneOf(Node node) {
-    if (node == null || node.getMetadata().getLabels() == null) {
-      return null;
-    }
-    var zone = node.getMetadata().getLabels().get(dev.proxima.model.Labels.ZONE);
-    return zone == null || zone.isEmpty() ? null : zone;
   }
 
   private void waitForPodCidrs() {
