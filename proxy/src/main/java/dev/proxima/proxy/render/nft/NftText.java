@@ -56,17 +56,6 @@ final class NftText {
     return "add table " + table + "\ndelete table " + table + "\n";
   }
 
-  /** {@code add chain} of a regular chain ({@code spec} empty), without line end. */
-  String addChain(String name, String spec) {
-    return "add chain " + table + " " + name + spec;
-  }
-
-  /** {@code add rule} of {@code rule} in {@code chain}, without line end. */
-  String addRule(String chain, String rule) {
-    var line = new NftTransaction(this, 64).addRule(NftRule.of(chain, rule)).toString();
-    return line.substring(0, line.length() - 1);
-  }
-
   /** An element as it stands in a block: key, comment, then the value. */
   static void element(StringBuilder out, NftElement element) {
     element.appendKey(out);

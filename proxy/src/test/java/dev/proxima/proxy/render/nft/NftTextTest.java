@@ -127,9 +127,12 @@ class NftTextTest {
             }
             """);
     assertThat(v6.cleanup()).isEqualTo("add table ip6 proxima\ndelete table ip6 proxima\n");
-    assertThat(v6.addChain("sync-generation", ""))
-        .isEqualTo("add chain ip6 proxima sync-generation");
-    assertThat(v6.addRule("services", "drop")).isEqualTo("add rule ip6 proxima services drop");
+    assertThat(
+            new NftTransaction(v6)
+                .addChain(NftChain.regular("sync-generation"))
+                .addRule(NftRule.of("services", "drop"))
+                .toString())
+        .isEqualTo("add chain ip6 proxima sync-generation\nadd rule ip6 proxima services drop\n");
   }
 
   @Test
