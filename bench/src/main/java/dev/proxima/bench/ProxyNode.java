@@ -1,8 +1,10 @@
 package dev.proxima.bench;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -216,6 +218,26 @@ final class ProxyNode implements AutoCloseable {
   void stopProxy() {
     if (proxy != null) {
       proxy.stop();
+    }
+  }
+
+  /**
+   * Stops the proxy and leaves the node as a new one: no table in the kernel and no saved ruleset,
+   * so the next start is cold again.
+   */
+  void forgetRules() throws IOException {
+    stopProxy();
+    for (var family : List.of("ip", "ip6")) {
+      // Absent when that family never loaded; a refusal then is fine.
+      Sh.run(Sh.in(namespace, "nft", "delete", "table", family, "proxima"), "");
+    }
+    var state = work.resolve(namespace + "-state");
+    if (Files.exists(state)) {
+      try (var files = Files.walk(state)) {
+        for (var path : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(path);
+        }
+      }
     }
   }
 

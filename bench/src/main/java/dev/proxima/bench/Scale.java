@@ -31,9 +31,10 @@ record Scale(
 
   /**
    * Issue 18's extreme shapes, the Service count of the same-run partial-sync baseline, and the
-   * partial changes per shape; the controller runs at the shape with one endpoint per Service.
+   * partial changes per shape, and how many cold starts and restarts each shape's rows take their
+   * median and spread from; the controller runs at the shape with one endpoint per Service.
    */
-  record Extreme(List<Shape> shapes, int baselineServices, int changes) {}
+  record Extreme(List<Shape> shapes, int baselineServices, int changes, int rounds) {}
 
   /**
    * The soak: cluster size, minutes of churn, endpoint replacements per second, and one Service
@@ -53,7 +54,10 @@ record Scale(
       throw new IllegalArgumentException("a shape is <services>x<endpoints>, not " + text);
     }
     var shape = new Shape(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
-    return with(new Extreme(List.of(shape), extreme.baselineServices(), extreme.changes()), soak);
+    return with(
+        new Extreme(
+            List.of(shape), extreme.baselineServices(), extreme.changes(), extreme.rounds()),
+        soak);
   }
 
   Scale withSoakMinutes(double minutes) {
@@ -98,7 +102,7 @@ record Scale(
         10_000,
         100,
         3,
-        new Extreme(List.of(new Shape(44_000, 1), new Shape(5_000, 50)), 1_000, 10),
+        new Extreme(List.of(new Shape(44_000, 1), new Shape(5_000, 50)), 1_000, 10, 3),
         new Soak(10_000, 30, 10, 10));
   }
 
@@ -124,7 +128,7 @@ record Scale(
         full.controllerRssServices(),
         20,
         1,
-        new Extreme(full.extreme().shapes(), full.extreme().baselineServices(), 5),
+        new Extreme(full.extreme().shapes(), full.extreme().baselineServices(), 5, 1),
         full.soak().withMinutes(5));
   }
 
@@ -145,7 +149,7 @@ record Scale(
         200,
         5,
         2,
-        new Extreme(List.of(new Shape(440, 1), new Shape(50, 50)), 40, 3),
+        new Extreme(List.of(new Shape(440, 1), new Shape(50, 50)), 40, 3, 2),
         new Soak(200, 1, 5, 10));
   }
 }
