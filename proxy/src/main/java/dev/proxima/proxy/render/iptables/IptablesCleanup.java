@@ -22,15 +22,20 @@ public final class IptablesCleanup {
     IptablesTransaction out = new IptablesTransaction();
     for (var entry : new java.util.TreeMap<>(saveByTable).entrySet()) {
       String table = entry.getKey();
-      List<IptablesRule> jumps = new ArrayList<>();
+      var lines = entry.getValue().split("\n");
       var chains = new TreeSet<String>();
-      for (String line : entry.getValue().split("\n")) {
+      for (String line : lines) {
         String chain = proximaChain(line);
         if (chain != null) {
           chains.add(chain);
-        } else if (line.startsWith("-A ")
+        }
+      }
+      List<IptablesRule> jumps = new ArrayList<>();
+      for (String line : lines) {
+        // By the rule's target, not its text: another tool's comment may name a Proxima chain.
+        if (line.startsWith("-A ")
             && !line.startsWith("-A " + IptablesChains.PREFIX)
-            && line.contains("-j " + IptablesChains.PREFIX)) {
+            && chains.contains(SavedRuleTarget.of(line))) {
           jumps.add(IptablesRule.saved(table, line));
         }
       }

@@ -43,6 +43,32 @@ class IptablesCleanupTest {
   }
 
   @Test
+  void keepsAnotherToolsRuleWhoseCommentNamesAProximaChain() {
+    var save =
+        Map.of(
+            "filter",
+            """
+            *filter
+            :INPUT ACCEPT [0:0]
+            :PROXIMA-FIREWALL - [0:0]
+            -A INPUT -m comment --comment "was -j PROXIMA-FIREWALL, see \\"ticket 7\\"" -j ACCEPT
+            -A INPUT -m comment --comment "-g PROXIMA-FIREWALL" -g OTHER
+            -A INPUT -m comment --comment proxima -g PROXIMA-FIREWALL
+            COMMIT
+            """);
+
+    assertThat(IptablesCleanup.buffer(save))
+        .isEqualTo(
+            """
+            *filter
+            :PROXIMA-FIREWALL - [0:0]
+            -D INPUT -m comment --comment proxima -g PROXIMA-FIREWALL
+            -X PROXIMA-FIREWALL
+            COMMIT
+            """);
+  }
+
+  @Test
   void nothingOfProximasLeavesNothingToLoad() {
     assertThat(IptablesCleanup.buffer(Map.of("filter", "*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n")))
         .isEmpty();
