@@ -53,11 +53,33 @@ public final class ProbeHttpServer implements AutoCloseable {
   /**
    * @param headerTimeout how long a request's line and headers may take to arrive
    * @param idleTimeout how long a connection may send and receive nothing
+   * @param heldAnswers how many answers of blocking routes (scrapes) may be held at once, written
+   *     out and not yet sent; a request beyond that gets 503 at once, before anything is computed
+   * @param heldAnswersPerClient the same per client address
+   * @param sendTimeout how long sending one such answer may take before its connection is closed
    */
-  public record Limits(Duration headerTimeout, Duration idleTimeout) {
-    /** Probes and scrapes send their headers at once; 10 s is generous over a slow network. */
-    public static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofSeconds(60));
+  public record Limits(
+      Duration headerTimeout,
+      Duration idleTimeout,
+      int heldAnswers,
+      int heldAnswersPerClient,
+      Duration sendTimeout) {
+    /**
+     * Probes and scrapes send their headers at once; 10 s is generous over a slow network. Four
+     * scrapes in flight serve a Prometheus pair and two people with curl; Prometheus gives up on a
+     * scrape after 10 s by default, so a body still unsent after 30 s has no reader left.
+     */
+    public static final Limits DEFAULT =
+        new Limits(Duration.ofSeconds(10), Duration.ofSeconds(60), 4, 2, Duration.ofSeconds(30));
+
+    /** The default limits with these two timeouts. */
+    public Limits(Duration headerTimeout, Duration idleTimeout) {
+      this(headerTimeout, idleTimeout, 4, 2, Duration.ofSeconds(30));
+    }
   }
+
+  /** How often, at most, a listener logs that it turned scrapes away. */
+  private static final long REFUSALS_LOGGED_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   private ProbeHttpServer(HttpServer server, String claimed, String host, int boundPort) {
     this.server = server;
@@ -101,12 +123,27 @@ public final class ProbeHttpServer implements AutoCloseable {
     routes.keySet().stream()
         .sorted(Comparator.comparingInt(String::length).reversed())
         .forEach(path -> byLongestPrefix.put(path, routes.get(path)));
+    var held = new HeldAnswers(limits.heldAnswers(), limits.heldAnswersPerClient());
+    var refusals = new Refusals(host + " port " + address.getPort());
     server.connectionHandler(deadlines::opened);
     server.requestHandler(
         request -> {
           deadlines.headersReceived(request.connection());
           var route = route(request, byLongestPrefix);
           if (route != null && route.blocks()) {
+            var client = clientOf(request);
+            if (!held.take(client)) {
+              refusals.refused(client, held.held());
+              send(request, BUSY, deadlines);
+              return;
+            }
+            var given = new java.util.concurrent.atomic.AtomicBoolean();
+            Runnable give =
+                () -> {
+                  if (given.compareAndSet(false, true)) {
+                    held.give(client);
+                  }
+                };
             // Read what the handler needs from the request now: it is not safe off the loop.
             var probe = probeRequest(request);
             request.pause();
@@ -115,12 +152,24 @@ public final class ProbeHttpServer implements AutoCloseable {
                 .onComplete(
                     done -> {
                       request.resume();
-                      send(
-                          request,
+                      var response =
                           done.succeeded()
                               ? done.result()
-                              : ProbeResponse.text(500, "internal error\n"),
-                          deadlines);
+                              : ProbeResponse.text(500, "internal error\n");
+                      long giveUp =
+                          vertx.setTimer(
+                              Math.max(1, limits.sendTimeout().toMillis()),
+                              late -> {
+                                // Closing fails the write, which gives its place back.
+                                request.connection().close();
+                                give.run();
+                              });
+                      send(request, response, deadlines)
+                          .onComplete(
+                              sent -> {
+                                vertx.cancelTimer(giveUp);
+                                give.run();
+                              });
                     });
             return;
           }
@@ -149,12 +198,54 @@ public final class ProbeHttpServer implements AutoCloseable {
     return new ProbeHttpServer(server, claimed, host, server.actualPort());
   }
 
-  private static void send(
+  private static final ProbeResponse BUSY =
+      ProbeResponse.of(
+          503,
+          "text/plain; charset=utf-8",
+          "too many scrapes are being sent; retry shortly\n",
+          Map.of("Retry-After", "5"));
+
+  /** Sends the answer; the future completes once it is written, or fails when it cannot be. */
+  private static io.vertx.core.Future<Void> send(
       HttpServerRequest request, ProbeResponse response, ConnectionDeadlines deadlines) {
     var out = request.response().setStatusCode(response.status());
     response.headers().forEach(out::putHeader);
-    out.end(Buffer.buffer(whole(response).body()))
+    return out.end(Buffer.buffer(whole(response).body()))
         .onComplete(sent -> deadlines.awaitHeaders(request.connection()));
+  }
+
+  private static String clientOf(HttpServerRequest request) {
+    var remote = request.remoteAddress();
+    return remote == null || remote.hostAddress() == null ? "unknown" : remote.hostAddress();
+  }
+
+  /** Logs turned-away scrapes: the first at once, then at most once a minute with a count. */
+  private static final class Refusals {
+    private final String listener;
+    private long lastLogged = System.nanoTime() - REFUSALS_LOGGED_EVERY_NANOS;
+    private long since;
+
+    Refusals(String listener) {
+      this.listener = listener;
+    }
+
+    synchronized void refused(String client, int held) {
+      since++;
+      long now = System.nanoTime();
+      if (now - lastLogged < REFUSALS_LOGGED_EVERY_NANOS) {
+        return;
+      }
+      log.atWarn()
+          .addKeyValue("listener", listener)
+          .addKeyValue("client", client)
+          .addKeyValue("held", held)
+          .addKeyValue("refused", since)
+          .log(
+              "Answered 503 to scrapes: too many answers are written and not yet read by their"
+                  + " clients; a client that stops reading holds one until its send timeout");
+      lastLogged = now;
+      since = 0;
+    }
   }
 
   /**

@@ -263,6 +263,102 @@ class ProbeHttpServerTest {
     }
   }
 
+  /** A blocking /metrics route whose every answer is 8 MB, more than a socket's buffers take. */
+  private ProbeHttpServer largeScrapes(ProbeHttpServer.Limits limits) throws IOException {
+    byte[] line = "x".repeat(99).concat("\n").getBytes(StandardCharsets.US_ASCII);
+    return start(
+        Map.of(
+            "/metrics",
+            ProbeHandler.blocking(
+                request ->
+                    ProbeResponse.streamed(
+                        200,
+                        Map.of("Content-Type", "text/plain"),
+                        out -> {
+                          for (int i = 0; i < 80_000; i++) {
+                            out.write(line);
+                          }
+                        }))),
+        limits);
+  }
+
+  /** Sends a scrape from {@code from} and reads only the status line of its answer. */
+  private static String statusLineOfAStalledScrape(Socket socket, String from, int port)
+      throws IOException {
+    socket.setReceiveBufferSize(4096);
+    socket.bind(new InetSocketAddress(from, 0));
+    socket.connect(new InetSocketAddress(HOST, port));
+    socket
+        .getOutputStream()
+        .write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    socket.setSoTimeout(10_000);
+    var status = new StringBuilder();
+    for (int c = socket.getInputStream().read(); c != '\r' && c != -1; ) {
+      status.append((char) c);
+      c = socket.getInputStream().read();
+    }
+    return status.toString();
+  }
+
+  @Test
+  void clientsThatStopReadingHoldAtMostTheLimitOfAnswersAndTheRestGet503UntilTheSendTimeout()
+      throws Exception {
+    var server =
+        largeScrapes(
+            new ProbeHttpServer.Limits(
+                Duration.ofSeconds(10), Duration.ofSeconds(60), 2, 2, Duration.ofSeconds(2)));
+    var stalled = new ArrayList<Socket>();
+    try {
+      var statuses = new ArrayList<String>();
+      for (int i = 0; i < 4; i++) {
+        var socket = new Socket();
+        stalled.add(socket);
+        statuses.add(statusLineOfAStalledScrape(socket, HOST, server.port()));
+      }
+      assertThat(statuses)
+          .containsExactly(
+              "HTTP/1.1 200 OK",
+              "HTTP/1.1 200 OK",
+              "HTTP/1.1 503 Service Unavailable",
+              "HTTP/1.1 503 Service Unavailable");
+
+      // The two unread answers are closed at the send timeout, and scrapes are served again.
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .untilAsserted(
+              () -> {
+                var scrape =
+                    StalledClients.getWithin(
+                        HOST, server.port(), "/metrics", Duration.ofSeconds(5));
+                assertThat(scrape.statusCode()).isEqualTo(200);
+                assertThat(scrape.body()).hasSize(8_000_000);
+              });
+    } finally {
+      for (var socket : stalled) {
+        socket.close();
+      }
+    }
+  }
+
+  @Test
+  void oneClientThatStopsReadingCannotTakeThePlacesOfAnother() throws Exception {
+    var server =
+        largeScrapes(
+            new ProbeHttpServer.Limits(
+                Duration.ofSeconds(10), Duration.ofSeconds(60), 4, 1, Duration.ofSeconds(60)));
+    try (var first = new Socket();
+        var second = new Socket()) {
+      assertThat(statusLineOfAStalledScrape(first, "127.0.0.2", server.port()))
+          .isEqualTo("HTTP/1.1 200 OK");
+      assertThat(statusLineOfAStalledScrape(second, "127.0.0.2", server.port()))
+          .isEqualTo("HTTP/1.1 503 Service Unavailable");
+
+      var scrape = StalledClients.getWithin(HOST, server.port(), "/metrics", Duration.ofSeconds(5));
+      assertThat(scrape.statusCode()).isEqualTo(200);
+      assertThat(scrape.body()).hasSize(8_000_000);
+    }
+  }
+
   @Test
   void aBlockingHandlerThatWaitsDelaysNoProbeOnAnyListener() throws Exception {
     var release = new java.util.concurrent.CountDownLatch(1);
