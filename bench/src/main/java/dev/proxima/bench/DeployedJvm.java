@@ -60,6 +60,15 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
     return read(manifestOf(jar));
   }
 
+  /**
+   * BENCH_TRIAL_JVM_FLAGS, which every process the harness starts gets after the manifest's: for
+   * trying a flag out before the images get it; the figures then are not the images'.
+   */
+  static List<String> trialFlags() {
+    var trial = System.getenv("BENCH_TRIAL_JVM_FLAGS");
+    return trial == null || trial.isBlank() ? List.of() : List.of(trial.trim().split("\\s+"));
+  }
+
   /** The workload manifest in deploy/base of the component {@code jar} was built for. */
   private static Path manifestOf(Path jar) {
     var module = jar.toAbsolutePath().getParent().getParent();

@@ -132,6 +132,7 @@ final class RestartDigestBenchmark {
     var command = new ArrayList<String>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(deployed.flags());
+    command.addAll(DeployedJvm.trialFlags());
     command.addAll(
         List.of(
             "-cp",

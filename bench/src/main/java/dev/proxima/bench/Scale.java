@@ -109,7 +109,7 @@ record Scale(
         new Extreme(List.of(new Shape(44_000, 1), new Shape(5_000, 50)), 1_000, 10),
         new Soak(10_000, 30, 10, 10),
         new RestartDigests(
-            List.of(new Shape(10_000, 2), new Shape(44_000, 1), new Shape(5_000, 50)), 10, 3));
+            List.of(new Shape(10_000, 2), new Shape(44_000, 1), new Shape(5_000, 50)), 10, 5));
   }
 
   /**
