@@ -17,7 +17,8 @@
 # pb8 prefix, so nothing in the root namespace is touched; all of them are deleted afterwards,
 # also when a run fails. BENCH_NETNS_PREFIX=<p> uses <p> instead of pb8, so two runs (a soak and
 # anything else) can share the machine without deleting each other's namespaces. Targets are
-# printed, not enforced: the exit code is non-zero only when the harness itself broke. Without root only the JMH rows run; the rest say SKIPPED.
+# printed, not enforced: the exit code is non-zero only when the harness itself broke. Without
+# root only the JMH rows and the restart probe run; the rest say SKIPPED.
 set -euo pipefail
 cd "$(dirname "$0")"
 
