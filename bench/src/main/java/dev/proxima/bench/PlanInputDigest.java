@@ -26,31 +26,31 @@ import java.util.function.BiConsumer;
  * tagged, length-prefixed values (null, absent and empty all distinct), so the encoding is
  * injective, and then hashed with SHA-256. A tenant owns its Services and slices and could search
  * for two inputs with the same digest, making a restarted proxy keep a stale plan; with SHA-256
- * that takes about 2^128 work, where a fast non-cryptographic 128-bit hash (Murmur3, xxHash) has
- * known seed-independent collisions. Fields are a superset of those the planner reads (every label
- * and annotation the proxy keeps, not only the ones it looks at): a superfluous field costs a
- * needless re-plan, a missing one a wrong rule.
+ * that takes about 2^128 work, while fast non-cryptographic 128-bit hashes do not resist chosen
+ * collisions (Murmur3's seed-independent ones are published). Fields are a superset of those the
+ * planner reads (every label and annotation the proxy keeps, not only the ones it looks at): a
+ * superfluous field costs a needless re-plan, a missing one a wrong rule.
  *
- * <p>The per-object digests can be computed as each object is decoded, and {@link #combine} then
- * joins one Service's in a few hundred nanoseconds, so a restart pays only the joins.
+ * <p>The per-object digests can be computed as each object is decoded; a restart then compares them
+ * with the saved ones one by one. {@link #combine} joins one Service's into a single digest, for a
+ * design that saves one per Service, at the cost of one more SHA-256 per Service.
  */
 public final class PlanInputDigest {
-  private static final MessageDigest SHA_256;
-
-  static {
-    try {
-      SHA_256 = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
-  }
-
   private static final Comparator<NamedDigest> BY_NAME =
       Comparator.comparing(NamedDigest::namespace, Comparator.nullsFirst(String::compareTo))
           .thenComparing(NamedDigest::name, Comparator.nullsFirst(String::compareTo));
 
-  private final MessageDigest sha = copy();
+  private final MessageDigest sha;
   private final Encoder out = new Encoder();
+
+  /** Not thread-safe: one per thread. */
+  public PlanInputDigest() {
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
 
   /** One slice's digest beside its name, for {@link #combine}. */
   public record NamedDigest(String namespace, String name, byte[] digest) {}
@@ -121,11 +121,12 @@ public final class PlanInputDigest {
       out.list(
           spec.getPorts(),
           (port, o) -> {
-            o.present(port);
+            o.port(
+                port,
+                port == null ? null : port.getName(),
+                port == null ? null : port.getProtocol(),
+                port == null ? null : port.getPort());
             if (port != null) {
-              o.string(port.getName());
-              o.string(port.getProtocol());
-              o.integer(port.getPort());
               o.integer(port.getNodePort());
             }
           });
@@ -157,14 +158,12 @@ public final class PlanInputDigest {
     out.string(slice.getAddressType());
     out.list(
         slice.getPorts(),
-        (port, o) -> {
-          o.present(port);
-          if (port != null) {
-            o.string(port.getName());
-            o.string(port.getProtocol());
-            o.integer(port.getPort());
-          }
-        });
+        (port, o) ->
+            o.port(
+                port,
+                port == null ? null : port.getName(),
+                port == null ? null : port.getProtocol(),
+                port == null ? null : port.getPort()));
     out.list(
         slice.getEndpoints(),
         (endpoint, o) -> {
@@ -231,14 +230,6 @@ public final class PlanInputDigest {
     return sha.digest();
   }
 
-  private static MessageDigest copy() {
-    try {
-      return (MessageDigest) SHA_256.clone();
-    } catch (CloneNotSupportedException e) {
-      throw new IllegalStateException("this JVM's SHA-256 cannot be copied", e);
-    }
-  }
-
   /**
    * The canonical encoding: one tag byte per value (absent, or present), lengths and counts as
    * unsigned varints, text as UTF-8, maps in key order. Injective for a fixed field order.
@@ -301,6 +292,16 @@ public final class PlanInputDigest {
     /** Unset, false and true are three values: the planner reads unset as true for some. */
     void bool(Boolean value) {
       put(value == null ? (byte) 0 : value ? (byte) 2 : (byte) 1);
+    }
+
+    /** A Service's or a slice's port: whether there is one, then its name, protocol and number. */
+    void port(Object port, String name, String protocol, Integer number) {
+      present(port);
+      if (port != null) {
+        string(name);
+        string(protocol);
+        integer(number);
+      }
     }
 
     void strings(List<String> values) {

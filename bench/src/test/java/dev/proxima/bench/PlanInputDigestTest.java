@@ -97,13 +97,9 @@ class PlanInputDigestTest {
                                 .build())
                         .endLoadBalancer()
                         .build()));
-    var seen = new ArrayList<String>();
-    seen.add(unchanged);
-    for (var change : changes) {
-      var changed = service(change);
-      assertThat(seen).doesNotContain(changed);
-      seen.add(changed);
-    }
+    assertThat(changes.stream().map(this::service).toList())
+        .doesNotContain(unchanged)
+        .doesNotHaveDuplicates();
   }
 
   @Test
@@ -136,13 +132,9 @@ class PlanInputDigestTest {
             s -> s.getPorts().get(0).setPort(9090),
             s -> s.setAddressType("IPv6"),
             s -> s.getMetadata().setLabels(Map.of(Labels.SERVICE_NAME, "svc-2")));
-    var seen = new ArrayList<String>();
-    seen.add(unchanged);
-    for (var change : changes) {
-      var changed = slice(change);
-      assertThat(seen).doesNotContain(changed);
-      seen.add(changed);
-    }
+    assertThat(changes.stream().map(this::slice).toList())
+        .doesNotContain(unchanged)
+        .doesNotHaveDuplicates();
   }
 
   @Test
