@@ -28,11 +28,7 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
   /** For a jar built at {@code <repo>/<module>/target/<name>.jar}. */
   static DeployedJvm forJar(Path jar) {
     var module = jar.toAbsolutePath().getParent().getParent();
-    var base = module.getParent().resolve("deploy").resolve("base");
-    var manifest =
-        module.getFileName().toString().equals("proxy")
-            ? base.resolve("proxy-daemonset.yaml")
-            : base.resolve("controller-deployment.yaml");
+    var manifest = manifestOf(jar);
     var dockerfile =
         module
             .getParent()
@@ -53,6 +49,33 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
           }
           return new DeployedJvm(List.copyOf(flags), deployed.environment());
         });
+  }
+
+  /**
+   * The manifest's flags and environment for {@code jar}'s component, without the image's
+   * ENTRYPOINT flags: for a JVM that runs the harness's own classes with the component's heap and
+   * CPU limits, where the image's startup archive (made for the component's jar) cannot map.
+   */
+  static DeployedJvm manifestOnly(Path jar) {
+    return read(manifestOf(jar));
+  }
+
+  /**
+   * BENCH_TRIAL_JVM_FLAGS, which every process the harness starts gets after the manifest's: for
+   * trying a flag out before the images get it; the figures then are not the images'.
+   */
+  static List<String> trialFlags() {
+    var trial = System.getenv("BENCH_TRIAL_JVM_FLAGS");
+    return trial == null || trial.isBlank() ? List.of() : List.of(trial.trim().split("\\s+"));
+  }
+
+  /** The workload manifest in deploy/base of the component {@code jar} was built for. */
+  private static Path manifestOf(Path jar) {
+    var module = jar.toAbsolutePath().getParent().getParent();
+    var base = module.getParent().resolve("deploy").resolve("base");
+    return module.getFileName().toString().equals("proxy")
+        ? base.resolve("proxy-daemonset.yaml")
+        : base.resolve("controller-deployment.yaml");
   }
 
   /**

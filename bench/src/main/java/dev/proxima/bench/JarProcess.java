@@ -68,11 +68,7 @@ final class JarProcess implements AutoCloseable {
     var deployed = DeployedJvm.forJar(jar);
     command.addAll(deployed.flags());
     command.addAll(extraJvmFlags);
-    // For trying a flag out before the images get it; the figures then are not the images'.
-    var trial = System.getenv("BENCH_TRIAL_JVM_FLAGS");
-    if (trial != null && !trial.isBlank()) {
-      command.addAll(List.of(trial.trim().split("\\s+")));
-    }
+    command.addAll(DeployedJvm.trialFlags());
     command.add("-jar");
     command.add(jar.toString());
     command.addAll(arguments);

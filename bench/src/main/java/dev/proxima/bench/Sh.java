@@ -27,10 +27,17 @@ final class Sh {
   }
 
   static Run run(List<String> command, String stdin) {
+    return run(command, java.util.Map.of(), stdin);
+  }
+
+  /** The command with {@code environment} added to the harness's own. */
+  static Run run(List<String> command, java.util.Map<String, String> environment, String stdin) {
     Process process;
     long started = System.nanoTime();
     try {
-      process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      var builder = new ProcessBuilder(command).redirectErrorStream(true);
+      builder.environment().putAll(environment);
+      process = builder.start();
     } catch (IOException e) {
       throw new HarnessError("cannot run " + String.join(" ", command) + ": " + e.getMessage());
     }
