@@ -2,16 +2,14 @@ package dev.proxima.proxy.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.proxima.model.Labels;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.testing.ApiObjects;
 import dev.proxima.proxy.testing.ClusterObjects;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,65 +17,30 @@ import org.junit.jupiter.api.Test;
  * of its own, and plans every other one as before, whichever field or position holds the address.
  */
 class NodePlannerFamilyTest {
-  private static final io.fabric8.kubernetes.api.model.Node NODE =
-      ClusterObjects.node("node-a", "zone-a");
+  private static final Node NODE = ClusterObjects.node("node-a", "zone-a");
 
   /** A Service {@code shop/<name>} with one TCP port 80; clusterIP is the first of the list. */
-  private static Service service(String name, List<String> clusterIps) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace("shop")
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withClusterIP(clusterIps.get(0))
-        .withClusterIPs(clusterIps)
-        .addNewPort()
-        .withName("http")
-        .withPort(80)
-        .withProtocol("TCP")
-        .endPort()
-        .endSpec()
-        .build();
+  private static Service service(String name, String... clusterIps) {
+    return ApiObjects.service("shop", name, clusterIps[0]).clusterIps(clusterIps).build();
   }
 
   /** The slice of one family of {@code shop/<service>}: one ready endpoint on node-a. */
   private static EndpointSlice slice(String service, String addressType, String address) {
-    return new EndpointSliceBuilder()
-        .withNewMetadata()
-        .withNamespace("shop")
-        .withName(service + "-" + addressType.toLowerCase())
-        .withLabels(Map.of(Labels.SERVICE_NAME, service))
-        .endMetadata()
-        .withAddressType(addressType)
-        .addNewPort()
-        .withName("http")
-        .withPort(8080)
-        .withProtocol("TCP")
-        .endPort()
-        .addNewEndpoint()
-        .withAddresses(address)
-        .withNodeName("node-a")
-        .withNewConditions()
-        .withReady(true)
-        .endConditions()
-        .endEndpoint()
-        .build();
+    var slice = ApiObjects.sliceOnNode("shop", service, "node-a", address);
+    slice.getMetadata().setName(service + "-" + addressType.toLowerCase());
+    slice.setAddressType(addressType);
+    return slice;
   }
 
   private static final List<Service> SERVICES =
       List.of(
-          service("dual", List.of("10.96.0.1", "fd00:96::1")),
-          service("dual-v6-first", List.of("fd00:96::2", "10.96.0.2")),
-          service("v6-only", List.of("fd00:96::3")),
+          service("dual", "10.96.0.1", "fd00:96::1"),
+          service("dual-v6-first", "fd00:96::2", "10.96.0.2"),
+          service("v6-only", "fd00:96::3"),
           // Written before spec.clusterIPs existed: only spec.clusterIP is set.
-          new ServiceBuilder(service("v6-legacy", List.of("fd00:96::4")))
-              .editSpec()
-              .withClusterIPs(List.of())
-              .endSpec()
-              .build(),
-          service("v4-only", List.of("10.96.0.5")),
-          service("headless", List.of("None")));
+          ApiObjects.service("shop", "v6-legacy", "fd00:96::4").build(),
+          service("v4-only", "10.96.0.5"),
+          service("headless", "None"));
 
   private static final List<EndpointSlice> SLICES =
       List.of(

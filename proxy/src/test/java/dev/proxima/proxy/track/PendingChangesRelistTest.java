@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.ForZoneBuilder;
 import java.time.Instant;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,20 +51,42 @@ class PendingChangesRelistTest {
     return slice;
   }
 
+  /** Records an object as the cache holds it, takes it in as a sync would, then its update. */
+  @FunctionalInterface
+  private interface Update {
+    void record(PendingChanges changes);
+  }
+
   private static Arguments service(String change, boolean planned, UnaryOperator<Service> edit) {
-    return Arguments.of(change, planned, (UnaryOperator<Object>) s -> edit.apply((Service) s));
+    Update update =
+        changes -> {
+          var before = service();
+          var after = edit.apply(service());
+          ProxyCacheTrim.service(before);
+          ProxyCacheTrim.service(after);
+          changes.serviceChanged(WEB, null, before);
+          changes.drainChangedServices();
+          changes.serviceChanged(WEB, before, after);
+        };
+    return Arguments.of(change, planned, update);
   }
 
   private static Arguments slice(
       String change, boolean planned, UnaryOperator<EndpointSliceBuilder> edit) {
-    return Arguments.of(
-        change,
-        planned,
-        (UnaryOperator<Object>)
-            s -> edit.apply(new EndpointSliceBuilder((EndpointSlice) s)).build());
+    Update update =
+        changes -> {
+          var before = slice();
+          var after = edit.apply(new EndpointSliceBuilder(slice())).build();
+          ProxyCacheTrim.slice(before);
+          ProxyCacheTrim.slice(after);
+          changes.sliceChanged(SLICE, null, before);
+          changes.drainChangedServices();
+          changes.sliceChanged(SLICE, before, after);
+        };
+    return Arguments.of(change, planned, update);
   }
 
-  static Stream<Arguments> serviceUpdates() {
+  static Stream<Arguments> updates() {
     return Stream.of(
         service(
             "listed again with a new resourceVersion",
@@ -184,11 +207,7 @@ class PendingChangesRelistTest {
         service(
             "deleted and created again with the same spec (new UID)",
             true,
-            s -> new ServiceBuilder(s).editMetadata().withUid("uid-2").endMetadata().build()));
-  }
-
-  static Stream<Arguments> sliceUpdates() {
-    return Stream.of(
+            s -> new ServiceBuilder(s).editMetadata().withUid("uid-2").endMetadata().build()),
         slice(
             "listed again with a new resourceVersion",
             false,
@@ -256,36 +275,13 @@ class PendingChangesRelistTest {
   }
 
   @ParameterizedTest(name = "{0}: planned again = {1}")
-  @MethodSource("serviceUpdates")
-  void aServiceUpdateIsPlannedOnlyWhenItChangesWhatTheRulesRead(
-      String change, boolean planned, UnaryOperator<Object> edit) {
-    var before = service();
-    var after = (Service) edit.apply(service());
-    ProxyCacheTrim.service(before);
-    ProxyCacheTrim.service(after);
-    changes.serviceChanged(WEB, null, before);
-    changes.drainChangedServices();
-
-    changes.serviceChanged(WEB, before, after);
-
-    assertThat(changes.drainChangedServices()).as(change).hasSize(planned ? 1 : 0);
-  }
-
-  @ParameterizedTest(name = "{0}: planned again = {1}")
-  @MethodSource("sliceUpdates")
-  void aSliceUpdateIsPlannedOnlyWhenItChangesWhatTheRulesRead(
-      String change, boolean planned, UnaryOperator<Object> edit) {
-    var before = slice();
-    var after = (EndpointSlice) edit.apply(slice());
-    ProxyCacheTrim.slice(before);
-    ProxyCacheTrim.slice(after);
-    changes.sliceChanged(SLICE, null, before);
-    changes.drainChangedServices();
-
-    changes.sliceChanged(SLICE, before, after);
+  @MethodSource("updates")
+  void anUpdateIsPlannedAgainOnlyWhenItChangesWhatTheRulesRead(
+      String change, boolean planned, Update update) {
+    update.record(changes);
 
     assertThat(changes.drainChangedServices())
         .as(change)
-        .isEqualTo(planned ? java.util.Set.of(WEB) : java.util.Set.of());
+        .isEqualTo(planned ? Set.of(WEB) : Set.of());
   }
 }
