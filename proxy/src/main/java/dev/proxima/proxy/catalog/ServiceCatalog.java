@@ -13,6 +13,7 @@ import dev.proxima.proxy.model.ServiceOrigin;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +25,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
@@ -95,11 +95,12 @@ public final class ServiceCatalog {
         warnings.add("an EndpointSlice without metadata.name or metadata.namespace; ignored");
         continue;
       }
+      if (!options.family().apiName().equals(slice.getAddressType())) {
+        continue;
+      }
       var labels = slice.getMetadata().getLabels();
       var name = labels == null ? null : labels.get(Labels.SERVICE_NAME);
-      if (name != null
-          && !name.isEmpty()
-          && options.family().apiName().equals(slice.getAddressType())) {
+      if (name != null && !name.isEmpty()) {
         slicesByService
             .computeIfAbsent(
                 new ObjectKey(slice.getMetadata().getNamespace(), name), k -> new ArrayList<>())
@@ -110,22 +111,29 @@ public final class ServiceCatalog {
     var skipped = new ArrayList<String>();
     // Keyed once: a comparator that made the keys would make two for each of the n log n
     // comparisons, a tenth of planning 10,000 Services.
-    var ordered = new ArrayList<Map.Entry<ObjectKey, Service>>();
+    var ordered = new ArrayList<Considered>();
     for (var service : services) {
       if (service == null
           || service.getMetadata() == null
           || service.getMetadata().getName() == null
           || service.getMetadata().getNamespace() == null) {
         warnings.add("a Service without metadata.name or metadata.namespace; ignored");
-      } else {
-        ordered.add(Map.entry(keyOf(service), service));
+        continue;
       }
-    }
-    ordered.sort(Map.Entry.comparingByKey());
-    for (var keyed : ordered) {
-      var key = keyed.getKey();
-      var service = keyed.getValue();
       var reason = skipReason(service, options);
+      // A Service with no cluster IP of this family has no port in it and nothing to warn about:
+      // left out before it is keyed and sorted, so the IPv6 plan of a cluster of single-stack
+      // IPv4 Services costs a pass over them, not a sort.
+      if (reason == null && !ServicePorts.mayHaveClusterIpOf(service.getSpec(), options.family())) {
+        continue;
+      }
+      ordered.add(new Considered(keyOf(service), service, reason));
+    }
+    ordered.sort(Comparator.comparing(Considered::key));
+    for (var considered : ordered) {
+      var key = considered.key();
+      var service = considered.service();
+      var reason = considered.skipReason();
       if (reason != null) {
         skipped.add(key + ": " + reason);
         continue;
@@ -140,6 +148,9 @@ public final class ServiceCatalog {
     entries.sort(Comparator.comparing(entry -> entry.port().name()));
     return new Result(entries, skipped, warnings);
   }
+
+  /** A Service taken into the plan, or into its skipped list when it has a reason. */
+  private record Considered(ObjectKey key, Service service, String skipReason) {}
 
   static ObjectKey keyOf(Service service) {
     return new ObjectKey(service.getMetadata().getNamespace(), service.getMetadata().getName());
@@ -365,6 +376,27 @@ public final class ServiceCatalog {
         }
       }
       return new ServiceOrigin(created, metadata.getUid());
+    }
+
+    /**
+     * False only when {@link #clusterIpOf} finds no address of {@code family}, decided without
+     * parsing: an address is read as IPv6 exactly when it has a colon ({@code IpLiteral}).
+     */
+    static boolean mayHaveClusterIpOf(ServiceSpec spec, IpFamily family) {
+      var clusterIps = spec.getClusterIPs();
+      if (clusterIps == null || clusterIps.isEmpty()) {
+        return hasShapeOf(spec.getClusterIP(), family);
+      }
+      for (var candidate : clusterIps) {
+        if (hasShapeOf(candidate, family)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private static boolean hasShapeOf(String address, IpFamily family) {
+      return address != null && (address.indexOf(':') >= 0) == (family == IpFamily.IPV6);
     }
 
     private static String clusterIpOf(List<String> clusterIps, String clusterIp, IpFamily family) {

@@ -73,6 +73,12 @@ public final class ApiObjects {
       return this;
     }
 
+    /** spec.clusterIPs, as a dual-stack (or single-stack IPv6) Service has them. */
+    public ServiceSpec clusterIps(String... ips) {
+      builder.editSpec().withClusterIPs(Arrays.asList(ips)).endSpec();
+      return this;
+    }
+
     public ServiceSpec externalIps(String... ips) {
       builder.editSpec().withExternalIPs(Arrays.asList(ips)).endSpec();
       return this;
