@@ -185,10 +185,22 @@ final class RenderPass extends TableObjects {
       sizes.put(prefix, new TreeSet<>());
       ofPort.put(prefix, new TreeSet<>());
     }
+    // Elements the table is sure to have, whatever the ports' claims on map keys: the distinct
+    // ClusterIPs (set cluster-ips) and endpoint addresses (set hairpins) of the ports routed.
+    var clusterIpsSeen = new HashSet<String>();
+    var endpointsSeen = new HashSet<String>();
     for (var rules : ports) {
       var route = rules.route(decision).orElse(null);
-      if (route == null || route.port().stickyTimeout() != null) {
-        continue; // Not routed, or every dispatch goes through the port's own affinity chains.
+      if (route == null) {
+        continue;
+      }
+      if (route.clusterIp() != null) {
+        clusterIpsSeen.add(route.clusterIp());
+      }
+      route.cluster().forEach(target -> endpointsSeen.add(target.ip()));
+      route.local().forEach(target -> endpointsSeen.add(target.ip()));
+      if (route.port().stickyTimeout() != null) {
+        continue; // Every dispatch goes through the port's own affinity chains.
       }
       ofPort.values().forEach(TreeSet::clear);
       if (route.clusterIp() != null) {
@@ -215,7 +227,8 @@ final class RenderPass extends TableObjects {
             }
           });
     }
-    return new SharedChains(List.copyOf(names), sizes);
+    return new SharedChains(
+        List.copyOf(names), sizes, clusterIpsSeen.size() + endpointsSeen.size());
   }
 
   /** The shared chains an external way in adds, as {@link #external} dispatches. */
@@ -247,8 +260,12 @@ final class RenderPass extends TableObjects {
   /**
    * The shared chains that look up a map, in the order a render of the ports first adds them, and
    * the endpoint counts in use per chain prefix.
+   *
+   * @param elementsAtLeast elements the render is sure to add (it may add more): enough to know,
+   *     before rendering, that a table needs more than one transaction
    */
-  record SharedChains(List<String> names, Map<String, TreeSet<Integer>> sizes) {}
+  record SharedChains(
+      List<String> names, Map<String, TreeSet<Integer>> sizes, int elementsAtLeast) {}
 
   /** The chains {@code shared} names, each with its rules, as a render writes them. */
   static ServiceFragment sharedChainObjects(FamilySettings config, SharedChains shared) {

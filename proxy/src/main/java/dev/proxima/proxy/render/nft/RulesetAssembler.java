@@ -311,7 +311,7 @@ public final class RulesetAssembler {
           for (var elements : held.values()) {
             portLines += elements.size();
           }
-          if (batch.lines > 0 && batch.lines + portLines > budget) {
+          if (batch.lines > 0 && batch.lines + portLines > out.portBudget()) {
             out.write(batch.text(new NftTransaction(text)));
             batch.clear();
           }
@@ -361,6 +361,9 @@ public final class RulesetAssembler {
      */
     boolean rendersFirstLast;
 
+    /** Port batches written so far. */
+    private int portBatches;
+
     private ColdRebuild result = ColdRebuild.WRITTEN;
 
     ColdOutput(TransactionSink sink, int budget, RenderPass.SharedChains shared) {
@@ -375,6 +378,23 @@ public final class RulesetAssembler {
         objects.rules().get(chain).forEach(rule -> first.addRule(rule));
       }
       held.add(first.toString());
+      if (fixed.chains().size() + serviceCidrs.size() + shared.elementsAtLeast() > budget) {
+        // Sure to need several transactions: the first goes now, and the loading starts while
+        // the ports are rendered.
+        startWriting();
+      }
+    }
+
+    /**
+     * The lines of the next port batch: while the first few are handed over as soon as written,
+     * they grow from a quarter of the budget, so the kernel starts loading ports early and the
+     * renderer (slowest while the JIT warms up) gets ahead.
+     */
+    int portBudget() {
+      if (!writing || portBatches >= 2) {
+        return budget;
+      }
+      return Math.max(1, budget >> (2 - portBatches));
     }
 
     /** Whether a port's fragment uses only shared chains the first transaction has. */
@@ -406,6 +426,7 @@ public final class RulesetAssembler {
 
     /** A port batch, handed over once the table is known to need more than one transaction. */
     void write(String batch) {
+      portBatches++;
       held.add(batch);
       if (writing || !rendersFirstLast && fullScriptLines() > budget) {
         startWriting();

@@ -191,7 +191,8 @@ class SharedChainsTest {
     shared.sizes().forEach((prefix, used) -> sizes.put(prefix, new TreeSet<>(used)));
     sizes.get(NftNames.LB_PREFIX).remove(9);
     var lacking =
-        new RenderPass.SharedChains(shared.names().subList(0, shared.names().size() - 1), sizes);
+        new RenderPass.SharedChains(
+            shared.names().subList(0, shared.names().size() - 1), sizes, shared.elementsAtLeast());
     var kernel = new FakeNft();
     var handed = new ArrayList<String>();
 
@@ -227,10 +228,15 @@ class SharedChainsTest {
                 sorted,
                 80,
                 batch -> handed.add(batch),
-                new RenderPass.SharedChains(List.of(), Map.of()));
+                new RenderPass.SharedChains(List.of(), Map.of(), 0));
 
     assertThat(written).isEqualTo(RulesetAssembler.ColdRebuild.WRITTEN);
-    assertThat(handed)
-        .isEqualTo(new RulesetAssembler(CONFIG, clock).replaceAllInBatches(ports, 80));
+    assertThat(handed).hasSizeGreaterThan(3);
+    var kernel = new FakeNft();
+    // FakeNft refuses a transaction naming a chain that does not exist.
+    handed.forEach(kernel::apply);
+    var single = new FakeNft();
+    single.apply(new RulesetAssembler(CONFIG, clock).replaceAll(ports));
+    assertThat(kernel.list()).isEqualTo(single.list());
   }
 }
