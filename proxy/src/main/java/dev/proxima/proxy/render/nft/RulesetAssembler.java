@@ -346,7 +346,8 @@ public final class RulesetAssembler {
   /**
    * The transactions of a cold rebuild on their way to the sink: the first (the fixed table and the
    * shared chains) is written at once; it and the port batches after it are held until the table is
-   * known to need more than one transaction, then handed over as they come.
+   * known to need more than one transaction (at once, when the elements every render adds already
+   * exceed the budget), then handed over as they come.
    */
   private final class ColdOutput {
     private final TransactionSink sink;
