@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ProxyMetrics;
@@ -555,7 +556,17 @@ public final class NftDataPlane implements DataPlane {
   private Outcome loadRebuild(List<ServicePortRules> ports) {
     var kernel = kernelTable();
     if (kernel == null) {
-      return loadAll(assembler.replaceAllInBatches(ports, TRANSACTION_LINES), true);
+      var outcome = loadCold(ports);
+      if (outcome != null) {
+        return outcome;
+      }
+      // The first transaction lacked a shared chain a port needs (see loadCold): what is loaded
+      // leaves every port whole, and the table is replaced as one of unknown state.
+      kernel = kernelTable();
+      if (kernel == null) {
+        assembler.forgetStale();
+        return loadAll(List.of(assembler.fullScript()), true);
+      }
     }
     var keeping = assembler.replaceAll(ports, kernel, countingKeysIn(kernel));
     var outcome = loadAll(List.of(keeping), true);
@@ -574,6 +585,38 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
+   * Builds a new table in bounded transactions, loading each on a thread of its own while the next
+   * is rendered ({@link LoadPipeline}), stopping at the first the kernel refuses as {@link
+   * #loadAll} does. Null when the assembler found, part way, that the first transaction lacks a
+   * shared chain a port needs (a defect of {@code RenderPass.sharedChainsOf}): nothing after that
+   * port was loaded, and the caller rebuilds another way.
+   */
+  private Outcome loadCold(List<ServicePortRules> ports) {
+    var load = new Loading(true);
+    var pipeline =
+        new LoadPipeline("nft-load-" + family.name().toLowerCase(Locale.ROOT), load::transaction);
+    RulesetAssembler.ColdRebuild written;
+    try {
+      written = assembler.replaceAllInBatches(ports, TRANSACTION_LINES, pipeline::offer);
+    } finally {
+      // Also when rendering threw: the loader must not outlive the sync.
+      pipeline.finish();
+    }
+    if (written == RulesetAssembler.ColdRebuild.SHARED_CHAINS_DIFFER) {
+      LOG.atError()
+          .addKeyValue("family", family)
+          .addKeyValue("transactionsLoaded", load.transactions)
+          .log(
+              "The new table's first transaction lacks a shared chain a Service port needs;"
+                  + " replacing the table in one transaction instead");
+      if (load.refusal == null) {
+        return null;
+      }
+    }
+    return load.outcome();
+  }
+
+  /**
    * Loads transactions in order, each with the next marker when the proxy saves its ruleset, and
    * stops at the first the kernel refuses: the ones before it stay loaded (each leaves every
    * Service port whole), and the next sync rebuilds.
@@ -583,11 +626,33 @@ public final class NftDataPlane implements DataPlane {
    *     whole table first
    */
   private Outcome loadAll(List<String> transactions, boolean rebuilding) {
-    int lines = 0;
-    boolean any = false;
+    var load = new Loading(rebuilding);
     for (var transaction : transactions) {
+      if (!load.transaction(transaction)) {
+        break;
+      }
+    }
+    return load.outcome();
+  }
+
+  /**
+   * The transactions of one load, in order; whichever thread loads them, {@link #outcome} runs on
+   * the sync's, once they are all loaded or one was refused.
+   */
+  private final class Loading {
+    private final boolean rebuilding;
+    private int lines;
+    private int transactions;
+    private Nft.Result refusal;
+
+    Loading(boolean rebuilding) {
+      this.rebuilding = rebuilding;
+    }
+
+    /** Loads one transaction with the next marker; false when the kernel refused it. */
+    boolean transaction(String transaction) {
       if (transaction.isEmpty()) {
-        continue;
+        return true;
       }
       var script = transaction;
       if (saved != null) {
@@ -602,22 +667,30 @@ public final class NftDataPlane implements DataPlane {
       longestTransaction = Math.max(longestTransaction, count);
       var result = nft.apply(script);
       if (!result.succeeded()) {
-        kernelAsAssembled = false;
-        assembler.forgetStale();
-        metrics.nftablesFailed(family);
-        return Outcome.failed(result.summary());
+        refusal = result;
+        return false;
       }
       if (saved != null) {
         marker = marker.next();
       }
-      any = true;
+      transactions++;
+      return true;
     }
-    if (!any) {
-      return Outcome.UNCHANGED;
+
+    Outcome outcome() {
+      if (refusal != null) {
+        kernelAsAssembled = false;
+        assembler.forgetStale();
+        metrics.nftablesFailed(family);
+        return Outcome.failed(refusal.summary());
+      }
+      if (transactions == 0) {
+        return Outcome.UNCHANGED;
+      }
+      kernelAsAssembled = true;
+      metrics.nftablesStale(family, assembler.stalePending());
+      return Outcome.LOADED;
     }
-    kernelAsAssembled = true;
-    metrics.nftablesStale(family, assembler.stalePending());
-    return Outcome.LOADED;
   }
 
   @Override

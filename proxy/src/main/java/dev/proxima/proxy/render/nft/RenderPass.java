@@ -153,13 +153,7 @@ final class RenderPass extends TableObjects {
    */
   ServiceFragment fragment(ServicePortRules rules) {
     servicePort(rules);
-    String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
-    String portTuple = "meta l4proto . th dport";
-    List<String> masquerade = TrafficMatches.masqueradeClusterIp(config).stream().toList();
-    lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
-    lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
-    lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
-    lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
+    allLbChains();
     affinity.chains().forEach(this::chain);
     var fragmentSets = new LinkedHashMap<String, NftSet>();
     affinity.sets().forEach((name, body) -> fragmentSets.put(name, NftSet.set(name, body, null)));
@@ -170,6 +164,126 @@ final class RenderPass extends TableObjects {
         (locality, addresses) -> keys(fragmentElements, NftNames.localitySet(locality), addresses));
     return new ServiceFragment(
         chains, this.rules, fragmentSets, fragmentElements, counted, List.copyOf(warnings));
+  }
+
+  /**
+   * The shared chains that look up a map ({@code lb-N} and its kin, see {@link NftNames}) that
+   * rendering {@code ports} adds, in the order a render of them in this order first adds them,
+   * found without rendering: the routing decision alone says which endpoint lists a port dispatches
+   * to and how long they are. A cold rebuild loads these chains in its first transaction, before it
+   * renders any port ({@link RulesetAssembler#replaceAllInBatches}). This follows {@link
+   * #translate}, {@link #external} and {@link #dispatch}; a table test holds them together, and the
+   * assembler checks each port's fragment against it.
+   */
+  static SharedChains sharedChainsOf(FamilySettings config, Iterable<ServicePortRules> ports) {
+    var decision = new RouteDecision(config.family(), new ArrayList<>());
+    var names = new LinkedHashSet<String>();
+    var sizes = new LinkedHashMap<String, TreeSet<Integer>>();
+    var ofPort = new LinkedHashMap<String, TreeSet<Integer>>();
+    for (String prefix :
+        List.of(LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX)) {
+      sizes.put(prefix, new TreeSet<>());
+      ofPort.put(prefix, new TreeSet<>());
+    }
+    // Elements the table is sure to have, whatever the ports' claims on map keys: the distinct
+    // ClusterIPs (set cluster-ips) and endpoint addresses (set hairpins) of the ports routed.
+    var clusterIpsSeen = new HashSet<String>();
+    var endpointsSeen = new HashSet<String>();
+    for (var rules : ports) {
+      var route = rules.route(decision).orElse(null);
+      if (route == null) {
+        continue;
+      }
+      if (route.clusterIp() != null) {
+        clusterIpsSeen.add(route.clusterIp());
+      }
+      route.cluster().forEach(target -> endpointsSeen.add(target.ip()));
+      route.local().forEach(target -> endpointsSeen.add(target.ip()));
+      if (route.port().stickyTimeout() != null) {
+        continue; // Every dispatch goes through the port's own affinity chains.
+      }
+      ofPort.values().forEach(TreeSet::clear);
+      if (route.clusterIp() != null) {
+        sharedChainOf(route.internal(), route, Entry.ADDRESS, ofPort);
+      }
+      boolean external = false;
+      for (String address : route.externalIps()) {
+        external |= !address.equals(route.clusterIp());
+      }
+      for (String address : route.loadBalancerIps()) {
+        external |= !address.equals(route.clusterIp());
+      }
+      if (external) {
+        externalSharedChains(route, Entry.ADDRESS, ofPort);
+      }
+      if (route.nodePort() != 0) {
+        externalSharedChains(route, Entry.NODEPORT, ofPort);
+      }
+      ofPort.forEach(
+          (prefix, used) -> {
+            for (int size : used) {
+              names.add(prefix + size);
+              sizes.get(prefix).add(size);
+            }
+          });
+    }
+    return new SharedChains(
+        List.copyOf(names), sizes, clusterIpsSeen.size() + endpointsSeen.size());
+  }
+
+  /** The shared chains an external way in adds, as {@link #external} dispatches. */
+  private static void externalSharedChains(
+      PortRoute route, Entry entry, Map<String, TreeSet<Integer>> out) {
+    if (route.anyEndpoints()) {
+      if (!route.cluster().isEmpty()) {
+        out.get(entry.clusterLbPrefix()).add(route.cluster().size());
+      }
+      if (route.external() == Verdict.LOCAL_ENDPOINTS) {
+        out.get(entry.localLbPrefix()).add(route.local().size());
+      }
+    }
+    if (!route.external().dispatches()) {
+      sharedChainOf(route.external(), route, entry, out);
+    }
+  }
+
+  /** The shared chain a verdict's dispatch adds, as {@link #verdict} and {@link #dispatch} do. */
+  private static void sharedChainOf(
+      Verdict verdict, PortRoute route, Entry entry, Map<String, TreeSet<Integer>> out) {
+    switch (verdict) {
+      case CLUSTER_ENDPOINTS -> out.get(entry.clusterLbPrefix()).add(route.cluster().size());
+      case LOCAL_ENDPOINTS -> out.get(entry.localLbPrefix()).add(route.local().size());
+      case DROP, REJECT -> {}
+    }
+  }
+
+  /**
+   * The shared chains that look up a map, in the order a render of the ports first adds them, and
+   * the endpoint counts in use per chain prefix.
+   *
+   * @param elementsAtLeast elements the render is sure to add (it may add more): enough to know,
+   *     before rendering, that a table needs more than one transaction
+   */
+  record SharedChains(
+      List<String> names, Map<String, TreeSet<Integer>> sizes, int elementsAtLeast) {}
+
+  /** The chains {@code shared} names, each with its rules, as a render writes them. */
+  static ServiceFragment sharedChainObjects(FamilySettings config, SharedChains shared) {
+    var pass = new RenderPass(config);
+    shared.sizes().forEach((prefix, sizes) -> pass.lbSizes.get(prefix).addAll(sizes));
+    pass.allLbChains();
+    return new ServiceFragment(pass.chains, pass.rules, Map.of(), Map.of(), false, List.of());
+  }
+
+  /** The {@code lb-N} chains of every prefix, for the endpoint counts dispatched to so far. */
+  private void allLbChains() {
+    String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
+    String portTuple = "meta l4proto . th dport";
+    List<String> masquerade = TrafficMatches.masqueradeClusterIp(config).stream().toList();
+    lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
+    lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
+    lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
+    lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
   }
 
   // ---------------------------------------------------------------- per service port

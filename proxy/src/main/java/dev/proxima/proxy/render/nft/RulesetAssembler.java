@@ -205,45 +205,269 @@ public final class RulesetAssembler {
   /**
    * Replaces every fragment, for a table that does not exist yet, and returns the transactions that
    * build it in load order, each of about {@code budget} lines or fewer (one Service port larger
-   * than that goes alone). The first creates the table with its fixed chains, sets and maps and the
-   * shared chains whose rules look up a map (nft 1.0.6 types such a rule only in the transaction
-   * that declares the map; they are reached only through a Service's map element). Each later one
-   * brings whole Service ports: their chains and sets, then their elements, the map elements that
-   * send traffic to them included. So no transaction names an object that does not exist yet, and a
-   * Service port is reachable only once everything it uses is loaded. The Service CIDRs come last:
-   * until then no address is dropped for lacking a Service.
+   * than that goes alone): {@link #replaceAllInBatches(List, int, TransactionSink)}, collected.
+   *
+   * @throws IllegalStateException should a port need a shared chain the first transaction lacks
+   *     (never, while {@link RenderPass#sharedChainsOf} follows the render)
    */
   public List<String> replaceAllInBatches(List<ServicePortRules> ports, int budget) {
+    var batches = new ArrayList<String>();
+    var written =
+        replaceAllInBatches(
+            ports,
+            budget,
+            batch -> {
+              batches.add(batch);
+              return true;
+            });
+    if (written != ColdRebuild.WRITTEN) {
+      throw new IllegalStateException("A port needs a shared chain the first transaction lacks");
+    }
+    return batches;
+  }
+
+  /**
+   * Where the transactions of a cold rebuild go, in load order, each as soon as it is written, so
+   * the kernel can load one while the next is rendered.
+   */
+  @FunctionalInterface
+  public interface TransactionSink {
+    /** Takes the next transaction; false once loading stopped, and no later one is wanted. */
+    boolean accept(String transaction);
+  }
+
+  /** How a cold rebuild in batches ended. */
+  public enum ColdRebuild {
+    /** Every transaction went to the sink. */
+    WRITTEN,
+    /** The sink stopped taking them; the ones after the last it took were not written. */
+    STOPPED,
+    /**
+     * The shared chains of the first transaction, found before rendering, are not those the render
+     * uses: no transaction after the port that showed it was written, and the caller must rebuild
+     * another way. Never happens while {@link RenderPass#sharedChainsOf} follows the render.
+     */
+    SHARED_CHAINS_DIFFER
+  }
+
+  /**
+   * Replaces every fragment, for a table that does not exist yet, and hands {@code sink} the
+   * transactions that build it in load order, each as soon as it is written, each of about {@code
+   * budget} lines or fewer (one Service port larger than that goes alone). The first creates the
+   * table with its fixed chains, sets and maps and the shared chains whose rules look up a map (nft
+   * 1.0.6 types such a rule only in the transaction that declares the map; they are reached only
+   * through a Service's map element): which of those the ports use is worked out from their routing
+   * decisions before any is rendered ({@link RenderPass#sharedChainsOf}), so the first transaction
+   * can go first. Each later one brings whole Service ports: their chains and sets, then their
+   * elements, the map elements that send traffic to them included. So no transaction names an
+   * object that does not exist yet, and a Service port is reachable only once everything it uses is
+   * loaded. The Service CIDRs come last: until then no address is dropped for lacking a Service. A
+   * table small enough for one transaction goes as the single full script, as a single render
+   * prints it; the transactions are held until the table is known to be larger.
+   *
+   * <p>Every port is rendered whatever the sink says, so the assembler holds the whole new state at
+   * the end: what the caller does when the kernel refused a transaction is not this method's say.
+   */
+  public ColdRebuild replaceAllInBatches(
+      List<ServicePortRules> ports, int budget, TransactionSink sink) {
+    var sorted = new ArrayList<>(ports);
+    sorted.sort(java.util.Comparator.comparing(rules -> rules.port().name()));
+    return replaceAllInBatches(sorted, budget, sink, RenderPass.sharedChainsOf(config, sorted));
+  }
+
+  /**
+   * {@link #replaceAllInBatches(List, int, TransactionSink)} with the shared chains of the first
+   * transaction given, for a test to give the wrong ones.
+   */
+  ColdRebuild replaceAllInBatches(
+      List<ServicePortRules> ports,
+      int budget,
+      TransactionSink sink,
+      RenderPass.SharedChains shared) {
     // Each port's part is written into the batches as it is rendered and its fragment dropped at
     // once: holding every fragment until the end cost more heap than the script itself (tens of
     // MiB at 10,000 Services). A port's held elements are final when it comes in, since ports come
     // in name order and an earlier one keeps a contested key. The shared chains that look up a map
-    // go in the first batch, built last, so the ports' parts leave them out.
-    var portBatches = new ArrayList<String>();
+    // go in the first batch, so the ports' parts leave them out.
+    var out = new ColdOutput(sink, budget, shared);
     var batch = new ColdBatch();
     var port = new NftTransaction(text);
     var declared = new HashSet<String>();
     rebuild(
         ports,
         (name, parts) -> {
+          if (out.done()) {
+            return;
+          }
+          if (!out.hasSharedChainsOf(parts)) {
+            out.differ();
+            if (out.done()) {
+              return;
+            }
+          }
           port.clear();
           int portLines = appendDeclarations(port, parts, declared);
           var held = held(name, parts);
           for (var elements : held.values()) {
             portLines += elements.size();
           }
-          if (batch.lines > 0 && batch.lines + portLines > budget) {
-            portBatches.add(batch.text(new NftTransaction(text)));
+          if (batch.lines > 0 && batch.lines + portLines > out.portBudget()) {
+            out.write(batch.text(new NftTransaction(text)));
             batch.clear();
           }
           batch.declarations.append(port);
           held.forEach(batch::add);
           batch.lines += portLines;
         });
-    if (fullScriptLines() <= budget) {
-      // Small enough for one transaction: the whole table at once, as a single render prints it.
-      return List.of(fullScript());
+    if (!out.done() && !out.sharedChainsUsed(chainRules)) {
+      out.differ();
     }
+    if (out.done()) {
+      return out.result();
+    }
+    if (!out.writing && fullScriptLines() <= budget) {
+      // Small enough for one transaction: the whole table at once, as a single render prints it.
+      out.send(fullScript());
+      return out.result();
+    }
+    if (out.rendersFirstLast) {
+      out.held.add(0, firstFromRender());
+    }
+    var cidrs = new NftTransaction(text);
+    cidrs.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
+    var last = batch.text(cidrs);
+    out.startWriting();
+    if (!last.isEmpty()) {
+      out.send(last);
+    }
+    return out.result();
+  }
+
+  /**
+   * The transactions of a cold rebuild on their way to the sink: the first (the fixed table and the
+   * shared chains) is written at once; it and the port batches after it are held until the table is
+   * known to need more than one transaction (at once, when the elements every render adds already
+   * exceed the budget), then handed over as they come.
+   */
+  private final class ColdOutput {
+    private final TransactionSink sink;
+    private final int budget;
+    private final Set<String> sharedChains;
+    final List<String> held = new ArrayList<>();
+    boolean writing;
+
+    /**
+     * The shared chains found before rendering fell short, before anything was handed over: the
+     * first transaction is written from the render at the end instead, as before it could go first.
+     */
+    boolean rendersFirstLast;
+
+    /** Port batches written so far. */
+    private int portBatches;
+
+    private ColdRebuild result = ColdRebuild.WRITTEN;
+
+    ColdOutput(TransactionSink sink, int budget, RenderPass.SharedChains shared) {
+      this.sink = sink;
+      this.budget = budget;
+      this.sharedChains = new HashSet<>(shared.names());
+      var objects = RenderPass.sharedChainObjects(config, shared);
+      var first = new NftTransaction(text, fixedScript.length() + 256 * shared.names().size());
+      first.appendWritten(fixedScript);
+      for (var chain : shared.names()) {
+        first.addChain(objects.chains().get(chain));
+        objects.rules().get(chain).forEach(rule -> first.addRule(rule));
+      }
+      held.add(first.toString());
+      if (fixed.chains().size() + serviceCidrs.size() + shared.elementsAtLeast() > budget) {
+        // Sure to need several transactions: the first goes now, and the loading starts while
+        // the ports are rendered.
+        startWriting();
+      }
+    }
+
+    /**
+     * The lines of the next port batch: while the first few are handed over as soon as written,
+     * they grow from a quarter of the budget, so the kernel starts loading ports early and the
+     * renderer (slowest while the JIT warms up) gets ahead.
+     */
+    int portBudget() {
+      if (!writing || portBatches >= 2) {
+        return budget;
+      }
+      return Math.max(1, budget >> (2 - portBatches));
+    }
+
+    /** Whether a port's fragment uses only shared chains the first transaction has. */
+    boolean hasSharedChainsOf(ServiceFragment parts) {
+      if (rendersFirstLast) {
+        return true;
+      }
+      for (var chain : parts.chains().keySet()) {
+        if (!sharedChains.contains(chain)
+            && looksUpMap(parts.rules().getOrDefault(chain, List.of()))) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Whether the render used every shared chain the first transaction has. */
+    boolean sharedChainsUsed(Map<String, List<NftRule>> rendered) {
+      if (rendersFirstLast) {
+        return true;
+      }
+      for (var chain : sharedChains) {
+        if (!rendered.containsKey(chain)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** A port batch, handed over once the table is known to need more than one transaction. */
+    void write(String batch) {
+      portBatches++;
+      held.add(batch);
+      if (writing || !rendersFirstLast && fullScriptLines() > budget) {
+        startWriting();
+      }
+    }
+
+    void startWriting() {
+      writing = true;
+      for (int i = 0; i < held.size() && !done(); i++) {
+        send(held.get(i));
+      }
+      held.clear();
+    }
+
+    void send(String transaction) {
+      if (!done() && !sink.accept(transaction)) {
+        result = ColdRebuild.STOPPED;
+      }
+    }
+
+    void differ() {
+      if (writing) {
+        result = ColdRebuild.SHARED_CHAINS_DIFFER;
+      } else {
+        rendersFirstLast = true;
+        held.remove(0);
+      }
+    }
+
+    boolean done() {
+      return result != ColdRebuild.WRITTEN;
+    }
+
+    ColdRebuild result() {
+      return result;
+    }
+  }
+
+  /** The first transaction of a new table: the fixed table and the shared chains rendered. */
+  private String firstFromRender() {
     var first = new NftTransaction(text, fullScriptLengthEstimate() / 8 + fixedScript.length());
     first.appendWritten(fixedScript);
     chainRules.forEach(
@@ -253,17 +477,7 @@ public final class RulesetAssembler {
             rules.forEach(rule -> first.addRule(rule));
           }
         });
-    var batches = new ArrayList<String>(portBatches.size() + 2);
-    batches.add(first.toString());
-    batches.addAll(portBatches);
-    portBatches.clear();
-    var cidrs = new NftTransaction(text);
-    cidrs.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
-    var last = batch.text(cidrs);
-    if (!last.isEmpty()) {
-      batches.add(last);
-    }
-    return batches;
+    return first.toString();
   }
 
   /**

@@ -1,0 +1,120 @@
+package dev.proxima.proxy.runtime;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.Predicate;
+
+/**
+ * Loads transactions in order on a thread of its own while the caller writes the next ones: a cold
+ * rebuild renders its batch k+1 while nft loads batch k, where it used to render them all and then
+ * wait for nft. The hand-over queue holds {@link #WAITING} transactions at most, so the batches of
+ * a large table are never all in memory at once; a caller that gets ahead waits.
+ *
+ * <p>Loading stops at the first transaction the loader refuses: later ones are taken and dropped
+ * unloaded, and {@link #offer} says so, so the caller can stop writing them.
+ */
+final class LoadPipeline {
+  /** Transactions written and not yet being loaded, at most: one is enough to keep nft busy. */
+  static final int WAITING = 1;
+
+  /** The end of the transactions: compared by identity. */
+  @SuppressWarnings("StringOperationCanBeSimplified")
+  private static final String END = new String("end of transactions");
+
+  private final BlockingQueue<String> queue = new ArrayBlockingQueue<>(WAITING);
+  private final Predicate<String> load;
+  private final Thread thread;
+  private volatile boolean refused;
+  private volatile Throwable failure;
+
+  /**
+   * @param name the loading thread's name
+   * @param load loads one transaction; false when the kernel refused it
+   */
+  LoadPipeline(String name, Predicate<String> load) {
+    this.load = load;
+    this.thread = new Thread(this::run, name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private void run() {
+    try {
+      while (true) {
+        var transaction = queue.take();
+        if (transaction == END) {
+          return;
+        }
+        if (!refused && !load.test(transaction)) {
+          refused = true;
+        }
+      }
+    } catch (InterruptedException e) {
+      refused = true;
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      refused = true;
+      drainUntilEnd();
+    }
+  }
+
+  /** After a failure, takes what the caller still writes, so it never waits on a full queue. */
+  private void drainUntilEnd() {
+    try {
+      while (queue.take() != END) {
+        // Dropped: the transactions after a failed one are not loaded.
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Hands over the next transaction, waiting while the loader is behind; false once a transaction
+   * was refused (this one is then not loaded).
+   */
+  boolean offer(String transaction) {
+    if (refused) {
+      return false;
+    }
+    try {
+      queue.put(transaction);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      thread.interrupt();
+      refused = true;
+      return false;
+    }
+    return !refused;
+  }
+
+  /**
+   * Waits until every transaction handed over is loaded or dropped; true when the loader took them
+   * all. What the loader did is visible to the caller once this returns.
+   *
+   * @throws RuntimeException what loading a transaction threw (an Error as itself)
+   */
+  boolean finish() {
+    try {
+      queue.put(END);
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      thread.interrupt();
+      try {
+        thread.join();
+      } catch (InterruptedException again) {
+        Thread.currentThread().interrupt();
+      }
+      refused = true;
+    }
+    if (failure instanceof Error error) {
+      throw error;
+    }
+    if (failure instanceof RuntimeException exception) {
+      throw exception;
+    }
+    return !refused;
+  }
+}

@@ -1,0 +1,143 @@
+package dev.proxima.proxy.runtime;
+
+import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
+import static dev.proxima.proxy.testing.ServicePortFixtures.service;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.kernel.RuleLoader;
+import dev.proxima.proxy.metrics.ProxyMetrics;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.nft.RulesetAssembler;
+import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.runtime.DataPlane.Status;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A new table is loaded batch by batch while the next batch is rendered: the kernel gets the
+ * transactions one rendering-then-loading would give it, in order; the renderer never gets more
+ * than one transaction ahead; and a refused transaction stops the ones after it, as a load of them
+ * one after another does.
+ */
+class NftColdLoadTest {
+  private final List<String> loaded = Collections.synchronizedList(new ArrayList<>());
+  private final List<String> loadingThreads = Collections.synchronizedList(new ArrayList<>());
+
+  /** Enough Services for several transactions of {@link NftDataPlane#TRANSACTION_LINES}. */
+  private static List<ServicePortRules> services() {
+    var ports = new ArrayList<ServicePortRules>();
+    for (int i = 0; i < 8_000; i++) {
+      ports.add(
+          service("ns/svc" + i, "10.96." + (i / 250) + "." + (i % 250 + 1), 80)
+              .cluster(
+                  remote("10.180." + (i / 250) + "." + (i % 250 + 1), 8080),
+                  remote("10.181." + (i / 250) + "." + (i % 250 + 1), 8080)));
+    }
+    return ports;
+  }
+
+  private NftDataPlane plane(Predicate<String> kernelTakes) {
+    RuleLoader loader =
+        script -> {
+          loadingThreads.add(Thread.currentThread().getName());
+          if (!kernelTakes.test(script)) {
+            return new Nft.Result(false, "Error: refused", null);
+          }
+          loaded.add(script);
+          return new Nft.Result(true, "", null);
+        };
+    var metrics = new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables);
+    return new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics);
+  }
+
+  private static List<String> batchesOf(List<ServicePortRules> ports) {
+    var config = RuleSettings.defaults().forFamily(IpFamily.IPV4, List.of(), List.of());
+    return new RulesetAssembler(config).replaceAllInBatches(ports, NftDataPlane.TRANSACTION_LINES);
+  }
+
+  @Test
+  void aNewTableIsLoadedOnTheLoaderThreadInTheBatchesOfARenderThenLoad() {
+    var ports = services();
+    var plane = plane(script -> true);
+
+    var outcome = plane.replaceAll(ports, List.of());
+
+    var expected = batchesOf(ports);
+    assertThat(expected).hasSizeGreaterThan(3);
+    assertThat(outcome.status()).isEqualTo(Status.LOADED);
+    assertThat(loaded).isEqualTo(expected);
+    assertThat(loadingThreads).containsOnly("nft-load-ipv4");
+    assertThat(plane.linesLoaded()).isEqualTo(expected.stream().mapToInt(Lines::count).sum());
+    assertThat(plane.longestTransaction())
+        .isEqualTo(expected.stream().mapToInt(Lines::count).max().orElseThrow());
+  }
+
+  @Test
+  void aRefusedBatchLeavesTheLaterOnesUnloadedAndTheNextFullSyncBuildsTheTableAgain() {
+    var ports = services();
+    var expected = batchesOf(ports);
+    var refused = expected.get(1);
+    var plane = plane(script -> !script.equals(refused));
+
+    var outcome = plane.replaceAll(ports, List.of());
+
+    assertThat(outcome.status()).isEqualTo(Status.FAILED);
+    assertThat(outcome.error()).contains("refused");
+    assertThat(loaded).containsExactly(expected.get(0));
+    assertThat(loadingThreads).hasSize(2);
+
+    loaded.clear();
+    var again = plane(script -> true);
+    assertThat(again.replaceAll(ports, List.of()).status()).isEqualTo(Status.LOADED);
+    assertThat(loaded).isEqualTo(expected);
+  }
+
+  @Test
+  void theRendererWaitsWhileTheLoaderIsBehindInsteadOfHoldingEveryBatch() throws Exception {
+    var ports = services();
+    var firstLoading = new CountDownLatch(1);
+    var release = new CountDownLatch(1);
+    var plane =
+        plane(
+            script -> {
+              firstLoading.countDown();
+              try {
+                return release.await(30, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              }
+            });
+    var syncThread = new Thread[1];
+    var sync =
+        CompletableFuture.supplyAsync(
+            () -> {
+              syncThread[0] = Thread.currentThread();
+              return plane.replaceAll(ports, List.of());
+            });
+
+    assertThat(firstLoading.await(30, TimeUnit.SECONDS)).isTrue();
+    // The first batch is being loaded, one more waits in the hand-over: the renderer blocks on
+    // the third, though the table has more.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> syncThread[0].getState() == Thread.State.WAITING);
+    assertThat(loadingThreads).hasSize(1);
+
+    release.countDown();
+    assertThat(sync.get(30, TimeUnit.SECONDS).status()).isEqualTo(Status.LOADED);
+    assertThat(loaded).isEqualTo(batchesOf(ports));
+  }
+}
