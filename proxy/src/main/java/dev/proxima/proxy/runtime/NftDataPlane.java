@@ -621,9 +621,9 @@ public final class NftDataPlane implements DataPlane {
    * stops at the first the kernel refuses: the ones before it stay loaded (each leaves every
    * Service port whole), and the next sync rebuilds.
    *
-   * @param rebuilding whether the transactions rebuild the table: they also (re)write the rule that
-   *     refers to the marker set, which only a rebuild needs and which makes nft 1.0.6 fetch the
-   *     whole table first
+   * @param rebuilding whether the transactions rebuild the table: the first also (re)writes the
+   *     rule that refers to the marker set, which only a rebuild needs and which makes nft 1.0.6
+   *     fetch the whole table first
    */
   private Outcome loadAll(List<String> transactions, boolean rebuilding) {
     var load = new Loading(rebuilding);
@@ -657,7 +657,9 @@ public final class NftDataPlane implements DataPlane {
       var script = transaction;
       if (saved != null) {
         script = transaction + assembler.markerScript(marker.next());
-        if (rebuilding) {
+        // Once, in the first: a rule that refers to a set makes nft 1.0.6 fetch the whole table
+        // first, and a flush during the later batches must still leave the set without its rule.
+        if (rebuilding && transactions == 0) {
           script += assembler.markerRuleScript();
         }
       }

@@ -520,4 +520,26 @@ class RestartFromSavedRulesetTest {
         .doesNotContain("shop/svc-100:");
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(changed));
   }
+
+  @Test
+  void aNewTableBuiltInBatchesGivesTheMarkerSetItsRuleInTheFirstTransactionOnly() {
+    var many = new ArrayList<ServicePortRules>();
+    for (int i = 0; i < 6000; i++) {
+      many.add(
+          service("shop/svc-" + i, "10.96." + (i / 250) + "." + (i % 250 + 1), 80)
+              .cluster(remote("10.180." + (i / 250) + "." + (i % 250 + 1), 8080)));
+    }
+
+    assertThat(proxy().replaceAll(many, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(kernel.loaded).hasSizeGreaterThan(2);
+    assertThat(kernel.loaded.get(0)).contains("@sync-generation return");
+    assertThat(kernel.loaded.subList(1, kernel.loaded.size()))
+        .allSatisfy(
+            script ->
+                assertThat(script)
+                    .contains("add element ip proxima sync-generation")
+                    .doesNotContain("@sync-generation return"));
+    assertThat(kernel.referenced("ip", "proxima", "sync-generation")).isTrue();
+  }
 }
