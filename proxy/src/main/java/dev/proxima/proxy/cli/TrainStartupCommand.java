@@ -52,9 +52,10 @@ public final class TrainStartupCommand implements Callable<Integer> {
       var kubeconfig = Files.createTempFile("proxima-training", ".kubeconfig");
       try {
         Files.writeString(kubeconfig, kubeconfig(api.url()));
-        int healthPort = freePort();
-        int metricsPort = freePort();
-        int explainPort = freePort();
+        int[] ports = freePorts(3);
+        int healthPort = ports[0];
+        int metricsPort = ports[1];
+        int explainPort = ports[2];
         var proxy =
             new Thread(
                 () ->
@@ -170,9 +171,21 @@ public final class TrainStartupCommand implements Callable<Integer> {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
+  /**
+   * Ports free on loopback, all different: each is held until every one is chosen, since a port
+   * asked for and let go at once can be handed out again by the next ask.
+   */
+  static int[] freePorts(int count) throws IOException {
+    var sockets = new java.util.ArrayList<ServerSocket>();
+    try {
+      for (int i = 0; i < count; i++) {
+        sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+      }
+      return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+    } finally {
+      for (var socket : sockets) {
+        socket.close();
+      }
     }
   }
 }

@@ -34,4 +34,11 @@ class TrainStartupCommandTest {
 
     assertThat(TrainStartupCommand.bothFamiliesSynced(synced)).isTrue();
   }
+
+  @Test
+  void theTrainingProxysThreePortsAreNeverTheSame() throws Exception {
+    for (int ask = 0; ask < 200; ask++) {
+      assertThat(TrainStartupCommand.freePorts(3)).doesNotHaveDuplicates();
+    }
+  }
 }
