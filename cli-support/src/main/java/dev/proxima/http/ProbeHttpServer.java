@@ -144,33 +144,44 @@ public final class ProbeHttpServer implements AutoCloseable {
                     held.give(client);
                   }
                 };
-            // Read what the handler needs from the request now: it is not safe off the loop.
-            var probe = probeRequest(request);
-            request.pause();
-            vertx
-                .executeBlocking(() -> whole(answer(route, probe)), false)
-                .onComplete(
-                    done -> {
-                      request.resume();
-                      var response =
-                          done.succeeded()
-                              ? done.result()
-                              : ProbeResponse.text(500, "internal error\n");
-                      long giveUp =
-                          vertx.setTimer(
-                              Math.max(1, limits.sendTimeout().toMillis()),
-                              late -> {
-                                // Closing fails the write, which gives its place back.
-                                request.connection().close();
-                                give.run();
-                              });
-                      send(request, response, deadlines)
-                          .onComplete(
-                              sent -> {
-                                vertx.cancelTimer(giveUp);
-                                give.run();
-                              });
-                    });
+            try {
+              // Read what the handler needs from the request now: it is not safe off the loop.
+              var probe = probeRequest(request);
+              request.pause();
+              vertx
+                  .executeBlocking(() -> whole(answer(route, probe)), false)
+                  .onComplete(
+                      done -> {
+                        try {
+                          request.resume();
+                          var response =
+                              done.succeeded()
+                                  ? done.result()
+                                  : ProbeResponse.text(500, "internal error\n");
+                          long giveUp =
+                              vertx.setTimer(
+                                  Math.max(1, limits.sendTimeout().toMillis()),
+                                  late -> {
+                                    // Closing fails the write, which gives its place back.
+                                    request.connection().close();
+                                    give.run();
+                                  });
+                          send(request, response, deadlines)
+                              .onComplete(
+                                  sent -> {
+                                    vertx.cancelTimer(giveUp);
+                                    give.run();
+                                  });
+                        } catch (RuntimeException closedMeanwhile) {
+                          give.run();
+                          throw closedMeanwhile;
+                        }
+                      });
+            } catch (RuntimeException failure) {
+              // Whatever threw, the place must not stay taken for good.
+              give.run();
+              throw failure;
+            }
             return;
           }
           send(

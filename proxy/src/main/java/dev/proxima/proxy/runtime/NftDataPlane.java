@@ -596,11 +596,18 @@ public final class NftDataPlane implements DataPlane {
     var pipeline =
         new LoadPipeline("nft-load-" + family.name().toLowerCase(Locale.ROOT), load::transaction);
     RulesetAssembler.ColdRebuild written;
+    boolean tookAll = false;
     try {
       written = assembler.replaceAllInBatches(ports, TRANSACTION_LINES, pipeline::offer);
     } finally {
       // Also when rendering threw: the loader must not outlive the sync.
-      pipeline.finish();
+      tookAll = pipeline.finish();
+    }
+    if (!tookAll && load.refusal == null) {
+      // Interrupted (the proxy is stopping): some batches may not have loaded, and none refused.
+      kernelAsAssembled = false;
+      assembler.forgetStale();
+      return Outcome.failed("loading the new table was interrupted");
     }
     if (written == RulesetAssembler.ColdRebuild.SHARED_CHAINS_DIFFER) {
       LOG.atError()

@@ -284,7 +284,9 @@ public final class ProxyServer implements AutoCloseable {
                 return;
               }
               log.atInfo().log("Informers synced; programming rules");
-              runner.request();
+              // The first lists' additions reach no handler (the first sync reads the stores), so
+              // what they used to mark is marked here: the queued sync and the node's eligibility.
+              changed();
             });
     runner.start();
     long summaryMillis = Proxier.PARTIAL_SYNC_SUMMARY_INTERVAL.toMillis() / 4;

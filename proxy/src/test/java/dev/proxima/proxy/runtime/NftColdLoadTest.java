@@ -140,4 +140,48 @@ class NftColdLoadTest {
     assertThat(sync.get(30, TimeUnit.SECONDS).status()).isEqualTo(Status.LOADED);
     assertThat(loaded).isEqualTo(batchesOf(ports));
   }
+
+  @Test
+  void aSyncInterruptedWhileItWaitsForTheLoaderFailsInsteadOfCountingAsLoaded() throws Exception {
+    var ports = services();
+    var secondLoading = new CountDownLatch(1);
+    var release = new CountDownLatch(1);
+    var calls = new java.util.concurrent.atomic.AtomicInteger();
+    var plane =
+        plane(
+            script -> {
+              if (calls.incrementAndGet() == 2) {
+                secondLoading.countDown();
+                awaitUninterruptibly(release);
+              }
+              return true;
+            });
+    var outcome = new CompletableFuture<DataPlane.Outcome>();
+    var sync = new Thread(() -> outcome.complete(plane.replaceAll(ports, List.of())), "sync");
+    sync.start();
+    assertThat(secondLoading.await(30, TimeUnit.SECONDS)).isTrue();
+    // The renderer has filled the queue behind the stuck loader and waits for room.
+    await().atMost(Duration.ofSeconds(30)).until(() -> sync.getState() == Thread.State.WAITING);
+
+    sync.interrupt();
+    release.countDown();
+
+    assertThat(outcome.get(30, TimeUnit.SECONDS).status()).isEqualTo(Status.FAILED);
+    assertThat(loaded.size()).isLessThan(batchesOf(ports).size());
+  }
+
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
 }

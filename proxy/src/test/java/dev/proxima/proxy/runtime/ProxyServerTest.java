@@ -289,6 +289,33 @@ class ProxyServerTest {
   }
 
   @Test
+  void aProxyStartedOnANodeTheClusterAutoscalerIsRemovingFailsHealthzFromItsFirstSync()
+      throws Exception {
+    client
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-a")
+                .endMetadata()
+                .withNewSpec()
+                .addNewTaint()
+                .withKey("ToBeDeletedByClusterAutoscaler")
+                .withValue("1732430000")
+                .withEffect("NoSchedule")
+                .endTaint()
+                .endSpec()
+                .build())
+        .create();
+    startProxy();
+    await().until(() -> proxy.hasSynced() && !scripts.isEmpty());
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(503));
+    assertThat(get(proxy.healthPort(), "/healthz").body()).contains("\"nodeEligible\": false");
+  }
+
+  @Test
   void aNodeTheClusterAutoscalerIsRemovingFailsHealthzWithTheReasonButNotLivez() throws Exception {
     client
         .resource(new NodeBuilder().withNewMetadata().withName("node-a").endMetadata().build())

@@ -33,10 +33,12 @@ public final class IptablesCleanup {
       List<IptablesRule> jumps = new ArrayList<>();
       for (String line : lines) {
         // By the rule's target, not its text: another tool's comment may name a Proxima chain.
-        if (line.startsWith("-A ")
-            && !line.startsWith("-A " + IptablesChains.PREFIX)
-            && chains.contains(SavedRuleTarget.of(line))) {
-          jumps.add(IptablesRule.saved(table, line));
+        if (line.startsWith("-A ") && !line.startsWith("-A " + IptablesChains.PREFIX)) {
+          // A rule without a target (a counting rule) jumps nowhere.
+          var target = SavedRuleTarget.of(line);
+          if (target != null && chains.contains(target)) {
+            jumps.add(IptablesRule.saved(table, line));
+          }
         }
       }
       chains.forEach(chain -> out.declare(table, chain));

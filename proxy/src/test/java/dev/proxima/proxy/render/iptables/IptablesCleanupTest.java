@@ -54,6 +54,7 @@ class IptablesCleanupTest {
             -A INPUT -m comment --comment "was -j PROXIMA-FIREWALL, see \\"ticket 7\\"" -j ACCEPT
             -A INPUT -m comment --comment "-g PROXIMA-FIREWALL" -g OTHER
             -A INPUT -m comment --comment proxima -g PROXIMA-FIREWALL
+            -A INPUT -p tcp -m tcp --dport 22
             COMMIT
             """);
 
