@@ -288,23 +288,24 @@ class ProxyServerTest {
     assertThat(status(proxy.healthPort(), "/livez")).isEqualTo(200);
   }
 
+  /** The node with the taint the cluster autoscaler puts on a node it is removing. */
+  private static io.fabric8.kubernetes.api.model.Node beingRemoved(NodeBuilder node) {
+    return node.withNewSpec()
+        .addNewTaint()
+        .withKey("ToBeDeletedByClusterAutoscaler")
+        .withValue("1732430000")
+        .withEffect("NoSchedule")
+        .endTaint()
+        .endSpec()
+        .build();
+  }
+
   @Test
   void aProxyStartedOnANodeTheClusterAutoscalerIsRemovingFailsHealthzFromItsFirstSync()
       throws Exception {
     client
         .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName("node-a")
-                .endMetadata()
-                .withNewSpec()
-                .addNewTaint()
-                .withKey("ToBeDeletedByClusterAutoscaler")
-                .withValue("1732430000")
-                .withEffect("NoSchedule")
-                .endTaint()
-                .endSpec()
-                .build())
+            beingRemoved(new NodeBuilder().withNewMetadata().withName("node-a").endMetadata()))
         .create();
     startProxy();
     await().until(() -> proxy.hasSynced() && !scripts.isEmpty());
@@ -324,20 +325,7 @@ class ProxyServerTest {
     await().until(() -> proxy.hasSynced() && !scripts.isEmpty());
     assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(200);
 
-    client
-        .nodes()
-        .withName("node-a")
-        .edit(
-            node ->
-                new NodeBuilder(node)
-                    .withNewSpec()
-                    .addNewTaint()
-                    .withKey("ToBeDeletedByClusterAutoscaler")
-                    .withValue("1732430000")
-                    .withEffect("NoSchedule")
-                    .endTaint()
-                    .endSpec()
-                    .build());
+    client.nodes().withName("node-a").edit(node -> beingRemoved(new NodeBuilder(node)));
 
     await().untilAsserted(() -> assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(503));
     assertThat(get(proxy.healthPort(), "/healthz").body())
