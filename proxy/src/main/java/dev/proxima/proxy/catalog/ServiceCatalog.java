@@ -195,7 +195,7 @@ public final class ServiceCatalog {
               && Annotations.observesLocality(service.getMetadata().getAnnotations());
       var key = keyOf(service);
       var spec = service.getSpec();
-      var clusterIp = clusterIpOf(spec.getClusterIPs(), spec.getClusterIP(), family);
+      var clusterIp = clusterIpOf(spec, family);
       if (clusterIp == null) {
         return List.of();
       }
@@ -383,11 +383,7 @@ public final class ServiceCatalog {
      * parsing: an address is read as IPv6 exactly when it has a colon ({@code IpLiteral}).
      */
     static boolean mayHaveClusterIpOf(ServiceSpec spec, IpFamily family) {
-      var clusterIps = spec.getClusterIPs();
-      if (clusterIps == null || clusterIps.isEmpty()) {
-        return hasShapeOf(spec.getClusterIP(), family);
-      }
-      for (var candidate : clusterIps) {
+      for (var candidate : clusterIpCandidates(spec)) {
         if (hasShapeOf(candidate, family)) {
           return true;
         }
@@ -399,21 +395,23 @@ public final class ServiceCatalog {
       return address != null && (address.indexOf(':') >= 0) == (family == IpFamily.IPV6);
     }
 
-    private static String clusterIpOf(List<String> clusterIps, String clusterIp, IpFamily family) {
-      var candidates = new ArrayList<String>();
-      if (clusterIps != null) {
-        candidates.addAll(clusterIps);
-      }
-      if (candidates.isEmpty() && clusterIp != null) {
-        candidates.add(clusterIp);
-      }
-      for (var candidate : candidates) {
+    private static String clusterIpOf(ServiceSpec spec, IpFamily family) {
+      for (var candidate : clusterIpCandidates(spec)) {
         var address = IpAddress.parse(candidate);
         if (address != null && address.family() == family) {
           return address.toString();
         }
       }
       return null;
+    }
+
+    /** {@code spec.clusterIPs}, or {@code spec.clusterIP} alone when that list is empty. */
+    private static List<String> clusterIpCandidates(ServiceSpec spec) {
+      var clusterIps = spec.getClusterIPs();
+      if (clusterIps != null && !clusterIps.isEmpty()) {
+        return clusterIps;
+      }
+      return spec.getClusterIP() == null ? List.of() : List.of(spec.getClusterIP());
     }
 
     /**
