@@ -372,13 +372,12 @@ public final class RulesetAssembler {
       this.budget = budget;
       this.sharedChains = new HashSet<>(shared.names());
       var objects = RenderPass.sharedChainObjects(config, shared);
-      var first = new NftTransaction(text, fixedScript.length() + 256 * shared.names().size());
-      first.appendWritten(fixedScript);
-      for (var chain : shared.names()) {
-        first.addChain(objects.chains().get(chain));
-        objects.rules().get(chain).forEach(rule -> first.addRule(rule));
-      }
-      held.add(first.toString());
+      held.add(
+          firstTransaction(
+              fixedScript.length() + 256 * shared.names().size(),
+              shared.names(),
+              objects.chains(),
+              objects.rules()));
       if (fixed.chains().size() + serviceCidrs.size() + shared.elementsAtLeast() > budget) {
         // Sure to need several transactions: the first goes now, and the loading starts while
         // the ports are rendered.
@@ -468,15 +467,32 @@ public final class RulesetAssembler {
 
   /** The first transaction of a new table: the fixed table and the shared chains rendered. */
   private String firstFromRender() {
-    var first = new NftTransaction(text, fullScriptLengthEstimate() / 8 + fixedScript.length());
-    first.appendWritten(fixedScript);
+    var shared = new ArrayList<String>();
     chainRules.forEach(
         (chain, rules) -> {
           if (looksUpMap(rules)) {
-            first.addChain(chainDeclarations.get(chain));
-            rules.forEach(rule -> first.addRule(rule));
+            shared.add(chain);
           }
         });
+    return firstTransaction(
+        fullScriptLengthEstimate() / 8 + fixedScript.length(),
+        shared,
+        chainDeclarations,
+        chainRules);
+  }
+
+  /** The fixed table, then each shared chain that looks up a map with its rules, in this order. */
+  private String firstTransaction(
+      int capacity,
+      List<String> shared,
+      Map<String, NftChain> declarations,
+      Map<String, List<NftRule>> rules) {
+    var first = new NftTransaction(text, capacity);
+    first.appendWritten(fixedScript);
+    for (var chain : shared) {
+      first.addChain(declarations.get(chain));
+      rules.get(chain).forEach(first::addRule);
+    }
     return first.toString();
   }
 
