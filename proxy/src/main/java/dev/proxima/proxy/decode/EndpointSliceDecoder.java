@@ -3,6 +3,8 @@ package dev.proxima.proxy.decode;
 import static dev.proxima.proxy.decode.JsonFields.bool;
 import static dev.proxima.proxy.decode.JsonFields.fields;
 import static dev.proxima.proxy.decode.JsonFields.integer;
+import static dev.proxima.proxy.decode.JsonFields.metadata;
+import static dev.proxima.proxy.decode.JsonFields.metadataDeserializer;
 import static dev.proxima.proxy.decode.JsonFields.object;
 import static dev.proxima.proxy.decode.JsonFields.objects;
 import static dev.proxima.proxy.decode.JsonFields.skip;
@@ -12,9 +14,11 @@ import static dev.proxima.proxy.decode.JsonFields.strings;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.deser.ResolvableDeserializer;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import dev.proxima.proxy.track.ProxyCacheTrim;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointHints;
@@ -25,16 +29,24 @@ import io.fabric8.kubernetes.api.model.discovery.v1.ForZone;
 import java.io.IOException;
 
 /**
- * Decodes an EndpointSlice straight into what the proxy caches: the object databind would build and
- * {@link ProxyCacheTrim#slice} would then trim, equal to it, without building the endpoints' target
- * references, hostnames and deprecated topology, nor introspecting the model's classes at first
- * use. Unknown fields are skipped, not kept as additional properties.
+ * Decodes an EndpointSlice straight into what the proxy caches: equal to what databind would build
+ * and {@link ProxyCacheTrim#slice} would then trim, without building the endpoints' target
+ * references, hostnames and deprecated topology, nor having databind introspect the model's
+ * classes. Unknown fields are skipped, not kept as additional properties. Metadata is databind's to
+ * read ({@link JsonFields#metadata}).
  */
-public final class EndpointSliceDecoder extends StdDeserializer<EndpointSlice> {
+public final class EndpointSliceDecoder extends StdDeserializer<EndpointSlice>
+    implements ResolvableDeserializer {
   private static final long serialVersionUID = 1L;
+  private transient JsonDeserializer<Object> metadataDecoder;
 
   public EndpointSliceDecoder() {
     super(EndpointSlice.class);
+  }
+
+  @Override
+  public void resolve(DeserializationContext context) throws JsonMappingException {
+    metadataDecoder = metadataDeserializer(context);
   }
 
   @Override
@@ -53,8 +65,7 @@ public final class EndpointSliceDecoder extends StdDeserializer<EndpointSlice> {
           switch (name) {
             case "apiVersion" -> slice.setApiVersion(string(value, ctx));
             case "kind" -> slice.setKind(string(value, ctx));
-            case "metadata" ->
-                slice.setMetadata(object(value, ctx, ObjectMeta.class, ObjectMetaFields::read));
+            case "metadata" -> slice.setMetadata(metadata(value, ctx, metadataDecoder));
             case "addressType" -> slice.setAddressType(string(value, ctx));
             case "ports" ->
                 slice.setPorts(objects(value, ctx, EndpointPort.class, EndpointSliceDecoder::port));

@@ -3,6 +3,8 @@ package dev.proxima.proxy.decode;
 import static dev.proxima.proxy.decode.JsonFields.bool;
 import static dev.proxima.proxy.decode.JsonFields.fields;
 import static dev.proxima.proxy.decode.JsonFields.integer;
+import static dev.proxima.proxy.decode.JsonFields.metadata;
+import static dev.proxima.proxy.decode.JsonFields.metadataDeserializer;
 import static dev.proxima.proxy.decode.JsonFields.object;
 import static dev.proxima.proxy.decode.JsonFields.objects;
 import static dev.proxima.proxy.decode.JsonFields.skip;
@@ -13,13 +15,15 @@ import static dev.proxima.proxy.decode.JsonFields.strings;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.deser.ResolvableDeserializer;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.ClientIPConfig;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PortStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -29,17 +33,25 @@ import io.fabric8.kubernetes.api.model.SessionAffinityConfig;
 import java.io.IOException;
 
 /**
- * Decodes a Service straight into what the proxy caches: the object databind would build and {@link
- * ProxyCacheTrim#service} would then trim, equal to it, without building what the trim throws away
- * (status conditions, managed fields, owner references) or introspecting the model's classes at
- * first use, which with the proxy's cold code was most of a cold start's list phase. Unknown fields
- * are skipped, not kept as additional properties: nothing in the proxy reads them.
+ * Decodes a Service straight into what the proxy caches: equal to what databind would build and
+ * {@link ProxyCacheTrim#service} would then trim, without building what the trim throws away
+ * (status conditions) or having databind introspect the model's classes, which a cold JVM pays for
+ * on the first list (run DC in docs/benchmarks.md). Unknown fields are skipped, not kept as
+ * additional properties: nothing in the proxy reads them. Metadata is databind's to read ({@link
+ * JsonFields#metadata}).
  */
-public final class ServiceDecoder extends StdDeserializer<Service> {
+public final class ServiceDecoder extends StdDeserializer<Service>
+    implements ResolvableDeserializer {
   private static final long serialVersionUID = 1L;
+  private transient JsonDeserializer<Object> metadataDecoder;
 
   public ServiceDecoder() {
     super(Service.class);
+  }
+
+  @Override
+  public void resolve(DeserializationContext context) throws JsonMappingException {
+    metadataDecoder = metadataDeserializer(context);
   }
 
   @Override
@@ -57,8 +69,7 @@ public final class ServiceDecoder extends StdDeserializer<Service> {
           switch (name) {
             case "apiVersion" -> service.setApiVersion(string(value, ctx));
             case "kind" -> service.setKind(string(value, ctx));
-            case "metadata" ->
-                service.setMetadata(object(value, ctx, ObjectMeta.class, ObjectMetaFields::read));
+            case "metadata" -> service.setMetadata(metadata(value, ctx, metadataDecoder));
             case "spec" ->
                 service.setSpec(object(value, ctx, ServiceSpec.class, ServiceDecoder::spec));
             case "status" ->

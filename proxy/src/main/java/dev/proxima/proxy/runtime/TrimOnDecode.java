@@ -35,7 +35,7 @@ public final class TrimOnDecode {
     var serialization = new KubernetesSerialization(mapper, true);
     // Skipped by the parser, never built: on a real cluster managed fields are often the largest
     // part of an object. Decoding only: the proxy never writes API objects back. The two decoders
-    // skip the same fields; these cover every other kind.
+    // skip the endpoint details and status conditions themselves and leave metadata to databind.
     mapper.addMixIn(ObjectMeta.class, SkipBookkeeping.class);
     mapper.addMixIn(Endpoint.class, SkipEndpointDetails.class);
     mapper.addMixIn(ServiceStatus.class, SkipConditions.class);
