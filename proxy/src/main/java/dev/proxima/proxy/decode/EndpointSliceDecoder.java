@@ -4,7 +4,6 @@ import static dev.proxima.proxy.decode.JsonFields.bool;
 import static dev.proxima.proxy.decode.JsonFields.fields;
 import static dev.proxima.proxy.decode.JsonFields.integer;
 import static dev.proxima.proxy.decode.JsonFields.metadata;
-import static dev.proxima.proxy.decode.JsonFields.metadataDeserializer;
 import static dev.proxima.proxy.decode.JsonFields.object;
 import static dev.proxima.proxy.decode.JsonFields.objects;
 import static dev.proxima.proxy.decode.JsonFields.skip;
@@ -12,12 +11,7 @@ import static dev.proxima.proxy.decode.JsonFields.string;
 import static dev.proxima.proxy.decode.JsonFields.strings;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationContext;
-import com.fasterxml.jackson.databind.JsonDeserializer;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.deser.ResolvableDeserializer;
-import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
@@ -35,28 +29,15 @@ import java.io.IOException;
  * classes. Unknown fields are skipped, not kept as additional properties. Metadata is databind's to
  * read ({@link JsonFields#metadata}).
  */
-public final class EndpointSliceDecoder extends StdDeserializer<EndpointSlice>
-    implements ResolvableDeserializer {
+public final class EndpointSliceDecoder extends TrimmedObjectDecoder<EndpointSlice> {
   private static final long serialVersionUID = 1L;
-  private transient JsonDeserializer<Object> metadataDecoder;
 
   public EndpointSliceDecoder() {
     super(EndpointSlice.class);
   }
 
   @Override
-  public void resolve(DeserializationContext context) throws JsonMappingException {
-    metadataDecoder = metadataDeserializer(context);
-  }
-
-  @Override
-  public EndpointSlice deserialize(JsonParser parser, DeserializationContext context)
-      throws IOException {
-    if (parser.currentToken() != JsonToken.START_OBJECT
-        && parser.currentToken() != JsonToken.FIELD_NAME
-        && parser.currentToken() != JsonToken.END_OBJECT) {
-      return (EndpointSlice) context.handleUnexpectedToken(EndpointSlice.class, parser);
-    }
+  EndpointSlice read(JsonParser parser, DeserializationContext context) throws IOException {
     var slice = new EndpointSlice();
     fields(
         parser,
@@ -65,7 +46,7 @@ public final class EndpointSliceDecoder extends StdDeserializer<EndpointSlice>
           switch (name) {
             case "apiVersion" -> slice.setApiVersion(string(value, ctx));
             case "kind" -> slice.setKind(string(value, ctx));
-            case "metadata" -> slice.setMetadata(metadata(value, ctx, metadataDecoder));
+            case "metadata" -> slice.setMetadata(metadata(value, ctx, metadataDecoder()));
             case "addressType" -> slice.setAddressType(string(value, ctx));
             case "ports" ->
                 slice.setPorts(objects(value, ctx, EndpointPort.class, EndpointSliceDecoder::port));
@@ -75,8 +56,12 @@ public final class EndpointSliceDecoder extends StdDeserializer<EndpointSlice>
             default -> skip(value);
           }
         });
-    Trim.quietly(slice, ProxyCacheTrim::slice);
     return slice;
+  }
+
+  @Override
+  void trim(EndpointSlice decoded) {
+    ProxyCacheTrim.slice(decoded);
   }
 
   private static EndpointPort port(JsonParser parser, DeserializationContext context)

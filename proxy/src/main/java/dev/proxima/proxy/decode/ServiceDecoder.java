@@ -4,7 +4,6 @@ import static dev.proxima.proxy.decode.JsonFields.bool;
 import static dev.proxima.proxy.decode.JsonFields.fields;
 import static dev.proxima.proxy.decode.JsonFields.integer;
 import static dev.proxima.proxy.decode.JsonFields.metadata;
-import static dev.proxima.proxy.decode.JsonFields.metadataDeserializer;
 import static dev.proxima.proxy.decode.JsonFields.object;
 import static dev.proxima.proxy.decode.JsonFields.objects;
 import static dev.proxima.proxy.decode.JsonFields.skip;
@@ -13,12 +12,7 @@ import static dev.proxima.proxy.decode.JsonFields.stringMap;
 import static dev.proxima.proxy.decode.JsonFields.strings;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationContext;
-import com.fasterxml.jackson.databind.JsonDeserializer;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.deser.ResolvableDeserializer;
-import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.ClientIPConfig;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -40,27 +34,15 @@ import java.io.IOException;
  * additional properties: nothing in the proxy reads them. Metadata is databind's to read ({@link
  * JsonFields#metadata}).
  */
-public final class ServiceDecoder extends StdDeserializer<Service>
-    implements ResolvableDeserializer {
+public final class ServiceDecoder extends TrimmedObjectDecoder<Service> {
   private static final long serialVersionUID = 1L;
-  private transient JsonDeserializer<Object> metadataDecoder;
 
   public ServiceDecoder() {
     super(Service.class);
   }
 
   @Override
-  public void resolve(DeserializationContext context) throws JsonMappingException {
-    metadataDecoder = metadataDeserializer(context);
-  }
-
-  @Override
-  public Service deserialize(JsonParser parser, DeserializationContext context) throws IOException {
-    if (parser.currentToken() != JsonToken.START_OBJECT
-        && parser.currentToken() != JsonToken.FIELD_NAME
-        && parser.currentToken() != JsonToken.END_OBJECT) {
-      return (Service) context.handleUnexpectedToken(Service.class, parser);
-    }
+  Service read(JsonParser parser, DeserializationContext context) throws IOException {
     var service = new Service();
     fields(
         parser,
@@ -69,7 +51,7 @@ public final class ServiceDecoder extends StdDeserializer<Service>
           switch (name) {
             case "apiVersion" -> service.setApiVersion(string(value, ctx));
             case "kind" -> service.setKind(string(value, ctx));
-            case "metadata" -> service.setMetadata(metadata(value, ctx, metadataDecoder));
+            case "metadata" -> service.setMetadata(metadata(value, ctx, metadataDecoder()));
             case "spec" ->
                 service.setSpec(object(value, ctx, ServiceSpec.class, ServiceDecoder::spec));
             case "status" ->
@@ -77,8 +59,12 @@ public final class ServiceDecoder extends StdDeserializer<Service>
             default -> skip(value);
           }
         });
-    Trim.quietly(service, ProxyCacheTrim::service);
     return service;
+  }
+
+  @Override
+  void trim(Service decoded) {
+    ProxyCacheTrim.service(decoded);
   }
 
   private static ServiceSpec spec(JsonParser parser, DeserializationContext context)

@@ -33,17 +33,25 @@ public final class TrimOnDecode {
   public static KubernetesSerialization serialization() {
     var mapper = new ObjectMapper();
     var serialization = new KubernetesSerialization(mapper, true);
-    // Skipped by the parser, never built: on a real cluster managed fields are often the largest
-    // part of an object. Decoding only: the proxy never writes API objects back. The two decoders
-    // skip the endpoint details and status conditions themselves and leave metadata to databind.
-    mapper.addMixIn(ObjectMeta.class, SkipBookkeeping.class);
-    mapper.addMixIn(Endpoint.class, SkipEndpointDetails.class);
-    mapper.addMixIn(ServiceStatus.class, SkipConditions.class);
+    skipUnread(mapper);
     mapper.registerModule(
         new SimpleModule("proxima-trim-on-decode")
             .addDeserializer(Service.class, new ServiceDecoder())
             .addDeserializer(EndpointSlice.class, new EndpointSliceDecoder()));
     return serialization;
+  }
+
+  /**
+   * Fields skipped by the parser, never built: on a real cluster managed fields are often the
+   * largest part of an object. Decoding only: the proxy never writes API objects back. The two
+   * decoders skip the endpoint details and status conditions themselves and leave metadata to
+   * databind, so this applies to them too. Public for the decoders' tests, which hold them to what
+   * databind makes of an object under the same mixins.
+   */
+  public static void skipUnread(ObjectMapper mapper) {
+    mapper.addMixIn(ObjectMeta.class, SkipBookkeeping.class);
+    mapper.addMixIn(Endpoint.class, SkipEndpointDetails.class);
+    mapper.addMixIn(ServiceStatus.class, SkipConditions.class);
   }
 
   @JsonIgnoreProperties(

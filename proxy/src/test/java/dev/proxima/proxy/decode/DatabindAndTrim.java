@@ -1,12 +1,9 @@
 package dev.proxima.proxy.decode;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.proxima.proxy.runtime.TrimOnDecode;
 import dev.proxima.proxy.track.ProxyCacheTrim;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceStatus;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
@@ -21,9 +18,7 @@ final class DatabindAndTrim {
   DatabindAndTrim() {
     var mapper = new ObjectMapper();
     serialization = new KubernetesSerialization(mapper, true);
-    mapper.addMixIn(ObjectMeta.class, SkipBookkeeping.class);
-    mapper.addMixIn(Endpoint.class, SkipEndpointDetails.class);
-    mapper.addMixIn(ServiceStatus.class, SkipConditions.class);
+    TrimOnDecode.skipUnread(mapper);
   }
 
   Service service(String json) {
@@ -45,17 +40,4 @@ final class DatabindAndTrim {
     }
     return slice;
   }
-
-  @JsonIgnoreProperties(
-      value = {"managedFields", "ownerReferences"},
-      allowGetters = true)
-  private interface SkipBookkeeping {}
-
-  @JsonIgnoreProperties(
-      value = {"targetRef", "hostname", "deprecatedTopology"},
-      allowGetters = true)
-  private interface SkipEndpointDetails {}
-
-  @JsonIgnoreProperties(value = "conditions", allowGetters = true)
-  private interface SkipConditions {}
 }
