@@ -77,6 +77,9 @@ public final class DecodeColdStart {
       median.append(String.format(Locale.ROOT, " %s=%.0f", names[i], values[values.length / 2]));
     }
     System.out.println(median);
+    Files.delete(work.resolve("services.json"));
+    Files.delete(work.resolve("slices.json"));
+    Files.delete(work);
   }
 
   private static final String[] COLUMNS = {
