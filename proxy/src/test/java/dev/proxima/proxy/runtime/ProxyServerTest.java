@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,16 @@ class ProxyServerTest {
   private void startProxy(Duration minSyncPeriod) throws Exception {
     proxy = dryRunProxy(minSyncPeriod);
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+  }
+
+  /** A started dry-run proxy whose host work is {@code hostPrepared}. */
+  private void startProxyAfter(CompletionStage<?> hostPrepared) throws Exception {
+    proxy = dryRunProxy(Duration.ofMillis(100));
+    proxy.start(
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        null,
+        hostPrepared);
   }
 
   /** A proxy that prints its rulesets into {@link #scripts}, not started yet. */
@@ -274,12 +285,7 @@ class ProxyServerTest {
       throws Exception {
     createWebService();
     var hostPrepared = new CompletableFuture<Void>();
-    proxy = dryRunProxy(Duration.ofMillis(100));
-    proxy.start(
-        new InetSocketAddress("127.0.0.1", 0),
-        new InetSocketAddress("127.0.0.1", 0),
-        null,
-        hostPrepared);
+    startProxyAfter(hostPrepared);
 
     await().until(proxy::hasSynced);
     // A change after the first list, which would ask for a sync of its own.
@@ -297,12 +303,8 @@ class ProxyServerTest {
   @Test
   void aHostPreparationThatFailedStillLetsTheFirstSyncRun() throws Exception {
     createWebService();
-    proxy = dryRunProxy(Duration.ofMillis(100));
     // Whoever prepared the host logged why; the syncs report what stays broken.
-    proxy.start(
-        new InetSocketAddress("127.0.0.1", 0),
-        new InetSocketAddress("127.0.0.1", 0),
-        null,
+    startProxyAfter(
         CompletableFuture.failedFuture(new IllegalStateException("iptables-save crashed")));
 
     await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("10.244.1.5 . 8080"));
