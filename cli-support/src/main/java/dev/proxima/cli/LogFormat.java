@@ -42,7 +42,7 @@ public enum LogFormat {
     }
   }
 
-  /** Switches the root logger to this format; text is what logback.xml already sets up. */
+  /** Switches the root logger to this format; text is what {@link TextLogging} already sets up. */
   public void apply() {
     if (this == text) {
       return;

@@ -9,23 +9,40 @@ import picocli.CommandLine.Command;
     name = "proxima-proxy",
     mixinStandardHelpOptions = true,
     versionProvider = ProxyMain.VersionProvider.class,
-    description = "Node-local service proxy that routes by EndpointSlice topology hints.",
-    subcommands = {
-      RunCommand.class,
-      ExplainCommand.class,
-      RenderCommand.class,
-      CleanupCommand.class,
-      TrainStartupCommand.class
-    })
+    description = "Node-local service proxy that routes by EndpointSlice topology hints.")
 public final class ProxyMain implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(commandLine().execute(args));
+    System.exit(commandLineFor(args).execute(args));
   }
 
+  /** Every command, in the order {@code --help} lists them. */
   public static CommandLine commandLine() {
-    return new CommandLine(new ProxyMain()).setCaseInsensitiveEnumValuesAllowed(true);
+    return withOptions(
+        new CommandLine(new ProxyMain())
+            .addSubcommand(new RunCommand())
+            .addSubcommand(new ExplainCommand())
+            .addSubcommand(new RenderCommand())
+            .addSubcommand(new CleanupCommand())
+            .addSubcommand(new TrainStartupCommand()));
+  }
+
+  /**
+   * For {@code run ...}, the tree with only that command: picocli reads every command's options
+   * when it builds the tree, the other four's are not needed by a node's start, and a start's time
+   * before its first list request is mostly such single-threaded work (docs/benchmarks.md, run EI).
+   * What {@code run} parses, prints and reports is the same in both trees.
+   */
+  static CommandLine commandLineFor(String[] args) {
+    if (args.length > 0 && "run".equals(args[0])) {
+      return withOptions(new CommandLine(new ProxyMain()).addSubcommand(new RunCommand()));
+    }
+    return commandLine();
+  }
+
+  private static CommandLine withOptions(CommandLine commandLine) {
+    return commandLine.setCaseInsensitiveEnumValuesAllowed(true);
   }
 
   /** Reports the version and commit the jar was built from. */

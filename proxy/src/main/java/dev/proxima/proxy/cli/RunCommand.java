@@ -2,6 +2,7 @@ package dev.proxima.proxy.cli;
 
 import dev.proxima.cli.BindAddressConverter;
 import dev.proxima.cli.BuildInfo;
+import dev.proxima.cli.DaemonThreads;
 import dev.proxima.cli.DurationConverter;
 import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.KubeconfigOption;
@@ -27,6 +28,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -153,30 +156,66 @@ public final class RunCommand implements Callable<Integer> {
         serviceProxyName.value);
   }
 
+  /** The iptables backend this node uses, which the iptables data plane is built for. */
+  private static IptablesBackend detectIptablesBackend() {
+    var decision = LeftoverRules.detectBackend(List.of());
+    log.atInfo()
+        .addKeyValue("backend", decision.backend().label())
+        .addKeyValue("reason", decision.reason())
+        .log("Using the iptables backend the node uses");
+    return decision.backend();
+  }
+
   /**
-   * Removes the other mode's leftover Proxima rules and, in iptables mode, picks the backend the
-   * node uses. Problems are logged, not fatal: the sync loop reports anything that stays broken.
+   * Removes the other mode's leftover Proxima rules and, in nftables mode, checks that nft works.
+   * Most of this is waiting for iptables-save, iptables-restore and nft, so it runs on a thread of
+   * its own while the API client is built and the informers list, instead of before them; the first
+   * sync waits for it ({@link ProxyServer#start(InetSocketAddress, InetSocketAddress,
+   * InetSocketAddress, CompletionStage)}). Problems are logged, not fatal: the sync loop reports
+   * anything that stays broken.
+   *
+   * @param nft the nftables mode's nft, or null in iptables mode
+   * @return completed once the rules are removed (or their removal failed, which is logged)
    */
-  private IptablesBackend switchToMode() {
-    List<String> problems;
-    IptablesBackend backend = null;
-    if (mode == ProxyMode.iptables) {
-      var decision = LeftoverRules.detectBackend(List.of());
-      backend = decision.backend();
-      log.atInfo()
-          .addKeyValue("backend", backend.label())
-          .addKeyValue("reason", decision.reason())
-          .log("Using the iptables backend the node uses");
-      problems = LeftoverRules.removeNftables(Nft.onThisHost());
-    } else {
-      problems = LeftoverRules.removeIptables(List.of());
-    }
+  private CompletableFuture<Void> prepareHostInBackground(Nft nft) {
+    return CompletableFuture.runAsync(
+            () -> {
+              removeLeftovers();
+              if (nft != null) {
+                probe(nft);
+              }
+            },
+            task -> DaemonThreads.named("proxy-host-preparation").newThread(task).start())
+        .exceptionally(
+            unexpected -> {
+              log.atWarn()
+                  .setCause(unexpected)
+                  .log("Could not remove the other mode's leftover rules");
+              return null;
+            });
+  }
+
+  private void removeLeftovers() {
+    var problems =
+        mode == ProxyMode.iptables
+            ? LeftoverRules.removeNftables(Nft.onThisHost())
+            : LeftoverRules.removeIptables(List.of());
     problems.forEach(
         problem ->
             log.atWarn()
                 .addKeyValue("error", problem)
                 .log("Could not remove the other mode's leftover rules"));
-    return backend;
+  }
+
+  private static void probe(Nft nft) {
+    var probe = nft.check("add table ip proxima_probe\n");
+    if (!probe.succeeded()) {
+      // Exiting would only crash-loop the pod; staying up keeps health failing and metrics
+      // counting, and the next sync succeeds as soon as nft works.
+      log.atError()
+          .addKeyValue("error", probe.summary())
+          .log("nft is not usable; every sync fails and /healthz reports it until it is");
+    }
   }
 
   @Override
@@ -207,20 +246,11 @@ public final class RunCommand implements Callable<Integer> {
       return 2;
     }
     var nft = dryRun || mode != ProxyMode.nftables ? null : Nft.onThisHost();
-    IptablesBackend backend = null;
-    if (!dryRun) {
-      backend = switchToMode();
-    }
-    if (nft != null) {
-      var probe = nft.check("add table ip proxima_probe\n");
-      if (!probe.succeeded()) {
-        // Exiting would only crash-loop the pod; staying up keeps health failing and metrics
-        // counting, and the next sync succeeds as soon as nft works.
-        log.atError()
-            .addKeyValue("error", probe.summary())
-            .log("nft is not usable; every sync fails and /healthz reports it until it is");
-      }
-    }
+    IptablesBackend backend =
+        !dryRun && mode == ProxyMode.iptables ? detectIptablesBackend() : null;
+    // A dry run has no host to touch.
+    CompletionStage<Void> hostPrepared =
+        dryRun ? CompletableFuture.completedFuture(null) : prepareHostInBackground(nft);
     var stop = TerminationSignals.latch();
     var registry = new PrometheusRegistry();
     var out = spec.commandLine().getOut();
@@ -257,7 +287,7 @@ public final class RunCommand implements Callable<Integer> {
                 registry,
                 configSyncPeriod,
                 Clock.systemUTC())) {
-      server.start(healthzAddress, metricsAddress, explain);
+      server.start(healthzAddress, metricsAddress, explain, hostPrepared);
       if (backend != null) {
         server.iptablesBackend(backend.label());
       }

@@ -48,9 +48,9 @@ public interface DataPlane {
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs);
 
   /**
-   * Called once as the proxy starts, before the informers list: a data plane may start finding out
-   * what its first sync needs on a thread of its own meanwhile (nftables: whether the kernel has a
-   * table its saved ruleset could describe).
+   * Called once as the proxy starts, as the informers list: a data plane may start finding out what
+   * its first sync needs on a thread of its own meanwhile (nftables: whether the kernel has a table
+   * its saved ruleset could describe).
    */
   default void starting() {}
 

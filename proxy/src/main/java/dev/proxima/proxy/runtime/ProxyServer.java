@@ -35,6 +35,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +70,9 @@ public final class ProxyServer implements AutoCloseable {
   private ProbeHttpServer metricsServer;
   private ExplainServer explainServer;
   private final Duration kernelCheckPeriod;
+
+  /** Set once the informers have listed and the host is prepared: see {@link #start}. */
+  private volatile boolean readyToSync;
 
   /** The kernel's connection counters, or null when this proxy counts nothing. */
   private ConnectionLocalityMetrics connectionCounters;
@@ -208,8 +213,9 @@ public final class ProxyServer implements AutoCloseable {
     var node = cache.node();
     health.nodeIneligible(NodeEligibility.whyNot(node, nodeName).orElse(null));
     // Until every informer has listed, a sync does nothing yet would still count as a run and
-    // hold the first real one back by --min-sync-period; start() asks for that one.
-    if (cache.hasSynced()) {
+    // hold the first real one back by --min-sync-period; and until the host is prepared, the
+    // other mode's rules may still be in place. start() asks for the first sync.
+    if (readyToSync) {
       runner.request();
     }
   }
@@ -244,12 +250,33 @@ public final class ProxyServer implements AutoCloseable {
   public void start(
       InetSocketAddress healthz, InetSocketAddress metricsAddress, InetSocketAddress explain)
       throws IOException {
+    start(healthz, metricsAddress, explain, CompletableFuture.completedFuture(null));
+  }
+
+  /**
+   * {@link #start(InetSocketAddress, InetSocketAddress, InetSocketAddress)}, with host work that
+   * runs beside the informers' first list and must end before any rules are loaded.
+   *
+   * @param hostPrepared completes once the host is ready for this proxy's rules (the other mode's
+   *     leftover rules removed, or their removal failed and was logged); no sync runs before both
+   *     it and the informers' first lists have completed
+   */
+  public void start(
+      InetSocketAddress healthz,
+      InetSocketAddress metricsAddress,
+      InetSocketAddress explain,
+      CompletionStage<?> hostPrepared)
+      throws IOException {
     if (explain != null) {
       ExplainServer.requireLoopback(explain);
     }
     // A proxy that never reaches the API server must not look ready forever; /livez ignores
     // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
     health.awaitingFirstSync();
+    // The first list request leaves before anything else here: the API server's answer is the
+    // longest wait of a start, and the servers below and the saved rulesets' checks fit in it.
+    var listed = cache.start();
+    dataPlanes.forEach(DataPlane::starting);
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
     metricsServer =
         startMetrics(
@@ -268,10 +295,7 @@ public final class ProxyServer implements AutoCloseable {
             .log("Cannot serve explain --live; the proxy runs on without it");
       }
     }
-    // The saved rulesets are read while the informers list, not after.
-    dataPlanes.forEach(DataPlane::starting);
-    cache
-        .start()
+    listed
         .whenComplete(
             (done, failure) -> {
               if (failure != null) {
@@ -284,8 +308,17 @@ public final class ProxyServer implements AutoCloseable {
                 return;
               }
               log.atInfo().log("Informers synced; programming rules");
-              // The first lists' additions reach no handler (the first sync reads the stores), so
-              // what they used to mark is marked here: the queued sync and the node's eligibility.
+            })
+        // Done either way: a failed preparation was logged by whoever prepared the host.
+        .thenCombine(
+            hostPrepared.handle((prepared, failure) -> null), (listedToo, prepared) -> null)
+        .thenRun(
+            () -> {
+              // Only from here may a change ask for a sync (changed()).
+              readyToSync = true;
+              // The first lists' additions reach no handler (the first sync reads the stores),
+              // so what they used to mark is marked here: the queued sync and the node's
+              // eligibility.
               changed();
             });
     runner.start();

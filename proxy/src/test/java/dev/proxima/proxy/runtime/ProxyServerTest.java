@@ -22,6 +22,8 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,6 +51,16 @@ class ProxyServerTest {
   private void startProxy(Duration minSyncPeriod) throws Exception {
     proxy = dryRunProxy(minSyncPeriod);
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+  }
+
+  /** A started dry-run proxy whose host work is {@code hostPrepared}. */
+  private void startProxyAfter(CompletionStage<?> hostPrepared) throws Exception {
+    proxy = dryRunProxy(Duration.ofMillis(100));
+    proxy.start(
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        null,
+        hostPrepared);
   }
 
   /** A proxy that prints its rulesets into {@link #scripts}, not started yet. */
@@ -266,6 +278,36 @@ class ProxyServerTest {
     startProxy(Duration.ofHours(1));
 
     await().atMost(Duration.ofSeconds(30)).until(() -> lastIpv4Script().contains("10.96.0.20"));
+  }
+
+  @Test
+  void noRulesAreLoadedUntilTheHostIsPreparedThoughTheInformersListedAndAChangeCameSince()
+      throws Exception {
+    createWebService();
+    var hostPrepared = new CompletableFuture<Void>();
+    startProxyAfter(hostPrepared);
+
+    await().until(proxy::hasSynced);
+    // A change after the first list, which would ask for a sync of its own.
+    moveWebEndpointTo("10.244.1.6");
+    // Nothing to wait for but time: what must not happen is a sync, which the informers having
+    // listed and the change would each have asked for within milliseconds.
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(scripts::isEmpty);
+
+    hostPrepared.complete(null);
+
+    await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("10.244.1.6 . 8080"));
+    assertThat(status(proxy.healthPort(), "/healthz")).isEqualTo(200);
+  }
+
+  @Test
+  void aHostPreparationThatFailedStillLetsTheFirstSyncRun() throws Exception {
+    createWebService();
+    // Whoever prepared the host logged why; the syncs report what stays broken.
+    startProxyAfter(
+        CompletableFuture.failedFuture(new IllegalStateException("iptables-save crashed")));
+
+    await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("10.244.1.5 . 8080"));
   }
 
   @Test

@@ -1,0 +1,76 @@
+package dev.proxima.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.util.ContextInitializer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+class TextLoggingTest {
+  private static LoggerContext configuredAfresh() throws Exception {
+    var context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    context.reset();
+    new ContextInitializer(context).autoConfig();
+    return context;
+  }
+
+  @AfterEach
+  void restore() throws Exception {
+    System.clearProperty("PROXIMA_LOG_LEVEL");
+    configuredAfresh();
+  }
+
+  @Test
+  void logbackConfiguresTheReadableLineOnStderrWithKeyValuePairsAtTheEnd() throws Exception {
+    var original = System.err;
+    var captured = new ByteArrayOutputStream();
+    try {
+      System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+      configuredAfresh();
+      LoggerFactory.getLogger("dev.proxima.Test")
+          .atInfo()
+          .addKeyValue("service", "shop/web")
+          .addKeyValue("slices", 3)
+          .log("Updated");
+      LoggerFactory.getLogger("dev.proxima.Test").atDebug().log("Not shown at INFO");
+    } finally {
+      System.setErr(original);
+    }
+
+    assertThat(captured.toString(StandardCharsets.UTF_8).lines())
+        .singleElement()
+        .asString()
+        .matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  Test Updated service=shop/web slices=3");
+  }
+
+  @Test
+  void theClientLibrariesLogOnlyWarningsAndErrors() throws Exception {
+    var context = configuredAfresh();
+
+    assertThat(context.getLogger("io.fabric8.kubernetes.client.Config").getEffectiveLevel())
+        .isEqualTo(Level.WARN);
+    assertThat(context.getLogger("io.netty.util.ResourceLeakDetector").getEffectiveLevel())
+        .isEqualTo(Level.WARN);
+    assertThat(context.getLogger("io.vertx.core.impl.VertxImpl").getEffectiveLevel())
+        .isEqualTo(Level.WARN);
+    assertThat(context.getLogger("okhttp3.OkHttpClient").getEffectiveLevel()).isEqualTo(Level.WARN);
+  }
+
+  @Test
+  void proximaLogLevelSetsTheRootLevelAndAnUnknownOneMeansDebugAsInLogbacksOwnFiles()
+      throws Exception {
+    System.setProperty("PROXIMA_LOG_LEVEL", "warn");
+    assertThat(configuredAfresh().getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getLevel())
+        .isEqualTo(Level.WARN);
+
+    System.setProperty("PROXIMA_LOG_LEVEL", "loud");
+    assertThat(configuredAfresh().getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getLevel())
+        .isEqualTo(Level.DEBUG);
+  }
+}

@@ -1,0 +1,25 @@
+package dev.proxima.proxy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ProxyMainTest {
+  @Test
+  void aStartOfRunBuildsOnlyThatCommandWithTheSameUsageAsInTheWholeTree() {
+    var forRun = ProxyMain.commandLineFor(new String[] {"run", "--dry-run"});
+    var whole = ProxyMain.commandLine();
+
+    assertThat(forRun.getSubcommands()).containsOnlyKeys("run");
+    assertThat(forRun.getSubcommands().get("run").getUsageMessage())
+        .isEqualTo(whole.getSubcommands().get("run").getUsageMessage());
+    assertThat(forRun.getSubcommands().get("run").isCaseInsensitiveEnumValuesAllowed()).isTrue();
+  }
+
+  @Test
+  void everyOtherInvocationGetsEveryCommandInHelpOrder() {
+    assertThat(ProxyMain.commandLineFor(new String[] {"--help"}).getSubcommands().keySet())
+        .containsExactly("run", "explain", "render", "cleanup", "train-startup");
+    assertThat(ProxyMain.commandLineFor(new String[0]).getSubcommands()).hasSize(5);
+  }
+}
