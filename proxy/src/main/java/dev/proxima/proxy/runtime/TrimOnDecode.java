@@ -5,12 +5,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import dev.proxima.proxy.decode.EndpointSliceDecoder;
 import dev.proxima.proxy.decode.ServiceDecoder;
+import io.fabric8.kubernetes.api.model.KubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceStatus;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.List;
 
 /**
  * The proxy's API client decodes each Service and EndpointSlice straight into what its caches keep
@@ -29,10 +34,28 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 public final class TrimOnDecode {
   private TrimOnDecode() {}
 
-  /** fabric8's serialization with the proxy's decoders added to its object mapper. */
+  /**
+   * What arrives typed only by its {@code kind} and {@code apiVersion}: the object of a watch event
+   * (the four kinds the proxy watches, and the Status of an ERROR event, such as 410 Gone after
+   * which an informer lists again). Lists and API errors are decoded into a class fabric8 names and
+   * need no entry.
+   */
+  static final List<Class<? extends KubernetesResource>> WATCHED_KINDS =
+      List.of(Service.class, EndpointSlice.class, Node.class, ServiceCIDR.class, Status.class);
+
+  /**
+   * fabric8's serialization with the proxy's decoders added to its object mapper. It knows only the
+   * {@link #WATCHED_KINDS} by kind: told to search the class path instead, fabric8 loads every
+   * model class its jars list the first time it decodes a watch event (about 0.3 s in a cold JVM,
+   * docs/benchmarks.md run SZ), unless parsing a kubeconfig has already made its shared copy. An
+   * object of a kind it does not know comes as a GenericKubernetesResource, which fabric8 decodes a
+   * second time into the informer's class; an ERROR event's Status it would not know at all, and an
+   * informer would then retry its watch where a 410 asks it to list again.
+   */
   public static KubernetesSerialization serialization() {
     var mapper = new ObjectMapper();
-    var serialization = new KubernetesSerialization(mapper, true);
+    var serialization = new KubernetesSerialization(mapper, false);
+    WATCHED_KINDS.forEach(serialization::registerKubernetesResource);
     skipUnread(mapper);
     mapper.registerModule(
         new SimpleModule("proxima-trim-on-decode")

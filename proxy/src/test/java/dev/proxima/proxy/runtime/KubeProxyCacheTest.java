@@ -3,9 +3,14 @@ package dev.proxima.proxy.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.testing.ClusterObjects;
 import dev.proxima.proxy.track.PendingChanges;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -13,6 +18,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -139,5 +145,83 @@ class KubeProxyCacheTest {
 
     // The mock's watch sends all 40 Services and slices again before the marker.
     assertThat(changedUpToAServiceCreatedNow()).containsExactly(MARKER);
+  }
+
+  @Test
+  void eachWatchedKindIsListedAndThenFollowedThroughItsWatch() {
+    // The proxy's serialization knows only the kinds it watches by name (TrimOnDecode); each must
+    // still be listed and then followed through the watch. fabric8 would turn a generic object into
+    // the informer's class by a second decode, so what the names spare is shown in
+    // TrimOnDecodeTest.
+    client.resource(ClusterObjects.node("node-a", "zone-a")).create();
+    client.resource(ClusterObjects.service("shop", "listed", "10.96.0.1")).create();
+    client.resource(ClusterObjects.slice("shop", "listed", "node-a", "10.244.1.1")).create();
+    client.resource(serviceCidr("listed", "10.96.0.0/16")).create();
+    handlerMayGoOn.countDown();
+    var cache = startCache();
+    await().atMost(Duration.ofSeconds(30)).until(cache::hasSynced);
+    await().atMost(Duration.ofSeconds(30)).until(() -> !cache.serviceCidrs().isEmpty());
+    assertThat(cache.services()).extracting(s -> s.getMetadata().getName()).contains("listed");
+    assertThat(cache.endpointSlices()).hasSize(1);
+    assertThat(cache.serviceCidrs()).containsExactly("10.96.0.0/16");
+
+    client.resource(ClusterObjects.service("shop", "added", "10.96.0.2")).create();
+    client.resource(ClusterObjects.slice("shop", "added", "node-a", "10.244.1.2")).create();
+    client.resource(serviceCidr("added", "fd00:10:96::/112")).create();
+    client
+        .services()
+        .inNamespace("shop")
+        .withName("listed")
+        .edit(s -> withClusterIp(s, "10.96.0.9"));
+    client.nodes().withName("node-a").edit(n -> inZone(n, "zone-b"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(cache.service(new ObjectKey("shop", "added"))).isNotNull();
+              assertThat(cache.service(new ObjectKey("shop", "listed")).getSpec().getClusterIP())
+                  .isEqualTo("10.96.0.9");
+              assertThat(cache.slicesOf(new ObjectKey("shop", "added"))).hasSize(1);
+              assertThat(cache.serviceCidrs())
+                  .containsExactlyInAnyOrder("10.96.0.0/16", "fd00:10:96::/112");
+              assertThat(cache.node().getMetadata().getLabels())
+                  .containsEntry(Labels.ZONE, "zone-b");
+            });
+
+    client.services().inNamespace("shop").withName("listed").delete();
+    client.discovery().v1().endpointSlices().inNamespace("shop").withName("listed-1").delete();
+    client.resources(ServiceCIDR.class).withName("listed").delete();
+    client.nodes().withName("node-a").delete();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(cache.service(new ObjectKey("shop", "listed"))).isNull();
+              assertThat(cache.slicesOf(new ObjectKey("shop", "listed"))).isEmpty();
+              assertThat(cache.serviceCidrs()).containsExactly("fd00:10:96::/112");
+              assertThat(cache.node()).isNull();
+            });
+  }
+
+  private static ServiceCIDR serviceCidr(String name, String cidr) {
+    return new ServiceCIDRBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withCidrs(cidr)
+        .endSpec()
+        .build();
+  }
+
+  private static Service withClusterIp(Service service, String clusterIp) {
+    service.getSpec().setClusterIP(clusterIp);
+    service.getSpec().setClusterIPs(List.of(clusterIp));
+    return service;
+  }
+
+  private static Node inZone(Node node, String zone) {
+    node.getMetadata().getLabels().put(Labels.ZONE, zone);
+    return node;
   }
 }

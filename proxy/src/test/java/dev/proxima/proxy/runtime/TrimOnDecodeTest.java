@@ -4,14 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Annotations;
 import dev.proxima.proxy.track.ProxyCacheTrim;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceList;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceList;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class TrimOnDecodeTest {
   private static final String SERVICE =
@@ -121,6 +127,62 @@ class TrimOnDecodeTest {
                 .build());
 
     assertThat(json).contains("\"managedFields\"", "\"kubelet\"");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "ADDED, v1, Service, io.fabric8.kubernetes.api.model.Service",
+    "MODIFIED, discovery.k8s.io/v1, EndpointSlice,"
+        + " io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice",
+    "DELETED, v1, Node, io.fabric8.kubernetes.api.model.Node",
+    "ADDED, networking.k8s.io/v1, ServiceCIDR,"
+        + " io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR",
+    "BOOKMARK, v1, Service, io.fabric8.kubernetes.api.model.Service",
+  })
+  void aWatchEventOfEachWatchedKindCarriesItsOwnClass(
+      String type, String apiVersion, String kind, Class<?> expected) {
+    var event =
+        trimming.unmarshal(
+            """
+            {"type": "%s", "object": {"apiVersion": "%s", "kind": "%s",
+             "metadata": {"name": "x", "resourceVersion": "9"}}}
+            """
+                .formatted(type, apiVersion, kind),
+            WatchEvent.class);
+
+    assertThat(event.getObject()).isExactlyInstanceOf(expected);
+    assertThat(((HasMetadata) event.getObject()).getMetadata().getResourceVersion()).isEqualTo("9");
+  }
+
+  @Test
+  void theStatusOfAWatchErrorIsAStatusSoTheInformerListsAgain() {
+    // fabric8 relists on a 410 only when the ERROR event's object decodes as a Status.
+    var event =
+        trimming.unmarshal(
+            """
+            {"type": "ERROR", "object": {"apiVersion": "v1", "kind": "Status",
+             "status": "Failure", "reason": "Expired", "code": 410,
+             "message": "too old resource version: 1 (5)"}}
+            """,
+            WatchEvent.class);
+
+    assertThat(event.getObject()).isInstanceOf(Status.class);
+    assertThat(((Status) event.getObject()).getCode()).isEqualTo(410);
+  }
+
+  @Test
+  void aKindTheProxyDoesNotWatchIsNotLookedUpOnTheClassPath() {
+    // The price of not searching: a kind outside WATCHED_KINDS stays generic (fabric8's default
+    // serialization would make it a Pod). The proxy watches no other kind.
+    var event =
+        trimming.unmarshal(
+            """
+            {"type": "ADDED", "object": {"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": "x"}}}
+            """,
+            WatchEvent.class);
+
+    assertThat(event.getObject()).isExactlyInstanceOf(GenericKubernetesResource.class);
   }
 
   private static String list(String kind, String apiVersion, String item) {
