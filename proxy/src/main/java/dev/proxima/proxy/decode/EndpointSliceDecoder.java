@@ -3,7 +3,6 @@ package dev.proxima.proxy.decode;
 import static dev.proxima.proxy.decode.JsonFields.bool;
 import static dev.proxima.proxy.decode.JsonFields.fields;
 import static dev.proxima.proxy.decode.JsonFields.integer;
-import static dev.proxima.proxy.decode.JsonFields.metadata;
 import static dev.proxima.proxy.decode.JsonFields.object;
 import static dev.proxima.proxy.decode.JsonFields.objects;
 import static dev.proxima.proxy.decode.JsonFields.skip;
@@ -33,30 +32,22 @@ public final class EndpointSliceDecoder extends TrimmedObjectDecoder<EndpointSli
   private static final long serialVersionUID = 1L;
 
   public EndpointSliceDecoder() {
-    super(EndpointSlice.class);
+    super(EndpointSlice.class, EndpointSlice::new, EndpointSlice::setKind);
   }
 
   @Override
-  EndpointSlice read(JsonParser parser, DeserializationContext context) throws IOException {
-    var slice = new EndpointSlice();
-    fields(
-        parser,
-        context,
-        (name, value, ctx) -> {
-          switch (name) {
-            case "apiVersion" -> slice.setApiVersion(string(value, ctx));
-            case "kind" -> slice.setKind(string(value, ctx));
-            case "metadata" -> slice.setMetadata(metadata(value, ctx, metadataDecoder()));
-            case "addressType" -> slice.setAddressType(string(value, ctx));
-            case "ports" ->
-                slice.setPorts(objects(value, ctx, EndpointPort.class, EndpointSliceDecoder::port));
-            case "endpoints" ->
-                slice.setEndpoints(
-                    objects(value, ctx, Endpoint.class, EndpointSliceDecoder::endpoint));
-            default -> skip(value);
-          }
-        });
-    return slice;
+  void readField(
+      EndpointSlice slice, String name, JsonParser parser, DeserializationContext context)
+      throws IOException {
+    switch (name) {
+      case "addressType" -> slice.setAddressType(string(parser, context));
+      case "ports" ->
+          slice.setPorts(objects(parser, context, EndpointPort.class, EndpointSliceDecoder::port));
+      case "endpoints" ->
+          slice.setEndpoints(
+              objects(parser, context, Endpoint.class, EndpointSliceDecoder::endpoint));
+      default -> skip(parser);
+    }
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.proxima.proxy.decode;
 import static dev.proxima.proxy.decode.JsonFields.bool;
 import static dev.proxima.proxy.decode.JsonFields.fields;
 import static dev.proxima.proxy.decode.JsonFields.integer;
-import static dev.proxima.proxy.decode.JsonFields.metadata;
 import static dev.proxima.proxy.decode.JsonFields.object;
 import static dev.proxima.proxy.decode.JsonFields.objects;
 import static dev.proxima.proxy.decode.JsonFields.skip;
@@ -38,28 +37,19 @@ public final class ServiceDecoder extends TrimmedObjectDecoder<Service> {
   private static final long serialVersionUID = 1L;
 
   public ServiceDecoder() {
-    super(Service.class);
+    super(Service.class, Service::new, Service::setKind);
   }
 
   @Override
-  Service read(JsonParser parser, DeserializationContext context) throws IOException {
-    var service = new Service();
-    fields(
-        parser,
-        context,
-        (name, value, ctx) -> {
-          switch (name) {
-            case "apiVersion" -> service.setApiVersion(string(value, ctx));
-            case "kind" -> service.setKind(string(value, ctx));
-            case "metadata" -> service.setMetadata(metadata(value, ctx, metadataDecoder()));
-            case "spec" ->
-                service.setSpec(object(value, ctx, ServiceSpec.class, ServiceDecoder::spec));
-            case "status" ->
-                service.setStatus(object(value, ctx, ServiceStatus.class, ServiceDecoder::status));
-            default -> skip(value);
-          }
-        });
-    return service;
+  void readField(Service service, String name, JsonParser parser, DeserializationContext context)
+      throws IOException {
+    switch (name) {
+      case "spec" ->
+          service.setSpec(object(parser, context, ServiceSpec.class, ServiceDecoder::spec));
+      case "status" ->
+          service.setStatus(object(parser, context, ServiceStatus.class, ServiceDecoder::status));
+      default -> skip(parser);
+    }
   }
 
   @Override
