@@ -221,11 +221,6 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   private boolean syncAll() {
-    if (!readyToSync) {
-      // A periodic run can come due while the other mode's leftovers are still being removed
-      // (iptables waiting for its lock): nothing is loaded before they are gone.
-      return true;
-    }
     boolean ok = true;
     var changed = cache.drainChangedServices();
     // Read once per pass: both families and the health-check listeners select from the same.
