@@ -180,7 +180,14 @@ public final class RunCommand implements Callable<Integer> {
   private CompletableFuture<Void> prepareHostInBackground(Nft nft) {
     return CompletableFuture.runAsync(
             () -> {
-              removeLeftovers();
+              try {
+                removeLeftovers();
+              } catch (RuntimeException unexpected) {
+                log.atWarn()
+                    .setCause(unexpected)
+                    .log("Could not remove the other mode's leftover rules");
+              }
+              // Whatever the removal did: an nft that does not work is this mode's own problem.
               if (nft != null) {
                 probe(nft);
               }
@@ -188,9 +195,7 @@ public final class RunCommand implements Callable<Integer> {
             task -> DaemonThreads.named("proxy-host-preparation").newThread(task).start())
         .exceptionally(
             unexpected -> {
-              log.atWarn()
-                  .setCause(unexpected)
-                  .log("Could not remove the other mode's leftover rules");
+              log.atWarn().setCause(unexpected).log("Could not check that nft works");
               return null;
             });
   }

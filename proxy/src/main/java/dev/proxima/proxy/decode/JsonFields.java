@@ -81,15 +81,6 @@ final class JsonFields {
         : context.readValue(parser, Integer.class);
   }
 
-  static Long longInteger(JsonParser parser, DeserializationContext context) throws IOException {
-    var token = parser.currentToken();
-    if (token == JsonToken.VALUE_NUMBER_INT
-        && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
-      return parser.getLongValue();
-    }
-    return token == JsonToken.VALUE_NULL ? null : context.readValue(parser, Long.class);
-  }
-
   static Boolean bool(JsonParser parser, DeserializationContext context) throws IOException {
     return switch (parser.currentToken()) {
       case VALUE_TRUE -> Boolean.TRUE;

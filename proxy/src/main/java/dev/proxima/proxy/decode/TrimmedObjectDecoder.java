@@ -27,7 +27,8 @@ abstract class TrimmedObjectDecoder<T extends HasMetadata> extends StdDeserializ
   private static final long serialVersionUID = 1L;
   private final transient Supplier<T> create;
   private final transient BiConsumer<T, String> setKind;
-  private transient JsonDeserializer<Object> metadataDecoder;
+  // Jackson may resolve this shared instance again on another informer's thread.
+  private transient volatile JsonDeserializer<Object> metadataDecoder;
 
   /**
    * @param create a new, empty object of this kind

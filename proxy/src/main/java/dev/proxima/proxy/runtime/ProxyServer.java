@@ -307,7 +307,14 @@ public final class ProxyServer implements AutoCloseable {
                 log.atDebug().setCause(failure).log("Informers stopped before they synced");
                 return;
               }
-              log.atInfo().log("Informers synced; programming rules");
+              if (hostPrepared.toCompletableFuture().isDone()) {
+                log.atInfo().log("Informers synced; programming rules");
+              } else {
+                // The removal can wait on the iptables lock for long; say what the rules wait on.
+                log.atInfo().log(
+                    "Informers synced; programming rules once the other mode's leftover rules"
+                        + " are removed");
+              }
             })
         // Done either way: a failed preparation was logged by whoever prepared the host.
         .thenCombine(
@@ -319,7 +326,13 @@ public final class ProxyServer implements AutoCloseable {
               // The first lists' additions reach no handler (the first sync reads the stores),
               // so what they used to mark is marked here: the queued sync and the node's
               // eligibility.
-              changed();
+              try {
+                changed();
+              } catch (RuntimeException unexpected) {
+                // Inside a completion stage an exception would vanish, and with it the first sync.
+                log.atError().setCause(unexpected).log("Could not ask for the first sync");
+                runner.request();
+              }
             });
     runner.start();
     long summaryMillis = Proxier.PARTIAL_SYNC_SUMMARY_INTERVAL.toMillis() / 4;
