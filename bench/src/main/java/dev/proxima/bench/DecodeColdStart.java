@@ -45,17 +45,11 @@ public final class DecodeColdStart {
     var jvm = DeployedJvm.manifestOnly(proxyJar);
     var rows = new ArrayList<double[]>();
     for (int run = 0; run < runs; run++) {
-      var command = new ArrayList<String>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(jvm.flags());
-      command.addAll(DeployedJvm.trialFlags());
-      command.addAll(
-          List.of(
-              "-cp",
+      var command =
+          jvm.harnessCommand(
               System.getProperty("java.class.path"),
-              DecodeColdStart.class.getName(),
-              "decode",
-              work.toString()));
+              DecodeColdStart.class,
+              List.of("decode", work.toString()));
       var builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
       builder.environment().putAll(jvm.environment());
       var process = builder.start();

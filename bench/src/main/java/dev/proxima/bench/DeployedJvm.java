@@ -69,6 +69,21 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
     return trial == null || trial.isBlank() ? List.of() : List.of(trial.trim().split("\\s+"));
   }
 
+  /**
+   * The command that runs {@code main} of the harness's own classes in a JVM with these flags and
+   * the trial flags, as a pod of the component would run it; the caller adds {@link
+   * #environment()}.
+   */
+  List<String> harnessCommand(String classPath, Class<?> main, List<String> args) {
+    var command = new ArrayList<String>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(flags);
+    command.addAll(trialFlags());
+    command.addAll(List.of("-cp", classPath, main.getName()));
+    command.addAll(args);
+    return command;
+  }
+
   /** The workload manifest in deploy/base of the component {@code jar} was built for. */
   private static Path manifestOf(Path jar) {
     var module = jar.toAbsolutePath().getParent().getParent();

@@ -129,20 +129,16 @@ final class RestartDigestBenchmark {
   /** One probe JVM; its figures when measuring. */
   private Map<String, Double> probe(Scale.Shape shape, String mode, Path file, int changed) {
     var deployed = DeployedJvm.manifestOnly(proxyJar);
-    var command = new ArrayList<String>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(deployed.flags());
-    command.addAll(DeployedJvm.trialFlags());
-    command.addAll(
-        List.of(
-            "-cp",
+    var command =
+        deployed.harnessCommand(
             benchJar.toString(),
-            RestartProbe.class.getName(),
-            mode,
-            Integer.toString(shape.services()),
-            Integer.toString(shape.endpoints()),
-            file.toString(),
-            Integer.toString(changed)));
+            RestartProbe.class,
+            List.of(
+                mode,
+                Integer.toString(shape.services()),
+                Integer.toString(shape.endpoints()),
+                file.toString(),
+                Integer.toString(changed)));
     var run = Sh.run(command, deployed.environment(), "").orThrow(List.of("restart probe " + mode));
     var figures = new HashMap<String, Double>();
     run.output()
