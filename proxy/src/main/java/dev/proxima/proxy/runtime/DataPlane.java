@@ -1,11 +1,13 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * One family's rules in the kernel, as one mode expresses them. The {@link Proxier} decides what to
@@ -60,6 +62,31 @@ public interface DataPlane {
    * (nftables, at the first sync after a start: read the saved ruleset and take it up).
    */
   default void fullSyncStarting(List<String> nodePortAddresses, List<String> nodePodCidrs) {}
+
+  /**
+   * What the Services of the next {@link #replaceAll} or {@link #update} were planned from, for a
+   * data plane that saves what it loads (nftables with a state directory): saved beside the rules,
+   * it lets a restarted proxy see that nothing changed without planning. Others ignore it.
+   */
+  default void planned(PlannedObjects objects) {}
+
+  /**
+   * At the first sync after a start, before anything is planned: true when the kernel's rules are
+   * exactly what planning the objects of {@code stamps} for {@code basis} would load, as the saved
+   * ruleset vouches (nftables: its marker is the kernel's, and it was planned from the same basis,
+   * settings, Service CIDRs and object revisions). The sync then loads and plans nothing, and the
+   * next full sync plans every Service as usual. False otherwise, and the sync goes on as usual.
+   *
+   * @param stamps every Service key's object revisions now ({@code ObjectVersions}), asked for only
+   *     when everything else holds
+   */
+  default boolean takeUp(
+      String basis,
+      Supplier<Map<ObjectKey, String>> stamps,
+      List<String> nodePortAddresses,
+      List<String> nodePodCidrs) {
+    return false;
+  }
 
   /** {@link #replaceAll(List, List, List)} for a node without pod CIDRs. */
   default Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {

@@ -29,16 +29,25 @@ final class LivePublisher implements SyncObserver {
           case FAILED ->
               new Proxier.Published(
                   published.plan(), state.failed(result.error(), result.finished()));
+          // A first sync that kept the saved rules has no plan yet: the next sync brings it.
           case LOADED, UNCHANGED ->
-              new Proxier.Published(
-                  result.plan(),
-                  state.succeeded(
-                      result.decision().full(),
-                      result.finished(),
-                      result.outcome() == SyncResult.Outcome.LOADED
-                          ? result.rulesLoaded()
-                          : state.rulesLoaded(),
-                      result.plan().ports().size()));
+              result.plan() == null
+                  ? new Proxier.Published(
+                      published.plan(),
+                      state.succeeded(
+                          result.decision().full(),
+                          result.finished(),
+                          state.rulesLoaded(),
+                          state.servicePorts()))
+                  : new Proxier.Published(
+                      result.plan(),
+                      state.succeeded(
+                          result.decision().full(),
+                          result.finished(),
+                          result.outcome() == SyncResult.Outcome.LOADED
+                              ? result.rulesLoaded()
+                              : state.rulesLoaded(),
+                          result.plan().ports().size()));
         };
   }
 }

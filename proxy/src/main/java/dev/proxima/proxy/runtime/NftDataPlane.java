@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ConnectionCounts;
@@ -30,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,6 +118,18 @@ public final class NftDataPlane implements DataPlane {
   private CompletableFuture<Boolean> tableChecking;
 
   /**
+   * What the saved file says its table was planned from, read on a thread of its own since {@link
+   * #starting()} once the kernel is known to have a table, for {@link #takeUp}; null once taken.
+   */
+  private CompletableFuture<Optional<SavedRuleset.Provenance>> provenanceReading;
+
+  /** What the next load's Services were planned from ({@link #planned}); null once saved. */
+  private PlannedObjects planned;
+
+  /** What the saved file says the table was planned from; used on the saving thread only. */
+  private final SavedProvenance provenance = new SavedProvenance();
+
+  /**
    * The saved file being read on a thread of its own since {@link #fullSyncStarting}, for the first
    * sync; null before, and once that sync took it.
    */
@@ -141,7 +155,12 @@ public final class NftDataPlane implements DataPlane {
    * assembler it restores: null when it was rendered with other settings. The parsed file itself is
    * not kept: the assembler holds its records.
    */
-  private record Restored(SavedRuleset.Marker marker, int ports, RulesetAssembler assembler) {}
+  private record Restored(
+      SavedRuleset.Marker marker,
+      int ports,
+      RulesetAssembler assembler,
+      String basis,
+      Map<ObjectKey, String> versions) {}
 
   public NftDataPlane(
       IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics) {
@@ -214,7 +233,120 @@ public final class NftDataPlane implements DataPlane {
                   nft.set(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_SET)
                       .isPresent(),
               this::onItsOwnThread);
+      // A fraction of the file, read while the informers list: unlike the ports' records, which
+      // are parsed only when the first sync needs them, it holds a string or two per Service.
+      provenanceReading =
+          tableChecking.thenApplyAsync(
+              hasTable -> hasTable ? saved.readProvenance() : Optional.empty(),
+              this::onItsOwnThread);
     }
+  }
+
+  @Override
+  public void planned(PlannedObjects objects) {
+    planned = objects;
+  }
+
+  /** What the next save records of the Services' provenance; it is handed over once. */
+  private PlannedObjects takePlanned() {
+    var objects = planned;
+    planned = null;
+    return objects;
+  }
+
+  @Override
+  public boolean takeUp(
+      String basis,
+      Supplier<Map<ObjectKey, String>> stamps,
+      List<String> nodePortAddresses,
+      List<String> nodePodCidrs) {
+    if (saved == null || restoreTried || assembler != null || provenanceReading == null) {
+      return false;
+    }
+    Optional<SavedRuleset.Provenance> found;
+    try {
+      found = provenanceReading.join();
+    } catch (RuntimeException e) {
+      found = Optional.empty();
+    } finally {
+      provenanceReading = null;
+    }
+    if (found.isEmpty()) {
+      return false; // no table or no usable file: the sync's restore says which
+    }
+    var file = found.get();
+    var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);
+    String differs = null;
+    if (!new RulesetAssembler(config, clock).settingsDigest().equals(file.settings())) {
+      differs = "the rule settings";
+    } else if (!basis.equals(file.basis())) {
+      differs = "the node, the proxy's flags or its version";
+    } else if (!serviceCidrs.equals(file.serviceCidrs())) {
+      differs = "the Service CIDRs";
+    }
+    if (differs != null) {
+      LOG.atInfo()
+          .addKeyValue("family", family)
+          .addKeyValue("changed", differs)
+          .log(
+              "The saved ruleset was planned for other settings; the first sync plans every Service");
+      return false;
+    }
+    // The marker is read while the objects are stamped; a restore after a miss reads it again.
+    var markerNow = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
+    var now = stamps.get();
+    int changed = changedKeys(file.versions(), now);
+    Optional<SavedRuleset.Marker> inKernel;
+    try {
+      inKernel = markerNow.join();
+    } catch (RuntimeException e) {
+      inKernel = Optional.empty();
+    }
+    if (!inKernel.equals(Optional.of(file.marker()))) {
+      LOG.atInfo()
+          .addKeyValue("family", family)
+          .addKeyValue("saved", file.marker().comment())
+          .addKeyValue("kernel", inKernel.map(SavedRuleset.Marker::comment).orElse("none"))
+          .log("The table is not the one the proxy saved; the first sync loads every rule");
+      return false;
+    }
+    if (changed > 0) {
+      LOG.atInfo()
+          .addKeyValue("family", family)
+          .addKeyValue("changedServices", changed)
+          .log(
+              "Services changed since the saved ruleset; the first sync plans every Service and"
+                  + " loads what differs");
+      return false;
+    }
+    LOG.atInfo()
+        .addKeyValue("family", family)
+        .addKeyValue("services", now.size())
+        .addKeyValue("generation", file.marker().comment())
+        .log(
+            "The table is the one the proxy saved and no Service changed since; the rules stay as"
+                + " they are, and the next sync plans every Service again");
+    return true;
+  }
+
+  /** How many keys' stamps differ between the saved ones and {@code now} (null: unstampable). */
+  private static int changedKeys(Map<ObjectKey, String> saved, Map<ObjectKey, String> now) {
+    if (saved.size() == now.size() && !now.containsValue(null) && saved.equals(now)) {
+      return 0;
+    }
+    int changed = 0;
+    for (var entry : now.entrySet()) {
+      var stamp = entry.getValue();
+      if (stamp == null || !stamp.equals(saved.get(entry.getKey()))) {
+        changed++;
+      }
+    }
+    for (var key : saved.keySet()) {
+      if (!now.containsKey(key)) {
+        changed++;
+      }
+    }
+    return changed;
   }
 
   /**
@@ -376,6 +508,7 @@ public final class NftDataPlane implements DataPlane {
       return null;
     }
     marker = found.marker();
+    saving.execute(() -> provenance.adopt(found.basis(), found.versions()));
     LOG.atInfo()
         .addKeyValue("family", family)
         .addKeyValue("servicePorts", found.ports())
@@ -423,6 +556,7 @@ public final class NftDataPlane implements DataPlane {
 
   private void forgetRestore() {
     tableChecking = null;
+    provenanceReading = null;
     reading = null;
     restoring = null;
     restoringFor = null;
@@ -435,7 +569,8 @@ public final class NftDataPlane implements DataPlane {
         digest.equals(contents.settings())
             ? RulesetAssembler.restore(config, clock, contents)
             : null;
-    return new Restored(contents.marker(), contents.portCount(), assembler);
+    return new Restored(
+        contents.marker(), contents.portCount(), assembler, contents.basis(), contents.versions());
   }
 
   /**
@@ -505,13 +640,18 @@ public final class NftDataPlane implements DataPlane {
    */
   private Outcome loadThenSave(List<String> transactions, StringBuilder records) {
     var outcome = loadAll(transactions, false);
-    if (outcome.status() == Status.LOADED && saved != null) {
-      var text = records.toString();
+    var objects = takePlanned();
+    if (outcome.status() != Status.FAILED && saved != null) {
+      // A sync that loaded nothing still records the objects it planned, under the same marker.
+      var text = outcome.status() == Status.LOADED ? records.toString() : "";
       var loaded = marker;
       saving.execute(
           () -> {
-            saved.append(text, loaded);
-            saved.compactIfLarge();
+            var all = text + provenance.changes(objects);
+            if (!all.isEmpty()) {
+              saved.append(all, loaded);
+              saved.compactIfLarge();
+            }
           });
     }
     if (outcome.status() != Status.FAILED) {
@@ -536,6 +676,7 @@ public final class NftDataPlane implements DataPlane {
     countedPorts = assembler.countedPorts();
     countingOwners = assembler.countingOwners();
     assembler.serviceCidrs(serviceCidrs);
+    var objects = takePlanned();
     if (saved != null) {
       marker = new SavedRuleset.Marker(RANDOM.nextLong() & Long.MAX_VALUE, 0);
       saving.execute(saved::invalidate);
@@ -548,7 +689,8 @@ public final class NftDataPlane implements DataPlane {
       var settingsDigest = assembler.settingsDigest();
       var records = assembler.recordsNow();
       var loaded = marker;
-      saving.execute(() -> saved.writeWhole(settingsDigest, records, loaded));
+      saving.execute(
+          () -> saved.writeWhole(settingsDigest, records, () -> provenance.whole(objects), loaded));
     }
     return outcome;
   }

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.cli.BuildInfo;
 import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.SyncState;
@@ -16,8 +17,10 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.ObservedPortCap;
 import dev.proxima.proxy.plan.PlanStore;
+import dev.proxima.proxy.render.nft.SavedRuleset;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
+import dev.proxima.proxy.track.ObjectVersions;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
@@ -39,6 +42,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class Proxier {
   private static final Logger log = LoggerFactory.getLogger(Proxier.class);
+
+  /** This build's version and commit, part of what a saved ruleset was planned with. */
+  private static final String BUILD =
+      BuildInfo.current().version() + " " + BuildInfo.current().revision();
 
   /** Partial syncs are summed into one INFO line at most this often. */
   public static final Duration PARTIAL_SYNC_SUMMARY_INTERVAL = Duration.ofMinutes(1);
@@ -65,6 +72,13 @@ public final class Proxier {
   private boolean waitingForPodCidrs;
   private final SyncPolicy policy;
   private boolean loggedFirstSync;
+
+  /**
+   * True from a first sync that took up the saved ruleset without planning ({@link
+   * DataPlane#takeUp}) until the full sync that plans every Service loads.
+   */
+  private boolean planPending;
+
   private final RateLimitedSummary partialSyncs;
 
   /**
@@ -135,6 +149,15 @@ public final class Proxier {
 
   public IpFamily family() {
     return family;
+  }
+
+  /**
+   * True when the latest sync kept the rules a restart found without planning them: the next sync,
+   * a full one, should come soon, since until then this family has no plan for {@code explain
+   * --live}, health-check listeners or partial syncs.
+   */
+  public synchronized boolean planPending() {
+    return planPending;
   }
 
   /** The plan of the latest sync, or null before the first. */
@@ -248,40 +271,47 @@ public final class Proxier {
     DataPlane.Outcome outcome;
     var touchedUdp = false;
     Duration planned = null;
+    var plannedFor = plannedFor(basis);
     if (full) {
+      if (decision.reason() == SyncPolicy.Reason.FIRST_SYNC
+          && plane.takeUp(
+              plannedFor,
+              () -> ObjectVersions.of(cache.services(), cache.endpointSlices()),
+              nodeAddresses,
+              podCidrs)) {
+        return tookUp(decision, started, triggers, hostAddresses);
+      }
       plane.fullSyncStarting(nodeAddresses, podCidrs);
+      var services = cache.services();
+      var slices = cache.endpointSlices();
       var plan =
           NodePlanner.planClaims(
-              family,
-              config.nodeName(),
-              node,
-              config.serviceProxyName(),
-              cache.services(),
-              cache.endpointSlices());
+              family, config.nodeName(), node, config.serviceProxyName(), services, slices);
       plan.warnings().forEach(this::warn);
       var all = store.replaceAll(plan.ports(), plan.nodeZone());
       planned = Duration.between(started, clock.instant());
       observed.clear();
       all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
+      plane.planned(PlannedObjects.every(plannedFor, services, slices));
       outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
       var claims = new LinkedHashMap<ObjectKey, List<NodePlanner.PlannedPort>>();
+      var stamps = new HashMap<ObjectKey, String>();
       for (var key : changed) {
+        var service = cache.service(key);
+        var slices = cache.slicesOf(key);
         var plan =
             NodePlanner.planServiceClaims(
-                family,
-                config.nodeName(),
-                node,
-                config.serviceProxyName(),
-                cache.service(key),
-                cache.slicesOf(key));
+                family, config.nodeName(), node, config.serviceProxyName(), service, slices);
         plan.warnings().forEach(this::warn);
         claims.put(key, plan.ports());
+        stamps.put(key, ObjectVersions.stamp(service, slices));
       }
       // A change of one Service can hand an address to or take it from another: re-render both.
       var changes = store.update(claims, NodePlanner.zoneOf(node));
       touchedUdp = changes.touchedUdp();
+      plane.planned(PlannedObjects.some(plannedFor, stamps));
       outcome = plane.update(countedChanges(changes.ports()));
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
         // The change cannot be expressed as a delta of the kernel's state: replace everything.
@@ -321,6 +351,7 @@ public final class Proxier {
     var finished = clock.instant();
     if (full) {
       policy.fullLoaded(basis);
+      planPending = false;
     }
     var plan = currentPlan();
     var ports = plan.ports();
@@ -342,6 +373,62 @@ public final class Proxier {
             hostAddresses));
     logSync(decision, changed.size(), ports, Duration.between(started, finished), planned);
     return true;
+  }
+
+  /**
+   * The first sync found the kernel holding what the saved ruleset vouches for, planned from these
+   * very objects: it loads nothing and plans nothing now, and the next sync, a full one, plans
+   * every Service (and loads whatever differs, should anything) so that partial syncs, {@code
+   * explain --live} and the health-check listeners have a plan again.
+   */
+  private boolean tookUp(
+      SyncPolicy.Decision decision,
+      java.time.Instant started,
+      List<java.time.Instant> triggers,
+      List<String> hostAddresses) {
+    policy.tookUp();
+    planPending = true;
+    var finished = clock.instant();
+    tell(
+        new SyncResult(
+            family,
+            decision,
+            SyncResult.Outcome.UNCHANGED,
+            null,
+            started,
+            finished,
+            0,
+            null,
+            false,
+            triggers,
+            null,
+            hostAddresses));
+    loggedFirstSync = true;
+    log.atInfo()
+        .addKeyValue("family", family.apiName())
+        .addKeyValue("full", decision.full())
+        .addKeyValue("why", decision.reason().label())
+        .addKeyValue("tookUp", true)
+        .addKeyValue("rules", 0)
+        .addKeyValue("elapsedMs", Duration.between(started, finished).toMillis())
+        .log("Synced proxy rules");
+    return true;
+  }
+
+  /**
+   * What besides the Services this family's plan reads, as one digest saved beside the rules: the
+   * node's name, zone and addresses, the NodePort addresses and local CIDRs, the proxy's flags that
+   * shape rules, and its build, since another build may plan the same objects differently.
+   */
+  private String plannedFor(SyncPolicy.Basis basis) {
+    return SavedRuleset.digest(
+        List.of(
+            BUILD,
+            family.apiName(),
+            config.nodeName(),
+            String.valueOf(config.serviceProxyName()),
+            config.rules(),
+            basis));
   }
 
   /**

@@ -231,6 +231,10 @@ public final class ProxyServer implements AutoCloseable {
     if (ok) {
       metrics.pendingCleared();
     }
+    if (proxiers.stream().anyMatch(Proxier::planPending)) {
+      // A family kept the rules a restart found without planning; its plan comes next.
+      runner.request();
+    }
     return ok;
   }
 

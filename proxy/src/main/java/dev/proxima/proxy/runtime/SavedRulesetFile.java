@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,16 +83,38 @@ final class SavedRulesetFile {
   }
 
   /**
-   * Writes the file whole: the header, what {@code records} records, and the commit of {@code
-   * marker}; it replaces the old file only once complete.
+   * What the file says of where its table came from ({@link SavedRuleset#provenance}), without
+   * reading the ports' records and without changing what this object knows of the file; empty when
+   * there is no file or it cannot be read, which {@link #read} then reports.
+   */
+  Optional<SavedRuleset.Provenance> readProvenance() {
+    try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      return Optional.of(SavedRuleset.provenance(reader.lines().iterator()));
+    } catch (SavedRuleset.Corrupt | IOException | UncheckedIOException e) {
+      LOG.atDebug()
+          .addKeyValue("family", family)
+          .addKeyValue("file", file)
+          .addKeyValue("error", e.toString())
+          .log("Cannot read where the saved ruleset came from");
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Writes the file whole: the header, what {@code records} records, {@code provenance} (what the
+   * ports were planned from), and the commit of {@code marker}; it replaces the old file only once
+   * complete.
    */
   void writeWhole(
       String settingsDigest,
       Consumer<RulesetAssembler.Recorder> records,
+      Supplier<String> provenance,
       SavedRuleset.Marker marker) {
     startWhole(settingsDigest);
+    String planned;
     try {
       records.accept(this::write);
+      planned = provenance.get();
     } catch (RuntimeException e) {
       LOG.atWarn()
           .addKeyValue("family", family)
@@ -102,7 +125,7 @@ final class SavedRulesetFile {
       delete();
       return;
     }
-    commitWhole("", marker);
+    commitWhole(planned, marker);
   }
 
   /**

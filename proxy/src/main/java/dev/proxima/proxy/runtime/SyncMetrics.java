@@ -32,7 +32,9 @@ final class SyncMetrics implements SyncObserver {
     result
         .triggers()
         .forEach(trigger -> metrics.networkProgrammed(family, Duration.between(trigger, finished)));
-    topology(result.family(), result.plan().ports());
+    if (result.plan() != null) {
+      topology(result.family(), result.plan().ports());
+    }
   }
 
   private void topology(

@@ -28,11 +28,17 @@ import java.util.TreeMap;
  * the chains, sets and elements it added, then the Service CIDRs, and a {@code commit} line naming
  * the generation the kernel's marker holds after that load. Partial syncs append records (a port
  * again, a port gone, new CIDRs) ending in their own {@code commit}; a record without its {@code
- * commit} (the proxy stopped while writing) is ignored.
+ * commit} (the proxy stopped while writing) is ignored. Beside the ports, the file says what they
+ * were planned from: a digest of everything besides the Services that the plan reads (the basis),
+ * and each Service key's object revisions ({@code ObjectVersions}), so a restart whose objects are
+ * all unchanged can trust the table without planning.
  *
  * <pre>
- * proxima-nft-state 2
+ * proxima-nft-state 3
  * settings HEX
+ * basis HEX
+ * version NS\tNAME\tSTAMP
+ * unversioned NS\tNAME
  * port NS\tNAME\tPORT\tPROTOCOL\tDIGEST
  * c CHAIN\t[TYPE HOOK PRIORITY]
  * r CHAIN\tEXPRESSION[\tCOMMENT]
@@ -48,26 +54,43 @@ import java.util.TreeMap;
  * Each line holds one object's fields ({@link NftChain}, {@link NftRule}, {@link NftSet}, {@link
  * NftElement}), not nft text: the renderer never writes a line break or a tab inside a field, and
  * comments are sanitised, so the format needs no escaping. A file of another version (version 1
- * held nft statements) is {@link Corrupt}, and the proxy loads everything. Pure: the runtime reads
- * and writes the file.
+ * held nft statements, version 2 no object revisions) is {@link Corrupt}, and the proxy loads
+ * everything. Pure: the runtime reads and writes the file.
  */
 public final class SavedRuleset {
-  public static final String HEADER = "proxima-nft-state 2";
+  public static final String HEADER = "proxima-nft-state 3";
 
   /**
    * What a parse found: the ports with their records (fragment and input digest), the Service
-   * CIDRs, and the marker of the last complete commit.
+   * CIDRs, what the ports were planned from, and the marker of the last complete commit.
+   *
+   * @param basis the digest of what besides the Services the plan read; null when none was saved
+   * @param versions each Service key's object revisions as planned ({@code ObjectVersions})
    */
   public record Contents(
       String settings,
       SortedMap<ServicePortName, Port> ports,
       List<String> serviceCidrs,
+      String basis,
+      Map<ObjectKey, String> versions,
       Marker marker) {
     /** How many Service ports the file describes. */
     public int portCount() {
       return ports.size();
     }
   }
+
+  /**
+   * What a file says of where its table came from, without the ports: enough for a restart to tell
+   * whether its objects are still the ones the table was planned from, read while the informers
+   * list. Fields as in {@link Contents}.
+   */
+  public record Provenance(
+      String settings,
+      String basis,
+      Map<ObjectKey, String> versions,
+      List<String> serviceCidrs,
+      Marker marker) {}
 
   /**
    * One Service port's record as read back: the digest of its input and its statements, kept in the
@@ -340,7 +363,26 @@ public final class SavedRuleset {
         .ports()
         .forEach((name, port) -> out.append(port(name, port.digest(), port.fragment())));
     out.append(cidrs(contents.serviceCidrs()));
+    if (contents.basis() != null) {
+      out.append(basis(contents.basis()));
+    }
+    contents.versions().forEach((key, stamp) -> out.append(version(key, stamp)));
     out.append(commit(contents.marker()));
+  }
+
+  /** The digest of what besides the Services the following ports were planned from. */
+  public static String basis(String digest) {
+    return "basis " + digest + "\n";
+  }
+
+  /**
+   * A Service key's object revisions as planned ({@code ObjectVersions}); a null stamp (nothing
+   * left of it, or not stampable) says the key has none.
+   */
+  public static String version(ObjectKey key, String stamp) {
+    return stamp == null
+        ? "unversioned " + key.namespace() + "\t" + key.name() + "\n"
+        : "version " + key.namespace() + "\t" + key.name() + "\t" + stamp + "\n";
   }
 
   /**
@@ -397,29 +439,18 @@ public final class SavedRuleset {
    * @throws Corrupt when a line is not of the format, or no commit was ever written
    */
   public static Contents parse(Iterator<String> lines) throws Corrupt {
-    if (!lines.hasNext() || !lines.next().equals(HEADER)) {
-      throw new Corrupt("not a saved ruleset of this format (first line is not " + HEADER + ")");
-    }
-    if (!lines.hasNext()) {
-      throw new Corrupt("no settings line");
-    }
-    var settingsLine = lines.next();
-    if (!settingsLine.startsWith("settings ")) {
-      throw new Corrupt("no settings line");
-    }
+    var settings = settingsOf(lines);
     // Committed state, and the records since the last commit. A port's record is frozen into its
     // compact form as soon as the next line shows it complete.
     var ports = new TreeMap<ServicePortName, Port>();
-    List<String> cidrs = List.of();
-    Marker marker = null;
     // In name order, so the records of a file written whole become the committed map itself.
     var pending = new TreeMap<ServicePortName, Port>();
-    List<String> pendingCidrs = null;
+    var provenance = new ProvenanceReader();
     var reader = new PortReader();
     ServicePortName current = null;
     while (lines.hasNext()) {
       var line = lines.next();
-      if (line.length() > 2 && line.charAt(1) == ' ' && "crmsen".indexOf(line.charAt(0)) >= 0) {
+      if (isStatement(line)) {
         if (current == null) {
           throw new Corrupt("a statement outside a port: " + line);
         }
@@ -447,16 +478,8 @@ public final class SavedRuleset {
         reader.start(fields[4]);
       } else if (line.startsWith("gone ")) {
         pending.put(parseName(line.substring(5).split("\t", -1), 0, reader), null);
-      } else if (line.equals("cidrs") || line.startsWith("cidrs\t")) {
-        pendingCidrs =
-            line.equals("cidrs") ? List.of() : List.of(line.substring(6).split("\t", -1));
       } else if (line.startsWith("commit ")) {
-        var fields = line.split(" ");
-        try {
-          marker = new Marker(Long.parseLong(fields[1]), Long.parseLong(fields[2]));
-        } catch (RuntimeException e) {
-          throw new Corrupt("bad commit line: " + line);
-        }
+        provenance.commit(line);
         if (ports.isEmpty() && !pending.containsValue(null)) {
           ports = pending;
           pending = new TreeMap<>();
@@ -470,18 +493,143 @@ public final class SavedRuleset {
           }
           pending.clear();
         }
-        if (pendingCidrs != null) {
-          cidrs = pendingCidrs;
-        }
-        pendingCidrs = null;
-      } else {
+      } else if (!provenance.read(line)) {
         throw new Corrupt("unknown line: " + line);
       }
     }
-    if (marker == null) {
-      throw new Corrupt("no commit line: the proxy stopped before its first load finished");
+    var found = provenance.found(settings);
+    return new Contents(
+        settings, ports, found.serviceCidrs(), found.basis(), found.versions(), found.marker());
+  }
+
+  /**
+   * Reads only what a saved file says of where its table came from, passing over the ports'
+   * records: a fraction of {@link #parse}'s work and memory, so a restart can read it while the
+   * informers list.
+   *
+   * @throws Corrupt when a line it reads is not of the format, or no commit was ever written
+   */
+  public static Provenance provenance(Iterator<String> lines) throws Corrupt {
+    var settings = settingsOf(lines);
+    var provenance = new ProvenanceReader();
+    while (lines.hasNext()) {
+      var line = lines.next();
+      if (isStatement(line) || line.startsWith("port ") || line.startsWith("gone ")) {
+        continue;
+      }
+      if (line.startsWith("commit ")) {
+        provenance.commit(line);
+      } else if (!provenance.read(line)) {
+        throw new Corrupt("unknown line: " + line);
+      }
     }
-    return new Contents(settingsLine.substring(9), ports, cidrs, marker);
+    return provenance.found(settings);
+  }
+
+  /** Reads the header and the settings line; the settings digest. */
+  private static String settingsOf(Iterator<String> lines) throws Corrupt {
+    if (!lines.hasNext() || !lines.next().equals(HEADER)) {
+      throw new Corrupt("not a saved ruleset of this format (first line is not " + HEADER + ")");
+    }
+    if (!lines.hasNext()) {
+      throw new Corrupt("no settings line");
+    }
+    var settingsLine = lines.next();
+    if (!settingsLine.startsWith("settings ")) {
+      throw new Corrupt("no settings line");
+    }
+    return settingsLine.substring(9);
+  }
+
+  private static boolean isStatement(String line) {
+    return line.length() > 2 && line.charAt(1) == ' ' && "crmsen".indexOf(line.charAt(0)) >= 0;
+  }
+
+  /**
+   * The lines besides the ports' records: the Service CIDRs, the basis, the object revisions and
+   * the commits that make them count; what follows the last commit is left out.
+   */
+  private static final class ProvenanceReader {
+    private final Map<ObjectKey, String> versions = new HashMap<>();
+
+    /** The records since the last commit: a null stamp removes the key's. */
+    private final Map<ObjectKey, String> pendingVersions = new HashMap<>();
+
+    private final Map<String, String> namespaces = new HashMap<>();
+    private List<String> cidrs = List.of();
+    private List<String> pendingCidrs;
+    private String basis;
+    private String pendingBasis;
+    private Marker marker;
+
+    /** Takes one line it knows; false for any other. */
+    boolean read(String line) throws Corrupt {
+      if (line.equals("cidrs") || line.startsWith("cidrs\t")) {
+        pendingCidrs =
+            line.equals("cidrs") ? List.of() : List.of(line.substring(6).split("\t", -1));
+      } else if (line.startsWith("basis ")) {
+        pendingBasis = line.substring(6);
+        if (pendingBasis.isEmpty()) {
+          throw new Corrupt("bad basis line: " + line);
+        }
+      } else if (line.startsWith("version ")) {
+        var fields = line.substring(8).split("\t", -1);
+        if (fields.length != 3 || fields[2].isEmpty()) {
+          throw new Corrupt("bad version line: " + line);
+        }
+        pendingVersions.put(key(fields, line), fields[2]);
+      } else if (line.startsWith("unversioned ")) {
+        var fields = line.substring(12).split("\t", -1);
+        if (fields.length != 2) {
+          throw new Corrupt("bad version line: " + line);
+        }
+        pendingVersions.put(key(fields, line), null);
+      } else {
+        return false;
+      }
+      return true;
+    }
+
+    private ObjectKey key(String[] fields, String line) throws Corrupt {
+      try {
+        return new ObjectKey(namespaces.computeIfAbsent(fields[0], n -> n), fields[1]);
+      } catch (RuntimeException e) {
+        throw new Corrupt("bad version line: " + line);
+      }
+    }
+
+    void commit(String line) throws Corrupt {
+      var fields = line.split(" ");
+      try {
+        marker = new Marker(Long.parseLong(fields[1]), Long.parseLong(fields[2]));
+      } catch (RuntimeException e) {
+        throw new Corrupt("bad commit line: " + line);
+      }
+      pendingVersions.forEach(
+          (key, stamp) -> {
+            if (stamp == null) {
+              versions.remove(key);
+            } else {
+              versions.put(key, stamp);
+            }
+          });
+      pendingVersions.clear();
+      if (pendingCidrs != null) {
+        cidrs = pendingCidrs;
+      }
+      pendingCidrs = null;
+      if (pendingBasis != null) {
+        basis = pendingBasis;
+      }
+      pendingBasis = null;
+    }
+
+    Provenance found(String settings) throws Corrupt {
+      if (marker == null) {
+        throw new Corrupt("no commit line: the proxy stopped before its first load finished");
+      }
+      return new Provenance(settings, basis, versions, cidrs, marker);
+    }
   }
 
   /** Whether a statement's fields are what {@link Port#fragment} reads from them. */

@@ -9,7 +9,6 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.model.testing.MutableClock;
-import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
@@ -24,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,7 +38,7 @@ class RestartFromSavedRulesetTest {
   @TempDir Path state;
 
   private final MutableClock clock = new MutableClock();
-  private final Kernel kernel = new Kernel();
+  private final FakeNftLoader kernel = new FakeNftLoader();
   private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
 
   /** Three Service ports: two endpoints, ClientIP affinity, a NodePort. */
@@ -52,75 +50,6 @@ class RestartFromSavedRulesetTest {
               .sticky(Duration.ofSeconds(60))
               .cluster(remote("10.180.1.4", 80), remote("10.180.1.5", 80)),
           service("shop/db", "10.96.0.12", 5432).nodePort(30432).cluster(remote("10.180.2.4", 80)));
-
-  /**
-   * {@link FakeNft} as nft: loads, lists the marker set, tells whether a rule refers to it, and
-   * counts whole-table read-backs.
-   */
-  private static final class Kernel implements RuleLoader {
-    final FakeNft nft = new FakeNft();
-    final List<String> loaded = new ArrayList<>();
-    int readBacks;
-
-    @Override
-    public Nft.Result apply(String script) {
-      try {
-        nft.apply(script);
-        loaded.add(script);
-        return new Nft.Result(true, "", null);
-      } catch (RuntimeException e) {
-        return new Nft.Result(false, e.getMessage(), null);
-      }
-    }
-
-    @Override
-    public Optional<String> declarations(String family, String table) {
-      readBacks++;
-      var kernelTable = nft.kernelTable();
-      if (kernelTable == null) {
-        return Optional.empty();
-      }
-      var out = new StringBuilder("table ip proxima {\n");
-      kernelTable
-          .chains()
-          .forEach(
-              (name, kind) -> {
-                out.append("\tchain ").append(name).append(" {\n");
-                if (kind.base()) {
-                  out.append("\t\ttype filter hook input priority filter; policy accept;\n");
-                }
-                if (!kind.empty()) {
-                  out.append("\t\tcounter\n");
-                }
-                out.append("\t}\n");
-              });
-      kernelTable
-          .sets()
-          .forEach(
-              (name, kind) ->
-                  out.append("\t").append(kind).append(' ').append(name).append(" {\n\t}\n"));
-      return Optional.of(out.append("}\n").toString());
-    }
-
-    @Override
-    public Optional<String> set(String family, String table, String set) {
-      if (!nft.objects().containsKey("set " + set)) {
-        return Optional.empty();
-      }
-      var out = new StringBuilder("table ip proxima {\n\tset " + set + " {\n\t\ttype mark\n");
-      var elements = nft.elementsOf(set).values();
-      if (!elements.isEmpty()) {
-        out.append("\t\telements = { ").append(String.join(",\n\t\t\t     ", elements));
-        out.append(" }\n");
-      }
-      return Optional.of(out.append("\t}\n}\n").toString());
-    }
-
-    @Override
-    public boolean referenced(String family, String table, String set) {
-      return nft.referenced(set);
-    }
-  }
 
   private void assertLogged(String message) {
     assertThat(logs.list)
@@ -161,7 +90,7 @@ class RestartFromSavedRulesetTest {
 
   /** The table a proxy without a saved ruleset loads for {@code ports}, marker left out. */
   private String fresh(List<ServicePortRules> ports) {
-    var loader = new Kernel();
+    var loader = new FakeNftLoader();
     var plane = proxy(loader, clock, null);
     plane.replaceAll(ports, List.of());
     return withoutMarker(loader.nft.list());
