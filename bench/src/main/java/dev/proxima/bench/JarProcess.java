@@ -287,6 +287,17 @@ final class JarProcess implements AutoCloseable {
     return OptionalDouble.empty();
   }
 
+  /** The JSON log lines that contain both texts, in the order written; none before the log is. */
+  List<String> loggedLines(String text, String andText) {
+    try {
+      return Files.readAllLines(log).stream()
+          .filter(line -> line.contains(text) && line.contains(andText))
+          .toList();
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
   String tail() {
     try {
       var lines = Files.readAllLines(log);

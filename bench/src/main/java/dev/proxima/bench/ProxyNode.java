@@ -96,6 +96,13 @@ final class ProxyNode implements AutoCloseable {
             + " synced "
             + Row.ms(firstSyncedAt - proxy.startedMillis)
             + " after its start");
+    // A first sync that kept a restart's saved rules is followed by the full sync that plans every
+    // Service: a change written before it ends would wait for it.
+    long keptRules = proxy.loggedLines("Synced proxy rules", "\"tookUp\"").size();
+    proxy.await(
+        "proxy plans after keeping its saved rules in " + namespace,
+        Duration.ofMinutes(10),
+        () -> proxy.loggedLines("Synced proxy rules", "plan-after-take-up").size() >= keptRules);
     awaitQuiet();
     return proxy;
   }
@@ -193,6 +200,42 @@ final class ProxyNode implements AutoCloseable {
       return 0;
     }
     return Math.max(v4.getAsDouble(), v6.getAsDouble()) * 1000;
+  }
+
+  /**
+   * Milliseconds of each family's first sync after the latest start, summed over both families, as
+   * its log line gives them: after a restart that kept the saved rules without planning, the full
+   * sync that plans every Service next is not in it ({@link #planAfterTakeUpMillis}).
+   */
+  double firstSyncMillis() {
+    double total = 0;
+    for (var family : List.of("IPv4", "IPv6")) {
+      var first =
+          proxy.loggedLines("Synced proxy rules", "\"family\":\"" + family + "\"").stream()
+              .findFirst();
+      total += first.map(ProxyNode::elapsedMs).orElse(0.0);
+    }
+    return total;
+  }
+
+  /**
+   * Milliseconds of the full syncs that planned every Service after a restart kept the saved rules
+   * (both families); 0 when the first sync planned.
+   */
+  double planAfterTakeUpMillis() {
+    return proxy.loggedLines("Synced proxy rules", "plan-after-take-up").stream()
+        .mapToDouble(ProxyNode::elapsedMs)
+        .sum();
+  }
+
+  /** Whether a family's first sync after the latest start kept the saved rules without planning. */
+  boolean tookUp() {
+    return !proxy.loggedLines("Synced proxy rules", "\"tookUp\"").isEmpty();
+  }
+
+  private static double elapsedMs(String line) {
+    var match = java.util.regex.Pattern.compile("\"elapsedMs\":\\s*(\\d+)").matcher(line);
+    return match.find() ? Double.parseDouble(match.group(1)) : 0;
   }
 
   /** Seconds spent in full syncs so far, both families: planning, rendering and nft. */

@@ -102,7 +102,11 @@ public final class LiveExplainReport {
       out.append("\nService ")
           .append(live.service())
           .append(" has no ports in this proxy's rules: it does not exist, another proxy")
-          .append(" handles it, or it has no port this node programs\n");
+          .append(" handles it, or it has no port this node programs");
+      if (live.sync().stream().anyMatch(state -> state.waitingFor() != null)) {
+        out.append(" (or its family has no plan yet: see what it waits for below)");
+      }
+      out.append("\n");
     }
     out.append("\nSync state of the proxy on ")
         .append(live.node())

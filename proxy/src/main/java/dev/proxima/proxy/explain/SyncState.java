@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param servicePorts Service ports the rules program after the latest successful sync
  * @param failing whether the latest sync failed (the kernel then keeps the previous rules)
  * @param lastError the latest failure, or null when no sync has failed since start
- * @param waitingFor what the proxier waits for before it programs anything, or null
+ * @param waitingFor what the proxier waits for before it programs anything, or, after its first
+ *     sync kept the rules a restart found, before it has a plan; null otherwise
  */
 public record SyncState(
     IpFamily family,

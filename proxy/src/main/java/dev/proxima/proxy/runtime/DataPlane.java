@@ -1,13 +1,12 @@
 package dev.proxima.proxy.runtime;
 
-import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.track.ObjectVersions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * One family's rules in the kernel, as one mode expresses them. The {@link Proxier} decides what to
@@ -72,17 +71,17 @@ public interface DataPlane {
 
   /**
    * At the first sync after a start, before anything is planned: true when the kernel's rules are
-   * exactly what planning the objects of {@code stamps} for {@code basis} would load, as the saved
-   * ruleset vouches (nftables: its marker is the kernel's, and it was planned from the same basis,
+   * exactly what planning {@code objects} for {@code basis} would load, as the saved ruleset
+   * vouches (nftables: its marker is the kernel's, and it was planned from the same basis,
    * settings, Service CIDRs and object revisions). The sync then loads and plans nothing, and the
    * next full sync plans every Service as usual. False otherwise, and the sync goes on as usual.
    *
-   * @param stamps every Service key's object revisions now ({@code ObjectVersions}), asked for only
-   *     when everything else holds
+   * @param objects the cache's Services and slices now, whose revisions are compared with the saved
+   *     ones only when everything else holds
    */
   default boolean takeUp(
       String basis,
-      Supplier<Map<ObjectKey, String>> stamps,
+      ObjectVersions.Snapshot objects,
       List<String> nodePortAddresses,
       List<String> nodePodCidrs) {
     return false;

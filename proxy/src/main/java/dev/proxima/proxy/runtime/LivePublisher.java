@@ -8,6 +8,11 @@ import dev.proxima.proxy.model.IpFamily;
  * threads: the plan the latest successful sync loaded (null before the first) and how syncs went.
  */
 final class LivePublisher implements SyncObserver {
+  /** What a family whose first sync kept a restart's saved rules waits for. */
+  static final String PLAN_AFTER_TAKE_UP =
+      "its plan: the first sync kept the rules the restart found without planning, and the next"
+          + " sync plans every Service";
+
   // Replaced whole on the sync thread, so a reader sees one sync's plan and state together.
   private volatile Proxier.Published published;
 
@@ -34,11 +39,13 @@ final class LivePublisher implements SyncObserver {
               result.plan() == null
                   ? new Proxier.Published(
                       published.plan(),
-                      state.succeeded(
-                          result.decision().full(),
-                          result.finished(),
-                          state.rulesLoaded(),
-                          state.servicePorts()))
+                      state
+                          .succeeded(
+                              result.decision().full(),
+                              result.finished(),
+                              state.rulesLoaded(),
+                              state.servicePorts())
+                          .waiting(PLAN_AFTER_TAKE_UP))
                   : new Proxier.Published(
                       result.plan(),
                       state.succeeded(

@@ -16,6 +16,7 @@ import dev.proxima.proxy.render.nft.NftSyntax;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.SavedRuleset;
 import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.track.ObjectVersions;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -31,7 +32,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -257,12 +257,13 @@ public final class NftDataPlane implements DataPlane {
   @Override
   public boolean takeUp(
       String basis,
-      Supplier<Map<ObjectKey, String>> stamps,
+      ObjectVersions.Snapshot objects,
       List<String> nodePortAddresses,
       List<String> nodePodCidrs) {
     if (saved == null || restoreTried || assembler != null || provenanceReading == null) {
       return false;
     }
+    var from = clock.instant();
     Optional<SavedRuleset.Provenance> found;
     try {
       found = provenanceReading.join();
@@ -275,13 +276,26 @@ public final class NftDataPlane implements DataPlane {
       return false; // no table or no usable file: the sync's restore says which
     }
     var file = found.get();
+    var read = clock.instant();
+    // The marker is read while the settings and the objects are compared; should anything differ,
+    // the restore of the sync that goes on uses this read.
+    var markerNow = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
+    markerReading = markerNow;
+    // The slices are compared on a thread of their own from now on, the Services below.
+    var versions = file.versions();
+    boolean matchedBefore = objects.matchedBefore(versions);
+    var slicesMatch =
+        matchedBefore
+            ? CompletableFuture.completedFuture(true)
+            : CompletableFuture.supplyAsync(
+                () -> objects.slicesMatch(versions), this::onItsOwnThread);
     var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);
     String differs = null;
     if (!new RulesetAssembler(config, clock).settingsDigest().equals(file.settings())) {
       differs = "the rule settings";
     } else if (!basis.equals(file.basis())) {
       differs = "the node, the proxy's flags or its version";
-    } else if (!serviceCidrs.equals(file.serviceCidrs())) {
+    } else if (!RulesetAssembler.serviceCidrsOf(family, serviceCidrs).equals(file.serviceCidrs())) {
       differs = "the Service CIDRs";
     }
     if (differs != null) {
@@ -292,10 +306,17 @@ public final class NftDataPlane implements DataPlane {
               "The saved ruleset was planned for other settings; the first sync plans every Service");
       return false;
     }
-    // The marker is read while the objects are stamped; a restore after a miss reads it again.
-    var markerNow = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
-    var now = stamps.get();
-    int changed = changedKeys(file.versions(), now);
+    var compareFrom = clock.instant();
+    boolean unchanged;
+    try {
+      unchanged = (matchedBefore || objects.servicesMatch(versions)) && slicesMatch.join();
+    } catch (RuntimeException e) {
+      unchanged = false; // never expected: then the sync plans, as without a saved ruleset
+    }
+    if (unchanged) {
+      objects.matched(versions);
+    }
+    var compared = clock.instant();
     Optional<SavedRuleset.Marker> inKernel;
     try {
       inKernel = markerNow.join();
@@ -310,43 +331,27 @@ public final class NftDataPlane implements DataPlane {
           .log("The table is not the one the proxy saved; the first sync loads every rule");
       return false;
     }
-    if (changed > 0) {
+    if (!unchanged) {
       LOG.atInfo()
           .addKeyValue("family", family)
-          .addKeyValue("changedServices", changed)
-          .log(
-              "Services changed since the saved ruleset; the first sync plans every Service and"
-                  + " loads what differs");
+          .addKeyValue("changedServices", objects.changedKeys(file.versions()))
+          .log("Services changed since the saved ruleset; the first sync plans every Service");
       return false;
     }
+    // A later sync's restore reads the marker again: this one is the state before it.
+    markerReading = null;
     LOG.atInfo()
         .addKeyValue("family", family)
-        .addKeyValue("services", now.size())
+        .addKeyValue("services", file.versions().size())
         .addKeyValue("generation", file.marker().comment())
-        .log(
-            "The table is the one the proxy saved and no Service changed since; the rules stay as"
-                + " they are, and the next sync plans every Service again");
+        // Where the sync went: the file's provenance still being read, then the settings checked
+        // and the objects' revisions compared while the marker is read, and the marker awaited.
+        .addKeyValue("waitedMs", Duration.between(from, read).toMillis())
+        .addKeyValue("settingsMs", Duration.between(read, compareFrom).toMillis())
+        .addKeyValue("comparedMs", Duration.between(compareFrom, compared).toMillis())
+        .addKeyValue("markerMs", Duration.between(compared, clock.instant()).toMillis())
+        .log("The table is the one the proxy saved and no Service changed; keeping its rules");
     return true;
-  }
-
-  /** How many keys' stamps differ between the saved ones and {@code now} (null: unstampable). */
-  private static int changedKeys(Map<ObjectKey, String> saved, Map<ObjectKey, String> now) {
-    if (saved.size() == now.size() && !now.containsValue(null) && saved.equals(now)) {
-      return 0;
-    }
-    int changed = 0;
-    for (var entry : now.entrySet()) {
-      var stamp = entry.getValue();
-      if (stamp == null || !stamp.equals(saved.get(entry.getKey()))) {
-        changed++;
-      }
-    }
-    for (var key : saved.keySet()) {
-      if (!now.containsKey(key)) {
-        changed++;
-      }
-    }
-    return changed;
   }
 
   /**

@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,9 +44,12 @@ import org.slf4j.LoggerFactory;
 public final class Proxier {
   private static final Logger log = LoggerFactory.getLogger(Proxier.class);
 
-  /** This build's version and commit, part of what a saved ruleset was planned with. */
-  private static final String BUILD =
-      BuildInfo.current().version() + " " + BuildInfo.current().revision();
+  /**
+   * This build's version and commit, part of what a saved ruleset was planned with. A build that
+   * does not know its commit gets a value of its own in every process, so that another such build
+   * is never taken for it and its restarts always plan.
+   */
+  private static final String BUILD = build(BuildInfo.current());
 
   /** Partial syncs are summed into one INFO line at most this often. */
   public static final Duration PARTIAL_SYNC_SUMMARY_INTERVAL = Duration.ofMinutes(1);
@@ -230,6 +234,20 @@ public final class Proxier {
    * @param hostAddresses the candidates for --nodeport-addresses, from {@link Host#addresses}
    */
   public synchronized boolean sync(Set<ObjectKey> changed, List<String> hostAddresses) {
+    return sync(changed, hostAddresses, this::objectsNow);
+  }
+
+  /**
+   * One sync of a pass over every family.
+   *
+   * @param objects the cache's Services and slices, asked for only by a first sync that may keep a
+   *     restart's saved rules; the families of a pass share one, so that comparing them with the
+   *     saved revisions is done once
+   */
+  public synchronized boolean sync(
+      Set<ObjectKey> changed,
+      List<String> hostAddresses,
+      Supplier<ObjectVersions.Snapshot> objects) {
     if (!cache.hasSynced()) {
       // Until every informer has listed, the kernel keeps whatever rules it has.
       return true;
@@ -274,11 +292,7 @@ public final class Proxier {
     var plannedFor = plannedFor(basis);
     if (full) {
       if (decision.reason() == SyncPolicy.Reason.FIRST_SYNC
-          && plane.takeUp(
-              plannedFor,
-              () -> ObjectVersions.of(cache.services(), cache.endpointSlices()),
-              nodeAddresses,
-              podCidrs)) {
+          && plane.takeUp(plannedFor, objects.get(), nodeAddresses, podCidrs)) {
         return tookUp(decision, started, triggers, hostAddresses);
       }
       plane.fullSyncStarting(nodeAddresses, podCidrs);
@@ -373,6 +387,16 @@ public final class Proxier {
             hostAddresses));
     logSync(decision, changed.size(), ports, Duration.between(started, finished), planned);
     return true;
+  }
+
+  private static String build(BuildInfo info) {
+    return "unknown".equals(info.revision())
+        ? info.version() + " unknown " + java.util.UUID.randomUUID()
+        : info.version() + " " + info.revision();
+  }
+
+  private ObjectVersions.Snapshot objectsNow() {
+    return new ObjectVersions.Snapshot(cache.services(), cache.endpointSlices());
   }
 
   /**

@@ -29,6 +29,196 @@ public final class ObjectVersions {
   private ObjectVersions() {}
 
   /**
+   * Stamps up to this long (about a dozen slices) are scanned for each of their slices; longer ones
+   * are read into a map once.
+   */
+  static final int SCANNED_STAMP_LENGTH = 512;
+
+  /**
+   * The cache's Services and slices as a restart compares them with the stamps its saved ruleset
+   * was planned from. Not thread-safe: one sync pass uses it.
+   */
+  public static final class Snapshot {
+    private final Collection<Service> services;
+    private final Collection<EndpointSlice> slices;
+
+    /** Saved stamps these objects matched: another family's, usually equal. */
+    private Map<ObjectKey, String> matched;
+
+    public Snapshot(Collection<Service> services, Collection<EndpointSlice> slices) {
+      this.services = services;
+      this.slices = slices;
+    }
+
+    /**
+     * True when {@link #of} these objects would equal {@code saved}, found without stamping them:
+     * at 44,000 Services stamping costs a restart's first sync 0.2 s of the 0.1 s it may take,
+     * while looking each object's resourceVersion up in its key's saved stamp costs a fraction.
+     * Each Service must start its key's stamp, each slice stand in its key's stamp by name, and
+     * there must be as many of each as the stamps hold: names are unique per namespace, so every
+     * object then has its own entry and no entry is left over.
+     */
+    public boolean matches(Map<ObjectKey, String> saved) {
+      if (matchedBefore(saved)) {
+        return true;
+      }
+      if (servicesMatch(saved) && slicesMatch(saved)) {
+        matched(saved);
+        return true;
+      }
+      return false;
+    }
+
+    /**
+     * True when these objects matched stamps equal to {@code saved} before: each family of a sync
+     * pass has its own saved stamps, and they are the same.
+     */
+    public boolean matchedBefore(Map<ObjectKey, String> saved) {
+      return matched != null && matched.equals(saved);
+    }
+
+    /** These objects matched {@code saved}, as {@link #servicesMatch} and {@link #slicesMatch}. */
+    public void matched(Map<ObjectKey, String> saved) {
+      matched = saved;
+    }
+
+    /**
+     * The Services' half of {@link #matches}: each Service starts its key's stamp, and there are as
+     * many as the stamps name. It reads no slice, so the two halves can run side by side.
+     */
+    public boolean servicesMatch(Map<ObjectKey, String> saved) {
+      int savedServices = 0;
+      for (var stamp : saved.values()) {
+        if (stamp == null || stamp.isEmpty()) {
+          return false;
+        }
+        if (stamp.charAt(0) != '-') {
+          savedServices++;
+        }
+      }
+      int services = 0;
+      for (var service : this.services) {
+        var metadata = service.getMetadata();
+        if (metadata == null || metadata.getNamespace() == null || metadata.getName() == null) {
+          continue;
+        }
+        var stamp = saved.get(new ObjectKey(metadata.getNamespace(), metadata.getName()));
+        var version = metadata.getResourceVersion();
+        if (stamp == null || !stampable(version) || !fieldAt(stamp, 0, version)) {
+          return false;
+        }
+        services++;
+      }
+      return services == savedServices;
+    }
+
+    /**
+     * The slices' half of {@link #matches}: each slice stands in its key's stamp by name, and there
+     * are as many as the stamps name.
+     */
+    public boolean slicesMatch(Map<ObjectKey, String> saved) {
+      int savedSlices = 0;
+      for (var stamp : saved.values()) {
+        if (stamp == null) {
+          return false;
+        }
+        for (int i = stamp.indexOf(' '); i >= 0; i = stamp.indexOf(' ', i + 1)) {
+          savedSlices++;
+        }
+      }
+      int slices = 0;
+      // A stamp naming many slices is read into a map once: scanning it for each of its slices
+      // would cost its length times their number, which a tenant chooses.
+      var manySlices = new HashMap<ObjectKey, Map<String, String>>();
+      for (var slice : this.slices) {
+        var key = serviceOf(slice);
+        if (key == null) {
+          continue;
+        }
+        var stamp = saved.get(key);
+        if (stamp == null) {
+          return false;
+        }
+        boolean found =
+            stamp.length() <= SCANNED_STAMP_LENGTH
+                ? sliceIn(stamp, slice)
+                : sliceIn(manySlices.computeIfAbsent(key, k -> slicesOf(stamp)), slice);
+        if (!found) {
+          return false;
+        }
+        slices++;
+      }
+      return slices == savedSlices;
+    }
+
+    /** Whether {@code byName}, a stamp's slices, holds this slice's resourceVersion. */
+    private static boolean sliceIn(Map<String, String> byName, EndpointSlice slice) {
+      var metadata = slice.getMetadata();
+      var version = metadata == null ? null : metadata.getResourceVersion();
+      return stampable(version) && version.equals(byName.get(nameOf(slice)));
+    }
+
+    /** A stamp's slices by name; empty when one name stands twice, which no stamp written has. */
+    private static Map<String, String> slicesOf(String stamp) {
+      var byName = new HashMap<String, String>();
+      var fields = stamp.split(" ");
+      for (int i = 1; i < fields.length; i++) {
+        int equals = fields[i].indexOf('=');
+        if (equals <= 0
+            || byName.put(fields[i].substring(0, equals), fields[i].substring(equals + 1))
+                != null) {
+          return Map.of();
+        }
+      }
+      return byName;
+    }
+
+    /** How many keys' stamps differ from {@code saved}, counting a key on either side only. */
+    public int changedKeys(Map<ObjectKey, String> saved) {
+      var now = of(services, slices);
+      int changed = 0;
+      for (var entry : now.entrySet()) {
+        var stamp = entry.getValue();
+        if (stamp == null || !stamp.equals(saved.get(entry.getKey()))) {
+          changed++;
+        }
+      }
+      for (var key : saved.keySet()) {
+        if (!now.containsKey(key)) {
+          changed++;
+        }
+      }
+      return changed;
+    }
+
+    /** Whether {@code stamp} holds {@code name=resourceVersion} of this slice among its slices. */
+    private static boolean sliceIn(String stamp, EndpointSlice slice) {
+      var name = nameOf(slice);
+      var metadata = slice.getMetadata();
+      var version = metadata == null ? null : metadata.getResourceVersion();
+      if (!stampable(name) || !stampable(version)) {
+        return false;
+      }
+      for (int i = stamp.indexOf(' '); i >= 0; i = stamp.indexOf(' ', i + 1)) {
+        int value = i + 1 + name.length();
+        if (stamp.regionMatches(i + 1, name, 0, name.length())
+            && value < stamp.length()
+            && stamp.charAt(value) == '=') {
+          return fieldAt(stamp, value + 1, version);
+        }
+      }
+      return false;
+    }
+
+    /** Whether {@code stamp} holds exactly {@code field} from {@code at} to a blank or its end. */
+    private static boolean fieldAt(String stamp, int at, String field) {
+      int end = at + field.length();
+      return stamp.regionMatches(at, field, 0, field.length())
+          && (end == stamp.length() || stamp.charAt(end) == ' ');
+    }
+  }
+
+  /**
    * Every key's stamp: each Service's, and each Service name that only slices are labelled with.
    * Keys whose objects cannot be stamped map to null.
    */
@@ -119,9 +309,12 @@ public final class ObjectVersions {
     return true;
   }
 
-  /** A non-empty text without blanks, {@code =} or control characters: one field of a stamp. */
+  /**
+   * A non-empty text without blanks, {@code =} or control characters, not starting with {@code -}
+   * (which stands for no Service): one field of a stamp.
+   */
   private static boolean stampable(String text) {
-    if (text == null || text.isEmpty()) {
+    if (text == null || text.isEmpty() || text.charAt(0) == '-') {
       return false;
     }
     for (int i = 0; i < text.length(); i++) {

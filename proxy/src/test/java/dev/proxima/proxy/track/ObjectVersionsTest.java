@@ -113,4 +113,128 @@ class ObjectVersionsTest {
   void nothingLeftOfAKeyHasNoStamp() {
     assertThat(ObjectVersions.stamp(null, List.of())).isNull();
   }
+
+  /**
+   * Random clusters, then one random change each: whatever the change, comparing without stamping
+   * must say what stamping and comparing the maps says.
+   */
+  @Test
+  void matchingWithoutStampingAgreesWithComparingTheStamps() {
+    var random = new java.util.Random(4444);
+    int unchanged = 0;
+    for (int round = 0; round < 2_000; round++) {
+      var services = new java.util.ArrayList<Service>();
+      var slices = new java.util.ArrayList<EndpointSlice>();
+      int keys = 1 + random.nextInt(4);
+      for (int k = 0; k < keys; k++) {
+        var name = "svc" + k;
+        if (random.nextInt(5) > 0) {
+          services.add(service(name, String.valueOf(random.nextInt(3) + 1)));
+        }
+        int count = random.nextInt(4);
+        for (int i = 0; i < count; i++) {
+          // Names that prefix one another: web-1 and web-10.
+          slices.add(
+              slice(name + "-1" + "0".repeat(i), name, String.valueOf(random.nextInt(3) + 1)));
+        }
+      }
+      var saved = ObjectVersions.of(services, slices);
+      saved.values().removeIf(java.util.Objects::isNull);
+      mutate(random, services, slices);
+
+      var expected = ObjectVersions.of(services, slices).equals(saved);
+      assertThat(new ObjectVersions.Snapshot(services, slices).matches(saved))
+          .as("round %d: %s %s against %s", round, services, slices, saved)
+          .isEqualTo(expected);
+      unchanged += expected ? 1 : 0;
+    }
+    assertThat(unchanged).as("both outcomes are tried").isBetween(100, 1_900);
+  }
+
+  private static void mutate(
+      java.util.Random random, List<Service> services, List<EndpointSlice> slices) {
+    switch (random.nextInt(9)) {
+      case 0 -> {} // nothing
+      case 1 -> {
+        if (!services.isEmpty()) {
+          services.remove(random.nextInt(services.size()));
+        }
+      }
+      case 2 -> {
+        // A cache holds one object of a name.
+        var name = "svc" + random.nextInt(5);
+        if (services.stream().noneMatch(s -> s.getMetadata().getName().equals(name))) {
+          services.add(service(name, "1"));
+        }
+      }
+      case 3 -> {
+        if (!slices.isEmpty()) {
+          slices.remove(random.nextInt(slices.size()));
+        }
+      }
+      case 4 -> {
+        var name = "svc" + random.nextInt(5) + "-19";
+        if (slices.stream().noneMatch(s -> s.getMetadata().getName().equals(name))) {
+          slices.add(slice(name, "svc" + random.nextInt(5), "1"));
+        }
+      }
+      case 5 -> {
+        if (!services.isEmpty()) {
+          var s = services.get(random.nextInt(services.size()));
+          s.getMetadata().setResourceVersion(random.nextBoolean() ? "9" : "1");
+        }
+      }
+      case 6 -> {
+        if (!slices.isEmpty()) {
+          var s = slices.get(random.nextInt(slices.size()));
+          s.getMetadata().setResourceVersion(random.nextBoolean() ? "9" : "1" + "0");
+        }
+      }
+      case 7 -> {
+        if (!slices.isEmpty()) {
+          var s = slices.get(random.nextInt(slices.size()));
+          s.getMetadata().getLabels().put(Labels.SERVICE_NAME, "svc" + random.nextInt(5));
+        }
+      }
+      default -> {
+        if (!services.isEmpty()) {
+          services.get(random.nextInt(services.size())).getMetadata().setResourceVersion(null);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aSnapshotThatMatchedOneFamilysStampsStillChecksAnotherFamilysThatDiffer() {
+    var services = List.of(service("web", "7"));
+    var slices = List.of(slice("web-a", "web", "9"));
+    var snapshot = new ObjectVersions.Snapshot(services, slices);
+
+    assertThat(snapshot.matches(Map.of(WEB, "7 web-a=9"))).isTrue();
+    assertThat(snapshot.matches(new HashMap<>(Map.of(WEB, "7 web-a=9")))).isTrue();
+    assertThat(snapshot.matches(Map.of(WEB, "7 web-a=8"))).isFalse();
+    assertThat(snapshot.matches(Map.of(WEB, "7"))).isFalse();
+  }
+
+  @Test
+  void aKeyWithManySlicesIsComparedByNameAsOneWithFew() {
+    var slices = new java.util.ArrayList<EndpointSlice>();
+    for (int i = 0; i < 60; i++) {
+      slices.add(slice("web-" + "x".repeat(40) + "-" + i, "web", String.valueOf(100 + i)));
+    }
+    var services = List.of(service("web", "7"));
+    var saved = ObjectVersions.of(services, slices);
+    assertThat(saved.get(WEB)).hasSizeGreaterThan(ObjectVersions.SCANNED_STAMP_LENGTH);
+
+    assertThat(new ObjectVersions.Snapshot(services, slices).matches(saved)).isTrue();
+
+    var rewritten = new java.util.ArrayList<>(slices);
+    rewritten.set(33, slice("web-" + "x".repeat(40) + "-33", "web", "999"));
+    assertThat(new ObjectVersions.Snapshot(services, rewritten).matches(saved)).isFalse();
+    var fewer = slices.subList(1, slices.size());
+    assertThat(new ObjectVersions.Snapshot(services, fewer).matches(saved)).isFalse();
+    var renamed = new java.util.ArrayList<>(slices);
+    renamed.set(5, slice("web-" + "x".repeat(40) + "-5b", "web", "105"));
+    assertThat(new ObjectVersions.Snapshot(services, renamed).matches(saved)).isFalse();
+  }
 }

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.Cidr;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import java.time.Clock;
@@ -651,6 +652,18 @@ public final class RulesetAssembler {
   }
 
   /**
+   * What {@link #serviceCidrs(List)} would load for {@code cidrs} and {@link #serviceCidrsLoaded}
+   * then say: {@code family}'s ranges, canonical, the outermost only.
+   */
+  public static List<String> serviceCidrsOf(IpFamily family, List<String> cidrs) {
+    var parsed = new ArrayList<Cidr>();
+    for (var text : cidrs) {
+      NftAddresses.parseCidr(text, family).ifPresent(parsed::add);
+    }
+    return NftAddresses.outermost(parsed).stream().map(Object::toString).toList();
+  }
+
+  /**
    * The statements that set the table's marker to {@code marker}, whether or not the marker set
    * exists: appended to every transaction that changes what a saved ruleset describes, so the
    * kernel says which saved generation it holds. Only set and element statements: unlike a chain's
@@ -1054,11 +1067,7 @@ public final class RulesetAssembler {
    * The next {@link #fullScript()} includes them.
    */
   public String serviceCidrs(List<String> cidrs) {
-    var parsed = new ArrayList<Cidr>();
-    for (var text : cidrs) {
-      NftAddresses.parseCidr(text, config.family()).ifPresent(parsed::add);
-    }
-    var wanted = NftAddresses.outermost(parsed).stream().map(Object::toString).toList();
+    var wanted = serviceCidrsOf(config.family(), cidrs);
     var removed = serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
     var added = wanted.stream().filter(cidr -> !serviceCidrs.contains(cidr)).toList();
     serviceCidrs = wanted;

@@ -61,6 +61,12 @@ class RestartTakeUpTest {
     final List<Service> services = new ArrayList<>();
     final List<EndpointSlice> slices = new ArrayList<>();
     Node node = ClusterObjects.node("node-a", "zone-a");
+    List<String> serviceCidrs = List.of();
+
+    @Override
+    public List<String> serviceCidrs() {
+      return serviceCidrs;
+    }
 
     void put(Service service) {
       service.getMetadata().setResourceVersion(String.valueOf(nextVersion++));
@@ -169,7 +175,8 @@ class RestartTakeUpTest {
   }
 
   private boolean tookUp() {
-    return logged().stream().anyMatch(line -> line.contains("no Service changed since"));
+    return logged().stream()
+        .anyMatch(line -> line.contains("no Service changed; keeping its rules"));
   }
 
   /** Each log line as the text format prints it: the message, then its key-value pairs. */
@@ -206,6 +213,7 @@ class RestartTakeUpTest {
     assertThat(lastResult().decision().full()).isTrue();
     assertThat(restarted.planPending()).isTrue();
     assertThat(restarted.lastPlan()).isNull();
+    assertThat(restarted.published().state().waitingFor()).startsWith("its plan");
     assertThat(kernel.loaded).hasSize(loads);
     assertThat(kernel.readBacks).as("no nft -t list table").isEqualTo(readBacks);
 
@@ -215,6 +223,7 @@ class RestartTakeUpTest {
     assertThat(lastResult().outcome()).isEqualTo(SyncResult.Outcome.UNCHANGED);
     assertThat(restarted.planPending()).isFalse();
     assertThat(restarted.lastPlan().ports()).hasSize(2);
+    assertThat(restarted.published().state().waitingFor()).isNull();
     assertThat(kernel.loaded).as("the plan agreed with the kept rules").hasSize(loads);
     assertThat(kernel.nft.list()).isEqualTo(table);
   }
@@ -337,5 +346,21 @@ class RestartTakeUpTest {
     start().sync(Set.of());
 
     assertThat(tookUp()).isFalse();
+  }
+
+  @Test
+  void bothFamiliesServiceCidrsAsTheClusterWritesThemStillMatchWhatTheTableLoaded() {
+    // The ServiceCIDR objects hold both families, and a range need not be written canonically.
+    cache.serviceCidrs = List.of("10.96.0.1/12", "fd00::/108", "10.96.4.0/24");
+    start().sync(Set.of());
+
+    start().sync(Set.of());
+    assertThat(tookUp()).isTrue();
+
+    logs.list.clear();
+    cache.serviceCidrs = List.of("10.96.0.0/12", "10.120.0.0/16");
+    start().sync(Set.of());
+    assertThat(tookUp()).isFalse();
+    assertThat(logged()).anySatisfy(line -> assertThat(line).contains("the Service CIDRs"));
   }
 }
