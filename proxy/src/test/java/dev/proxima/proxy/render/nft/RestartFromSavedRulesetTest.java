@@ -5,9 +5,6 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
@@ -16,6 +13,7 @@ import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.runtime.DataPlane;
 import dev.proxima.proxy.runtime.NftDataPlane;
+import dev.proxima.proxy.testing.CapturedLogs;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,11 +21,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * A restarted proxy trusts its saved ruleset only when the table's marker names the saved
@@ -39,7 +35,8 @@ class RestartFromSavedRulesetTest {
 
   private final MutableClock clock = new MutableClock();
   private final FakeNftLoader kernel = new FakeNftLoader();
-  private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+  @RegisterExtension final CapturedLogs logs = new CapturedLogs("dev.proxima.proxy.runtime");
 
   /** Three Service ports: two endpoints, ClientIP affinity, a NodePort. */
   static final List<ServicePortRules> PORTS =
@@ -52,23 +49,8 @@ class RestartFromSavedRulesetTest {
           service("shop/db", "10.96.0.12", 5432).nodePort(30432).cluster(remote("10.180.2.4", 80)));
 
   private void assertLogged(String message) {
-    assertThat(logs.list)
+    assertThat(logs.events())
         .anySatisfy(event -> assertThat(event.getFormattedMessage()).contains(message));
-  }
-
-  @BeforeEach
-  void captureLogs() {
-    logs.start();
-    root().addAppender(logs);
-  }
-
-  @AfterEach
-  void releaseLogs() {
-    root().detachAppender(logs);
-  }
-
-  private static Logger root() {
-    return (Logger) LoggerFactory.getLogger("dev.proxima.proxy.runtime");
   }
 
   private NftDataPlane proxy() {
@@ -146,7 +128,7 @@ class RestartFromSavedRulesetTest {
         .doesNotContain("10.180.1.4")
         .doesNotContain("10.96.0.12");
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(changed));
-    assertThat(logs.list)
+    assertThat(logs.events())
         .as("the restart says where its first sync went")
         .anySatisfy(
             event -> {
@@ -297,7 +279,7 @@ class RestartFromSavedRulesetTest {
     assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
 
     assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
-    assertThat(logs.list)
+    assertThat(logs.events())
         .anySatisfy(
             event -> {
               assertThat(event.getLevel()).isEqualTo(Level.WARN);
@@ -316,7 +298,7 @@ class RestartFromSavedRulesetTest {
 
     assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
 
-    assertThat(logs.list)
+    assertThat(logs.events())
         .noneSatisfy(
             event ->
                 assertThat(event.getFormattedMessage()).contains("Cannot use the saved ruleset"))
@@ -393,7 +375,7 @@ class RestartFromSavedRulesetTest {
     assertThat(restarted.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
     assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
-    assertThat(logs.list)
+    assertThat(logs.events())
         .anySatisfy(
             event -> {
               assertThat(event.getLevel()).isEqualTo(Level.WARN);

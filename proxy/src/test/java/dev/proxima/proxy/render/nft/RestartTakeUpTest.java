@@ -2,9 +2,6 @@ package dev.proxima.proxy.render.nft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.health.ProxyHealth;
@@ -18,6 +15,7 @@ import dev.proxima.proxy.runtime.Proxier;
 import dev.proxima.proxy.runtime.ProxyCache;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.SyncResult;
+import dev.proxima.proxy.testing.CapturedLogs;
 import dev.proxima.proxy.testing.ClusterObjects;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -30,11 +28,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * A restarted proxy whose Services and slices all still carry the resourceVersions its saved
@@ -52,7 +49,9 @@ class RestartTakeUpTest {
   private final MutableClock clock = new MutableClock();
   private final FakeNftLoader kernel = new FakeNftLoader();
   private final Cache cache = new Cache();
-  private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+  @RegisterExtension final CapturedLogs logs = new CapturedLogs("dev.proxima.proxy.runtime");
+
   private final List<SyncResult> results = new ArrayList<>();
   private long nextVersion = 100;
 
@@ -132,22 +131,11 @@ class RestartTakeUpTest {
   }
 
   @BeforeEach
-  void objectsAndLogs() {
+  void objects() {
     cache.put(ClusterObjects.service("shop", "web", "10.96.0.10"));
     cache.put(ClusterObjects.service("shop", "api", "10.96.0.11"));
     cache.put(ClusterObjects.slice("shop", "web", "node-b", "10.244.1.5"));
     cache.put(ClusterObjects.slice("shop", "api", "node-b", "10.244.2.5"));
-    logs.start();
-    root().addAppender(logs);
-  }
-
-  @AfterEach
-  void releaseLogs() {
-    root().detachAppender(logs);
-  }
-
-  private static Logger root() {
-    return (Logger) LoggerFactory.getLogger("dev.proxima.proxy.runtime");
   }
 
   /** A proxier as a new process starts it: a new data plane over the same kernel and state. */
@@ -175,22 +163,8 @@ class RestartTakeUpTest {
   }
 
   private boolean tookUp() {
-    return logged().stream()
+    return logs.lines().stream()
         .anyMatch(line -> line.contains("no Service changed; keeping its rules"));
-  }
-
-  /** Each log line as the text format prints it: the message, then its key-value pairs. */
-  private List<String> logged() {
-    return logs.list.stream()
-        .map(
-            e ->
-                e.getFormattedMessage()
-                    + (e.getKeyValuePairs() == null
-                        ? ""
-                        : e.getKeyValuePairs().stream()
-                            .map(pair -> " " + pair.key + "=" + pair.value)
-                            .reduce("", String::concat)))
-        .toList();
   }
 
   private SyncResult lastResult() {
@@ -240,7 +214,7 @@ class RestartTakeUpTest {
     assertThat(lastResult().outcome()).isEqualTo(SyncResult.Outcome.LOADED);
     assertThat(restarted.planPending()).isFalse();
     assertThat(kernel.nft.list()).contains("10.244.1.9").doesNotContain("10.244.1.5");
-    assertThat(logged())
+    assertThat(logs.lines())
         .anySatisfy(
             line ->
                 assertThat(line)
@@ -305,14 +279,14 @@ class RestartTakeUpTest {
 
     start().sync(Set.of());
     assertThat(tookUp()).isFalse();
-    assertThat(logged())
+    assertThat(logs.lines())
         .anySatisfy(
             line ->
                 assertThat(line)
                     .contains("planned for other settings")
                     .contains("the node, the proxy's flags or its version"));
 
-    logs.list.clear();
+    logs.clear();
     var config = ProxyConfig.defaults("node-a");
     var otherProxyName =
         new ProxyConfig(
@@ -357,10 +331,10 @@ class RestartTakeUpTest {
     start().sync(Set.of());
     assertThat(tookUp()).isTrue();
 
-    logs.list.clear();
+    logs.clear();
     cache.serviceCidrs = List.of("10.96.0.0/12", "10.120.0.0/16");
     start().sync(Set.of());
     assertThat(tookUp()).isFalse();
-    assertThat(logged()).anySatisfy(line -> assertThat(line).contains("the Service CIDRs"));
+    assertThat(logs.lines()).anySatisfy(line -> assertThat(line).contains("the Service CIDRs"));
   }
 }
