@@ -34,27 +34,28 @@ final class LivePublisher implements SyncObserver {
           case FAILED ->
               new Proxier.Published(
                   published.plan(), state.failed(result.error(), result.finished()));
-          // A first sync that kept the saved rules has no plan yet: the next sync brings it.
-          case LOADED, UNCHANGED ->
-              result.plan() == null
-                  ? new Proxier.Published(
-                      published.plan(),
-                      state
-                          .succeeded(
-                              result.decision().full(),
-                              result.finished(),
-                              state.rulesLoaded(),
-                              state.servicePorts())
-                          .waiting(PLAN_AFTER_TAKE_UP))
-                  : new Proxier.Published(
-                      result.plan(),
-                      state.succeeded(
-                          result.decision().full(),
-                          result.finished(),
-                          result.outcome() == SyncResult.Outcome.LOADED
-                              ? result.rulesLoaded()
-                              : state.rulesLoaded(),
-                          result.plan().ports().size()));
+          case LOADED, UNCHANGED -> succeeded(result, state);
         };
+  }
+
+  private Proxier.Published succeeded(SyncResult result, SyncState state) {
+    boolean full = result.decision().full();
+    if (result.plan() == null) {
+      // A first sync that kept the saved rules has no plan yet: the next sync brings it.
+      return new Proxier.Published(
+          published.plan(),
+          state
+              .succeeded(full, result.finished(), state.rulesLoaded(), state.servicePorts())
+              .waiting(PLAN_AFTER_TAKE_UP));
+    }
+    return new Proxier.Published(
+        result.plan(),
+        state.succeeded(
+            full,
+            result.finished(),
+            result.outcome() == SyncResult.Outcome.LOADED
+                ? result.rulesLoaded()
+                : state.rulesLoaded(),
+            result.plan().ports().size()));
   }
 }

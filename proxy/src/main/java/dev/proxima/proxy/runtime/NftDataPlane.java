@@ -282,14 +282,8 @@ public final class NftDataPlane implements DataPlane {
       return false;
     }
     var from = clock.instant();
-    Optional<SavedRuleset.Provenance> found;
-    try {
-      found = provenanceReading.join();
-    } catch (RuntimeException e) {
-      found = Optional.empty();
-    } finally {
-      provenanceReading = null;
-    }
+    var found = joined(provenanceReading, Optional.<SavedRuleset.Provenance>empty());
+    provenanceReading = null;
     if (found.isEmpty()) {
       return false; // no table or no usable file: the sync's restore says which
     }
@@ -299,12 +293,13 @@ public final class NftDataPlane implements DataPlane {
     // the restore of the sync that goes on uses this read.
     var markerNow = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
     markerReading = markerNow;
-    // The slices are compared on a thread of their own from now on, the Services below.
+    // The slices are compared on a thread of their own from now on, the Services below, unless
+    // the other family's saved stamps, the same, were compared with these objects already.
     var versions = file.versions();
-    boolean matchedBefore = objects.matchedBefore(versions);
+    var known = objects.comparedBefore(versions);
     var slicesMatch =
-        matchedBefore
-            ? CompletableFuture.completedFuture(true)
+        known.isPresent()
+            ? CompletableFuture.completedFuture(known.get())
             : CompletableFuture.supplyAsync(
                 () -> objects.slicesMatch(versions), this::onItsOwnThread);
     var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);
@@ -325,22 +320,12 @@ public final class NftDataPlane implements DataPlane {
       return false;
     }
     var compareFrom = clock.instant();
-    boolean unchanged;
-    try {
-      unchanged = (matchedBefore || objects.servicesMatch(versions)) && slicesMatch.join();
-    } catch (RuntimeException e) {
-      unchanged = false; // never expected: then the sync plans, as without a saved ruleset
-    }
-    if (unchanged) {
-      objects.matched(versions);
+    boolean unchanged = known.orElseGet(() -> compare(objects, versions, slicesMatch));
+    if (known.isEmpty()) {
+      objects.compared(versions, unchanged);
     }
     var compared = clock.instant();
-    Optional<SavedRuleset.Marker> inKernel;
-    try {
-      inKernel = markerNow.join();
-    } catch (RuntimeException e) {
-      inKernel = Optional.empty();
-    }
+    var inKernel = joined(markerNow, Optional.<SavedRuleset.Marker>empty());
     if (!inKernel.equals(Optional.of(file.marker()))) {
       LOG.atInfo()
           .addKeyValue("family", family)
@@ -409,6 +394,31 @@ public final class NftDataPlane implements DataPlane {
     restoring =
         reading.thenApplyAsync(
             contents -> contents.map(found -> restored(found, config)), this::onItsOwnThread);
+  }
+
+  /**
+   * Whether {@code objects} are those of the saved stamps: the Services compared here, the slices
+   * as {@code slicesMatch} found. A failure, never expected, counts as a difference: the sync then
+   * plans.
+   */
+  private static boolean compare(
+      ObjectVersions.Snapshot objects,
+      Map<ObjectKey, String> saved,
+      CompletableFuture<Boolean> slicesMatch) {
+    try {
+      return objects.servicesMatch(saved) && slicesMatch.join();
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** What {@code work} came to, or {@code failed} when it threw. */
+  private static <T> T joined(CompletableFuture<T> work, T failed) {
+    try {
+      return work.join();
+    } catch (RuntimeException e) {
+      return failed;
+    }
   }
 
   /** The saved ruleset's work before the first sync runs on a short-lived thread of its own. */

@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Which revision of each Service and of its EndpointSlices a sync planned, as the API server
@@ -42,8 +43,16 @@ public final class ObjectVersions {
     private final Collection<Service> services;
     private final Collection<EndpointSlice> slices;
 
-    /** Saved stamps these objects matched: another family's, usually equal. */
-    private Map<ObjectKey, String> matched;
+    /**
+     * The saved stamps these objects were last compared with, another family's, usually equal to
+     * the next family's; and whether they matched.
+     */
+    private Map<ObjectKey, String> compared;
+
+    private boolean comparedEqual;
+
+    /** These objects' own stamps, made once for {@link #changedKeys}. */
+    private Map<ObjectKey, String> stamps;
 
     public Snapshot(Collection<Service> services, Collection<EndpointSlice> slices) {
       this.services = services;
@@ -59,27 +68,32 @@ public final class ObjectVersions {
      * object then has its own entry and no entry is left over.
      */
     public boolean matches(Map<ObjectKey, String> saved) {
-      if (matchedBefore(saved)) {
-        return true;
+      var known = comparedBefore(saved);
+      if (known.isPresent()) {
+        return known.get();
       }
-      if (servicesMatch(saved) && slicesMatch(saved)) {
-        matched(saved);
-        return true;
-      }
-      return false;
+      boolean equal = servicesMatch(saved) && slicesMatch(saved);
+      compared(saved, equal);
+      return equal;
     }
 
     /**
-     * True when these objects matched stamps equal to {@code saved} before: each family of a sync
-     * pass has its own saved stamps, and they are the same.
+     * Whether these objects matched {@code saved}, when they were compared with stamps equal to it
+     * before: each family of a sync pass has its own saved stamps, and they are the same.
      */
-    public boolean matchedBefore(Map<ObjectKey, String> saved) {
-      return matched != null && matched.equals(saved);
+    public Optional<Boolean> comparedBefore(Map<ObjectKey, String> saved) {
+      return compared != null && compared.equals(saved)
+          ? Optional.of(comparedEqual)
+          : Optional.empty();
     }
 
-    /** These objects matched {@code saved}, as {@link #servicesMatch} and {@link #slicesMatch}. */
-    public void matched(Map<ObjectKey, String> saved) {
-      matched = saved;
+    /**
+     * These objects were compared with {@code saved}, as {@link #servicesMatch} and {@link
+     * #slicesMatch} do, and {@code equal} says whether they matched.
+     */
+    public void compared(Map<ObjectKey, String> saved, boolean equal) {
+      compared = saved;
+      comparedEqual = equal;
     }
 
     /**
@@ -175,7 +189,10 @@ public final class ObjectVersions {
 
     /** How many keys' stamps differ from {@code saved}, counting a key on either side only. */
     public int changedKeys(Map<ObjectKey, String> saved) {
-      var now = of(services, slices);
+      if (stamps == null) {
+        stamps = of(services, slices);
+      }
+      var now = stamps;
       int changed = 0;
       for (var entry : now.entrySet()) {
         var stamp = entry.getValue();

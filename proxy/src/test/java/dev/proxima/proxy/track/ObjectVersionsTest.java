@@ -217,6 +217,22 @@ class ObjectVersionsTest {
   }
 
   @Test
+  void aSnapshotRemembersItsLastComparisonForEqualStampsOnly() {
+    var snapshot =
+        new ObjectVersions.Snapshot(
+            List.of(service("web", "7")), List.of(slice("web-a", "web", "9")));
+    assertThat(snapshot.comparedBefore(Map.of(WEB, "7 web-a=8"))).isEmpty();
+
+    assertThat(snapshot.matches(Map.of(WEB, "7 web-a=8"))).isFalse();
+
+    assertThat(snapshot.comparedBefore(new HashMap<>(Map.of(WEB, "7 web-a=8")))).contains(false);
+    assertThat(snapshot.comparedBefore(Map.of(WEB, "7 web-a=9"))).isEmpty();
+    assertThat(snapshot.changedKeys(Map.of(WEB, "7 web-a=8"))).isEqualTo(1);
+    assertThat(snapshot.matches(Map.of(WEB, "7 web-a=9"))).isTrue();
+    assertThat(snapshot.comparedBefore(Map.of(WEB, "7 web-a=9"))).contains(true);
+  }
+
+  @Test
   void aKeyWithManySlicesIsComparedByNameAsOneWithFew() {
     var slices = new java.util.ArrayList<EndpointSlice>();
     for (int i = 0; i < 60; i++) {
