@@ -31,13 +31,14 @@ import org.slf4j.LoggerFactory;
  * Node. Handlers only feed change trackers, which drop updates the rules do not depend on and keep
  * the slices' trigger times, and ask the {@link Listener} for a sync.
  *
- * <p>The first list's additions are not changes: fabric8 fills an informer's store first and hands
- * its handlers the list's additions afterwards, on their own thread, ending with {@code onList}.
- * The cache counts as synced once the stores hold the lists, and the first sync, always a full one,
- * plans every Service from them; the additions that reach the handlers before {@code onList} are
- * dropped. Passing them on made a partial sync re-plan most of the cluster right after the first
- * sync (about 30,000 of 44,000 Services in the extreme benchmark), and waiting for them before the
- * first sync made a cold start 0.5 s longer at 10,000 Services.
+ * <p>The first list's additions are not changes: fabric8 hands the handlers the list's additions,
+ * ending with {@code onList}; the Service and slice informers do it on the thread that fills the
+ * store ({@link InlineDeliveryInformers}). The cache counts as synced once the stores hold the
+ * lists, and the first sync, always a full one, plans every Service from them; the additions that
+ * reach the handlers before {@code onList} are dropped. Passing them on made a partial sync re-plan
+ * most of the cluster right after the first sync (about 30,000 of 44,000 Services in the extreme
+ * benchmark), and waiting for them before the first sync, when the client's pool delivered them one
+ * task each, made a cold start 0.5 s longer at 10,000 Services.
  */
 public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
@@ -78,15 +79,18 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       Listener listener) {
     this.changes = changes;
     long resyncMillis = resync.toMillis();
-    services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
+    services =
+        InlineDeliveryInformers.of(Service.class, client.services().inAnyNamespace(), resyncMillis);
     slices =
-        client
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inAnyNamespace()
-            .withLabel(Labels.SERVICE_NAME)
-            .runnableInformer(resyncMillis);
+        InlineDeliveryInformers.of(
+            EndpointSlice.class,
+            client
+                .discovery()
+                .v1()
+                .endpointSlices()
+                .inAnyNamespace()
+                .withLabel(Labels.SERVICE_NAME),
+            resyncMillis);
     nodes = client.nodes().withName(nodeName).runnableInformer(resyncMillis);
     serviceCidrObjects = client.resources(ServiceCIDR.class).runnableInformer(resyncMillis);
     services.itemStore(new CompactingItemStore<>(ProxyCacheTrim::service));
