@@ -111,11 +111,14 @@ public final class NftDataPlane implements DataPlane {
   private Executor saving = Runnable::run;
 
   /**
-   * Whether the kernel has a table with a marker to take up (else the saved file is not read at
-   * all), asked on a thread of its own since {@link #starting()}: with {@code nft list set} of the
-   * marker set, 3 ms at 44,000 Services, where {@code nft list tables} takes 1.2 s with nft 1.0.6.
+   * The kernel's marker, the proof of a table to take up (without one the saved file is not read at
+   * all), read on a thread of its own since {@link #starting()}, while the informers list: with
+   * {@code nft list set} of the marker set and a check that rules still refer to it, 15–45 ms at
+   * 44,000 Services, which a restart's first sync no longer waits for. ({@code nft list tables}
+   * takes 1.2 s there with nft 1.0.6.) Between this read and the first sync only another writer
+   * could change the table, as it could after any read; the periodic kernel check finds that.
    */
-  private CompletableFuture<Boolean> tableChecking;
+  private CompletableFuture<Optional<SavedRuleset.Marker>> markerAtStart;
 
   /**
    * What the saved file says its table was planned from, read on a thread of its own since {@link
@@ -226,18 +229,13 @@ public final class NftDataPlane implements DataPlane {
    */
   @Override
   public void starting() {
-    if (saved != null && !restoreTried && tableChecking == null) {
-      tableChecking =
-          CompletableFuture.supplyAsync(
-              () ->
-                  nft.set(NftSyntax.family(family), NftNames.TABLE, RulesetAssembler.GENERATION_SET)
-                      .isPresent(),
-              this::onItsOwnThread);
+    if (saved != null && !restoreTried && markerAtStart == null) {
+      markerAtStart = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
       // A fraction of the file, read while the informers list: unlike the ports' records, which
       // are parsed only when the first sync needs them, it holds a string or two per Service.
       provenanceReading =
-          tableChecking.thenApplyAsync(
-              hasTable -> hasTable ? warmedUp(saved.readProvenance()) : Optional.empty(),
+          markerAtStart.thenApplyAsync(
+              marker -> marker.isPresent() ? warmedUp(saved.readProvenance()) : Optional.empty(),
               this::onItsOwnThread);
     }
   }
@@ -289,19 +287,26 @@ public final class NftDataPlane implements DataPlane {
     }
     var file = found.get();
     var read = clock.instant();
-    // The marker is read while the settings and the objects are compared; should anything differ,
-    // the restore of the sync that goes on uses this read.
-    var markerNow = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
-    markerReading = markerNow;
-    // The slices are compared on a thread of their own from now on, the Services below, unless
-    // the other family's saved stamps, the same, were compared with these objects already.
+    // Should anything differ, the restore of the sync that goes on uses the same read.
+    markerReading = markerAtStart;
+    var inKernel = joined(markerAtStart, Optional.<SavedRuleset.Marker>empty());
+    if (!inKernel.equals(Optional.of(file.marker()))) {
+      LOG.atInfo()
+          .addKeyValue("family", family)
+          .addKeyValue("saved", file.marker().comment())
+          .addKeyValue("kernel", inKernel.map(SavedRuleset.Marker::comment).orElse("none"))
+          .log("The table is not the one the proxy saved; the first sync loads every rule");
+      return false;
+    }
+    // A thread of its own compares slices from now on, and this one joins it after the settings
+    // and the Services, unless the other family's saved stamps, the same, were compared with
+    // these objects already.
     var versions = file.versions();
-    var known = objects.comparedBefore(versions);
-    var slicesMatch =
-        known.isPresent()
-            ? CompletableFuture.completedFuture(known.get())
-            : CompletableFuture.supplyAsync(
-                () -> objects.slicesMatch(versions), this::onItsOwnThread);
+    var comparison = objects.comparing(versions);
+    var sharedSlices =
+        comparison.decided()
+            ? CompletableFuture.completedFuture(0)
+            : CompletableFuture.supplyAsync(comparison::sharedSlices, this::onItsOwnThread);
     var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);
     String differs = null;
     if (!new RulesetAssembler(config, clock).settingsDigest().equals(file.settings())) {
@@ -312,6 +317,7 @@ public final class NftDataPlane implements DataPlane {
       differs = "the Service CIDRs";
     }
     if (differs != null) {
+      comparison.cancel();
       LOG.atInfo()
           .addKeyValue("family", family)
           .addKeyValue("changed", differs)
@@ -320,20 +326,8 @@ public final class NftDataPlane implements DataPlane {
       return false;
     }
     var compareFrom = clock.instant();
-    boolean unchanged = known.orElseGet(() -> compare(objects, versions, slicesMatch));
-    if (known.isEmpty()) {
-      objects.compared(versions, unchanged);
-    }
+    boolean unchanged = matches(comparison, sharedSlices);
     var compared = clock.instant();
-    var inKernel = joined(markerNow, Optional.<SavedRuleset.Marker>empty());
-    if (!inKernel.equals(Optional.of(file.marker()))) {
-      LOG.atInfo()
-          .addKeyValue("family", family)
-          .addKeyValue("saved", file.marker().comment())
-          .addKeyValue("kernel", inKernel.map(SavedRuleset.Marker::comment).orElse("none"))
-          .log("The table is not the one the proxy saved; the first sync loads every rule");
-      return false;
-    }
     if (!unchanged) {
       LOG.atInfo()
           .addKeyValue("family", family)
@@ -347,12 +341,11 @@ public final class NftDataPlane implements DataPlane {
         .addKeyValue("family", family)
         .addKeyValue("services", file.versions().size())
         .addKeyValue("generation", file.marker().comment())
-        // Where the sync went: the file's provenance still being read, then the settings checked
-        // and the objects' revisions compared while the marker is read, and the marker awaited.
+        // Where the sync went: the kernel's marker and then the file's provenance still being
+        // read, then the settings checked and the objects' revisions compared.
         .addKeyValue("waitedMs", Duration.between(from, read).toMillis())
         .addKeyValue("settingsMs", Duration.between(read, compareFrom).toMillis())
         .addKeyValue("comparedMs", Duration.between(compareFrom, compared).toMillis())
-        .addKeyValue("markerMs", Duration.between(compared, clock.instant()).toMillis())
         .log("The table is the one the proxy saved and no Service changed; keeping its rules");
     return true;
   }
@@ -367,8 +360,8 @@ public final class NftDataPlane implements DataPlane {
     if (reading == null) {
       starting();
       reading =
-          tableChecking.thenApplyAsync(
-              hasTable -> hasTable ? saved.read() : Optional.empty(), this::onItsOwnThread);
+          markerAtStart.thenApplyAsync(
+              marker -> marker.isPresent() ? saved.read() : Optional.empty(), this::onItsOwnThread);
     }
   }
 
@@ -397,17 +390,16 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Whether {@code objects} are those of the saved stamps: the Services compared here, the slices
-   * as {@code slicesMatch} found. A failure, never expected, counts as a difference: the sync then
+   * Whether the objects are those of the saved stamps, this thread's share of the comparison taken
+   * beside {@code sharedSlices}. A failure, never expected, counts as a difference: the sync then
    * plans.
    */
-  private static boolean compare(
-      ObjectVersions.Snapshot objects,
-      Map<ObjectKey, String> saved,
-      CompletableFuture<Boolean> slicesMatch) {
+  private static boolean matches(
+      ObjectVersions.Snapshot.Comparison comparison, CompletableFuture<Integer> sharedSlices) {
     try {
-      return objects.servicesMatch(saved) && slicesMatch.join();
+      return comparison.matches(sharedSlices::join);
     } catch (RuntimeException e) {
+      comparison.cancel();
       return false;
     }
   }
@@ -588,7 +580,7 @@ public final class NftDataPlane implements DataPlane {
   }
 
   private void forgetRestore() {
-    tableChecking = null;
+    markerAtStart = null;
     provenanceReading = null;
     reading = null;
     restoring = null;

@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 
 /**
  * Which revision of each Service and of its EndpointSlices a sync planned, as the API server
@@ -68,13 +70,16 @@ public final class ObjectVersions {
      * object then has its own entry and no entry is left over.
      */
     public boolean matches(Map<ObjectKey, String> saved) {
+      return comparing(saved).matches(() -> 0);
+    }
+
+    /**
+     * A comparison of these objects with {@code saved}, as {@link #matches} makes, that two threads
+     * can share; already decided when these objects were compared with equal stamps before.
+     */
+    public Comparison comparing(Map<ObjectKey, String> saved) {
       var known = comparedBefore(saved);
-      if (known.isPresent()) {
-        return known.get();
-      }
-      boolean equal = servicesMatch(saved) && slicesMatch(saved);
-      compared(saved, equal);
-      return equal;
+      return known.isPresent() ? new Comparison(known.get()) : new Comparison(saved);
     }
 
     /**
@@ -88,81 +93,213 @@ public final class ObjectVersions {
     }
 
     /**
-     * These objects were compared with {@code saved}, as {@link #servicesMatch} and {@link
-     * #slicesMatch} do, and {@code equal} says whether they matched.
+     * These objects were compared with {@code saved}, and {@code equal} says whether they matched.
      */
-    public void compared(Map<ObjectKey, String> saved, boolean equal) {
+    private void compared(Map<ObjectKey, String> saved, boolean equal) {
       compared = saved;
       comparedEqual = equal;
     }
 
     /**
-     * The Services' half of {@link #matches}: each Service starts its key's stamp, and there are as
-     * many as the stamps name. It reads no slice, so the two halves can run side by side.
+     * One comparison of the snapshot with saved stamps, which a second thread may share: the
+     * caller's thread compares the Services, any other thread the slices, and the caller's takes
+     * what is left of the slices once its Services are done, a chunk at a time. At 44,000 Services
+     * the slices cost twice the Services, so splitting by kind left one core idle for half the
+     * comparison.
      */
-    public boolean servicesMatch(Map<ObjectKey, String> saved) {
-      int savedServices = 0;
-      for (var stamp : saved.values()) {
-        if (stamp == null || stamp.isEmpty()) {
-          return false;
+    public final class Comparison {
+      private final Map<ObjectKey, String> saved;
+      private final Boolean known;
+      private final SliceChunks slices;
+
+      /** How many slices the saved stamps name; the caller's thread counts them. */
+      private int savedSlices;
+
+      private Comparison(boolean known) {
+        this.saved = null;
+        this.known = known;
+        this.slices = null;
+      }
+
+      private Comparison(Map<ObjectKey, String> saved) {
+        this.saved = saved;
+        this.known = null;
+        this.slices = new SliceChunks(Snapshot.this.slices, saved);
+      }
+
+      /** Whether the outcome was known before any object was compared. */
+      public boolean decided() {
+        return known != null;
+      }
+
+      /**
+       * The share of a thread beside the caller's: slices, a chunk at a time, until none is left or
+       * one is not in its stamp.
+       *
+       * @return how many slices this share found in their stamps, or -1 when one was not
+       */
+      public int sharedSlices() {
+        return slices == null ? 0 : slices.compare();
+      }
+
+      /**
+       * Takes the caller's share, then waits for the other thread's, and remembers the outcome for
+       * {@link #comparedBefore}. Call it once, on the thread that made the comparison.
+       *
+       * @param otherShare waits for what {@link #sharedSlices} returned on the other thread; 0 when
+       *     no other thread shares the comparison
+       */
+      public boolean matches(IntSupplier otherShare) {
+        if (known != null) {
+          return known;
         }
-        if (stamp.charAt(0) != '-') {
-          savedServices++;
+        boolean equal = callerShare();
+        if (!equal) {
+          slices.stop();
+        }
+        equal = equal && otherShare.getAsInt() >= 0 && slices.matched() == savedSlices;
+        compared(saved, equal);
+        return equal;
+      }
+
+      /** Ends the other thread's share early, as soon as its current chunk is done. */
+      public void cancel() {
+        if (slices != null) {
+          slices.stop();
         }
       }
-      int services = 0;
-      for (var service : this.services) {
-        var metadata = service.getMetadata();
-        if (metadata == null || metadata.getNamespace() == null || metadata.getName() == null) {
-          continue;
+
+      private boolean callerShare() {
+        int savedServices = 0;
+        savedSlices = 0;
+        for (var stamp : saved.values()) {
+          int named = servicesNamed(stamp);
+          if (named < 0) {
+            return false;
+          }
+          savedServices += named;
+          savedSlices += slicesNamed(stamp);
         }
-        var stamp = saved.get(new ObjectKey(metadata.getNamespace(), metadata.getName()));
-        var version = metadata.getResourceVersion();
-        if (stamp == null || !stampable(version) || !fieldAt(stamp, 0, version)) {
-          return false;
+        int services = 0;
+        for (var service : Snapshot.this.services) {
+          int matched = serviceMatched(service, saved);
+          if (matched < 0) {
+            return false;
+          }
+          services += matched;
         }
-        services++;
+        return services == savedServices && slices.compare() >= 0;
       }
-      return services == savedServices;
+    }
+
+    // Each loop's body is a method of its own, so the JIT compiles it after a few hundred calls.
+
+    /** 1 when the stamp names a Service, 0 when only slices, -1 when it cannot be a stamp. */
+    private static int servicesNamed(String stamp) {
+      if (stamp == null || stamp.isEmpty()) {
+        return -1;
+      }
+      return stamp.charAt(0) == '-' ? 0 : 1;
+    }
+
+    /** 1 when the Service starts its key's stamp, 0 when it has no key, -1 when it does not. */
+    private static int serviceMatched(Service service, Map<ObjectKey, String> saved) {
+      var metadata = service.getMetadata();
+      if (metadata == null || metadata.getNamespace() == null || metadata.getName() == null) {
+        return 0;
+      }
+      var stamp = saved.get(new ObjectKey(metadata.getNamespace(), metadata.getName()));
+      var version = metadata.getResourceVersion();
+      return stamp != null && stampable(version) && fieldAt(stamp, 0, version) ? 1 : -1;
+    }
+
+    /** How many slices a stamp names. */
+    private static int slicesNamed(String stamp) {
+      int named = 0;
+      for (int i = stamp.indexOf(' '); i >= 0; i = stamp.indexOf(' ', i + 1)) {
+        named++;
+      }
+      return named;
     }
 
     /**
-     * The slices' half of {@link #matches}: each slice stands in its key's stamp by name, and there
-     * are as many as the stamps name.
+     * The slices of one comparison, handed out in chunks to the threads comparing them: each slice
+     * must stand in its key's stamp by name.
      */
-    public boolean slicesMatch(Map<ObjectKey, String> saved) {
-      int savedSlices = 0;
-      for (var stamp : saved.values()) {
-        if (stamp == null) {
-          return false;
-        }
-        for (int i = stamp.indexOf(' '); i >= 0; i = stamp.indexOf(' ', i + 1)) {
-          savedSlices++;
-        }
+    private static final class SliceChunks {
+      /** Small enough that the last chunk taken ends soon after the other thread's share. */
+      private static final int CHUNK = 1024;
+
+      private final EndpointSlice[] slices;
+      private final Map<ObjectKey, String> saved;
+      private final AtomicInteger next = new AtomicInteger();
+      private final AtomicInteger matched = new AtomicInteger();
+      private volatile boolean stopped;
+
+      SliceChunks(Collection<EndpointSlice> slices, Map<ObjectKey, String> saved) {
+        this.slices = slices.toArray(new EndpointSlice[0]);
+        this.saved = saved;
       }
-      int slices = 0;
-      // A stamp naming many slices is read into a map once: scanning it for each of its slices
-      // would cost its length times their number, which a tenant chooses.
-      var manySlices = new HashMap<ObjectKey, Map<String, String>>();
-      for (var slice : this.slices) {
-        var key = serviceOf(slice);
-        if (key == null) {
-          continue;
+
+      /**
+       * Compares chunks until none is left or a slice differs.
+       *
+       * @return how many slices this thread found in their stamps, or -1 when one was not
+       */
+      int compare() {
+        // A stamp naming many slices is read into a map once: scanning it for each of its slices
+        // would cost its length times their number, which a tenant chooses.
+        var manySlices = new HashMap<ObjectKey, Map<String, String>>();
+        int found = 0;
+        // Stopped is read before a chunk is taken, never after: a chunk taken is compared.
+        while (!stopped) {
+          int from = next.getAndAdd(CHUNK);
+          if (from >= slices.length) {
+            break;
+          }
+          for (int i = from; i < Math.min(from + CHUNK, slices.length); i++) {
+            int match = sliceMatched(slices[i], saved, manySlices);
+            if (match < 0) {
+              stopped = true;
+              return -1;
+            }
+            found += match;
+          }
         }
-        var stamp = saved.get(key);
-        if (stamp == null) {
-          return false;
-        }
-        boolean found =
-            stamp.length() <= SCANNED_STAMP_LENGTH
-                ? sliceIn(stamp, slice)
-                : sliceIn(manySlices.computeIfAbsent(key, k -> slicesOf(stamp)), slice);
-        if (!found) {
-          return false;
-        }
-        slices++;
+        matched.addAndGet(found);
+        return found;
       }
-      return slices == savedSlices;
+
+      void stop() {
+        stopped = true;
+      }
+
+      int matched() {
+        return matched.get();
+      }
+    }
+
+    /**
+     * 1 when the slice stands in its key's stamp, 0 when it belongs to no Service, -1 when it does
+     * not.
+     */
+    private static int sliceMatched(
+        EndpointSlice slice,
+        Map<ObjectKey, String> saved,
+        Map<ObjectKey, Map<String, String>> manySlices) {
+      var key = serviceOf(slice);
+      if (key == null) {
+        return 0;
+      }
+      var stamp = saved.get(key);
+      if (stamp == null) {
+        return -1;
+      }
+      boolean found =
+          stamp.length() <= SCANNED_STAMP_LENGTH
+              ? sliceIn(stamp, slice)
+              : sliceIn(manySlices.computeIfAbsent(key, k -> slicesOf(stamp)), slice);
+      return found ? 1 : -1;
     }
 
     /** Whether {@code byName}, a stamp's slices, holds this slice's resourceVersion. */

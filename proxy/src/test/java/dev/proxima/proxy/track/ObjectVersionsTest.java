@@ -253,4 +253,99 @@ class ObjectVersionsTest {
     renamed.set(5, slice("web-" + "x".repeat(40) + "-5b", "web", "105"));
     assertThat(new ObjectVersions.Snapshot(services, renamed).matches(saved)).isFalse();
   }
+
+  /** 3,000 Services with one slice each: several chunks of slices to share. */
+  private static List<Service> manyServices() {
+    var services = new java.util.ArrayList<Service>();
+    for (int i = 0; i < 3_000; i++) {
+      services.add(service("svc" + i, String.valueOf(10 + i)));
+    }
+    return services;
+  }
+
+  private static List<EndpointSlice> sliceEach(List<Service> services) {
+    var slices = new java.util.ArrayList<EndpointSlice>();
+    for (var service : services) {
+      var name = service.getMetadata().getName();
+      slices.add(slice(name + "-a", name, "5" + name.substring(3)));
+    }
+    return slices;
+  }
+
+  @Test
+  void aComparisonSharedWithAnotherThreadFindsWhatOneThreadFinds() throws Exception {
+    var services = manyServices();
+    var slices = sliceEach(services);
+    var saved = ObjectVersions.of(services, slices);
+    var rewritten = new java.util.ArrayList<>(slices);
+    rewritten.set(2_500, slice("svc2500-a", "svc2500", "999"));
+    var missing = slices.subList(0, slices.size() - 1);
+
+    var threads = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      for (var candidate : List.of(slices, rewritten, missing)) {
+        var expected = new ObjectVersions.Snapshot(services, candidate).matches(saved);
+        var comparison = new ObjectVersions.Snapshot(services, candidate).comparing(saved);
+        var beside = threads.submit(comparison::sharedSlices);
+        assertThat(comparison.matches(() -> joined(beside))).isEqualTo(expected);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertThat(new ObjectVersions.Snapshot(services, slices).matches(saved)).isTrue();
+    assertThat(new ObjectVersions.Snapshot(services, rewritten).matches(saved)).isFalse();
+    assertThat(new ObjectVersions.Snapshot(services, missing).matches(saved)).isFalse();
+  }
+
+  @Test
+  void eitherShareMayTakeEverySliceAndTheOutcomeIsTheSame() {
+    var services = manyServices();
+    var slices = sliceEach(services);
+    var saved = ObjectVersions.of(services, slices);
+
+    var besideFirst = new ObjectVersions.Snapshot(services, slices).comparing(saved);
+    int found = besideFirst.sharedSlices();
+    assertThat(found).as("the other thread took every slice").isEqualTo(slices.size());
+    assertThat(besideFirst.matches(() -> found)).isTrue();
+
+    var callerAlone = new ObjectVersions.Snapshot(services, slices).comparing(saved);
+    assertThat(callerAlone.matches(() -> 0)).isTrue();
+
+    var besideLast = new ObjectVersions.Snapshot(services, slices).comparing(saved);
+    assertThat(besideLast.matches(besideLast::sharedSlices))
+        .as("a share that starts when every chunk is taken finds none")
+        .isTrue();
+  }
+
+  @Test
+  void aCancelledComparisonTakesNoFurtherSlices() {
+    var services = manyServices();
+    var comparison =
+        new ObjectVersions.Snapshot(services, sliceEach(services))
+            .comparing(ObjectVersions.of(services, sliceEach(services)));
+    comparison.cancel();
+    assertThat(comparison.sharedSlices()).isZero();
+  }
+
+  @Test
+  void aComparisonDecidedBeforeComparesNothing() {
+    var services = List.of(service("web", "7"));
+    var slices = List.of(slice("web-a", "web", "9"));
+    var snapshot = new ObjectVersions.Snapshot(services, slices);
+    assertThat(snapshot.comparing(Map.of(WEB, "7 web-a=9")).decided()).isFalse();
+    assertThat(snapshot.matches(Map.of(WEB, "7 web-a=9"))).isTrue();
+
+    var again = snapshot.comparing(new HashMap<>(Map.of(WEB, "7 web-a=9")));
+    assertThat(again.decided()).isTrue();
+    assertThat(again.sharedSlices()).isZero();
+    assertThat(again.matches(() -> -1)).as("the remembered outcome").isTrue();
+  }
+
+  private static int joined(java.util.concurrent.Future<Integer> share) {
+    try {
+      return share.get();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
 }

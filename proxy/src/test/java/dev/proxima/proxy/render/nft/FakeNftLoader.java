@@ -15,6 +15,14 @@ final class FakeNftLoader implements RuleLoader {
   final List<String> loaded = new ArrayList<>();
   int readBacks;
 
+  /** How often the marker set was listed; read by other threads. */
+  final java.util.concurrent.atomic.AtomicInteger markerReads =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** How often it was asked whether a rule refers to the marker set; read by other threads. */
+  final java.util.concurrent.atomic.AtomicInteger referenceChecks =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   @Override
   public Nft.Result apply(String script) {
     try {
@@ -57,6 +65,7 @@ final class FakeNftLoader implements RuleLoader {
 
   @Override
   public Optional<String> set(String family, String table, String set) {
+    markerReads.incrementAndGet();
     if (!nft.objects().containsKey("set " + set)) {
       return Optional.empty();
     }
@@ -71,6 +80,7 @@ final class FakeNftLoader implements RuleLoader {
 
   @Override
   public boolean referenced(String family, String table, String set) {
+    referenceChecks.incrementAndGet();
     return nft.referenced(set);
   }
 }

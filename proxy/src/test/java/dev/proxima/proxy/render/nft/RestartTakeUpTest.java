@@ -1,6 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
@@ -200,6 +201,38 @@ class RestartTakeUpTest {
     assertThat(restarted.published().state().waitingFor()).isNull();
     assertThat(kernel.loaded).as("the plan agreed with the kept rules").hasSize(loads);
     assertThat(kernel.nft.list()).isEqualTo(table);
+  }
+
+  @Test
+  void theKernelsMarkerIsReadOnceWhileTheInformersListNotAgainByTheFirstSync() {
+    start().sync(Set.of());
+    int before = kernel.markerReads.get();
+
+    var restarted = start();
+    assertThat(restarted.sync(Set.of())).isTrue();
+
+    assertThat(tookUp()).isTrue();
+    assertThat(kernel.markerReads.get() - before)
+        .as("the read that starting() began, which the take-up waited for")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aTableFlushedAfterTheMarkerWasReadIsRebuiltByThePlanThatFollowsTheTakeUp() {
+    start().sync(Set.of());
+    int checks = kernel.referenceChecks.get();
+    var restarted = start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> kernel.referenceChecks.get() > checks);
+    kernel.nft.apply("flush table ip proxima\n");
+
+    assertThat(restarted.sync(Set.of())).isTrue();
+    assertThat(tookUp()).as("the marker was read before the flush").isTrue();
+    assertThat(restarted.planPending()).isTrue();
+
+    assertThat(restarted.sync(Set.of())).isTrue();
+    assertThat(lastResult().decision().reason().label()).isEqualTo("plan-after-take-up");
+    assertThat(lastResult().outcome()).isEqualTo(SyncResult.Outcome.LOADED);
+    assertThat(kernel.nft.list()).contains("10.244.1.5");
   }
 
   @Test
