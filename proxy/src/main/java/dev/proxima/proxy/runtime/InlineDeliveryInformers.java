@@ -15,7 +15,10 @@ import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
  * and its default pool passes each task to another thread: two context switches per object. At
  * 44,000 Services that kept the second core busy for up to a second after the first list, beside
  * the first sync. The proxy's handlers only record a change and ask for a sync, so they can run
- * where the change was stored; they still run one at a time and in order.
+ * where the change was stored; they still run one at a time and in order: on the client's event
+ * loop for a list, on its watch thread for a watch event, and on fabric8's scheduler thread for
+ * each object of a resync ({@code --config-sync-period}), which the change trackers drop as
+ * unchanged. The informers are not registered with the client: whoever starts one stops it.
  */
 final class InlineDeliveryInformers {
   private InlineDeliveryInformers() {}

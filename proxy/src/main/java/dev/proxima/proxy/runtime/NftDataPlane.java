@@ -115,8 +115,10 @@ public final class NftDataPlane implements DataPlane {
    * all), read on a thread of its own since {@link #starting()}, while the informers list: with
    * {@code nft list set} of the marker set and a check that rules still refer to it, 15–45 ms at
    * 44,000 Services, which a restart's first sync no longer waits for. ({@code nft list tables}
-   * takes 1.2 s there with nft 1.0.6.) Between this read and the first sync only another writer
-   * could change the table, as it could after any read; the periodic kernel check finds that.
+   * takes 1.2 s there with nft 1.0.6.) Only a take-up trusts this read: another tool could change
+   * the table after it, as after any read, and the full sync that plans right after a take-up reads
+   * the marker again and rebuilds a table that is no longer the saved one; a first sync that plans
+   * reads it again beside its plan.
    */
   private CompletableFuture<Optional<SavedRuleset.Marker>> markerAtStart;
 
@@ -287,8 +289,8 @@ public final class NftDataPlane implements DataPlane {
     }
     var file = found.get();
     var read = clock.instant();
-    // Should anything differ, the restore of the sync that goes on uses the same read.
-    markerReading = markerAtStart;
+    // Should anything differ, the sync that goes on plans and reads the marker again beside its
+    // plan: this read may be as old as the informers' list.
     var inKernel = joined(markerAtStart, Optional.<SavedRuleset.Marker>empty());
     if (!inKernel.equals(Optional.of(file.marker()))) {
       LOG.atInfo()

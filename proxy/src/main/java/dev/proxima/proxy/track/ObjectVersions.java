@@ -192,7 +192,7 @@ public final class ObjectVersions {
       }
     }
 
-    // Each loop's body is a method of its own, so the JIT compiles it after a few hundred calls.
+    // One object's check each: the slices' is shared by both threads' chunks.
 
     /** 1 when the stamp names a Service, 0 when only slices, -1 when it cannot be a stamp. */
     private static int servicesNamed(String stamp) {

@@ -284,7 +284,7 @@ class ObjectVersionsTest {
     var threads = java.util.concurrent.Executors.newSingleThreadExecutor();
     try {
       for (var candidate : List.of(slices, rewritten, missing)) {
-        var expected = new ObjectVersions.Snapshot(services, candidate).matches(saved);
+        var expected = ObjectVersions.of(services, candidate).equals(saved);
         var comparison = new ObjectVersions.Snapshot(services, candidate).comparing(saved);
         var beside = threads.submit(comparison::sharedSlices);
         assertThat(comparison.matches(() -> joined(beside))).isEqualTo(expected);

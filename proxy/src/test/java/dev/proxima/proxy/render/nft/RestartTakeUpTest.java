@@ -236,6 +236,26 @@ class RestartTakeUpTest {
   }
 
   @Test
+  void aFirstSyncThatPlansReadsTheMarkerAgainSoATableFlushedSinceTheListIsRebuilt() {
+    start().sync(Set.of());
+    int wholeTable = lastResult().rulesLoaded();
+    cache.put(ClusterObjects.slice("shop", "web", "node-b", "10.244.1.9"));
+    int checks = kernel.referenceChecks.get();
+    var restarted = start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> kernel.referenceChecks.get() > checks);
+    kernel.nft.apply("flush table ip proxima\n");
+
+    assertThat(restarted.sync(Set.of())).isTrue();
+
+    assertThat(tookUp()).isFalse();
+    assertThat(lastResult().outcome()).isEqualTo(SyncResult.Outcome.LOADED);
+    assertThat(lastResult().rulesLoaded())
+        .as("every rule loaded again, not only the changed Service's")
+        .isGreaterThanOrEqualTo(wholeTable);
+    assertThat(kernel.nft.list()).contains("10.244.1.9");
+  }
+
+  @Test
   void anEndpointMovedWhileTheProxyWasDownIsPlannedAndLoadedByTheFirstSync() {
     start().sync(Set.of());
     cache.put(ClusterObjects.slice("shop", "web", "node-b", "10.244.1.9"));
