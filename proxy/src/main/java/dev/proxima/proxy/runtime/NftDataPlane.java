@@ -337,8 +337,6 @@ public final class NftDataPlane implements DataPlane {
           .log("Services changed since the saved ruleset; the first sync plans every Service");
       return false;
     }
-    // A later sync's restore reads the marker again: this one is the state before it.
-    markerReading = null;
     LOG.atInfo()
         .addKeyValue("family", family)
         .addKeyValue("services", file.versions().size())

@@ -2,9 +2,6 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.track.ObjectVersions;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import java.util.Collection;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -19,10 +16,9 @@ import java.util.function.Supplier;
  *     partial sync planned
  */
 public record PlannedObjects(String basis, Supplier<Map<ObjectKey, String>> stamps, boolean whole) {
-  /** Every Service and slice a full sync planned from, stamped later. */
-  public static PlannedObjects every(
-      String basis, Collection<Service> services, Collection<EndpointSlice> slices) {
-    return new PlannedObjects(basis, () -> ObjectVersions.of(services, slices), true);
+  /** Every Service and slice a full sync planned from, as its pass stamps them, once. */
+  public static PlannedObjects every(String basis, ObjectVersions.Snapshot planned) {
+    return new PlannedObjects(basis, planned.stamping(), true);
   }
 
   /** The stamps of the keys a partial sync planned. */

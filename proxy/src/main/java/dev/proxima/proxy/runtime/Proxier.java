@@ -83,6 +83,11 @@ public final class Proxier {
    */
   private boolean planPending;
 
+  /** The latest basis {@link #plannedFor} digested, and its digest: the rest never changes. */
+  private SyncPolicy.Basis digestedBasis;
+
+  private String digest;
+
   private final RateLimitedSummary partialSyncs;
 
   /**
@@ -234,15 +239,15 @@ public final class Proxier {
    * @param hostAddresses the candidates for --nodeport-addresses, from {@link Host#addresses}
    */
   public synchronized boolean sync(Set<ObjectKey> changed, List<String> hostAddresses) {
-    return sync(changed, hostAddresses, this::objectsNow);
+    return sync(changed, hostAddresses, new OnePassObjects(cache));
   }
 
   /**
    * One sync of a pass over every family.
    *
-   * @param objects the cache's Services and slices, asked for only by a first sync that may keep a
-   *     restart's saved rules; the families of a pass share one, so that comparing them with the
-   *     saved revisions is done once
+   * @param objects the cache's Services and slices, asked for only by a full sync; the families of
+   *     a pass share one, so that they plan from the same objects, stamp them once, and compare
+   *     them with a restart's saved revisions once
    */
   public synchronized boolean sync(
       Set<ObjectKey> changed,
@@ -296,8 +301,10 @@ public final class Proxier {
         return tookUp(decision, started, triggers, hostAddresses);
       }
       plane.fullSyncStarting(nodeAddresses, podCidrs);
-      var services = cache.services();
-      var slices = cache.endpointSlices();
+      // The pass's one listing: the families plan from the same objects and stamp them once.
+      var pass = objects.get();
+      var services = pass.services();
+      var slices = pass.slices();
       var plan =
           NodePlanner.planClaims(
               family, config.nodeName(), node, config.serviceProxyName(), services, slices);
@@ -306,7 +313,7 @@ public final class Proxier {
       planned = Duration.between(started, clock.instant());
       observed.clear();
       all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
-      plane.planned(PlannedObjects.every(plannedFor, services, slices));
+      plane.planned(PlannedObjects.every(plannedFor, pass));
       outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
@@ -395,10 +402,6 @@ public final class Proxier {
         : info.version() + " " + info.revision();
   }
 
-  private ObjectVersions.Snapshot objectsNow() {
-    return new ObjectVersions.Snapshot(cache.services(), cache.endpointSlices());
-  }
-
   /**
    * The first sync found the kernel holding what the saved ruleset vouches for, planned from these
    * very objects: it loads nothing and plans nothing now, and the next sync, a full one, plans
@@ -445,14 +448,19 @@ public final class Proxier {
    * shape rules, and its build, since another build may plan the same objects differently.
    */
   private String plannedFor(SyncPolicy.Basis basis) {
-    return SavedRuleset.digest(
-        List.of(
-            BUILD,
-            family.apiName(),
-            config.nodeName(),
-            String.valueOf(config.serviceProxyName()),
-            config.rules(),
-            basis));
+    if (!basis.equals(digestedBasis)) {
+      digestedBasis = basis;
+      digest =
+          SavedRuleset.digest(
+              List.of(
+                  BUILD,
+                  family.apiName(),
+                  config.nodeName(),
+                  String.valueOf(config.serviceProxyName()),
+                  config.rules(),
+                  basis));
+    }
+    return digest;
   }
 
   /**

@@ -24,7 +24,6 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.ProxyState;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
-import dev.proxima.proxy.track.ObjectVersions;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -239,28 +238,6 @@ public final class ProxyServer implements AutoCloseable {
       runner.request();
     }
     return ok;
-  }
-
-  /**
-   * The cache's Services and slices as a restart's first sync compares them with its saved
-   * revisions, taken once per sync pass: the families' saved revisions are the same, and the
-   * snapshot compares the second family's with the first's instead of every object again.
-   */
-  private static final class OnePassObjects implements Supplier<ObjectVersions.Snapshot> {
-    private final ProxyCache cache;
-    private ObjectVersions.Snapshot snapshot;
-
-    OnePassObjects(ProxyCache cache) {
-      this.cache = cache;
-    }
-
-    @Override
-    public ObjectVersions.Snapshot get() {
-      if (snapshot == null) {
-        snapshot = new ObjectVersions.Snapshot(cache.services(), cache.endpointSlices());
-      }
-      return snapshot;
-    }
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */

@@ -24,29 +24,44 @@ final class SavedProvenance {
 
   /** The lines that bring the file from what it holds to {@code planned}; empty for none. */
   String changes(PlannedObjects planned) {
-    if (planned == null) {
-      return "";
-    }
     var out = new StringBuilder();
+    apply(planned, out);
+    return out.toString();
+  }
+
+  /** Everything a file written whole says of the table's provenance, once {@code planned} is in. */
+  String whole(PlannedObjects planned) {
+    apply(planned, null);
+    var out = new StringBuilder(64 + versions.size() * 48);
+    SavedRuleset.provenance(basis, versions, out);
+    return out.toString();
+  }
+
+  /** Takes {@code planned} in, writing the lines that differ to {@code lines} unless null. */
+  private void apply(PlannedObjects planned, StringBuilder lines) {
+    if (planned == null) {
+      return;
+    }
     if (!Objects.equals(basis, planned.basis()) && planned.basis() != null) {
       basis = planned.basis();
-      out.append(SavedRuleset.basis(basis));
+      if (lines != null) {
+        lines.append(SavedRuleset.basis(basis));
+      }
     }
     var stamps = planned.stamps().get();
-    if (planned.whole()) {
+    if (planned.whole() && lines != null) {
       versions.forEach(
           (key, stamp) -> {
             if (!stamps.containsKey(key)) {
-              out.append(SavedRuleset.version(key, null));
+              lines.append(SavedRuleset.version(key, null));
             }
           });
     }
     var next = planned.whole() ? new HashMap<ObjectKey, String>(stamps.size() * 2) : versions;
     stamps.forEach(
         (key, stamp) -> {
-          var before = versions.get(key);
-          if (!Objects.equals(before, stamp)) {
-            out.append(SavedRuleset.version(key, stamp));
+          if (lines != null && !Objects.equals(versions.get(key), stamp)) {
+            lines.append(SavedRuleset.version(key, stamp));
           }
           if (stamp == null) {
             next.remove(key);
@@ -55,17 +70,5 @@ final class SavedProvenance {
           }
         });
     versions = next;
-    return out.toString();
-  }
-
-  /** Everything a file written whole says of the table's provenance, once {@code planned} is in. */
-  String whole(PlannedObjects planned) {
-    changes(planned);
-    var out = new StringBuilder(64 + versions.size() * 48);
-    if (basis != null) {
-      out.append(SavedRuleset.basis(basis));
-    }
-    versions.forEach((key, stamp) -> out.append(SavedRuleset.version(key, stamp)));
-    return out.toString();
   }
 }

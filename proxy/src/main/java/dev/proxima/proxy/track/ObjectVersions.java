@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * Which revision of each Service and of its EndpointSlices a sync planned, as the API server
@@ -38,8 +39,9 @@ public final class ObjectVersions {
   static final int SCANNED_STAMP_LENGTH = 512;
 
   /**
-   * The cache's Services and slices as a restart compares them with the stamps its saved ruleset
-   * was planned from. Not thread-safe: one sync pass uses it.
+   * The cache's Services and slices as one sync pass takes them: what a restart compares with the
+   * stamps its saved ruleset was planned from, and what every family of the pass plans from. Not
+   * thread-safe but for {@link #stamping}: one sync pass uses it.
    */
   public static final class Snapshot {
     private final Collection<Service> services;
@@ -53,12 +55,29 @@ public final class ObjectVersions {
 
     private boolean comparedEqual;
 
-    /** These objects' own stamps, made once for {@link #changedKeys}. */
-    private Map<ObjectKey, String> stamps;
+    /** These objects' own stamps, made once for every family's saved file and the log. */
+    private final Stamping stamping;
 
     public Snapshot(Collection<Service> services, Collection<EndpointSlice> slices) {
       this.services = services;
       this.slices = slices;
+      this.stamping = new Stamping(services, slices);
+    }
+
+    public Collection<Service> services() {
+      return services;
+    }
+
+    public Collection<EndpointSlice> slices() {
+      return slices;
+    }
+
+    /**
+     * These objects' stamps ({@link #of}), made the first time asked for, on any thread: the saving
+     * threads of both families share them. It holds the objects only, not the snapshot.
+     */
+    public Supplier<Map<ObjectKey, String>> stamping() {
+      return stamping;
     }
 
     /**
@@ -153,11 +172,14 @@ public final class ObjectVersions {
         if (known != null) {
           return known;
         }
-        boolean equal = callerShare();
-        if (!equal) {
+        int callerSlices = callerShare();
+        if (callerSlices < 0) {
           slices.stop();
+          compared(saved, false);
+          return false;
         }
-        equal = equal && otherShare.getAsInt() >= 0 && slices.matched() == savedSlices;
+        int otherSlices = otherShare.getAsInt();
+        boolean equal = otherSlices >= 0 && callerSlices + otherSlices == savedSlices;
         compared(saved, equal);
         return equal;
       }
@@ -169,13 +191,18 @@ public final class ObjectVersions {
         }
       }
 
-      private boolean callerShare() {
+      /**
+       * The Services, then the slices no other thread has taken.
+       *
+       * @return how many slices this share found in their stamps, or -1 when an object differs
+       */
+      private int callerShare() {
         int savedServices = 0;
         savedSlices = 0;
         for (var stamp : saved.values()) {
           int named = servicesNamed(stamp);
           if (named < 0) {
-            return false;
+            return -1;
           }
           savedServices += named;
           savedSlices += slicesNamed(stamp);
@@ -184,11 +211,11 @@ public final class ObjectVersions {
         for (var service : Snapshot.this.services) {
           int matched = serviceMatched(service, saved);
           if (matched < 0) {
-            return false;
+            return -1;
           }
           services += matched;
         }
-        return services == savedServices && slices.compare() >= 0;
+        return services == savedServices ? slices.compare() : -1;
       }
     }
 
@@ -233,7 +260,6 @@ public final class ObjectVersions {
       private final EndpointSlice[] slices;
       private final Map<ObjectKey, String> saved;
       private final AtomicInteger next = new AtomicInteger();
-      private final AtomicInteger matched = new AtomicInteger();
       private volatile boolean stopped;
 
       SliceChunks(Collection<EndpointSlice> slices, Map<ObjectKey, String> saved) {
@@ -266,16 +292,11 @@ public final class ObjectVersions {
             found += match;
           }
         }
-        matched.addAndGet(found);
         return found;
       }
 
       void stop() {
         stopped = true;
-      }
-
-      int matched() {
-        return matched.get();
       }
     }
 
@@ -326,10 +347,7 @@ public final class ObjectVersions {
 
     /** How many keys' stamps differ from {@code saved}, counting a key on either side only. */
     public int changedKeys(Map<ObjectKey, String> saved) {
-      if (stamps == null) {
-        stamps = of(services, slices);
-      }
-      var now = stamps;
+      var now = stamping.get();
       int changed = 0;
       for (var entry : now.entrySet()) {
         var stamp = entry.getValue();
@@ -369,6 +387,26 @@ public final class ObjectVersions {
       int end = at + field.length();
       return stamp.regionMatches(at, field, 0, field.length())
           && (end == stamp.length() || stamp.charAt(end) == ' ');
+    }
+  }
+
+  /** {@link #of} some objects, made once, whichever thread asks first. */
+  private static final class Stamping implements Supplier<Map<ObjectKey, String>> {
+    private final Collection<Service> services;
+    private final Collection<EndpointSlice> slices;
+    private Map<ObjectKey, String> stamps;
+
+    Stamping(Collection<Service> services, Collection<EndpointSlice> slices) {
+      this.services = services;
+      this.slices = slices;
+    }
+
+    @Override
+    public synchronized Map<ObjectKey, String> get() {
+      if (stamps == null) {
+        stamps = of(services, slices);
+      }
+      return stamps;
     }
   }
 

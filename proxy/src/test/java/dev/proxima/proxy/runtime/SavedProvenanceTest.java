@@ -3,6 +3,7 @@ package dev.proxima.proxy.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.track.ObjectVersions;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,11 @@ class SavedProvenanceTest {
   void aFullSyncWithNoObjectsLeftRemovesEveryKey() {
     provenance.adopt("b1", Map.of(WEB, "1", API, "2"));
 
-    assertThat(provenance.changes(PlannedObjects.every("b1", List.of(), List.of())).lines())
+    assertThat(
+            provenance
+                .changes(
+                    PlannedObjects.every("b1", new ObjectVersions.Snapshot(List.of(), List.of())))
+                .lines())
         .containsExactlyInAnyOrder("unversioned shop\tweb", "unversioned shop\tapi");
     assertThat(provenance.whole(null)).isEqualTo("basis b1\n");
   }

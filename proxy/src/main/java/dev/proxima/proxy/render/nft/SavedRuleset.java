@@ -363,11 +363,16 @@ public final class SavedRuleset {
         .ports()
         .forEach((name, port) -> out.append(port(name, port.digest(), port.fragment())));
     out.append(cidrs(contents.serviceCidrs()));
-    if (contents.basis() != null) {
-      out.append(basis(contents.basis()));
-    }
-    contents.versions().forEach((key, stamp) -> out.append(version(key, stamp)));
+    provenance(contents.basis(), contents.versions(), out);
     out.append(commit(contents.marker()));
+  }
+
+  /** The lines of a whole file that say what its ports were planned from; no basis when null. */
+  public static void provenance(String basis, Map<ObjectKey, String> versions, StringBuilder out) {
+    if (basis != null) {
+      out.append(basis(basis));
+    }
+    versions.forEach((key, stamp) -> out.append(version(key, stamp)));
   }
 
   /** The digest of what besides the Services the following ports were planned from. */
