@@ -7,6 +7,8 @@ import dev.proxima.proxy.track.ObjectVersions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One family's rules in the kernel, as one mode expresses them. The {@link Proxier} decides what to
@@ -54,6 +56,16 @@ public interface DataPlane {
    * its saved ruleset could describe).
    */
   default void starting() {}
+
+  /**
+   * The stamps of the objects the kernel's rules were planned from, as a saved ruleset says once
+   * {@link #starting()} has read it; empty when there is none to take up (no table, no file, or a
+   * data plane that saves nothing). The proxy compares the informers' first lists with them as they
+   * come, and {@link #takeUp} finds the outcome in its snapshot.
+   */
+  default CompletionStage<Optional<ObjectVersions.Saved>> savedStamps() {
+    return CompletableFuture.completedFuture(Optional.empty());
+  }
 
   /**
    * Called as a full sync starts, before it plans every Service, with the arguments its {@link

@@ -33,11 +33,13 @@ public interface DataPlanes {
    *     saves nothing
    */
   static DataPlanes nftables(RuleSettings settings, RuleLoader nft, Path stateDirectory) {
+    var savedStamps = new FamiliesSavedStamps();
     return (family, metrics, clock) ->
         stateDirectory == null
             ? new NftDataPlane(family, settings, nft, metrics, clock)
             : new NftDataPlane(family, settings, nft, metrics, clock, stateDirectory)
-                .savingOn(NftDataPlane.savingThread(family));
+                .savingOn(NftDataPlane.savingThread(family))
+                .sharingSavedStamps(savedStamps);
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.track.ListedComparison;
 import dev.proxima.proxy.track.PendingChanges;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +79,20 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       java.time.Duration resync,
       PendingChanges changes,
       Listener listener) {
+    this(client, nodeName, resync, changes, listener, ListedComparison.none());
+  }
+
+  /**
+   * @param listed told of every Service and slice the first lists store, and of any change after
+   *     them, so a restart compares them with its saved stamps as they come
+   */
+  public KubeProxyCache(
+      KubernetesClient client,
+      String nodeName,
+      java.time.Duration resync,
+      PendingChanges changes,
+      Listener listener,
+      ListedComparison listed) {
     this.changes = changes;
     long resyncMillis = resync.toMillis();
     services =
@@ -107,15 +123,17 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             }));
     services.addEventHandler(
         handler(
-            true,
+            listed::serviceListed,
             (previous, current) -> {
+              listed.serviceChanged();
               var key = keyOf(current != null ? current : previous);
               listener.serviceEvent(changes.serviceChanged(key, previous, current));
             }));
     slices.addEventHandler(
         handler(
-            true,
+            listed::sliceListed,
             (previous, current) -> {
+              listed.sliceChanged();
               var object = current != null ? current : previous;
               changes
                   .sliceChanged(keyOf(object), previous, current)
@@ -126,11 +144,11 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
                               .log("Ignoring a malformed last-change-trigger-time"));
               listener.endpointsEvent(changes.pendingSlices());
             }));
-    nodes.addEventHandler(handler(true, (previous, current) -> listener.nodeEvent()));
+    nodes.addEventHandler(handler(node -> {}, (previous, current) -> listener.nodeEvent()));
     // Its first list is not waited for, and may come after the first sync: every addition counts.
     serviceCidrObjects.addEventHandler(
         handler(
-            false,
+            null,
             (ServiceCIDR previous, ServiceCIDR current) -> {
               var before = previous == null ? null : cidrsOf(previous);
               var after = current == null ? null : cidrsOf(current);
@@ -265,12 +283,15 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
    * A handler that passes every change on, but for an informer {@link #start} waits for, not the
    * first list's additions, which fabric8 ends with {@code onList} on the same thread: the first
    * sync is a full one and reads them from the store.
+   *
+   * @param firstList takes each addition of the first list instead; null for an informer whose
+   *     first list is not waited for, whose additions are changes like any other
    */
   private static <T> ResourceEventHandler<T> handler(
-      boolean firstListInFirstSync, BiConsumer<T, T> change) {
+      Consumer<T> firstList, BiConsumer<T, T> change) {
     return new ResourceEventHandler<>() {
       /** fabric8 calls a handler from one thread at a time, in order. */
-      private volatile boolean listed = !firstListInFirstSync;
+      private volatile boolean listed = firstList == null;
 
       @Override
       public void onList(String resourceVersion, boolean unused) {
@@ -281,6 +302,8 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       public void onAdd(T object) {
         if (listed) {
           change.accept(null, object);
+        } else {
+          firstList.accept(object);
         }
       }
 

@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
@@ -126,7 +127,13 @@ public final class NftDataPlane implements DataPlane {
    * What the saved file says its table was planned from, read on a thread of its own since {@link
    * #starting()} once the kernel is known to have a table, for {@link #takeUp}; null once taken.
    */
-  private CompletableFuture<Optional<SavedRuleset.Provenance>> provenanceReading;
+  private CompletableFuture<Optional<ReadProvenance>> provenanceReading;
+
+  /** Where the families' saved stamps become one instance when equal. */
+  private FamiliesSavedStamps familiesStamps = new FamiliesSavedStamps();
+
+  /** What the saved file says its table was planned from, and its stamps, counted. */
+  private record ReadProvenance(SavedRuleset.Provenance file, ObjectVersions.Saved versions) {}
 
   /** What the next load's Services were planned from ({@link #planned}); null once saved. */
   private PlannedObjects planned;
@@ -210,6 +217,15 @@ public final class NftDataPlane implements DataPlane {
     return this;
   }
 
+  /**
+   * Shares {@code stamps} with the other family's plane: their saved stamps, when equal, are
+   * compared with the objects once.
+   */
+  NftDataPlane sharingSavedStamps(FamiliesSavedStamps stamps) {
+    familiesStamps = stamps;
+    return this;
+  }
+
   /** One daemon thread that writes {@code family}'s saved ruleset. */
   public static Executor savingThread(IpFamily family) {
     return Executors.newSingleThreadExecutor(task -> savedRulesetThread(family, task));
@@ -237,7 +253,10 @@ public final class NftDataPlane implements DataPlane {
       // are parsed only when the first sync needs them, it holds a string or two per Service.
       provenanceReading =
           markerAtStart.thenApplyAsync(
-              marker -> marker.isPresent() ? warmedUp(saved.readProvenance()) : Optional.empty(),
+              marker ->
+                  marker.isPresent()
+                      ? warmedUp(saved.readProvenance()).map(this::counted)
+                      : Optional.empty(),
               this::onItsOwnThread);
     }
   }
@@ -258,6 +277,19 @@ public final class NftDataPlane implements DataPlane {
       }
     }
     return provenance;
+  }
+
+  @Override
+  public CompletionStage<Optional<ObjectVersions.Saved>> savedStamps() {
+    var reading = provenanceReading;
+    return reading == null
+        ? CompletableFuture.completedFuture(Optional.empty())
+        : reading.thenApply(found -> found.map(ReadProvenance::versions));
+  }
+
+  /** The file's provenance with its stamps counted, or the other family's if equal. */
+  private ReadProvenance counted(SavedRuleset.Provenance file) {
+    return new ReadProvenance(file, familiesStamps.share(file.versions()));
   }
 
   @Override
@@ -282,12 +314,12 @@ public final class NftDataPlane implements DataPlane {
       return false;
     }
     var from = clock.instant();
-    var found = joined(provenanceReading, Optional.<SavedRuleset.Provenance>empty());
+    var found = joined(provenanceReading, Optional.<ReadProvenance>empty());
     provenanceReading = null;
     if (found.isEmpty()) {
       return false; // no table or no usable file: the sync's restore says which
     }
-    var file = found.get();
+    var file = found.get().file();
     var read = clock.instant();
     // Should anything differ, the sync that goes on plans and reads the marker again beside its
     // plan: this read may be as old as the informers' list.
@@ -303,8 +335,7 @@ public final class NftDataPlane implements DataPlane {
     // A thread of its own compares slices from now on, and this one joins it after the settings
     // and the Services, unless the other family's saved stamps, the same, were compared with
     // these objects already.
-    var versions = file.versions();
-    var comparison = objects.comparing(versions);
+    var comparison = objects.comparing(found.get().versions());
     var sharedSlices =
         comparison.decided()
             ? CompletableFuture.completedFuture(0)
@@ -346,6 +377,8 @@ public final class NftDataPlane implements DataPlane {
         .addKeyValue("waitedMs", Duration.between(from, read).toMillis())
         .addKeyValue("settingsMs", Duration.between(read, compareFrom).toMillis())
         .addKeyValue("comparedMs", Duration.between(compareFrom, compared).toMillis())
+        // Whether the informers compared the objects as they stored them, before this sync.
+        .addKeyValue("comparedWhileListing", comparison.madeWhileListing())
         .log("The table is the one the proxy saved and no Service changed; keeping its rules");
     return true;
   }

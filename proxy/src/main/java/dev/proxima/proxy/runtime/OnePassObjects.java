@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.proxy.track.ListedComparison;
 import dev.proxima.proxy.track.ObjectVersions;
 import java.util.function.Supplier;
 
@@ -10,16 +11,25 @@ import java.util.function.Supplier;
  */
 final class OnePassObjects implements Supplier<ObjectVersions.Snapshot> {
   private final ProxyCache cache;
+  private final ListedComparison listed;
   private ObjectVersions.Snapshot snapshot;
 
   OnePassObjects(ProxyCache cache) {
+    this(cache, ListedComparison.none());
+  }
+
+  /**
+   * @param listed the informers' first lists as compared while they were stored
+   */
+  OnePassObjects(ProxyCache cache, ListedComparison listed) {
     this.cache = cache;
+    this.listed = listed;
   }
 
   @Override
   public ObjectVersions.Snapshot get() {
     if (snapshot == null) {
-      snapshot = new ObjectVersions.Snapshot(cache.services(), cache.endpointSlices());
+      snapshot = new ObjectVersions.Snapshot(cache.services(), cache.endpointSlices(), listed);
     }
     return snapshot;
   }

@@ -24,6 +24,7 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.ProxyState;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
+import dev.proxima.proxy.track.ListedComparison;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -56,6 +57,12 @@ public final class ProxyServer implements AutoCloseable {
 
   /** Each family's data plane, in the order of {@link #proxiers}. */
   private final List<DataPlane> dataPlanes = new ArrayList<>();
+
+  /**
+   * The informers' first lists compared with a restart's saved stamps as they are stored, for the
+   * first sync pass; closed once that pass is done.
+   */
+  private final ListedComparison listedComparison = new ListedComparison();
 
   private final SyncRunner runner;
   private final ProxyHealth health;
@@ -160,7 +167,8 @@ public final class ProxyServer implements AutoCloseable {
               public void nodeEvent() {
                 changed();
               }
-            });
+            },
+            listedComparison);
     this.host = host;
     var counters = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     for (var family : IpFamily.values()) {
@@ -225,10 +233,12 @@ public final class ProxyServer implements AutoCloseable {
     var changed = cache.drainChangedServices();
     // Read once per pass: both families and the health-check listeners select from the same.
     var hostAddresses = host.addresses(cache);
-    var objects = new OnePassObjects(cache);
+    var objects = new OnePassObjects(cache, listedComparison);
     for (var proxier : proxiers) {
       ok &= proxier.sync(changed, hostAddresses, objects);
     }
+    // Only a first sync compares with saved stamps; the objects it waits for go with it.
+    listedComparison.close();
     if (ok) {
       metrics.pendingCleared();
     }
@@ -283,6 +293,9 @@ public final class ProxyServer implements AutoCloseable {
     // longest wait of a start, and the servers below and the saved rulesets' checks fit in it.
     var listed = cache.start();
     dataPlanes.forEach(DataPlane::starting);
+    for (var plane : dataPlanes) {
+      plane.savedStamps().thenAccept(stamps -> stamps.ifPresent(listedComparison::compareWith));
+    }
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
     metricsServer =
         startMetrics(

@@ -39,6 +39,48 @@ public final class ObjectVersions {
   static final int SCANNED_STAMP_LENGTH = 512;
 
   /**
+   * A saved ruleset's stamps, counted when read: a restart's first sync compares the objects with
+   * them, and counting 44,000 stamps there took a pass over every one on the sync thread.
+   *
+   * @param services how many stamps name a Service; -1 when a stamp is empty, which no stamp
+   *     written is, so nothing matches it
+   * @param slices how many slices the stamps name
+   */
+  public record Saved(Map<ObjectKey, String> stamps, int services, int slices) {
+    /** The stamps, counted. */
+    public static Saved of(Map<ObjectKey, String> stamps) {
+      int services = 0;
+      int slices = 0;
+      for (var stamp : stamps.values()) {
+        int named = servicesNamed(stamp);
+        if (named < 0) {
+          return new Saved(stamps, -1, 0);
+        }
+        services += named;
+        slices += slicesNamed(stamp);
+      }
+      return new Saved(stamps, services, slices);
+    }
+
+    /** 1 when the stamp names a Service, 0 when only slices, -1 when it cannot be a stamp. */
+    private static int servicesNamed(String stamp) {
+      if (stamp == null || stamp.isEmpty()) {
+        return -1;
+      }
+      return stamp.charAt(0) == '-' ? 0 : 1;
+    }
+
+    /** How many slices a stamp names. */
+    private static int slicesNamed(String stamp) {
+      int named = 0;
+      for (int i = stamp.indexOf(' '); i >= 0; i = stamp.indexOf(' ', i + 1)) {
+        named++;
+      }
+      return named;
+    }
+  }
+
+  /**
    * The cache's Services and slices as one sync pass takes them: what a restart compares with the
    * stamps its saved ruleset was planned from, and what every family of the pass plans from. Not
    * thread-safe but for {@link #stamping}: one sync pass uses it.
@@ -58,10 +100,23 @@ public final class ObjectVersions {
     /** These objects' own stamps, made once for every family's saved file and the log. */
     private final Stamping stamping;
 
+    /** The comparison made as the informers stored these objects; null when none was. */
+    private final ListedComparison listed;
+
     public Snapshot(Collection<Service> services, Collection<EndpointSlice> slices) {
+      this(services, slices, null);
+    }
+
+    /**
+     * @param listed the comparison made as the informers stored these objects, which {@link
+     *     #comparing} takes when it has a verdict for the stamps; null for none
+     */
+    public Snapshot(
+        Collection<Service> services, Collection<EndpointSlice> slices, ListedComparison listed) {
       this.services = services;
       this.slices = slices;
       this.stamping = new Stamping(services, slices);
+      this.listed = listed;
     }
 
     public Collection<Service> services() {
@@ -89,24 +144,31 @@ public final class ObjectVersions {
      * object then has its own entry and no entry is left over.
      */
     public boolean matches(Map<ObjectKey, String> saved) {
-      return comparing(saved).matches(() -> 0);
+      return comparing(Saved.of(saved)).matches(() -> 0);
     }
 
     /**
      * A comparison of these objects with {@code saved}, as {@link #matches} makes, that two threads
-     * can share; already decided when these objects were compared with equal stamps before.
+     * can share; already decided when these objects were compared with equal stamps before, or with
+     * these very stamps as the informers stored them.
      */
-    public Comparison comparing(Map<ObjectKey, String> saved) {
-      var known = comparedBefore(saved);
-      return known.isPresent() ? new Comparison(known.get()) : new Comparison(saved);
+    public Comparison comparing(Saved saved) {
+      var known = comparedBefore(saved.stamps());
+      if (known.isPresent()) {
+        return new Comparison(known.get(), false);
+      }
+      var asListed = listed == null ? Optional.<Boolean>empty() : listed.verdict(saved);
+      return asListed.isPresent() ? new Comparison(asListed.get(), true) : new Comparison(saved);
     }
 
     /**
      * Whether these objects matched {@code saved}, when they were compared with stamps equal to it
-     * before: each family of a sync pass has its own saved stamps, and they are the same.
+     * before: each family of a sync pass has its own saved stamps, and they are the same. Costs a
+     * reference check when they are the very stamps compared before, as the families' are once
+     * found equal while read; a pass over them otherwise.
      */
     public Optional<Boolean> comparedBefore(Map<ObjectKey, String> saved) {
-      return compared != null && compared.equals(saved)
+      return compared != null && (compared == saved || compared.equals(saved))
           ? Optional.of(comparedEqual)
           : Optional.empty();
     }
@@ -127,28 +189,33 @@ public final class ObjectVersions {
      * comparison.
      */
     public final class Comparison {
-      private final Map<ObjectKey, String> saved;
+      private final Saved saved;
       private final Boolean known;
+      private final boolean whileListed;
       private final SliceChunks slices;
 
-      /** How many slices the saved stamps name; the caller's thread counts them. */
-      private int savedSlices;
-
-      private Comparison(boolean known) {
+      private Comparison(boolean known, boolean whileListed) {
         this.saved = null;
         this.known = known;
+        this.whileListed = whileListed;
         this.slices = null;
       }
 
-      private Comparison(Map<ObjectKey, String> saved) {
+      private Comparison(Saved saved) {
         this.saved = saved;
         this.known = null;
-        this.slices = new SliceChunks(Snapshot.this.slices, saved);
+        this.whileListed = false;
+        this.slices = new SliceChunks(Snapshot.this.slices, saved.stamps());
       }
 
       /** Whether the outcome was known before any object was compared. */
       public boolean decided() {
         return known != null;
+      }
+
+      /** Whether the outcome is that of the comparison made as the informers stored the objects. */
+      public boolean madeWhileListing() {
+        return whileListed;
       }
 
       /**
@@ -175,12 +242,12 @@ public final class ObjectVersions {
         int callerSlices = callerShare();
         if (callerSlices < 0) {
           slices.stop();
-          compared(saved, false);
+          compared(saved.stamps(), false);
           return false;
         }
         int otherSlices = otherShare.getAsInt();
-        boolean equal = otherSlices >= 0 && callerSlices + otherSlices == savedSlices;
-        compared(saved, equal);
+        boolean equal = otherSlices >= 0 && callerSlices + otherSlices == saved.slices();
+        compared(saved.stamps(), equal);
         return equal;
       }
 
@@ -197,40 +264,25 @@ public final class ObjectVersions {
        * @return how many slices this share found in their stamps, or -1 when an object differs
        */
       private int callerShare() {
-        int savedServices = 0;
-        savedSlices = 0;
-        for (var stamp : saved.values()) {
-          int named = servicesNamed(stamp);
-          if (named < 0) {
-            return -1;
-          }
-          savedServices += named;
-          savedSlices += slicesNamed(stamp);
+        if (saved.services() < 0) {
+          return -1;
         }
         int services = 0;
         for (var service : Snapshot.this.services) {
-          int matched = serviceMatched(service, saved);
+          int matched = serviceMatched(service, saved.stamps());
           if (matched < 0) {
             return -1;
           }
           services += matched;
         }
-        return services == savedServices ? slices.compare() : -1;
+        return services == saved.services() ? slices.compare() : -1;
       }
     }
 
     // One object's check each: the slices' is shared by both threads' chunks.
 
-    /** 1 when the stamp names a Service, 0 when only slices, -1 when it cannot be a stamp. */
-    private static int servicesNamed(String stamp) {
-      if (stamp == null || stamp.isEmpty()) {
-        return -1;
-      }
-      return stamp.charAt(0) == '-' ? 0 : 1;
-    }
-
     /** 1 when the Service starts its key's stamp, 0 when it has no key, -1 when it does not. */
-    private static int serviceMatched(Service service, Map<ObjectKey, String> saved) {
+    static int serviceMatched(Service service, Map<ObjectKey, String> saved) {
       var metadata = service.getMetadata();
       if (metadata == null || metadata.getNamespace() == null || metadata.getName() == null) {
         return 0;
@@ -238,15 +290,6 @@ public final class ObjectVersions {
       var stamp = saved.get(new ObjectKey(metadata.getNamespace(), metadata.getName()));
       var version = metadata.getResourceVersion();
       return stamp != null && stampable(version) && fieldAt(stamp, 0, version) ? 1 : -1;
-    }
-
-    /** How many slices a stamp names. */
-    private static int slicesNamed(String stamp) {
-      int named = 0;
-      for (int i = stamp.indexOf(' '); i >= 0; i = stamp.indexOf(' ', i + 1)) {
-        named++;
-      }
-      return named;
     }
 
     /**
@@ -304,7 +347,7 @@ public final class ObjectVersions {
      * 1 when the slice stands in its key's stamp, 0 when it belongs to no Service, -1 when it does
      * not.
      */
-    private static int sliceMatched(
+    static int sliceMatched(
         EndpointSlice slice,
         Map<ObjectKey, String> saved,
         Map<ObjectKey, Map<String, String>> manySlices) {

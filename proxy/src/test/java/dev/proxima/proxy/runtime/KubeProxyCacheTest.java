@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.testing.ClusterObjects;
+import dev.proxima.proxy.track.ListedComparison;
+import dev.proxima.proxy.track.ObjectVersions;
 import dev.proxima.proxy.track.PendingChanges;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -17,6 +19,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -69,6 +72,10 @@ class KubeProxyCacheTest {
 
   /** The cache as the proxy runs it: its own client, decoding with the proxy's trimming. */
   private KubeProxyCache startCache() {
+    return startCache(ListedComparison.none());
+  }
+
+  private KubeProxyCache startCache(ListedComparison listed) {
     proxyClient =
         new KubernetesClientBuilder()
             .withConfig(client.getConfiguration())
@@ -95,7 +102,8 @@ class KubeProxyCacheTest {
 
               @Override
               public void nodeEvent() {}
-            });
+            },
+            listed);
     cache.start();
     return cache;
   }
@@ -145,6 +153,51 @@ class KubeProxyCacheTest {
 
     // The mock's watch sends all 40 Services and slices again before the marker.
     assertThat(changedUpToAServiceCreatedNow()).containsExactly(MARKER);
+  }
+
+  @Test
+  void theFirstListsAreComparedWithSavedStampsAsStoredUntilAChangeFollowsThem() {
+    createCluster();
+    handlerMayGoOn.countDown();
+    var listed = new ListedComparison();
+    var cache = startCache(listed);
+    await().atMost(Duration.ofSeconds(30)).until(cache::hasSynced);
+    var saved =
+        ObjectVersions.Saved.of(ObjectVersions.of(cache.services(), cache.endpointSlices()));
+
+    // Read after the lists, as a slow disk would: the objects listed wait for the stamps.
+    listed.compareWith(saved);
+
+    assertThat(listed.verdict(saved)).contains(true);
+    // The mock's watch sends every object again as ADDED, with its resourceVersion: no change.
+    assertThat(changedUpToAServiceCreatedNow()).containsExactly(MARKER);
+    assertThat(listed.verdict(saved))
+        .as("a Service created after the first list: the first sync compares for itself")
+        .isEmpty();
+  }
+
+  @Test
+  void aServiceChangedWhileTheProxyWasDownIsFoundAsTheFirstListIsStored() {
+    createCluster();
+    handlerMayGoOn.countDown();
+    var listed = new ListedComparison();
+    var stamps = new HashMap<ObjectKey, String>();
+    for (int i = 0; i < SERVICES; i++) {
+      var key = new ObjectKey("shop", "s" + i);
+      var service = client.services().inNamespace("shop").withName("s" + i).get();
+      var slice =
+          client.discovery().v1().endpointSlices().inNamespace("shop").withName("s" + i + "-1");
+      stamps.put(key, ObjectVersions.stamp(service, List.of(slice.get())));
+    }
+    // What the proxy saved before s3 was rewritten while it was down.
+    stamps.put(new ObjectKey("shop", "s3"), "999999 s3-1=999999");
+    var saved = ObjectVersions.Saved.of(stamps);
+    listed.compareWith(saved);
+
+    var cache = startCache(listed);
+    await().atMost(Duration.ofSeconds(30)).until(cache::hasSynced);
+
+    assertThat(listed.verdict(saved)).contains(false);
   }
 
   @Test

@@ -285,7 +285,9 @@ class ObjectVersionsTest {
     try {
       for (var candidate : List.of(slices, rewritten, missing)) {
         var expected = ObjectVersions.of(services, candidate).equals(saved);
-        var comparison = new ObjectVersions.Snapshot(services, candidate).comparing(saved);
+        var comparison =
+            new ObjectVersions.Snapshot(services, candidate)
+                .comparing(ObjectVersions.Saved.of(saved));
         var beside = threads.submit(comparison::sharedSlices);
         assertThat(comparison.matches(() -> joined(beside))).isEqualTo(expected);
       }
@@ -303,15 +305,18 @@ class ObjectVersionsTest {
     var slices = sliceEach(services);
     var saved = ObjectVersions.of(services, slices);
 
-    var besideFirst = new ObjectVersions.Snapshot(services, slices).comparing(saved);
+    var besideFirst =
+        new ObjectVersions.Snapshot(services, slices).comparing(ObjectVersions.Saved.of(saved));
     int found = besideFirst.sharedSlices();
     assertThat(found).as("the other thread took every slice").isEqualTo(slices.size());
     assertThat(besideFirst.matches(() -> found)).isTrue();
 
-    var callerAlone = new ObjectVersions.Snapshot(services, slices).comparing(saved);
+    var callerAlone =
+        new ObjectVersions.Snapshot(services, slices).comparing(ObjectVersions.Saved.of(saved));
     assertThat(callerAlone.matches(() -> 0)).isTrue();
 
-    var besideLast = new ObjectVersions.Snapshot(services, slices).comparing(saved);
+    var besideLast =
+        new ObjectVersions.Snapshot(services, slices).comparing(ObjectVersions.Saved.of(saved));
     assertThat(besideLast.matches(besideLast::sharedSlices))
         .as("a share that starts when every chunk is taken finds none")
         .isTrue();
@@ -322,7 +327,7 @@ class ObjectVersionsTest {
     var services = manyServices();
     var comparison =
         new ObjectVersions.Snapshot(services, sliceEach(services))
-            .comparing(ObjectVersions.of(services, sliceEach(services)));
+            .comparing(ObjectVersions.Saved.of(ObjectVersions.of(services, sliceEach(services))));
     comparison.cancel();
     assertThat(comparison.sharedSlices()).isZero();
   }
@@ -332,13 +337,68 @@ class ObjectVersionsTest {
     var services = List.of(service("web", "7"));
     var slices = List.of(slice("web-a", "web", "9"));
     var snapshot = new ObjectVersions.Snapshot(services, slices);
-    assertThat(snapshot.comparing(Map.of(WEB, "7 web-a=9")).decided()).isFalse();
+    assertThat(snapshot.comparing(ObjectVersions.Saved.of(Map.of(WEB, "7 web-a=9"))).decided())
+        .isFalse();
     assertThat(snapshot.matches(Map.of(WEB, "7 web-a=9"))).isTrue();
 
-    var again = snapshot.comparing(new HashMap<>(Map.of(WEB, "7 web-a=9")));
+    var again =
+        snapshot.comparing(ObjectVersions.Saved.of(new HashMap<>(Map.of(WEB, "7 web-a=9"))));
     assertThat(again.decided()).isTrue();
     assertThat(again.sharedSlices()).isZero();
     assertThat(again.matches(() -> -1)).as("the remembered outcome").isTrue();
+  }
+
+  @Test
+  void theVeryStampsComparedBeforeAreKnownWithoutReadingThem() {
+    var snapshot =
+        new ObjectVersions.Snapshot(
+            List.of(service("web", "7")), List.of(slice("web-a", "web", "9")));
+    var read = new CountingMap(Map.of(WEB, "7 web-a=9"));
+    var saved = ObjectVersions.Saved.of(read);
+    assertThat(snapshot.comparing(saved).matches(() -> 0)).isTrue();
+
+    read.equalsCalls = 0;
+    var again = snapshot.comparing(saved);
+
+    assertThat(again.decided()).isTrue();
+    assertThat(read.equalsCalls).as("compared by reference, not entry by entry").isZero();
+  }
+
+  @Test
+  void savedStampsAreCountedWhenMadeAndAnEmptyStampMatchesNothing() {
+    var saved =
+        ObjectVersions.Saved.of(
+            Map.of(WEB, "7 web-a=9 web-b=3", new ObjectKey("shop", "gone"), "- gone-a=4"));
+    assertThat(saved.services()).isEqualTo(1);
+    assertThat(saved.slices()).isEqualTo(3);
+
+    var broken = new HashMap<ObjectKey, String>(Map.of(WEB, "7 web-a=9"));
+    broken.put(new ObjectKey("shop", "odd"), "");
+    assertThat(ObjectVersions.Saved.of(broken).services()).isEqualTo(-1);
+    var snapshot =
+        new ObjectVersions.Snapshot(
+            List.of(service("web", "7")), List.of(slice("web-a", "web", "9")));
+    assertThat(snapshot.matches(broken)).isFalse();
+  }
+
+  /** A map that counts how often it is asked to compare itself with another. */
+  private static final class CountingMap extends HashMap<ObjectKey, String> {
+    int equalsCalls;
+
+    CountingMap(Map<ObjectKey, String> entries) {
+      super(entries);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      equalsCalls++;
+      return super.equals(other);
+    }
+
+    @Override
+    public int hashCode() {
+      return super.hashCode();
+    }
   }
 
   private static int joined(java.util.concurrent.Future<Integer> share) {

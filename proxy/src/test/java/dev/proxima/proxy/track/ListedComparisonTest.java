@@ -1,0 +1,163 @@
+package dev.proxima.proxy.track;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.model.Labels;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ListedComparisonTest {
+  private final List<Service> services = new ArrayList<>();
+  private final List<EndpointSlice> slices = new ArrayList<>();
+  private final ListedComparison listed = new ListedComparison();
+
+  ListedComparisonTest() {
+    for (int i = 0; i < 5; i++) {
+      services.add(service("svc" + i, String.valueOf(10 + i)));
+      slices.add(slice("svc" + i + "-a", "svc" + i, String.valueOf(50 + i)));
+    }
+  }
+
+  private static Service service(String name, String resourceVersion) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace("shop")
+        .withName(name)
+        .withResourceVersion(resourceVersion)
+        .endMetadata()
+        .build();
+  }
+
+  private static EndpointSlice slice(String name, String service, String resourceVersion) {
+    return new EndpointSliceBuilder()
+        .withNewMetadata()
+        .withNamespace("shop")
+        .withName(name)
+        .withResourceVersion(resourceVersion)
+        .withLabels(Map.of(Labels.SERVICE_NAME, service))
+        .endMetadata()
+        .build();
+  }
+
+  private ObjectVersions.Saved savedFromTheseObjects() {
+    return ObjectVersions.Saved.of(ObjectVersions.of(services, slices));
+  }
+
+  private void listEverything() {
+    services.forEach(listed::serviceListed);
+    slices.forEach(listed::sliceListed);
+  }
+
+  @Test
+  void objectsListedAfterTheStampsWereReadAreFoundInThemAsTheyCome() {
+    var saved = savedFromTheseObjects();
+    listed.compareWith(saved);
+
+    listEverything();
+
+    assertThat(listed.verdict(saved)).contains(true);
+  }
+
+  @Test
+  void objectsListedBeforeTheStampsWereReadAreComparedWhenTheyArrive() {
+    var saved = savedFromTheseObjects();
+    listed.serviceListed(services.get(0));
+    slices.forEach(listed::sliceListed);
+    assertThat(listed.verdict(saved)).as("not compared with these stamps yet").isEmpty();
+
+    listed.compareWith(saved);
+    services.subList(1, services.size()).forEach(listed::serviceListed);
+
+    assertThat(listed.verdict(saved)).contains(true);
+  }
+
+  @Test
+  void aSliceRewrittenWhileTheProxyWasDownIsADifference() {
+    var saved = savedFromTheseObjects();
+    listed.compareWith(saved);
+    slices.set(3, slice("svc3-a", "svc3", "999"));
+
+    listEverything();
+
+    assertThat(listed.verdict(saved)).contains(false);
+  }
+
+  @Test
+  void aServiceDeletedOrCreatedWhileTheProxyWasDownIsADifference() {
+    var saved = savedFromTheseObjects();
+    var fewer = new ListedComparison();
+    fewer.compareWith(saved);
+    services.subList(1, services.size()).forEach(fewer::serviceListed);
+    slices.forEach(fewer::sliceListed);
+    listed.compareWith(saved);
+    listEverything();
+    listed.serviceListed(service("new", "77"));
+
+    assertThat(fewer.verdict(saved)).as("one Service fewer").contains(false);
+    assertThat(listed.verdict(saved)).as("one Service more").contains(false);
+  }
+
+  @Test
+  void anyChangeAfterAFirstListLeavesTheVerdictToTheFirstSync() {
+    var saved = savedFromTheseObjects();
+    listed.compareWith(saved);
+    listEverything();
+
+    listed.sliceChanged();
+
+    assertThat(listed.verdict(saved)).isEmpty();
+  }
+
+  @Test
+  void onlyTheVeryStampsComparedWithHaveAVerdict() {
+    var saved = savedFromTheseObjects();
+    listed.compareWith(saved);
+    listEverything();
+
+    var equalButRead = savedFromTheseObjects();
+    listed.compareWith(equalButRead);
+
+    assertThat(listed.verdict(equalButRead)).isEmpty();
+    assertThat(listed.verdict(saved)).contains(true);
+  }
+
+  @Test
+  void aClosedComparisonHasNoVerdictAndComparesNothingMore() {
+    var saved = savedFromTheseObjects();
+    listed.compareWith(saved);
+    listEverything();
+
+    listed.close();
+
+    assertThat(listed.verdict(saved)).isEmpty();
+    var none = ListedComparison.none();
+    none.compareWith(saved);
+    assertThat(none.verdict(saved)).isEmpty();
+  }
+
+  @Test
+  void aSnapshotTakesTheListedVerdictWithoutComparingItsObjects() {
+    var saved = savedFromTheseObjects();
+    listed.compareWith(saved);
+    listEverything();
+    // The snapshot's own objects differ: only a comparison made while listing says they match.
+    var rewritten = new ArrayList<>(slices);
+    rewritten.set(0, slice("svc0-a", "svc0", "999"));
+    var snapshot = new ObjectVersions.Snapshot(services, rewritten, listed);
+
+    var comparison = snapshot.comparing(saved);
+
+    assertThat(comparison.decided()).isTrue();
+    assertThat(comparison.madeWhileListing()).isTrue();
+    assertThat(comparison.matches(() -> -1)).isTrue();
+    assertThat(new ObjectVersions.Snapshot(services, rewritten).comparing(saved).matches(() -> 0))
+        .as("compared object by object")
+        .isFalse();
+  }
+}
