@@ -3,12 +3,11 @@ package dev.proxima.proxy.runtime;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.track.ListedComparison;
 import dev.proxima.proxy.track.ObjectVersions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * One family's rules in the kernel, as one mode expresses them. The {@link Proxier} decides what to
@@ -58,13 +57,13 @@ public interface DataPlane {
   default void starting() {}
 
   /**
-   * The stamps of the objects the kernel's rules were planned from, as a saved ruleset says once
-   * {@link #starting()} has read it; empty when there is none to take up (no table, no file, or a
-   * data plane that saves nothing). The proxy compares the informers' first lists with them as they
-   * come, and {@link #takeUp} finds the outcome in its snapshot.
+   * {@link #starting()}, for a proxy that compares the informers' first lists with a saved
+   * ruleset's stamps as they come: a data plane that reads such stamps says so ({@link
+   * ListedComparison#awaitStamps}) and offers them, or that it has none, before {@link #takeUp} can
+   * find the outcome in its snapshot.
    */
-  default CompletionStage<Optional<ObjectVersions.Saved>> savedStamps() {
-    return CompletableFuture.completedFuture(Optional.empty());
+  default void starting(ListedComparison listed) {
+    starting();
   }
 
   /**

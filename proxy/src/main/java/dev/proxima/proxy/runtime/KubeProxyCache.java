@@ -125,7 +125,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
         handler(
             listed::serviceListed,
             (previous, current) -> {
-              listed.serviceChanged();
+              if (previous != current) { // a resync hands on the stored object as both
+                listed.serviceChanged();
+              }
               var key = keyOf(current != null ? current : previous);
               listener.serviceEvent(changes.serviceChanged(key, previous, current));
             }));
@@ -133,7 +135,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
         handler(
             listed::sliceListed,
             (previous, current) -> {
-              listed.sliceChanged();
+              if (previous != current) {
+                listed.sliceChanged();
+              }
               var object = current != null ? current : previous;
               changes
                   .sliceChanged(keyOf(object), previous, current)

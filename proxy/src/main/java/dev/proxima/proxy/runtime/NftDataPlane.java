@@ -16,6 +16,7 @@ import dev.proxima.proxy.render.nft.NftSyntax;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.SavedRuleset;
 import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.track.ListedComparison;
 import dev.proxima.proxy.track.ObjectVersions;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -30,7 +31,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
@@ -247,17 +247,18 @@ public final class NftDataPlane implements DataPlane {
    */
   @Override
   public void starting() {
+    starting(ListedComparison.none());
+  }
+
+  @Override
+  public void starting(ListedComparison listed) {
     if (saved != null && !restoreTried && markerAtStart == null) {
       markerAtStart = CompletableFuture.supplyAsync(this::kernelMarker, this::onItsOwnThread);
+      listed.awaitStamps();
       // A fraction of the file, read while the informers list: unlike the ports' records, which
       // are parsed only when the first sync needs them, it holds a string or two per Service.
       provenanceReading =
-          markerAtStart.thenApplyAsync(
-              marker ->
-                  marker.isPresent()
-                      ? warmedUp(saved.readProvenance()).map(this::counted)
-                      : Optional.empty(),
-              this::onItsOwnThread);
+          markerAtStart.thenApplyAsync(marker -> provenance(marker, listed), this::onItsOwnThread);
     }
   }
 
@@ -279,17 +280,37 @@ public final class NftDataPlane implements DataPlane {
     return provenance;
   }
 
-  @Override
-  public CompletionStage<Optional<ObjectVersions.Saved>> savedStamps() {
-    var reading = provenanceReading;
-    return reading == null
-        ? CompletableFuture.completedFuture(Optional.empty())
-        : reading.thenApply(found -> found.map(ReadProvenance::versions));
+  /**
+   * The file's provenance with its stamps counted, or the other family's if equal; then this
+   * family's own copy of them is not kept.
+   */
+  private ReadProvenance counted(SavedRuleset.Provenance file) {
+    var stamps = familiesStamps.share(file.versions());
+    return new ReadProvenance(
+        new SavedRuleset.Provenance(
+            file.settings(), file.basis(), stamps.stamps(), file.serviceCidrs(), file.marker()),
+        stamps);
   }
 
-  /** The file's provenance with its stamps counted, or the other family's if equal. */
-  private ReadProvenance counted(SavedRuleset.Provenance file) {
-    return new ReadProvenance(file, familiesStamps.share(file.versions()));
+  /**
+   * The file's provenance when the kernel has a marker, its stamps offered to {@code listed} before
+   * the take-up can ask for its verdict; or that there are none.
+   */
+  private Optional<ReadProvenance> provenance(
+      Optional<SavedRuleset.Marker> marker, ListedComparison listed) {
+    Optional<ReadProvenance> found = Optional.empty();
+    try {
+      if (marker.isPresent()) {
+        found = warmedUp(saved.readProvenance()).map(this::counted);
+      }
+    } finally {
+      if (found.isPresent()) {
+        listed.compareWith(found.get().versions());
+      } else {
+        listed.noStamps();
+      }
+    }
+    return found;
   }
 
   @Override

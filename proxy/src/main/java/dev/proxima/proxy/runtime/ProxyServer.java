@@ -234,11 +234,14 @@ public final class ProxyServer implements AutoCloseable {
     // Read once per pass: both families and the health-check listeners select from the same.
     var hostAddresses = host.addresses(cache);
     var objects = new OnePassObjects(cache, listedComparison);
-    for (var proxier : proxiers) {
-      ok &= proxier.sync(changed, hostAddresses, objects);
+    try {
+      for (var proxier : proxiers) {
+        ok &= proxier.sync(changed, hostAddresses, objects);
+      }
+    } finally {
+      // Only a first sync compares with saved stamps; the objects it waits for go with it.
+      listedComparison.close();
     }
-    // Only a first sync compares with saved stamps; the objects it waits for go with it.
-    listedComparison.close();
     if (ok) {
       metrics.pendingCleared();
     }
@@ -292,10 +295,9 @@ public final class ProxyServer implements AutoCloseable {
     // The first list request leaves before anything else here: the API server's answer is the
     // longest wait of a start, and the servers below and the saved rulesets' checks fit in it.
     var listed = cache.start();
-    dataPlanes.forEach(DataPlane::starting);
-    for (var plane : dataPlanes) {
-      plane.savedStamps().thenAccept(stamps -> stamps.ifPresent(listedComparison::compareWith));
-    }
+    dataPlanes.forEach(plane -> plane.starting(listedComparison));
+    // No data plane reading saved stamps (iptables, or no state directory): nothing to compare.
+    listedComparison.closeUnlessAwaited();
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
     metricsServer =
         startMetrics(

@@ -17,9 +17,12 @@ import java.util.Optional;
  * are read wait for them.
  *
  * <p>The verdict holds only for a store that nothing but its first list's additions reached: once
- * an informer passes on any later change (an update, a deletion, an addition after its first list,
- * a list again), this comparison knows nothing, and the first sync compares every object itself.
- * The same holds once {@link #close}d, which the end of the first sync pass does.
+ * an informer passes on any other change (an update, a deletion, an addition after its first list,
+ * a change found by a list again, a periodic resync), this comparison knows nothing, and the first
+ * sync compares every object itself. The same holds once {@link #close}d, which the end of the
+ * first sync pass does. An informer stores a change just before it hands it on, so a sync may take
+ * up rules while a change is stored but not yet handed on: as with any change that arrives during a
+ * sync, handing it on asks for the next, and the sync after a take-up plans every Service anyway.
  *
  * <p>Each informer stores from one thread at a time; the Services and the slices are counted apart,
  * so the two informers never wait for each other.
@@ -32,6 +35,9 @@ public final class ListedComparison {
 
   /** The stamps compared with: the first offered; null before and once closed. */
   private ObjectVersions.Saved saved;
+
+  /** How many data planes are still reading stamps they may offer. */
+  private int awaited;
 
   private boolean closed;
 
@@ -60,6 +66,37 @@ public final class ListedComparison {
   /** The slice informer passed on a change after its first list. */
   public void sliceChanged() {
     slices.changed();
+  }
+
+  /** A data plane is reading stamps it will offer ({@link #compareWith}) or say it has none. */
+  public synchronized void awaitStamps() {
+    awaited++;
+  }
+
+  /** A data plane that was reading stamps has none; once none is left reading, this closes. */
+  public void noStamps() {
+    boolean none;
+    synchronized (this) {
+      awaited--;
+      none = awaited <= 0 && saved == null;
+    }
+    if (none) {
+      close();
+    }
+  }
+
+  /**
+   * Closes this unless a data plane is reading stamps: then no stamps can come, and the objects the
+   * informers list are not held for them.
+   */
+  public void closeUnlessAwaited() {
+    boolean none;
+    synchronized (this) {
+      none = awaited <= 0 && saved == null;
+    }
+    if (none) {
+      close();
+    }
   }
 
   /**

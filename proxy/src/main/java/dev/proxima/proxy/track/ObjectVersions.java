@@ -97,6 +97,9 @@ public final class ObjectVersions {
 
     private boolean comparedEqual;
 
+    /** Whether that outcome was the comparison made as the informers listed. */
+    private boolean comparedWhileListing;
+
     /** These objects' own stamps, made once for every family's saved file and the log. */
     private final Stamping stamping;
 
@@ -155,10 +158,12 @@ public final class ObjectVersions {
     public Comparison comparing(Saved saved) {
       var known = comparedBefore(saved.stamps());
       if (known.isPresent()) {
-        return new Comparison(known.get(), false);
+        return new Comparison(known.get(), comparedWhileListing ? saved.stamps() : null);
       }
       var asListed = listed == null ? Optional.<Boolean>empty() : listed.verdict(saved);
-      return asListed.isPresent() ? new Comparison(asListed.get(), true) : new Comparison(saved);
+      return asListed.isPresent()
+          ? new Comparison(asListed.get(), saved.stamps())
+          : new Comparison(saved);
     }
 
     /**
@@ -177,8 +182,13 @@ public final class ObjectVersions {
      * These objects were compared with {@code saved}, and {@code equal} says whether they matched.
      */
     private void compared(Map<ObjectKey, String> saved, boolean equal) {
+      compared(saved, equal, false);
+    }
+
+    private void compared(Map<ObjectKey, String> saved, boolean equal, boolean whileListing) {
       compared = saved;
       comparedEqual = equal;
+      comparedWhileListing = whileListing;
     }
 
     /**
@@ -191,20 +201,22 @@ public final class ObjectVersions {
     public final class Comparison {
       private final Saved saved;
       private final Boolean known;
-      private final boolean whileListed;
       private final SliceChunks slices;
 
-      private Comparison(boolean known, boolean whileListed) {
+      /** The stamps a listed verdict is for; null for another decided comparison. */
+      private final Map<ObjectKey, String> stampsListed;
+
+      private Comparison(boolean known, Map<ObjectKey, String> stampsListed) {
         this.saved = null;
         this.known = known;
-        this.whileListed = whileListed;
+        this.stampsListed = stampsListed;
         this.slices = null;
       }
 
       private Comparison(Saved saved) {
         this.saved = saved;
         this.known = null;
-        this.whileListed = false;
+        this.stampsListed = null;
         this.slices = new SliceChunks(Snapshot.this.slices, saved.stamps());
       }
 
@@ -215,7 +227,7 @@ public final class ObjectVersions {
 
       /** Whether the outcome is that of the comparison made as the informers stored the objects. */
       public boolean madeWhileListing() {
-        return whileListed;
+        return stampsListed != null;
       }
 
       /**
@@ -237,6 +249,10 @@ public final class ObjectVersions {
        */
       public boolean matches(IntSupplier otherShare) {
         if (known != null) {
+          if (stampsListed != null) {
+            // The other family's equal stamps then need no comparison, whatever happens meanwhile.
+            compared(stampsListed, known, true);
+          }
           return known;
         }
         int callerSlices = callerShare();

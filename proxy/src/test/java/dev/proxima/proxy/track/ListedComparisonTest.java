@@ -104,6 +104,47 @@ class ListedComparisonTest {
   }
 
   @Test
+  void aSliceDeletedWhileTheProxyWasDownIsADifferenceThoughEveryServiceIsUnchanged() {
+    slices.add(slice("svc2-b", "svc2", "80"));
+    var saved = savedFromTheseObjects();
+    slices.remove(slices.size() - 1);
+    listed.compareWith(saved);
+
+    listEverything();
+
+    assertThat(listed.verdict(saved)).contains(false);
+  }
+
+  @Test
+  void withNoDataPlaneReadingStampsTheObjectsListedAreNotHeld() {
+    var noneAwaited = new ListedComparison();
+    noneAwaited.closeUnlessAwaited();
+    var awaited = new ListedComparison();
+    awaited.awaitStamps();
+    awaited.awaitStamps();
+    awaited.closeUnlessAwaited();
+    services.forEach(awaited::serviceListed);
+    slices.forEach(awaited::sliceListed);
+    awaited.noStamps();
+    var saved = savedFromTheseObjects();
+
+    noneAwaited.compareWith(saved);
+    assertThat(noneAwaited.verdict(saved)).as("closed at the start").isEmpty();
+    awaited.compareWith(saved);
+    assertThat(awaited.verdict(saved))
+        .as("one family still reading offers its stamps")
+        .contains(true);
+
+    var neither = new ListedComparison();
+    neither.awaitStamps();
+    neither.awaitStamps();
+    neither.noStamps();
+    neither.noStamps();
+    neither.compareWith(saved);
+    assertThat(neither.verdict(saved)).as("closed once both said they have none").isEmpty();
+  }
+
+  @Test
   void anyChangeAfterAFirstListLeavesTheVerdictToTheFirstSync() {
     var saved = savedFromTheseObjects();
     listed.compareWith(saved);
@@ -159,5 +200,20 @@ class ListedComparisonTest {
     assertThat(new ObjectVersions.Snapshot(services, rewritten).comparing(saved).matches(() -> 0))
         .as("compared object by object")
         .isFalse();
+  }
+
+  @Test
+  void theOtherFamilysEqualStampsTakeTheListedOutcomeEvenAfterAChange() {
+    var saved = savedFromTheseObjects();
+    listed.compareWith(saved);
+    listEverything();
+    var snapshot = new ObjectVersions.Snapshot(services, slices, listed);
+    assertThat(snapshot.comparing(saved).matches(() -> -1)).isTrue();
+
+    listed.serviceChanged();
+    var secondFamily = snapshot.comparing(saved);
+
+    assertThat(secondFamily.decided()).isTrue();
+    assertThat(secondFamily.madeWhileListing()).isTrue();
   }
 }

@@ -18,6 +18,8 @@ import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.SyncResult;
 import dev.proxima.proxy.testing.CapturedLogs;
 import dev.proxima.proxy.testing.ClusterObjects;
+import dev.proxima.proxy.track.ListedComparison;
+import dev.proxima.proxy.track.ObjectVersions;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -145,6 +147,10 @@ class RestartTakeUpTest {
   }
 
   private Proxier start(ProxyConfig config) {
+    return start(config, ListedComparison.none());
+  }
+
+  private Proxier start(ProxyConfig config, ListedComparison listed) {
     var metrics = new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables);
     var plane = new NftDataPlane(IpFamily.IPV4, config.rules(), kernel, metrics, clock, state);
     var proxier =
@@ -159,8 +165,54 @@ class RestartTakeUpTest {
             clock,
             new PlanStore(IpFamily.IPV4, config.nodeName()));
     proxier.subscribe(results::add);
-    plane.starting();
+    plane.starting(listed);
     return proxier;
+  }
+
+  /** The first sync of a restarted proxier, with what its informers compared as they listed. */
+  private boolean firstSync(Proxier restarted, ListedComparison listed) {
+    return restarted.sync(
+        Set.of(),
+        List.of(),
+        () -> new ObjectVersions.Snapshot(cache.services(), cache.endpointSlices(), listed));
+  }
+
+  private void listEveryObject(ListedComparison listed) {
+    cache.services().forEach(listed::serviceListed);
+    cache.endpointSlices().forEach(listed::sliceListed);
+  }
+
+  @Test
+  void theFirstSyncKeepsTheRulesOnTheComparisonMadeAsTheInformersListed() {
+    start().sync(Set.of());
+    var listed = new ListedComparison();
+    listEveryObject(listed);
+
+    var restarted = start(ProxyConfig.defaults("node-a"), listed);
+
+    assertThat(firstSync(restarted, listed)).isTrue();
+    assertThat(tookUp()).isTrue();
+    assertThat(logs.lines()).anyMatch(line -> line.contains("comparedWhileListing=true"));
+  }
+
+  @Test
+  void aDifferenceFoundAsTheInformersListedMakesTheFirstSyncPlan() {
+    start().sync(Set.of());
+    var listed = new ListedComparison();
+    // The informers handed on an object of another revision than the file's.
+    var rewritten = ClusterObjects.service("shop", "web", "10.96.0.10");
+    rewritten.getMetadata().setResourceVersion("999");
+    listed.serviceListed(rewritten);
+    cache.services().stream()
+        .filter(s -> !s.getMetadata().getName().equals("web"))
+        .forEach(listed::serviceListed);
+    cache.endpointSlices().forEach(listed::sliceListed);
+
+    var restarted = start(ProxyConfig.defaults("node-a"), listed);
+
+    assertThat(firstSync(restarted, listed)).isTrue();
+    assertThat(tookUp()).isFalse();
+    assertThat(lastResult().plan()).as("the first sync planned").isNotNull();
   }
 
   private boolean tookUp() {
