@@ -1,15 +1,13 @@
 package dev.proxima.proxy.track;
 
+import static dev.proxima.proxy.track.VersionedObjects.service;
+import static dev.proxima.proxy.track.VersionedObjects.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.proxima.model.Labels;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ListedComparisonTest {
@@ -22,27 +20,6 @@ class ListedComparisonTest {
       services.add(service("svc" + i, String.valueOf(10 + i)));
       slices.add(slice("svc" + i + "-a", "svc" + i, String.valueOf(50 + i)));
     }
-  }
-
-  private static Service service(String name, String resourceVersion) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace("shop")
-        .withName(name)
-        .withResourceVersion(resourceVersion)
-        .endMetadata()
-        .build();
-  }
-
-  private static EndpointSlice slice(String name, String service, String resourceVersion) {
-    return new EndpointSliceBuilder()
-        .withNewMetadata()
-        .withNamespace("shop")
-        .withName(name)
-        .withResourceVersion(resourceVersion)
-        .withLabels(Map.of(Labels.SERVICE_NAME, service))
-        .endMetadata()
-        .build();
   }
 
   private ObjectVersions.Saved savedFromTheseObjects() {

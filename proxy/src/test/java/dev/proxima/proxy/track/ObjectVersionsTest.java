@@ -1,13 +1,13 @@
 package dev.proxima.proxy.track;
 
+import static dev.proxima.proxy.track.VersionedObjects.service;
+import static dev.proxima.proxy.track.VersionedObjects.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,32 +18,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class ObjectVersionsTest {
   private static final ObjectKey WEB = new ObjectKey("shop", "web");
-
-  private static Service service(String name, String resourceVersion) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace("shop")
-        .withName(name)
-        .withResourceVersion(resourceVersion)
-        .endMetadata()
-        .build();
-  }
-
-  private static EndpointSlice slice(String name, String service, String resourceVersion) {
-    var labels = new HashMap<String, String>();
-    if (service != null) {
-      labels.put(Labels.SERVICE_NAME, service);
-    }
-    return new EndpointSliceBuilder()
-        .withNewMetadata()
-        .withNamespace("shop")
-        .withName(name)
-        .withLabels(labels)
-        .withResourceVersion(resourceVersion)
-        .endMetadata()
-        .withAddressType("IPv4")
-        .build();
-  }
 
   static List<Arguments> keysAndTheirStamps() {
     return List.of(
