@@ -158,12 +158,15 @@ public final class ObjectVersions {
     public Comparison comparing(Saved saved) {
       var known = comparedBefore(saved.stamps());
       if (known.isPresent()) {
-        return new Comparison(known.get(), comparedWhileListing ? saved.stamps() : null);
+        return new Comparison(known.get(), comparedWhileListing);
       }
       var asListed = listed == null ? Optional.<Boolean>empty() : listed.verdict(saved);
-      return asListed.isPresent()
-          ? new Comparison(asListed.get(), saved.stamps())
-          : new Comparison(saved);
+      if (asListed.isEmpty()) {
+        return new Comparison(saved);
+      }
+      // The other family's equal stamps then need no comparison, whatever happens meanwhile.
+      compared(saved.stamps(), asListed.get(), true);
+      return new Comparison(asListed.get(), true);
     }
 
     /**
@@ -203,20 +206,20 @@ public final class ObjectVersions {
       private final Boolean known;
       private final SliceChunks slices;
 
-      /** The stamps a listed verdict is for; null for another decided comparison. */
-      private final Map<ObjectKey, String> stampsListed;
+      /** Whether the outcome is the one the informers' first lists were compared to. */
+      private final boolean whileListing;
 
-      private Comparison(boolean known, Map<ObjectKey, String> stampsListed) {
+      private Comparison(boolean known, boolean whileListing) {
         this.saved = null;
         this.known = known;
-        this.stampsListed = stampsListed;
+        this.whileListing = whileListing;
         this.slices = null;
       }
 
       private Comparison(Saved saved) {
         this.saved = saved;
         this.known = null;
-        this.stampsListed = null;
+        this.whileListing = false;
         this.slices = new SliceChunks(Snapshot.this.slices, saved.stamps());
       }
 
@@ -227,7 +230,7 @@ public final class ObjectVersions {
 
       /** Whether the outcome is that of the comparison made as the informers stored the objects. */
       public boolean madeWhileListing() {
-        return stampsListed != null;
+        return whileListing;
       }
 
       /**
@@ -249,10 +252,6 @@ public final class ObjectVersions {
        */
       public boolean matches(IntSupplier otherShare) {
         if (known != null) {
-          if (stampsListed != null) {
-            // The other family's equal stamps then need no comparison, whatever happens meanwhile.
-            compared(stampsListed, known, true);
-          }
           return known;
         }
         int callerSlices = callerShare();
