@@ -346,11 +346,7 @@ public final class NftDataPlane implements DataPlane {
     // plan: this read may be as old as the informers' list.
     var inKernel = joined(markerAtStart, Optional.<SavedRuleset.Marker>empty());
     if (!inKernel.equals(Optional.of(file.marker()))) {
-      LOG.atInfo()
-          .addKeyValue("family", family)
-          .addKeyValue("saved", file.marker().comment())
-          .addKeyValue("kernel", inKernel.map(SavedRuleset.Marker::comment).orElse("none"))
-          .log("The table is not the one the proxy saved; the first sync loads every rule");
+      logNotSaved(Optional.of(file.marker()), inKernel);
       return false;
     }
     // A thread of its own compares slices from now on, and this one joins it after the settings
@@ -549,10 +545,7 @@ public final class NftDataPlane implements DataPlane {
       inKernel = markerReading != null ? markerReading.join() : kernelMarker();
       if (inKernel.isEmpty()) {
         forgetRestore();
-        LOG.atInfo()
-            .addKeyValue("family", family)
-            .addKeyValue("kernel", "none")
-            .log("The table is not the one the proxy saved; the first sync loads every rule");
+        logNotSaved(Optional.empty(), inKernel);
         return null;
       }
       restored = takeRestored(config);
@@ -579,11 +572,7 @@ public final class NftDataPlane implements DataPlane {
       return null;
     }
     if (!inKernel.equals(Optional.of(found.marker()))) {
-      LOG.atInfo()
-          .addKeyValue("family", family)
-          .addKeyValue("saved", found.marker().comment())
-          .addKeyValue("kernel", inKernel.get().comment())
-          .log("The table is not the one the proxy saved; the first sync loads every rule");
+      logNotSaved(Optional.of(found.marker()), inKernel);
       return null;
     }
     marker = found.marker();
@@ -594,6 +583,22 @@ public final class NftDataPlane implements DataPlane {
         .addKeyValue("generation", marker.comment())
         .log("The table is the one the proxy saved; the first sync loads only what changed since");
     return restored.get().assembler();
+  }
+
+  /**
+   * Why a start loads every rule although it saves its ruleset: the kernel holds no table of the
+   * proxy's, or one of another generation than the file's.
+   */
+  private void logNotSaved(
+      Optional<SavedRuleset.Marker> saved, Optional<SavedRuleset.Marker> inKernel) {
+    var line = LOG.atInfo().addKeyValue("family", family);
+    saved.ifPresent(marker -> line.addKeyValue("saved", marker.comment()));
+    line.addKeyValue("kernel", inKernel.map(SavedRuleset.Marker::comment).orElse("none"));
+    line.log(
+        inKernel.isEmpty()
+            ? "No table the proxy saved is in the kernel (a new node, a reboot, or its rules"
+                + " flushed); the first sync loads every rule"
+            : "The table is not the one the proxy saved; the first sync loads every rule");
   }
 
   /**

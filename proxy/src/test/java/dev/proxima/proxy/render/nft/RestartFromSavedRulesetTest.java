@@ -184,7 +184,7 @@ class RestartFromSavedRulesetTest {
 
     assertThat(kernel.readBacks).as("the table is read back and replaced").isEqualTo(readBacks + 1);
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
-    assertLogged("The table is not the one the proxy saved");
+    assertLogged("No table the proxy saved is in the kernel");
   }
 
   @Test
@@ -291,6 +291,36 @@ class RestartFromSavedRulesetTest {
   }
 
   @Test
+  void aTableOfAnotherGenerationThanTheSavedFileIsLoadedWholeAndTheLogNamesBoth() throws Exception {
+    var file = state.resolve("nft-ipv4.state");
+    proxy().replaceAll(PORTS, List.of());
+    var older = Files.readString(file);
+    var restarted = proxy();
+    restarted.replaceAll(PORTS, List.of());
+    restarted.update(removal());
+    // The file went back a generation (restored from a backup, say): the kernel's table is newer.
+    Files.writeString(file, older);
+    int readBacks = kernel.readBacks;
+    int logged = logs.events().size();
+
+    assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(kernel.readBacks).as("the table is read back and replaced").isEqualTo(readBacks + 1);
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+    assertThat(logs.events().subList(logged, logs.events().size()))
+        .noneSatisfy(
+            event -> assertThat(event.getFormattedMessage()).startsWith("No table the proxy saved"))
+        .anySatisfy(
+            event -> {
+              assertThat(event.getFormattedMessage())
+                  .startsWith("The table is not the one the proxy saved");
+              assertThat(event.getKeyValuePairs())
+                  .extracting(pair -> pair.key)
+                  .contains("saved", "kernel");
+            });
+  }
+
+  @Test
   void aStartWithoutATableLoadsEverythingWithoutReadingTheSavedFile() throws Exception {
     // After a reboot: the file is there, the table is not. A corrupt file shows whether it is read.
     Files.writeString(
@@ -305,7 +335,7 @@ class RestartFromSavedRulesetTest {
         .anySatisfy(
             event ->
                 assertThat(event.getFormattedMessage())
-                    .contains("The table is not the one the proxy saved"));
+                    .contains("No table the proxy saved is in the kernel"));
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
   }
 
