@@ -10,7 +10,10 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Scenarios 13 and 14: a proxy killed and restarted, and the API server going away. */
+/**
+ * Scenarios 13, 14 and 17: a proxy killed and restarted, the API server going away, and a firewall
+ * reload flushing the node's ruleset under a running proxy.
+ */
 @ExtendWith(NetnsClusterExtension.class)
 class DisruptionNetnsIT {
   @Test
@@ -56,6 +59,38 @@ class DisruptionNetnsIT {
           assertThat(programmed(cluster.nftTables(node)))
               .as("the restarted proxy programs the same tables")
               .isEqualTo(rulesBefore);
+        });
+  }
+
+  @Test
+  void aFirewallReloadThatFlushesTheRulesetIsRepairedWithinTheSyncPeriod(NetnsCluster cluster) {
+    var web =
+        cluster.applyHinted(
+            cluster.workload("flushed").distributed("PreferSameZone"),
+            cluster.ready("a1s1", "a2s1", "b1s1"));
+    var node = cluster.node("a1");
+    var client = cluster.clientOn("a1");
+    Eventually.holds(
+        () -> {
+          var answers = cluster.probe(client, web, "tcp", 20);
+          assertThat(answers.servers()).as("%s", answers).containsExactly("a1s1", "a2s1");
+        });
+    var rulesBefore = programmed(cluster.nftTables(node));
+
+    cluster.flushRuleset(node);
+    assertThat(cluster.nftTables(node)).as("the proxy's tables are gone").isEmpty();
+
+    // The proxies run with --sync-period=5s: the kernel check notices within it, with no change of
+    // any Service to prompt a sync, and the full sync that follows rebuilds both tables.
+    Eventually.holds(
+        () -> {
+          assertThat(programmed(cluster.nftTables(node)))
+              .as("the tables the proxy rebuilt")
+              .isEqualTo(rulesBefore);
+          var after = cluster.probe(client, web, "tcp", 20);
+          assertThat(after.servers())
+              .as("after the rebuild: %s", after)
+              .containsExactly("a1s1", "a2s1");
         });
   }
 

@@ -153,6 +153,14 @@ final class NetnsCluster implements AutoCloseable {
     JavaProcesses.kill(proxies.remove(node));
   }
 
+  /**
+   * What a firewall service's reload runs first on a node ({@code /etc/nftables.conf} begins with
+   * it): every nftables table goes, the proxy's included.
+   */
+  void flushRuleset(Layout.Node node) {
+    inNode(node, "nft", "flush", "ruleset").assertSucceeded();
+  }
+
   /** Fails at once, with the proxy's log, when the proxy exits instead (say, an unknown mode). */
   void awaitProxyHealthy(Layout.Node node) {
     await("proxy on " + node.name() + " healthy")

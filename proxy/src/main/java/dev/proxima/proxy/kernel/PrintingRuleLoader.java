@@ -8,8 +8,9 @@ import java.util.function.Consumer;
 /**
  * {@code run --dry-run}'s loader: every transaction (nft) or restore buffer (iptables) goes to the
  * output instead of the kernel and counts as loaded. Reads of the kernel see an empty one that
- * holds every jump and canary Proxima relies on, so nothing is inserted behind the output's back
- * and no sync is forced by a check. The CLI picks it; the runtime cannot tell it from the kernel.
+ * holds every jump, canary and rule Proxima relies on, so nothing is inserted behind the output's
+ * back and no sync is forced by a check. The CLI picks it; the runtime cannot tell it from the
+ * kernel.
  */
 public final class PrintingRuleLoader implements IptablesKernel {
   private final Consumer<String> output;
@@ -41,6 +42,11 @@ public final class PrintingRuleLoader implements IptablesKernel {
 
   @Override
   public boolean hasCanary(String table) {
+    return true;
+  }
+
+  @Override
+  public boolean referenced(String family, String table, String set) {
     return true;
   }
 }

@@ -1064,6 +1064,30 @@ public final class NftDataPlane implements DataPlane {
     return assembler == null ? List.of() : assembler.warnings();
   }
 
+  /**
+   * Whether the table still holds what this proxy loaded last: its marker names that generation
+   * (with a state directory), or a rule still refers to the ServiceCIDR set (without one). An
+   * {@code nft flush ruleset}, which a firewall service's reload runs, a deleted or flushed table,
+   * or a rebuild by another process fails it, and the next full sync then rebuilds the table where
+   * it would load only differences. Two small nft calls (the marker set, and a delete of a set in
+   * check mode that the kernel refuses while a rule refers to it): no read-back of the table. An
+   * edit of single rules inside the table is not seen, as by the full syncs.
+   */
+  @Override
+  public boolean intact() {
+    if (assembler == null || !kernelAsAssembled) {
+      return true; // nothing loaded yet, or the next sync rebuilds anyway
+    }
+    boolean holds =
+        saved != null
+            ? kernelMarker().equals(Optional.of(marker))
+            : nft.referenced(NftSyntax.family(family), NftNames.TABLE, NftNames.SERVICE_CIDRS);
+    if (!holds) {
+      kernelAsAssembled = false;
+    }
+    return holds;
+  }
+
   /** Lines of the longest transaction of the latest sync, for the benchmarks' figures. */
   int longestTransaction() {
     return longestTransaction;

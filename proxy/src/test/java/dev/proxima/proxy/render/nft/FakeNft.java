@@ -153,6 +153,13 @@ final class FakeNft {
   }
 
   private void statement(String line) {
+    if (line.equals("flush ruleset")) {
+      // Every table goes, as a firewall service's reload does it; the fake holds at most one.
+      if (exists) {
+        table("delete", family);
+      }
+      return;
+    }
     var words = line.split(" ", 6);
     var verb = words[0];
     var object = words[1];

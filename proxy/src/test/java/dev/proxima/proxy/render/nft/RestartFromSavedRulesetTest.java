@@ -24,6 +24,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A restarted proxy trusts its saved ruleset only when the table's marker names the saved
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RestartFromSavedRulesetTest {
   @TempDir Path state;
+  @TempDir Path otherState;
 
   private final MutableClock clock = new MutableClock();
   private final FakeNftLoader kernel = new FakeNftLoader();
@@ -288,6 +291,71 @@ class RestartFromSavedRulesetTest {
     // The rebuild wrote the file anew: the next restart trusts it again.
     assertThat(proxy().replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.UNCHANGED);
     assertThat(kernel.readBacks).isEqualTo(readBacks + 1);
+  }
+
+  @Test
+  void aRunningProxyFindsItsTableIntactWithoutLoadingOrReadingItBack() {
+    var plane = proxy();
+    assertThat(plane.intact()).as("nothing loaded yet").isTrue();
+    plane.replaceAll(PORTS, List.of());
+    plane.update(removal());
+    int loads = kernel.loaded.size();
+    int readBacks = kernel.readBacks;
+
+    assertThat(plane.intact()).isTrue();
+    assertThat(plane.intact()).isTrue();
+
+    assertThat(kernel.loaded).hasSize(loads);
+    assertThat(kernel.readBacks).isEqualTo(readBacks);
+    assertThat(plane.replaceAll(PORTS.subList(0, 2), List.of()).status())
+        .as("the full sync after the checks loads only what differs, here nothing")
+        .isEqualTo(DataPlane.Status.UNCHANGED);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"flush ruleset", "delete table ip proxima", "flush table ip proxima"})
+  void aTableFlushedOrDeletedUnderARunningProxyIsNoticedAndTheNextFullSyncRebuildsIt(
+      String command) {
+    var plane = proxy();
+    plane.replaceAll(PORTS, List.of());
+    int readBacks = kernel.readBacks;
+    kernel.apply(command + "\n");
+
+    assertThat(plane.intact()).isFalse();
+    assertThat(plane.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+    assertThat(kernel.readBacks)
+        .as("the table's state read once, to rebuild it")
+        .isEqualTo(readBacks + 1);
+    assertThat(plane.intact()).as("rebuilt with its marker").isTrue();
+  }
+
+  @Test
+  void aTableRebuiltByAnotherProxyIsNoticedByTheOneRunning() {
+    var plane = proxy();
+    plane.replaceAll(PORTS, List.of());
+    // A second proxy on the node (another state directory) loads the table: a new epoch.
+    proxy(kernel, clock, otherState).replaceAll(withWebMoved(), List.of());
+
+    assertThat(plane.intact()).isFalse();
+    plane.replaceAll(PORTS, List.of());
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"flush ruleset", "delete table ip proxima", "flush table ip proxima"})
+  void withoutAStateDirectoryAFlushedOrDeletedTableIsNoticedAndRebuiltToo(String command) {
+    var plane = proxy(kernel, clock, null);
+    plane.replaceAll(PORTS, List.of());
+    assertThat(plane.intact()).isTrue();
+    kernel.apply(command + "\n");
+
+    assertThat(plane.intact()).isFalse();
+    assertThat(plane.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
+    assertThat(plane.intact()).isTrue();
   }
 
   @Test

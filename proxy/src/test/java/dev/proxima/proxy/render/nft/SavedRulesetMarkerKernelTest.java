@@ -173,6 +173,43 @@ class SavedRulesetMarkerKernelTest {
     assertThat(withoutMarkerElement(now)).isEqualTo(withoutMarkerElement(loadedWhole));
   }
 
+  @Test
+  void aFirewallReloadsFlushRulesetUnderARunningProxyIsNoticedAndTheNextFullSyncRebuilds() {
+    var plane = started();
+    plane.replaceAll(PORTS, List.of());
+    var loadedWhole = NftTool.objects(directory, namespace);
+    assertThat(plane.intact()).isTrue();
+    int loads = kernel.loaded.size();
+    // What systemctl reload nftables runs first: /etc/nftables.conf starts with it.
+    HostTools.inNamespace(directory, namespace, null, List.of("nft", "flush", "ruleset"))
+        .assertSucceeded();
+
+    assertThat(plane.intact()).isFalse();
+    assertThat(kernel.loaded).as("the check loads nothing").hasSize(loads);
+    assertThat(plane.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(withoutMarkerElement(NftTool.objects(directory, namespace)))
+        .isEqualTo(withoutMarkerElement(loadedWhole));
+    assertThat(plane.intact()).isTrue();
+  }
+
+  @Test
+  void withoutAStateDirectoryAFlushedTableIsNoticedByItsServiceCidrSetLosingItsRule() {
+    var plane = RestartFromSavedRulesetTest.proxy(kernel, clock, null);
+    plane.replaceAll(PORTS, List.of());
+    var loadedWhole = NftTool.objects(directory, namespace);
+    assertThat(plane.intact()).isTrue();
+    HostTools.inNamespace(
+            directory, namespace, null, List.of("nft", "flush", "table", "ip", "proxima"))
+        .assertSucceeded();
+
+    assertThat(plane.intact()).isFalse();
+    assertThat(plane.replaceAll(PORTS, List.of()).status()).isEqualTo(DataPlane.Status.LOADED);
+
+    assertThat(NftTool.objects(directory, namespace)).isEqualTo(loadedWhole);
+    assertThat(plane.intact()).isTrue();
+  }
+
   private static String[] lastCommit(Path file) {
     try {
       var lines = Files.readAllLines(file);
