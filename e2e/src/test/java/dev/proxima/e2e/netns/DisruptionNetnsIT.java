@@ -18,17 +18,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class DisruptionNetnsIT {
   @Test
   void aProxyKilledAndRestartedKeepsConnectionsWorkingAndServesTheSameRoutes(NetnsCluster cluster) {
-    var zonal =
-        cluster.applyHinted(
-            cluster.workload("restarted").distributed("PreferSameZone"),
-            cluster.ready("a1s1", "a2s1", "b1s1"));
+    var zonal = servedInZoneA(cluster, "restarted");
     var node = cluster.node("a1");
     var client = cluster.clientOn("a1");
-    Eventually.holds(
-        () -> {
-          var answers = cluster.probe(client, zonal, "tcp", 20);
-          assertThat(answers.servers()).as("%s", answers).containsExactly("a1s1", "a2s1");
-        });
     var rulesBefore = programmed(cluster.nftTables(node));
 
     try (var established = cluster.session(client, zonal, "tcp")) {
@@ -64,17 +56,9 @@ class DisruptionNetnsIT {
 
   @Test
   void aFirewallReloadThatFlushesTheRulesetIsRepairedWithinTheSyncPeriod(NetnsCluster cluster) {
-    var web =
-        cluster.applyHinted(
-            cluster.workload("flushed").distributed("PreferSameZone"),
-            cluster.ready("a1s1", "a2s1", "b1s1"));
+    var web = servedInZoneA(cluster, "flushed");
     var node = cluster.node("a1");
     var client = cluster.clientOn("a1");
-    Eventually.holds(
-        () -> {
-          var answers = cluster.probe(client, web, "tcp", 20);
-          assertThat(answers.servers()).as("%s", answers).containsExactly("a1s1", "a2s1");
-        });
     var rulesBefore = programmed(cluster.nftTables(node));
 
     cluster.flushRuleset(node);
@@ -92,6 +76,24 @@ class DisruptionNetnsIT {
               .as("after the rebuild: %s", after)
               .containsExactly("a1s1", "a2s1");
         });
+  }
+
+  /**
+   * A PreferSameZone Service with endpoints on a1, a2 and b1, once a1's client reaches only the two
+   * in its zone.
+   */
+  private static Workload servedInZoneA(NetnsCluster cluster, String name) {
+    var workload =
+        cluster.applyHinted(
+            cluster.workload(name).distributed("PreferSameZone"),
+            cluster.ready("a1s1", "a2s1", "b1s1"));
+    var client = cluster.clientOn("a1");
+    Eventually.holds(
+        () -> {
+          var answers = cluster.probe(client, workload, "tcp", 20);
+          assertThat(answers.servers()).as("%s", answers).containsExactly("a1s1", "a2s1");
+        });
+    return workload;
   }
 
   private static Map<String, Map<String, List<String>>> programmed(Map<String, String> tables) {
