@@ -87,7 +87,8 @@ public final class RunCommand implements Callable<Integer> {
       defaultValue = "${env:PROXIMA_SYNC_PERIOD:-30s}",
       converter = DurationConverter.class,
       description =
-          "Retry interval after a failed sync; /healthz fails when a change waits 2x this (default: ${DEFAULT-VALUE}).")
+          "Retry interval after a failed sync, and how often the rules in the kernel are checked;"
+              + " /healthz fails when a change waits 2x this (default: ${DEFAULT-VALUE}).")
   Duration syncPeriod;
 
   @Option(

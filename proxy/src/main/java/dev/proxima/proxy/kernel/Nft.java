@@ -96,6 +96,17 @@ public final class Nft implements RuleLoader {
     return !result.succeeded() && result.output().contains("Device or resource busy");
   }
 
+  @Override
+  public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
+    var result = check("delete set " + family + " " + table + " " + set + "\n");
+    if (result.succeeded() || result.output().contains("No such file or directory")) {
+      return Optional.of(false); // free, or gone with its table
+    }
+    return result.output().contains("Device or resource busy")
+        ? Optional.of(true)
+        : Optional.empty();
+  }
+
   /**
    * The table's named counters and the sets {@code sets} with their elements, listed by one nft
    * process, cut off after {@link #COUNTERS_TIMEOUT}: a scrape must not wait for the sync timeout.

@@ -35,6 +35,14 @@ public interface RuleLoader {
   }
 
   /**
+   * {@link #referenced}, or empty when nft could not tell (it timed out, or failed for another
+   * reason than the set being busy or missing): a periodic check then leaves the table alone.
+   */
+  default Optional<Boolean> referencedIfKnown(String family, String table, String set) {
+    return Optional.of(referenced(family, table, set));
+  }
+
+  /**
    * The table's named counters as {@code nft list counters} prints them, then the sets {@code sets}
    * with their elements as {@code nft list set} prints them, read in one call at scrape time; empty
    * when they cannot be read, and always for loaders that cannot list.

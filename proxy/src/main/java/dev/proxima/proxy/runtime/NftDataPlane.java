@@ -1065,23 +1065,34 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Whether the table still holds what this proxy loaded last: its marker names that generation
-   * (with a state directory), or a rule still refers to the ServiceCIDR set (without one). An
-   * {@code nft flush ruleset}, which a firewall service's reload runs, a deleted or flushed table,
-   * or a rebuild by another process fails it, and the next full sync then rebuilds the table where
-   * it would load only differences. Two small nft calls (the marker set, and a delete of a set in
-   * check mode that the kernel refuses while a rule refers to it): no read-back of the table. An
-   * edit of single rules inside the table is not seen, as by the full syncs.
+   * Whether the table still holds what this proxy loaded last: a rule still refers to the marker
+   * set and its element names that generation (with a state directory), or a rule still refers to
+   * the ServiceCIDR set (without one). An {@code nft flush ruleset}, which a firewall service's
+   * reload runs, a deleted or flushed table, or a rebuild by another process fails it, and the next
+   * full sync then rebuilds the table where it would load only differences. One or two small nft
+   * calls (a delete of the set in check mode, which the kernel refuses while a rule refers to it,
+   * then the marker set's listing): no read-back of the table. An edit of single rules inside the
+   * table is not seen, as by the full syncs. When nft cannot tell (a timeout, an error other than
+   * the set being busy or missing), the table counts as intact and the next check asks again.
    */
   @Override
   public boolean intact() {
     if (assembler == null || !kernelAsAssembled) {
       return true; // nothing loaded yet, or the next sync rebuilds anyway
     }
-    boolean holds =
-        saved != null
-            ? kernelMarker().equals(Optional.of(marker))
-            : nft.referenced(NftSyntax.family(family), NftNames.TABLE, NftNames.SERVICE_CIDRS);
+    var nftFamily = NftSyntax.family(family);
+    var set = saved != null ? RulesetAssembler.GENERATION_SET : NftNames.SERVICE_CIDRS;
+    var referenced = nft.referencedIfKnown(nftFamily, NftNames.TABLE, set);
+    if (referenced.isEmpty()) {
+      LOG.atDebug().addKeyValue("family", family).log("nft could not tell whether the table holds");
+      return true;
+    }
+    boolean holds = referenced.get();
+    if (holds && saved != null) {
+      var listed = nft.set(nftFamily, NftNames.TABLE, set);
+      // Empty only when the listing failed, the set being there a moment ago: ask again later.
+      holds = listed.isEmpty() || listed.flatMap(SavedRuleset::marker).equals(Optional.of(marker));
+    }
     if (!holds) {
       kernelAsAssembled = false;
     }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import dev.proxima.model.testing.MutableClock;
+import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.kernel.PrintingRuleLoader;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -356,6 +359,53 @@ class RestartFromSavedRulesetTest {
 
     assertThat(withoutMarker(kernel.nft.list())).isEqualTo(fresh(PORTS));
     assertThat(plane.intact()).isTrue();
+  }
+
+  @Test
+  void aDryRunsPrintedTableIsAlwaysIntactSoItsChecksForceNoSync() {
+    var printed = new ArrayList<String>();
+    var plane = proxy(new PrintingRuleLoader(printed::add), clock, null);
+    plane.replaceAll(PORTS, List.of());
+
+    assertThat(plane.intact()).isTrue();
+    assertThat(plane.replaceAll(PORTS, List.of()).status())
+        .as("nothing to load after the check")
+        .isEqualTo(DataPlane.Status.UNCHANGED);
+  }
+
+  @Test
+  void whenNftCannotTellTheTableCountsAsIntactUntilTheNextCheck() {
+    var unsure =
+        new RuleLoader() {
+          boolean answers = false;
+
+          @Override
+          public Nft.Result apply(String script) {
+            return kernel.apply(script);
+          }
+
+          @Override
+          public Optional<String> declarations(String family, String table) {
+            return kernel.declarations(family, table);
+          }
+
+          @Override
+          public Optional<String> set(String family, String table, String set) {
+            return kernel.set(family, table, set);
+          }
+
+          @Override
+          public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
+            return answers ? Optional.of(kernel.referenced(family, table, set)) : Optional.empty();
+          }
+        };
+    var plane = proxy(unsure, clock, state);
+    plane.replaceAll(PORTS, List.of());
+    kernel.apply("flush ruleset\n");
+
+    assertThat(plane.intact()).as("nft timed out, say").isTrue();
+    unsure.answers = true;
+    assertThat(plane.intact()).isFalse();
   }
 
   @Test

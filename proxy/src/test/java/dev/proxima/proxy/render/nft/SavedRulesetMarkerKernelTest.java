@@ -67,6 +67,11 @@ class SavedRulesetMarkerKernelTest {
     public boolean referenced(String family, String table, String set) {
       return nft.referenced(family, table, set);
     }
+
+    @Override
+    public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
+      return nft.referencedIfKnown(family, table, set);
+    }
   }
 
   @BeforeEach
