@@ -92,10 +92,10 @@ public final class Nft implements RuleLoader {
    */
   @Override
   public boolean referenced(String family, String table, String set) {
-    var result = check("delete set " + family + " " + table + " " + set + "\n");
-    return !result.succeeded() && result.output().contains("Device or resource busy");
+    return referencedIfKnown(family, table, set).orElse(false);
   }
 
+  /** {@link #referenced}'s question, with an answer other than busy, free or missing unknown. */
   @Override
   public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
     var result = check("delete set " + family + " " + table + " " + set + "\n");
