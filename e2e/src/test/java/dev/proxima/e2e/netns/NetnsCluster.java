@@ -222,6 +222,15 @@ final class NetnsCluster implements AutoCloseable {
     return api;
   }
 
+  /** What the proxy on {@code node} has logged so far. */
+  String proxyLogText(Layout.Node node) {
+    try {
+      return Files.readString(proxyLog(node));
+    } catch (IOException unreadable) {
+      throw new UncheckedIOException(unreadable);
+    }
+  }
+
   private Path proxyLog(Layout.Node node) {
     return workDir.resolve(node.name() + "-proxy.log");
   }

@@ -81,6 +81,8 @@ public final class ProxyServer implements AutoCloseable {
   /** Set once the informers have listed and the host is prepared: see {@link #start}. */
   private volatile boolean readyToSync;
 
+  private volatile StartupHeap startupHeap = StartupHeap.none();
+
   /** The kernel's connection counters, or null when this proxy counts nothing. */
   private ConnectionLocalityMetrics connectionCounters;
 
@@ -245,10 +247,15 @@ public final class ProxyServer implements AutoCloseable {
     if (ok) {
       metrics.pendingCleared();
     }
-    if (ok && proxiers.stream().anyMatch(Proxier::planPending)) {
+    boolean planPending = proxiers.stream().anyMatch(Proxier::planPending);
+    if (ok && planPending) {
       // A family kept the rules a restart found without planning: its plan comes next, unless
       // the pass failed, and then the runner's back-off decides when.
       runner.request();
+    }
+    if (cache.hasSynced() && (!ok || !planPending)) {
+      // The start is over: planned and programmed, or left to the runner's back-off.
+      startupHeap.settle();
     }
     return ok;
   }
@@ -409,6 +416,14 @@ public final class ProxyServer implements AutoCloseable {
     } catch (RuntimeException unexpected) {
       log.atWarn().setCause(unexpected).log("Checking the kernel's rules failed");
     }
+  }
+
+  /**
+   * The heap growth the start was allowed ({@link StartupHeap#raise}), given back after the first
+   * pass that planned every family. Before {@link #start}.
+   */
+  public void startupHeap(StartupHeap heap) {
+    this.startupHeap = heap;
   }
 
   /** Shows the detected iptables backend as a metric label. */

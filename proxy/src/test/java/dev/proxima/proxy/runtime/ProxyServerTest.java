@@ -132,6 +132,25 @@ class ProxyServerTest {
   }
 
   @Test
+  void givesBackTheHeapGrowthOfItsStartOnceAfterItsFirstSync() throws Exception {
+    createWebService();
+    var jvm = FakeJvm.asDeployed();
+    proxy = dryRunProxy(Duration.ofMillis(100));
+    proxy.startupHeap(StartupHeap.raise(jvm, Clock.systemUTC()));
+    assertThat(jvm.options).containsEntry("MinHeapFreeRatio", "70");
+
+    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+
+    await().untilAsserted(() -> assertThat(jvm.collections()).isEqualTo(1));
+    assertThat(lastIpv4Script()).contains("10.96.0.20 . tcp . 80");
+    assertThat(jvm.options).containsEntry("MinHeapFreeRatio", "10");
+    int scriptsBefore = scripts.size();
+    moveWebEndpointTo("10.244.1.6");
+    await().untilAsserted(() -> assertThat(scripts).hasSizeGreaterThan(scriptsBefore));
+    assertThat(jvm.collections()).as("only the start's growth is given back").isEqualTo(1);
+  }
+
+  @Test
   void serviceCidrObjectsBecomeTheServiceCidrsSetChangedByElement() throws Exception {
     createWebService();
     startProxy();
