@@ -24,6 +24,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -47,6 +51,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
   private static final String BY_SERVICE = "byService";
 
+  private static final java.time.Duration START_WAIT = java.time.Duration.ofSeconds(5);
+
+  private final List<CompletableFuture<?>> starting = new CopyOnWriteArrayList<>();
   private final SharedIndexInformer<Service> services;
   private final SharedIndexInformer<EndpointSlice> slices;
   private final SharedIndexInformer<Node> nodes;
@@ -200,26 +207,32 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
               log.atDebug().setCause(failure).log("ServiceCIDR informer stopped");
               return null;
             });
+    var servicesListed = startFromItsOwnThread(services, "services");
+    var slicesListed = startFromItsOwnThread(slices, "endpointslices");
     return CompletableFuture.allOf(
-        startFromItsOwnThread(services, "services"),
-        startFromItsOwnThread(slices, "endpointslices"),
+        servicesListed.thenCompose(started -> started),
+        slicesListed.thenCompose(started -> started),
         nodes.start().toCompletableFuture());
   }
 
   /**
    * Starts an informer from a short-lived thread of its own, so that its first list is decoded on
-   * an event loop of its own. The Vert.x client binds each request to the calling thread's context,
-   * one per thread and so one event loop per thread: the Services and the slices, started from the
-   * same thread, were decoded one after the other on one core while the other had little to do
-   * (docs/benchmarks.md, target 1). Each informer still stores and delivers from one thread at a
-   * time, which is all its handlers rely on.
+   * an event loop of its own. Completes once the informer has started (its first list sent), with
+   * what completes once the informer has listed; {@link #close} waits for the first. The Vert.x
+   * client binds each request to the calling thread's context, one per thread and so one event loop
+   * per thread: the Services and the slices, started from the same thread, were decoded one after
+   * the other on one core while the other had little to do (docs/benchmarks.md, target 1). Each
+   * informer still stores and delivers from one thread at a time, which is all its handlers rely
+   * on.
    */
-  static CompletableFuture<Void> startFromItsOwnThread(
+  CompletableFuture<CompletableFuture<Void>> startFromItsOwnThread(
       SharedIndexInformer<?> informer, String kind) {
-    return CompletableFuture.supplyAsync(
-            informer::start,
-            task -> DaemonThreads.named("informer-start-" + kind).newThread(task).start())
-        .thenCompose(started -> started.toCompletableFuture());
+    var started =
+        CompletableFuture.supplyAsync(
+            () -> informer.start().toCompletableFuture(),
+            task -> DaemonThreads.named("informer-start-" + kind).newThread(task).start());
+    starting.add(started);
+    return started;
   }
 
   @Override
@@ -342,6 +355,15 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
   @Override
   public void close() {
+    // An informer stopped while it starts could keep its resync scheduled; the starts are quick.
+    try {
+      CompletableFuture.allOf(starting.toArray(CompletableFuture[]::new))
+          .get(START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException notStarted) {
+      log.atDebug().setCause(notStarted).log("An informer had not started when the cache closed");
+    }
     serviceCidrObjects.stop();
     for (var informer : List.of(services, slices, nodes)) {
       informer.stop();

@@ -247,17 +247,22 @@ public final class ProxyServer implements AutoCloseable {
     if (ok) {
       metrics.pendingCleared();
     }
-    boolean planPending = proxiers.stream().anyMatch(Proxier::planPending);
-    if (ok && planPending) {
+    if (ok && proxiers.stream().anyMatch(Proxier::planPending)) {
       // A family kept the rules a restart found without planning: its plan comes next, unless
       // the pass failed, and then the runner's back-off decides when.
       runner.request();
     }
-    if (cache.hasSynced() && (!ok || !planPending)) {
-      // The start is over: planned and programmed, or left to the runner's back-off.
+    if (cache.hasSynced() && (!ok || everyFamilyPlanned())) {
+      // The start is over: every family planned and programmed, or a failure left the next try to
+      // the runner's back-off. Not while a family waits for the Node's pod CIDRs.
       startupHeap.settle();
     }
     return ok;
+  }
+
+  private boolean everyFamilyPlanned() {
+    return proxiers.stream()
+        .allMatch(proxier -> proxier.lastPlan() != null && !proxier.planPending());
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */

@@ -26,12 +26,14 @@ import org.slf4j.LoggerFactory;
  * collector gives back what the start grew; it does so at once only with {@code
  * -XX:-ShrinkHeapInSteps}, which is why that flag is one of the conditions.
  *
- * <p>The growth is held to a budget, a third of the heap's maximum (119 MiB under the DaemonSet's
- * 512 MiB limit): after each collection the minimum free ratio comes down so that the next full
- * collection cannot grow the heap past it, and at the budget the operator's ratios are back. A
+ * <p>The growth is held to about a budget, a third of the heap's maximum (119 MiB under the
+ * DaemonSet's 512 MiB limit): after each collection the minimum free ratio comes down so that the
+ * next full collection grows the heap to about the budget at most, and once the heap is that large
+ * the operator's ratios are back. The JVM reports collections after the fact and what a full
+ * collection keeps can exceed what was in use at the last report, so the bound is not exact. A
  * small cluster's start then runs without the series of full collections, while a large one's peak
- * stays where the operator's ratios put it (target 6, 10,000 Services × 10 endpoints within 256
- * MiB: raised without a budget, its peak was 308 MiB).
+ * stays about where the operator's ratios put it (target 6, 10,000 Services × 10 endpoints within
+ * 256 MiB: raised without a budget, its peak was 308 MiB, docs/benchmarks.md run HC).
  *
  * <p>Nothing changes unless the JVM runs the serial collector, may collect on request and shrinks
  * in one step, and the operator's ratios are below the start's: any other JVM keeps its flags.
@@ -57,6 +59,9 @@ public final class StartupHeap {
 
     long maxHeapBytes();
 
+    /** The young generation's largest size: a full collection may keep what it holds. */
+    long maxYoungBytes();
+
     /**
      * Runs {@code afterCollection} after each garbage collection.
      *
@@ -73,6 +78,7 @@ public final class StartupHeap {
   private Runnable stopListening = () -> {};
   private int raisedMinFreeRatio = START_MIN_FREE_RATIO;
   private boolean growing;
+  private boolean ratiosBack;
   private boolean settled;
 
   private StartupHeap(Vm vm, Clock clock, String minFreeRatio, String maxFreeRatio) {
@@ -110,16 +116,34 @@ public final class StartupHeap {
               clock,
               vm.option("MinHeapFreeRatio").orElseThrow(),
               vm.option("MaxHeapFreeRatio").orElseThrow());
+      return heap.raiseOrPutBack() ? heap : none();
+    } catch (RuntimeException unreadable) {
+      log.atInfo()
+          .setCause(unreadable)
+          .log("Could not read the heap's free ratios; the heap grows by the JVM's own");
+      return none();
+    }
+  }
+
+  /** The listener first, so that a refused change leaves nothing to stop but it. */
+  private synchronized boolean raiseOrPutBack() {
+    try {
+      stopListening = vm.afterEachCollection(this::collected);
       // The JVM refuses a minimum above the maximum, so the maximum goes up first.
       vm.setOption("MaxHeapFreeRatio", Integer.toString(START_MAX_FREE_RATIO));
       vm.setOption("MinHeapFreeRatio", Integer.toString(START_MIN_FREE_RATIO));
-      heap.stopListening = vm.afterEachCollection(heap::collected);
-      return heap;
+      return true;
     } catch (RuntimeException refused) {
+      stopListening.run();
+      settled = true;
+      growing = false;
+      // Whatever was raised goes back; a value already the operator's is set to itself.
+      boolean back = putBackRatios();
       log.atInfo()
           .setCause(refused)
+          .addKeyValue("ratiosPutBack", back)
           .log("Could not raise the heap's free ratios for the start; it grows by the JVM's own");
-      return none();
+      return false;
     }
   }
 
@@ -145,9 +169,11 @@ public final class StartupHeap {
   }
 
   /**
-   * After a collection: the next full collection grows the heap to what it keeps × 100 / (100 - the
-   * minimum free ratio), and it keeps at most what is in use now, so a minimum of 100 × (1 - in use
-   * / budget) holds it to the budget. The ratio only comes down; at the operator's minimum the
+   * After a collection: the next full collection grows the old generation to what it keeps × 100 /
+   * (100 - the minimum free ratio), beside a young generation of up to its largest size, and it
+   * keeps about what is in use now (more by what the young generation promotes meanwhile), so a
+   * minimum of 100 × (1 - in use / (budget - young)) holds the heap to about the budget. The ratio
+   * only comes down; at the operator's minimum, or once the heap is as large as the budget, the
    * start's growth is over.
    */
   private synchronized void collected() {
@@ -155,14 +181,16 @@ public final class StartupHeap {
       return;
     }
     long used = vm.usedHeapBytes();
-    int ratio = (int) Math.min(START_MIN_FREE_RATIO, 100 - Math.ceil(100.0 * used / budgetBytes));
-    if (ratio <= Integer.parseInt(minFreeRatio)) {
+    long oldBudget = Math.max(1, budgetBytes - vm.maxYoungBytes());
+    int ratio = (int) Math.min(START_MIN_FREE_RATIO, 100 - Math.ceil(100.0 * used / oldBudget));
+    if (ratio <= Integer.parseInt(minFreeRatio) || vm.committedHeapBytes() >= budgetBytes) {
       log.atDebug()
           .addKeyValue("usedMiB", used >> 20)
+          .addKeyValue("committedMiB", vm.committedHeapBytes() >> 20)
           .addKeyValue("budgetMiB", budgetBytes >> 20)
           .log("The heap reached the start's budget; it grows by the operator's free ratios");
       growing = false;
-      putBackRatios();
+      ratiosBack = putBackRatios();
     } else if (ratio < raisedMinFreeRatio) {
       raisedMinFreeRatio = ratio;
       setOrWarn("MinHeapFreeRatio", Integer.toString(ratio));
@@ -181,9 +209,11 @@ public final class StartupHeap {
     stopListening.run();
     if (growing) {
       growing = false;
-      if (!putBackRatios()) {
-        return;
-      }
+      ratiosBack = putBackRatios();
+    }
+    if (!ratiosBack) {
+      // Warned as it failed: a collection under the start's ratios would give nothing back.
+      return;
     }
     long before = vm.committedHeapBytes();
     var started = clock.instant();
@@ -198,10 +228,14 @@ public final class StartupHeap {
         .log("Returned the heap to its steady-state size after the first sync");
   }
 
-  /** The minimum goes down first: the JVM refuses a minimum above the maximum. */
+  /**
+   * The minimum goes down first: the JVM refuses a minimum above the maximum. Each is tried, so a
+   * maximum raised before the JVM refused the minimum still goes back.
+   */
   private boolean putBackRatios() {
-    return setOrWarn("MinHeapFreeRatio", minFreeRatio)
-        && setOrWarn("MaxHeapFreeRatio", maxFreeRatio);
+    boolean minimumBack = setOrWarn("MinHeapFreeRatio", minFreeRatio);
+    boolean maximumBack = setOrWarn("MaxHeapFreeRatio", maxFreeRatio);
+    return minimumBack && maximumBack;
   }
 
   private boolean setOrWarn(String option, String value) {
@@ -255,6 +289,11 @@ public final class StartupHeap {
     @Override
     public long maxHeapBytes() {
       return Runtime.getRuntime().maxMemory();
+    }
+
+    @Override
+    public long maxYoungBytes() {
+      return option("MaxNewSize").map(Long::parseLong).orElse(0L);
     }
 
     @Override

@@ -13,6 +13,9 @@ final class FakeJvm implements StartupHeap.Vm {
   int collections;
   boolean refuseChanges;
 
+  /** Refuses changes of this option only. */
+  String refuseOption;
+
   /** The DaemonSet's flags. */
   static FakeJvm asDeployed() {
     var jvm = new FakeJvm();
@@ -31,7 +34,7 @@ final class FakeJvm implements StartupHeap.Vm {
 
   @Override
   public synchronized void setOption(String name, String value) {
-    if (refuseChanges) {
+    if (refuseChanges || name.equals(refuseOption)) {
       throw new IllegalArgumentException("VM option \"" + name + "\" is not writeable");
     }
     int ratio = Integer.parseInt(value);
@@ -47,18 +50,24 @@ final class FakeJvm implements StartupHeap.Vm {
     changes.add(name + "=" + value);
   }
 
+  /** Runs as each collection is asked for. */
+  Runnable onCollect = () -> {};
+
   @Override
   public synchronized void collect() {
     collections++;
+    onCollect.run();
   }
 
   synchronized int collections() {
     return collections;
   }
 
+  long committedBytes = 64L << 20;
+
   @Override
-  public long committedHeapBytes() {
-    return 64L << 20;
+  public synchronized long committedHeapBytes() {
+    return committedBytes;
   }
 
   long usedBytes;
@@ -81,6 +90,12 @@ final class FakeJvm implements StartupHeap.Vm {
   @Override
   public long maxHeapBytes() {
     return 358L << 20;
+  }
+
+  /** The DaemonSet's -XX:MaxNewSize=16m. */
+  @Override
+  public long maxYoungBytes() {
+    return 16L << 20;
   }
 
   @Override

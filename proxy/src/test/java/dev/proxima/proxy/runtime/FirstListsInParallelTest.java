@@ -1,22 +1,32 @@
 package dev.proxima.proxy.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import dev.proxima.informers.CompactingItemStore;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.deser.ResolvableDeserializer;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import dev.proxima.proxy.decode.EndpointSliceDecoder;
+import dev.proxima.proxy.decode.ServiceDecoder;
 import dev.proxima.proxy.testing.ClusterObjects;
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import dev.proxima.proxy.track.ListedComparison;
+import dev.proxima.proxy.track.PendingChanges;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import java.util.ArrayList;
-import java.util.List;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,54 +37,99 @@ import org.junit.jupiter.api.Test;
 class FirstListsInParallelTest {
   KubernetesClient client;
 
-  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
-  private final Set<Thread> servicesStoredOn = ConcurrentHashMap.newKeySet();
-  private final Set<Thread> slicesStoredOn = ConcurrentHashMap.newKeySet();
+  /** The threads that decoded a list's Services and slices. */
+  private final Set<String> servicesDecodedOn = ConcurrentHashMap.newKeySet();
 
-  @BeforeEach
-  void cluster() {
-    client.resource(ClusterObjects.service("shop", "web", "10.96.0.20")).create();
-    client.resource(ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5")).create();
-  }
+  private final Set<String> slicesDecodedOn = ConcurrentHashMap.newKeySet();
+  private KubernetesClient proxyClient;
+  private KubeProxyCache cache;
 
   @AfterEach
   void stop() {
-    informers.forEach(SharedIndexInformer::stop);
+    if (cache != null) {
+      cache.close();
+    }
+    if (proxyClient != null) {
+      proxyClient.close();
+    }
   }
 
   @Test
-  void informersStartedFromThreadsOfTheirOwnStoreTheirFirstListsOnDifferentThreads() {
-    var services = informer(Service.class, servicesStoredOn);
-    var slices = informer(EndpointSlice.class, slicesStoredOn);
+  void theCacheDecodesTheFirstListsOfServicesAndSlicesOnTwoThreads() {
+    client.resource(ClusterObjects.node("node-a", "zone-a")).create();
+    client.resource(ClusterObjects.service("shop", "web", "10.96.0.20")).create();
+    client.resource(ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5")).create();
+    proxyClient =
+        new KubernetesClientBuilder()
+            .withConfig(client.getConfiguration())
+            .withKubernetesSerialization(recordingWhereItDecodes())
+            .build();
+    cache =
+        new KubeProxyCache(
+            proxyClient,
+            "node-a",
+            Duration.ZERO,
+            new PendingChanges(Instant.EPOCH),
+            new KubeProxyCache.Listener() {
+              @Override
+              public void serviceEvent(int pendingServices) {}
 
-    CompletableFuture.allOf(
-            KubeProxyCache.startFromItsOwnThread(services, "services"),
-            KubeProxyCache.startFromItsOwnThread(slices, "endpointslices"))
-        .join();
+              @Override
+              public void endpointsEvent(int pendingSlices) {}
 
-    assertThat(servicesStoredOn).hasSize(1);
-    assertThat(slicesStoredOn).hasSize(1).doesNotContainAnyElementsOf(servicesStoredOn);
+              @Override
+              public void nodeEvent() {}
+            },
+            ListedComparison.none());
+
+    cache.start().join();
+
+    await().until(cache::hasSynced);
+    assertThat(servicesDecodedOn).hasSize(1);
+    assertThat(slicesDecodedOn).hasSize(1).doesNotContainAnyElementsOf(servicesDecodedOn);
   }
 
-  @Test
-  void informersStartedFromOneThreadStoreTheirFirstListsOnOne() {
-    var services = informer(Service.class, servicesStoredOn);
-    var slices = informer(EndpointSlice.class, slicesStoredOn);
-
-    CompletableFuture.allOf(
-            services.start().toCompletableFuture(), slices.start().toCompletableFuture())
-        .join();
-
-    assertThat(slicesStoredOn)
-        .as("what starting each from a thread of its own is for; if this fails, it is not needed")
-        .isEqualTo(servicesStoredOn);
+  /** The proxy's serialization, its decoders noting the thread each object is decoded on. */
+  private KubernetesSerialization recordingWhereItDecodes() {
+    var mapper = new ObjectMapper();
+    var serialization = new KubernetesSerialization(mapper, false);
+    TrimOnDecode.WATCHED_KINDS.forEach(serialization::registerKubernetesResource);
+    TrimOnDecode.skipUnread(mapper);
+    mapper.registerModule(
+        new SimpleModule("recording")
+            .addDeserializer(
+                Service.class,
+                new Recording<>(Service.class, new ServiceDecoder(), servicesDecodedOn))
+            .addDeserializer(
+                EndpointSlice.class,
+                new Recording<>(EndpointSlice.class, new EndpointSliceDecoder(), slicesDecodedOn)));
+    return serialization;
   }
 
-  private <T extends HasMetadata> SharedIndexInformer<T> informer(
-      Class<T> type, Set<Thread> storedOn) {
-    var informer = InlineDeliveryInformers.of(type, client.resources(type).inAnyNamespace(), 0);
-    informer.itemStore(new CompactingItemStore<T>(object -> storedOn.add(Thread.currentThread())));
-    informers.add(informer);
-    return informer;
+  private static final class Recording<T> extends StdDeserializer<T>
+      implements ResolvableDeserializer {
+    private final StdDeserializer<T> decoder;
+    private final Set<String> threads;
+
+    Recording(Class<T> type, StdDeserializer<T> decoder, Set<String> threads) {
+      super(type);
+      this.decoder = decoder;
+      this.threads = threads;
+    }
+
+    @Override
+    public void resolve(DeserializationContext context) throws JsonMappingException {
+      ((ResolvableDeserializer) decoder).resolve(context);
+    }
+
+    @Override
+    public T deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+      // A list's items, not a watch event's object (the mock's watches replay every object).
+      var where = parser.getParsingContext();
+      if (where.inArray() || (where.getParent() != null && where.getParent().inArray())) {
+        threads.add(Thread.currentThread().getName());
+      }
+      return decoder.deserialize(parser, context);
+    }
   }
 }

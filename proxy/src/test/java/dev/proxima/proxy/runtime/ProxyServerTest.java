@@ -151,6 +151,54 @@ class ProxyServerTest {
   }
 
   @Test
+  void keepsTheHeapGrowthOfItsStartWhileItsRulesWaitForTheNodesPodCidrs() throws Exception {
+    createWebService(); // node-a has no spec.podCIDRs yet
+    var jvm = FakeJvm.asDeployed();
+    var scriptsWhenCollected = new CopyOnWriteArrayList<Integer>();
+    jvm.onCollect = () -> scriptsWhenCollected.add(scripts.size());
+    proxy =
+        new ProxyServer(
+            client,
+            new ProxyConfig(
+                "node-a",
+                dev.proxima.proxy.plan.RuleSettings.defaults()
+                    .withDetectLocal(dev.proxima.proxy.plan.DetectLocalMode.NODE_CIDR, "", ""),
+                Duration.ofMillis(100),
+                Duration.ofSeconds(30),
+                Duration.ofHours(1),
+                null),
+            new PrintingRuleLoader(scripts::add),
+            new PrometheusRegistry(),
+            Duration.ZERO,
+            Clock.systemUTC());
+    proxy.startupHeap(StartupHeap.raise(jvm, Clock.systemUTC()));
+    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(proxy.liveExplain(null).sync())
+                    .as("a pass ran and waits for the pod CIDRs")
+                    .anyMatch(state -> state.waitingFor() != null));
+
+    client
+        .nodes()
+        .withName("node-a")
+        .edit(
+            node ->
+                new NodeBuilder(node)
+                    .editOrNewSpec()
+                    .withPodCIDRs("10.244.1.0/24")
+                    .endSpec()
+                    .build());
+
+    await().untilAsserted(() -> assertThat(jvm.collections()).isEqualTo(1));
+    assertThat(scriptsWhenCollected)
+        .as("collected once, after rules were programmed, not while they waited")
+        .singleElement()
+        .satisfies(count -> assertThat(count).isPositive());
+  }
+
+  @Test
   void serviceCidrObjectsBecomeTheServiceCidrsSetChangedByElement() throws Exception {
     createWebService();
     startProxy();

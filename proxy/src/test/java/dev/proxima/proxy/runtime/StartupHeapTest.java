@@ -34,7 +34,7 @@ class StartupHeapTest {
   }
 
   @Test
-  void lowersTheMinimumAsTheHeapFillsSoThatNoFullCollectionGrowsItPastTheBudget() {
+  void lowersTheMinimumAsTheHeapFillsSoThatAFullCollectionGrowsItToAboutTheBudget() {
     var jvm = FakeJvm.asDeployed();
     StartupHeap.raise(jvm, clock);
     jvm.changes.clear();
@@ -42,11 +42,13 @@ class StartupHeapTest {
     jvm.collected(20);
     jvm.collected(60);
     jvm.collected(40);
-    jvm.collected(90);
+    jvm.collected(85);
 
     assertThat(jvm.changes)
-        .as("a third of 358 MiB is 119 MiB: 60 MiB in use leaves 49%%, 90 MiB 24%%; never up")
-        .containsExactly("MinHeapFreeRatio=49", "MinHeapFreeRatio=24");
+        .as(
+            "a third of 358 MiB is 119 MiB, 103 MiB beside a 16 MiB young generation: 20 MiB in use"
+                + " leaves the start's 70%%, 60 MiB 41%%, 85 MiB 17%%; never up")
+        .containsExactly("MinHeapFreeRatio=41", "MinHeapFreeRatio=17");
     assertThat(jvm.options).containsEntry("MaxHeapFreeRatio", "90");
   }
 
@@ -56,13 +58,51 @@ class StartupHeapTest {
     var heap = StartupHeap.raise(jvm, clock);
     jvm.changes.clear();
 
-    jvm.collected(110);
+    jvm.collected(95);
     jvm.collected(200);
 
     assertThat(jvm.changes).containsExactly("MinHeapFreeRatio=10", "MaxHeapFreeRatio=20");
     heap.settle();
     assertThat(jvm.collections).isEqualTo(1);
     assertThat(jvm.afterCollection).as("no longer listening").isNull();
+  }
+
+  @Test
+  void aHeapAlreadyAsLargeAsTheBudgetEndsTheGrowthWhateverIsInUse() {
+    var jvm = FakeJvm.asDeployed();
+    StartupHeap.raise(jvm, clock);
+    jvm.changes.clear();
+    jvm.committedBytes = 120L << 20;
+
+    jvm.collected(30);
+
+    assertThat(jvm.changes).containsExactly("MinHeapFreeRatio=10", "MaxHeapFreeRatio=20");
+  }
+
+  @Test
+  void aMinimumTheJvmRefusesPutsTheRaisedMaximumBackAndStopsListening() {
+    var jvm = FakeJvm.asDeployed();
+    jvm.refuseOption = "MinHeapFreeRatio";
+
+    var heap = StartupHeap.raise(jvm, clock);
+    heap.settle();
+
+    assertThat(jvm.options).containsEntry("MaxHeapFreeRatio", "20");
+    assertThat(jvm.afterCollection).isNull();
+    assertThat(jvm.collections).isZero();
+  }
+
+  @Test
+  void ratiosThatCouldNotBePutBackAtTheBudgetAreNotFollowedByACollection() {
+    var jvm = FakeJvm.asDeployed();
+    var heap = StartupHeap.raise(jvm, clock);
+    jvm.refuseChanges = true;
+    jvm.collected(200);
+    jvm.refuseChanges = false;
+
+    heap.settle();
+
+    assertThat(jvm.collections).isZero();
   }
 
   @Test
