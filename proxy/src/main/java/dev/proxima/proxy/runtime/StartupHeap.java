@@ -96,9 +96,23 @@ public final class StartupHeap {
     return new StartupHeap(null, null, null, null);
   }
 
-  /** Raises this JVM's heap free ratios for the start, when it can put them back after. */
+  /**
+   * Raises this JVM's heap free ratios for the start, when it can put them back after. A runtime
+   * without the {@code jdk.management} module (a jlink image that left it out) starts with its own.
+   */
   public static StartupHeap raise(Clock clock) {
-    return raise(new ThisJvm(), clock);
+    Vm vm;
+    try {
+      vm = new ThisJvm();
+    } catch (LinkageError | RuntimeException noManagement) {
+      log.atInfo()
+          .addKeyValue("cause", noManagement.toString())
+          .log(
+              "The JVM cannot change its heap free ratios (no jdk.management module); the heap"
+                  + " grows by its own during the start");
+      return none();
+    }
+    return raise(vm, clock);
   }
 
   static StartupHeap raise(Vm vm, Clock clock) {
