@@ -169,6 +169,11 @@ public final class Proxier {
     return planPending;
   }
 
+  /** Whether a sync has loaded rules; cheaper than {@link #lastPlan}, which lists every port. */
+  public synchronized boolean loadedOnce() {
+    return policy.loadedOnce();
+  }
+
   /** The plan of the latest sync, or null before the first. */
   public synchronized NodePlanner.FamilyPlan lastPlan() {
     return policy.loadedOnce() ? currentPlan() : null;

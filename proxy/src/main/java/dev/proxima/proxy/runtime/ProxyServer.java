@@ -260,9 +260,9 @@ public final class ProxyServer implements AutoCloseable {
     return ok;
   }
 
+  /** Asked after every pass: nothing here may cost what the cluster's size does. */
   private boolean everyFamilyPlanned() {
-    return proxiers.stream()
-        .allMatch(proxier -> proxier.lastPlan() != null && !proxier.planPending());
+    return proxiers.stream().allMatch(proxier -> proxier.loadedOnce() && !proxier.planPending());
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
