@@ -225,7 +225,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
    * informer still stores and delivers from one thread at a time, which is all its handlers rely
    * on.
    */
-  CompletableFuture<CompletableFuture<Void>> startFromItsOwnThread(
+  private CompletableFuture<CompletableFuture<Void>> startFromItsOwnThread(
       SharedIndexInformer<?> informer, String kind) {
     var started =
         CompletableFuture.supplyAsync(

@@ -117,19 +117,16 @@ public final class StartupHeap {
 
   static StartupHeap raise(Vm vm, Clock clock) {
     try {
-      var whyNot = whyNotRaised(vm);
+      var min = vm.option("MinHeapFreeRatio");
+      var max = vm.option("MaxHeapFreeRatio");
+      var whyNot = whyNotRaised(vm, min, max);
       if (whyNot.isPresent()) {
         log.atDebug()
             .addKeyValue("why", whyNot.get())
             .log("The heap grows by the JVM's own free ratios during the start");
         return none();
       }
-      var heap =
-          new StartupHeap(
-              vm,
-              clock,
-              vm.option("MinHeapFreeRatio").orElseThrow(),
-              vm.option("MaxHeapFreeRatio").orElseThrow());
+      var heap = new StartupHeap(vm, clock, min.get(), max.get());
       return heap.raiseOrPutBack() ? heap : none();
     } catch (RuntimeException unreadable) {
       log.atInfo()
@@ -149,8 +146,7 @@ public final class StartupHeap {
       return true;
     } catch (RuntimeException refused) {
       stopListening.run();
-      settled = true;
-      growing = false;
+      growing = false; // should the listener outlive its removal
       // Whatever was raised goes back; a value already the operator's is set to itself.
       boolean back = putBackRatios();
       log.atInfo()
@@ -161,7 +157,8 @@ public final class StartupHeap {
     }
   }
 
-  private static Optional<String> whyNotRaised(Vm vm) {
+  private static Optional<String> whyNotRaised(
+      Vm vm, Optional<String> minFreeRatio, Optional<String> maxFreeRatio) {
     if (!"true".equals(vm.option("UseSerialGC").orElse("false"))) {
       return Optional.of("not the serial collector");
     }
@@ -171,8 +168,8 @@ public final class StartupHeap {
     if (!"false".equals(vm.option("ShrinkHeapInSteps").orElse("true"))) {
       return Optional.of("-XX:+ShrinkHeapInSteps: the start's growth would be given back slowly");
     }
-    var min = vm.option("MinHeapFreeRatio").map(Integer::parseInt);
-    var max = vm.option("MaxHeapFreeRatio").map(Integer::parseInt);
+    var min = minFreeRatio.map(Integer::parseInt);
+    var max = maxFreeRatio.map(Integer::parseInt);
     if (min.isEmpty() || max.isEmpty()) {
       return Optional.of("the JVM does not tell its free ratios");
     }
