@@ -281,6 +281,33 @@ class ManifestsTest {
     assertThat(problems).as(directory).isEmpty();
   }
 
+  /**
+   * Some flags only go together (one compiler thread needs C1-only code) and a misspelt one stops
+   * the JVM before the proxy logs anything: a pod in a crash loop on every node. The JVM running
+   * this test is the images' major version.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
+  void theJvmStartsWithEachComponentsJavaToolOptions(String directory) throws Exception {
+    var rendered = rendered(directory);
+    for (var component : List.of(controller(rendered), proxy(rendered))) {
+      var options = component.environment("JAVA_TOOL_OPTIONS");
+      assertThat(options)
+          .as("%s: %s's JAVA_TOOL_OPTIONS", directory, component.container().getName())
+          .isNotBlank();
+      var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      var process = new ProcessBuilder(java, "-version").redirectErrorStream(true);
+      process.environment().put("JAVA_TOOL_OPTIONS", options);
+      var started = process.start();
+      var output = new String(started.getInputStream().readAllBytes());
+      assertThat(started.waitFor())
+          .as(
+              "%s: %s's JAVA_TOOL_OPTIONS %s\n%s",
+              directory, component.container().getName(), options, output)
+          .isZero();
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, CLEANUP, KIND})
   void theContainersRunTheTwoProximaImages(String directory) {
