@@ -75,6 +75,11 @@ public final class StartupHeap {
   private final String minFreeRatio;
   private final String maxFreeRatio;
   private final long budgetBytes;
+
+  /** What the old generation may grow to within the budget, beside the largest young one. */
+  private final long oldBudgetBytes;
+
+  private final int operatorMinFreeRatio;
   private Runnable stopListening = () -> {};
   private int raisedMinFreeRatio = START_MIN_FREE_RATIO;
   private boolean growing;
@@ -87,6 +92,9 @@ public final class StartupHeap {
     this.minFreeRatio = minFreeRatio;
     this.maxFreeRatio = maxFreeRatio;
     this.budgetBytes = vm == null ? 0 : vm.maxHeapBytes() / 3;
+    // Read once: neither changes while the JVM runs, and each collection would ask again.
+    this.oldBudgetBytes = vm == null ? 1 : Math.max(1, budgetBytes - vm.maxYoungBytes());
+    this.operatorMinFreeRatio = minFreeRatio == null ? 0 : Integer.parseInt(minFreeRatio);
     this.growing = minFreeRatio != null;
     this.settled = minFreeRatio == null;
   }
@@ -192,12 +200,13 @@ public final class StartupHeap {
       return;
     }
     long used = vm.usedHeapBytes();
-    long oldBudget = Math.max(1, budgetBytes - vm.maxYoungBytes());
-    int ratio = (int) Math.min(START_MIN_FREE_RATIO, 100 - Math.ceil(100.0 * used / oldBudget));
-    if (ratio <= Integer.parseInt(minFreeRatio) || vm.committedHeapBytes() >= budgetBytes) {
+    long committed = vm.committedHeapBytes();
+    int ratio =
+        (int) Math.min(START_MIN_FREE_RATIO, 100 - Math.ceil(100.0 * used / oldBudgetBytes));
+    if (ratio <= operatorMinFreeRatio || committed >= budgetBytes) {
       log.atDebug()
           .addKeyValue("usedMiB", used >> 20)
-          .addKeyValue("committedMiB", vm.committedHeapBytes() >> 20)
+          .addKeyValue("committedMiB", committed >> 20)
           .addKeyValue("budgetMiB", budgetBytes >> 20)
           .log("The heap reached the start's budget; it grows by the operator's free ratios");
       growing = false;
