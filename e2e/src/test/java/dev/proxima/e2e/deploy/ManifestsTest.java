@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.proxima.e2e.deploy.Kustomize.Rendered;
 import dev.proxima.e2e.deploy.RequiredPermissions.Permission;
 import dev.proxima.proxy.config.KubeProxyConfigFile;
+import dev.proxima.proxy.testing.HostTools;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -38,6 +39,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
@@ -288,23 +290,16 @@ class ManifestsTest {
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
-  void theJvmStartsWithEachComponentsJavaToolOptions(String directory) throws Exception {
+  void theJvmStartsWithEachComponentsJavaToolOptions(String directory, @TempDir Path work) {
     var rendered = rendered(directory);
+    var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (var component : List.of(controller(rendered), proxy(rendered))) {
       var options = component.environment("JAVA_TOOL_OPTIONS");
       assertThat(options)
           .as("%s: %s's JAVA_TOOL_OPTIONS", directory, component.container().getName())
           .isNotBlank();
-      var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      var process = new ProcessBuilder(java, "-version").redirectErrorStream(true);
-      process.environment().put("JAVA_TOOL_OPTIONS", options);
-      var started = process.start();
-      var output = new String(started.getInputStream().readAllBytes());
-      assertThat(started.waitFor())
-          .as(
-              "%s: %s's JAVA_TOOL_OPTIONS %s\n%s",
-              directory, component.container().getName(), options, output)
-          .isZero();
+      HostTools.run(work, "env", "JAVA_TOOL_OPTIONS=" + options, java, "-version")
+          .assertSucceeded();
     }
   }
 
