@@ -869,14 +869,21 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * The transactions of one load, in order; whichever thread loads them, {@link #outcome} runs on
-   * the sync's, once they are all loaded or one was refused.
+   * The transactions of one load; whichever threads load them, {@link #outcome} runs on the sync's,
+   * once they are all loaded or one was refused. A cold rebuild's {@link LoadPipeline} loads two at
+   * once: each gets a marker generation of its own when it starts, and the one the kernel holds at
+   * the end is the last transaction's, which loads after every other.
    */
   private final class Loading {
     private final boolean rebuilding;
     private int lines;
     private int transactions;
     private Nft.Result refusal;
+
+    /** The latest marker generation handed to a transaction; null before the first. */
+    private SavedRuleset.Marker handedOut;
+
+    private boolean markerRuleWritten;
 
     Loading(boolean rebuilding) {
       this.rebuilding = rebuilding;
@@ -887,32 +894,43 @@ public final class NftDataPlane implements DataPlane {
       if (transaction.isEmpty()) {
         return true;
       }
-      var script = transaction;
-      if (saved != null) {
-        script = transaction + assembler.markerScript(marker.next());
-        // Once, in the first: a rule that refers to a set makes nft 1.0.6 fetch the whole table
-        // first, and a flush during the later batches must still leave the set without its rule.
-        if (rebuilding && transactions == 0) {
-          script += assembler.markerRuleScript();
+      String script;
+      SavedRuleset.Marker carried = null;
+      synchronized (this) {
+        script = transaction;
+        if (saved != null) {
+          carried = (handedOut == null ? marker : handedOut).next();
+          handedOut = carried;
+          script = transaction + assembler.markerScript(carried);
+          // Once, in the first: a rule that refers to a set makes nft 1.0.6 fetch the whole table
+          // first, and a flush during the later batches must still leave the set without its rule.
+          if (rebuilding && !markerRuleWritten) {
+            markerRuleWritten = true;
+            script += assembler.markerRuleScript();
+          }
         }
+        int count = Lines.count(script);
+        lines += count;
+        linesLoaded = lines;
+        longestTransaction = Math.max(longestTransaction, count);
       }
-      int count = Lines.count(script);
-      lines += count;
-      linesLoaded = lines;
-      longestTransaction = Math.max(longestTransaction, count);
       var result = nft.apply(script);
-      if (!result.succeeded()) {
-        refusal = result;
-        return false;
+      synchronized (this) {
+        if (!result.succeeded()) {
+          if (refusal == null) {
+            refusal = result;
+          }
+          return false;
+        }
+        if (carried != null && carried.generation() > marker.generation()) {
+          marker = carried;
+        }
+        transactions++;
       }
-      if (saved != null) {
-        marker = marker.next();
-      }
-      transactions++;
       return true;
     }
 
-    Outcome outcome() {
+    synchronized Outcome outcome() {
       if (refusal != null) {
         kernelAsAssembled = false;
         assembler.forgetStale();

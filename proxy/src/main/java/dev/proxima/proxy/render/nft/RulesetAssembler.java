@@ -217,7 +217,7 @@ public final class RulesetAssembler {
         replaceAllInBatches(
             ports,
             budget,
-            batch -> {
+            (batch, alone) -> {
               batches.add(batch);
               return true;
             });
@@ -233,8 +233,16 @@ public final class RulesetAssembler {
    */
   @FunctionalInterface
   public interface TransactionSink {
-    /** Takes the next transaction; false once loading stopped, and no later one is wanted. */
-    boolean accept(String transaction);
+    /**
+     * Takes the next transaction; false once loading stopped, and no later one is wanted.
+     *
+     * @param alone true when the transaction must load after every earlier one and before any later
+     *     one: the first (the table and its shared chains, which every later one uses), the last
+     *     (the Service CIDRs, which drop what no Service holds), and a port batch that uses an
+     *     object an earlier port batch declared. False for a port batch that only adds whole
+     *     Service ports of its own: it may load while other such batches load.
+     */
+    boolean accept(String transaction, boolean alone);
   }
 
   /** How a cold rebuild in batches ended. */
@@ -294,6 +302,9 @@ public final class RulesetAssembler {
     var batch = new ColdBatch();
     var port = new NftTransaction(text);
     var declared = new HashSet<String>();
+    // What the port batches written so far declared: a batch that uses any of it must load after
+    // them, where the others may load side by side.
+    var declaredEarlier = new HashSet<String>();
     rebuild(
         ports,
         (name, parts) -> {
@@ -307,15 +318,22 @@ public final class RulesetAssembler {
             }
           }
           port.clear();
-          int portLines = appendDeclarations(port, parts, declared);
+          var usesEarlier = usesAnyOf(parts, declaredEarlier);
+          var declaring = new ArrayList<String>();
+          int portLines = appendDeclarations(port, parts, declared, declaring);
           var held = held(name, parts);
           for (var elements : held.values()) {
             portLines += elements.size();
           }
           if (batch.lines > 0 && batch.lines + portLines > out.portBudget()) {
-            out.write(batch.text(new NftTransaction(text)));
+            out.write(batch.text(new NftTransaction(text)), batch.usesEarlier);
+            declaredEarlier.addAll(batch.declared);
             batch.clear();
+            // This port may use what the batch just written declared.
+            usesEarlier = usesAnyOf(parts, declaredEarlier);
           }
+          batch.usesEarlier |= usesEarlier;
+          batch.declared.addAll(declaring);
           batch.declarations.append(port);
           held.forEach(batch::add);
           batch.lines += portLines;
@@ -328,18 +346,18 @@ public final class RulesetAssembler {
     }
     if (!out.writing && fullScriptLines() <= budget) {
       // Small enough for one transaction: the whole table at once, as a single render prints it.
-      out.send(fullScript());
+      out.send(fullScript(), true);
       return out.result();
     }
     if (out.rendersFirstLast) {
-      out.held.add(0, firstFromRender());
+      out.held.add(0, new Transaction(firstFromRender(), true));
     }
     var cidrs = new NftTransaction(text);
     cidrs.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
     var last = batch.text(cidrs);
     out.startWriting();
     if (!last.isEmpty()) {
-      out.send(last);
+      out.send(last, true);
     }
     return out.result();
   }
@@ -354,7 +372,7 @@ public final class RulesetAssembler {
     private final TransactionSink sink;
     private final int budget;
     private final Set<String> sharedChains;
-    final List<String> held = new ArrayList<>();
+    final List<Transaction> held = new ArrayList<>();
     boolean writing;
 
     /**
@@ -374,11 +392,13 @@ public final class RulesetAssembler {
       this.sharedChains = new HashSet<>(shared.names());
       var objects = RenderPass.sharedChainObjects(config, shared);
       held.add(
-          firstTransaction(
-              fixedScript.length() + 256 * shared.names().size(),
-              shared.names(),
-              objects.chains(),
-              objects.rules()));
+          new Transaction(
+              firstTransaction(
+                  fixedScript.length() + 256 * shared.names().size(),
+                  shared.names(),
+                  objects.chains(),
+                  objects.rules()),
+              true));
       if (fixed.chains().size() + serviceCidrs.size() + shared.elementsAtLeast() > budget) {
         // Sure to need several transactions: the first goes now, and the loading starts while
         // the ports are rendered.
@@ -425,10 +445,14 @@ public final class RulesetAssembler {
       return true;
     }
 
-    /** A port batch, handed over once the table is known to need more than one transaction. */
-    void write(String batch) {
+    /**
+     * A port batch, handed over once the table is known to need more than one transaction.
+     *
+     * @param usesEarlier whether it uses what an earlier port batch declared
+     */
+    void write(String batch, boolean usesEarlier) {
       portBatches++;
-      held.add(batch);
+      held.add(new Transaction(batch, usesEarlier));
       if (writing || !rendersFirstLast && fullScriptLines() > budget) {
         startWriting();
       }
@@ -437,13 +461,13 @@ public final class RulesetAssembler {
     void startWriting() {
       writing = true;
       for (int i = 0; i < held.size() && !done(); i++) {
-        send(held.get(i));
+        send(held.get(i).text(), held.get(i).alone());
       }
       held.clear();
     }
 
-    void send(String transaction) {
-      if (!done() && !sink.accept(transaction)) {
+    void send(String transaction, boolean alone) {
+      if (!done() && !sink.accept(transaction, alone)) {
         result = ColdRebuild.STOPPED;
       }
     }
@@ -465,6 +489,9 @@ public final class RulesetAssembler {
       return result;
     }
   }
+
+  /** A cold rebuild's transaction as it waits to be handed over. */
+  private record Transaction(String text, boolean alone) {}
 
   /** The first transaction of a new table: the fixed table and the shared chains rendered. */
   private String firstFromRender() {
@@ -512,6 +539,12 @@ public final class RulesetAssembler {
 
     int lines;
 
+    /** What this batch's ports declare, as appendDeclarations names it. */
+    final Set<String> declared = new HashSet<>();
+
+    /** Whether a port of this batch uses what an earlier port batch declared. */
+    boolean usesEarlier;
+
     void add(String set, List<NftElement> held) {
       var ofSet = elements.computeIfAbsent(set, s -> new ArrayList<>());
       var seen = once.computeIfAbsent(set, s -> new HashSet<>());
@@ -535,7 +568,29 @@ public final class RulesetAssembler {
       elements.clear();
       once.clear();
       lines = 0;
+      declared.clear();
+      usesEarlier = false;
     }
+  }
+
+  /**
+   * Whether the port uses a chain or set among {@code declared}, as appendDeclarations names them.
+   */
+  private static boolean usesAnyOf(ServiceFragment parts, Set<String> declared) {
+    if (declared.isEmpty()) {
+      return false;
+    }
+    for (var chain : parts.chains().keySet()) {
+      if (declared.contains(chain)) {
+        return true;
+      }
+    }
+    for (var set : parts.sets().keySet()) {
+      if (declared.contains("set " + set)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A chain whose rules look up a map: nft 1.0.6 types it only where the map is declared. */
@@ -552,7 +607,8 @@ public final class RulesetAssembler {
    * One port's declarations in a new table: the chains (with their rules) and sets no earlier port
    * declared; its elements go in the batch's blocks. Returns the lines written.
    */
-  private int appendDeclarations(NftTransaction out, ServiceFragment parts, Set<String> declared) {
+  private int appendDeclarations(
+      NftTransaction out, ServiceFragment parts, Set<String> declared, List<String> declaring) {
     int lines = 0;
     for (var chain : parts.chains().keySet()) {
       if (looksUpMap(parts.rules().getOrDefault(chain, List.of()))) {
@@ -561,12 +617,14 @@ public final class RulesetAssembler {
         declared.add("rules " + chain);
       } else if (declared.add(chain)) {
         out.addChain(chainDeclarations.get(chain));
+        declaring.add(chain);
         lines++;
       }
     }
     for (var entry : parts.sets().entrySet()) {
       if (declared.add("set " + entry.getKey())) {
         out.addSet(entry.getValue());
+        declaring.add("set " + entry.getKey());
         lines++;
       }
     }

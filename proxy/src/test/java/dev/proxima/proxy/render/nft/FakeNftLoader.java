@@ -23,8 +23,11 @@ final class FakeNftLoader implements RuleLoader {
   final java.util.concurrent.atomic.AtomicInteger referenceChecks =
       new java.util.concurrent.atomic.AtomicInteger();
 
+  /**
+   * One transaction at a time, as the kernel commits them: a cold rebuild loads from two threads.
+   */
   @Override
-  public Nft.Result apply(String script) {
+  public synchronized Nft.Result apply(String script) {
     try {
       nft.apply(script);
       loaded.add(script);

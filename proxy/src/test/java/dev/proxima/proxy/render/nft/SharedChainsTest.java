@@ -145,7 +145,7 @@ class SharedChainsTest {
     return assembler.replaceAllInBatches(
         ports,
         80,
-        batch -> {
+        (batch, alone) -> {
           handed.add(batch);
           return handed.size() < taken;
         });
@@ -155,7 +155,7 @@ class SharedChainsTest {
   private RulesetAssembler.ColdRebuild handOver(
       List<ServicePortRules> sorted, RenderPass.SharedChains shared, List<String> handed) {
     return new RulesetAssembler(CONFIG, clock)
-        .replaceAllInBatches(sorted, 80, batch -> handed.add(batch), shared);
+        .replaceAllInBatches(sorted, 80, (batch, alone) -> handed.add(batch), shared);
   }
 
   @Test

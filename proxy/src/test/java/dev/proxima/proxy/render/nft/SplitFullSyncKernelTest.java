@@ -8,6 +8,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -58,6 +59,46 @@ class SplitFullSyncKernelTest {
 
     for (var batch : batches) {
       NftTool.load(directory, split, batch);
+    }
+    NftTool.load(directory, single, new RulesetAssembler(CONFIG, clock).replaceAll(ports));
+
+    assertThat(NftTool.objects(directory, split)).isEqualTo(NftTool.objects(directory, single));
+  }
+
+  @Test
+  void portBatchesThatMayLoadSideBySideBuildTheSameTableInAnyOrder() throws Exception {
+    var ports = TransactionBatchesTest.shapes(300, 3, 0);
+    var batches = new ArrayList<String>();
+    var alone = new ArrayList<Boolean>();
+    new RulesetAssembler(CONFIG, clock)
+        .replaceAllInBatches(
+            ports,
+            400,
+            (batch, isAlone) -> {
+              batches.add(batch);
+              alone.add(isAlone);
+              return true;
+            });
+    assertThat(batches).hasSizeGreaterThan(5);
+    assertThat(alone.get(0)).as("the table and its shared chains").isTrue();
+    assertThat(alone.get(alone.size() - 1)).as("the Service CIDRs").isTrue();
+    assertThat(alone.subList(1, alone.size() - 1)).contains(false);
+
+    // Between two transactions that load alone, the others in reverse: what two loaders running
+    // side by side could do at worst.
+    var sideBySide = new ArrayList<String>();
+    for (int i = 0; i < batches.size(); i++) {
+      if (alone.get(i)) {
+        NftTool.load(directory, split, batches.get(i));
+        continue;
+      }
+      sideBySide.add(0, batches.get(i));
+      if (alone.get(i + 1)) {
+        for (var batch : sideBySide) {
+          NftTool.load(directory, split, batch);
+        }
+        sideBySide.clear();
+      }
     }
     NftTool.load(directory, single, new RulesetAssembler(CONFIG, clock).replaceAll(ports));
 
