@@ -883,8 +883,6 @@ public final class NftDataPlane implements DataPlane {
     /** The latest marker generation handed to a transaction; null before the first. */
     private SavedRuleset.Marker handedOut;
 
-    private boolean markerRuleWritten;
-
     Loading(boolean rebuilding) {
       this.rebuilding = rebuilding;
     }
@@ -899,13 +897,13 @@ public final class NftDataPlane implements DataPlane {
       synchronized (this) {
         script = transaction;
         if (saved != null) {
-          carried = (handedOut == null ? marker : handedOut).next();
+          var first = handedOut == null;
+          carried = (first ? marker : handedOut).next();
           handedOut = carried;
           script = transaction + assembler.markerScript(carried);
           // Once, in the first: a rule that refers to a set makes nft 1.0.6 fetch the whole table
           // first, and a flush during the later batches must still leave the set without its rule.
-          if (rebuilding && !markerRuleWritten) {
-            markerRuleWritten = true;
+          if (rebuilding && first) {
             script += assembler.markerRuleScript();
           }
         }

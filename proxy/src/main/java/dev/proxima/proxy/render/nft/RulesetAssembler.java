@@ -318,7 +318,6 @@ public final class RulesetAssembler {
             }
           }
           port.clear();
-          var usesEarlier = usesAnyOf(parts, declaredEarlier);
           var declaring = new ArrayList<String>();
           int portLines = appendDeclarations(port, parts, declared, declaring);
           var held = held(name, parts);
@@ -329,10 +328,8 @@ public final class RulesetAssembler {
             out.write(batch.text(new NftTransaction(text)), batch.usesEarlier);
             declaredEarlier.addAll(batch.declared);
             batch.clear();
-            // This port may use what the batch just written declared.
-            usesEarlier = usesAnyOf(parts, declaredEarlier);
           }
-          batch.usesEarlier |= usesEarlier;
+          batch.usesEarlier |= usesAnyOf(parts, declaredEarlier);
           batch.declared.addAll(declaring);
           batch.declarations.append(port);
           held.forEach(batch::add);
