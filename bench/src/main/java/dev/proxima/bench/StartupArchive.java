@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The class-data archive an image's JVM maps at start ({@code -XX:SharedArchiveFile} in the image's
  * ENTRYPOINT), made here the way the image build makes it: one run of the jar's {@code
- * train-startup} command with {@code -XX:ArchiveClassesAtExit}, by this harness's JVM, which must
- * also be the JVM that maps it. Made once per jar and kept beside it until the jar changes.
+ * train-startup} command with {@code -XX:DumpLoadedClassList}, then a static archive of those
+ * classes ({@code -Xshare:dump}), by this harness's JVM, which must also be the JVM that maps it.
+ * Made once per jar and kept beside it until the jar changes.
  */
 final class StartupArchive {
   /**
@@ -39,24 +40,31 @@ final class StartupArchive {
       }
       Files.deleteIfExists(archive);
       var log = jar.resolveSibling(name + "-bench-jsa.log");
-      var command = new ArrayList<String>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(manifestFlags);
-      command.add((AOT_CACHE ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=") + archive);
-      command.addAll(List.of("-jar", jar.toString(), "train-startup"));
-      Progress.log("training the startup archive: " + String.join(" ", command));
-      var process =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
-      if (!process.waitFor(5, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        throw new HarnessError("train-startup did not finish in 5 minutes; see " + log);
+      var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      var classList = jar.resolveSibling(name + "-bench.classlist");
+      var training = new ArrayList<String>(List.of(java));
+      training.addAll(manifestFlags);
+      training.add(
+          AOT_CACHE ? "-XX:AOTCacheOutput=" + archive : "-XX:DumpLoadedClassList=" + classList);
+      training.addAll(List.of("-jar", jar.toString(), "train-startup"));
+      run(training, log);
+      if (!AOT_CACHE) {
+        // With -jar, as the JVM that maps it gets its class path; the dump does not run the jar.
+        run(
+            List.of(
+                java,
+                "-XX:+UseSerialGC",
+                "-Xshare:dump",
+                "-Xlog:cds=error",
+                "-XX:SharedClassListFile=" + classList,
+                "-XX:SharedArchiveFile=" + archive,
+                "-jar",
+                jar.toString()),
+            jar.resolveSibling(name + "-bench-jsa-dump.log"));
+        Files.deleteIfExists(classList);
       }
-      if (process.exitValue() != 0 || !Files.exists(archive)) {
-        throw new HarnessError(
-            "train-startup exited " + process.exitValue() + " without an archive; see " + log);
+      if (!Files.exists(archive)) {
+        throw new HarnessError("no startup archive after training; see " + log);
       }
       return archive;
     } catch (IOException e) {
@@ -64,6 +72,21 @@ final class StartupArchive {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new HarnessError("interrupted while training the startup archive", e);
+    }
+  }
+
+  private static void run(List<String> command, Path log) throws IOException, InterruptedException {
+    Progress.log("training the startup archive: " + String.join(" ", command));
+    var process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new HarnessError(
+          "training the startup archive did not finish in 5 minutes; see " + log);
+    }
+    if (process.exitValue() != 0) {
+      throw new HarnessError(
+          "training the startup archive exited " + process.exitValue() + "; see " + log);
     }
   }
 

@@ -21,11 +21,11 @@ import picocli.CommandLine.Option;
 
 /**
  * One start of the proxy against a made-up cluster, for the image build to record what a start
- * loads: run with {@code -XX:ArchiveClassesAtExit=FILE}, the JVM writes a class-data archive of
- * every class the proxy needed from its start to its first sync, and the image's JVM maps that
- * archive instead of loading and verifying the classes again (docs/benchmarks.md, target 1). The
- * proxy runs as {@code run --dry-run} against {@link TrainingApiServer} on loopback; nothing on the
- * host is touched.
+ * loads: run with {@code -XX:DumpLoadedClassList=FILE}, the JVM lists every class the proxy needed
+ * from its start to its first sync; {@code -Xshare:dump} then writes those classes into a
+ * class-data archive, and the image's JVM maps that archive instead of loading and verifying the
+ * classes again (docs/benchmarks.md, target 1). The proxy runs as {@code run --dry-run} against
+ * {@link TrainingApiServer} on loopback; nothing on the host is touched.
  */
 @Command(
     name = "train-startup",
@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description =
         "Start once against a made-up cluster on loopback and exit after the first sync (for"
-            + " -XX:ArchiveClassesAtExit at image build time).")
+            + " -XX:DumpLoadedClassList at image build time).")
 public final class TrainStartupCommand implements Callable<Integer> {
   private static final Duration TIMEOUT = Duration.ofMinutes(2);
 
