@@ -244,6 +244,11 @@ final class ContainerComponents implements Components {
     return exec(containerName(proxy(node)), command.toArray(String[]::new));
   }
 
+  /** {@code podman exec} in {@code node}'s proxy container. */
+  public HostTools.Result execInProxy(Layout.Node node, String... command) {
+    return exec(containerName(proxy(node)), command);
+  }
+
   /** {@code podman exec} in one of this cluster's running containers. */
   HostTools.Result exec(String containerName, String... command) {
     return Podman.exec(scratch(), containerName, command);

@@ -86,6 +86,27 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
   }
 
   @Test
+  @Order(1)
+  void eachProxyContainerAndTheCommandOnItsPathMapTheImagesStartupArchive(NetnsCluster cluster) {
+    var components = (ContainerComponents) cluster.components();
+    for (var node : cluster.layout.nodes()) {
+      // An archive that does not fit the image's JVM or jar is dropped without a word, and every
+      // start is slower by the classes it held (docs/benchmarks.md, target 1).
+      var maps = components.execInProxy(node, "cat", "/proc/1/maps").assertSucceeded();
+      assertThat(maps.stdout())
+          .as("the proxy's JVM, the container's first process, maps the startup archive")
+          .contains("/opt/proxima/proxima-proxy.jsa");
+      // -Xshare:on fails a JVM that cannot map its archive; the image has no other.
+      var version =
+          components
+              .execInProxy(
+                  node, "env", "PROXIMA_CLI_JAVA_OPTIONS=-Xshare:on", "proxima-proxy", "--version")
+              .assertSucceeded();
+      assertThat(version.stdout()).startsWith("proxima-proxy ");
+    }
+  }
+
+  @Test
   @Order(2)
   void eachProxyContainerAnswersExplainLiveThroughTheCommandOnItsPath(NetnsCluster cluster)
       throws Exception {
