@@ -91,8 +91,9 @@ final class StartupArchive {
   }
 
   /**
-   * A flag that, placed after the image's, leaves the JVM with only the JDK's own archive: the
-   * start the image would have without its startup archive.
+   * A flag that, placed after the image's, leaves the JVM with only the JDK's own archive: what the
+   * startup archive saves over the archive every JDK ships (the image itself keeps only the startup
+   * archive, which holds the JDK's classes too).
    */
   static String withoutIt() {
     if (AOT_CACHE) {
