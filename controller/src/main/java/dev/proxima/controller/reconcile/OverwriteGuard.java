@@ -37,12 +37,24 @@ public final class OverwriteGuard {
   /** The outcome for one intended write. */
   public enum Verdict {
     WRITE,
+    /**
+     * The cache still shows the version Proxima's last write replaced: it has not caught up with
+     * that write, and a write over it could only fail with a conflict. The write's own event brings
+     * the Service back.
+     */
+    CACHE_BEHIND,
     /** This revert crossed the threshold: report it once, then hold off. */
     BACK_OFF_STARTED,
     BACKING_OFF
   }
 
   private static final int PRUNE_EVERY = 256;
+
+  /**
+   * When to look again at a Service whose slice the cache has not caught up with, should the
+   * write's own event not bring it back first.
+   */
+  static final Duration CACHE_CATCH_UP = Duration.ofSeconds(1);
 
   private final Policy policy;
   private final Clock clock;
@@ -69,6 +81,10 @@ public final class OverwriteGuard {
       }
       history.backOffUntil = null;
       history.reverts.clear();
+    }
+    var version = current.getMetadata().getResourceVersion();
+    if (version != null && version.equals(history.replacedResourceVersion)) {
+      return new Decision(Verdict.CACHE_BEHIND, CACHE_CATCH_UP);
     }
     if (!isRevert(history, current)) {
       return Decision.WRITE;
@@ -104,9 +120,7 @@ public final class OverwriteGuard {
   }
 
   private static boolean isRevert(History history, EndpointSlice current) {
-    var version = current.getMetadata().getResourceVersion();
-    if (Objects.equals(history.resourceVersion, version)
-        || (version != null && version.equals(history.replacedResourceVersion))) {
+    if (Objects.equals(history.resourceVersion, current.getMetadata().getResourceVersion())) {
       return false;
     }
     var now = hintsByAddress(current);

@@ -124,6 +124,17 @@ public final class ServiceReconciler {
     for (var desired : plan.updates()) {
       // The guard compares what is stored now with what Proxima wrote last, not with the plan.
       var decision = overwriteGuard.beforeWrite(currentByName.get(desired.getMetadata().getName()));
+      if (decision.verdict() == OverwriteGuard.Verdict.CACHE_BEHIND) {
+        // Another event (the controller's own status patch, say) brought the Service back before
+        // the watch delivered this slice's last write: writing over the old version would only
+        // be refused, and count as one more write of the slice.
+        log.atDebug()
+            .addKeyValue("service", key)
+            .addKeyValue("slice", desired.getMetadata().getName())
+            .log("The cache has not caught up with the last write of this slice; not writing it");
+        retryAfter = earliest(retryAfter, decision.retryAfter());
+        continue;
+      }
       if (decision.verdict() != OverwriteGuard.Verdict.WRITE) {
         if (decision.verdict() == OverwriteGuard.Verdict.BACK_OFF_STARTED) {
           metrics.hintsOverwritten();

@@ -104,13 +104,17 @@ class OverwriteGuardTest {
   }
 
   @Test
-  void aCacheStillShowingTheVersionProximaReplacedIsNoRevert() {
+  void aCacheStillShowingTheVersionProximaReplacedIsNotWrittenOverNorCountedAsARevert() {
     // Another event (a Service status write, say) brings the Service back before the watch has
     // delivered Proxima's own write: the cache still holds the unhinted version it replaced.
     for (int i = 0; i < 5; i++) {
       guard.written(version("8", true), "3");
-      assertThat(guard.beforeWrite(version("3", false)).verdict())
-          .isEqualTo(OverwriteGuard.Verdict.WRITE);
+      var decision = guard.beforeWrite(version("3", false));
+      assertThat(decision.verdict()).isEqualTo(OverwriteGuard.Verdict.CACHE_BEHIND);
+      assertThat(decision.retryAfter()).isEqualTo(OverwriteGuard.CACHE_CATCH_UP);
     }
+    // Five of them started no back-off: once caught up, a later version is written as usual.
+    assertThat(guard.beforeWrite(version("9", true)).verdict())
+        .isEqualTo(OverwriteGuard.Verdict.WRITE);
   }
 }

@@ -116,6 +116,24 @@ class ServiceReconcilerTest {
   }
 
   @Test
+  void aCacheThatHasNotSeenItsOwnSliceWriteYetDoesNotWriteTheSliceAgain() {
+    var created = client.resource(slice("s1", "svc", ready("10.0.0.1", "zone-a", "n1"))).create();
+    // The same cache for both passes: the second comes before the watch delivers the first's write.
+    var reconciler = reconcilerSeeing(service("svc", "PreferSameZone"), List.of(created));
+    reconciler.reconcile(new ObjectKey("test", "svc"));
+    var written = stored("s1").getMetadata().getResourceVersion();
+    int requestsBefore = server.getRequestCount();
+
+    var retry = reconciler.reconcile(new ObjectKey("test", "svc"));
+    int requestsSent = server.getRequestCount() - requestsBefore;
+
+    assertThat(requestsSent).as("requests the second pass sent").isZero();
+    assertThat(retry).contains(OverwriteGuard.CACHE_CATCH_UP);
+    assertThat(reconciler.slicesWritten()).isEqualTo(1);
+    assertThat(stored("s1").getMetadata().getResourceVersion()).isEqualTo(written);
+  }
+
+  @Test
   void aSliceDeletedMidReconcileIsSkippedWhileTheOthersAreWritten() {
     var doomed =
         client.resource(slice("a-gone", "svc", ready("10.0.0.1", "zone-a", "n1"))).create();
