@@ -241,7 +241,7 @@ final class ContainerComponents implements Components {
   public HostTools.Result explainLive(Layout.Node node, String... args) {
     var command = new ArrayList<>(List.of("proxima-proxy", "explain", "--live"));
     command.addAll(List.of(args));
-    return exec(containerName(proxy(node)), command.toArray(String[]::new));
+    return execInProxy(node, command.toArray(String[]::new));
   }
 
   /** {@code podman exec} in {@code node}'s proxy container. */
