@@ -3,7 +3,6 @@ package dev.proxima.cli;
 import io.fabric8.kubernetes.api.model.NamedCluster;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.internal.KubeConfigUtils;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -97,16 +96,16 @@ public final class Kubeconfigs {
 
   /** Reads, parses and checks one kubeconfig file, then builds fabric8's configuration from it. */
   public static Config fromFile(Path file) throws KubeconfigException {
-    var text = check(file);
-    // The file's path lets fabric8 resolve relative certificate paths as kubectl does.
-    return Config.fromKubeconfig(null, text, file.toAbsolutePath().toString());
+    var parsed = check(file);
+    return KubeconfigParsing.clientConfig(parsed, file.toAbsolutePath().toFile());
   }
 
-  private static String check(Path file) throws KubeconfigException {
+  private static io.fabric8.kubernetes.api.model.Config check(Path file)
+      throws KubeconfigException {
     var text = read(file);
     var parsed = parse(file, text);
     checkServer(file, parsed);
-    return text;
+    return parsed;
   }
 
   private static String read(Path file) throws KubeconfigException {
@@ -127,7 +126,7 @@ public final class Kubeconfigs {
       throws KubeconfigException {
     io.fabric8.kubernetes.api.model.Config parsed;
     try {
-      parsed = KubeConfigUtils.parseConfigFromString(text);
+      parsed = KubeconfigParsing.model(text);
     } catch (RuntimeException malformed) {
       throw new KubeconfigException("kubeconfig " + file + " is not valid: " + describe(malformed));
     }

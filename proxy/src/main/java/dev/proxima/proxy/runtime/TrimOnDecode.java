@@ -48,10 +48,10 @@ public final class TrimOnDecode {
    * fabric8's serialization with the proxy's decoders added to its object mapper. It knows only the
    * {@link #WATCHED_KINDS} by kind: told to search the class path instead, fabric8 loads every
    * model class its jars list the first time it decodes a watch event (about 0.2 s in a cold JVM,
-   * docs/benchmarks.md run SZ), unless parsing a kubeconfig has already made its shared copy. An
-   * object of a kind it does not know comes as a GenericKubernetesResource, which fabric8 decodes a
-   * second time into the informer's class; an ERROR event's Status it would not know at all, and an
-   * informer would then retry its watch where a 410 asks it to list again.
+   * docs/benchmarks.md run SZ; a kubeconfig is parsed without it too, run MA). An object of a kind
+   * it does not know comes as a GenericKubernetesResource, which fabric8 decodes a second time into
+   * the informer's class; an ERROR event's Status it would not know at all, and an informer would
+   * then retry its watch where a 410 asks it to list again.
    */
   public static KubernetesSerialization serialization() {
     var mapper = new ObjectMapper();
