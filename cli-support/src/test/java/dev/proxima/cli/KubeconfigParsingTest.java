@@ -39,30 +39,50 @@ class KubeconfigParsingTest {
           insecure-skip-tls-verify: true
       """;
 
+  private static final String TOKEN =
+      """
+      users:
+      - name: u
+        user: {token: secret-token}
+      contexts:
+      - name: x
+        context: {cluster: main, user: u, namespace: team-a}
+      current-context: x
+      """;
+
+  private static final String CERTIFICATE_FILES =
+      """
+      users:
+      - name: u
+        user: {client-certificate: pki/client.crt, client-key: pki/client.key}
+      contexts:
+      - name: x
+        context: {cluster: main, user: u}
+      current-context: x
+      """;
+
+  private static final String EXEC_PLUGIN =
+      """
+      users:
+      - name: u
+        user:
+          exec:
+            apiVersion: client.authentication.k8s.io/v1
+            command: ./credential.sh
+            args: [--cluster, main]
+            env: [{name: REGION, value: eu}]
+            interactiveMode: Never
+      contexts:
+      - name: x
+        context: {cluster: main, user: u}
+      current-context: x
+      """;
+
   static Stream<Arguments> kubeconfigs() {
     return Stream.of(
+        Arguments.of("a bearer token", TOKEN),
         Arguments.of(
-            "a bearer token",
-            """
-            users:
-            - name: u
-              user: {token: secret-token}
-            contexts:
-            - name: x
-              context: {cluster: main, user: u, namespace: team-a}
-            current-context: x
-            """),
-        Arguments.of(
-            "client certificate and key files given relative to the kubeconfig",
-            """
-            users:
-            - name: u
-              user: {client-certificate: pki/client.crt, client-key: pki/client.key}
-            contexts:
-            - name: x
-              context: {cluster: main, user: u}
-            current-context: x
-            """),
+            "client certificate and key files given relative to the kubeconfig", CERTIFICATE_FILES),
         Arguments.of(
             "a user name and password, on the second of two contexts",
             """
@@ -78,23 +98,7 @@ class KubeconfigParsingTest {
               context: {cluster: other, user: basic, namespace: ops}
             current-context: second
             """),
-        Arguments.of(
-            "an exec credential plugin",
-            """
-            users:
-            - name: u
-              user:
-                exec:
-                  apiVersion: client.authentication.k8s.io/v1
-                  command: ./credential.sh
-                  args: [--cluster, main]
-                  env: [{name: REGION, value: eu}]
-                  interactiveMode: Never
-            contexts:
-            - name: x
-              context: {cluster: main, user: u}
-            current-context: x
-            """),
+        Arguments.of("an exec credential plugin", EXEC_PLUGIN),
         Arguments.of(
             "an auth provider",
             """
@@ -129,18 +133,7 @@ class KubeconfigParsingTest {
 
   @Test
   void relativeFilesResolveAgainstTheKubeconfigsDirectoryAsFabric8sDo() throws Exception {
-    var file =
-        kubeconfig(
-            CLUSTERS
-                + """
-                users:
-                - name: u
-                  user: {client-certificate: pki/client.crt, client-key: pki/client.key}
-                contexts:
-                - name: x
-                  context: {cluster: main, user: u}
-                current-context: x
-                """);
+    var file = kubeconfig(CLUSTERS + CERTIFICATE_FILES);
 
     var config = Kubeconfigs.fromFile(file);
 
@@ -156,18 +149,7 @@ class KubeconfigParsingTest {
 
   @Test
   void fabric8sSystemPropertiesApplyOnTopOfTheKubeconfigAsTheyDoInFabric8() throws Exception {
-    var file =
-        kubeconfig(
-            CLUSTERS
-                + """
-                users:
-                - name: u
-                  user: {token: secret-token}
-                contexts:
-                - name: x
-                  context: {cluster: main, user: u}
-                current-context: x
-                """);
+    var file = kubeconfig(CLUSTERS + TOKEN);
     var property = Config.KUBERNETES_REQUEST_TIMEOUT_SYSTEM_PROPERTY;
     var before = System.getProperty(property);
     System.setProperty(property, "12345");
@@ -188,19 +170,7 @@ class KubeconfigParsingTest {
 
   @Test
   void aTokenFromTheExecPluginIsTheOneFabric8Gets() throws Exception {
-    var file =
-        kubeconfig(
-            CLUSTERS
-                + """
-                users:
-                - name: u
-                  user:
-                    exec: {apiVersion: client.authentication.k8s.io/v1, command: ./credential.sh}
-                contexts:
-                - name: x
-                  context: {cluster: main, user: u}
-                current-context: x
-                """);
+    var file = kubeconfig(CLUSTERS + EXEC_PLUGIN);
 
     assertThat(Kubeconfigs.fromFile(file).getAutoOAuthToken()).isEqualTo("from-the-plugin");
   }
