@@ -137,7 +137,7 @@ class ProxyServerTest {
     var jvm = FakeJvm.asDeployed();
     proxy = dryRunProxy(Duration.ofMillis(100));
     proxy.startupHeap(StartupHeap.raise(jvm, Clock.systemUTC()));
-    assertThat(jvm.options).containsEntry("MinHeapFreeRatio", "70");
+    assertThat(jvm.options).containsEntry("MinHeapFreeRatio", "95");
 
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
 
