@@ -2,6 +2,8 @@ package dev.proxima.proxy.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -26,6 +28,44 @@ class IpLiteralTest {
       })
   void recognisesAddressLiteralsWithoutDns(String address, IpFamily expected) {
     assertThat(IpFamily.of(address)).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "{0}: strict {1}, lenient {2}")
+  @CsvSource(
+      nullValues = "none",
+      value = {
+        "10.0.0.1, 10.0.0.1, 10.0.0.1",
+        "0.0.0.0, 0.0.0.0, 0.0.0.0",
+        "255.255.255.255, 255.255.255.255, 255.255.255.255",
+        "010.1.1.1, none, 10.1.1.1",
+        "10.00.1.1, none, 10.0.1.1",
+        "00000255.1.1.1, none, 255.1.1.1",
+        "000000255.1.1.1, none, none",
+        "1000.1.1.1, none, none",
+        "256.1.1.1, none, none",
+        "1.2.3.4., none, none",
+        ".1.2.3.4, none, none",
+        "1..2.3, none, none",
+        "1.2.3, none, none",
+        "1.2.3.4.5, none, none",
+        "1.2.3.-4, none, none",
+        "1.2.3.+4, none, none",
+        "'1.2.3.4 ', none, none",
+        "1.2.3.٤, none, none",
+        "., none, none",
+      })
+  void readsDottedQuadsOctetByOctet(String address, String strict, String lenient) {
+    assertThat(printed(IpLiteral.bytes(address))).isEqualTo(strict);
+    assertThat(printed(IpLiteral.lenientBytes(address))).isEqualTo(lenient);
+  }
+
+  private static String printed(byte[] bytes) {
+    if (bytes == null) {
+      return null;
+    }
+    return IntStream.range(0, bytes.length)
+        .mapToObj(i -> Integer.toString(bytes[i] & 0xff))
+        .collect(Collectors.joining("."));
   }
 
   @ParameterizedTest(name = "{0} is {1}")
