@@ -4,6 +4,7 @@ import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Cidr;
+import dev.proxima.proxy.model.CreationTimestamp;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
@@ -16,8 +17,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -367,14 +366,8 @@ public final class ServiceCatalog {
 
     private static ServiceOrigin originOf(Service service) {
       var metadata = service.getMetadata();
-      Instant created = null;
-      if (metadata.getCreationTimestamp() != null) {
-        try {
-          created = Instant.parse(metadata.getCreationTimestamp());
-        } catch (DateTimeParseException unreadable) {
-          created = null; // sorts last: an unreadable timestamp never wins an address
-        }
-      }
+      // null when unreadable, which sorts last: an unreadable timestamp never wins an address
+      var created = CreationTimestamp.parse(metadata.getCreationTimestamp());
       return new ServiceOrigin(created, metadata.getUid());
     }
 
