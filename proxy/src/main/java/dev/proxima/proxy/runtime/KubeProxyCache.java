@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -51,7 +52,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
   private static final String BY_SERVICE = "byService";
 
-  private static final java.time.Duration START_WAIT = java.time.Duration.ofSeconds(5);
+  private static final Duration START_WAIT = Duration.ofSeconds(5);
 
   private final List<CompletableFuture<?>> starting = new CopyOnWriteArrayList<>();
   private final SharedIndexInformer<Service> services;
@@ -84,7 +85,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   public KubeProxyCache(
       KubernetesClient client,
       String nodeName,
-      java.time.Duration resync,
+      Duration resync,
       PendingChanges changes,
       Listener listener) {
     this(client, nodeName, resync, changes, listener, ListedComparison.none());
@@ -97,7 +98,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   public KubeProxyCache(
       KubernetesClient client,
       String nodeName,
-      java.time.Duration resync,
+      Duration resync,
       PendingChanges changes,
       Listener listener,
       ListedComparison listed) {
