@@ -8,7 +8,7 @@ import java.time.format.DateTimeParseException;
 
 /**
  * Reads a Service's {@code metadata.creationTimestamp}. Each plan reads every Service's, and the
- * JDK's general ISO formatter made about twenty objects of each; the API server writes it in one
+ * JDK's general ISO formatter made over a dozen objects for each; the API server writes it in one
  * form, UTC to the second ({@code 2026-11-28T20:26:10Z}), which is read here digit by digit. Any
  * other form, or a value outside the calendar, goes to {@link Instant#parse}, so the result is
  * always the one {@code Instant.parse} gives (docs/benchmarks.md run NB).
