@@ -23,17 +23,9 @@ public record Cidr(IpAddress network, int prefix) {
       return null;
     }
     var address = IpAddress.parse(trimmed.substring(0, slash));
-    var lengthText = trimmed.substring(slash + 1);
-    if (address == null || lengthText.isEmpty() || lengthText.length() > 3) {
+    int prefix = AsciiNumber.parse(trimmed, slash + 1, trimmed.length(), 10, 3);
+    if (address == null || prefix < 0) {
       return null;
-    }
-    int prefix = 0;
-    for (int i = 0; i < lengthText.length(); i++) {
-      char c = lengthText.charAt(i);
-      if (c < '0' || c > '9') {
-        return null;
-      }
-      prefix = prefix * 10 + (c - '0');
     }
     var bytes = address.bytes();
     if (prefix > bytes.length * 8) {

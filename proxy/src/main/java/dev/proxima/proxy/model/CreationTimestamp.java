@@ -1,9 +1,8 @@
 package dev.proxima.proxy.model;
 
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.Month;
-import java.time.Year;
 import java.time.format.DateTimeParseException;
 
 /**
@@ -51,10 +50,6 @@ public final class CreationTimestamp {
     int minute = digits(text, 14, 16);
     int second = digits(text, 17, 19);
     if (year < 0
-        || month < 1
-        || month > 12
-        || day < 1
-        || day > Month.of(month).length(Year.isLeap(year))
         || hour < 0
         || hour > 23
         || minute < 0
@@ -63,20 +58,16 @@ public final class CreationTimestamp {
         || second > 59) {
       return null;
     }
-    long epochDay = LocalDate.of(year, month, day).toEpochDay();
+    long epochDay;
+    try {
+      epochDay = LocalDate.of(year, month, day).toEpochDay();
+    } catch (DateTimeException outsideTheCalendar) {
+      return null; // a month or day out of range, or not digits: Instant.parse says what it is
+    }
     return Instant.ofEpochSecond(epochDay * 86_400 + hour * 3_600L + minute * 60L + second);
   }
 
-  /** The ASCII decimal number in {@code text} from {@code from} to {@code to}, or -1. */
   private static int digits(String text, int from, int to) {
-    int value = 0;
-    for (int i = from; i < to; i++) {
-      char c = text.charAt(i);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      value = value * 10 + (c - '0');
-    }
-    return value;
+    return AsciiNumber.parse(text, from, to, 10, to - from);
   }
 }

@@ -99,7 +99,7 @@ public final class IpLiteral {
       if (octets == 4) {
         return null;
       }
-      int value = parseNumber(ip, start, end, 10, leadingZeros ? 8 : 3);
+      int value = AsciiNumber.parse(ip, start, end, 10, leadingZeros ? 8 : 3);
       if (value < 0
           || value > 255
           || (!leadingZeros && end - start > 1 && ip.charAt(start) == '0')) {
@@ -173,25 +173,6 @@ public final class IpLiteral {
 
   /** A non-negative number of at most {@code maxDigits} ASCII digits, or -1. */
   private static int parseNumber(String digits, int radix, int maxDigits) {
-    return parseNumber(digits, 0, digits.length(), radix, maxDigits);
-  }
-
-  /**
-   * As {@link #parseNumber(String, int, int)}, of the characters from {@code from} to {@code to}.
-   */
-  private static int parseNumber(String text, int from, int to, int radix, int maxDigits) {
-    if (from == to || to - from > maxDigits) {
-      return -1;
-    }
-    int value = 0;
-    for (int i = from; i < to; i++) {
-      char c = text.charAt(i);
-      int digit = c < 0x80 ? Character.digit(c, radix) : -1;
-      if (digit < 0) {
-        return -1;
-      }
-      value = value * radix + digit;
-    }
-    return value;
+    return AsciiNumber.parse(digits, 0, digits.length(), radix, maxDigits);
   }
 }
