@@ -405,15 +405,17 @@ class ManifestsTest {
   }
 
   @Test
-  void theMonitoringOverlayHasOnePodMonitorPerComponentOnItsMetricsPort() {
-    var monitors = rendered(MONITORING).objects();
+  void theMonitoringOverlayHasOnePodMonitorPerComponentOnItsMetricsPortAndTheAlertRules() {
+    var objects = rendered(MONITORING).objects();
     var base = rendered(BASE);
 
-    assertThat(monitors)
+    assertThat(objects)
         .extracting(o -> o.getApiVersion() + " " + o.getKind() + " " + o.getMetadata().getName())
         .containsExactlyInAnyOrder(
             "monitoring.coreos.com/v1 PodMonitor proxima-controller",
-            "monitoring.coreos.com/v1 PodMonitor proxima-proxy");
+            "monitoring.coreos.com/v1 PodMonitor proxima-proxy",
+            "monitoring.coreos.com/v1 PrometheusRule proxima");
+    var monitors = objects.stream().filter(o -> "PodMonitor".equals(o.getKind())).toList();
     for (var monitor : monitors) {
       var name = monitor.getMetadata().getName();
       var workload =
@@ -446,6 +448,51 @@ class ManifestsTest {
           .extracting(ContainerPort::getName)
           .contains("metrics");
     }
+  }
+
+  /**
+   * deploy/README.md's RBAC table says it lists exactly what the code calls: each row's API,
+   * namespace, verbs and object names, read back, are exactly what the base's roles grant.
+   */
+  @Test
+  void theRbacTableInTheDeployReadmeListsExactlyWhatTheRolesGrant() throws Exception {
+    var rendered = rendered(BASE);
+    var table = RbacTable.read(repository.resolve("deploy/README.md"));
+
+    assertThat(table.get("controller"))
+        .as("the controller's rows in deploy/README.md")
+        .containsExactlyInAnyOrderElementsOf(
+            grantsTo(rendered, controller(rendered).pod().getServiceAccountName()));
+    assertThat(table.get("proxy"))
+        .as("the proxy's rows in deploy/README.md")
+        .containsExactlyInAnyOrderElementsOf(
+            grantsTo(rendered, proxy(rendered).pod().getServiceAccountName()));
+  }
+
+  /** What docs/troubleshooting.md tells a reader to check about the Lease is what is granted. */
+  @Test
+  void theTroubleshootingPageNamesTheLeaseVerbsTheRolesGrant() throws Exception {
+    var rendered = rendered(BASE);
+    var controller = controller(rendered);
+    var leaseVerbs = new java.util.TreeSet<String>();
+    for (var grant : grantsTo(rendered, controller.pod().getServiceAccountName())) {
+      if (grant.resource().equals("leases")) {
+        leaseVerbs.add(grant.verb());
+      }
+    }
+
+    var mentions = RbacTable.leaseVerbMentions(repository.resolve("docs/troubleshooting.md"));
+
+    assertThat(mentions)
+        .as("passages of docs/troubleshooting.md on Lease permissions")
+        .isNotEmpty();
+    assertThat(mentions)
+        .allSatisfy(
+            (passage, verbs) ->
+                assertThat(verbs).as("verbs named in: %s", passage).isEqualTo(leaseVerbs));
+    assertThat(String.join(" ", mentions.keySet()))
+        .contains("`" + controller.option("--leader-election-lease-name") + "`")
+        .contains("`" + controller.option("--leader-election-namespace") + "`");
   }
 
   @Test
