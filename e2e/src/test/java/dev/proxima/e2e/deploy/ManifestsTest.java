@@ -469,6 +469,25 @@ class ManifestsTest {
             grantsTo(rendered, proxy(rendered).pod().getServiceAccountName()));
   }
 
+  /** docs/controller.md's Permissions table names the groups, resources and verbs granted. */
+  @Test
+  void theControllerPagesPermissionsTableNamesWhatTheRolesGrant() throws Exception {
+    var rendered = rendered(BASE);
+    var granted = new java.util.TreeSet<String>();
+    for (var grant : grantsTo(rendered, controller(rendered).pod().getServiceAccountName())) {
+      granted.add(
+          (grant.apiGroup().isEmpty() ? "core" : grant.apiGroup())
+              + " "
+              + grant.resource()
+              + " "
+              + grant.verb());
+    }
+
+    assertThat(RbacTable.permissionsSection(repository.resolve("docs/controller.md")))
+        .as("docs/controller.md's Permissions table")
+        .isEqualTo(granted);
+  }
+
   /** What docs/troubleshooting.md tells a reader to check about the Lease is what is granted. */
   @Test
   void theTroubleshootingPageNamesTheLeaseVerbsTheRolesGrant() throws Exception {

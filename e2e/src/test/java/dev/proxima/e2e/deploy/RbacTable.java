@@ -105,6 +105,37 @@ final class RbacTable {
   }
 
   /**
+   * The table under a page's {@code ## Permissions} heading, as {@code "group resource verb"}
+   * (group {@code ""} for core): {@code | `group` | resources | verbs | why |}, resources and verbs
+   * comma-separated, a parenthesis after a resource saying where.
+   */
+  static Set<String> permissionsSection(Path page) throws IOException {
+    var grants = new TreeSet<String>();
+    var inSection = false;
+    for (var line : Files.readString(page).split("\n")) {
+      if (line.startsWith("## ")) {
+        inSection = line.equals("## Permissions");
+        continue;
+      }
+      if (!inSection || !line.startsWith("| `")) {
+        continue;
+      }
+      var cells = line.split("\\|");
+      var group = cells[1].trim().replace("`", "").replace("\"\"", "");
+      for (var resource : cells[2].replaceAll("\\(.*?\\)", "").split(",")) {
+        for (var verb : cells[3].split(",")) {
+          grants.add(
+              (group.isEmpty() ? "core" : group) + " " + resource.trim() + " " + verb.trim());
+        }
+      }
+    }
+    if (grants.isEmpty()) {
+      throw new AssertionError(page + " has no table under ## Permissions");
+    }
+    return grants;
+  }
+
+  /**
    * The passages (list items or paragraphs, outside code blocks) that mention Leases together with
    * an RBAC verb, each with the verbs it names.
    */
