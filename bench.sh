@@ -27,6 +27,11 @@ if [ "${BENCH_SKIP_BUILD:-}" != "1" ]; then
   ./mvnw -B -q ${BENCH_MAVEN_FLAGS:-} package -DskipTests -pl bench -am >&2
 fi
 
+if [ "${1:-}" = "--charts" ]; then
+  # Redraw docs/images/perf-*.svg from bench/results/*.tsv without measuring anything.
+  exec java -cp bench/target/proxima-bench.jar dev.proxima.bench.PerformanceCharts .
+fi
+
 java_cmd=(java -jar bench/target/proxima-bench.jar --root=. "$@")
 if [ "$(id -u)" != "0" ] || ! command -v ip >/dev/null 2>&1; then
   exec "${java_cmd[@]}"

@@ -259,6 +259,8 @@ public final class BenchMain {
     }
     System.out.print(out);
     Files.writeString(work.resolve("results.md"), out);
+    // The charts of docs/performance.md, from this run's figures (small-scale runs: work dir only).
+    PerformanceCharts.update(rows, root, work, smoke || quick);
     System.exit(errors.isEmpty() ? 0 : 1);
   }
 
