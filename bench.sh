@@ -3,14 +3,15 @@
 # (benchmark, scale, result, baseline from the same run, ratio, target, pass/fail).
 #
 #   ./bench.sh            the issues' sizes (10,000 Services ...), about 20 minutes on 2 cores,
-#                         plus about 10 for issue 18's extreme shapes and 30 for its soak
+#                         plus about 10 for the extreme shapes and 30 for the soak
 #   ./bench.sh --smoke    small sizes, 4 to 6 minutes; .ci/run calls it so the harness cannot rot
 #   ./bench.sh --iptables also the rows of the proxy's iptables mode (target 5)
 #   ./bench.sh --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak
 #                         (restart-probe: what a restart without planning would cost, 2 minutes)
-#   ./bench.sh --extreme[=44000x1]   issue 18's extreme shapes alone (or one of them)
-#   ./bench.sh --soak[=minutes]      issue 18's soak alone (30 minutes unless given)
-#   ./bench.sh --cold[=starts]       target 1 cold start alone, with where the time goes (5 starts)
+#   ./bench.sh --extreme[=44000x1]   the 44,000 × 1 and 5,000 × 50 shapes alone (or one)
+#   ./bench.sh --soak[=minutes]      the soak alone (30 minutes unless given)
+#   ./bench.sh --cold[=starts]       time to program a new node alone, with where the time goes (5 starts)
+#   ./bench.sh --charts              redraw docs/images/perf-*.svg from bench/results/ without measuring
 #
 # Kernel and process benchmarks need root, nft, iptables and iproute2. The harness runs inside its
 # own network namespace (pb8-hub) and creates every other namespace and veth it needs under the
