@@ -2,10 +2,9 @@
 # Builds the jars and runs every Proxima benchmark on this machine, printing one Markdown table
 # (benchmark, scale, result, baseline from the same run, ratio, target, pass/fail).
 #
-#   ./bench.sh            the issues' sizes (10,000 Services ...), about 20 minutes on 2 cores,
-#                         plus about 10 for the extreme shapes and 30 for the soak
-#   ./bench.sh --smoke    small sizes, 4 to 6 minutes; .ci/run calls it so the harness cannot rot
-#   ./bench.sh --iptables also the rows of the proxy's iptables mode (target 5)
+#   ./bench.sh            the full sizes (10,000 Services ...); docs/performance.md says how long
+#   ./bench.sh --smoke    small sizes; .ci/run calls it so the harness cannot rot
+#   ./bench.sh --iptables also the rows of the proxy's iptables mode
 #   ./bench.sh --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak
 #                         (restart-probe: what a restart without planning would cost, 2 minutes)
 #   ./bench.sh --extreme[=44000x1]   the 44,000 × 1 and 5,000 × 50 shapes alone (or one)
