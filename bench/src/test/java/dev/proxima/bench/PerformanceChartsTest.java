@@ -176,6 +176,73 @@ class PerformanceChartsTest {
     }
   }
 
+  /** Which rows of the page's table each charted series is stated in. */
+  private static final java.util.Map<String, String> ROW_LABELS =
+      java.util.Map.of(
+          "new-node/Proxima nftables", "New node, nftables",
+          "new-node/Proxima iptables", "New node, iptables mode",
+          "partial-sync/Proxima nftables", "Partial sync, nftables",
+          "partial-sync/Proxima iptables", "Partial sync, iptables mode",
+          "memory/Proxima proxy", "Proxy peak memory",
+          "memory/Proxima controller", "Controller peak memory");
+
+  @Test
+  void thePerformancePageStatesExactlyTheChartedFiguresWithTheirSpread() throws Exception {
+    var root = Path.of("..");
+    var measured = ChartPoint.read(root.resolve(PerformanceCharts.LATEST));
+    var rows = new java.util.ArrayList<List<String>>();
+    for (var line : Files.readAllLines(root.resolve("docs/performance.md"))) {
+      if (line.startsWith("| ")) {
+        var cells =
+            java.util.Arrays.stream(line.substring(1).split("\\|")).map(String::trim).toList();
+        if (ROW_LABELS.values().stream().anyMatch(label -> cells.get(0).startsWith(label))) {
+          rows.add(cells);
+        }
+      }
+    }
+    var stated = new java.util.ArrayList<String>();
+    for (var row : rows) {
+      var label = ROW_LABELS.values().stream().filter(l -> row.get(0).startsWith(l)).findFirst();
+      stated.add(label.orElseThrow() + " | " + row.get(1) + " | " + row.get(2));
+    }
+    var charted = new java.util.ArrayList<String>();
+    for (var p : measured) {
+      var label = ROW_LABELS.get(p.chart() + "/" + p.series());
+      assertThat(label).as("a row label for %s", p).isNotNull();
+      charted.add(label + " | " + shape(p) + " | " + figure(p.value(), p.chart()));
+      if (p.high() > p.low()) {
+        var row =
+            rows.stream()
+                .filter(r -> r.get(0).startsWith(label) && r.get(1).equals(shape(p)))
+                .findFirst()
+                .orElseThrow();
+        assertThat(row.get(3)).as("the spread of %s", p).startsWith(spread(p.low(), p.high()));
+      }
+    }
+    assertThat(stated)
+        .as("docs/performance.md's table against %s", PerformanceCharts.LATEST)
+        .containsExactlyInAnyOrderElementsOf(charted);
+  }
+
+  private static String shape(ChartPoint p) {
+    return String.format(java.util.Locale.ROOT, "%,d × %,d", p.services(), p.endpointsPerService());
+  }
+
+  private static String figure(double value, String chart) {
+    if (chart.equals(ChartPoints.MEMORY)) {
+      return String.format(java.util.Locale.ROOT, "%.0f MiB", value);
+    }
+    return value >= 1000
+        ? String.format(java.util.Locale.ROOT, "%.2f s", value / 1000)
+        : String.format(java.util.Locale.ROOT, "%.0f ms", value);
+  }
+
+  private static String spread(double low, double high) {
+    return high >= 1000
+        ? String.format(java.util.Locale.ROOT, "%.2f–%.2f s", low / 1000, high / 1000)
+        : String.format(java.util.Locale.ROOT, "%.0f–%.0f ms", low, high);
+  }
+
   private static int ticks(String svg) {
     return (int) svg.lines().filter(l -> l.contains("stroke=\"#e0e0e0\"")).count() + 2;
   }
