@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Keeps what users and maintainers read free of things only the project's own history explains:
  * internal run codes of measurement sessions ("run OB", "runs NA–NE") and internal issue numbers
- * ("issue 18", "#18"), in the docs, every README, the scripts' usage text and the main sources
- * (comments and {@code --help} texts alike). Upstream references stay allowed: they carry their
- * repository ({@code kubernetes#139513}, a GitHub link) or a number no internal issue reaches. Also
- * keeps every docs line readable: none over 1,000 characters.
+ * ("issue 18", "#18"), in the docs, every README, the scripts' usage text, the deploy manifests and
+ * image builds, and the main sources (comments and {@code --help} texts alike). Upstream references
+ * stay allowed: they carry their repository ({@code kubernetes#139513}, a GitHub link) or a number
+ * no internal issue reaches. Also keeps every docs line readable: none over 1,000 characters.
  */
 class DocsSpeakToUsersTest {
   private static final Path ROOT = Path.of("..");
@@ -120,6 +120,18 @@ class DocsSpeakToUsersTest {
           .filter(p -> p.toString().endsWith(".java"))
           .forEach(files::add);
     }
+    // The manifests, image builds and CI script: their comments are what operators read first.
+    try (Stream<Path> deploy = Files.walk(ROOT.resolve("deploy"))) {
+      deploy
+          .filter(Files::isRegularFile)
+          .filter(
+              p -> {
+                var name = p.getFileName().toString();
+                return name.endsWith(".yaml") || name.endsWith(".sh") || name.equals("Dockerfile");
+              })
+          .forEach(files::add);
+    }
+    files.add(ROOT.resolve(".ci/run"));
     assertThat(files).as("files to check").hasSizeGreaterThan(100);
     return files;
   }
