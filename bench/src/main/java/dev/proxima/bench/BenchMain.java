@@ -13,9 +13,9 @@ import java.util.List;
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
  * iptables mode rows), {@code
  * --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak} (and {@code memory},
- * target 6 alone), {@code --extreme} (issue 18's extreme shapes alone), {@code --soak[=minutes]}
- * (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code --quick} (the
- * issue's sizes with fewer repetitions), {@code --work=DIR}.
+ * target 6 alone), {@code --extreme} (the extreme shapes alone), {@code --soak[=minutes]} (the soak
+ * alone, 30 minutes unless given; with {@code --extreme}, both), {@code --quick} (the issue's sizes
+ * with fewer repetitions), {@code --work=DIR}.
  */
 public final class BenchMain {
   private BenchMain() {}
@@ -259,6 +259,8 @@ public final class BenchMain {
     }
     System.out.print(out);
     Files.writeString(work.resolve("results.md"), out);
+    // The charts of docs/performance.md, from this run's figures (small-scale runs: work dir only).
+    PerformanceCharts.update(rows, root, work, smoke || quick);
     System.exit(errors.isEmpty() ? 0 : 1);
   }
 

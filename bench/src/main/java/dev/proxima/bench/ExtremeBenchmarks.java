@@ -6,9 +6,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Issue 18's extreme shapes, where upstream kube-proxy's nftables mode takes minutes: the packaged
- * proxy against a mock API server of its own per shape (cold full sync, partial sync against the
- * same run's 1,000-Service figure, restart with the rules present, peak RSS, the longest nft
+ * The extreme shapes, where upstream kube-proxy's nftables mode takes minutes: the packaged proxy
+ * against a mock API server of its own per shape (cold full sync, partial sync against the same
+ * run's 1,000-Service figure, restart with the rules present, peak RSS, the longest nft
  * transaction), and the controller at the first shape. Every nft run of the measured proxy is timed
  * by an {@link NftTimer} wrapper, which is how the longest transaction is measured and how the
  * restart's reads of the kernel table are seen.

@@ -32,10 +32,10 @@ final class RestartDigestBenchmark {
   }
 
   /**
-   * The restart row's bound at the issue's size of each shape, 2 × partial sync + the proxy's own
-   * verification, as measured with the marker set (docs/benchmarks.md): 10,000 × 2 run MP (2 × 8.0
-   * ms + 23.0 ms), 44,000 × 1 run M2 (102 ms), 5,000 × 50 run X5 (97 ms). Constants: this probe
-   * runs no proxy, and the figures it compares move less than those runs' load did.
+   * The restart row's bound at the full size of each shape, 2 × partial sync + the proxy's own
+   * verification of its marker set, as the proxy benchmarks measured them: 10,000 × 2: 2 × 8.0 ms +
+   * 23.0 ms; 44,000 × 1: 102 ms; 5,000 × 50: 97 ms. Constants: this probe runs no proxy, and the
+   * figures it compares move less than the machine's load moves those.
    */
   static double boundMillis(Scale.Shape shape) {
     return switch (shape.endpoints()) {

@@ -31,9 +31,9 @@ record Scale(
   }
 
   /**
-   * Issue 18's extreme shapes, the Service count of the same-run partial-sync baseline, and the
-   * partial changes per shape, and how many cold starts and restarts each shape's rows take their
-   * median and spread from; the controller runs at the shape with one endpoint per Service.
+   * The extreme shapes, the Service count of the same-run partial-sync baseline, and the partial
+   * changes per shape, and how many cold starts and restarts each shape's rows take their median
+   * and spread from; the controller runs at the shape with one endpoint per Service.
    */
   record Extreme(List<Shape> shapes, int baselineServices, int changes, int rounds) {}
 

@@ -14,7 +14,7 @@ import java.util.Objects;
  * Config.fromKubeconfig(null, text, path)} does, but without fabric8's shared serialization. That
  * one, made the first time anything parses through it, looks up every API kind fabric8's jars list
  * and loads its class: about 550 classes, 0.1 s of a cold start before the first list request can
- * leave (docs/benchmarks.md, run MA). A kubeconfig holds none of those kinds, so a serialization
+ * leave (docs/performance.md, new node). A kubeconfig holds none of those kinds, so a serialization
  * told to know no kind parses it the same; {@code KubeconfigParsingTest} holds the result equal to
  * fabric8's own for every kind of kubeconfig the binaries accept.
  */

@@ -16,8 +16,8 @@ import java.util.List;
  *
  * <p>Set up in code rather than by a logback.xml: logback finds this class as a service before it
  * looks for a file, and reading the XML took the start its XML parser and configuration framework,
- * about 40 ms of single-threaded work before a binary's first request (docs/benchmarks.md, run EI).
- * A {@code -Dlogback.configurationFile} given to the JVM still wins.
+ * about 40 ms of single-threaded work before a binary's first request. A {@code
+ * -Dlogback.configurationFile} given to the JVM still wins.
  */
 public final class TextLogging extends ContextAwareBase implements Configurator {
   static final String PATTERN = "%d{HH:mm:ss.SSS} %-5level %logger{0} %msg %kvp{NONE}%n%ex";

@@ -24,8 +24,8 @@ import picocli.CommandLine.Option;
  * loads: run with {@code -XX:DumpLoadedClassList=FILE}, the JVM lists every class the proxy needed
  * from its start to its first sync; {@code -Xshare:dump} then writes those classes into a
  * class-data archive, and the image's JVM maps that archive instead of loading and verifying the
- * classes again (docs/benchmarks.md, target 1). The proxy runs as {@code run --dry-run} against
- * {@link TrainingApiServer} on loopback; nothing on the host is touched.
+ * classes again (about 0.5 s of a start; docs/performance.md). The proxy runs as {@code run
+ * --dry-run} against {@link TrainingApiServer} on loopback; nothing on the host is touched.
  */
 @Command(
     name = "train-startup",

@@ -152,8 +152,8 @@ final class JsonFields {
 
   /**
    * Metadata is left to databind's own deserializer for it (with the serialization's mixin that
-   * skips managed fields and owner references): reading it by hand measured no quicker (run DC),
-   * and databind keeps up with every field a new model version adds.
+   * skips managed fields and owner references): reading it by hand measured no quicker, and
+   * databind keeps up with every field a new model version adds.
    */
   static ObjectMeta metadata(
       JsonParser parser, DeserializationContext context, JsonDeserializer<Object> metadata)

@@ -222,7 +222,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
    * what completes once the informer has listed; {@link #close} waits for the first. The Vert.x
    * client binds each request to the calling thread's context, one per thread and so one event loop
    * per thread: the Services and the slices, started from the same thread, were decoded one after
-   * the other on one core while the other had little to do (docs/benchmarks.md, target 1). Each
+   * the other on one core while the other had little to do (docs/performance.md, new node). Each
    * informer still stores and delivers from one thread at a time, which is all its handlers rely
    * on.
    */

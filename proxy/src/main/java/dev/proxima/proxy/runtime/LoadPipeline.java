@@ -13,10 +13,9 @@ import java.util.function.Predicate;
  * <p>Two transactions that each add whole Service ports of their own load side by side, in two
  * {@code nft} processes: most of a load is {@code nft} parsing and evaluating its script in user
  * space, which the kernel does not serialize, so on two cores the port batches of a 10,000-Service
- * table load in about 0.31 s instead of 0.51 s, to the same table (docs/benchmarks.md, run KE). A
- * transaction handed over as {@code alone} waits for every earlier one, and every later one waits
- * for it: the table's first transaction, its last, and a batch that uses what an earlier batch
- * declared.
+ * table load in about 0.31 s instead of 0.51 s, to the same table. A transaction handed over as
+ * {@code alone} waits for every earlier one, and every later one waits for it: the table's first
+ * transaction, its last, and a batch that uses what an earlier batch declared.
  *
  * <p>Loading stops at the first transaction the kernel refuses: what the other lane loads or has
  * been handed finishes (each adds whole Service ports of its own), no transaction handed over alone

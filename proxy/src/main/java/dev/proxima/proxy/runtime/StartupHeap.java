@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * its memory budget. But during a cold start the live data grows from nothing to the whole
  * cluster's Services and slices in about a second, and under that policy each step of growth past
  * the old generation's size is a full collection: six of them, 0.25–0.3 s of pauses at 10,000
- * Services (docs/benchmarks.md, target 1). Both ratios are manageable flags, so the proxy raises
+ * Services (docs/performance.md, new node). Both ratios are manageable flags, so the proxy raises
  * them for the start and puts back the operator's values after it, then collects once so the serial
  * collector gives back what the start grew; it does so at once only with {@code
  * -XX:-ShrinkHeapInSteps}, which is why that flag is one of the conditions.
@@ -32,15 +32,14 @@ import org.slf4j.LoggerFactory;
  * the operator's ratios are back. The JVM reports collections after the fact and what a full
  * collection keeps can exceed what was in use at the last report, so the bound is not exact. A
  * small cluster's start then runs without the series of full collections, while a large one's peak
- * stays about where the operator's ratios put it (target 6, 10,000 Services × 10 endpoints within
- * 256 MiB: raised without a budget, its peak was 308 MiB, docs/benchmarks.md run HC).
+ * stays about where the operator's ratios put it (10,000 Services × 10 endpoints within 256 MiB,
+ * docs/performance.md; raised without a budget, its peak was 308 MiB).
  *
  * <p>The budget, not the start's ratios, is what bounds the growth. The start's minimum of 95
  * leaves it in charge from the first collection on, so the start's first full collection, with a
  * few MiB in use and about 10 ms long, grows the heap to about the budget at once; a maximum of 100
  * never shrinks it before the first sync. With a minimum of 70 the heap got there over two or three
- * more full collections, the last of them 0.1–0.2 s in the middle of the first sync
- * (docs/benchmarks.md run NA).
+ * more full collections, the last of them 0.1–0.2 s in the middle of the first sync.
  *
  * <p>Nothing changes unless the JVM runs the serial collector, may collect on request and shrinks
  * in one step, and the operator's ratios are below the start's: any other JVM keeps its flags.

@@ -24,9 +24,8 @@ import java.util.List;
  * read; trimmed one by one, what the proxy never reads (and the spare room decoding leaves) dies
  * young instead of being promoted with the list, which at 10,000 Services × 10 endpoints kept tens
  * of MiB in the old generation and cost a series of full collections during a cold start
- * (docs/benchmarks.md, targets 1 and 6). Decoding by hand also spares the cold JVM databind's
- * introspection of the model classes: about 0.1 s of a cold start's list phase and more of its CPU
- * (run DC).
+ * (docs/performance.md: new node, memory). Decoding by hand also spares the cold JVM databind's
+ * introspection of the model classes: about 0.1 s of a cold start's list phase and more of its CPU.
  *
  * <p>The informers' {@code CompactingItemStore} still trims what reaches the caches by any other
  * path (a second trim of the same object does no work). An object the trim cannot handle (a hostile
@@ -47,11 +46,11 @@ public final class TrimOnDecode {
   /**
    * fabric8's serialization with the proxy's decoders added to its object mapper. It knows only the
    * {@link #WATCHED_KINDS} by kind: told to search the class path instead, fabric8 loads every
-   * model class its jars list the first time it decodes a watch event (about 0.2 s in a cold JVM,
-   * docs/benchmarks.md run SZ; a kubeconfig is parsed without it too, run MA). An object of a kind
-   * it does not know comes as a GenericKubernetesResource, which fabric8 decodes a second time into
-   * the informer's class; an ERROR event's Status it would not know at all, and an informer would
-   * then retry its watch where a 410 asks it to list again.
+   * model class its jars list the first time it decodes a watch event (about 0.2 s in a cold JVM, a
+   * kubeconfig is parsed without it too). An object of a kind it does not know comes as a
+   * GenericKubernetesResource, which fabric8 decodes a second time into the informer's class; an
+   * ERROR event's Status it would not know at all, and an informer would then retry its watch where
+   * a 410 asks it to list again.
    */
   public static KubernetesSerialization serialization() {
     var mapper = new ObjectMapper();
