@@ -12,7 +12,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-class TextLoggingTest {
+/** What logback.xml on the binaries' class path sets up. */
+class LogbackConfigurationTest {
   private static LoggerContext configuredAfresh() throws Exception {
     var context = (LoggerContext) LoggerFactory.getILoggerFactory();
     context.reset();
@@ -23,11 +24,13 @@ class TextLoggingTest {
   @AfterEach
   void restore() throws Exception {
     System.clearProperty("PROXIMA_LOG_LEVEL");
+    System.clearProperty(LogFormat.LEVEL_PROPERTY);
+    System.clearProperty(LogFormat.FORMAT_PROPERTY);
     configuredAfresh();
   }
 
   @Test
-  void logbackConfiguresTheReadableLineOnStderrWithKeyValuePairsAtTheEnd() throws Exception {
+  void byDefaultEachEventIsAReadableLineOnStderrWithKeyValuePairsAtTheEnd() throws Exception {
     var original = System.err;
     var captured = new ByteArrayOutputStream();
     try {
@@ -60,6 +63,28 @@ class TextLoggingTest {
     assertThat(context.getLogger("io.vertx.core.impl.VertxImpl").getEffectiveLevel())
         .isEqualTo(Level.WARN);
     assertThat(context.getLogger("okhttp3.OkHttpClient").getEffectiveLevel()).isEqualTo(Level.WARN);
+  }
+
+  @Test
+  void fabric8sReflectorRepeatsNoFailedListWithItsStackTrace() throws Exception {
+    var context = configuredAfresh();
+
+    assertThat(
+            context
+                .getLogger("io.fabric8.kubernetes.client.informers.impl.cache.Reflector")
+                .getEffectiveLevel())
+        .isEqualTo(Level.ERROR);
+  }
+
+  @Test
+  void warningsOnlyRaisesTheRootLevelAndKeepsTheFormat() throws Exception {
+    LogFormat.warningsOnly();
+
+    var context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    assertThat(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getLevel())
+        .isEqualTo(Level.WARN);
+    assertThat(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("text"))
+        .isNotNull();
   }
 
   @Test
