@@ -68,7 +68,7 @@ class ManifestsTest {
   private static final Map<String, String> OTHER_ENVIRONMENT =
       Map.of(
           "POD_NAME", "the downward API's pod name, used as $(POD_NAME)",
-          "JAVA_TOOL_OPTIONS", "the JVM",
+          "JAVA_OPTS", "the image's entrypoint, which passes it to java",
           "MALLOC_ARENA_MAX", "glibc's allocator under the JVM",
           "KUBERNETES_SERVICE_HOST", "fabric8's in-cluster config",
           "KUBERNETES_SERVICE_PORT", "fabric8's in-cluster config");
@@ -234,7 +234,7 @@ class ManifestsTest {
     assertThat(env(container, "POD_NAME").getValueFrom().getFieldRef().getFieldPath())
         .isEqualTo("metadata.name");
     assertThat(controller.option("--log-format")).isEqualTo("json");
-    assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:MaxRAMPercentage=");
+    assertThat(env(container, "JAVA_OPTS").getValue()).contains("-XX:MaxRAMPercentage=");
 
     assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
     assertThat(pod.getSecurityContext().getRunAsUser()).isEqualTo(65532L);
@@ -286,20 +286,29 @@ class ManifestsTest {
   /**
    * Some flags only go together (one compiler thread needs C1-only code) and a misspelt one stops
    * the JVM before the proxy logs anything: a pod in a crash loop on every node. The JVM running
-   * this test is the images' major version.
+   * this test is the images' major version. The flags go in JAVA_OPTS, which the images'
+   * entrypoints pass to java: the JVM announces JAVA_TOOL_OPTIONS (and JDK_JAVA_OPTIONS and
+   * _JAVA_OPTIONS) in a line of its own, which is not JSON.
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
-  void theJvmStartsWithEachComponentsJavaToolOptions(String directory, @TempDir Path work) {
+  void theJvmStartsWithEachComponentsJavaOpts(String directory, @TempDir Path work) {
     var rendered = rendered(directory);
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (var component : List.of(controller(rendered), proxy(rendered))) {
-      var options = component.environment("JAVA_TOOL_OPTIONS");
-      assertThat(options)
-          .as("%s: %s's JAVA_TOOL_OPTIONS", directory, component.container().getName())
-          .isNotBlank();
-      HostTools.run(work, "env", "JAVA_TOOL_OPTIONS=" + options, java, "-version")
-          .assertSucceeded();
+      var name = component.container().getName();
+      for (var announced : List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")) {
+        assertThat(component.environment(announced))
+            .as("%s: %s sets %s, which the JVM announces", directory, name, announced)
+            .isNull();
+      }
+      var options = component.environment("JAVA_OPTS");
+      assertThat(options).as("%s: %s's JAVA_OPTS", directory, name).isNotBlank();
+      var command = new ArrayList<String>();
+      command.add(java);
+      command.addAll(List.of(options.trim().split("\\s+")));
+      command.add("-version");
+      HostTools.run(work, command.toArray(String[]::new)).assertSucceeded();
     }
   }
 

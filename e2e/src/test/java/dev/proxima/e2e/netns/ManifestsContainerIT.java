@@ -120,7 +120,7 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
               () -> {
                 var json = components.explainLive(node, "-o", "json").assertSucceeded();
                 assertThat(json.stderr())
-                    .as("the daemon's JAVA_TOOL_OPTIONS stay out of the command")
+                    .as("the daemon's JAVA_OPTS stay out of the command")
                     .isEmpty();
                 var report = new ObjectMapper().readTree(json.stdout());
                 assertThat(report.path("node").asText()).isEqualTo(node.name());

@@ -19,7 +19,6 @@ import dev.proxima.proxy.runtime.ExplainServer;
 import dev.proxima.proxy.runtime.Host;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
-import dev.proxima.proxy.runtime.StartupHeap;
 import dev.proxima.proxy.runtime.TrimOnDecode;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -237,8 +236,6 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     logFormat.apply();
-    // Before the informers list: the first list is where the heap grows.
-    var startupHeap = StartupHeap.raise(Clock.systemUTC());
     ignoredInConfig.forEach(
         ignored -> log.atWarn().addKeyValue("config", configFile.toString()).log(ignored));
     ProxyConfig config;
@@ -296,7 +293,6 @@ public final class RunCommand implements Callable<Integer> {
                 registry,
                 configSyncPeriod,
                 Clock.systemUTC())) {
-      server.startupHeap(startupHeap);
       server.start(healthzAddress, metricsAddress, explain, hostPrepared);
       if (backend != null) {
         server.iptablesBackend(backend.label());

@@ -40,13 +40,12 @@ import org.slf4j.LoggerFactory;
  * the slices' trigger times, and ask the {@link Listener} for a sync.
  *
  * <p>The first list's additions are not changes: fabric8 hands the handlers the list's additions,
- * ending with {@code onList}; the Service and slice informers do it on the thread that fills the
- * store ({@link InlineDeliveryInformers}). The cache counts as synced once the stores hold the
- * lists, and the first sync, always a full one, plans every Service from them; the additions that
- * reach the handlers before {@code onList} are dropped. Passing them on made a partial sync re-plan
- * most of the cluster right after the first sync (about 30,000 of 44,000 Services in the extreme
- * benchmark), and waiting for them before the first sync, when the client's pool delivered them one
- * task each, made a cold start 0.5 s longer at 10,000 Services.
+ * ending with {@code onList}, in order, on the client's executor. The cache counts as synced once
+ * the stores hold the lists, and the first sync, always a full one, plans every Service from them;
+ * the additions that reach the handlers before {@code onList} are dropped. Passing them on made a
+ * partial sync re-plan most of the cluster right after the first sync (about 30,000 of 44,000
+ * Services in the extreme benchmark), and waiting for them before the first sync, when the client's
+ * pool delivered them one task each, made a cold start 0.5 s longer at 10,000 Services.
  */
 public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
@@ -104,18 +103,15 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       ListedComparison listed) {
     this.changes = changes;
     long resyncMillis = resync.toMillis();
-    services =
-        InlineDeliveryInformers.of(Service.class, client.services().inAnyNamespace(), resyncMillis);
+    services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
     slices =
-        InlineDeliveryInformers.of(
-            EndpointSlice.class,
-            client
-                .discovery()
-                .v1()
-                .endpointSlices()
-                .inAnyNamespace()
-                .withLabel(Labels.SERVICE_NAME),
-            resyncMillis);
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inAnyNamespace()
+            .withLabel(Labels.SERVICE_NAME)
+            .runnableInformer(resyncMillis);
     nodes = client.nodes().withName(nodeName).runnableInformer(resyncMillis);
     serviceCidrObjects = client.resources(ServiceCIDR.class).runnableInformer(resyncMillis);
     services.itemStore(new CompactingItemStore<>(ProxyCacheTrim::service));

@@ -811,11 +811,11 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Builds a new table in bounded transactions, loading each on a thread of its own while the next
-   * is rendered ({@link LoadPipeline}), stopping at the first the kernel refuses as {@link
-   * #loadAll} does. Null when the assembler found, part way, that the first transaction lacks a
-   * shared chain a port needs (a defect of {@code RenderPass.sharedChainsOf}): nothing after that
-   * port was loaded, and the caller rebuilds another way.
+   * Builds a new table in bounded transactions, loading them in order on a thread of their own
+   * while the next is rendered ({@link LoadPipeline}), stopping at the first the kernel refuses as
+   * {@link #loadAll} does. Null when the assembler found, part way, that the first transaction
+   * lacks a shared chain a port needs (a defect of {@code RenderPass.sharedChainsOf}): nothing
+   * after that port was loaded, and the caller rebuilds another way.
    */
   private Outcome loadCold(List<ServicePortRules> ports) {
     var load = new Loading(true);
@@ -824,7 +824,9 @@ public final class NftDataPlane implements DataPlane {
     RulesetAssembler.ColdRebuild written;
     boolean tookAll = false;
     try {
-      written = assembler.replaceAllInBatches(ports, TRANSACTION_LINES, pipeline::offer);
+      written =
+          assembler.replaceAllInBatches(
+              ports, TRANSACTION_LINES, (batch, alone) -> pipeline.offer(batch));
     } finally {
       // Also when rendering threw: the loader must not outlive the sync.
       tookAll = pipeline.finish();
@@ -870,9 +872,8 @@ public final class NftDataPlane implements DataPlane {
 
   /**
    * The transactions of one load; whichever threads load them, {@link #outcome} runs on the sync's,
-   * once they are all loaded or one was refused. A cold rebuild's {@link LoadPipeline} loads two at
-   * once: each gets a marker generation of its own when it starts, and the one the kernel holds at
-   * the end is the last transaction's, which loads after every other.
+   * once they are all loaded or one was refused. A cold rebuild's {@link LoadPipeline} loads them
+   * on a thread of its own, one after the other.
    */
   private final class Loading {
     private final boolean rebuilding;

@@ -81,8 +81,6 @@ public final class ProxyServer implements AutoCloseable {
   /** Set once the informers have listed and the host is prepared: see {@link #start}. */
   private volatile boolean readyToSync;
 
-  private volatile StartupHeap startupHeap = StartupHeap.none();
-
   /** The kernel's connection counters, or null when this proxy counts nothing. */
   private ConnectionLocalityMetrics connectionCounters;
 
@@ -252,17 +250,7 @@ public final class ProxyServer implements AutoCloseable {
       // the pass failed, and then the runner's back-off decides when.
       runner.request();
     }
-    if (cache.hasSynced() && (!ok || everyFamilyPlanned())) {
-      // The start is over: every family planned and programmed, or a failure left the next try to
-      // the runner's back-off. Not while a family waits for the Node's pod CIDRs.
-      startupHeap.settle();
-    }
     return ok;
-  }
-
-  /** Asked after every pass: nothing here may cost what the cluster's size does. */
-  private boolean everyFamilyPlanned() {
-    return proxiers.stream().allMatch(proxier -> proxier.loadedOnce() && !proxier.planPending());
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
@@ -421,14 +409,6 @@ public final class ProxyServer implements AutoCloseable {
     } catch (RuntimeException unexpected) {
       log.atWarn().setCause(unexpected).log("Checking the kernel's rules failed");
     }
-  }
-
-  /**
-   * The heap growth the start was allowed ({@link StartupHeap#raise}), given back after the first
-   * pass that planned every family. Before {@link #start}.
-   */
-  public void startupHeap(StartupHeap heap) {
-    this.startupHeap = heap;
   }
 
   /** Shows the detected iptables backend as a metric label. */

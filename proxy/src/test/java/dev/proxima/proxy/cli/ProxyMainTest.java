@@ -19,7 +19,7 @@ class ProxyMainTest {
   @Test
   void everyOtherInvocationGetsEveryCommandInHelpOrder() {
     assertThat(ProxyMain.commandLineFor(new String[] {"--help"}).getSubcommands().keySet())
-        .containsExactly("run", "explain", "render", "cleanup", "train-startup");
-    assertThat(ProxyMain.commandLineFor(new String[0]).getSubcommands()).hasSize(5);
+        .containsExactly("run", "explain", "render", "cleanup");
+    assertThat(ProxyMain.commandLineFor(new String[0]).getSubcommands()).hasSize(4);
   }
 }

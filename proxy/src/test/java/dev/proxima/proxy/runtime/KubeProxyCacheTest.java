@@ -169,7 +169,8 @@ class KubeProxyCacheTest {
     // Read after the lists, as a slow disk would: the objects listed wait for the stamps.
     listed.compareWith(saved);
 
-    assertThat(listed.verdict(saved)).contains(true);
+    // The informers hand the listed objects on after storing them, on the client's executor.
+    await().untilAsserted(() -> assertThat(listed.verdict(saved)).contains(true));
     assertThat(changedUpToAServiceCreatedNow()).containsExactly(MARKER);
     assertThat(listed.verdict(saved))
         .as("a Service created after the first list: the first sync compares for itself")

@@ -5,14 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.util.ContextInitializer;
+import ch.qos.logback.core.status.Status;
+import ch.qos.logback.core.status.StatusUtil;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
 
-class TextLoggingTest {
+/** What logback.xml on the binaries' class path sets up. */
+class LogbackConfigurationTest {
   private static LoggerContext configuredAfresh() throws Exception {
     var context = (LoggerContext) LoggerFactory.getILoggerFactory();
     context.reset();
@@ -23,11 +28,13 @@ class TextLoggingTest {
   @AfterEach
   void restore() throws Exception {
     System.clearProperty("PROXIMA_LOG_LEVEL");
+    System.clearProperty(LogFormat.LEVEL_PROPERTY);
+    System.clearProperty(LogFormat.FORMAT_PROPERTY);
     configuredAfresh();
   }
 
   @Test
-  void logbackConfiguresTheReadableLineOnStderrWithKeyValuePairsAtTheEnd() throws Exception {
+  void byDefaultEachEventIsAReadableLineOnStderrWithKeyValuePairsAtTheEnd() throws Exception {
     var original = System.err;
     var captured = new ByteArrayOutputStream();
     try {
@@ -60,6 +67,46 @@ class TextLoggingTest {
     assertThat(context.getLogger("io.vertx.core.impl.VertxImpl").getEffectiveLevel())
         .isEqualTo(Level.WARN);
     assertThat(context.getLogger("okhttp3.OkHttpClient").getEffectiveLevel()).isEqualTo(Level.WARN);
+  }
+
+  /**
+   * logback prints its whole status list, in lines that are not JSON, as soon as a configuration
+   * has a warning (an appender defined and not used, say).
+   */
+  @ParameterizedTest
+  @EnumSource(LogFormat.class)
+  void eachFormatConfiguresWithoutAWarningLogbackWouldPrint(LogFormat format) throws Exception {
+    var since = System.currentTimeMillis();
+    var context = configuredAfresh();
+    format.apply();
+    LogFormat.text.apply();
+    format.apply();
+
+    assertThat(new StatusUtil(context).getHighestLevel(since)).isLessThan(Status.WARN);
+    assertThat(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("console"))
+        .isNotNull();
+  }
+
+  @Test
+  void fabric8sReflectorRepeatsNoFailedListWithItsStackTrace() throws Exception {
+    var context = configuredAfresh();
+
+    assertThat(
+            context
+                .getLogger("io.fabric8.kubernetes.client.informers.impl.cache.Reflector")
+                .getEffectiveLevel())
+        .isEqualTo(Level.ERROR);
+  }
+
+  @Test
+  void warningsOnlyRaisesTheRootLevelAndKeepsTheFormat() throws Exception {
+    LogFormat.warningsOnly();
+
+    var context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    assertThat(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getLevel())
+        .isEqualTo(Level.WARN);
+    assertThat(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("console"))
+        .isNotNull();
   }
 
   @Test
