@@ -6,8 +6,7 @@
 #                         plus about 10 for issue 18's extreme shapes and 30 for its soak
 #   ./bench.sh --smoke    small sizes, 4 to 6 minutes; .ci/run calls it so the harness cannot rot
 #   ./bench.sh --iptables also the rows of the proxy's iptables mode (target 5)
-#   ./bench.sh --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak
-#                         (restart-probe: what a restart without planning would cost, 2 minutes)
+#   ./bench.sh --only=jmh,proxy,latency,counting,controller,extreme,soak
 #   ./bench.sh --extreme[=44000x1]   issue 18's extreme shapes alone (or one of them)
 #   ./bench.sh --soak[=minutes]      issue 18's soak alone (30 minutes unless given)
 #   ./bench.sh --cold[=starts]       target 1 cold start alone, with where the time goes (5 starts)
@@ -18,7 +17,7 @@
 # also when a run fails. BENCH_NETNS_PREFIX=<p> uses <p> instead of pb8, so two runs (a soak and
 # anything else) can share the machine without deleting each other's namespaces. Targets are
 # printed, not enforced: the exit code is non-zero only when the harness itself broke. Without
-# root only the JMH rows and the restart probe run; the rest say SKIPPED.
+# root only the JMH rows run; the rest say SKIPPED.
 set -euo pipefail
 cd "$(dirname "$0")"
 
