@@ -100,12 +100,19 @@ public final class NftDataPlane implements DataPlane {
     var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);
     linesLoaded = 0;
     longestTransaction = 0;
-    var before = kernelTable();
+    var listing = nft.declarations(NftSyntax.family(family), NftNames.TABLE);
+    var before = listing.map(KernelTable::parse).orElse(KernelTable.none());
+    int generation = before.freeGeneration();
+    if (listing.isEmpty() && assembler != null && assembler.generation() == generation) {
+      // nft could not list the table (or this loader cannot): never build into the names this
+      // process loaded last, which may be the ones in use.
+      generation++;
+    }
     // Let the old state go first: at scale two assemblers side by side cost tens of MiB of heap.
     // Should the new one fail to build, no assembler means the next sync is a full one again.
     assembler = null;
     kernelAsAssembled = false;
-    assembler = new RulesetAssembler(config, clock, before.freeGeneration());
+    assembler = new RulesetAssembler(config, clock, generation);
     countedPorts = assembler.countedPorts();
     countingOwners = assembler.countingOwners();
     assembler.serviceCidrs(serviceCidrs);
@@ -121,16 +128,6 @@ public final class NftDataPlane implements DataPlane {
     deleteEarlier(before);
     linesLoaded = lines;
     return outcome;
-  }
-
-  /**
-   * What the kernel's table holds by name; an empty table when there is none, or nft cannot list it
-   * (the build then goes beside nothing, and what it cannot see stays).
-   */
-  private KernelTable kernelTable() {
-    return nft.declarations(NftSyntax.family(family), NftNames.TABLE)
-        .map(KernelTable::parse)
-        .orElse(KernelTable.none());
   }
 
   /**
