@@ -222,6 +222,9 @@ public final class NftDataPlane implements DataPlane {
           .log(
               "The new table's first transaction lacks a shared chain a Service port needs;"
                   + " loading the table in one transaction instead");
+      // Over the part already loaded, unreachable still: the objects are declared again as they
+      // are, and a chain's rules twice, the second copy after a verdict that ends the first. The
+      // next full sync builds a clean table beside it.
       load.transaction(assembler.inOneTransaction());
     }
     return load.outcome();
