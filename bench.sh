@@ -5,8 +5,7 @@
 #   ./bench.sh            the full sizes (10,000 Services ...); docs/performance.md says how long
 #   ./bench.sh --smoke    small sizes; .ci/run calls it so the harness cannot rot
 #   ./bench.sh --iptables also the rows of the proxy's iptables mode
-#   ./bench.sh --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak
-#                         (restart-probe: what a restart without planning would cost, 2 minutes)
+#   ./bench.sh --only=jmh,proxy,latency,counting,controller,extreme,soak
 #   ./bench.sh --extreme[=44000x1]   the 44,000 × 1 and 5,000 × 50 shapes alone (or one)
 #   ./bench.sh --soak[=minutes]      the soak alone (30 minutes unless given)
 #   ./bench.sh --cold[=starts]       time to program a new node alone, with where the time goes (5 starts)
@@ -18,7 +17,7 @@
 # also when a run fails. BENCH_NETNS_PREFIX=<p> uses <p> instead of pb8, so two runs (a soak and
 # anything else) can share the machine without deleting each other's namespaces. Targets are
 # printed, not enforced: the exit code is non-zero only when the harness itself broke. Without
-# root only the JMH rows and the restart probe run; the rest say SKIPPED.
+# root only the JMH rows run; the rest say SKIPPED.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
  * iptables mode rows), {@code
- * --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak} (and {@code memory},
+ * --only=jmh,proxy,latency,counting,controller,extreme,soak} (and {@code memory},
  * target 6 alone), {@code --extreme} (the extreme shapes alone), {@code --soak[=minutes]} (the soak
  * alone, 30 minutes unless given; with {@code --extreme}, both), {@code --quick} (the issue's sizes
  * with fewer repetitions), {@code --work=DIR}.
@@ -25,15 +25,7 @@ public final class BenchMain {
     boolean iptables = false;
     boolean quick = false;
     List<String> only =
-        List.of(
-            "jmh",
-            "proxy",
-            "latency",
-            "counting",
-            "controller",
-            "extreme",
-            "restart-probe",
-            "soak");
+        List.of("jmh", "proxy", "latency", "counting", "controller", "extreme", "soak");
     var chosen = new ArrayList<String>();
     Double soakMinutes = null;
     int coldStarts = 5;
@@ -214,14 +206,6 @@ public final class BenchMain {
                           new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows))
                       .run());
         }
-      }
-      if (only.contains("restart-probe")) {
-        // No kernel: fresh JVMs of the harness's own classes, so it runs without root too.
-        section(
-            "restart-probe",
-            errors,
-            rows,
-            () -> new RestartDigestBenchmark(scale, workDir, benchJar, proxyJar, rows).run());
       }
       if (only.contains("soak")) {
         if (kernelSkip != null) {

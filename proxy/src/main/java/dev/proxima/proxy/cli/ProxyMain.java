@@ -30,8 +30,8 @@ public final class ProxyMain implements Runnable {
   /**
    * For {@code run ...}, the tree with only that command: picocli reads every command's options
    * when it builds the tree, the other three's are not needed by a node's start, and a start's time
-   * before its first list request is mostly such single-threaded work (docs/performance.md).
-   * What {@code run} parses, prints and reports is the same in both trees.
+   * before its first list request is mostly such single-threaded work (docs/performance.md). What
+   * {@code run} parses, prints and reports is the same in both trees.
    */
   static CommandLine commandLineFor(String[] args) {
     if (args.length > 0 && "run".equals(args[0])) {

@@ -130,13 +130,12 @@ public final class RunCommand implements Callable<Integer> {
       description = "Render and print every ruleset instead of loading it.")
   boolean dryRun;
 
+  /** Accepted so that an older DaemonSet still starts; nothing is saved on the host any more. */
   @Option(
       names = "--state-dir",
-      defaultValue = "${env:PROXIMA_STATE_DIR:-/var/lib/proxima}",
-      description =
-          "Where the nftables mode saves the ruleset it loaded, so a restarted proxy loads only"
-              + " what changed instead of reading the table back; empty saves nothing (default:"
-              + " ${DEFAULT-VALUE}).")
+      hidden = true,
+      defaultValue = "${env:PROXIMA_STATE_DIR}",
+      description = "Ignored; will be removed.")
   String stateDir;
 
   @Option(
@@ -238,6 +237,13 @@ public final class RunCommand implements Callable<Integer> {
     logFormat.apply();
     ignoredInConfig.forEach(
         ignored -> log.atWarn().addKeyValue("config", configFile.toString()).log(ignored));
+    if (stateDir != null) {
+      log.atWarn()
+          .addKeyValue("stateDir", stateDir)
+          .log(
+              "--state-dir is ignored and will be removed: the proxy keeps no files on the host;"
+                  + " drop the flag (and any /var/lib/proxima volume)");
+    }
     ProxyConfig config;
     io.fabric8.kubernetes.client.Config clientConfig;
     var explain = explainAddress.getPort() == 0 ? null : explainAddress;
@@ -271,12 +277,7 @@ public final class RunCommand implements Callable<Integer> {
                       out.print(script);
                       out.flush();
                     }))
-            : DataPlanes.onThisHost(
-                mode,
-                config.rules(),
-                backend,
-                nft,
-                stateDir == null || stateDir.isBlank() ? null : Path.of(stateDir));
+            : DataPlanes.onThisHost(mode, config.rules(), backend, nft);
     var host = dryRun ? Host.none() : Host.thisHost();
     try (var client =
             new KubernetesClientBuilder()

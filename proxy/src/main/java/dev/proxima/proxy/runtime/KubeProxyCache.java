@@ -7,7 +7,6 @@ import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.track.ListedComparison;
 import dev.proxima.proxy.track.PendingChanges;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
@@ -87,20 +86,6 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       Duration resync,
       PendingChanges changes,
       Listener listener) {
-    this(client, nodeName, resync, changes, listener, ListedComparison.none());
-  }
-
-  /**
-   * @param listed told of every Service and slice the first lists store, and of any change after
-   *     them, so a restart compares them with its saved stamps as they come
-   */
-  public KubeProxyCache(
-      KubernetesClient client,
-      String nodeName,
-      Duration resync,
-      PendingChanges changes,
-      Listener listener,
-      ListedComparison listed) {
     this.changes = changes;
     long resyncMillis = resync.toMillis();
     services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
@@ -128,21 +113,15 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             }));
     services.addEventHandler(
         handler(
-            listed::serviceListed,
+            service -> {},
             (previous, current) -> {
-              if (previous != current) { // a resync hands on the stored object as both
-                listed.serviceChanged();
-              }
               var key = keyOf(current != null ? current : previous);
               listener.serviceEvent(changes.serviceChanged(key, previous, current));
             }));
     slices.addEventHandler(
         handler(
-            listed::sliceListed,
+            slice -> {},
             (previous, current) -> {
-              if (previous != current) {
-                listed.sliceChanged();
-              }
               var object = current != null ? current : previous;
               changes
                   .sliceChanged(keyOf(object), previous, current)

@@ -1,6 +1,5 @@
 package dev.proxima.proxy.runtime;
 
-import dev.proxima.cli.BuildInfo;
 import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.SyncState;
@@ -17,10 +16,8 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.ObservedPortCap;
 import dev.proxima.proxy.plan.PlanStore;
-import dev.proxima.proxy.render.nft.SavedRuleset;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
-import dev.proxima.proxy.track.ObjectVersions;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,13 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Proxier {
   private static final Logger log = LoggerFactory.getLogger(Proxier.class);
-
-  /**
-   * This build's version and commit, part of what a saved ruleset was planned with. A build that
-   * does not know its commit gets a value of its own in every process, so that another such build
-   * is never taken for it and its restarts always plan.
-   */
-  private static final String BUILD = build(BuildInfo.current());
 
   /** Partial syncs are summed into one INFO line at most this often. */
   public static final Duration PARTIAL_SYNC_SUMMARY_INTERVAL = Duration.ofMinutes(1);
@@ -76,17 +66,6 @@ public final class Proxier {
   private boolean waitingForPodCidrs;
   private final SyncPolicy policy;
   private boolean loggedFirstSync;
-
-  /**
-   * True from a first sync that took up the saved ruleset without planning ({@link
-   * DataPlane#takeUp}) until the full sync that plans every Service loads.
-   */
-  private boolean planPending;
-
-  /** The latest basis {@link #plannedFor} digested, and its digest: the rest never changes. */
-  private SyncPolicy.Basis digestedBasis;
-
-  private String digest;
 
   private final RateLimitedSummary partialSyncs;
 
@@ -158,15 +137,6 @@ public final class Proxier {
 
   public IpFamily family() {
     return family;
-  }
-
-  /**
-   * True when the latest sync kept the rules a restart found without planning them: the next sync,
-   * a full one, should come soon, since until then this family has no plan for {@code explain
-   * --live}, health-check listeners or partial syncs.
-   */
-  public synchronized boolean planPending() {
-    return planPending;
   }
 
   /** Whether a sync has loaded rules; cheaper than {@link #lastPlan}, which lists every port. */
@@ -251,13 +221,12 @@ public final class Proxier {
    * One sync of a pass over every family.
    *
    * @param objects the cache's Services and slices, asked for only by a full sync; the families of
-   *     a pass share one, so that they plan from the same objects, stamp them once, and compare
-   *     them with a restart's saved revisions once
+   *     a pass share one, so that they plan from the same objects
    */
   public synchronized boolean sync(
       Set<ObjectKey> changed,
       List<String> hostAddresses,
-      Supplier<ObjectVersions.Snapshot> objects) {
+      Supplier<OnePassObjects.Objects> objects) {
     if (!cache.hasSynced()) {
       // Until every informer has listed, the kernel keeps whatever rules it has.
       return true;
@@ -299,14 +268,8 @@ public final class Proxier {
     DataPlane.Outcome outcome;
     var touchedUdp = false;
     Duration planned = null;
-    var plannedFor = plannedFor(basis);
     if (full) {
-      if (decision.reason() == SyncPolicy.Reason.FIRST_SYNC
-          && plane.takeUp(plannedFor, objects.get(), nodeAddresses, podCidrs)) {
-        return tookUp(decision, started, triggers, hostAddresses);
-      }
-      plane.fullSyncStarting(nodeAddresses, podCidrs);
-      // The pass's one listing: the families plan from the same objects and stamp them once.
+      // The pass's one listing: the families plan from the same objects.
       var pass = objects.get();
       var services = pass.services();
       var slices = pass.slices();
@@ -318,12 +281,10 @@ public final class Proxier {
       planned = Duration.between(started, clock.instant());
       observed.clear();
       all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
-      plane.planned(PlannedObjects.every(plannedFor, pass));
       outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
       var claims = new LinkedHashMap<ObjectKey, List<NodePlanner.PlannedPort>>();
-      var stamps = new HashMap<ObjectKey, String>();
       for (var key : changed) {
         var service = cache.service(key);
         var slices = cache.slicesOf(key);
@@ -332,12 +293,10 @@ public final class Proxier {
                 family, config.nodeName(), node, config.serviceProxyName(), service, slices);
         plan.warnings().forEach(this::warn);
         claims.put(key, plan.ports());
-        stamps.put(key, ObjectVersions.stamp(service, slices));
       }
       // A change of one Service can hand an address to or take it from another: re-render both.
       var changes = store.update(claims, NodePlanner.zoneOf(node));
       touchedUdp = changes.touchedUdp();
-      plane.planned(PlannedObjects.some(plannedFor, stamps));
       outcome = plane.update(countedChanges(changes.ports()));
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
         // The change cannot be expressed as a delta of the kernel's state: replace everything.
@@ -377,7 +336,6 @@ public final class Proxier {
     var finished = clock.instant();
     if (full) {
       policy.fullLoaded(basis);
-      planPending = false;
     }
     var plan = currentPlan();
     var ports = plan.ports();
@@ -399,73 +357,6 @@ public final class Proxier {
             hostAddresses));
     logSync(decision, changed.size(), ports, Duration.between(started, finished), planned);
     return true;
-  }
-
-  private static String build(BuildInfo info) {
-    return "unknown".equals(info.revision())
-        ? info.version() + " unknown " + java.util.UUID.randomUUID()
-        : info.version() + " " + info.revision();
-  }
-
-  /**
-   * The first sync found the kernel holding what the saved ruleset vouches for, planned from these
-   * very objects: it loads nothing and plans nothing now, and the next sync, a full one, plans
-   * every Service (and loads whatever differs, should anything) so that partial syncs, {@code
-   * explain --live} and the health-check listeners have a plan again.
-   */
-  private boolean tookUp(
-      SyncPolicy.Decision decision,
-      java.time.Instant started,
-      List<java.time.Instant> triggers,
-      List<String> hostAddresses) {
-    policy.tookUp();
-    planPending = true;
-    var finished = clock.instant();
-    tell(
-        new SyncResult(
-            family,
-            decision,
-            SyncResult.Outcome.UNCHANGED,
-            null,
-            started,
-            finished,
-            0,
-            null,
-            false,
-            triggers,
-            null,
-            hostAddresses));
-    loggedFirstSync = true;
-    log.atInfo()
-        .addKeyValue("family", family.apiName())
-        .addKeyValue("full", decision.full())
-        .addKeyValue("why", decision.reason().label())
-        .addKeyValue("tookUp", true)
-        .addKeyValue("rules", 0)
-        .addKeyValue("elapsedMs", Duration.between(started, finished).toMillis())
-        .log("Synced proxy rules");
-    return true;
-  }
-
-  /**
-   * What besides the Services this family's plan reads, as one digest saved beside the rules: the
-   * node's name, zone and addresses, the NodePort addresses and local CIDRs, the proxy's flags that
-   * shape rules, and its build, since another build may plan the same objects differently.
-   */
-  private String plannedFor(SyncPolicy.Basis basis) {
-    if (!basis.equals(digestedBasis)) {
-      digestedBasis = basis;
-      digest =
-          SavedRuleset.digest(
-              List.of(
-                  BUILD,
-                  family.apiName(),
-                  config.nodeName(),
-                  String.valueOf(config.serviceProxyName()),
-                  config.rules(),
-                  basis));
-    }
-    return digest;
   }
 
   /**

@@ -24,7 +24,6 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.ProxyState;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
-import dev.proxima.proxy.track.ListedComparison;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -55,16 +54,8 @@ public final class ProxyServer implements AutoCloseable {
   private final KubeProxyCache cache;
   private final List<Proxier> proxiers = new ArrayList<>();
 
-  /** Each family's data plane, in the order of {@link #proxiers}. */
-  private final List<DataPlane> dataPlanes = new ArrayList<>();
-
-  /**
-   * The informers' first lists compared with a restart's saved stamps as they are stored, for the
-   * first sync pass; closed once that pass is done.
-   */
-  private final ListedComparison listedComparison = new ListedComparison();
-
   private final SyncRunner runner;
+
   private final ProxyHealth health;
   private final String nodeName;
   private final ProxyMetrics metrics;
@@ -167,8 +158,7 @@ public final class ProxyServer implements AutoCloseable {
               public void nodeEvent() {
                 changed();
               }
-            },
-            listedComparison);
+            });
     this.host = host;
     var counters = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     for (var family : IpFamily.values()) {
@@ -179,7 +169,6 @@ public final class ProxyServer implements AutoCloseable {
       proxiers.add(
           new Proxier(
               family, config, cache, plane, host, metrics, health, clock, state.plans(family)));
-      dataPlanes.add(plane);
     }
     if (config.rules().observeLocality().counts()) {
       // --observe-locality=off counts nothing: no series rather than zeros that look like no
@@ -233,22 +222,12 @@ public final class ProxyServer implements AutoCloseable {
     var changed = cache.drainChangedServices();
     // Read once per pass: both families and the health-check listeners select from the same.
     var hostAddresses = host.addresses(cache);
-    var objects = new OnePassObjects(cache, listedComparison);
-    try {
-      for (var proxier : proxiers) {
-        ok &= proxier.sync(changed, hostAddresses, objects);
-      }
-    } finally {
-      // Only a first sync compares with saved stamps; the objects it waits for go with it.
-      listedComparison.close();
+    var objects = new OnePassObjects(cache);
+    for (var proxier : proxiers) {
+      ok &= proxier.sync(changed, hostAddresses, objects);
     }
     if (ok) {
       metrics.pendingCleared();
-    }
-    if (ok && proxiers.stream().anyMatch(Proxier::planPending)) {
-      // A family kept the rules a restart found without planning: its plan comes next, unless
-      // the pass failed, and then the runner's back-off decides when.
-      runner.request();
     }
     return ok;
   }
@@ -293,11 +272,8 @@ public final class ProxyServer implements AutoCloseable {
     // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
     health.awaitingFirstSync();
     // The first list request leaves before anything else here: the API server's answer is the
-    // longest wait of a start, and the servers below and the saved rulesets' checks fit in it.
+    // longest wait of a start, and the servers below fit in it.
     var listed = cache.start();
-    dataPlanes.forEach(plane -> plane.starting(listedComparison));
-    // No data plane reading saved stamps (iptables, or no state directory): nothing to compare.
-    listedComparison.closeUnlessAwaited();
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
     metricsServer =
         startMetrics(

@@ -13,7 +13,6 @@ import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
 import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import dev.proxima.proxy.testing.ClusterObjects;
-import dev.proxima.proxy.track.ListedComparison;
 import dev.proxima.proxy.track.PendingChanges;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -79,8 +78,7 @@ class FirstListsInParallelTest {
 
               @Override
               public void nodeEvent() {}
-            },
-            ListedComparison.none());
+            });
 
     cache.start().join();
 
