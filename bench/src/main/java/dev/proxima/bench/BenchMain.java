@@ -11,11 +11,10 @@ import java.util.List;
  * smoke run catches a rotten harness without failing on a noisy machine.
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
- * iptables mode rows), {@code
- * --only=jmh,proxy,latency,counting,controller,extreme,soak} (and {@code memory},
- * target 6 alone), {@code --extreme} (the extreme shapes alone), {@code --soak[=minutes]} (the soak
- * alone, 30 minutes unless given; with {@code --extreme}, both), {@code --quick} (the issue's sizes
- * with fewer repetitions), {@code --work=DIR}.
+ * iptables mode rows), {@code --only=jmh,proxy,latency,counting,controller,extreme,soak} (and
+ * {@code memory}, target 6 alone), {@code --extreme} (the extreme shapes alone), {@code
+ * --soak[=minutes]} (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code
+ * --quick} (the issue's sizes with fewer repetitions), {@code --work=DIR}.
  */
 public final class BenchMain {
   private BenchMain() {}
