@@ -243,6 +243,7 @@ public final class ProxyServer implements AutoCloseable {
     } finally {
       // Only a first sync compares with saved stamps; the objects it waits for go with it.
       listedComparison.close();
+      health.passEnded();
     }
     if (ok) {
       metrics.pendingCleared();
@@ -354,7 +355,8 @@ public final class ProxyServer implements AutoCloseable {
             hostPrepared.handle((prepared, failure) -> null), (listedToo, prepared) -> null)
         .thenRun(
             () -> {
-              // Only from here may a change ask for a sync (changed()).
+              // Only from here may a change ask for a sync (changed()), and /livez watch the loop.
+              health.syncLoopStarted();
               readyToSync = true;
               // The first lists' additions reach no handler (the first sync reads the stores),
               // so what they used to mark is marked here: the queued sync and the node's
