@@ -11,7 +11,7 @@ import java.util.List;
  *
  * <p>NodeCIDR needs the Node's {@code spec.podCIDRs}, which many clusters never set (the node IPAM
  * controller is off: EKS with the VPC CNI, Calico or Cilium with their own IPAM). Waiting for them
- * would leave the node without a Service proxy, so NodeCIDR without a pod CIDR of this family falls
+ * would leave the node without a Service proxy, so NodeCIDR on a Node without any pod CIDR falls
  * back, in this order, to {@code --cluster-cidr} of this family, {@code
  * --pod-interface-name-prefix}, {@code --pod-bridge-interface}, and finally to no local-traffic
  * detection at all (as kube-proxy's ClusterCIDR mode without a cluster CIDR: Services work, and
@@ -80,17 +80,20 @@ public record LocalDetection(
                 .filter(cidr -> IpLiteral.familyOfCidr(cidr) == family)
                 .distinct()
                 .toList();
-        if (!cidrs.isEmpty()) {
-          yield new LocalDetection(configured, configured, cidrs, null, null);
-        }
-        yield fallback(settings, family);
+        // A Node with pod CIDRs of the other family only has no pods of this one: nothing to
+        // detect, and nothing missing.
+        boolean anyCidr =
+            nodePodCidrs.stream().anyMatch(cidr -> IpLiteral.familyOfCidr(cidr.trim()) != null);
+        yield anyCidr
+            ? new LocalDetection(configured, configured, cidrs, null, null)
+            : fallback(settings, family);
       }
     };
   }
 
   private static LocalDetection fallback(RuleSettings settings, IpFamily family) {
     var configured = settings.detectLocalMode();
-    var missing = "the Node has no " + family.apiName() + " CIDR in spec.podCIDRs";
+    var missing = "the Node has no spec.podCIDRs";
     var clusterCidrs = settings.clusterCidrs(family);
     if (!clusterCidrs.isEmpty()) {
       return new LocalDetection(

@@ -26,9 +26,8 @@ class LocalDetectionTest {
         Arguments.of("", "cbr0", "veth", List.of(), "InterfaceNamePrefix", "", "veth"),
         Arguments.of("", "cbr0", "", List.of(), "BridgeInterface", "", "cbr0"),
         Arguments.of("", "", "", List.of(), "None", "", null),
-        // a CIDR of the other family only: this family falls back
-        Arguments.of(
-            "10.0.0.0/8", "", "", List.of("fd00:1::/64"), "ClusterCIDR", "10.0.0.0/8", null),
+        // pod CIDRs of the other family only: no pods of this family, nothing missing
+        Arguments.of("10.0.0.0/8", "", "", List.of("fd00:1::/64"), "NodeCIDR", "", null),
         // a cluster CIDR of the other family does not help this one
         Arguments.of("fd00::/48", "", "", List.of(), "None", "", null),
         // an invalid prefix from the Node's point of view is skipped, not fatal
@@ -61,8 +60,8 @@ class LocalDetectionTest {
 
     assertThat(detection.describe())
         .isEqualTo(
-            "None (no local-traffic detection); NodeCIDR is configured but the Node has no IPv4"
-                + " CIDR in spec.podCIDRs, and neither --cluster-cidr of this family nor"
+            "None (no local-traffic detection); NodeCIDR is configured but the Node has no"
+                + " spec.podCIDRs, and neither --cluster-cidr of this family nor"
                 + " --pod-interface-name-prefix nor --pod-bridge-interface is set");
   }
 

@@ -64,7 +64,8 @@ class ProxierDetectLocalTest {
         .contains("10.96.0.10");
     assertThat(gauge()).isEqualTo(1.0);
     assertThat(health.localDetectionWarning(IpFamily.IPV4))
-        .startsWith("ClusterCIDR 10.0.0.0/8; NodeCIDR is configured but the Node has no IPv4");
+        .startsWith(
+            "ClusterCIDR 10.0.0.0/8; NodeCIDR is configured but the Node has no spec.podCIDRs");
     assertThat(proxier.published().state().localTraffic()).startsWith("ClusterCIDR 10.0.0.0/8;");
 
     podCidrs("10.244.1.0/24");

@@ -151,7 +151,7 @@ class ProxyServerTest {
   }
 
   @Test
-  void keepsTheHeapGrowthOfItsStartWhileItsRulesWaitForTheNodesPodCidrs() throws Exception {
+  void programsANodeWithoutPodCidrsAtOnceAndThenGivesTheStartsHeapBack() throws Exception {
     createWebService(); // node-a has no spec.podCIDRs yet
     var jvm = FakeJvm.asDeployed();
     var scriptsWhenCollected = new CopyOnWriteArrayList<Integer>();
@@ -173,29 +173,15 @@ class ProxyServerTest {
             Clock.systemUTC());
     proxy.startupHeap(StartupHeap.raise(jvm, Clock.systemUTC()));
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
-    await()
-        .untilAsserted(
-            () ->
-                assertThat(proxy.liveExplain(null).sync())
-                    .as("a pass ran and waits for the pod CIDRs")
-                    .anyMatch(state -> state.waitingFor() != null));
-
-    client
-        .nodes()
-        .withName("node-a")
-        .edit(
-            node ->
-                new NodeBuilder(node)
-                    .editOrNewSpec()
-                    .withPodCIDRs("10.244.1.0/24")
-                    .endSpec()
-                    .build());
-
+    await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("10.96.0.20 . tcp . 80"));
     await().untilAsserted(() -> assertThat(jvm.collections()).isEqualTo(1));
     assertThat(scriptsWhenCollected)
-        .as("collected once, after rules were programmed, not while they waited")
+        .as("collected once, after rules were programmed")
         .singleElement()
         .satisfies(count -> assertThat(count).isPositive());
+    assertThat(proxy.liveExplain(null).sync().get(0).localTraffic())
+        .startsWith("None (no local-traffic detection); NodeCIDR is configured");
+    assertThat(status(proxy.healthPort(), "/livez")).isEqualTo(200);
   }
 
   @Test
