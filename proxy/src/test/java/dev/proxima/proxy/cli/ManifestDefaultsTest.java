@@ -74,6 +74,20 @@ class ManifestDefaultsTest {
   }
 
   @Test
+  void theMetricsPortServesStatuszAndFlagzWithTheManifestsFlags() throws Exception {
+    client.resource(ClusterObjects.node("node-a", "zone-a")).create();
+    startWithManifestFlags();
+
+    var statusz = metricsPath("/statusz");
+    var flagz = metricsPath("/flagz");
+
+    assertThat(statusz).startsWith("proxima-proxy statusz\nWarning: ").contains("\nUp: 0 hr ");
+    assertThat(flagz)
+        .startsWith("proxima-proxy flags\n")
+        .contains("\ndetect-local-mode=NodeCIDR\n", "\nlog-format=json\n", "\nnode-name=node-a\n");
+  }
+
+  @Test
   void aNodeWithPodCidrsUsesThem() throws Exception {
     client
         .resource(
@@ -110,6 +124,7 @@ class ManifestDefaultsTest {
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());
+    proxy.componentFlags(RunCommand.flagValues(parsed.subcommand().commandSpec()));
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
   }
 
@@ -186,10 +201,13 @@ class ManifestDefaultsTest {
   }
 
   private String metrics() throws Exception {
+    return metricsPath("/metrics");
+  }
+
+  private String metricsPath(String path) throws Exception {
     return HttpClient.newHttpClient()
         .send(
-            HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + proxy.metricsPort() + "/metrics"))
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.metricsPort() + path))
                 .build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
