@@ -171,7 +171,7 @@ class DashboardAndDocsTest {
     exposition =
         Exposition.of(
             List.of(
-                new Served(controllerRegistry(), List.of()),
+                controllerServed(),
                 proxyMetrics(),
                 new Served(iptablesModeProxyRegistry(), List.of())));
   }
@@ -472,9 +472,14 @@ class DashboardAndDocsTest {
 
   // ---------------------------------------------------------------- the code's metrics
 
-  private static PrometheusRegistry controllerRegistry() {
+  private static Served controllerServed() {
     var registry = new PrometheusRegistry();
     var metrics = new ControllerMetrics(registry);
+    exerciseController(metrics);
+    return new Served(registry, metrics.streamedFamilies());
+  }
+
+  private static void exerciseController(ControllerMetrics metrics) {
     var service = new ObjectKey("shop", "checkout");
     metrics.syncFinished("success");
     metrics.sliceWritten("success");
@@ -491,7 +496,6 @@ class DashboardAndDocsTest {
     queue.retried();
     queue.queueLatency(Duration.ofMillis(2));
     queue.workDuration(Duration.ofMillis(2));
-    return registry;
   }
 
   /**
@@ -560,14 +564,30 @@ class DashboardAndDocsTest {
         // The registry first: its scrape reads what the streamed families then write.
         var builder = MetricSnapshots.builder();
         served.registry().scrape().forEach(builder::metricSnapshot);
-        served.streamed().forEach(family -> builder.metricSnapshot(family.snapshot()));
+        var taken = new TreeSet<String>();
+        served.registry().scrape().forEach(s -> taken.add(s.getMetadata().getPrometheusName()));
+        var written = new java.io.StringWriter();
+        var series =
+            new dev.proxima.http.SeriesWriter(written, dev.proxima.http.SeriesWriter.Format.TEXT);
+        for (var family : served.streamed()) {
+          var snapshot = family.snapshot();
+          if (taken.add(snapshot.getMetadata().getPrometheusName())) {
+            builder.metricSnapshot(snapshot);
+          } else {
+            // Only a name in the text formats, as the handler writes it (an upstream name that
+            // client_java would merge with a registry family).
+            family.write(series);
+            exposition.families.put(family.name(), Set.of(family.name()));
+            exposition.samples.putIfAbsent(family.name(), new TreeSet<>());
+          }
+        }
         var snapshots = builder.build();
         for (var snapshot : snapshots) {
           exposition.addFamily(snapshot);
         }
         var text = new ByteArrayOutputStream();
         PrometheusTextFormatWriter.create().write(text, snapshots);
-        exposition.addSamples(text.toString(StandardCharsets.UTF_8));
+        exposition.addSamples(text.toString(StandardCharsets.UTF_8) + written);
       }
       return exposition;
     }
