@@ -9,6 +9,9 @@ import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
 import dev.proxima.proxy.config.ConfigFileException;
+import dev.proxima.proxy.conntrack.ConntrackSettings;
+import dev.proxima.proxy.conntrack.ConntrackTuner;
+import dev.proxima.proxy.conntrack.SysctlFiles;
 import dev.proxima.proxy.kernel.IptablesBackend;
 import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
@@ -74,6 +77,8 @@ public final class RunCommand implements Callable<Integer> {
   Path configFile;
 
   @Mixin RuleOptions rules;
+
+  @Mixin ConntrackOptions conntrack;
 
   @Option(
       names = "--min-sync-period",
@@ -295,6 +300,18 @@ public final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException | KubeconfigException invalid) {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
+    }
+    ConntrackSettings conntrackSettings;
+    try {
+      conntrackSettings = conntrack.toSettings();
+    } catch (IllegalArgumentException invalid) {
+      spec.commandLine().getErr().println("error: " + invalid.getMessage());
+      return 2;
+    }
+    if (!dryRun) {
+      // As kube-proxy, once at start; the kernel keeps the values after the proxy stops.
+      ConntrackTuner.apply(
+          conntrackSettings, Runtime.getRuntime().availableProcessors(), SysctlFiles.netfilter());
     }
     var nft = dryRun || mode != ProxyMode.nftables ? null : Nft.onThisHost();
     IptablesBackend backend =
