@@ -6,7 +6,7 @@
 #                         plus about 10 for issue 18's extreme shapes and 30 for its soak
 #   ./bench.sh --smoke    small sizes, 4 to 6 minutes; .ci/run calls it so the harness cannot rot
 #   ./bench.sh --iptables also the rows of the proxy's iptables mode (target 5)
-#   ./bench.sh --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak
+#   ./bench.sh --only=jmh,proxy,footprint,latency,counting,controller,extreme,restart-probe,soak
 #                         (restart-probe: what a restart without planning would cost, 2 minutes)
 #   ./bench.sh --extreme[=44000x1]   issue 18's extreme shapes alone (or one of them)
 #   ./bench.sh --soak[=minutes]      issue 18's soak alone (30 minutes unless given)

@@ -12,10 +12,10 @@ import java.util.List;
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
  * iptables mode rows), {@code
- * --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak} (and {@code memory},
- * target 6 alone), {@code --extreme} (issue 18's extreme shapes alone), {@code --soak[=minutes]}
- * (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code --quick} (the
- * issue's sizes with fewer repetitions), {@code --work=DIR}.
+ * --only=jmh,proxy,footprint,latency,counting,controller,extreme,restart-probe,soak} (and {@code
+ * memory}, target 6 alone), {@code --extreme} (issue 18's extreme shapes alone), {@code
+ * --soak[=minutes]} (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code
+ * --quick} (the issue's sizes with fewer repetitions), {@code --work=DIR}.
  */
 public final class BenchMain {
   private BenchMain() {}
@@ -28,6 +28,7 @@ public final class BenchMain {
         List.of(
             "jmh",
             "proxy",
+            "footprint",
             "latency",
             "counting",
             "controller",
@@ -136,6 +137,17 @@ public final class BenchMain {
         }
         if (proxySection && !iptablesRows) {
           iptablesModeRows(iptables, rows);
+        }
+      }
+      if (only.contains("footprint")) {
+        if (kernelSkip != null) {
+          rows.add(Row.skipped("Footprint: proxy RSS and CPU", "-", kernelSkip));
+        } else {
+          section(
+              "footprint",
+              errors,
+              rows,
+              () -> new FootprintBenchmark(scale, namespaces, workDir, proxyJar, rows).run());
         }
       }
       if (only.contains("cold")) {
