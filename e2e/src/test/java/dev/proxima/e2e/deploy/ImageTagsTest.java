@@ -99,7 +99,7 @@ class ImageTagsTest {
       var yaml = io.fabric8.kubernetes.client.utils.Serialization.asYaml(object);
       var lines = Pattern.compile("(?m)^\\s*image: (\\S+)$").matcher(yaml);
       while (lines.find()) {
-        images.add(lines.group(1));
+        images.add(lines.group(1).replace("\"", "").replace("'", ""));
       }
     }
     assertThat(images).containsExactlyInAnyOrderElementsOf(pushed);

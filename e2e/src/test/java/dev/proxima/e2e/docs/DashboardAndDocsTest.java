@@ -91,7 +91,15 @@ class DashboardAndDocsTest {
           Map.entry("--probability", "iptables"),
           Map.entry("--random-fully", "iptables"),
           Map.entry("--rcheck", "iptables"),
-          Map.entry("--set", "iptables"));
+          Map.entry("--set", "iptables"),
+          // Installing: the image script, a push to a plain-HTTP registry, EKS's add-on.
+          Map.entry("--print-images", "deploy/images/build.sh"),
+          Map.entry("--tls-verify", "podman push"),
+          Map.entry("--cluster-name", "aws eks delete-addon"),
+          Map.entry("--addon-name", "aws eks delete-addon"),
+          // The benchmark harness the sizing table points to.
+          Map.entry("--only", "bench.sh"),
+          Map.entry("--smoke", "bench.sh"));
 
   /** Labels Prometheus attaches to every series of a target, whatever the metric. */
   private static final Set<String> TARGET_LABELS =
