@@ -259,7 +259,7 @@ public final class ProxyServer implements AutoCloseable {
     }
     if (cache.hasSynced() && (!ok || everyFamilyPlanned())) {
       // The start is over: every family planned and programmed, or a failure left the next try to
-      // the runner's back-off. Not while a family waits for the Node's pod CIDRs.
+      // the runner's back-off.
       startupHeap.settle();
     }
     return ok;
