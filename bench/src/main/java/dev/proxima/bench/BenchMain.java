@@ -11,8 +11,8 @@ import java.util.List;
  * smoke run catches a rotten harness without failing on a noisy machine.
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
- * iptables mode rows), {@code --only=jmh,proxy,latency,counting,controller,extreme,soak} (and
- * {@code memory}, target 6 alone), {@code --extreme} (the extreme shapes alone), {@code
+ * iptables mode rows), {@code --only=jmh,proxy,footprint,latency,counting,controller,extreme,soak}
+ * (and {@code memory}, target 6 alone), {@code --extreme} (the extreme shapes alone), {@code
  * --soak[=minutes]} (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code
  * --quick} (the issue's sizes with fewer repetitions), {@code --work=DIR}.
  */
@@ -24,7 +24,8 @@ public final class BenchMain {
     boolean iptables = false;
     boolean quick = false;
     List<String> only =
-        List.of("jmh", "proxy", "latency", "counting", "controller", "extreme", "soak");
+        List.of(
+            "jmh", "proxy", "footprint", "latency", "counting", "controller", "extreme", "soak");
     var chosen = new ArrayList<String>();
     Double soakMinutes = null;
     int coldStarts = 5;
@@ -127,6 +128,17 @@ public final class BenchMain {
         }
         if (proxySection && !iptablesRows) {
           iptablesModeRows(iptables, rows);
+        }
+      }
+      if (only.contains("footprint")) {
+        if (kernelSkip != null) {
+          rows.add(Row.skipped("Footprint: proxy RSS and CPU", "-", kernelSkip));
+        } else {
+          section(
+              "footprint",
+              errors,
+              rows,
+              () -> new FootprintBenchmark(scale, namespaces, workDir, proxyJar, rows).run());
         }
       }
       if (only.contains("cold")) {

@@ -93,7 +93,15 @@ class DashboardAndDocsTest {
           Map.entry("--probability", "iptables"),
           Map.entry("--random-fully", "iptables"),
           Map.entry("--rcheck", "iptables"),
-          Map.entry("--set", "iptables"));
+          Map.entry("--set", "iptables"),
+          // Installing: the image script, a push to a plain-HTTP registry, EKS's add-on.
+          Map.entry("--print-images", "deploy/images/build.sh"),
+          Map.entry("--tls-verify", "podman push"),
+          Map.entry("--cluster-name", "aws eks delete-addon"),
+          Map.entry("--addon-name", "aws eks delete-addon"),
+          // The benchmark harness the sizing table points to.
+          Map.entry("--only", "bench.sh"),
+          Map.entry("--smoke", "bench.sh"));
 
   /** Labels Prometheus attaches to every series of a target, whatever the metric. */
   private static final Set<String> TARGET_LABELS =
@@ -178,7 +186,7 @@ class DashboardAndDocsTest {
     exposition =
         Exposition.of(
             List.of(
-                new Served(controllerRegistry(), List.of()),
+                controllerServed(),
                 proxyMetrics(),
                 new Served(iptablesModeProxyRegistry(), List.of())));
   }
@@ -535,9 +543,14 @@ class DashboardAndDocsTest {
 
   // ---------------------------------------------------------------- the code's metrics
 
-  private static PrometheusRegistry controllerRegistry() {
+  private static Served controllerServed() {
     var registry = new PrometheusRegistry();
     var metrics = new ControllerMetrics(registry);
+    exerciseController(metrics);
+    return new Served(registry, metrics.streamedFamilies());
+  }
+
+  private static void exerciseController(ControllerMetrics metrics) {
     var service = new ObjectKey("shop", "checkout");
     metrics.syncFinished("success");
     metrics.sliceWritten("success");
@@ -554,7 +567,6 @@ class DashboardAndDocsTest {
     queue.retried();
     queue.queueLatency(Duration.ofMillis(2));
     queue.workDuration(Duration.ofMillis(2));
-    return registry;
   }
 
   /**
@@ -623,14 +635,30 @@ class DashboardAndDocsTest {
         // The registry first: its scrape reads what the streamed families then write.
         var builder = MetricSnapshots.builder();
         served.registry().scrape().forEach(builder::metricSnapshot);
-        served.streamed().forEach(family -> builder.metricSnapshot(family.snapshot()));
+        var taken = new TreeSet<String>();
+        served.registry().scrape().forEach(s -> taken.add(s.getMetadata().getPrometheusName()));
+        var written = new java.io.StringWriter();
+        var series =
+            new dev.proxima.http.SeriesWriter(written, dev.proxima.http.SeriesWriter.Format.TEXT);
+        for (var family : served.streamed()) {
+          var snapshot = family.snapshot();
+          if (taken.add(snapshot.getMetadata().getPrometheusName())) {
+            builder.metricSnapshot(snapshot);
+          } else {
+            // Only a name in the text formats, as the handler writes it (an upstream name that
+            // client_java would merge with a registry family).
+            family.write(series);
+            exposition.families.put(family.name(), Set.of(family.name()));
+            exposition.samples.putIfAbsent(family.name(), new TreeSet<>());
+          }
+        }
         var snapshots = builder.build();
         for (var snapshot : snapshots) {
           exposition.addFamily(snapshot);
         }
         var text = new ByteArrayOutputStream();
         PrometheusTextFormatWriter.create().write(text, snapshots);
-        exposition.addSamples(text.toString(StandardCharsets.UTF_8));
+        exposition.addSamples(text.toString(StandardCharsets.UTF_8) + written);
       }
       return exposition;
     }

@@ -9,6 +9,9 @@ import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
 import dev.proxima.proxy.config.ConfigFileException;
+import dev.proxima.proxy.conntrack.ConntrackSettings;
+import dev.proxima.proxy.conntrack.ConntrackTuner;
+import dev.proxima.proxy.conntrack.SysctlFiles;
 import dev.proxima.proxy.kernel.IptablesBackend;
 import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
@@ -73,6 +76,8 @@ public final class RunCommand implements Callable<Integer> {
   Path configFile;
 
   @Mixin RuleOptions rules;
+
+  @Mixin ConntrackOptions conntrack;
 
   @Option(
       names = "--min-sync-period",
@@ -223,6 +228,43 @@ public final class RunCommand implements Callable<Integer> {
     }
   }
 
+  /** The manifests' placeholder for the API server's host, which a node cannot resolve. */
+  static final String API_SERVER_PLACEHOLDER = "set-api-server-host.invalid";
+
+  /**
+   * Why the proxy must not start with this API server URL, or null when it may: the manifests'
+   * placeholder means the install skipped its one required setting, and retrying a name that cannot
+   * resolve would only turn the pods unready a minute later, with the cause buried in retries.
+   */
+  static String placeholderError(String masterUrl) {
+    if (masterUrl == null || !masterUrl.contains(API_SERVER_PLACEHOLDER)) {
+      return null;
+    }
+    return "the API server address is still the manifests' placeholder "
+        + API_SERVER_PLACEHOLDER
+        + " (KUBERNETES_SERVICE_HOST). Set api-server-host (and api-server-port) in the"
+        + " proxima-proxy ConfigMap, in your overlay's configMapGenerator (see"
+        + " deploy/overlays/replace-kube-proxy/kustomization.yaml and docs/install.md), to the"
+        + " address every node reaches the API server at, and apply again";
+  }
+
+  /** Every option's value as this process took it, for {@code /flagz}. */
+  static java.util.Map<String, String> flagValues(CommandLine.Model.CommandSpec spec) {
+    var values = new java.util.TreeMap<String, String>();
+    for (var option : spec.options()) {
+      if (option.usageHelp() || option.versionHelp()) {
+        continue;
+      }
+      Object value = option.getValue();
+      var text =
+          value instanceof java.util.Collection<?> many
+              ? "[" + String.join(",", many.stream().map(String::valueOf).toList()) + "]"
+              : String.valueOf(value);
+      values.put(option.longestName().replaceFirst("^-+", ""), text);
+    }
+    return values;
+  }
+
   @Override
   public Integer call() throws Exception {
     List<String> ignoredInConfig = List.of();
@@ -253,9 +295,26 @@ public final class RunCommand implements Callable<Integer> {
       }
       config = config();
       clientConfig = kubernetes.clientConfig();
+      var placeholder = placeholderError(clientConfig.getMasterUrl());
+      if (placeholder != null) {
+        spec.commandLine().getErr().println("error: " + placeholder);
+        return 2;
+      }
     } catch (IllegalArgumentException | KubeconfigException invalid) {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
+    }
+    ConntrackSettings conntrackSettings;
+    try {
+      conntrackSettings = conntrack.toSettings();
+    } catch (IllegalArgumentException invalid) {
+      spec.commandLine().getErr().println("error: " + invalid.getMessage());
+      return 2;
+    }
+    if (!dryRun) {
+      // As kube-proxy, once at start; the kernel keeps the values after the proxy stops.
+      ConntrackTuner.apply(
+          conntrackSettings, Runtime.getRuntime().availableProcessors(), SysctlFiles.netfilter());
     }
     var nft = dryRun || mode != ProxyMode.nftables ? null : Nft.onThisHost();
     IptablesBackend backend =
@@ -294,6 +353,7 @@ public final class RunCommand implements Callable<Integer> {
                 registry,
                 configSyncPeriod,
                 Clock.systemUTC())) {
+      server.componentFlags(flagValues(spec));
       server.start(healthzAddress, metricsAddress, explain, hostPrepared);
       if (backend != null) {
         server.iptablesBackend(backend.label());

@@ -68,6 +68,7 @@ public final class LiveExplainReport {
       }
       family.put("lastError", error);
       family.put("waitingFor", state.waitingFor());
+      family.put("localTraffic", state.localTraffic());
       families.add(family);
     }
     sync.put("families", families);
@@ -138,6 +139,9 @@ public final class LiveExplainReport {
               + (state.failing() ? "; FAILING: the kernel keeps the previous rules" : ""));
       if (state.waitingFor() != null) {
         field(out, name + " waits for", state.waitingFor());
+      }
+      if (state.localTraffic() != null) {
+        field(out, name + " local traffic", state.localTraffic());
       }
       if (state.lastError() != null) {
         field(

@@ -42,6 +42,7 @@ public final class ProxyMetrics {
   private final Gauge addressCollisions;
   private final Gauge observedPortsDropped;
   private final Gauge nodePortsServedNowhere;
+  private final Gauge localDetectionDegraded;
   private final Gauge nftablesStale;
   private final Counter healthCheckBindFailures;
   private final Histogram conntrackDuration;
@@ -236,6 +237,13 @@ public final class ProxyMetrics {
                 "1 when --nodeport-addresses matches no address of this node in this family, so NodePorts are accepted on no address")
             .labelNames("ip_family")
             .register(registry);
+    localDetectionDegraded =
+        Gauge.builder()
+            .name("proxima_proxy_local_detection_degraded")
+            .help(
+                "1 while this family's rules cannot use the configured --detect-local-mode (NodeCIDR on a Node without spec.podCIDRs) and use a fallback")
+            .labelNames("ip_family")
+            .register(registry);
     healthCheckBindFailures =
         Counter.builder()
             .name("proxima_proxy_health_check_node_port_bind_failures_total")
@@ -381,5 +389,9 @@ public final class ProxyMetrics {
 
   public void nodePortsServedNowhere(IpFamily family, boolean nowhere) {
     nodePortsServedNowhere.labelValues(label(family)).set(nowhere ? 1 : 0);
+  }
+
+  public void localDetectionDegraded(IpFamily family, boolean degraded) {
+    localDetectionDegraded.labelValues(label(family)).set(degraded ? 1 : 0);
   }
 }

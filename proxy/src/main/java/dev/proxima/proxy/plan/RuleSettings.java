@@ -127,19 +127,11 @@ public record RuleSettings(
   /**
    * The CIDRs whose sources are pod traffic, this family: {@code --cluster-cidr} in ClusterCIDR
    * mode, the Node's {@code spec.podCIDRs} in NodeCIDR mode (entries that are not CIDRs are
-   * skipped: the Node is read from the API), none in the interface modes.
+   * skipped: the Node is read from the API), none in the interface modes; NodeCIDR without a pod
+   * CIDR of this family falls back as {@link LocalDetection} says.
    */
   public List<String> localCidrs(IpFamily family, List<String> nodePodCidrs) {
-    return switch (detectLocalMode) {
-      case CLUSTER_CIDR -> clusterCidrs(family);
-      case NODE_CIDR ->
-          nodePodCidrs.stream()
-              .map(String::trim)
-              .filter(cidr -> IpLiteral.familyOfCidr(cidr) == family)
-              .distinct()
-              .toList();
-      case BRIDGE_INTERFACE, INTERFACE_NAME_PREFIX -> List.of();
-    };
+    return LocalDetection.of(this, family, nodePodCidrs).localCidrs();
   }
 
   /**
@@ -148,12 +140,13 @@ public record RuleSettings(
    */
   public FamilySettings forFamily(
       IpFamily family, List<String> nodePortAddresses, List<String> nodePodCidrs) {
-    return FamilySettings.of(family, localCidrs(family, nodePodCidrs))
+    var detection = LocalDetection.of(this, family, nodePodCidrs);
+    return FamilySettings.of(family, detection.localCidrs())
         .withMasqueradeAll(masqueradeAll)
         .withMasqueradeBit(masqueradeBit)
         .withNodePortAddresses(nodePortAddresses)
         .withNodePortsListed(restrictsNodePorts(family))
-        .withPodInterface(podInterface())
+        .withPodInterface(detection.podInterface())
         .withCountsLocality(observeLocality.counts());
   }
 

@@ -19,6 +19,13 @@ final class LivePublisher implements SyncObserver {
     return published;
   }
 
+  /** How the rules detect local traffic, from the sync thread before it tells the result. */
+  void localTraffic(String description) {
+    var current = published;
+    published =
+        new Proxier.Published(current.plan(), current.state().withLocalTraffic(description));
+  }
+
   @Override
   public void synced(SyncResult result) {
     var state = published.state();

@@ -9,7 +9,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.plan.DetectLocalMode;
+import dev.proxima.proxy.plan.LocalDetection;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
@@ -63,7 +63,7 @@ public final class Proxier {
 
   private final AddressCollisionReport collisions;
   private final NodePortAddressReport nodePortAddresses;
-  private boolean waitingForPodCidrs;
+  private final LocalDetectionReport localDetection;
   private final SyncPolicy policy;
   private boolean loggedFirstSync;
 
@@ -111,6 +111,8 @@ public final class Proxier {
             config.rules().observeMaxSeries());
     // What every sync tells: explain --live, health, metrics, then the UDP conntrack cleanup.
     this.publisher = new LivePublisher(family);
+    this.localDetection =
+        new LocalDetectionReport(family, metrics, health, publisher::localTraffic);
     subscribe(publisher);
     subscribe(
         result -> {
@@ -238,28 +240,11 @@ public final class Proxier {
         config.rules().nodePortAddresses(family, hostAddresses, NodeIps.primary(node));
     nodePortAddresses.report(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
-    if (config.rules().detectLocalMode() == DetectLocalMode.NODE_CIDR && podCidrs.isEmpty()) {
-      // As kube-proxy: without the node's pod CIDRs every pod's traffic would be masqueraded, so
-      // the rules wait for them; the Node's update triggers the next sync.
-      waitForPodCidrs();
-      tell(
-          new SyncResult(
-              family,
-              SyncPolicy.Decision.PARTIAL,
-              SyncResult.Outcome.WAITING,
-              null,
-              started,
-              clock.instant(),
-              0,
-              null,
-              false,
-              List.of(),
-              "the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)",
-              hostAddresses));
-      return true;
-    }
-    waitingForPodCidrs = false;
-    var localCidrs = config.rules().localCidrs(family, podCidrs);
+    // NodeCIDR on a Node without spec.podCIDRs falls back (LocalDetection) rather than waiting:
+    // many clusters never set them, and a node must not go without a Service proxy for it.
+    var detection = LocalDetection.of(config.rules(), family, podCidrs);
+    localDetection.report(detection);
+    var localCidrs = detection.localCidrs();
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
     var basis = new SyncPolicy.Basis(nodeIdentity(node), nodeAddresses, localCidrs);
     var decision = policy.decide(basis);
@@ -476,18 +461,6 @@ public final class Proxier {
             String.valueOf(NodePlanner.zoneOf(node)),
             // Load-balancer source ranges admit the LB IPs when they admit a node address.
             String.valueOf(node.getStatus() == null ? null : node.getStatus().getAddresses()));
-  }
-
-  private void waitForPodCidrs() {
-    if (!waitingForPodCidrs) {
-      waitingForPodCidrs = true;
-      log.atWarn()
-          .addKeyValue("family", family.apiName())
-          .addKeyValue("node", config.nodeName())
-          .log(
-              "--detect-local-mode=NodeCIDR: the Node has no spec.podCIDRs yet; no rules are"
-                  + " programmed until it has");
-    }
   }
 
   private void warn(String warning) {

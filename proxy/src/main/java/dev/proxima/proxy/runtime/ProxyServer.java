@@ -10,6 +10,7 @@ import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.explain.ObservedLocality;
 import dev.proxima.proxy.explain.SyncState;
+import dev.proxima.proxy.health.ComponentPages;
 import dev.proxima.proxy.health.HealthServer;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.health.ServiceHealthServers;
@@ -57,6 +58,8 @@ public final class ProxyServer implements AutoCloseable {
   private final SyncRunner runner;
 
   private final ProxyHealth health;
+  private final java.time.Instant startedAt;
+  private volatile Map<String, String> flags = Map.of();
   private final String nodeName;
   private final ProxyMetrics metrics;
   private final Clock clock;
@@ -133,6 +136,7 @@ public final class ProxyServer implements AutoCloseable {
     this.metrics = new ProxyMetrics(registry, mode);
     this.kernelCheckPeriod = config.syncPeriod();
     this.health = new ProxyHealth(clock, config.healthTimeout());
+    this.startedAt = clock.instant();
     this.nodeName = config.nodeName();
     var state = new ProxyState(clock.instant(), config.nodeName());
     this.cache =
@@ -223,8 +227,12 @@ public final class ProxyServer implements AutoCloseable {
     // Read once per pass: both families and the health-check listeners select from the same.
     var hostAddresses = host.addresses(cache);
     var objects = new OnePassObjects(cache);
-    for (var proxier : proxiers) {
-      ok &= proxier.sync(changed, hostAddresses, objects);
+    try {
+      for (var proxier : proxiers) {
+        ok &= proxier.sync(changed, hostAddresses, objects);
+      }
+    } finally {
+      health.passEnded();
     }
     if (ok) {
       metrics.pendingCleared();
@@ -281,7 +289,8 @@ public final class ProxyServer implements AutoCloseable {
             registry,
             connectionCounters == null
                 ? List.of()
-                : List.of(connectionCounters.serviceConnections()));
+                : List.of(connectionCounters.serviceConnections()),
+            componentPages());
     if (explain != null) {
       try {
         explainServer = ExplainServer.start(explain, this::liveExplain);
@@ -318,7 +327,8 @@ public final class ProxyServer implements AutoCloseable {
             hostPrepared.handle((prepared, failure) -> null), (listedToo, prepared) -> null)
         .thenRun(
             () -> {
-              // Only from here may a change ask for a sync (changed()).
+              // Only from here may a change ask for a sync (changed()), and /livez watch the loop.
+              health.syncLoopStarted();
               readyToSync = true;
               // The first lists' additions reach no handler (the first sync reads the stores),
               // so what they used to mark is marked here: the queued sync and the node's
@@ -351,10 +361,11 @@ public final class ProxyServer implements AutoCloseable {
   private static ProbeHttpServer startMetrics(
       InetSocketAddress address,
       PrometheusRegistry registry,
-      List<dev.proxima.http.StreamedFamily> streamed)
+      List<dev.proxima.http.StreamedFamily> streamed,
+      Map<String, ProbeHandler> pages)
       throws IOException {
-    return ProbeHttpServer.start(
-        address,
+    var paths = new java.util.HashMap<String, ProbeHandler>(pages);
+    paths.putAll(
         Map.of(
             "/metrics",
             // A scrape reads the kernel's connection counters, which nft 1.0.6 answers by reading
@@ -370,6 +381,37 @@ public final class ProxyServer implements AutoCloseable {
                     "<html><body><h1>proxima-proxy</h1><p><a href=\"/metrics\">/metrics</a></p>"
                         + "</body></html>\n",
                     Map.of())));
+    return ProbeHttpServer.start(address, paths);
+  }
+
+  /**
+   * {@code /statusz} and {@code /flagz}, kube-proxy's z-pages, on the metrics server as upstream
+   * serves them.
+   */
+  private Map<String, ProbeHandler> componentPages() {
+    var build = dev.proxima.cli.BuildInfo.current();
+    var version = build.version() + " (" + build.shortRevision() + ")";
+    return Map.of(
+        "/statusz",
+        request ->
+            ProbeResponse.text(
+                200,
+                ComponentPages.statusz(
+                    "proxima-proxy",
+                    startedAt,
+                    clock.instant(),
+                    version,
+                    List.of("/healthz", "/livez", "/metrics", "/statusz", "/flagz", "/-/healthy"))),
+        "/flagz",
+        request -> ProbeResponse.text(200, ComponentPages.flagz("proxima-proxy", flags)));
+  }
+
+  /**
+   * The options this process runs with, for {@code /flagz}: each name without dashes and its value
+   * as taken (given or default).
+   */
+  public void componentFlags(Map<String, String> value) {
+    flags = Map.copyOf(value);
   }
 
   /** Another tool may flush the tables under us (kube-proxy polls its canary chains for this). */

@@ -132,6 +132,31 @@ class ProxyServerTest {
   }
 
   @Test
+  void programsANodeWithoutPodCidrsAtOnceAndSaysWhatItLacks() throws Exception {
+    createWebService(); // node-a has no spec.podCIDRs yet
+    proxy =
+        new ProxyServer(
+            client,
+            new ProxyConfig(
+                "node-a",
+                dev.proxima.proxy.plan.RuleSettings.defaults()
+                    .withDetectLocal(dev.proxima.proxy.plan.DetectLocalMode.NODE_CIDR, "", ""),
+                Duration.ofMillis(100),
+                Duration.ofSeconds(30),
+                Duration.ofHours(1),
+                null),
+            new PrintingRuleLoader(scripts::add),
+            new PrometheusRegistry(),
+            Duration.ZERO,
+            Clock.systemUTC());
+    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+    await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("10.96.0.20 . tcp . 80"));
+    assertThat(proxy.liveExplain(null).sync().get(0).localTraffic())
+        .startsWith("None (no local-traffic detection); NodeCIDR is configured");
+    assertThat(status(proxy.healthPort(), "/livez")).isEqualTo(200);
+  }
+
+  @Test
   void serviceCidrObjectsBecomeTheServiceCidrsSetChangedByElement() throws Exception {
     createWebService();
     startProxy();
