@@ -3,6 +3,7 @@ package dev.proxima.proxy.plan;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ObserveLocality;
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import java.util.ArrayList;
@@ -15,7 +16,8 @@ import java.util.Objects;
  *
  * @param clusterCidrs pod CIDRs of both families
  * @param nodePortCidrs CIDRs selecting the node addresses that accept NodePorts; empty means every
- *     local address
+ *     local address (the proxy's nftables mode never runs with it empty: see {@link
+ *     #withDefaultNodePortAddressesOf})
  * @param detectLocalMode how pod traffic is told from other traffic
  * @param podBridgeInterface the bridge of {@link DetectLocalMode#BRIDGE_INTERFACE}, else ignored
  * @param podInterfaceNamePrefix the prefix of {@link DetectLocalMode#INTERFACE_NAME_PREFIX}, else
@@ -95,6 +97,34 @@ public record RuleSettings(
         "",
         ObserveLocality.ANNOTATED,
         DEFAULT_OBSERVE_MAX_SERIES);
+  }
+
+  /**
+   * {@code --nodeport-addresses} that selects every address of both families but loopback: how an
+   * operator widens the nftables mode's default, and what the config file's {@code all} means.
+   */
+  public static final List<String> EVERY_ADDRESS = List.of("0.0.0.0/0", "::/0");
+
+  /**
+   * These settings with the mode's default for an unset {@code --nodeport-addresses}, as upstream
+   * kube-proxy: the node's primary IPs in nftables mode, so the pod gateway, secondary and
+   * management addresses do not accept NodePorts unless asked for ({@link #EVERY_ADDRESS} widens
+   * it); every local address in iptables mode.
+   */
+  public RuleSettings withDefaultNodePortAddressesOf(ProxyMode mode) {
+    if (!nodePortCidrs.isEmpty() || mode != ProxyMode.nftables) {
+      return this;
+    }
+    return new RuleSettings(
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        List.of(PRIMARY),
+        detectLocalMode,
+        podBridgeInterface,
+        podInterfaceNamePrefix,
+        observeLocality,
+        observeMaxSeries);
   }
 
   public static RuleSettings defaults() {
