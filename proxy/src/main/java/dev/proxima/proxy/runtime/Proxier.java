@@ -17,6 +17,7 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.ObservedPortCap;
 import dev.proxima.proxy.plan.PlanStore;
+import dev.proxima.proxy.plan.PlanWarnings;
 import dev.proxima.proxy.render.nft.SavedRuleset;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
@@ -24,6 +25,7 @@ import dev.proxima.proxy.track.ObjectVersions;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,6 +72,9 @@ public final class Proxier {
 
   /** Whether the cap left ports out at the latest sync, so its WARN is logged once per episode. */
   private boolean capBiting;
+
+  /** The plan's warnings as last told: each object and reason logged once, when it changes. */
+  private final PlanWarnings warnings = new PlanWarnings();
 
   private final AddressCollisionReport collisions;
   private final NodePortAddressReport nodePortAddresses;
@@ -313,7 +318,7 @@ public final class Proxier {
       var plan =
           NodePlanner.planClaims(
               family, config.nodeName(), node, config.serviceProxyName(), services, slices);
-      plan.warnings().forEach(this::warn);
+      warnings.full(plan.warnings(), this::warn);
       var all = store.replaceAll(plan.ports(), plan.nodeZone());
       planned = Duration.between(started, clock.instant());
       observed.clear();
@@ -323,6 +328,7 @@ public final class Proxier {
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
       var claims = new LinkedHashMap<ObjectKey, List<NodePlanner.PlannedPort>>();
+      var changedWarnings = new ArrayList<String>();
       var stamps = new HashMap<ObjectKey, String>();
       for (var key : changed) {
         var service = cache.service(key);
@@ -330,10 +336,11 @@ public final class Proxier {
         var plan =
             NodePlanner.planServiceClaims(
                 family, config.nodeName(), node, config.serviceProxyName(), service, slices);
-        plan.warnings().forEach(this::warn);
+        changedWarnings.addAll(plan.warnings());
         claims.put(key, plan.ports());
         stamps.put(key, ObjectVersions.stamp(service, slices));
       }
+      warnings.partial(changedWarnings, this::warn);
       // A change of one Service can hand an address to or take it from another: re-render both.
       var changes = store.update(claims, NodePlanner.zoneOf(node));
       touchedUdp = changes.touchedUdp();
@@ -348,7 +355,8 @@ public final class Proxier {
     }
     collisions.report(store.collisions());
     reportObservedCap();
-    plane.warnings().forEach(this::warn);
+    warnings.partial(plane.warnings(), this::warn);
+    metrics.planWarnings(family, warnings.countsByReason());
     if (outcome.status() == DataPlane.Status.FAILED) {
       policy.failed();
       log.atError()
@@ -599,7 +607,13 @@ public final class Proxier {
     }
   }
 
-  private void warn(String warning) {
-    log.atWarn().addKeyValue("family", family.apiName()).log(warning);
+  /** One line per object and reason, when its warnings appear or change: never per endpoint. */
+  private void warn(PlanWarnings.Group group) {
+    log.atWarn()
+        .addKeyValue("family", family.apiName())
+        .addKeyValue("object", group.object())
+        .addKeyValue("reason", group.reason())
+        .addKeyValue("count", group.count())
+        .log(group.line());
   }
 }
