@@ -63,6 +63,11 @@ public record ServicePort(
     return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
   }
 
+  /** This port with only the given externalIPs (the others refused on this node). */
+  public ServicePort withExternalIps(List<String> externalIps) {
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
+  }
+
   /** This port with other load-balancer source ranges (still restricted, whatever the list). */
   public ServicePort withSourceRanges(List<String> loadBalancerSourceRanges) {
     return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);

@@ -26,6 +26,8 @@ import java.util.Objects;
  *     every kernel connection counter off, the node's own included
  * @param observeMaxSeries at most this many per-Service locality series per family (four per
  *     Service port)
+ * @param externalIpCidrs {@code --external-ip-cidrs}: when not empty, externalIPs are programmed
+ *     only inside these ranges (see {@link AddressPolicy})
  */
 public record RuleSettings(
     List<String> clusterCidrs,
@@ -36,7 +38,8 @@ public record RuleSettings(
     String podBridgeInterface,
     String podInterfaceNamePrefix,
     ObserveLocality observeLocality,
-    int observeMaxSeries) {
+    int observeMaxSeries,
+    List<String> externalIpCidrs) {
   /** The {@code --nodeport-addresses} keyword for the node's primary IPs, as in kube-proxy. */
   public static final String PRIMARY = "primary";
 
@@ -45,6 +48,12 @@ public record RuleSettings(
 
   public RuleSettings {
     clusterCidrs = List.copyOf(clusterCidrs);
+    externalIpCidrs = List.copyOf(externalIpCidrs);
+    for (var cidr : externalIpCidrs) {
+      if (IpLiteral.familyOfCidr(cidr) == null) {
+        throw new IllegalArgumentException("--external-ip-cidrs: \"" + cidr + "\" is not a CIDR");
+      }
+    }
     Objects.requireNonNull(observeLocality, "observeLocality");
     if (observeMaxSeries < 0) {
       throw new IllegalArgumentException(
@@ -96,7 +105,8 @@ public record RuleSettings(
         "",
         "",
         ObserveLocality.ANNOTATED,
-        DEFAULT_OBSERVE_MAX_SERIES);
+        DEFAULT_OBSERVE_MAX_SERIES,
+        List.of());
   }
 
   /**
@@ -124,7 +134,8 @@ public record RuleSettings(
         podBridgeInterface,
         podInterfaceNamePrefix,
         observeLocality,
-        observeMaxSeries);
+        observeMaxSeries,
+        externalIpCidrs);
   }
 
   public static RuleSettings defaults() {
@@ -151,7 +162,23 @@ public record RuleSettings(
         bridge,
         prefix,
         observe,
-        maxSeries);
+        maxSeries,
+        externalIpCidrs);
+  }
+
+  /** With {@code --external-ip-cidrs}. */
+  public RuleSettings withExternalIpCidrs(List<String> cidrs) {
+    return new RuleSettings(
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        nodePortCidrs,
+        detectLocalMode,
+        podBridgeInterface,
+        podInterfaceNamePrefix,
+        observeLocality,
+        observeMaxSeries,
+        cidrs);
   }
 
   /**

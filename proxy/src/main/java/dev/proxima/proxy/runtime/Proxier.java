@@ -10,6 +10,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.DetectLocalMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
@@ -317,7 +318,13 @@ public final class Proxier {
       var slices = pass.slices();
       var plan =
           NodePlanner.planClaims(
-              family, config.nodeName(), node, config.serviceProxyName(), services, slices);
+              family,
+              config.nodeName(),
+              node,
+              config.serviceProxyName(),
+              services,
+              slices,
+              addressPolicy(node, hostAddresses, podCidrs));
       warnings.full(plan.warnings(), this::warn);
       var all = store.replaceAll(plan.ports(), plan.nodeZone());
       planned = Duration.between(started, clock.instant());
@@ -329,13 +336,22 @@ public final class Proxier {
     } else {
       var claims = new LinkedHashMap<ObjectKey, List<NodePlanner.PlannedPort>>();
       var changedWarnings = new ArrayList<String>();
+      var policy =
+          addressPolicy(node, hostAddresses, podCidrs)
+              .withKnownNodePorts(this::programmedNodePorts);
       var stamps = new HashMap<ObjectKey, String>();
       for (var key : changed) {
         var service = cache.service(key);
         var slices = cache.slicesOf(key);
         var plan =
             NodePlanner.planServiceClaims(
-                family, config.nodeName(), node, config.serviceProxyName(), service, slices);
+                family,
+                config.nodeName(),
+                node,
+                config.serviceProxyName(),
+                service,
+                slices,
+                policy);
         changedWarnings.addAll(plan.warnings());
         claims.put(key, plan.ports());
         stamps.put(key, ObjectVersions.stamp(service, slices));
@@ -605,6 +621,32 @@ public final class Proxier {
               "--detect-local-mode=NodeCIDR: the Node has no spec.podCIDRs yet; no rules are"
                   + " programmed until it has");
     }
+  }
+
+  /**
+   * What a tenant's Service may not point at on this node: the node's addresses (its status and its
+   * interfaces), the pod ranges (the Node's and --cluster-cidr), the ServiceCIDRs, and
+   * --external-ip-cidrs.
+   */
+  private AddressPolicy addressPolicy(
+      Node node, List<String> hostAddresses, List<String> podCidrs) {
+    var nodeAddresses = new ArrayList<>(NodeIps.all(node));
+    nodeAddresses.addAll(hostAddresses);
+    var podRanges = new ArrayList<>(podCidrs);
+    podRanges.addAll(config.rules().clusterCidrs());
+    return new AddressPolicy(
+        nodeAddresses, podRanges, cache.serviceCidrs(), config.rules().externalIpCidrs(), Set.of());
+  }
+
+  /** The NodePorts programmed now, for a partial sync's loop check: asked for rarely. */
+  private Set<String> programmedNodePorts() {
+    var result = new java.util.HashSet<String>();
+    for (var planned : store.allPorts()) {
+      if (planned.port().nodePort() != 0) {
+        result.add(AddressPolicy.nodePortKey(planned.port().protocol(), planned.port().nodePort()));
+      }
+    }
+    return result;
   }
 
   /** One line per object and reason, when its warnings appear or change: never per endpoint. */

@@ -48,6 +48,10 @@ class ProxierWarningsTest {
   }
 
   private Proxier start(ProxyMode mode) {
+    return start(mode, Host.none());
+  }
+
+  private Proxier start(ProxyMode mode, Host host) {
     var settings = new RuleSettings(List.of("10.0.0.0/8"), false, 14, List.of());
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
@@ -56,13 +60,7 @@ class ProxierWarningsTest {
             : new IptablesDataPlane(IpFamily.IPV4, settings, loader, metrics);
     var config = ProxyConfig.defaults("node-a").withRules(settings);
     return Ipv4Proxiers.of(
-        config,
-        cache,
-        plane,
-        Host.none(),
-        metrics,
-        new ProxyHealth(clock, Duration.ofSeconds(60)),
-        clock);
+        config, cache, plane, host, metrics, new ProxyHealth(clock, Duration.ofSeconds(60)), clock);
   }
 
   @ParameterizedTest
@@ -123,5 +121,21 @@ class ProxierWarningsTest {
     var out = new ByteArrayOutputStream();
     PrometheusTextFormatWriter.create().write(out, registry.scrape());
     return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void theRunningProxyRefusesAnExternalIpOnOneOfTheHostsInterfaceAddresses(ProxyMode mode) {
+    var proxier = start(mode, Host.withAddresses(() -> List.of("172.31.5.5")));
+    cache.services.add(
+        ApiObjects.service("evil", "a", "10.96.0.99").externalIps("172.31.5.5").build());
+    cache.slices.add(ApiObjects.slice("evil", "a", "10.244.9.9"));
+
+    proxier.sync(Set.of());
+
+    assertThat(loader.scripts.get(0)).doesNotContain("172.31.5.5");
+    assertThat(appender.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .anySatisfy(line -> assertThat(line).contains("Service evil/a", "external-ip-forbidden"));
   }
 }
