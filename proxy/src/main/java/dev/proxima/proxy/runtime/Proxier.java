@@ -328,8 +328,8 @@ public final class Proxier {
       warnings.full(plan.warnings(), this::warn);
       var all = store.replaceAll(plan.ports(), plan.nodeZone());
       planned = Duration.between(started, clock.instant());
-      observed.clear();
-      all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
+      observed.wantAll(
+          all.stream().filter(p -> observed.wants(p.port())).map(p -> p.port().name()).toList());
       plane.planned(PlannedObjects.every(plannedFor, pass));
       outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
