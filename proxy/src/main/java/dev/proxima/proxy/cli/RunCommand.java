@@ -154,7 +154,7 @@ public final class RunCommand implements Callable<Integer> {
   ProxyConfig config() {
     return new ProxyConfig(
         nodeName == null ? "" : nodeName,
-        rules.toSettings(),
+        rules.toSettings().withDefaultNodePortAddressesOf(mode),
         minSyncPeriod,
         syncPeriod,
         Duration.ofHours(1),

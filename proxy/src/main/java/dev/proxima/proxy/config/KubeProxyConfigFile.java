@@ -7,6 +7,7 @@ import dev.proxima.proxy.conntrack.ConntrackSettings;
 import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.DetectLocalMode;
+import dev.proxima.proxy.plan.RuleSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -349,8 +350,9 @@ public final class KubeProxyConfigFile {
         }
       }
     }
-    // "all" makes every other entry moot: every local address, which an empty list means.
-    return all ? List.of() : cidrs;
+    // "all" makes every other entry moot: every address of both families. Unset stays unset, so
+    // that each mode takes its own default (the primary IPs in nftables mode).
+    return all ? RuleSettings.EVERY_ADDRESS : cidrs;
   }
 
   private Boolean flag(String path) throws ConfigFileException {

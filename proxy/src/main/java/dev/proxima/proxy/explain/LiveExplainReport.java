@@ -162,6 +162,13 @@ public final class LiveExplainReport {
       return List.of();
     }
     var counts = live.locality().of(planned.port().name());
+    if (counts == null && planned.port().observeLocality()) {
+      // Annotated already: only the series cap can leave it out.
+      return List.of(
+          "  observed:  not counted per Service: --observe-locality-max-series is reached (the"
+              + " cap is shared round-robin across namespaces, then Services;"
+              + " proxima_proxy_observed_service_ports_dropped)");
+    }
     if (counts == null) {
       return List.of(
           "  observed:  not counted per Service (annotate the Service"

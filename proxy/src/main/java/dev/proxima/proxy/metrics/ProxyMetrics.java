@@ -40,6 +40,7 @@ public final class ProxyMetrics {
   private final Gauge servicePortsByTopology;
   private final Gauge topologyFallbacks;
   private final Gauge addressCollisions;
+  private final Gauge planWarnings;
   private final Gauge observedPortsDropped;
   private final Gauge nodePortsServedNowhere;
   private final Gauge localDetectionDegraded;
@@ -223,6 +224,13 @@ public final class ProxyMetrics {
                 "Address keys (address, protocol, port) that a Service port claims but another one owns")
             .labelNames("ip_family")
             .register(registry);
+    planWarnings =
+        Gauge.builder()
+            .name("proxima_proxy_plan_warnings")
+            .help(
+                "Values of Services and EndpointSlices the plan leaves out or changes, by reason (logged once per object and reason when they change)")
+            .labelNames("reason", "ip_family")
+            .register(registry);
     observedPortsDropped =
         Gauge.builder()
             .name("proxima_proxy_observed_service_ports_dropped")
@@ -373,6 +381,11 @@ public final class ProxyMetrics {
   /** How many Service ports lost an address key to another in this family's latest sync. */
   public void addressCollisions(IpFamily family, int count) {
     addressCollisions.labelValues(label(family)).set(count);
+  }
+
+  /** The plan's warnings now, per reason (a fixed vocabulary: see {@code PlanWarnings}). */
+  public void planWarnings(IpFamily family, java.util.Map<String, Integer> byReason) {
+    byReason.forEach((reason, count) -> planWarnings.labelValues(reason, label(family)).set(count));
   }
 
   /** How many Service ports the series cap leaves out of per-Service locality counting. */

@@ -9,6 +9,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.LocalDetection;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
@@ -16,11 +17,13 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.ObservedPortCap;
 import dev.proxima.proxy.plan.PlanStore;
+import dev.proxima.proxy.plan.PlanWarnings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,6 +63,9 @@ public final class Proxier {
 
   /** Whether the cap left ports out at the latest sync, so its WARN is logged once per episode. */
   private boolean capBiting;
+
+  /** The plan's warnings as last told: each object and reason logged once, when it changes. */
+  private final PlanWarnings warnings = new PlanWarnings();
 
   private final AddressCollisionReport collisions;
   private final NodePortAddressReport nodePortAddresses;
@@ -260,25 +266,42 @@ public final class Proxier {
       var slices = pass.slices();
       var plan =
           NodePlanner.planClaims(
-              family, config.nodeName(), node, config.serviceProxyName(), services, slices);
-      plan.warnings().forEach(this::warn);
+              family,
+              config.nodeName(),
+              node,
+              config.serviceProxyName(),
+              services,
+              slices,
+              addressPolicy(node, hostAddresses, podCidrs));
+      warnings.full(plan.warnings(), this::warn);
       var all = store.replaceAll(plan.ports(), plan.nodeZone());
       planned = Duration.between(started, clock.instant());
-      observed.clear();
-      all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
+      observed.wantAll(
+          all.stream().filter(p -> observed.wants(p.port())).map(p -> p.port().name()).toList());
       outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
       var claims = new LinkedHashMap<ObjectKey, List<NodePlanner.PlannedPort>>();
+      var changedWarnings = new ArrayList<String>();
+      var addresses =
+          addressPolicy(node, hostAddresses, podCidrs)
+              .withKnownNodePorts(this::programmedNodePorts);
       for (var key : changed) {
         var service = cache.service(key);
         var slices = cache.slicesOf(key);
         var plan =
             NodePlanner.planServiceClaims(
-                family, config.nodeName(), node, config.serviceProxyName(), service, slices);
-        plan.warnings().forEach(this::warn);
+                family,
+                config.nodeName(),
+                node,
+                config.serviceProxyName(),
+                service,
+                slices,
+                addresses);
+        changedWarnings.addAll(plan.warnings());
         claims.put(key, plan.ports());
       }
+      warnings.partial(changedWarnings, this::warn);
       // A change of one Service can hand an address to or take it from another: re-render both.
       var changes = store.update(claims, NodePlanner.zoneOf(node));
       touchedUdp = changes.touchedUdp();
@@ -292,7 +315,8 @@ public final class Proxier {
     }
     collisions.report(store.collisions());
     reportObservedCap();
-    plane.warnings().forEach(this::warn);
+    warnings.partial(plane.warnings(), this::warn);
+    metrics.planWarnings(family, warnings.countsByReason());
     if (outcome.status() == DataPlane.Status.FAILED) {
       policy.failed();
       log.atError()
@@ -463,7 +487,39 @@ public final class Proxier {
             String.valueOf(node.getStatus() == null ? null : node.getStatus().getAddresses()));
   }
 
-  private void warn(String warning) {
-    log.atWarn().addKeyValue("family", family.apiName()).log(warning);
+  /**
+   * What a tenant's Service may not point at on this node: the node's addresses (its status and its
+   * interfaces), the pod ranges (the Node's and --cluster-cidr), the ServiceCIDRs, and
+   * --external-ip-cidrs.
+   */
+  private AddressPolicy addressPolicy(
+      Node node, List<String> hostAddresses, List<String> podCidrs) {
+    var nodeAddresses = new ArrayList<>(NodeIps.all(node));
+    nodeAddresses.addAll(hostAddresses);
+    var podRanges = new ArrayList<>(podCidrs);
+    podRanges.addAll(config.rules().clusterCidrs());
+    return new AddressPolicy(
+        nodeAddresses, podRanges, cache.serviceCidrs(), config.rules().externalIpCidrs(), Set.of());
+  }
+
+  /** The NodePorts programmed now, for a partial sync's loop check: asked for rarely. */
+  private Set<String> programmedNodePorts() {
+    var result = new java.util.HashSet<String>();
+    for (var planned : store.allPorts()) {
+      if (planned.port().nodePort() != 0) {
+        result.add(AddressPolicy.nodePortKey(planned.port().protocol(), planned.port().nodePort()));
+      }
+    }
+    return result;
+  }
+
+  /** One line per object and reason, when its warnings appear or change: never per endpoint. */
+  private void warn(PlanWarnings.Group group) {
+    log.atWarn()
+        .addKeyValue("family", family.apiName())
+        .addKeyValue("object", group.object())
+        .addKeyValue("reason", group.reason())
+        .addKeyValue("count", group.count())
+        .log(group.line());
   }
 }

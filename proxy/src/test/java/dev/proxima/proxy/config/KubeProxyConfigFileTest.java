@@ -175,8 +175,9 @@ class KubeProxyConfigFileTest {
   }
 
   @Test
-  void nodePortAddressesAllMeansEveryLocalAddress() throws Exception {
-    assertThat(parse("nodePortAddresses: [all, 10.0.0.0/8]\n").nodePortAddresses()).isEmpty();
+  void nodePortAddressesAllMeansEveryAddressOfBothFamilies() throws Exception {
+    assertThat(parse("nodePortAddresses: [all, 10.0.0.0/8]\n").nodePortAddresses())
+        .containsExactly("0.0.0.0/0", "::/0");
   }
 
   @Test
