@@ -1334,7 +1334,7 @@ public final class RulesetAssembler {
    */
   private void hold(ServicePortName port, String set, List<NftElement> elements) {
     boolean map = isMap(set);
-    var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
+    var owners = map ? keyOwners.computeIfAbsent(ownerGroup(set), s -> new KeyOwners()) : null;
     for (var element : elements) {
       if (map) {
         var owner = owners.claim(element, port);
@@ -1369,7 +1369,7 @@ public final class RulesetAssembler {
         .forEach(
             (set, elements) -> {
               var distinct = distinct(elements);
-              var owners = isMap(set) ? keyOwners.get(set) : null;
+              var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
               if (owners == null) {
                 held.put(set, distinct);
                 return;
@@ -1390,7 +1390,7 @@ public final class RulesetAssembler {
     held.forEach(
         (set, elements) -> {
           var uses = elementUses.get(set);
-          var owners = isMap(set) ? keyOwners.get(set) : null;
+          var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
           for (var element : elements) {
             uses.release(element);
             if (owners != null) {
@@ -1493,6 +1493,22 @@ public final class RulesetAssembler {
       }
     }
     return true;
+  }
+
+  /**
+   * The maps whose keys one owner holds: the {@code lb-N} maps of a prefix share their keys (a way
+   * in and an index), so a port that lost a way in to another port loads none of its endpoints
+   * there, whatever their count; every other map on its own.
+   */
+  private static String ownerGroup(String set) {
+    if (!NftNames.isLbChain(set)) {
+      return set;
+    }
+    int end = set.length();
+    while (Character.isDigit(set.charAt(end - 1))) {
+      end--;
+    }
+    return set.substring(0, end);
   }
 
   private boolean isMap(String set) {
