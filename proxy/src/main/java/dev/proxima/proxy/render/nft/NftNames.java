@@ -112,7 +112,7 @@ public final class NftNames {
    * looking up its element's key as a constant ({@code meta mark & 0 | key}), so the counts are
    * read by listing this set alone.
    */
-  public static final String COUNTERS = "counters";
+  public static final String COUNTERS = "connection-counts";
 
   /**
    * The key of a locality's element in {@link #COUNTERS}, or with null the key of connections

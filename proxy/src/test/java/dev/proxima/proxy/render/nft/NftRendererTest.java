@@ -54,19 +54,19 @@ class NftRendererTest {
       assertThat(script.rules("filter-postrouting"))
           .containsExactly("ct state new ct status dnat jump locality");
       assertThat(script.rules("locality"))
-          .filteredOn(rule -> rule.contains("@counters"))
+          .filteredOn(rule -> rule.contains("@connection-counts"))
           .containsExactly(
-              "ip daddr @locality-node-endpoints meta mark & 0 | 0x00000001 @counters return",
-              "ip daddr @locality-zone-endpoints meta mark & 0 | 0x00000002 @counters return",
-              "ip daddr @locality-other-zone-endpoints meta mark & 0 | 0x00000003 @counters"
+              "ip daddr @locality-node-endpoints meta mark & 0 | 0x00000001 @connection-counts return",
+              "ip daddr @locality-zone-endpoints meta mark & 0 | 0x00000002 @connection-counts return",
+              "ip daddr @locality-other-zone-endpoints meta mark & 0 | 0x00000003 @connection-counts"
                   + " return",
-              "ip daddr @locality-unknown-endpoints meta mark & 0 | 0x00000004 @counters return");
+              "ip daddr @locality-unknown-endpoints meta mark & 0 | 0x00000004 @connection-counts return");
       assertThat(script.lines())
           .contains(
-              "add set ip proxima counters { type mark ; counter ;"
+              "add set ip proxima connection-counts { type mark ; counter ;"
                   + " comment \"connections per locality, without endpoints\" ; }")
           .noneMatch(line -> line.startsWith("add counter"));
-      assertThat(script.elements("counters"))
+      assertThat(script.elements("connection-counts"))
           .containsExactly("0x00000001", "0x00000002", "0x00000003", "0x00000004", "0x00000000");
     }
 
@@ -149,9 +149,9 @@ class NftRendererTest {
               "masquerade fully-random");
       assertThat(script.rules("mark-for-masquerade")).containsExactly("mark set mark or 0x4000");
       assertThat(script.rules("reject-chain"))
-          .containsExactly("meta mark & 0 | 0x00000000 @counters", "reject");
+          .containsExactly("meta mark & 0 | 0x00000000 @connection-counts", "reject");
       assertThat(script.rules("no-endpoint-drop"))
-          .containsExactly("meta mark & 0 | 0x00000000 @counters", "drop");
+          .containsExactly("meta mark & 0 | 0x00000000 @connection-counts", "drop");
       assertThat(script.rules("service-endpoints-check"))
           .containsExactly("ip daddr . meta l4proto . th dport vmap @no-endpoint-services");
       assertThat(script.rules("cluster-ips-check"))
@@ -218,9 +218,9 @@ class NftRendererTest {
       // The counters set's elements are the fixed table's only ones.
       assertThat(script.lines())
           .filteredOn(line -> line.startsWith("add element"))
-          .allMatch(line -> line.startsWith("add element ip proxima counters {"))
+          .allMatch(line -> line.startsWith("add element ip proxima connection-counts {"))
           .noneMatch(line -> line.matches(".*\\{\\s*\\}.*"));
-      assertThat(script.elements("counters")).hasSize(5);
+      assertThat(script.elements("connection-counts")).hasSize(5);
       assertThat(script.chains()).noneMatch(LB_CHAIN);
     }
 
@@ -442,6 +442,7 @@ class NftRendererTest {
               "192.0.2.140 . tcp . 80 : goto lb-1", "192.0.2.141 . tcp . 80 : goto lb-2");
       assertThat(rendering.warnings())
           .containsExactly(
+              "ns/second: 192.0.2.140 . tcp . 80 . 0 in lb-2 is already held by ns/first; skipped",
               "ns/second: 192.0.2.140 . tcp . 80 in service-ips is already held by ns/first;"
                   + " skipped",
               "ns/second: 192.0.2.140 . tcp . 80 in cluster-dispatch is already held by ns/first;"
