@@ -1011,7 +1011,8 @@ public final class NftDataPlane implements DataPlane {
     if (saved != null) {
       assembler.recordTo(records::append);
     }
-    // Empty when a rule needs a map the kernel cannot type from its own state.
+    // Empty when a rule needs a map the kernel cannot type from its own state: never for an
+    // endpoint change, a new endpoint count included (its lb-N chain and map load together).
     Optional<String> ports;
     try {
       ports = assembler.update(changes);
