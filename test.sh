@@ -24,6 +24,7 @@ declare -A package_of=(
   [runc]=runc
   [debootstrap]=debootstrap
   [openssl]=openssl
+  [promtool]=prometheus
 )
 missing=()
 packages=()

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Builds the two images, proxima/controller and proxima/proxy, with docker or podman.
+# Builds the two images, proxima/controller and proxima/proxy, with docker or podman, and pushes
+# them to your registry when you name one.
 #
-#   deploy/images/build.sh                 # builds the jars (./mvnw), then both images
-#   TAG=dev deploy/images/build.sh         # another tag (default: the project version in pom.xml)
+#   deploy/images/build.sh                 # builds the jars (./mvnw), then both images, locally
+#   deploy/images/build.sh registry.example.com/platform
+#                                          # the same, named registry.example.com/platform/proxima/controller:TAG
+#                                          # and .../proxima/proxy:TAG, then pushed there
+#   deploy/images/build.sh --print-images [REGISTRY]   # print the two image names and tag, build nothing
+#   TAG=dev deploy/images/build.sh         # another tag (default: the project version in pom.xml
+#                                          # without -SNAPSHOT, the tag the manifests name)
 #   PREFIX=registry.example.com/proxima/ deploy/images/build.sh   # image names become PREFIXcontroller, PREFIXproxy
+#   PUSH_FLAGS=--tls-verify=false deploy/images/build.sh localhost:5000   # flags for `push` (a plain-HTTP registry with podman)
 #   SKIP_JARS=1 deploy/images/build.sh     # use the jars already in */target
 #   CONTAINER_ENGINE=podman deploy/images/build.sh
 #   BASE_IMAGE=registry.example.com/debian:bookworm-slim deploy/images/build.sh   # another base
@@ -21,13 +28,31 @@
 # Podman here needs `build --isolation chroot --network host` (the default OCI runtime cannot
 # start build containers in this sandbox); PODMAN_BUILD_FLAGS overrides that.
 #
-# Exits 3 without a usable container engine.
+# Exits 3 without a usable container engine, 4 when a push fails.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 version="$(sed -n 's|^  <version>\(.*\)</version>$|\1|p' "$repo/pom.xml" | head -n 1)"
-tag="${TAG:-$version}"
-prefix="${PREFIX:-proxima/}"
+# The manifests name the release tag (deploy/base/kustomization.yaml); a development build gets the
+# same, so that what build.sh makes is what the manifests run (e2e ImageTagsTest checks it).
+tag="${TAG:-${version%-SNAPSHOT}}"
+print_only=0
+if [ "${1:-}" = "--print-images" ]; then
+  print_only=1
+  shift
+fi
+registry="${1:-}"
+registry="${registry%/}"
+if [ -n "$registry" ]; then
+  prefix="${PREFIX:-$registry/proxima/}"
+else
+  prefix="${PREFIX:-proxima/}"
+fi
+if [ "$print_only" = "1" ]; then
+  echo "${prefix}controller:${tag}"
+  echo "${prefix}proxy:${tag}"
+  exit 0
+fi
 release="${DEBIAN_RELEASE:-bookworm}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 security_mirror="${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
@@ -191,3 +216,24 @@ for component in controller proxy; do
     -f "deploy/images/${component}/Dockerfile" -t "$image" .
 done
 echo "build.sh: built ${prefix}controller:${tag} and ${prefix}proxy:${tag}" >&2
+if [ -n "$registry" ]; then
+  read -r -a push_flags <<<"${PUSH_FLAGS:-}"
+  for component in controller proxy; do
+    image="${prefix}${component}:${tag}"
+    echo "build.sh: pushing $image with $engine" >&2
+    if ! "$engine" push "${push_flags[@]}" "$image"; then
+      echo "build.sh: pushing $image failed; log in to $registry ($engine login), or set PUSH_FLAGS (e.g. --tls-verify=false for a plain-HTTP registry with podman)." >&2
+      exit 4
+    fi
+  done
+  cat >&2 <<EOF
+build.sh: pushed. Point your overlay at them (its kustomization.yaml):
+images:
+  - name: proxima/controller
+    newName: ${prefix}controller
+    newTag: ${tag}
+  - name: proxima/proxy
+    newName: ${prefix}proxy
+    newTag: ${tag}
+EOF
+fi

@@ -11,11 +11,10 @@ import java.util.List;
  * smoke run catches a rotten harness without failing on a noisy machine.
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
- * iptables mode rows), {@code
- * --only=jmh,proxy,latency,counting,controller,extreme,restart-probe,soak} (and {@code memory},
- * target 6 alone), {@code --extreme} (issue 18's extreme shapes alone), {@code --soak[=minutes]}
- * (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code --quick} (the
- * issue's sizes with fewer repetitions), {@code --work=DIR}.
+ * iptables mode rows), {@code --only=jmh,proxy,footprint,latency,counting,controller,extreme,soak}
+ * (and {@code memory}, target 6 alone), {@code --extreme} (the extreme shapes alone), {@code
+ * --soak[=minutes]} (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code
+ * --quick} (the issue's sizes with fewer repetitions), {@code --work=DIR}.
  */
 public final class BenchMain {
   private BenchMain() {}
@@ -26,14 +25,7 @@ public final class BenchMain {
     boolean quick = false;
     List<String> only =
         List.of(
-            "jmh",
-            "proxy",
-            "latency",
-            "counting",
-            "controller",
-            "extreme",
-            "restart-probe",
-            "soak");
+            "jmh", "proxy", "footprint", "latency", "counting", "controller", "extreme", "soak");
     var chosen = new ArrayList<String>();
     Double soakMinutes = null;
     int coldStarts = 5;
@@ -138,6 +130,17 @@ public final class BenchMain {
           iptablesModeRows(iptables, rows);
         }
       }
+      if (only.contains("footprint")) {
+        if (kernelSkip != null) {
+          rows.add(Row.skipped("Footprint: proxy RSS and CPU", "-", kernelSkip));
+        } else {
+          section(
+              "footprint",
+              errors,
+              rows,
+              () -> new FootprintBenchmark(scale, namespaces, workDir, proxyJar, rows).run());
+        }
+      }
       if (only.contains("cold")) {
         if (kernelSkip != null) {
           rows.add(Row.skipped("1 cold full sync", "-", kernelSkip));
@@ -215,14 +218,6 @@ public final class BenchMain {
                       .run());
         }
       }
-      if (only.contains("restart-probe")) {
-        // No kernel: fresh JVMs of the harness's own classes, so it runs without root too.
-        section(
-            "restart-probe",
-            errors,
-            rows,
-            () -> new RestartDigestBenchmark(scale, workDir, benchJar, proxyJar, rows).run());
-      }
       if (only.contains("soak")) {
         if (kernelSkip != null) {
           rows.add(Row.skipped("18 soak", "-", kernelSkip));
@@ -259,6 +254,8 @@ public final class BenchMain {
     }
     System.out.print(out);
     Files.writeString(work.resolve("results.md"), out);
+    // The charts of docs/performance.md, from this run's figures (small-scale runs: work dir only).
+    PerformanceCharts.update(rows, root, work, smoke || quick);
     System.exit(errors.isEmpty() ? 0 : 1);
   }
 

@@ -15,12 +15,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The JVM flags a component runs with in its pod, read from the manifests in deploy/base so the
- * harness cannot drift from what operators deploy: the image's JAVA_TOOL_OPTIONS, plus the
- * container's memory limit as {@code -XX:MaxRAM} and its CPU limit, if any, as {@code
+ * harness cannot drift from what operators deploy: the container's JAVA_OPTS, plus the container's
+ * memory limit as {@code -XX:MaxRAM} and its CPU limit, if any, as {@code
  * -XX:ActiveProcessorCount}, which is how the JVM sees those limits inside the container; and the
  * container's MALLOC_* variables, which shape the C heap the JVM's threads allocate from. Then the
- * flags the image's ENTRYPOINT gives {@code java} itself (deploy/images/<module>/Dockerfile), with
- * the image's startup archive made here the way the image build makes it ({@link StartupArchive}).
+ * flags the image's entrypoint script gives {@code java} itself
+ * (deploy/images/<module>/entrypoint), with the image's startup archive made here the way the image
+ * build makes it ({@link StartupArchive}).
  */
 record DeployedJvm(List<String> flags, Map<String, String> environment) {
   private static final Map<Path, DeployedJvm> READ = new ConcurrentHashMap<>();
@@ -29,19 +30,19 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
   static DeployedJvm forJar(Path jar) {
     var module = jar.toAbsolutePath().getParent().getParent();
     var manifest = manifestOf(jar);
-    var dockerfile =
+    var entrypoint =
         module
             .getParent()
             .resolve("deploy")
             .resolve("images")
             .resolve(module.getFileName().toString())
-            .resolve("Dockerfile");
+            .resolve("entrypoint");
     return READ.computeIfAbsent(
         jar.toAbsolutePath(),
         key -> {
           var deployed = read(manifest);
           var flags = new ArrayList<>(deployed.flags());
-          for (var flag : imageFlags(dockerfile)) {
+          for (var flag : imageFlags(entrypoint)) {
             flags.add(
                 flag.startsWith("-XX:SharedArchiveFile=")
                     ? StartupArchive.use(StartupArchive.trained(key, deployed.flags()))
@@ -94,30 +95,27 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
   }
 
   /**
-   * The JVM options of the image's exec-form ENTRYPOINT, {@code ["java", OPTIONS..., "-jar", ...]};
-   * none when the image has no such line.
+   * The JVM options the image's entrypoint script gives {@code java} itself: the words of its
+   * {@code exec .../java ... -jar ...} command between {@code java} and {@code -jar}, without the
+   * container's {@code $JAVA_OPTS} (the manifest's, read apart); none when it has no such command.
    */
-  static List<String> imageFlags(Path dockerfile) {
-    List<String> lines;
+  static List<String> imageFlags(Path entrypoint) {
+    String script;
     try {
-      lines = Files.readAllLines(dockerfile);
+      script = Files.readString(entrypoint);
     } catch (IOException e) {
-      throw new HarnessError("cannot read " + dockerfile, e);
+      throw new HarnessError("cannot read " + entrypoint, e);
     }
-    for (var line : lines) {
-      if (!line.startsWith("ENTRYPOINT [")) {
+    for (var line : script.replace("\\\n", " ").lines().toList()) {
+      var words = List.of(line.trim().split("\\s+"));
+      if (words.size() < 2 || !words.get(0).equals("exec") || !words.get(1).endsWith("/java")) {
         continue;
       }
-      var words = new ArrayList<String>();
-      var quoted = java.util.regex.Pattern.compile("\"([^\"]*)\"").matcher(line);
-      while (quoted.find()) {
-        words.add(quoted.group(1));
-      }
       int jar = words.indexOf("-jar");
-      if (words.isEmpty() || !words.get(0).endsWith("java") || jar < 0) {
+      if (jar < 0) {
         return List.of();
       }
-      return List.copyOf(words.subList(1, jar));
+      return words.subList(2, jar).stream().filter(word -> !word.contains("JAVA_OPTS")).toList();
     }
     return List.of();
   }
@@ -151,7 +149,7 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
                 .get(0);
     var flags = new ArrayList<String>();
     container.getEnv().stream()
-        .filter(env -> env.getName().equals("JAVA_TOOL_OPTIONS") && env.getValue() != null)
+        .filter(env -> env.getName().equals("JAVA_OPTS") && env.getValue() != null)
         .forEach(env -> flags.addAll(List.of(env.getValue().trim().split("\\s+"))));
     var limits =
         container.getResources() == null || container.getResources().getLimits() == null

@@ -223,8 +223,9 @@ final class IptablesModeBenchmarks {
   }
 
   /**
-   * Issue 18.2 in iptables mode: the longest {@code iptables-nft-restore} the proxy ran, timed by a
-   * wrapper on its PATH (wrapper cost included), against the same 1 s bound as nft transactions.
+   * No long kernel transactions, in iptables mode: the longest {@code iptables-nft-restore} the
+   * proxy ran, timed by a wrapper on its PATH (wrapper cost included), against the same 1 s bound
+   * as nft transactions.
    */
   private static Row longestRestore(
       String what, SyntheticCluster cluster, List<NftTimer.Run> runs, String baseline) {

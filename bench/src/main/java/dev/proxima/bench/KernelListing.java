@@ -16,11 +16,16 @@ import java.util.TreeMap;
 final class KernelListing {
   private KernelListing() {}
 
+  private static final java.util.regex.Pattern GENERATION =
+      java.util.regex.Pattern.compile("(?<=[a-z0-9])-g\\d+(?![\\w-])");
+
   static Map<String, List<String>> programmed(String listing) {
     var blocks = new TreeMap<String, List<String>>();
     String header = null;
     var body = new ArrayList<String>();
-    for (var line : listing.split("\n")) {
+    for (var listed : listing.split("\n")) {
+      // A full sync names its objects for a generation ({@code service-ips-g1}); a render does not.
+      var line = GENERATION.matcher(listed).replaceAll("");
       if (header == null) {
         if (line.startsWith("\t") && !line.startsWith("\t\t") && line.endsWith("{")) {
           header = line.strip();
@@ -28,12 +33,7 @@ final class KernelListing {
         }
       } else if (line.equals("\t}")) {
         boolean emptyChain = header.startsWith("chain ") && body.isEmpty();
-        // The proxy's marker set names the generation it loaded, and a rule of the marker chain
-        // refers to it; a render has neither.
-        boolean marker =
-            header.startsWith("set sync-generation ")
-                || header.startsWith("chain sync-generation ");
-        if (!emptyChain && !marker) {
+        if (!emptyChain) {
           Collections.sort(body);
           blocks.put(header, body);
         }

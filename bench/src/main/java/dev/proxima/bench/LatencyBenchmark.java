@@ -107,10 +107,10 @@ final class LatencyBenchmark {
   }
 
   /**
-   * Issue 17's cost bound: the largest cluster's rules with locality counting off (no counters) and
-   * on for every Service port (the node's counters plus each port's), loaded in alternation so
-   * machine noise hits both alike; more rounds when the per-round ratios fall on both sides of
-   * 1.1×.
+   * The locality counting's cost bound: the largest cluster's rules with locality counting off (no
+   * counters) and on for every Service port (the node's counters plus each port's), loaded in
+   * alternation so machine noise hits both alike; more rounds when the per-round ratios fall on
+   * both sides of 1.1×.
    */
   private void countingCost(SyntheticCluster cluster) {
     var scripts =

@@ -8,10 +8,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 17's cost bounds for the live proxy: partial-sync time and memory with locality counting
- * off ({@code --observe-locality=off}: no counters at all) and on for every Service port ({@code
- * --observe-locality=all}, the cap above the cluster's ports), the two ends of what counting can
- * cost. Both runs watch the same API server and alternate, so machine noise hits both alike.
+ * The locality counting's cost bounds for the live proxy: partial-sync time and memory with
+ * locality counting off ({@code --observe-locality=off}: no counters at all) and on for every
+ * Service port ({@code --observe-locality=all}, the cap above the cluster's ports), the two ends of
+ * what counting can cost. Both runs watch the same API server and alternate, so machine noise hits
+ * both alike.
  */
 final class LocalityCountingBenchmark {
   /** How often the harness scrapes every series while it measures, as a Prometheus would. */

@@ -1,10 +1,8 @@
 package dev.proxima.bench;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -70,7 +68,6 @@ final class ProxyNode implements AutoCloseable {
                 "--metrics-bind-address=" + nodeAddress + ":" + METRICS_PORT,
                 "--healthz-bind-address=" + nodeAddress + ":10256",
                 "--log-format=json",
-                "--state-dir=" + work.resolve(namespace + "-state"),
                 "--mode=" + mode));
     arguments.addAll(proxyArguments);
     var log = work.resolve(namespace + "-proxy-" + ++starts + ".log");
@@ -96,13 +93,6 @@ final class ProxyNode implements AutoCloseable {
             + " synced "
             + Row.ms(firstSyncedAt - proxy.startedMillis)
             + " after its start");
-    // A first sync that kept a restart's saved rules is followed by the full sync that plans every
-    // Service: a change written before it ends would wait for it.
-    long keptRules = proxy.loggedLines("Synced proxy rules", "\"tookUp\"").size();
-    proxy.await(
-        "proxy plans after keeping its saved rules in " + namespace,
-        Duration.ofMinutes(10),
-        () -> proxy.loggedLines("Synced proxy rules", "plan-after-take-up").size() >= keptRules);
     awaitQuiet();
     return proxy;
   }
@@ -204,8 +194,7 @@ final class ProxyNode implements AutoCloseable {
 
   /**
    * Milliseconds of each family's first sync after the latest start, summed over both families, as
-   * its log line gives them: after a restart that kept the saved rules without planning, the full
-   * sync that plans every Service next is not in it ({@link #planAfterTakeUpMillis}).
+   * its log line gives them.
    */
   double firstSyncMillis() {
     double total = 0;
@@ -216,21 +205,6 @@ final class ProxyNode implements AutoCloseable {
       total += first.map(ProxyNode::elapsedMs).orElse(0.0);
     }
     return total;
-  }
-
-  /**
-   * Milliseconds of the full syncs that planned every Service after a restart kept the saved rules
-   * (both families); 0 when the first sync planned.
-   */
-  double planAfterTakeUpMillis() {
-    return proxy.loggedLines("Synced proxy rules", "plan-after-take-up").stream()
-        .mapToDouble(ProxyNode::elapsedMs)
-        .sum();
-  }
-
-  /** Whether a family's first sync after the latest start kept the saved rules without planning. */
-  boolean tookUp() {
-    return !proxy.loggedLines("Synced proxy rules", "\"tookUp\"").isEmpty();
   }
 
   private static double elapsedMs(String line) {
@@ -265,22 +239,14 @@ final class ProxyNode implements AutoCloseable {
   }
 
   /**
-   * Stops the proxy and leaves the node as a new one: no table in the kernel and no saved ruleset,
-   * so the next start is cold again.
+   * Stops the proxy and leaves the node as a new one, no table in the kernel, so the next start is
+   * cold again.
    */
   void forgetRules() throws IOException {
     stopProxy();
     for (var family : List.of("ip", "ip6")) {
       // Absent when that family never loaded; a refusal then is fine.
       Sh.run(Sh.in(namespace, "nft", "delete", "table", family, "proxima"), "");
-    }
-    var state = work.resolve(namespace + "-state");
-    if (Files.exists(state)) {
-      try (var files = Files.walk(state)) {
-        for (var path : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(path);
-        }
-      }
     }
   }
 

@@ -30,8 +30,8 @@ record Row(
   }
 
   /**
-   * Issue 17's rows: {@code on} (counting every Service port) against {@code off} (no counting), at
-   * most 1.1× apart.
+   * The locality counting rows: {@code on} (counting every Service port) against {@code off} (no
+   * counting), at most 1.1× apart.
    */
   static Row countingCost(
       String benchmark,

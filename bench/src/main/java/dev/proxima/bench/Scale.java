@@ -20,8 +20,7 @@ record Scale(
     int nplChanges,
     int restartRounds,
     Extreme extreme,
-    Soak soak,
-    RestartDigests restartProbe) {
+    Soak soak) {
 
   /** A cluster shape: Services × endpoints each (one slice per Service, at most 100 endpoints). */
   record Shape(int services, int endpoints) {
@@ -31,17 +30,11 @@ record Scale(
   }
 
   /**
-   * Issue 18's extreme shapes, the Service count of the same-run partial-sync baseline, and the
-   * partial changes per shape, and how many cold starts and restarts each shape's rows take their
-   * median and spread from; the controller runs at the shape with one endpoint per Service.
+   * The extreme shapes, the Service count of the same-run partial-sync baseline, and the partial
+   * changes per shape, and how many cold starts and restarts each shape's rows take their median
+   * and spread from; the controller runs at the shape with one endpoint per Service.
    */
   record Extreme(List<Shape> shapes, int baselineServices, int changes, int rounds) {}
-
-  /**
-   * What a restart without planning would cost ({@link RestartDigestBenchmark}): the shapes, how
-   * many Services changed while the proxy was down, and how many fresh JVMs measure each shape.
-   */
-  record RestartDigests(List<Shape> shapes, int changed, int jvms) {}
 
   /**
    * The soak: cluster size, minutes of churn, endpoint replacements per second, and one Service
@@ -89,8 +82,7 @@ record Scale(
         nplChanges,
         restartRounds,
         newExtreme,
-        newSoak,
-        restartProbe);
+        newSoak);
   }
 
   static Scale fullRun() {
@@ -111,9 +103,7 @@ record Scale(
         100,
         3,
         new Extreme(List.of(new Shape(44_000, 1), new Shape(5_000, 50)), 1_000, 10, 3),
-        new Soak(10_000, 30, 10, 10),
-        new RestartDigests(
-            List.of(new Shape(10_000, 2), new Shape(44_000, 1), new Shape(5_000, 50)), 10, 5));
+        new Soak(10_000, 30, 10, 10));
   }
 
   /**
@@ -139,8 +129,7 @@ record Scale(
         20,
         1,
         new Extreme(full.extreme().shapes(), full.extreme().baselineServices(), 5, 1),
-        full.soak().withMinutes(5),
-        full.restartProbe());
+        full.soak().withMinutes(5));
   }
 
   static Scale smokeRun() {
@@ -161,7 +150,6 @@ record Scale(
         5,
         2,
         new Extreme(List.of(new Shape(440, 1), new Shape(50, 50)), 40, 3, 2),
-        new Soak(200, 1, 5, 10),
-        new RestartDigests(List.of(new Shape(200, 2), new Shape(440, 1), new Shape(50, 50)), 3, 1));
+        new Soak(200, 1, 5, 10));
   }
 }

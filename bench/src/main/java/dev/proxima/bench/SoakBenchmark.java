@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Issue 18, point 5: the proxy and the controller under steady churn, side by side against one mock
- * API server. Endpoints are replaced (each new address written without hints, as the EndpointSlice
+ * The soak: the proxy and the controller under steady churn, side by side against one mock API
+ * server. Endpoints are replaced (each new address written without hints, as the EndpointSlice
  * controller writes it, so the controller hints it again) and Services are created and deleted at
  * fixed rates. Memory, live heap and threads after the first sync are compared with the end, and
  * the proxy's table at the end with a fresh render of what the API server then holds.

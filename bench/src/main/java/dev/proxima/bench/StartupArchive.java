@@ -9,10 +9,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The class-data archive an image's JVM maps at start ({@code -XX:SharedArchiveFile} in the image's
- * ENTRYPOINT), made here the way the image build makes it: one run of the jar's {@code
- * train-startup} command with {@code -XX:DumpLoadedClassList}, then a static archive of those
- * classes ({@code -Xshare:dump}), by this harness's JVM, which must also be the JVM that maps it.
- * Made once per jar and kept beside it until the jar changes.
+ * entrypoint), made here the way the image build makes it: one offline {@code render} of the
+ * image's made-up cluster (deploy/images/proxy/training-cluster.yaml) with {@code
+ * -XX:DumpLoadedClassList}, then a static archive of those classes ({@code -Xshare:dump}), by this
+ * harness's JVM, which must also be the JVM that maps it. Made once per jar and kept beside it
+ * until the jar changes.
  */
 final class StartupArchive {
   /**
@@ -46,7 +47,14 @@ final class StartupArchive {
       training.addAll(manifestFlags);
       training.add(
           AOT_CACHE ? "-XX:AOTCacheOutput=" + archive : "-XX:DumpLoadedClassList=" + classList);
-      training.addAll(List.of("-jar", jar.toString(), "train-startup"));
+      var cluster =
+          jar.toAbsolutePath()
+              .getParent()
+              .getParent()
+              .resolveSibling("deploy/images/proxy/training-cluster.yaml");
+      training.addAll(
+          List.of(
+              "-jar", jar.toString(), "render", "--state", cluster.toString(), "--node", "node-a"));
       run(training, log);
       if (!AOT_CACHE) {
         // With -jar, as the JVM that maps it gets its class path; the dump does not run the jar.

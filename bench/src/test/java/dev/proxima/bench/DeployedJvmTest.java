@@ -15,23 +15,23 @@ class DeployedJvmTest {
 
   @Test
   void theProxyImagesEntrypointMapsItsStartupArchive() {
-    assertThat(DeployedJvm.imageFlags(IMAGES.resolve("proxy").resolve("Dockerfile")))
+    assertThat(DeployedJvm.imageFlags(IMAGES.resolve("proxy").resolve("entrypoint")))
         .containsExactly("-XX:SharedArchiveFile=/opt/proxima/proxima-proxy.jsa");
   }
 
   @Test
   void theControllerImageGivesJavaNoOptionsOfItsOwn() {
-    assertThat(DeployedJvm.imageFlags(IMAGES.resolve("controller").resolve("Dockerfile")))
+    assertThat(DeployedJvm.imageFlags(IMAGES.resolve("controller").resolve("entrypoint")))
         .isEmpty();
   }
 
   @Test
-  void anEntrypointThatIsNotJavaDashJarGivesNoOptions() throws Exception {
-    var dockerfile =
+  void anEntrypointThatDoesNotExecJavaDashJarGivesNoOptions() throws Exception {
+    var entrypoint =
         Files.writeString(
-            directory.resolve("Dockerfile"),
-            "FROM scratch\nENTRYPOINT [\"/bin/sh\", \"-c\", \"exec java -Xmx1g -jar x.jar\"]\n");
+            directory.resolve("entrypoint"),
+            "#!/bin/sh\nexec /opt/java/bin/java -Xmx1g -cp x Main\n");
 
-    assertThat(DeployedJvm.imageFlags(dockerfile)).isEmpty();
+    assertThat(DeployedJvm.imageFlags(entrypoint)).isEmpty();
   }
 }

@@ -20,12 +20,12 @@ public final class ApiServerFailures {
 
   /**
    * An informer exception handler that logs one WARN per failed list or watch and keeps retrying
-   * (fabric8 backs off between attempts).
+   * (fabric8 backs off between attempts). fabric8's own line for the same failure, with its stack
+   * trace, logback.xml keeps out.
    *
    * @param url what the informer lists and watches, for the log line
    */
   public static ExceptionHandler retryingInformer(Logger log, String url) {
-    quietFabric8Retries();
     return (started, failure) -> {
       log.atWarn()
           .addKeyValue("url", url)
@@ -37,19 +37,6 @@ public final class ApiServerFailures {
       log.atDebug().setCause(failure).addKeyValue("url", url).log("Failure in detail");
       return true;
     };
-  }
-
-  /**
-   * fabric8's reflector logs every failed attempt again at WARN with its stack trace (about 80
-   * lines); the handler's line says the same in one. At DEBUG both are kept.
-   */
-  private static void quietFabric8Retries() {
-    var reflector =
-        org.slf4j.LoggerFactory.getLogger(
-            "io.fabric8.kubernetes.client.informers.impl.cache.Reflector");
-    if (reflector instanceof ch.qos.logback.classic.Logger logback && !logback.isDebugEnabled()) {
-      logback.setLevel(ch.qos.logback.classic.Level.ERROR);
-    }
   }
 
   /**

@@ -1,8 +1,10 @@
 package dev.proxima.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.NamedCluster;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -96,8 +98,11 @@ public final class Kubeconfigs {
 
   /** Reads, parses and checks one kubeconfig file, then builds fabric8's configuration from it. */
   public static Config fromFile(Path file) throws KubeconfigException {
-    var parsed = check(file);
-    return KubeconfigParsing.clientConfig(parsed, file.toAbsolutePath().toFile());
+    check(file);
+    // fabric8 reads the file again: its configuration resolves relative certificate and key paths
+    // against the file's directory, as kubectl does, and applies the system properties and
+    // environment variables that override a kubeconfig.
+    return Config.fromKubeconfig(null, file.toAbsolutePath().toFile());
   }
 
   private static io.fabric8.kubernetes.api.model.Config check(Path file)
@@ -126,7 +131,9 @@ public final class Kubeconfigs {
       throws KubeconfigException {
     io.fabric8.kubernetes.api.model.Config parsed;
     try {
-      parsed = KubeconfigParsing.model(text);
+      parsed =
+          new KubernetesSerialization(new ObjectMapper(), false)
+              .unmarshal(text, io.fabric8.kubernetes.api.model.Config.class);
     } catch (RuntimeException malformed) {
       throw new KubeconfigException("kubeconfig " + file + " is not valid: " + describe(malformed));
     }

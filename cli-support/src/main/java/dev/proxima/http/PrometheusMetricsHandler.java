@@ -128,7 +128,16 @@ public final class PrometheusMetricsHandler implements ProbeHandler {
       // A format series cannot be streamed into: the streamed families are snapshotted too.
       var all = MetricSnapshots.builder();
       snapshots.forEach(all::metricSnapshot);
-      families.forEach(family -> all.metricSnapshot(family.snapshot()));
+      var taken = new java.util.HashSet<String>();
+      snapshots.forEach(snapshot -> taken.add(snapshot.getMetadata().getPrometheusName()));
+      for (var family : families) {
+        var snapshot = family.snapshot();
+        // A streamed family that only exists for its name in the text formats (an upstream name
+        // client_java would merge with a registry family) is left out here.
+        if (taken.add(snapshot.getMetadata().getPrometheusName())) {
+          all.metricSnapshot(snapshot);
+        }
+      }
       if (asDebugString) {
         out.write(writer.toDebugString(all.build()).getBytes(StandardCharsets.UTF_8));
       } else {

@@ -38,6 +38,14 @@ public final class SeriesWriter {
     family(name, "gauge", help);
   }
 
+  /**
+   * Starts an untyped family whose samples are named {@code name} as given, {@code _total} or not:
+   * for a name upstream gives a series that client_java's rules do not allow.
+   */
+  public void unknown(String name, String help) throws IOException {
+    family(name, format == Format.TEXT ? "untyped" : "unknown", help);
+  }
+
   private void family(String name, String type, String help) throws IOException {
     // The text format names a counter's family by its sample name, OpenMetrics by the bare name.
     var familyName = format == Format.TEXT && type.equals("counter") ? name + "_total" : name;

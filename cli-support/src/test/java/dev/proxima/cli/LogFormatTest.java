@@ -11,6 +11,8 @@ import org.slf4j.LoggerFactory;
 
 class LogFormatTest {
   private static void resetLogging() throws Exception {
+    System.clearProperty(LogFormat.LEVEL_PROPERTY);
+    System.clearProperty(LogFormat.FORMAT_PROPERTY);
     var context = (ch.qos.logback.classic.LoggerContext) LoggerFactory.getILoggerFactory();
     context.reset();
     new ch.qos.logback.classic.util.ContextInitializer(context).autoConfig();
@@ -55,5 +57,37 @@ class LogFormatTest {
     assertThat(json.get("elapsed").asText()).isEqualTo("PT1.5S");
     assertThat(json.get("at").asText()).isEqualTo("2026-11-24T06:00:00Z");
     assertThat(json.get("address").asText()).isEqualTo("127.0.0.1:8080");
+  }
+
+  @Test
+  void jsonWritesNothingToStderrAndTextGoesBackThere() throws Exception {
+    var originalOut = System.out;
+    var originalErr = System.err;
+    var out = new ByteArrayOutputStream();
+    var err = new ByteArrayOutputStream();
+    resetLogging();
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      LogFormat.json.apply();
+      LoggerFactory.getLogger("test").atWarn().log("As JSON");
+      LogFormat.text.apply();
+      LoggerFactory.getLogger("test").atWarn().log("As text");
+    } finally {
+      System.setOut(originalOut);
+      System.setErr(originalErr);
+      resetLogging();
+    }
+
+    assertThat(out.toString(StandardCharsets.UTF_8).lines())
+        .singleElement()
+        .satisfies(
+            line ->
+                assertThat(new ObjectMapper().readTree(line).get("message").asText())
+                    .isEqualTo("As JSON"));
+    assertThat(err.toString(StandardCharsets.UTF_8).lines())
+        .singleElement()
+        .asString()
+        .contains("WARN  test As text");
   }
 }

@@ -162,7 +162,12 @@ public final class RunCommand implements Callable<Integer> {
                 });
         var probes =
             ProbeServer.start(
-                metricsAddress, probeAddress, registry, () -> true, controller::isReady)) {
+                metricsAddress,
+                probeAddress,
+                registry,
+                metrics.streamedFamilies(),
+                () -> true,
+                controller::isReady)) {
       log.atInfo()
           .addKeyValue("version", BuildInfo.current().version())
           .addKeyValue("revision", BuildInfo.current().shortRevision())

@@ -32,10 +32,25 @@ public final class ProbeServer implements AutoCloseable {
       BooleanSupplier live,
       BooleanSupplier ready)
       throws IOException {
+    return start(metricsAddress, probeAddress, registry, List.of(), live, ready);
+  }
+
+  /**
+   * @param streamed families /metrics writes besides the registry's (see {@link
+   *     PrometheusMetricsHandler})
+   */
+  public static ProbeServer start(
+      InetSocketAddress metricsAddress,
+      InetSocketAddress probeAddress,
+      PrometheusRegistry registry,
+      List<dev.proxima.http.StreamedFamily> streamed,
+      BooleanSupplier live,
+      BooleanSupplier ready)
+      throws IOException {
     var byAddress = new LinkedHashMap<InetSocketAddress, Map<String, ProbeHandler>>();
     byAddress
         .computeIfAbsent(metricsAddress, a -> new LinkedHashMap<>())
-        .put("/metrics", new PrometheusMetricsHandler(registry));
+        .put("/metrics", new PrometheusMetricsHandler(registry, streamed));
     var probes = byAddress.computeIfAbsent(probeAddress, a -> new LinkedHashMap<>());
     probes.put("/healthz", check(live, "ok", "unhealthy"));
     probes.put("/readyz", check(ready, "ok", "informers not synced"));

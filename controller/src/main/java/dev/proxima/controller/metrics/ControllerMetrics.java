@@ -39,6 +39,15 @@ public final class ControllerMetrics {
   private final Histogram workDuration;
   private final Gauge leader;
 
+  /**
+   * Families the metrics endpoint writes besides the registry's: {@code
+   * endpoint_slice_controller_changes_total}, the name kube-controller-manager 1.38 emits beside
+   * the suffix-less one.
+   */
+  public java.util.List<dev.proxima.http.StreamedFamily> streamedFamilies() {
+    return java.util.List.of(changes.withTotalSuffix());
+  }
+
   public ControllerMetrics(PrometheusRegistry registry) {
     BuildInfo.current().register(registry);
     syncs =

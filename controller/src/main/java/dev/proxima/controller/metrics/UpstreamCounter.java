@@ -45,6 +45,41 @@ public final class UpstreamCounter implements Collector {
     return adder == null ? 0 : adder.sum();
   }
 
+  /**
+   * The same values under {@code name + "_total"} as well, as upstream emits some of these since
+   * Kubernetes 1.38. client_java cannot hold both names in one registry (a counter named X is
+   * exposed as X_total, and the registry refuses a second family X), so this family is written
+   * straight into the text formats: a counter in Prometheus text, an unknown-typed family in
+   * OpenMetrics (where the counter family X would collide with the suffix-less one). The protocol
+   * buffer format carries only the suffix-less family.
+   */
+  public dev.proxima.http.StreamedFamily withTotalSuffix() {
+    var total = name + "_total";
+    return new dev.proxima.http.StreamedFamily() {
+      @Override
+      public String name() {
+        return total;
+      }
+
+      @Override
+      public void write(dev.proxima.http.SeriesWriter out) throws java.io.IOException {
+        if (out.format() == dev.proxima.http.SeriesWriter.Format.TEXT) {
+          out.counter(name, help);
+        } else {
+          out.unknown(total, help);
+        }
+        for (var entry : new java.util.TreeMap<>(values).entrySet()) {
+          out.sample(total, entry.getValue().sum(), labelName, entry.getKey());
+        }
+      }
+
+      @Override
+      public MetricSnapshot snapshot() {
+        return collect();
+      }
+    };
+  }
+
   @Override
   public MetricSnapshot collect() {
     var builder = UnknownSnapshot.builder().name(name).help(help);

@@ -1,16 +1,18 @@
 package dev.proxima.controller.reconcile;
 
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import dev.proxima.model.ObjectKey;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.List;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
+import java.util.Set;
 
 /**
  * Notices when another writer keeps reverting the hints Proxima wrote on a slice, and stops Proxima
@@ -21,6 +23,12 @@ import java.util.Objects;
  * A revert is a later version of a slice Proxima wrote whose hints, on the endpoints Proxima wrote,
  * differ from what Proxima wrote. After {@link Policy#reverts()} reverts within {@link
  * Policy#window()}, Proxima leaves the slice alone for {@link Policy#backOff()}.
+ *
+ * <p>Memory follows the live cluster: per slice it keeps 64-bit digests of what it wrote (the
+ * endpoints' addresses and their hints), not the strings; a slice is forgotten when a reconcile of
+ * its Service no longer finds it ({@link #retainOnly}) or the Service is gone ({@link #forget}),
+ * after {@code window + backOff} without activity, and beyond {@link #DEFAULT_MAX_SLICES} the one
+ * used longest ago goes first.
  */
 public final class OverwriteGuard {
   /** When to give up on a slice, and for how long. */
@@ -51,6 +59,14 @@ public final class OverwriteGuard {
   private static final int PRUNE_EVERY = 256;
 
   /**
+   * The most slices the guard remembers at once. Each costs a few hundred bytes (its UID and a few
+   * 64-bit digests), so the guard stays below about 15 MiB under any churn; past the bound the
+   * slice written longest ago is forgotten first, which at worst lets Proxima write a slice once
+   * more before it notices a rival writer again.
+   */
+  public static final int DEFAULT_MAX_SLICES = 50_000;
+
+  /**
    * When to look again at a Service whose slice the cache has not caught up with, should the
    * write's own event not bring it back first.
    */
@@ -58,12 +74,38 @@ public final class OverwriteGuard {
 
   private final Policy policy;
   private final Clock clock;
-  private final Map<String, History> bySliceUid = new HashMap<>();
+  private final int maxSlices;
+
+  /** By slice UID, the least recently used first: the eldest goes when the bound is reached. */
+  private final LinkedHashMap<String, History> bySliceUid;
+
+  /** The UIDs remembered per Service, so a reconcile can forget the slices that are gone. */
+  private final Map<ObjectKey, Set<String>> byService = new HashMap<>();
+
   private int callsSincePrune;
 
   public OverwriteGuard(Policy policy, Clock clock) {
+    this(policy, clock, DEFAULT_MAX_SLICES);
+  }
+
+  /**
+   * @param maxSlices the most slices remembered at once (see {@link #DEFAULT_MAX_SLICES})
+   */
+  public OverwriteGuard(Policy policy, Clock clock, int maxSlices) {
     this.policy = policy;
     this.clock = clock;
+    this.maxSlices = Math.max(1, maxSlices);
+    this.bySliceUid =
+        new LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, History> eldest) {
+            if (size() <= OverwriteGuard.this.maxSlices) {
+              return false;
+            }
+            unindex(eldest.getKey(), eldest.getValue());
+            return true;
+          }
+        };
   }
 
   /** Called with the slice as it is now, before writing new hints onto it. */
@@ -80,14 +122,17 @@ public final class OverwriteGuard {
         return new Decision(Verdict.BACKING_OFF, Duration.between(now, history.backOffUntil));
       }
       history.backOffUntil = null;
-      history.reverts.clear();
+      history.reverts = null;
     }
-    var version = current.getMetadata().getResourceVersion();
-    if (version != null && version.equals(history.replacedResourceVersion)) {
+    var version = digest(current.getMetadata().getResourceVersion());
+    if (history.replacedResourceVersion != 0 && version == history.replacedResourceVersion) {
       return new Decision(Verdict.CACHE_BEHIND, CACHE_CATCH_UP);
     }
-    if (!isRevert(history, current)) {
+    if (!isRevert(history, current, version)) {
       return Decision.WRITE;
+    }
+    if (history.reverts == null) {
+      history.reverts = new ArrayDeque<>(policy.reverts());
     }
     history.reverts.addLast(now);
     while (!history.reverts.isEmpty()
@@ -112,49 +157,71 @@ public final class OverwriteGuard {
    * write yet, which is no revert.
    */
   public synchronized void written(EndpointSlice stored, String replacedResourceVersion) {
-    var history = bySliceUid.computeIfAbsent(uid(stored), uid -> new History());
-    history.replacedResourceVersion = replacedResourceVersion;
-    history.resourceVersion = stored.getMetadata().getResourceVersion();
-    history.hintsByAddress = hintsByAddress(stored);
+    var uid = uid(stored);
+    var history = bySliceUid.get(uid);
+    if (history == null) {
+      history = new History(SliceOwnership.serviceOf(stored).orElse(null));
+      bySliceUid.put(uid, history);
+      if (history.service != null) {
+        byService.computeIfAbsent(history.service, k -> new HashSet<>()).add(uid);
+      }
+    }
+    history.replacedResourceVersion =
+        replacedResourceVersion == null ? 0 : digest(replacedResourceVersion);
+    history.resourceVersion = digest(stored.getMetadata().getResourceVersion());
+    var digests = HintDigest.of(stored);
+    history.addresses = digests.addresses();
+    history.hints = digests.hints();
     history.lastActivity = clock.instant();
   }
 
-  private static boolean isRevert(History history, EndpointSlice current) {
-    if (Objects.equals(history.resourceVersion, current.getMetadata().getResourceVersion())) {
+  /**
+   * Forgets the slices of {@code service} that are not among {@code current}: a deleted slice is
+   * forgotten at the next reconcile of its Service.
+   */
+  public synchronized void retainOnly(ObjectKey service, Collection<EndpointSlice> current) {
+    var uids = byService.get(service);
+    if (uids == null) {
+      return;
+    }
+    var live = new HashSet<String>();
+    current.forEach(slice -> live.add(uid(slice)));
+    for (var it = uids.iterator(); it.hasNext(); ) {
+      var uid = it.next();
+      if (!live.contains(uid)) {
+        it.remove();
+        bySliceUid.remove(uid);
+      }
+    }
+    if (uids.isEmpty()) {
+      byService.remove(service);
+    }
+  }
+
+  /** Forgets every slice of a Service that is gone. */
+  public synchronized void forget(ObjectKey service) {
+    var uids = byService.remove(service);
+    if (uids != null) {
+      uids.forEach(bySliceUid::remove);
+    }
+  }
+
+  /** How many slices are remembered now. */
+  public synchronized int size() {
+    return bySliceUid.size();
+  }
+
+  /**
+   * A new version of a slice Proxima wrote is a revert when it has the same endpoints and other
+   * hints. A version with other endpoints is the slice controller's work, not a rival hint
+   * writer's, and is never counted.
+   */
+  private static boolean isRevert(History history, EndpointSlice current, long version) {
+    if (version == history.resourceVersion) {
       return false;
     }
-    var now = hintsByAddress(current);
-    return history.hintsByAddress.entrySet().stream()
-        .anyMatch(
-            written ->
-                now.containsKey(written.getKey())
-                    && !Objects.equals(now.get(written.getKey()), written.getValue()));
-  }
-
-  /** Endpoint hints keyed by the endpoint's first address, as a comparable description. */
-  private static Map<String, String> hintsByAddress(EndpointSlice slice) {
-    var result = new HashMap<String, String>();
-    List<Endpoint> endpoints = slice.getEndpoints() == null ? List.of() : slice.getEndpoints();
-    for (var endpoint : endpoints) {
-      if (endpoint.getAddresses() == null || endpoint.getAddresses().isEmpty()) {
-        continue;
-      }
-      var hints = endpoint.getHints();
-      var description =
-          hints == null
-              ? "none"
-              : "zones="
-                  + names(hints.getForZones(), zone -> zone.getName())
-                  + ";nodes="
-                  + names(hints.getForNodes(), node -> node.getName());
-      result.put(endpoint.getAddresses().get(0), description);
-    }
-    return result;
-  }
-
-  private static <T> List<String> names(
-      List<T> items, java.util.function.Function<T, String> name) {
-    return items == null ? List.of() : items.stream().map(name).toList();
+    var now = HintDigest.of(current);
+    return now.addresses() == history.addresses && now.hints() != history.hints;
   }
 
   private static String uid(EndpointSlice slice) {
@@ -171,15 +238,45 @@ public final class OverwriteGuard {
     }
     callsSincePrune = 0;
     var horizon = now.minus(policy.window()).minus(policy.backOff());
-    bySliceUid.values().removeIf(history -> history.lastActivity.isBefore(horizon));
+    for (var it = bySliceUid.entrySet().iterator(); it.hasNext(); ) {
+      var entry = it.next();
+      if (entry.getValue().lastActivity.isBefore(horizon)) {
+        unindex(entry.getKey(), entry.getValue());
+        it.remove();
+      }
+    }
   }
 
+  private void unindex(String uid, History history) {
+    if (history.service == null) {
+      return;
+    }
+    var uids = byService.get(history.service);
+    if (uids != null) {
+      uids.remove(uid);
+      if (uids.isEmpty()) {
+        byService.remove(history.service);
+      }
+    }
+  }
+
+  private static long digest(String text) {
+    return text == null ? 0 : HintDigest.hash(HintDigest.SEED, text);
+  }
+
+  /** What the guard keeps of one slice: digests, not the slice's strings. */
   private static final class History {
-    String resourceVersion;
-    String replacedResourceVersion;
-    Map<String, String> hintsByAddress = Map.of();
-    final Deque<Instant> reverts = new ArrayDeque<>();
+    final ObjectKey service;
+    long resourceVersion;
+    long replacedResourceVersion;
+    long addresses;
+    long hints;
+    Deque<Instant> reverts;
     Instant backOffUntil;
     Instant lastActivity;
+
+    History(ObjectKey service) {
+      this.service = service;
+    }
   }
 }

@@ -94,6 +94,7 @@ public final class ServiceReconciler {
       // Its slices are garbage-collected with it; only the bookkeeping needs to go.
       log.atDebug().addKeyValue("service", key).log("Service is gone; nothing to reconcile");
       conditionsWritten.remove(key);
+      overwriteGuard.forget(key);
       metrics.serviceDeleted(key);
       return Optional.empty();
     }
@@ -103,6 +104,8 @@ public final class ServiceReconciler {
     }
 
     var slices = cluster.slicesOf(key);
+    // A deleted slice brings its Service back here: what the guard kept of it goes.
+    overwriteGuard.retainOnly(key, slices);
     var plan = planner.plan(service.get(), slices);
     var currentByName = new HashMap<String, EndpointSlice>();
     slices.forEach(slice -> currentByName.put(slice.getMetadata().getName(), slice));

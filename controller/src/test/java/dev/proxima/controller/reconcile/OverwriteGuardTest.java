@@ -6,6 +6,7 @@ import static dev.proxima.controller.testing.Fixtures.withHints;
 import static dev.proxima.controller.testing.Fixtures.zoneHint;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
@@ -116,5 +117,73 @@ class OverwriteGuardTest {
     // Five of them started no back-off: once caught up, a later version is written as usual.
     assertThat(guard.beforeWrite(version("9", true)).verdict())
         .isEqualTo(OverwriteGuard.Verdict.WRITE);
+  }
+
+  private static EndpointSlice hintedSlice(String uid, String service, int endpoints) {
+    var list = new io.fabric8.kubernetes.api.model.discovery.v1.Endpoint[endpoints];
+    for (int i = 0; i < endpoints; i++) {
+      list[i] =
+          withHints(ready("10.0." + i / 256 + "." + i % 256, "zone-a", "n1"), zoneHint("zone-a"));
+    }
+    return new EndpointSliceBuilder(slice(uid, service, list))
+        .editMetadata()
+        .withUid(uid)
+        .withResourceVersion("1")
+        .endMetadata()
+        .build();
+  }
+
+  @Test
+  void slicesDeletedThroughChurnAreForgottenAtTheNextReconcileOfTheirService() {
+    var service = new ObjectKey(dev.proxima.controller.testing.Fixtures.NAMESPACE, "svc");
+    var alive = new java.util.ArrayDeque<EndpointSlice>();
+    for (int i = 0; i < 3_000; i++) {
+      var created = hintedSlice("uid-" + i, "svc", 20);
+      guard.written(created, "0");
+      alive.addLast(created);
+      if (alive.size() > 5) {
+        alive.removeFirst(); // deleted: the Service is reconciled with the slices still there
+        guard.retainOnly(service, alive);
+      }
+      assertThat(guard.size()).isLessThanOrEqualTo(6);
+    }
+    guard.forget(service);
+
+    assertThat(guard.size()).as("the Service is gone").isZero();
+  }
+
+  @Test
+  void theNumberOfSlicesRememberedIsBoundedWhateverTheChurn() {
+    var bounded =
+        new OverwriteGuard(
+            new OverwriteGuard.Policy(3, Duration.ofMinutes(5), Duration.ofMinutes(10)),
+            clock,
+            100);
+    for (int i = 0; i < 5_000; i++) {
+      // Every slice of its own Service, never reconciled again: only the bound keeps memory flat.
+      bounded.written(hintedSlice("uid-" + i, "svc-" + i, 5), "0");
+      assertThat(bounded.size()).isLessThanOrEqualTo(100);
+    }
+    // The latest slices are the ones still known: a revert of one of them is still noticed.
+    var latest = hintedSlice("uid-4999", "svc-4999", 5);
+    var reverted = new EndpointSliceBuilder(version("x", false)).build();
+    assertThat(bounded.size()).isEqualTo(100);
+    assertThat(bounded.beforeWrite(latest).verdict()).isEqualTo(OverwriteGuard.Verdict.WRITE);
+    assertThat(reverted).isNotNull();
+  }
+
+  @Test
+  void aNewVersionWithOtherEndpointsIsTheSliceControllersWorkNotARevert() {
+    for (int i = 0; i < 5; i++) {
+      guard.written(version(String.valueOf(2 * i + 1), true));
+      var moved =
+          new EndpointSliceBuilder(slice("s1", "svc", ready("10.0.9." + i, "zone-a", "n1")))
+              .editMetadata()
+              .withUid("uid-1")
+              .withResourceVersion(String.valueOf(2 * i + 2))
+              .endMetadata()
+              .build();
+      assertThat(guard.beforeWrite(moved).verdict()).isEqualTo(OverwriteGuard.Verdict.WRITE);
+    }
   }
 }

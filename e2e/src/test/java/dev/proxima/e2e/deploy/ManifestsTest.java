@@ -68,7 +68,7 @@ class ManifestsTest {
   private static final Map<String, String> OTHER_ENVIRONMENT =
       Map.of(
           "POD_NAME", "the downward API's pod name, used as $(POD_NAME)",
-          "JAVA_TOOL_OPTIONS", "the JVM",
+          "JAVA_OPTS", "the image's entrypoint, which passes it to java",
           "MALLOC_ARENA_MAX", "glibc's allocator under the JVM",
           "KUBERNETES_SERVICE_HOST", "fabric8's in-cluster config",
           "KUBERNETES_SERVICE_PORT", "fabric8's in-cluster config");
@@ -207,9 +207,12 @@ class ManifestsTest {
     assertThat(hostPathMount(pod, container, "/lib/modules"))
         .startsWith("/lib/modules ")
         .endsWith(" read-only");
-    // The saved ruleset outlives the pod, so a restarted proxy reads no table back.
-    assertThat(hostPathMount(pod, container, "/var/lib/proxima"))
-        .isEqualTo("/var/lib/proxima DirectoryOrCreate read-write");
+    // The proxy keeps no state on the host: a restart builds the table again beside the old one.
+    assertThat(pod.getVolumes())
+        .noneMatch(
+            volume ->
+                volume.getHostPath() != null
+                    && volume.getHostPath().getPath().startsWith("/var/lib/proxima"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -234,7 +237,7 @@ class ManifestsTest {
     assertThat(env(container, "POD_NAME").getValueFrom().getFieldRef().getFieldPath())
         .isEqualTo("metadata.name");
     assertThat(controller.option("--log-format")).isEqualTo("json");
-    assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:MaxRAMPercentage=");
+    assertThat(env(container, "JAVA_OPTS").getValue()).contains("-XX:MaxRAMPercentage=");
 
     assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
     assertThat(pod.getSecurityContext().getRunAsUser()).isEqualTo(65532L);
@@ -286,20 +289,29 @@ class ManifestsTest {
   /**
    * Some flags only go together (one compiler thread needs C1-only code) and a misspelt one stops
    * the JVM before the proxy logs anything: a pod in a crash loop on every node. The JVM running
-   * this test is the images' major version.
+   * this test is the images' major version. The flags go in JAVA_OPTS, which the images'
+   * entrypoints pass to java: the JVM announces JAVA_TOOL_OPTIONS (and JDK_JAVA_OPTIONS and
+   * _JAVA_OPTIONS) in a line of its own, which is not JSON.
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {BASE, REPLACE, FROM_KUBE_PROXY, SIDE_BY_SIDE, KIND})
-  void theJvmStartsWithEachComponentsJavaToolOptions(String directory, @TempDir Path work) {
+  void theJvmStartsWithEachComponentsJavaOpts(String directory, @TempDir Path work) {
     var rendered = rendered(directory);
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (var component : List.of(controller(rendered), proxy(rendered))) {
-      var options = component.environment("JAVA_TOOL_OPTIONS");
-      assertThat(options)
-          .as("%s: %s's JAVA_TOOL_OPTIONS", directory, component.container().getName())
-          .isNotBlank();
-      HostTools.run(work, "env", "JAVA_TOOL_OPTIONS=" + options, java, "-version")
-          .assertSucceeded();
+      var name = component.container().getName();
+      for (var announced : List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")) {
+        assertThat(component.environment(announced))
+            .as("%s: %s sets %s, which the JVM announces", directory, name, announced)
+            .isNull();
+      }
+      var options = component.environment("JAVA_OPTS");
+      assertThat(options).as("%s: %s's JAVA_OPTS", directory, name).isNotBlank();
+      var command = new ArrayList<String>();
+      command.add(java);
+      command.addAll(List.of(options.trim().split("\\s+")));
+      command.add("-version");
+      HostTools.run(work, command.toArray(String[]::new)).assertSucceeded();
     }
   }
 
@@ -405,15 +417,17 @@ class ManifestsTest {
   }
 
   @Test
-  void theMonitoringOverlayHasOnePodMonitorPerComponentOnItsMetricsPort() {
-    var monitors = rendered(MONITORING).objects();
+  void theMonitoringOverlayHasOnePodMonitorPerComponentOnItsMetricsPortAndTheAlertRules() {
+    var objects = rendered(MONITORING).objects();
     var base = rendered(BASE);
 
-    assertThat(monitors)
+    assertThat(objects)
         .extracting(o -> o.getApiVersion() + " " + o.getKind() + " " + o.getMetadata().getName())
         .containsExactlyInAnyOrder(
             "monitoring.coreos.com/v1 PodMonitor proxima-controller",
-            "monitoring.coreos.com/v1 PodMonitor proxima-proxy");
+            "monitoring.coreos.com/v1 PodMonitor proxima-proxy",
+            "monitoring.coreos.com/v1 PrometheusRule proxima");
+    var monitors = objects.stream().filter(o -> "PodMonitor".equals(o.getKind())).toList();
     for (var monitor : monitors) {
       var name = monitor.getMetadata().getName();
       var workload =
@@ -446,6 +460,70 @@ class ManifestsTest {
           .extracting(ContainerPort::getName)
           .contains("metrics");
     }
+  }
+
+  /**
+   * deploy/README.md's RBAC table says it lists exactly what the code calls: each row's API,
+   * namespace, verbs and object names, read back, are exactly what the base's roles grant.
+   */
+  @Test
+  void theRbacTableInTheDeployReadmeListsExactlyWhatTheRolesGrant() throws Exception {
+    var rendered = rendered(BASE);
+    var table = RbacTable.read(repository.resolve("deploy/README.md"));
+
+    assertThat(table.get("controller"))
+        .as("the controller's rows in deploy/README.md")
+        .containsExactlyInAnyOrderElementsOf(
+            grantsTo(rendered, controller(rendered).pod().getServiceAccountName()));
+    assertThat(table.get("proxy"))
+        .as("the proxy's rows in deploy/README.md")
+        .containsExactlyInAnyOrderElementsOf(
+            grantsTo(rendered, proxy(rendered).pod().getServiceAccountName()));
+  }
+
+  /** docs/controller.md's Permissions table names the groups, resources and verbs granted. */
+  @Test
+  void theControllerPagesPermissionsTableNamesWhatTheRolesGrant() throws Exception {
+    var rendered = rendered(BASE);
+    var granted = new java.util.TreeSet<String>();
+    for (var grant : grantsTo(rendered, controller(rendered).pod().getServiceAccountName())) {
+      granted.add(
+          (grant.apiGroup().isEmpty() ? "core" : grant.apiGroup())
+              + " "
+              + grant.resource()
+              + " "
+              + grant.verb());
+    }
+
+    assertThat(RbacTable.permissionsSection(repository.resolve("docs/controller.md")))
+        .as("docs/controller.md's Permissions table")
+        .isEqualTo(granted);
+  }
+
+  /** What docs/troubleshooting.md tells a reader to check about the Lease is what is granted. */
+  @Test
+  void theTroubleshootingPageNamesTheLeaseVerbsTheRolesGrant() throws Exception {
+    var rendered = rendered(BASE);
+    var controller = controller(rendered);
+    var leaseVerbs = new java.util.TreeSet<String>();
+    for (var grant : grantsTo(rendered, controller.pod().getServiceAccountName())) {
+      if (grant.resource().equals("leases")) {
+        leaseVerbs.add(grant.verb());
+      }
+    }
+
+    var mentions = RbacTable.leaseVerbMentions(repository.resolve("docs/troubleshooting.md"));
+
+    assertThat(mentions)
+        .as("passages of docs/troubleshooting.md on Lease permissions")
+        .isNotEmpty();
+    assertThat(mentions)
+        .allSatisfy(
+            (passage, verbs) ->
+                assertThat(verbs).as("verbs named in: %s", passage).isEqualTo(leaseVerbs));
+    assertThat(String.join(" ", mentions.keySet()))
+        .contains("`" + controller.option("--leader-election-lease-name") + "`")
+        .contains("`" + controller.option("--leader-election-namespace") + "`");
   }
 
   @Test

@@ -106,7 +106,8 @@ final class ContainerComponents implements Components {
       if (!matcher.find()) {
         throw new AssertionError("no project version in pom.xml");
       }
-      return matcher.group(1);
+      // build.sh tags the release version, as the manifests name it (ImageTagsTest).
+      return matcher.group(1).replaceFirst("-SNAPSHOT$", "");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

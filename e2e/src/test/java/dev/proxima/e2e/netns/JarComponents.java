@@ -60,7 +60,6 @@ final class JarComponents implements Components {
             "--mode=" + mode.name(),
             "--min-sync-period=100ms",
             "--sync-period=5s",
-            "--state-dir=" + wiring.workDir().resolve("state-" + node.name()),
             "--cluster-cidr=" + Layout.CLUSTER_CIDRS,
             "--healthz-bind-address=0.0.0.0:" + HEALTHZ_PORT,
             "--metrics-bind-address=127.0.0.1:" + METRICS_PORT),

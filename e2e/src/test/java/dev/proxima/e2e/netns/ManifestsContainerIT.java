@@ -91,7 +91,7 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
     var components = (ContainerComponents) cluster.components();
     for (var node : cluster.layout.nodes()) {
       // An archive that does not fit the image's JVM or jar is dropped without a word, and every
-      // start is slower by the classes it held (docs/benchmarks.md, target 1).
+      // start is slower by the classes it held (docs/performance.md, new node).
       var maps = components.execInProxy(node, "cat", "/proc/1/maps").assertSucceeded();
       assertThat(maps.stdout())
           .as("the proxy's JVM, the container's first process, maps the startup archive")
@@ -120,7 +120,7 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
               () -> {
                 var json = components.explainLive(node, "-o", "json").assertSucceeded();
                 assertThat(json.stderr())
-                    .as("the daemon's JAVA_TOOL_OPTIONS stay out of the command")
+                    .as("the daemon's JAVA_OPTS stay out of the command")
                     .isEmpty();
                 var report = new ObjectMapper().readTree(json.stdout());
                 assertThat(report.path("node").asText()).isEqualTo(node.name());

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /** Reads a node's rules, as {@code nft list ruleset} or {@code iptables-save} prints them. */
 final class RulesetText {
@@ -32,18 +33,23 @@ final class RulesetText {
         : Character.isDigit(c) || c == '.';
   }
 
+  /** A full sync's generation at the end of an object's name: {@code service-ips-g1}. */
+  private static final Pattern GENERATION = Pattern.compile("(?<=[a-z0-9])-g\\d+(?![\\w-])");
+
   /**
    * An nft table listing as what it programs: its sets, maps and chains by name, in no particular
-   * order, without the empty regular chains a sync leaves for a later cleanup to delete. Two
-   * listings of one ruleset can differ in order (a full sync that replaces the table in place
-   * declares base chains again, so they list last) and in such chains. Named counters count as
-   * programmed, their values (which traffic moves on) do not.
+   * order, without the empty regular chains a sync leaves for a later cleanup to delete, and
+   * whatever generation a full sync named its objects for ({@code -g1}). Two listings of one
+   * ruleset can differ in order (a full sync declares base chains again, so they list last), in
+   * such chains and in those names. Named counters count as programmed, their values (which traffic
+   * moves on) do not.
    */
   static Map<String, List<String>> programmed(String table) {
     var blocks = new TreeMap<String, List<String>>();
     String header = null;
     var body = new ArrayList<String>();
-    for (var line : table.split("\n")) {
+    for (var listed : table.split("\n")) {
+      var line = GENERATION.matcher(listed).replaceAll("");
       if (header == null) {
         if (line.startsWith("\t") && !line.startsWith("\t\t") && line.endsWith("{")) {
           header = line.strip();
@@ -53,10 +59,7 @@ final class RulesetText {
         }
       } else if (line.equals("\t}")) {
         boolean staleChain = header.startsWith("chain ") && body.isEmpty();
-        if (header.startsWith("set sync-generation ")) {
-          // The generation marker differs between any two loads; that it is there is enough.
-          blocks.put(header, List.of());
-        } else if (header.startsWith("counter ")) {
+        if (header.startsWith("counter ")) {
           blocks.put(header, List.of());
         } else if (!staleChain) {
           blocks.put(header, body);

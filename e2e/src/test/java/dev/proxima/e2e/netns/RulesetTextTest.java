@@ -101,18 +101,18 @@ class RulesetTextTest {
   }
 
   @Test
-  void theMarkerSetIsProgrammedWhateverGenerationItNames() {
-    var marked =
-        TABLE.replace("\tchain nat-output {", MARKER.formatted(3) + "\tchain nat-output {");
-    var later = TABLE.replace("\tchain nat-output {", MARKER.formatted(4) + "\tchain nat-output {");
+  void theObjectsOfAFullSyncProgramTheSameWhateverGenerationTheyAreNamedFor() {
+    var later =
+        TABLE
+            .replace("chain lb-2 {", "chain lb-2-g1 {")
+            .replace("@cluster-endpoints", "@cluster-endpoints-g1")
+            .replace("set cluster-ips {", "set cluster-ips-g1 {")
+            .replace("jump services", "jump services-g1");
 
-    assertThat(RulesetText.programmed(later)).isEqualTo(RulesetText.programmed(marked));
-    assertThat(RulesetText.programmed(marked)).isNotEqualTo(RulesetText.programmed(TABLE));
+    assertThat(RulesetText.programmed(later)).isEqualTo(RulesetText.programmed(TABLE));
+    assertThat(RulesetText.programmed(TABLE.replace("jump services", "jump services-gx")))
+        .isNotEqualTo(RulesetText.programmed(TABLE));
   }
-
-  private static final String MARKER =
-      "\tset sync-generation {\n\t\ttype mark\n"
-          + "\t\telements = { 0x00000001 comment \"epoch-7-generation-%d\" }\n\t}\n\n";
 
   private static final String COUNTER =
       "\tcounter locality-zone {\n\t\tpackets %d bytes 420\n\t}\n\n";

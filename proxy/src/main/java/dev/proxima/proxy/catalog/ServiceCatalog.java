@@ -13,6 +13,7 @@ import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServiceOrigin;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.model.SourceRanges;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -325,19 +326,20 @@ public final class ServiceCatalog {
     }
 
     /**
-     * This family's source ranges, canonical and once each. A range that cannot be read is left
-     * out, which only ever narrows who may connect: the Service still restricts its sources.
+     * This family's source ranges, canonical, outermost only, parsed and reduced once for all the
+     * Service's ports. A range that cannot be read is left out, which only ever narrows who may
+     * connect: the Service still restricts its sources.
      */
-    private static List<String> sourceRangesOf(
+    private static SourceRanges sourceRangesOf(
         List<String> ranges,
         IpFamily family,
         ObjectKey key,
         boolean hasLoadBalancerIps,
         List<String> warnings) {
-      var result = new LinkedHashSet<String>();
       if (ranges == null || ranges.isEmpty()) {
-        return List.of();
+        return SourceRanges.NONE;
       }
+      var parsed = new ArrayList<Cidr>(ranges.size());
       for (int i = 0; i < ranges.size(); i++) {
         var cidr = Cidr.parse(ranges.get(i));
         if (cidr == null) {
@@ -349,9 +351,11 @@ public final class ServiceCatalog {
                   + ranges.get(i)
                   + "\" is not a CIDR; it allows no source");
         } else if (cidr.family() == family) {
-          result.add(cidr.toString());
+          parsed.add(cidr);
         }
       }
+      // Once per Service, shared by its ports: O(R log R), however many ports read it.
+      var result = SourceRanges.outermostOf(parsed);
       if (result.isEmpty() && hasLoadBalancerIps) {
         warnings.add(
             key
@@ -361,7 +365,7 @@ public final class ServiceCatalog {
                 + family.apiName()
                 + " load-balancer IPs accept no source (fail closed)");
       }
-      return List.copyOf(result);
+      return result;
     }
 
     private static ServiceOrigin originOf(Service service) {

@@ -67,6 +67,32 @@ final class ConfigFileSettings {
         "--log-format",
         read.logFormat() == null ? null : LogFormat.valueOf(read.logFormat()),
         value -> run.logFormat = value);
+    var conntrack = read.conntrack();
+    settings.set(
+        "--conntrack-max-per-core",
+        conntrack.maxPerCore(),
+        value -> run.conntrack.maxPerCore = value);
+    settings.set("--conntrack-min", conntrack.min(), value -> run.conntrack.min = value);
+    settings.set(
+        "--conntrack-tcp-timeout-established",
+        conntrack.tcpEstablishedTimeout(),
+        value -> run.conntrack.tcpEstablishedTimeout = value);
+    settings.set(
+        "--conntrack-tcp-timeout-close-wait",
+        conntrack.tcpCloseWaitTimeout(),
+        value -> run.conntrack.tcpCloseWaitTimeout = value);
+    settings.set(
+        "--conntrack-tcp-be-liberal",
+        conntrack.tcpBeLiberal(),
+        value -> run.conntrack.tcpBeLiberal = value);
+    settings.set(
+        "--conntrack-udp-timeout",
+        conntrack.udpTimeout(),
+        value -> run.conntrack.udpTimeout = value);
+    settings.set(
+        "--conntrack-udp-timeout-stream",
+        conntrack.udpStreamTimeout(),
+        value -> run.conntrack.udpStreamTimeout = value);
     return read.ignored();
   }
 

@@ -24,15 +24,14 @@ public final class ProxyMain implements Runnable {
             .addSubcommand(new RunCommand())
             .addSubcommand(new ExplainCommand())
             .addSubcommand(new RenderCommand())
-            .addSubcommand(new CleanupCommand())
-            .addSubcommand(new TrainStartupCommand()));
+            .addSubcommand(new CleanupCommand()));
   }
 
   /**
    * For {@code run ...}, the tree with only that command: picocli reads every command's options
-   * when it builds the tree, the other four's are not needed by a node's start, and a start's time
-   * before its first list request is mostly such single-threaded work (docs/benchmarks.md, run EI).
-   * What {@code run} parses, prints and reports is the same in both trees.
+   * when it builds the tree, the other three's are not needed by a node's start, and a start's time
+   * before its first list request is mostly such single-threaded work (docs/performance.md). What
+   * {@code run} parses, prints and reports is the same in both trees.
    */
   static CommandLine commandLineFor(String[] args) {
     if (args.length > 0 && "run".equals(args[0])) {

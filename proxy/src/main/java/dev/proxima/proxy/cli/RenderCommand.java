@@ -72,7 +72,7 @@ public final class RenderCommand implements Callable<Integer> {
     List<String> notes = new ArrayList<>();
     var only = family != null ? family.family : mode == ProxyMode.iptables ? IpFamily.IPV4 : null;
     try {
-      var settings = rules.toSettings();
+      var settings = rules.toSettings().withDefaultNodePortAddressesOf(mode);
       var plans = state.plans(notes, serviceProxyName.value);
       notes.forEach(note -> err.println("note: " + note));
       for (var plan : plans) {

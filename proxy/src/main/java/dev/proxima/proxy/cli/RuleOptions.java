@@ -36,9 +36,22 @@ final class RuleOptions {
       description =
           "CIDRs, or primary (the Node's first InternalIP, else ExternalIP, per family), selecting"
               + " the host's interface addresses that accept NodePorts; a family given none accepts"
-              + " them on every local address except loopback (the default). When nothing"
-              + " matches, NodePorts are accepted on no address. Loopback never accepts NodePorts.")
+              + " them on every local address except loopback. Unset: primary in nftables mode,"
+              + " every local address in iptables mode, as upstream; 0.0.0.0/0,::/0 widens"
+              + " nftables mode to every address. When nothing matches, NodePorts are accepted on"
+              + " no address. Loopback never accepts NodePorts.")
   List<String> nodePortCidrs = new ArrayList<>();
+
+  @Option(
+      names = "--external-ip-cidrs",
+      split = ",",
+      defaultValue = "${env:PROXIMA_EXTERNAL_IP_CIDRS}",
+      description =
+          "CIDRs: a Service's externalIPs are programmed only inside them, the node-level"
+              + " counterpart of the DenyServiceExternalIPs admission plugin. Unset: any"
+              + " externalIP except this node's addresses, pod and Service ranges and other"
+              + " Services' ClusterIPs, which are never programmed.")
+  List<String> externalIpCidrs = new ArrayList<>();
 
   @Option(
       names = "--detect-local-mode",
@@ -107,7 +120,8 @@ final class RuleOptions {
             observeLocality == null || observeLocality.isBlank()
                 ? ObserveLocality.ANNOTATED
                 : ObserveLocality.parse(observeLocality),
-            observeMaxSeries);
+            observeMaxSeries)
+        .withExternalIpCidrs(clean(externalIpCidrs));
   }
 
   private static List<String> clean(List<String> values) {

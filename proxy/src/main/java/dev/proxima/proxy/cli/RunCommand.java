@@ -9,6 +9,9 @@ import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
 import dev.proxima.proxy.config.ConfigFileException;
+import dev.proxima.proxy.conntrack.ConntrackSettings;
+import dev.proxima.proxy.conntrack.ConntrackTuner;
+import dev.proxima.proxy.conntrack.SysctlFiles;
 import dev.proxima.proxy.kernel.IptablesBackend;
 import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
@@ -19,7 +22,6 @@ import dev.proxima.proxy.runtime.ExplainServer;
 import dev.proxima.proxy.runtime.Host;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
-import dev.proxima.proxy.runtime.StartupHeap;
 import dev.proxima.proxy.runtime.TrimOnDecode;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -74,6 +76,8 @@ public final class RunCommand implements Callable<Integer> {
   Path configFile;
 
   @Mixin RuleOptions rules;
+
+  @Mixin ConntrackOptions conntrack;
 
   @Option(
       names = "--min-sync-period",
@@ -131,13 +135,12 @@ public final class RunCommand implements Callable<Integer> {
       description = "Render and print every ruleset instead of loading it.")
   boolean dryRun;
 
+  /** Accepted so that an older DaemonSet still starts; nothing is saved on the host any more. */
   @Option(
       names = "--state-dir",
-      defaultValue = "${env:PROXIMA_STATE_DIR:-/var/lib/proxima}",
-      description =
-          "Where the nftables mode saves the ruleset it loaded, so a restarted proxy loads only"
-              + " what changed instead of reading the table back; empty saves nothing (default:"
-              + " ${DEFAULT-VALUE}).")
+      hidden = true,
+      defaultValue = "${env:PROXIMA_STATE_DIR}",
+      description = "Ignored; will be removed.")
   String stateDir;
 
   @Option(
@@ -151,7 +154,7 @@ public final class RunCommand implements Callable<Integer> {
   ProxyConfig config() {
     return new ProxyConfig(
         nodeName == null ? "" : nodeName,
-        rules.toSettings(),
+        rules.toSettings().withDefaultNodePortAddressesOf(mode),
         minSyncPeriod,
         syncPeriod,
         Duration.ofHours(1),
@@ -225,6 +228,43 @@ public final class RunCommand implements Callable<Integer> {
     }
   }
 
+  /** The manifests' placeholder for the API server's host, which a node cannot resolve. */
+  static final String API_SERVER_PLACEHOLDER = "set-api-server-host.invalid";
+
+  /**
+   * Why the proxy must not start with this API server URL, or null when it may: the manifests'
+   * placeholder means the install skipped its one required setting, and retrying a name that cannot
+   * resolve would only turn the pods unready a minute later, with the cause buried in retries.
+   */
+  static String placeholderError(String masterUrl) {
+    if (masterUrl == null || !masterUrl.contains(API_SERVER_PLACEHOLDER)) {
+      return null;
+    }
+    return "the API server address is still the manifests' placeholder "
+        + API_SERVER_PLACEHOLDER
+        + " (KUBERNETES_SERVICE_HOST). Set api-server-host (and api-server-port) in the"
+        + " proxima-proxy ConfigMap, in your overlay's configMapGenerator (see"
+        + " deploy/overlays/replace-kube-proxy/kustomization.yaml and docs/install.md), to the"
+        + " address every node reaches the API server at, and apply again";
+  }
+
+  /** Every option's value as this process took it, for {@code /flagz}. */
+  static java.util.Map<String, String> flagValues(CommandLine.Model.CommandSpec spec) {
+    var values = new java.util.TreeMap<String, String>();
+    for (var option : spec.options()) {
+      if (option.usageHelp() || option.versionHelp()) {
+        continue;
+      }
+      Object value = option.getValue();
+      var text =
+          value instanceof java.util.Collection<?> many
+              ? "[" + String.join(",", many.stream().map(String::valueOf).toList()) + "]"
+              : String.valueOf(value);
+      values.put(option.longestName().replaceFirst("^-+", ""), text);
+    }
+    return values;
+  }
+
   @Override
   public Integer call() throws Exception {
     List<String> ignoredInConfig = List.of();
@@ -237,10 +277,15 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     logFormat.apply();
-    // Before the informers list: the first list is where the heap grows.
-    var startupHeap = StartupHeap.raise(Clock.systemUTC());
     ignoredInConfig.forEach(
         ignored -> log.atWarn().addKeyValue("config", configFile.toString()).log(ignored));
+    if (stateDir != null) {
+      log.atWarn()
+          .addKeyValue("stateDir", stateDir)
+          .log(
+              "--state-dir is ignored and will be removed: the proxy keeps no files on the host;"
+                  + " drop the flag (and any /var/lib/proxima volume)");
+    }
     ProxyConfig config;
     io.fabric8.kubernetes.client.Config clientConfig;
     var explain = explainAddress.getPort() == 0 ? null : explainAddress;
@@ -250,9 +295,26 @@ public final class RunCommand implements Callable<Integer> {
       }
       config = config();
       clientConfig = kubernetes.clientConfig();
+      var placeholder = placeholderError(clientConfig.getMasterUrl());
+      if (placeholder != null) {
+        spec.commandLine().getErr().println("error: " + placeholder);
+        return 2;
+      }
     } catch (IllegalArgumentException | KubeconfigException invalid) {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
+    }
+    ConntrackSettings conntrackSettings;
+    try {
+      conntrackSettings = conntrack.toSettings();
+    } catch (IllegalArgumentException invalid) {
+      spec.commandLine().getErr().println("error: " + invalid.getMessage());
+      return 2;
+    }
+    if (!dryRun) {
+      // As kube-proxy, once at start; the kernel keeps the values after the proxy stops.
+      ConntrackTuner.apply(
+          conntrackSettings, Runtime.getRuntime().availableProcessors(), SysctlFiles.netfilter());
     }
     var nft = dryRun || mode != ProxyMode.nftables ? null : Nft.onThisHost();
     IptablesBackend backend =
@@ -274,12 +336,7 @@ public final class RunCommand implements Callable<Integer> {
                       out.print(script);
                       out.flush();
                     }))
-            : DataPlanes.onThisHost(
-                mode,
-                config.rules(),
-                backend,
-                nft,
-                stateDir == null || stateDir.isBlank() ? null : Path.of(stateDir));
+            : DataPlanes.onThisHost(mode, config.rules(), backend, nft);
     var host = dryRun ? Host.none() : Host.thisHost();
     try (var client =
             new KubernetesClientBuilder()
@@ -296,7 +353,7 @@ public final class RunCommand implements Callable<Integer> {
                 registry,
                 configSyncPeriod,
                 Clock.systemUTC())) {
-      server.startupHeap(startupHeap);
+      server.componentFlags(flagValues(spec));
       server.start(healthzAddress, metricsAddress, explain, hostPrepared);
       if (backend != null) {
         server.iptablesBackend(backend.label());

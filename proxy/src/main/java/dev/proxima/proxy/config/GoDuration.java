@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * sequence of decimal numbers with units, e.g. {@code 30s}, {@code 1m0s}, {@code 1.5h}, {@code
  * 500ms}, or a bare {@code 0}.
  */
-final class GoDuration {
+public final class GoDuration {
   private static final Pattern PART =
       Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|ms|s|m|h)");
 
@@ -18,7 +18,7 @@ final class GoDuration {
   /**
    * @throws IllegalArgumentException when the text is not a duration
    */
-  static Duration parse(String text) {
+  public static Duration parse(String text) {
     var value = text.trim();
     if (value.equals("0")) {
       return Duration.ZERO;

@@ -3,9 +3,11 @@ package dev.proxima.proxy.config;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.proxima.proxy.conntrack.ConntrackSettings;
 import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.DetectLocalMode;
+import dev.proxima.proxy.plan.RuleSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,9 +32,6 @@ public final class KubeProxyConfigFile {
   /** The v1alpha1 fields Proxima has no use for, by prefix, with the reason. */
   private static final Map<String, String> NOT_USED =
       Map.ofEntries(
-          Map.entry(
-              "conntrack.",
-              "Proxima does not tune conntrack; the sysctls kube-proxy set stay until the node reboots"),
           Map.entry("ipvs.", "Proxima has no IPVS mode"),
           Map.entry("winkernel.", "it applies to Windows only"),
           Map.entry("windowsRunAsService", "it applies to Windows only"),
@@ -198,6 +197,9 @@ public final class KubeProxyConfigFile {
     mapped.addAll(List.of("nodePortAddresses", "healthzBindAddress", "metricsBindAddress"));
     mapped.addAll(List.of("configSyncPeriod", "detectLocalMode", "logging.format"));
     mapped.addAll(List.of("detectLocal.bridgeInterface", "detectLocal.interfaceNamePrefix"));
+    for (var field : CONNTRACK_FIELDS) {
+      mapped.add("conntrack." + field);
+    }
     for (var field : List.of("masqueradeBit", "masqueradeAll", "syncPeriod", "minSyncPeriod")) {
       mapped.add(section + "." + field);
     }
@@ -218,12 +220,65 @@ public final class KubeProxyConfigFile {
             detectLocalMode(),
             text("detectLocal.bridgeInterface"),
             text("detectLocal.interfaceNamePrefix"),
-            ignored);
+            ignored,
+            conntrack());
     reportUnused(root, "", mapped, mode, other);
     return settings;
   }
 
   // ---------------------------------------------------------------- mapped fields
+
+  private static final List<String> CONNTRACK_FIELDS =
+      List.of(
+          "maxPerCore",
+          "min",
+          "tcpEstablishedTimeout",
+          "tcpCloseWaitTimeout",
+          "tcpBeLiberal",
+          "udpTimeout",
+          "udpStreamTimeout");
+
+  /**
+   * The {@code conntrack} section. Unlike elsewhere in the file, an explicit zero is kept: for
+   * kube-proxy it means "leave the host's value", not "the default".
+   */
+  private ConntrackSettings.FromFile conntrack() throws ConfigFileException {
+    return new ConntrackSettings.FromFile(
+        count("conntrack.maxPerCore"),
+        count("conntrack.min"),
+        timeout("conntrack.tcpEstablishedTimeout"),
+        timeout("conntrack.tcpCloseWaitTimeout"),
+        flag("conntrack.tcpBeLiberal"),
+        timeout("conntrack.udpTimeout"),
+        timeout("conntrack.udpStreamTimeout"));
+  }
+
+  private Integer count(String path) throws ConfigFileException {
+    var node = at(path);
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (!node.isIntegralNumber() || !node.canConvertToInt() || node.asInt() < 0) {
+      throw invalid(path, "expected a whole number, 0 or more, found " + node);
+    }
+    return node.asInt();
+  }
+
+  private Duration timeout(String path) throws ConfigFileException {
+    var value = text(path);
+    if (value == null) {
+      return null;
+    }
+    try {
+      var duration = GoDuration.parse(value);
+      if (duration.isNegative()) {
+        throw invalid(path, "must not be negative, found " + value);
+      }
+      return duration;
+    } catch (IllegalArgumentException notADuration) {
+      throw invalid(path, notADuration.getMessage());
+    }
+  }
 
   private ProxyMode mode() {
     var value = text("mode");
@@ -295,8 +350,9 @@ public final class KubeProxyConfigFile {
         }
       }
     }
-    // "all" makes every other entry moot: every local address, which an empty list means.
-    return all ? List.of() : cidrs;
+    // "all" makes every other entry moot: every address of both families. Unset stays unset, so
+    // that each mode takes its own default (the primary IPs in nftables mode).
+    return all ? RuleSettings.EVERY_ADDRESS : cidrs;
   }
 
   private Boolean flag(String path) throws ConfigFileException {

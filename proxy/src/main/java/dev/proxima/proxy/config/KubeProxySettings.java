@@ -1,5 +1,6 @@
 package dev.proxima.proxy.config;
 
+import dev.proxima.proxy.conntrack.ConntrackSettings;
 import dev.proxima.proxy.model.ProxyMode;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.List;
  * @param podBridgeInterface {@code detectLocal.bridgeInterface}
  * @param podInterfaceNamePrefix {@code detectLocal.interfaceNamePrefix}
  * @param ignored one sentence per field Proxima does not use, naming it and saying why
+ * @param conntrack the {@code conntrack} section, field by field
  */
 public record KubeProxySettings(
     ProxyMode mode,
@@ -33,4 +35,5 @@ public record KubeProxySettings(
     String detectLocalMode,
     String podBridgeInterface,
     String podInterfaceNamePrefix,
-    List<String> ignored) {}
+    List<String> ignored,
+    ConntrackSettings.FromFile conntrack) {}

@@ -39,11 +39,22 @@ public final class ConntrackCleaner {
 
   /** Deletes stale UDP flows for this family's Service ports; returns how many filters ran. */
   public int cleanup(IpFamily family, List<NodePlanner.PlannedPort> ports) {
+    return cleanup(family, ports, List.of());
+  }
+
+  /**
+   * {@link #cleanup(IpFamily, List)}, and the flows to UDP Service addresses {@code previous} had
+   * and {@code ports} no longer has (see {@link StaleFlows#find(List, List, List)}).
+   */
+  public int cleanup(
+      IpFamily family,
+      List<NodePlanner.PlannedPort> ports,
+      List<NodePlanner.PlannedPort> previous) {
     var listing = run(List.of("-L", "-p", "udp", "-f", family == IpFamily.IPV4 ? "ipv4" : "ipv6"));
     if (listing == null) {
       return 0;
     }
-    var deletions = StaleFlows.find(ConntrackListing.parse(listing), ports);
+    var deletions = StaleFlows.find(ConntrackListing.parse(listing), ports, previous);
     int deleted = 0;
     for (var deletion : deletions) {
       var arguments =

@@ -33,6 +33,69 @@ public final class StaleFlows {
   }
 
   public static Set<Deletion> find(List<UdpFlow> flows, List<NodePlanner.PlannedPort> ports) {
+    return find(flows, ports, List.of());
+  }
+
+  /**
+   * {@link #find(List, List)}, and every flow to a UDP Service address or NodePort the previous
+   * plan had and this one does not (the Service was deleted, or lost that port): nothing answers
+   * there any more, so the flow's entry would keep sending the client's datagrams to an endpoint of
+   * a Service that is gone until it times out.
+   *
+   * @param previous the ports the previous successful sync programmed; empty when unknown (the
+   *     first sync after a restart keeps every entry whose endpoint still serves)
+   */
+  public static Set<Deletion> find(
+      List<UdpFlow> flows,
+      List<NodePlanner.PlannedPort> ports,
+      List<NodePlanner.PlannedPort> previous) {
+    var deletions = new TreeSet<Deletion>();
+    if (!previous.isEmpty()) {
+      var current = udpAddresses(ports);
+      var currentNodePorts = udpNodePorts(ports);
+      var gone = udpAddresses(previous);
+      gone.removeAll(current);
+      var goneNodePorts = udpNodePorts(previous);
+      goneNodePorts.removeAll(currentNodePorts);
+      for (var flow : flows) {
+        if (gone.contains(flow.originalDestination() + ":" + flow.originalDestinationPort())) {
+          deletions.add(new Deletion(flow.originalDestination(), 0, flow.replySource()));
+        } else if (goneNodePorts.contains(flow.originalDestinationPort())
+            && !current.contains(flow.originalDestination() + ":" + flow.originalDestinationPort())
+            && !flow.originalDestination().equals(flow.replySource())) {
+          // Only a DNATed flow: a NodePort's own entries were translated to an endpoint.
+          deletions.add(new Deletion(null, flow.originalDestinationPort(), flow.replySource()));
+        }
+      }
+    }
+    deletions.addAll(findAgainstCurrent(flows, ports));
+    return deletions;
+  }
+
+  private static Set<String> udpAddresses(List<NodePlanner.PlannedPort> ports) {
+    var addresses = new HashSet<String>();
+    for (var planned : ports) {
+      if (planned.port().protocol() == Protocol.UDP) {
+        for (var ip : addressesOf(planned.port())) {
+          addresses.add(ip + ":" + planned.port().port());
+        }
+      }
+    }
+    return addresses;
+  }
+
+  private static Set<Integer> udpNodePorts(List<NodePlanner.PlannedPort> ports) {
+    var nodePorts = new HashSet<Integer>();
+    for (var planned : ports) {
+      if (planned.port().protocol() == Protocol.UDP && planned.port().nodePort() != 0) {
+        nodePorts.add(planned.port().nodePort());
+      }
+    }
+    return nodePorts;
+  }
+
+  private static Set<Deletion> findAgainstCurrent(
+      List<UdpFlow> flows, List<NodePlanner.PlannedPort> ports) {
     Map<String, Set<String>> servingByAddress = new HashMap<>();
     Map<Integer, Set<String>> servingByNodePort = new HashMap<>();
     for (var planned : ports) {

@@ -68,6 +68,7 @@ public final class LiveExplainReport {
       }
       family.put("lastError", error);
       family.put("waitingFor", state.waitingFor());
+      family.put("localTraffic", state.localTraffic());
       families.add(family);
     }
     sync.put("families", families);
@@ -139,6 +140,9 @@ public final class LiveExplainReport {
       if (state.waitingFor() != null) {
         field(out, name + " waits for", state.waitingFor());
       }
+      if (state.localTraffic() != null) {
+        field(out, name + " local traffic", state.localTraffic());
+      }
       if (state.lastError() != null) {
         field(
             out,
@@ -158,6 +162,13 @@ public final class LiveExplainReport {
       return List.of();
     }
     var counts = live.locality().of(planned.port().name());
+    if (counts == null && planned.port().observeLocality()) {
+      // Annotated already: only the series cap can leave it out.
+      return List.of(
+          "  observed:  not counted per Service: --observe-locality-max-series is reached (the"
+              + " cap is shared round-robin across namespaces, then Services;"
+              + " proxima_proxy_observed_service_ports_dropped)");
+    }
     if (counts == null) {
       return List.of(
           "  observed:  not counted per Service (annotate the Service"

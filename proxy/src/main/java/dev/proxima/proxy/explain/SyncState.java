@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param lastError the latest failure, or null when no sync has failed since start
  * @param waitingFor what the proxier waits for before it programs anything, or, after its first
  *     sync kept the rules a restart found, before it has a plan; null otherwise
+ * @param localTraffic how the rules detect traffic from this node's pods, and what the configured
+ *     mode lacks when they use a fallback; null before the first sync
  */
 public record SyncState(
     IpFamily family,
@@ -26,7 +28,8 @@ public record SyncState(
     int servicePorts,
     boolean failing,
     SyncError lastError,
-    String waitingFor) {
+    String waitingFor,
+    String localTraffic) {
   /** A failed sync: the tool's message and when the sync that got it ended. */
   public record SyncError(String message, Instant at) {
     public SyncError {
@@ -37,6 +40,41 @@ public record SyncState(
 
   public SyncState {
     Objects.requireNonNull(family, "family");
+  }
+
+  public SyncState(
+      IpFamily family,
+      Instant lastFullSync,
+      Instant lastPartialSync,
+      int rulesLoaded,
+      int servicePorts,
+      boolean failing,
+      SyncError lastError,
+      String waitingFor) {
+    this(
+        family,
+        lastFullSync,
+        lastPartialSync,
+        rulesLoaded,
+        servicePorts,
+        failing,
+        lastError,
+        waitingFor,
+        null);
+  }
+
+  /** With how the rules detect local traffic now. */
+  public SyncState withLocalTraffic(String value) {
+    return new SyncState(
+        family,
+        lastFullSync,
+        lastPartialSync,
+        rulesLoaded,
+        servicePorts,
+        failing,
+        lastError,
+        waitingFor,
+        value);
   }
 
   /** Before the first sync. */
@@ -54,7 +92,8 @@ public record SyncState(
         ports,
         false,
         lastError,
-        null);
+        null,
+        localTraffic);
   }
 
   /** After a sync whose rules the kernel refused; what was loaded before stays. */
@@ -67,12 +106,21 @@ public record SyncState(
         servicePorts,
         true,
         new SyncError(error, at),
-        null);
+        null,
+        localTraffic);
   }
 
   /** While the proxier programs nothing until {@code what} arrives. */
   public SyncState waiting(String what) {
     return new SyncState(
-        family, lastFullSync, lastPartialSync, rulesLoaded, servicePorts, failing, lastError, what);
+        family,
+        lastFullSync,
+        lastPartialSync,
+        rulesLoaded,
+        servicePorts,
+        failing,
+        lastError,
+        what,
+        localTraffic);
   }
 }

@@ -10,7 +10,9 @@ import java.util.function.IntConsumer;
 
 /**
  * Serves {@code /healthz} and {@code /livez} with kube-proxy's status codes and JSON bodies, so
- * load balancers and probes written for kube-proxy work unchanged. Any pod can reach this port, so
+ * load balancers and probes written for kube-proxy work unchanged. /livez fails only when the sync
+ * loop has stopped (see {@link ProxyHealth}); a body may add {@code warnings}, per family, about
+ * what the proxy runs without (a local-traffic detection fallback). Any pod can reach this port, so
  * it runs on {@link ProbeHttpServer}, which stalled connections cannot starve.
  */
 public final class HealthServer implements AutoCloseable {
@@ -45,8 +47,9 @@ public final class HealthServer implements AutoCloseable {
   private static ProbeResponse respond(
       ProxyHealth.Snapshot snapshot, boolean withNode, IntConsumer responses) {
     boolean ok =
-        snapshot.healthy()
-            && (!withNode || (snapshot.nodeEligible() && !snapshot.firstSyncOverdue()));
+        withNode
+            ? snapshot.healthy() && snapshot.nodeEligible() && !snapshot.firstSyncOverdue()
+            : !snapshot.syncLoopStuck();
     int code = ok ? 200 : 503;
     // kube-proxy reports the current time as lastUpdated when healthy, for old clients.
     var lastUpdated = ok ? snapshot.currentTime() : snapshot.lastUpdated();
@@ -73,6 +76,22 @@ public final class HealthServer implements AutoCloseable {
           .append('}');
     }
     body.append('}');
+    if (!snapshot.warnings().isEmpty()) {
+      body.append(", \"warnings\": {");
+      var firstWarning = true;
+      for (var entry : snapshot.warnings().entrySet()) {
+        if (!firstWarning) {
+          body.append(", ");
+        }
+        firstWarning = false;
+        body.append('"')
+            .append(entry.getKey().apiName())
+            .append("\": \"")
+            .append(jsonSafe(entry.getValue()))
+            .append('"');
+      }
+      body.append('}');
+    }
     if (!ok) {
       body.append(", \"reason\": \"").append(reasons(snapshot, withNode)).append('"');
     }
@@ -89,6 +108,9 @@ public final class HealthServer implements AutoCloseable {
    */
   private static String reasons(ProxyHealth.Snapshot snapshot, boolean withNode) {
     var reasons = new java.util.ArrayList<String>();
+    if (!withNode) {
+      return "sync loop stopped: no sync pass ended within the health timeout";
+    }
     snapshot
         .status()
         .forEach(
@@ -97,13 +119,18 @@ public final class HealthServer implements AutoCloseable {
                 reasons.add(family.apiName() + " rules not programmed within the health timeout");
               }
             });
-    if (withNode && snapshot.firstSyncOverdue()) {
+    if (snapshot.firstSyncOverdue()) {
       reasons.add("first sync overdue: nothing programmed since start");
     }
-    if (withNode && !snapshot.nodeEligible()) {
+    if (!snapshot.nodeEligible()) {
       reasons.add(snapshot.nodeIneligible());
     }
-    return String.join("; ", reasons).replace("\"", "'").replace("\\", "/");
+    return jsonSafe(String.join("; ", reasons));
+  }
+
+  /** Text that needs no JSON escape: quotes become apostrophes, backslashes and controls go. */
+  private static String jsonSafe(String text) {
+    return text.replace("\"", "'").replace("\\", "/").replaceAll("\\p{Cntrl}", " ");
   }
 
   private static String quote(Instant instant) {

@@ -8,10 +8,16 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The proxy's health as kube-proxy's health server defines it: unhealthy when an update was queued
- * for a family and not applied within the health timeout (2 × sync period). Nothing queued is
- * healthy, also at startup. /healthz additionally requires the Node to be eligible (it exists, is
- * not being deleted and has no {@code ToBeDeletedByClusterAutoscaler} taint); /livez does not.
+ * The proxy's health. /healthz is kube-proxy's answer: unhealthy when an update was queued for a
+ * family and not applied within the health timeout (2 × sync period), when the first sync is
+ * overdue, or when the Node is not eligible (it is missing, being deleted or has the {@code
+ * ToBeDeletedByClusterAutoscaler} taint). Nothing queued is healthy, also at startup.
+ *
+ * <p>/livez is narrower, so that the kubelet restarts the proxy only when a restart can help: it
+ * fails only while the sync loop has stopped passing, that is, changes are queued and no sync pass
+ * (successful, failed, or one that found the informers not synced) has ended within the health
+ * timeout since the loop started. Configuration, an unreachable API server, a missing Node or a
+ * kernel that refuses the rules make a pass end and never fail it.
  */
 public final class ProxyHealth {
   private final Clock clock;
@@ -20,6 +26,13 @@ public final class ProxyHealth {
   private final Map<IpFamily, Instant> oldestPendingQueued = new EnumMap<>(IpFamily.class);
   private String nodeIneligible;
   private Instant firstSyncPendingSince;
+  private final Map<IpFamily, String> localDetection = new EnumMap<>(IpFamily.class);
+
+  /** When the sync loop started; null before, and /livez passes until then. */
+  private Instant loopStarted;
+
+  /** When the latest sync pass ended, whatever its outcome. */
+  private Instant lastPassEnded;
 
   public ProxyHealth(Clock clock, Duration healthTimeout) {
     this.clock = clock;
@@ -45,6 +58,33 @@ public final class ProxyHealth {
     }
   }
 
+  /** The sync loop runs from now on: from here a loop that stops passing fails /livez. */
+  public synchronized void syncLoopStarted() {
+    loopStarted = clock.instant();
+  }
+
+  /** A sync pass ended, whatever it did: the loop is alive. */
+  public synchronized void passEnded() {
+    lastPassEnded = clock.instant();
+  }
+
+  /**
+   * @param degraded what the family's local-traffic detection lacks and uses instead, for the
+   *     health bodies; null when it uses the configured mode
+   */
+  public synchronized void localDetection(IpFamily family, String degraded) {
+    if (degraded == null) {
+      localDetection.remove(family);
+    } else {
+      localDetection.put(family, degraded);
+    }
+  }
+
+  /** The family's local-detection warning, or null. */
+  public synchronized String localDetectionWarning(IpFamily family) {
+    return localDetection.get(family);
+  }
+
   public synchronized void nodeEligible(boolean eligible) {
     nodeIneligible(eligible ? null : "node is not eligible");
   }
@@ -68,7 +108,13 @@ public final class ProxyHealth {
       boolean healthy,
       String nodeIneligible,
       boolean firstSyncOverdue,
-      Map<IpFamily, FamilyStatus> status) {
+      Map<IpFamily, FamilyStatus> status,
+      boolean syncLoopStuck,
+      Map<IpFamily, String> warnings) {
+    public Snapshot {
+      warnings = warnings.isEmpty() ? Map.of() : new EnumMap<>(warnings);
+    }
+
     public boolean nodeEligible() {
       return nodeIneligible == null;
     }
@@ -96,6 +142,19 @@ public final class ProxyHealth {
     }
     boolean overdue =
         firstSyncPendingSince != null && now.isAfter(firstSyncPendingSince.plus(healthTimeout));
-    return new Snapshot(now, latest, healthy, nodeIneligible, overdue, status);
+    boolean stuck = false;
+    if (loopStarted != null && !oldestPendingQueued.isEmpty()) {
+      var lastSign = lastPassEnded == null ? loopStarted : lastPassEnded;
+      var oldest = oldestPendingQueued.values().stream().min(Instant::compareTo).orElseThrow();
+      stuck =
+          now.isAfter(lastSign.plus(healthTimeout))
+              && now.isAfter(max(oldest, loopStarted).plus(healthTimeout));
+    }
+    return new Snapshot(
+        now, latest, healthy, nodeIneligible, overdue, status, stuck, localDetection);
+  }
+
+  private static Instant max(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
   }
 }

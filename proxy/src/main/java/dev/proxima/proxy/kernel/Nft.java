@@ -75,7 +75,10 @@ public final class Nft implements RuleLoader {
 
   @Override
   public Optional<String> declarations(String family, String table) {
-    var result = run(List.of("-t", "list", "table", family, table), "");
+    var result =
+        run(
+            List.of("-t", "-f", "-"),
+            "list chains " + family + "\nlist sets " + family + "\nlist maps " + family + "\n");
     return result.succeeded() ? Optional.of(result.output()) : Optional.empty();
   }
 

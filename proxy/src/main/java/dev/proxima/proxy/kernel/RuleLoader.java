@@ -7,9 +7,11 @@ public interface RuleLoader {
   Nft.Result apply(String script);
 
   /**
-   * The table's declarations without set contents ({@code nft -t list table}), so a full sync can
-   * replace everything but the state it must keep; empty when the table does not exist or cannot be
-   * read, and always for loaders that cannot list.
+   * The family's chains, sets and maps by name, without rules or elements ({@code nft -t list
+   * chains}, {@code sets} and {@code maps}: nft fetches no element for them, 0.1 s with 250,000
+   * elements in the table, where {@code nft -t list table} fetches them all, 23 s), so a full sync
+   * knows what to build beside and what to delete after; empty when they cannot be read, and always
+   * for loaders that cannot list. The listing may hold other tables of the family.
    */
   default Optional<String> declarations(String family, String table) {
     return Optional.empty();

@@ -11,9 +11,10 @@ import java.util.TreeSet;
 
 /**
  * Which Service ports get per-Service locality counters. Each counted port costs one series per
- * locality, so at most {@code maxSeries / localities} ports are counted; beyond that the first in
- * namespace, name, port order win, so every node and every restart picks the same ones, and the
- * rest are reported as dropped rather than silently missing.
+ * locality, so at most {@code maxSeries / localities} ports are counted; beyond that the cap is
+ * shared fairly, round-robin across namespaces and then Services ({@link
+ * dev.proxima.proxy.plan.ObservedPortCap}), so every node and every restart picks the same ones,
+ * and the rest are reported as dropped rather than silently missing.
  *
  * @param counted the ports to count, sorted
  * @param dropped how many wanted ports the cap left out
@@ -35,19 +36,20 @@ public record ObservedServicePorts(SortedSet<ServicePortName> counted, int dropp
    */
   public static ObservedServicePorts choose(
       ObserveLocality mode, int maxSeries, Collection<ServicePort> ports) {
+    // The proxy's own choice, fair across namespaces and Services.
+    var cap = new dev.proxima.proxy.plan.ObservedPortCap(mode, maxSeries);
     var wanted = new TreeSet<ServicePortName>();
     for (ServicePort port : ports) {
-      if (mode == ObserveLocality.ALL || (mode.counts() && port.observeLocality())) {
+      if (cap.wants(port)) {
         wanted.add(port.name());
       }
     }
-    int maxPorts = Math.max(0, maxSeries) / SERIES_PER_PORT;
+    cap.wantAll(wanted);
     var counted = new TreeSet<ServicePortName>();
     for (ServicePortName name : wanted) {
-      if (counted.size() == maxPorts) {
-        break;
+      if (cap.counted(name)) {
+        counted.add(name);
       }
-      counted.add(name);
     }
     return new ObservedServicePorts(counted, wanted.size() - counted.size());
   }

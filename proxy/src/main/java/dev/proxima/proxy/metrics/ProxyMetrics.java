@@ -40,8 +40,10 @@ public final class ProxyMetrics {
   private final Gauge servicePortsByTopology;
   private final Gauge topologyFallbacks;
   private final Gauge addressCollisions;
+  private final Gauge planWarnings;
   private final Gauge observedPortsDropped;
   private final Gauge nodePortsServedNowhere;
+  private final Gauge localDetectionDegraded;
   private final Gauge nftablesStale;
   private final Counter healthCheckBindFailures;
   private final Histogram conntrackDuration;
@@ -222,6 +224,13 @@ public final class ProxyMetrics {
                 "Address keys (address, protocol, port) that a Service port claims but another one owns")
             .labelNames("ip_family")
             .register(registry);
+    planWarnings =
+        Gauge.builder()
+            .name("proxima_proxy_plan_warnings")
+            .help(
+                "Values of Services and EndpointSlices the plan leaves out or changes, by reason (logged once per object and reason when they change)")
+            .labelNames("reason", "ip_family")
+            .register(registry);
     observedPortsDropped =
         Gauge.builder()
             .name("proxima_proxy_observed_service_ports_dropped")
@@ -234,6 +243,13 @@ public final class ProxyMetrics {
             .name("proxima_proxy_nodeport_addresses_unmatched")
             .help(
                 "1 when --nodeport-addresses matches no address of this node in this family, so NodePorts are accepted on no address")
+            .labelNames("ip_family")
+            .register(registry);
+    localDetectionDegraded =
+        Gauge.builder()
+            .name("proxima_proxy_local_detection_degraded")
+            .help(
+                "1 while this family's rules cannot use the configured --detect-local-mode (NodeCIDR on a Node without spec.podCIDRs) and use a fallback")
             .labelNames("ip_family")
             .register(registry);
     healthCheckBindFailures =
@@ -367,6 +383,11 @@ public final class ProxyMetrics {
     addressCollisions.labelValues(label(family)).set(count);
   }
 
+  /** The plan's warnings now, per reason (a fixed vocabulary: see {@code PlanWarnings}). */
+  public void planWarnings(IpFamily family, java.util.Map<String, Integer> byReason) {
+    byReason.forEach((reason, count) -> planWarnings.labelValues(reason, label(family)).set(count));
+  }
+
   /** How many Service ports the series cap leaves out of per-Service locality counting. */
   public void observedServicePortsDropped(IpFamily family, int count) {
     observedPortsDropped.labelValues(label(family)).set(count);
@@ -381,5 +402,9 @@ public final class ProxyMetrics {
 
   public void nodePortsServedNowhere(IpFamily family, boolean nowhere) {
     nodePortsServedNowhere.labelValues(label(family)).set(nowhere ? 1 : 0);
+  }
+
+  public void localDetectionDegraded(IpFamily family, boolean degraded) {
+    localDetectionDegraded.labelValues(label(family)).set(degraded ? 1 : 0);
   }
 }

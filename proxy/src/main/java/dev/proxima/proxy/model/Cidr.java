@@ -1,6 +1,5 @@
 package dev.proxima.proxy.model;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -58,25 +57,11 @@ public record Cidr(IpAddress network, int prefix) {
 
   /**
    * The networks that are not inside another one of the list, in their first-seen order, without
-   * duplicates. nft interval sets reject nested ranges ("File exists"), and for matching a source
-   * the inner range adds nothing.
+   * duplicates, in O(n log n) ({@link SourceRanges}). nft interval sets reject nested ranges ("File
+   * exists"), and for matching a source the inner range adds nothing.
    */
   public static List<Cidr> outermost(List<Cidr> cidrs) {
-    List<Cidr> result = new ArrayList<>();
-    for (int i = 0; i < cidrs.size(); i++) {
-      Cidr candidate = cidrs.get(i);
-      boolean covered = false;
-      for (int j = 0; j < cidrs.size() && !covered; j++) {
-        Cidr other = cidrs.get(j);
-        if (i != j && other.contains(candidate) && (!candidate.contains(other) || j < i)) {
-          covered = true; // strictly inside another, or an equal one came first
-        }
-      }
-      if (!covered) {
-        result.add(candidate);
-      }
-    }
-    return result;
+    return SourceRanges.outermost(cidrs, null);
   }
 
   @Override

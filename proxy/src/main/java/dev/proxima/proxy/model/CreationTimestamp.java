@@ -10,7 +10,7 @@ import java.time.format.DateTimeParseException;
  * JDK's general ISO formatter made over a dozen objects for each; the API server writes it in one
  * form, UTC to the second ({@code 2026-11-28T20:26:10Z}), which is read here digit by digit. Any
  * other form, or a value outside the calendar, goes to {@link Instant#parse}, so the result is
- * always the one {@code Instant.parse} gives (docs/benchmarks.md run NB).
+ * always the one {@code Instant.parse} gives.
  */
 public final class CreationTimestamp {
   private static final int API_SERVER_FORM_LENGTH = "2026-11-28T20:26:10Z".length();

@@ -86,7 +86,7 @@ public final class IpLiteral {
 
   /**
    * Scans the octets in place: every endpoint address of every plan passes here, and splitting the
-   * string allocated a list, an array and a string per octet for each (docs/benchmarks.md run NB).
+   * string allocated a list, an array and a string per octet for each.
    */
   private static byte[] parseIpv4(String ip, boolean leadingZeros) {
     byte[] bytes = new byte[4];

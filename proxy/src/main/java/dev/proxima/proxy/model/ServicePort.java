@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param loadBalancerIps status.loadBalancer.ingress IPs of this family whose ipMode is VIP or
  *     unset
  * @param loadBalancerSourceRanges this family's CIDRs allowed to reach the load-balancer IPs,
- *     canonical
+ *     canonical and outermost only: a {@link SourceRanges}, which the catalog makes once per
+ *     Service and its ports share
  * @param restrictSources the Service sets loadBalancerSourceRanges: only those ranges may reach its
  *     load-balancer IPs, and none at all when the list is empty (ranges that could not be
  *     understood, or only ranges of the other family): a restriction fails closed
@@ -52,12 +53,18 @@ public record ServicePort(
     Objects.requireNonNull(clusterIp, "clusterIp");
     externalIps = List.copyOf(externalIps);
     loadBalancerIps = List.copyOf(loadBalancerIps);
-    loadBalancerSourceRanges = List.copyOf(loadBalancerSourceRanges);
-    restrictSources |= !loadBalancerSourceRanges.isEmpty();
+    var ranges = SourceRanges.of(loadBalancerSourceRanges);
+    loadBalancerSourceRanges = ranges;
+    restrictSources |= !ranges.isEmpty() || !ranges.unreadable().isEmpty();
   }
 
   /** This port with only the given externalIPs and load-balancer IPs (a key another port owns). */
   public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
+  }
+
+  /** This port with only the given externalIPs (the others refused on this node). */
+  public ServicePort withExternalIps(List<String> externalIps) {
     return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
   }
 

@@ -27,6 +27,11 @@ import java.util.TreeSet;
  * only when neither is known (offline files without metadata). Upstream kube-proxy has no rule
  * here: the outcome depends on rule order or on which element nft sees first.
  *
+ * <p>An externalIP that is another Service's ClusterIP is refused at every port, not only at the
+ * ports that Service serves: the ClusterIP's address belongs to its Service whole (kube-dns's
+ * ClusterIP at 853, say, is not for another tenant to take). What the node itself owns is refused
+ * earlier, by {@link AddressPolicy}.
+ *
  * <p>The loser of an externalIP or load-balancer key programs its other addresses without that one.
  * A port that loses its ClusterIP key (two Services given one ClusterIP, which the API server never
  * does) is left out whole. Incremental: {@link #put} replaces one Service's claims and says which
@@ -108,6 +113,18 @@ public final class AddressOwners {
   /** Keys more than one Service port claims. */
   private final Set<Key> contested = new HashSet<>();
 
+  /** The Services whose ClusterIP each address is (one, unless the API server erred). */
+  private final Map<String, Set<ObjectKey>> clusterIpHolders = new HashMap<>();
+
+  /** The ports that name each address as an externalIP. */
+  private final Map<String, Map<ServicePortName, Integer>> externalIpPorts = new HashMap<>();
+
+  /**
+   * Addresses that are one Service's ClusterIP and another's externalIP: the externalIP is refused
+   * at every port, served by the ClusterIP's Service or not (kube-dns at 853, say).
+   */
+  private final Set<String> shadowed = new HashSet<>();
+
   /** The owners of every key these ports claim. */
   public static AddressOwners of(List<ServicePort> ports) {
     var owners = new AddressOwners();
@@ -128,6 +145,28 @@ public final class AddressOwners {
    */
   public Set<ObjectKey> put(ObjectKey service, List<ServicePort> before, List<ServicePort> after) {
     var touched = new ArrayList<Key>();
+    var addresses = new HashSet<String>();
+    for (var port : before) {
+      remove(clusterIpHolders, port.clusterIp(), service);
+      addresses.add(port.clusterIp());
+      for (var address : port.externalIps()) {
+        var ports = externalIpPorts.get(address);
+        if (ports != null && ports.remove(port.name()) != null && ports.isEmpty()) {
+          externalIpPorts.remove(address);
+        }
+        addresses.add(address);
+      }
+    }
+    for (var port : after) {
+      clusterIpHolders.computeIfAbsent(port.clusterIp(), k -> new HashSet<>()).add(service);
+      addresses.add(port.clusterIp());
+      for (var address : port.externalIps()) {
+        externalIpPorts
+            .computeIfAbsent(address, k -> new HashMap<>())
+            .put(port.name(), port.port());
+        addresses.add(address);
+      }
+    }
     for (var port : before) {
       claims(
           port,
@@ -146,6 +185,17 @@ public final class AddressOwners {
     }
     var affected = new TreeSet<ObjectKey>();
     affected.add(service);
+    for (var address : addresses) {
+      var holders = clusterIpHolders.getOrDefault(address, Set.of());
+      var users = externalIpPorts.getOrDefault(address, Map.of()).keySet();
+      affected.addAll(holders);
+      users.forEach(port -> affected.add(port.service()));
+      if (users.stream().anyMatch(port -> shadows(holders, port.service()))) {
+        shadowed.add(address);
+      } else {
+        shadowed.remove(address);
+      }
+    }
     for (var key : touched) {
       var held = claims.get(key);
       if (held instanceof Claim claim) {
@@ -166,6 +216,23 @@ public final class AddressOwners {
       }
     }
     return affected;
+  }
+
+  private static <T> void remove(Map<String, Set<T>> index, String address, T value) {
+    var values = index.get(address);
+    if (values != null && values.remove(value) && values.isEmpty()) {
+      index.remove(address);
+    }
+  }
+
+  /** Whether a ClusterIP of another Service than {@code service} is among {@code holders}. */
+  private static boolean shadows(Set<ObjectKey> holders, ObjectKey service) {
+    return holders.size() > 1 || (holders.size() == 1 && !holders.contains(service));
+  }
+
+  private boolean shadowed(String address, ObjectKey service) {
+    return shadowed.contains(address)
+        && shadows(clusterIpHolders.getOrDefault(address, Set.of()), service);
   }
 
   private void release(Key key, ObjectKey service) {
@@ -223,7 +290,7 @@ public final class AddressOwners {
    * owns every key it claims, which is the usual case.
    */
   public ServicePort effective(ServicePort port) {
-    if (contested.isEmpty()) {
+    if (contested.isEmpty() && shadowed.isEmpty()) {
       return port;
     }
     if (!owns(port, key(port.clusterIp(), port))) {
@@ -238,9 +305,36 @@ public final class AddressOwners {
     return port.withAddresses(externalIps, loadBalancerIps);
   }
 
-  /** Every contested key's losers, in key order. */
+  /** Every contested key's losers, in key order, then the externalIPs another ClusterIP shadows. */
   public List<Collision> collisions() {
     var result = new ArrayList<Collision>();
+    collisionsAtKeys(result);
+    var addresses = new ArrayList<>(shadowed);
+    addresses.sort(null);
+    for (var address : addresses) {
+      var holders = new TreeSet<>(clusterIpHolders.getOrDefault(address, Set.of()));
+      var users = externalIpPorts.getOrDefault(address, Map.of());
+      for (var loser : new TreeSet<>(users.keySet())) {
+        if (contested.contains(new Key(address, loser.protocol(), users.get(loser)))) {
+          continue; // the same key: told as a collision at that key
+        }
+        var holder =
+            holders.stream().filter(h -> !h.equals(loser.service())).findFirst().orElse(null);
+        if (holder != null) {
+          result.add(
+              new Collision(
+                  address + " any port",
+                  new ServicePortName(holder, "", loser.protocol()),
+                  Kind.CLUSTER_IP,
+                  loser,
+                  Kind.EXTERNAL_IP));
+        }
+      }
+    }
+    return result;
+  }
+
+  private void collisionsAtKeys(List<Collision> result) {
     var keys = new ArrayList<>(contested);
     keys.sort(Comparator.comparing(Key::toString));
     for (var key : keys) {
@@ -261,13 +355,12 @@ public final class AddressOwners {
         }
       }
     }
-    return result;
   }
 
   private List<String> kept(ServicePort port, List<String> addresses) {
     var kept = new ArrayList<String>(addresses.size());
     for (var address : addresses) {
-      if (owns(port, key(address, port))) {
+      if (owns(port, key(address, port)) && !shadowed(address, port.name().service())) {
         kept.add(address);
       }
     }

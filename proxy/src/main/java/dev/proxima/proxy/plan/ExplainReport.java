@@ -109,7 +109,9 @@ public final class ExplainReport {
         moreLines.apply(planned).forEach(line -> out.append(line).append('\n'));
       }
       plan.skipped().forEach(skipped -> out.append("\nskipped: ").append(skipped));
-      plan.warnings().forEach(warning -> out.append("\nwarning: ").append(warning));
+      // Grouped by object and reason: a slice of 10,000 bad endpoints is one line.
+      PlanWarnings.lines(plan.warnings())
+          .forEach(warning -> out.append("\nwarning: ").append(warning));
       if (!plan.skipped().isEmpty() || !plan.warnings().isEmpty()) {
         out.append('\n');
       }

@@ -31,7 +31,8 @@ public final class NftPlanRenderer {
       List<String> serviceCidrs) {
     var family = plan.family();
     var cap = new ObservedPortCap(settings.observeLocality(), settings.observeMaxSeries());
-    plan.ports().forEach(p -> cap.want(p.port().name(), cap.wants(p.port())));
+    cap.wantAll(
+        plan.ports().stream().filter(p -> cap.wants(p.port())).map(p -> p.port().name()).toList());
     var config =
         settings.forFamily(family, settings.nodePortAddresses(family, nodeAddresses), List.of());
     var assembler = new RulesetAssembler(config);

@@ -66,7 +66,20 @@ public final class NodePlanner {
       String serviceProxyName,
       Collection<Service> services,
       Collection<EndpointSlice> slices) {
-    var claimed = planClaims(family, nodeName, node, serviceProxyName, services, slices);
+    return plan(
+        family, nodeName, node, serviceProxyName, services, slices, AddressPolicy.ofNode(node));
+  }
+
+  /** As above, with what the proxy knows of the node beyond its Node object. */
+  public static FamilyPlan plan(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Collection<Service> services,
+      Collection<EndpointSlice> slices,
+      AddressPolicy policy) {
+    var claimed = planClaims(family, nodeName, node, serviceProxyName, services, slices, policy);
     var owners = AddressOwners.of(claimed.ports().stream().map(PlannedPort::port).toList());
     var ports = new ArrayList<PlannedPort>();
     for (var planned : claimed.ports()) {
@@ -93,13 +106,32 @@ public final class NodePlanner {
       String serviceProxyName,
       Collection<Service> services,
       Collection<EndpointSlice> slices) {
+    return planClaims(
+        family, nodeName, node, serviceProxyName, services, slices, AddressPolicy.ofNode(node));
+  }
+
+  /**
+   * As {@link #planClaims(IpFamily, String, Node, String, Collection, Collection)}, with what the
+   * running proxy knows of the node beyond its Node object: its interface addresses, the cluster's
+   * pod and Service ranges, {@code --external-ip-cidrs} ({@link AddressPolicy}).
+   */
+  public static FamilyPlan planClaims(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Collection<Service> services,
+      Collection<EndpointSlice> slices,
+      AddressPolicy policy) {
     var zone = zoneOf(node);
     var catalog =
         ServiceCatalog.build(
             services, slices, new ServiceCatalog.Options(nodeName, family, serviceProxyName, zone));
     var nodeAddresses = NodeSourcedLoadBalancer.addressesOf(node);
+    var warnings = new ArrayList<>(catalog.warnings());
+    var entries = policy.apply(catalog.entries(), warnings);
     var ports =
-        catalog.entries().stream()
+        entries.stream()
             .map(
                 entry ->
                     planned(
@@ -109,8 +141,7 @@ public final class NodePlanner {
                         nodeName,
                         zone))
             .toList();
-    return new FamilyPlan(
-        family, nodeName, zone, ports, catalog.skipped(), catalog.warnings(), List.of());
+    return new FamilyPlan(family, nodeName, zone, ports, catalog.skipped(), warnings, List.of());
   }
 
   /**
@@ -124,13 +155,27 @@ public final class NodePlanner {
       String serviceProxyName,
       Service service,
       Collection<EndpointSlice> slices) {
+    return planServiceClaims(
+        family, nodeName, node, serviceProxyName, service, slices, AddressPolicy.ofNode(node));
+  }
+
+  /** As above, with the running proxy's {@link AddressPolicy}. */
+  public static FamilyPlan planServiceClaims(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Service service,
+      Collection<EndpointSlice> slices,
+      AddressPolicy policy) {
     return planClaims(
         family,
         nodeName,
         node,
         serviceProxyName,
         service == null ? List.of() : List.of(service),
-        slices);
+        slices,
+        policy);
   }
 
   /**

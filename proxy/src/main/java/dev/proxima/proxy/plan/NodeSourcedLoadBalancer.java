@@ -1,8 +1,10 @@
 package dev.proxima.proxy.plan;
 
+import dev.proxima.proxy.model.Cidr;
+import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.SourceRanges;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import java.util.ArrayList;
@@ -25,22 +27,26 @@ final class NodeSourcedLoadBalancer {
     if (port.loadBalancerIps().isEmpty() || port.loadBalancerSourceRanges().isEmpty()) {
       return port;
     }
+    var ranges = SourceRanges.of(port.loadBalancerSourceRanges());
+    var nodes = hosts(nodeAddresses);
+    // The ranges are disjoint and few node addresses: ranges x addresses, without parsing.
     boolean admitsNode =
-        port.loadBalancerSourceRanges().stream()
-            .anyMatch(
-                range ->
-                    nodeAddresses.stream().anyMatch(address -> IpLiteral.contains(range, address)));
+        ranges.cidrs().stream().anyMatch(range -> nodes.stream().anyMatch(range::contains));
     if (!admitsNode) {
       return port;
     }
-    var ranges = new ArrayList<>(port.loadBalancerSourceRanges());
-    for (var ip : port.loadBalancerIps()) {
-      var host = ip + (IpFamily.of(ip) == IpFamily.IPV6 ? "/128" : "/32");
-      if (!ranges.contains(host)) {
-        ranges.add(host);
+    return port.withSourceRanges(ranges.plus(hosts(port.loadBalancerIps())));
+  }
+
+  private static List<Cidr> hosts(List<String> addresses) {
+    var result = new ArrayList<Cidr>(addresses.size());
+    for (var address : addresses) {
+      var ip = IpAddress.parse(address);
+      if (ip != null) {
+        result.add(Cidr.parse(ip + (ip.family() == IpFamily.IPV6 ? "/128" : "/32")));
       }
     }
-    return port.withSourceRanges(ranges);
+    return result;
   }
 
   /** The node's addresses from its status, of every type; none when the Node is not known. */

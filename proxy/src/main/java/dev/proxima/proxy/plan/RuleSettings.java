@@ -3,6 +3,7 @@ package dev.proxima.proxy.plan;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ObserveLocality;
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import java.util.ArrayList;
@@ -15,7 +16,8 @@ import java.util.Objects;
  *
  * @param clusterCidrs pod CIDRs of both families
  * @param nodePortCidrs CIDRs selecting the node addresses that accept NodePorts; empty means every
- *     local address
+ *     local address (the proxy's nftables mode never runs with it empty: see {@link
+ *     #withDefaultNodePortAddressesOf})
  * @param detectLocalMode how pod traffic is told from other traffic
  * @param podBridgeInterface the bridge of {@link DetectLocalMode#BRIDGE_INTERFACE}, else ignored
  * @param podInterfaceNamePrefix the prefix of {@link DetectLocalMode#INTERFACE_NAME_PREFIX}, else
@@ -24,6 +26,8 @@ import java.util.Objects;
  *     every kernel connection counter off, the node's own included
  * @param observeMaxSeries at most this many per-Service locality series per family (four per
  *     Service port)
+ * @param externalIpCidrs {@code --external-ip-cidrs}: when not empty, externalIPs are programmed
+ *     only inside these ranges (see {@link AddressPolicy})
  */
 public record RuleSettings(
     List<String> clusterCidrs,
@@ -34,7 +38,8 @@ public record RuleSettings(
     String podBridgeInterface,
     String podInterfaceNamePrefix,
     ObserveLocality observeLocality,
-    int observeMaxSeries) {
+    int observeMaxSeries,
+    List<String> externalIpCidrs) {
   /** The {@code --nodeport-addresses} keyword for the node's primary IPs, as in kube-proxy. */
   public static final String PRIMARY = "primary";
 
@@ -43,6 +48,12 @@ public record RuleSettings(
 
   public RuleSettings {
     clusterCidrs = List.copyOf(clusterCidrs);
+    externalIpCidrs = List.copyOf(externalIpCidrs);
+    for (var cidr : externalIpCidrs) {
+      if (IpLiteral.familyOfCidr(cidr) == null) {
+        throw new IllegalArgumentException("--external-ip-cidrs: \"" + cidr + "\" is not a CIDR");
+      }
+    }
     Objects.requireNonNull(observeLocality, "observeLocality");
     if (observeMaxSeries < 0) {
       throw new IllegalArgumentException(
@@ -94,7 +105,37 @@ public record RuleSettings(
         "",
         "",
         ObserveLocality.ANNOTATED,
-        DEFAULT_OBSERVE_MAX_SERIES);
+        DEFAULT_OBSERVE_MAX_SERIES,
+        List.of());
+  }
+
+  /**
+   * {@code --nodeport-addresses} that selects every address of both families but loopback: how an
+   * operator widens the nftables mode's default, and what the config file's {@code all} means.
+   */
+  public static final List<String> EVERY_ADDRESS = List.of("0.0.0.0/0", "::/0");
+
+  /**
+   * These settings with the mode's default for an unset {@code --nodeport-addresses}, as upstream
+   * kube-proxy: the node's primary IPs in nftables mode, so the pod gateway, secondary and
+   * management addresses do not accept NodePorts unless asked for ({@link #EVERY_ADDRESS} widens
+   * it); every local address in iptables mode.
+   */
+  public RuleSettings withDefaultNodePortAddressesOf(ProxyMode mode) {
+    if (!nodePortCidrs.isEmpty() || mode != ProxyMode.nftables) {
+      return this;
+    }
+    return new RuleSettings(
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        List.of(PRIMARY),
+        detectLocalMode,
+        podBridgeInterface,
+        podInterfaceNamePrefix,
+        observeLocality,
+        observeMaxSeries,
+        externalIpCidrs);
   }
 
   public static RuleSettings defaults() {
@@ -121,25 +162,33 @@ public record RuleSettings(
         bridge,
         prefix,
         observe,
-        maxSeries);
+        maxSeries,
+        externalIpCidrs);
+  }
+
+  /** With {@code --external-ip-cidrs}. */
+  public RuleSettings withExternalIpCidrs(List<String> cidrs) {
+    return new RuleSettings(
+        clusterCidrs,
+        masqueradeAll,
+        masqueradeBit,
+        nodePortCidrs,
+        detectLocalMode,
+        podBridgeInterface,
+        podInterfaceNamePrefix,
+        observeLocality,
+        observeMaxSeries,
+        cidrs);
   }
 
   /**
    * The CIDRs whose sources are pod traffic, this family: {@code --cluster-cidr} in ClusterCIDR
    * mode, the Node's {@code spec.podCIDRs} in NodeCIDR mode (entries that are not CIDRs are
-   * skipped: the Node is read from the API), none in the interface modes.
+   * skipped: the Node is read from the API), none in the interface modes; NodeCIDR without a pod
+   * CIDR of this family falls back as {@link LocalDetection} says.
    */
   public List<String> localCidrs(IpFamily family, List<String> nodePodCidrs) {
-    return switch (detectLocalMode) {
-      case CLUSTER_CIDR -> clusterCidrs(family);
-      case NODE_CIDR ->
-          nodePodCidrs.stream()
-              .map(String::trim)
-              .filter(cidr -> IpLiteral.familyOfCidr(cidr) == family)
-              .distinct()
-              .toList();
-      case BRIDGE_INTERFACE, INTERFACE_NAME_PREFIX -> List.of();
-    };
+    return LocalDetection.of(this, family, nodePodCidrs).localCidrs();
   }
 
   /**
@@ -148,12 +197,13 @@ public record RuleSettings(
    */
   public FamilySettings forFamily(
       IpFamily family, List<String> nodePortAddresses, List<String> nodePodCidrs) {
-    return FamilySettings.of(family, localCidrs(family, nodePodCidrs))
+    var detection = LocalDetection.of(this, family, nodePodCidrs);
+    return FamilySettings.of(family, detection.localCidrs())
         .withMasqueradeAll(masqueradeAll)
         .withMasqueradeBit(masqueradeBit)
         .withNodePortAddresses(nodePortAddresses)
         .withNodePortsListed(restrictsNodePorts(family))
-        .withPodInterface(podInterface())
+        .withPodInterface(detection.podInterface())
         .withCountsLocality(observeLocality.counts());
   }
 

@@ -6,6 +6,7 @@ import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.model.SourceRanges;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -136,22 +137,26 @@ public final class RouteDecision {
    * it fails closed.
    */
   private List<Cidr> sources(ServicePortName name, List<String> ranges) {
-    List<Cidr> usable = new ArrayList<>();
-    for (String range : ranges) {
-      Cidr cidr = Cidr.parse(range);
-      if (cidr != null && cidr.family() == family) {
-        usable.add(cidr);
-      } else {
-        warnings.add(
-            name
-                + ": loadBalancerSourceRange "
-                + range
-                + " is not an "
-                + family.apiName()
-                + " CIDR; ignored (the other ranges still apply)");
-      }
+    // Reduced once per Service by the catalog: taken as it is, not compared again per port.
+    SourceRanges reduced = SourceRanges.of(ranges);
+    reduced.unreadable().forEach(range -> warnUnusable(name, range));
+    List<Cidr> usable = reduced.of(family);
+    if (usable.size() != reduced.cidrs().size()) {
+      reduced.cidrs().stream()
+          .filter(cidr -> cidr.family() != family)
+          .forEach(cidr -> warnUnusable(name, cidr.toString()));
     }
-    return Cidr.outermost(usable);
+    return usable;
+  }
+
+  private void warnUnusable(ServicePortName name, String range) {
+    warnings.add(
+        name
+            + ": loadBalancerSourceRange "
+            + range
+            + " is not an "
+            + family.apiName()
+            + " CIDR; ignored (the other ranges still apply)");
   }
 
   /** The endpoints of the family with a valid port, each address once, in the given order. */

@@ -3,8 +3,6 @@ package dev.proxima.proxy.runtime;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.nft.ServicePortRules;
-import dev.proxima.proxy.track.ListedComparison;
-import dev.proxima.proxy.track.ObjectVersions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,55 +46,6 @@ public interface DataPlane {
    */
   Outcome replaceAll(
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs);
-
-  /**
-   * Called once as the proxy starts, as the informers list: a data plane may start finding out what
-   * its first sync needs on a thread of its own meanwhile (nftables: whether the kernel has a table
-   * its saved ruleset could describe).
-   */
-  default void starting() {}
-
-  /**
-   * {@link #starting()}, for a proxy that compares the informers' first lists with a saved
-   * ruleset's stamps as they come: a data plane that reads such stamps says so ({@link
-   * ListedComparison#awaitStamps}) and offers them, or that it has none, before {@link #takeUp} can
-   * find the outcome in its snapshot.
-   */
-  default void starting(ListedComparison listed) {
-    starting();
-  }
-
-  /**
-   * Called as a full sync starts, before it plans every Service, with the arguments its {@link
-   * #replaceAll} will get: a data plane may prepare on a thread of its own while the planning runs
-   * (nftables, at the first sync after a start: read the saved ruleset and take it up).
-   */
-  default void fullSyncStarting(List<String> nodePortAddresses, List<String> nodePodCidrs) {}
-
-  /**
-   * What the Services of the next {@link #replaceAll} or {@link #update} were planned from, for a
-   * data plane that saves what it loads (nftables with a state directory): saved beside the rules,
-   * it lets a restarted proxy see that nothing changed without planning. Others ignore it.
-   */
-  default void planned(PlannedObjects objects) {}
-
-  /**
-   * At the first sync after a start, before anything is planned: true when the kernel's rules are
-   * exactly what planning {@code objects} for {@code basis} would load, as the saved ruleset
-   * vouches (nftables: its marker is the kernel's, and it was planned from the same basis,
-   * settings, Service CIDRs and object revisions). The sync then loads and plans nothing, and the
-   * next full sync plans every Service as usual. False otherwise, and the sync goes on as usual.
-   *
-   * @param objects the cache's Services and slices now, whose revisions are compared with the saved
-   *     ones only when everything else holds
-   */
-  default boolean takeUp(
-      String basis,
-      ObjectVersions.Snapshot objects,
-      List<String> nodePortAddresses,
-      List<String> nodePodCidrs) {
-    return false;
-  }
 
   /** {@link #replaceAll(List, List, List)} for a node without pod CIDRs. */
   default Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {

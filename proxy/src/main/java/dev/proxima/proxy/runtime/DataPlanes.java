@@ -8,7 +8,6 @@ import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.Function;
@@ -25,21 +24,7 @@ public interface DataPlanes {
    * @param nft loads both families' transactions (a printing loader in a dry run)
    */
   static DataPlanes nftables(RuleSettings settings, RuleLoader nft) {
-    return nftables(settings, nft, null);
-  }
-
-  /**
-   * @param stateDirectory where each family's loaded ruleset is saved for the next start; null
-   *     saves nothing
-   */
-  static DataPlanes nftables(RuleSettings settings, RuleLoader nft, Path stateDirectory) {
-    var savedStamps = new FamiliesSavedStamps();
-    return (family, metrics, clock) ->
-        stateDirectory == null
-            ? new NftDataPlane(family, settings, nft, metrics, clock)
-            : new NftDataPlane(family, settings, nft, metrics, clock, stateDirectory)
-                .savingOn(NftDataPlane.savingThread(family))
-                .sharingSavedStamps(savedStamps);
+    return (family, metrics, clock) -> new NftDataPlane(family, settings, nft, metrics, clock);
   }
 
   /**
@@ -62,13 +47,9 @@ public interface DataPlanes {
 
   /** The planes for a mode on this host: nft, or the backend's iptables tools. */
   static DataPlanes onThisHost(
-      ProxyMode mode,
-      RuleSettings settings,
-      IptablesBackend backend,
-      RuleLoader nft,
-      Path stateDirectory) {
+      ProxyMode mode, RuleSettings settings, IptablesBackend backend, RuleLoader nft) {
     return mode == ProxyMode.iptables
         ? iptables(settings, family -> new Iptables(List.of(), family, backend))
-        : nftables(settings, nft, stateDirectory);
+        : nftables(settings, nft);
   }
 }

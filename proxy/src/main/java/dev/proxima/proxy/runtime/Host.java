@@ -16,10 +16,13 @@ public final class Host {
   /** Deletes UDP flows to endpoints these ports no longer use; returns how many deletions ran. */
   @FunctionalInterface
   interface UdpFlows {
-    int deleteStale(IpFamily family, List<NodePlanner.PlannedPort> ports);
+    int deleteStale(
+        IpFamily family,
+        List<NodePlanner.PlannedPort> ports,
+        List<NodePlanner.PlannedPort> previous);
   }
 
-  private static final UdpFlows NO_CONNTRACK = (family, ports) -> 0;
+  private static final UdpFlows NO_CONNTRACK = (family, ports, previous) -> 0;
 
   private final Function<ProxyCache, List<String>> addresses;
   private final UdpFlows udpFlows;
@@ -50,11 +53,20 @@ public final class Host {
   }
 
   /**
-   * Deletes UDP flows to endpoints these ports no longer use.
+   * Deletes UDP flows to endpoints these ports no longer use, and to the UDP Service addresses
+   * {@code previous} had and {@code ports} no longer has.
    *
    * @return how many deletions ran
    */
-  public int deleteStaleUdpFlows(IpFamily family, List<NodePlanner.PlannedPort> ports) {
-    return udpFlows.deleteStale(family, ports);
+  public int deleteStaleUdpFlows(
+      IpFamily family,
+      List<NodePlanner.PlannedPort> ports,
+      List<NodePlanner.PlannedPort> previous) {
+    return udpFlows.deleteStale(family, ports, previous);
+  }
+
+  /** This host's addresses with a given UDP conntrack cleanup, for tests. */
+  static Host withUdpFlows(Supplier<List<String>> addresses, UdpFlows udpFlows) {
+    return new Host(cache -> addresses.get(), udpFlows);
   }
 }

@@ -7,7 +7,6 @@ import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.track.ListedComparison;
 import dev.proxima.proxy.track.PendingChanges;
 import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
@@ -40,13 +39,12 @@ import org.slf4j.LoggerFactory;
  * the slices' trigger times, and ask the {@link Listener} for a sync.
  *
  * <p>The first list's additions are not changes: fabric8 hands the handlers the list's additions,
- * ending with {@code onList}; the Service and slice informers do it on the thread that fills the
- * store ({@link InlineDeliveryInformers}). The cache counts as synced once the stores hold the
- * lists, and the first sync, always a full one, plans every Service from them; the additions that
- * reach the handlers before {@code onList} are dropped. Passing them on made a partial sync re-plan
- * most of the cluster right after the first sync (about 30,000 of 44,000 Services in the extreme
- * benchmark), and waiting for them before the first sync, when the client's pool delivered them one
- * task each, made a cold start 0.5 s longer at 10,000 Services.
+ * ending with {@code onList}, in order, on the client's executor. The cache counts as synced once
+ * the stores hold the lists, and the first sync, always a full one, plans every Service from them;
+ * the additions that reach the handlers before {@code onList} are dropped. Passing them on made a
+ * partial sync re-plan most of the cluster right after the first sync (about 30,000 of 44,000
+ * Services in the extreme benchmark), and waiting for them before the first sync, when the client's
+ * pool delivered them one task each, made a cold start 0.5 s longer at 10,000 Services.
  */
 public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
@@ -88,34 +86,17 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       Duration resync,
       PendingChanges changes,
       Listener listener) {
-    this(client, nodeName, resync, changes, listener, ListedComparison.none());
-  }
-
-  /**
-   * @param listed told of every Service and slice the first lists store, and of any change after
-   *     them, so a restart compares them with its saved stamps as they come
-   */
-  public KubeProxyCache(
-      KubernetesClient client,
-      String nodeName,
-      Duration resync,
-      PendingChanges changes,
-      Listener listener,
-      ListedComparison listed) {
     this.changes = changes;
     long resyncMillis = resync.toMillis();
-    services =
-        InlineDeliveryInformers.of(Service.class, client.services().inAnyNamespace(), resyncMillis);
+    services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
     slices =
-        InlineDeliveryInformers.of(
-            EndpointSlice.class,
-            client
-                .discovery()
-                .v1()
-                .endpointSlices()
-                .inAnyNamespace()
-                .withLabel(Labels.SERVICE_NAME),
-            resyncMillis);
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inAnyNamespace()
+            .withLabel(Labels.SERVICE_NAME)
+            .runnableInformer(resyncMillis);
     nodes = client.nodes().withName(nodeName).runnableInformer(resyncMillis);
     serviceCidrObjects = client.resources(ServiceCIDR.class).runnableInformer(resyncMillis);
     services.itemStore(new CompactingItemStore<>(ProxyCacheTrim::service));
@@ -132,21 +113,15 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             }));
     services.addEventHandler(
         handler(
-            listed::serviceListed,
+            service -> {},
             (previous, current) -> {
-              if (previous != current) { // a resync hands on the stored object as both
-                listed.serviceChanged();
-              }
               var key = keyOf(current != null ? current : previous);
               listener.serviceEvent(changes.serviceChanged(key, previous, current));
             }));
     slices.addEventHandler(
         handler(
-            listed::sliceListed,
+            slice -> {},
             (previous, current) -> {
-              if (previous != current) {
-                listed.sliceChanged();
-              }
               var object = current != null ? current : previous;
               changes
                   .sliceChanged(keyOf(object), previous, current)
@@ -222,7 +197,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
    * what completes once the informer has listed; {@link #close} waits for the first. The Vert.x
    * client binds each request to the calling thread's context, one per thread and so one event loop
    * per thread: the Services and the slices, started from the same thread, were decoded one after
-   * the other on one core while the other had little to do (docs/benchmarks.md, target 1). Each
+   * the other on one core while the other had little to do (docs/performance.md, new node). Each
    * informer still stores and delivers from one thread at a time, which is all its handlers rely
    * on.
    */

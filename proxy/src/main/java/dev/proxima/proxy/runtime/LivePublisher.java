@@ -8,11 +8,6 @@ import dev.proxima.proxy.model.IpFamily;
  * threads: the plan the latest successful sync loaded (null before the first) and how syncs went.
  */
 final class LivePublisher implements SyncObserver {
-  /** What a family whose first sync kept a restart's saved rules waits for. */
-  static final String PLAN_AFTER_TAKE_UP =
-      "its plan: the first sync kept the rules the restart found without planning, and the next"
-          + " sync plans every Service";
-
   // Replaced whole on the sync thread, so a reader sees one sync's plan and state together.
   private volatile Proxier.Published published;
 
@@ -22,6 +17,13 @@ final class LivePublisher implements SyncObserver {
 
   Proxier.Published published() {
     return published;
+  }
+
+  /** How the rules detect local traffic, from the sync thread before it tells the result. */
+  void localTraffic(String description) {
+    var current = published;
+    published =
+        new Proxier.Published(current.plan(), current.state().withLocalTraffic(description));
   }
 
   @Override
@@ -40,14 +42,6 @@ final class LivePublisher implements SyncObserver {
 
   private Proxier.Published succeeded(SyncResult result, SyncState state) {
     boolean full = result.decision().full();
-    if (result.plan() == null) {
-      // A first sync that kept the saved rules has no plan yet: the next sync brings it.
-      return new Proxier.Published(
-          published.plan(),
-          state
-              .succeeded(full, result.finished(), state.rulesLoaded(), state.servicePorts())
-              .waiting(PLAN_AFTER_TAKE_UP));
-    }
     return new Proxier.Published(
         result.plan(),
         state.succeeded(

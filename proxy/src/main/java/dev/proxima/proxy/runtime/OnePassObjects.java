@@ -1,36 +1,30 @@
 package dev.proxima.proxy.runtime;
 
-import dev.proxima.proxy.track.ListedComparison;
-import dev.proxima.proxy.track.ObjectVersions;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.util.Collection;
 import java.util.function.Supplier;
 
 /**
- * The cache's Services and slices as a restart's first sync compares them with its saved revisions,
- * taken once per sync pass and only when asked for: the families' saved revisions are the same, and
- * the snapshot compares the second family's with the first's instead of every object again.
+ * The cache's Services and slices, taken once per sync pass and only when a full sync asks for
+ * them, so the families of a pass plan from the same objects.
  */
-final class OnePassObjects implements Supplier<ObjectVersions.Snapshot> {
+final class OnePassObjects implements Supplier<OnePassObjects.Objects> {
+  /** The Services and slices of one pass. */
+  record Objects(Collection<Service> services, Collection<EndpointSlice> slices) {}
+
   private final ProxyCache cache;
-  private final ListedComparison listed;
-  private ObjectVersions.Snapshot snapshot;
+  private Objects objects;
 
   OnePassObjects(ProxyCache cache) {
-    this(cache, ListedComparison.none());
-  }
-
-  /**
-   * @param listed the informers' first lists as compared while they were stored
-   */
-  OnePassObjects(ProxyCache cache, ListedComparison listed) {
     this.cache = cache;
-    this.listed = listed;
   }
 
   @Override
-  public ObjectVersions.Snapshot get() {
-    if (snapshot == null) {
-      snapshot = new ObjectVersions.Snapshot(cache.services(), cache.endpointSlices(), listed);
+  public Objects get() {
+    if (objects == null) {
+      objects = new Objects(cache.services(), cache.endpointSlices());
     }
-    return snapshot;
+    return objects;
   }
 }

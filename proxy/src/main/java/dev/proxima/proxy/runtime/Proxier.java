@@ -1,6 +1,5 @@
 package dev.proxima.proxy.runtime;
 
-import dev.proxima.cli.BuildInfo;
 import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.SyncState;
@@ -10,20 +9,21 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.plan.DetectLocalMode;
+import dev.proxima.proxy.plan.AddressPolicy;
+import dev.proxima.proxy.plan.LocalDetection;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.ObservedPortCap;
 import dev.proxima.proxy.plan.PlanStore;
-import dev.proxima.proxy.render.nft.SavedRuleset;
+import dev.proxima.proxy.plan.PlanWarnings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
-import dev.proxima.proxy.track.ObjectVersions;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,13 +43,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Proxier {
   private static final Logger log = LoggerFactory.getLogger(Proxier.class);
-
-  /**
-   * This build's version and commit, part of what a saved ruleset was planned with. A build that
-   * does not know its commit gets a value of its own in every process, so that another such build
-   * is never taken for it and its restarts always plan.
-   */
-  private static final String BUILD = build(BuildInfo.current());
 
   /** Partial syncs are summed into one INFO line at most this often. */
   public static final Duration PARTIAL_SYNC_SUMMARY_INTERVAL = Duration.ofMinutes(1);
@@ -71,22 +64,14 @@ public final class Proxier {
   /** Whether the cap left ports out at the latest sync, so its WARN is logged once per episode. */
   private boolean capBiting;
 
+  /** The plan's warnings as last told: each object and reason logged once, when it changes. */
+  private final PlanWarnings warnings = new PlanWarnings();
+
   private final AddressCollisionReport collisions;
   private final NodePortAddressReport nodePortAddresses;
-  private boolean waitingForPodCidrs;
+  private final LocalDetectionReport localDetection;
   private final SyncPolicy policy;
   private boolean loggedFirstSync;
-
-  /**
-   * True from a first sync that took up the saved ruleset without planning ({@link
-   * DataPlane#takeUp}) until the full sync that plans every Service loads.
-   */
-  private boolean planPending;
-
-  /** The latest basis {@link #plannedFor} digested, and its digest: the rest never changes. */
-  private SyncPolicy.Basis digestedBasis;
-
-  private String digest;
 
   private final RateLimitedSummary partialSyncs;
 
@@ -132,6 +117,8 @@ public final class Proxier {
             config.rules().observeMaxSeries());
     // What every sync tells: explain --live, health, metrics, then the UDP conntrack cleanup.
     this.publisher = new LivePublisher(family);
+    this.localDetection =
+        new LocalDetectionReport(family, metrics, health, publisher::localTraffic);
     subscribe(publisher);
     subscribe(
         result -> {
@@ -158,15 +145,6 @@ public final class Proxier {
 
   public IpFamily family() {
     return family;
-  }
-
-  /**
-   * True when the latest sync kept the rules a restart found without planning them: the next sync,
-   * a full one, should come soon, since until then this family has no plan for {@code explain
-   * --live}, health-check listeners or partial syncs.
-   */
-  public synchronized boolean planPending() {
-    return planPending;
   }
 
   /** Whether a sync has loaded rules; cheaper than {@link #lastPlan}, which lists every port. */
@@ -251,13 +229,12 @@ public final class Proxier {
    * One sync of a pass over every family.
    *
    * @param objects the cache's Services and slices, asked for only by a full sync; the families of
-   *     a pass share one, so that they plan from the same objects, stamp them once, and compare
-   *     them with a restart's saved revisions once
+   *     a pass share one, so that they plan from the same objects
    */
   public synchronized boolean sync(
       Set<ObjectKey> changed,
       List<String> hostAddresses,
-      Supplier<ObjectVersions.Snapshot> objects) {
+      Supplier<OnePassObjects.Objects> objects) {
     if (!cache.hasSynced()) {
       // Until every informer has listed, the kernel keeps whatever rules it has.
       return true;
@@ -269,28 +246,11 @@ public final class Proxier {
         config.rules().nodePortAddresses(family, hostAddresses, NodeIps.primary(node));
     nodePortAddresses.report(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
-    if (config.rules().detectLocalMode() == DetectLocalMode.NODE_CIDR && podCidrs.isEmpty()) {
-      // As kube-proxy: without the node's pod CIDRs every pod's traffic would be masqueraded, so
-      // the rules wait for them; the Node's update triggers the next sync.
-      waitForPodCidrs();
-      tell(
-          new SyncResult(
-              family,
-              SyncPolicy.Decision.PARTIAL,
-              SyncResult.Outcome.WAITING,
-              null,
-              started,
-              clock.instant(),
-              0,
-              null,
-              false,
-              List.of(),
-              "the Node's spec.podCIDRs (--detect-local-mode=NodeCIDR)",
-              hostAddresses));
-      return true;
-    }
-    waitingForPodCidrs = false;
-    var localCidrs = config.rules().localCidrs(family, podCidrs);
+    // NodeCIDR on a Node without spec.podCIDRs falls back (LocalDetection) rather than waiting:
+    // many clusters never set them, and a node must not go without a Service proxy for it.
+    var detection = LocalDetection.of(config.rules(), family, podCidrs);
+    localDetection.report(detection);
+    var localCidrs = detection.localCidrs();
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
     var basis = new SyncPolicy.Basis(nodeIdentity(node), nodeAddresses, localCidrs);
     var decision = policy.decide(basis);
@@ -299,45 +259,52 @@ public final class Proxier {
     DataPlane.Outcome outcome;
     var touchedUdp = false;
     Duration planned = null;
-    var plannedFor = plannedFor(basis);
     if (full) {
-      if (decision.reason() == SyncPolicy.Reason.FIRST_SYNC
-          && plane.takeUp(plannedFor, objects.get(), nodeAddresses, podCidrs)) {
-        return tookUp(decision, started, triggers, hostAddresses);
-      }
-      plane.fullSyncStarting(nodeAddresses, podCidrs);
-      // The pass's one listing: the families plan from the same objects and stamp them once.
+      // The pass's one listing: the families plan from the same objects.
       var pass = objects.get();
       var services = pass.services();
       var slices = pass.slices();
       var plan =
           NodePlanner.planClaims(
-              family, config.nodeName(), node, config.serviceProxyName(), services, slices);
-      plan.warnings().forEach(this::warn);
+              family,
+              config.nodeName(),
+              node,
+              config.serviceProxyName(),
+              services,
+              slices,
+              addressPolicy(node, hostAddresses, podCidrs));
+      warnings.full(plan.warnings(), this::warn);
       var all = store.replaceAll(plan.ports(), plan.nodeZone());
       planned = Duration.between(started, clock.instant());
-      observed.clear();
-      all.forEach(p -> observed.want(p.port().name(), observed.wants(p.port())));
-      plane.planned(PlannedObjects.every(plannedFor, pass));
+      observed.wantAll(
+          all.stream().filter(p -> observed.wants(p.port())).map(p -> p.port().name()).toList());
       outcome = plane.replaceAll(rules(all), nodeAddresses, podCidrs);
       touchedUdp = all.stream().anyMatch(p -> p.port().protocol() == Protocol.UDP);
     } else {
       var claims = new LinkedHashMap<ObjectKey, List<NodePlanner.PlannedPort>>();
-      var stamps = new HashMap<ObjectKey, String>();
+      var changedWarnings = new ArrayList<String>();
+      var addresses =
+          addressPolicy(node, hostAddresses, podCidrs)
+              .withKnownNodePorts(this::programmedNodePorts);
       for (var key : changed) {
         var service = cache.service(key);
         var slices = cache.slicesOf(key);
         var plan =
             NodePlanner.planServiceClaims(
-                family, config.nodeName(), node, config.serviceProxyName(), service, slices);
-        plan.warnings().forEach(this::warn);
+                family,
+                config.nodeName(),
+                node,
+                config.serviceProxyName(),
+                service,
+                slices,
+                addresses);
+        changedWarnings.addAll(plan.warnings());
         claims.put(key, plan.ports());
-        stamps.put(key, ObjectVersions.stamp(service, slices));
       }
+      warnings.partial(changedWarnings, this::warn);
       // A change of one Service can hand an address to or take it from another: re-render both.
       var changes = store.update(claims, NodePlanner.zoneOf(node));
       touchedUdp = changes.touchedUdp();
-      plane.planned(PlannedObjects.some(plannedFor, stamps));
       outcome = plane.update(countedChanges(changes.ports()));
       if (outcome.status() == DataPlane.Status.NEEDS_FULL) {
         // The change cannot be expressed as a delta of the kernel's state: replace everything.
@@ -348,7 +315,8 @@ public final class Proxier {
     }
     collisions.report(store.collisions());
     reportObservedCap();
-    plane.warnings().forEach(this::warn);
+    warnings.partial(plane.warnings(), this::warn);
+    metrics.planWarnings(family, warnings.countsByReason());
     if (outcome.status() == DataPlane.Status.FAILED) {
       policy.failed();
       log.atError()
@@ -377,7 +345,6 @@ public final class Proxier {
     var finished = clock.instant();
     if (full) {
       policy.fullLoaded(basis);
-      planPending = false;
     }
     var plan = currentPlan();
     var ports = plan.ports();
@@ -399,73 +366,6 @@ public final class Proxier {
             hostAddresses));
     logSync(decision, changed.size(), ports, Duration.between(started, finished), planned);
     return true;
-  }
-
-  private static String build(BuildInfo info) {
-    return "unknown".equals(info.revision())
-        ? info.version() + " unknown " + java.util.UUID.randomUUID()
-        : info.version() + " " + info.revision();
-  }
-
-  /**
-   * The first sync found the kernel holding what the saved ruleset vouches for, planned from these
-   * very objects: it loads nothing and plans nothing now, and the next sync, a full one, plans
-   * every Service (and loads whatever differs, should anything) so that partial syncs, {@code
-   * explain --live} and the health-check listeners have a plan again.
-   */
-  private boolean tookUp(
-      SyncPolicy.Decision decision,
-      java.time.Instant started,
-      List<java.time.Instant> triggers,
-      List<String> hostAddresses) {
-    policy.tookUp();
-    planPending = true;
-    var finished = clock.instant();
-    tell(
-        new SyncResult(
-            family,
-            decision,
-            SyncResult.Outcome.UNCHANGED,
-            null,
-            started,
-            finished,
-            0,
-            null,
-            false,
-            triggers,
-            null,
-            hostAddresses));
-    loggedFirstSync = true;
-    log.atInfo()
-        .addKeyValue("family", family.apiName())
-        .addKeyValue("full", decision.full())
-        .addKeyValue("why", decision.reason().label())
-        .addKeyValue("tookUp", true)
-        .addKeyValue("rules", 0)
-        .addKeyValue("elapsedMs", Duration.between(started, finished).toMillis())
-        .log("Synced proxy rules");
-    return true;
-  }
-
-  /**
-   * What besides the Services this family's plan reads, as one digest saved beside the rules: the
-   * node's name, zone and addresses, the NodePort addresses and local CIDRs, the proxy's flags that
-   * shape rules, and its build, since another build may plan the same objects differently.
-   */
-  private String plannedFor(SyncPolicy.Basis basis) {
-    if (!basis.equals(digestedBasis)) {
-      digestedBasis = basis;
-      digest =
-          SavedRuleset.digest(
-              List.of(
-                  BUILD,
-                  family.apiName(),
-                  config.nodeName(),
-                  String.valueOf(config.serviceProxyName()),
-                  config.rules(),
-                  basis));
-    }
-    return digest;
   }
 
   /**
@@ -587,19 +487,39 @@ public final class Proxier {
             String.valueOf(node.getStatus() == null ? null : node.getStatus().getAddresses()));
   }
 
-  private void waitForPodCidrs() {
-    if (!waitingForPodCidrs) {
-      waitingForPodCidrs = true;
-      log.atWarn()
-          .addKeyValue("family", family.apiName())
-          .addKeyValue("node", config.nodeName())
-          .log(
-              "--detect-local-mode=NodeCIDR: the Node has no spec.podCIDRs yet; no rules are"
-                  + " programmed until it has");
-    }
+  /**
+   * What a tenant's Service may not point at on this node: the node's addresses (its status and its
+   * interfaces), the pod ranges (the Node's and --cluster-cidr), the ServiceCIDRs, and
+   * --external-ip-cidrs.
+   */
+  private AddressPolicy addressPolicy(
+      Node node, List<String> hostAddresses, List<String> podCidrs) {
+    var nodeAddresses = new ArrayList<>(NodeIps.all(node));
+    nodeAddresses.addAll(hostAddresses);
+    var podRanges = new ArrayList<>(podCidrs);
+    podRanges.addAll(config.rules().clusterCidrs());
+    return new AddressPolicy(
+        nodeAddresses, podRanges, cache.serviceCidrs(), config.rules().externalIpCidrs(), Set.of());
   }
 
-  private void warn(String warning) {
-    log.atWarn().addKeyValue("family", family.apiName()).log(warning);
+  /** The NodePorts programmed now, for a partial sync's loop check: asked for rarely. */
+  private Set<String> programmedNodePorts() {
+    var result = new java.util.HashSet<String>();
+    for (var planned : store.allPorts()) {
+      if (planned.port().nodePort() != 0) {
+        result.add(AddressPolicy.nodePortKey(planned.port().protocol(), planned.port().nodePort()));
+      }
+    }
+    return result;
+  }
+
+  /** One line per object and reason, when its warnings appear or change: never per endpoint. */
+  private void warn(PlanWarnings.Group group) {
+    log.atWarn()
+        .addKeyValue("family", family.apiName())
+        .addKeyValue("object", group.object())
+        .addKeyValue("reason", group.reason())
+        .addKeyValue("count", group.count())
+        .log(group.line());
   }
 }

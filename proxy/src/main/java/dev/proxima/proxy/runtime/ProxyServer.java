@@ -10,6 +10,7 @@ import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.explain.ObservedLocality;
 import dev.proxima.proxy.explain.SyncState;
+import dev.proxima.proxy.health.ComponentPages;
 import dev.proxima.proxy.health.HealthServer;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.health.ServiceHealthServers;
@@ -24,7 +25,6 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.ProxyState;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
-import dev.proxima.proxy.track.ListedComparison;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -55,17 +55,11 @@ public final class ProxyServer implements AutoCloseable {
   private final KubeProxyCache cache;
   private final List<Proxier> proxiers = new ArrayList<>();
 
-  /** Each family's data plane, in the order of {@link #proxiers}. */
-  private final List<DataPlane> dataPlanes = new ArrayList<>();
-
-  /**
-   * The informers' first lists compared with a restart's saved stamps as they are stored, for the
-   * first sync pass; closed once that pass is done.
-   */
-  private final ListedComparison listedComparison = new ListedComparison();
-
   private final SyncRunner runner;
+
   private final ProxyHealth health;
+  private final java.time.Instant startedAt;
+  private volatile Map<String, String> flags = Map.of();
   private final String nodeName;
   private final ProxyMetrics metrics;
   private final Clock clock;
@@ -80,8 +74,6 @@ public final class ProxyServer implements AutoCloseable {
 
   /** Set once the informers have listed and the host is prepared: see {@link #start}. */
   private volatile boolean readyToSync;
-
-  private volatile StartupHeap startupHeap = StartupHeap.none();
 
   /** The kernel's connection counters, or null when this proxy counts nothing. */
   private ConnectionLocalityMetrics connectionCounters;
@@ -144,6 +136,7 @@ public final class ProxyServer implements AutoCloseable {
     this.metrics = new ProxyMetrics(registry, mode);
     this.kernelCheckPeriod = config.syncPeriod();
     this.health = new ProxyHealth(clock, config.healthTimeout());
+    this.startedAt = clock.instant();
     this.nodeName = config.nodeName();
     var state = new ProxyState(clock.instant(), config.nodeName());
     this.cache =
@@ -169,8 +162,7 @@ public final class ProxyServer implements AutoCloseable {
               public void nodeEvent() {
                 changed();
               }
-            },
-            listedComparison);
+            });
     this.host = host;
     var counters = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     for (var family : IpFamily.values()) {
@@ -181,7 +173,6 @@ public final class ProxyServer implements AutoCloseable {
       proxiers.add(
           new Proxier(
               family, config, cache, plane, host, metrics, health, clock, state.plans(family)));
-      dataPlanes.add(plane);
     }
     if (config.rules().observeLocality().counts()) {
       // --observe-locality=off counts nothing: no series rather than zeros that look like no
@@ -235,34 +226,18 @@ public final class ProxyServer implements AutoCloseable {
     var changed = cache.drainChangedServices();
     // Read once per pass: both families and the health-check listeners select from the same.
     var hostAddresses = host.addresses(cache);
-    var objects = new OnePassObjects(cache, listedComparison);
+    var objects = new OnePassObjects(cache);
     try {
       for (var proxier : proxiers) {
         ok &= proxier.sync(changed, hostAddresses, objects);
       }
     } finally {
-      // Only a first sync compares with saved stamps; the objects it waits for go with it.
-      listedComparison.close();
+      health.passEnded();
     }
     if (ok) {
       metrics.pendingCleared();
     }
-    if (ok && proxiers.stream().anyMatch(Proxier::planPending)) {
-      // A family kept the rules a restart found without planning: its plan comes next, unless
-      // the pass failed, and then the runner's back-off decides when.
-      runner.request();
-    }
-    if (cache.hasSynced() && (!ok || everyFamilyPlanned())) {
-      // The start is over: every family planned and programmed, or a failure left the next try to
-      // the runner's back-off. Not while a family waits for the Node's pod CIDRs.
-      startupHeap.settle();
-    }
     return ok;
-  }
-
-  /** Asked after every pass: nothing here may cost what the cluster's size does. */
-  private boolean everyFamilyPlanned() {
-    return proxiers.stream().allMatch(proxier -> proxier.loadedOnce() && !proxier.planPending());
   }
 
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
@@ -305,11 +280,8 @@ public final class ProxyServer implements AutoCloseable {
     // this, so such a proxy is not restarted in a loop over something a restart cannot fix.
     health.awaitingFirstSync();
     // The first list request leaves before anything else here: the API server's answer is the
-    // longest wait of a start, and the servers below and the saved rulesets' checks fit in it.
+    // longest wait of a start, and the servers below fit in it.
     var listed = cache.start();
-    dataPlanes.forEach(plane -> plane.starting(listedComparison));
-    // No data plane reading saved stamps (iptables, or no state directory): nothing to compare.
-    listedComparison.closeUnlessAwaited();
     healthServer = HealthServer.start(healthz, health, metrics::healthz, metrics::livez);
     metricsServer =
         startMetrics(
@@ -317,7 +289,8 @@ public final class ProxyServer implements AutoCloseable {
             registry,
             connectionCounters == null
                 ? List.of()
-                : List.of(connectionCounters.serviceConnections()));
+                : List.of(connectionCounters.serviceConnections()),
+            componentPages());
     if (explain != null) {
       try {
         explainServer = ExplainServer.start(explain, this::liveExplain);
@@ -354,7 +327,8 @@ public final class ProxyServer implements AutoCloseable {
             hostPrepared.handle((prepared, failure) -> null), (listedToo, prepared) -> null)
         .thenRun(
             () -> {
-              // Only from here may a change ask for a sync (changed()).
+              // Only from here may a change ask for a sync (changed()), and /livez watch the loop.
+              health.syncLoopStarted();
               readyToSync = true;
               // The first lists' additions reach no handler (the first sync reads the stores),
               // so what they used to mark is marked here: the queued sync and the node's
@@ -387,10 +361,11 @@ public final class ProxyServer implements AutoCloseable {
   private static ProbeHttpServer startMetrics(
       InetSocketAddress address,
       PrometheusRegistry registry,
-      List<dev.proxima.http.StreamedFamily> streamed)
+      List<dev.proxima.http.StreamedFamily> streamed,
+      Map<String, ProbeHandler> pages)
       throws IOException {
-    return ProbeHttpServer.start(
-        address,
+    var paths = new java.util.HashMap<String, ProbeHandler>(pages);
+    paths.putAll(
         Map.of(
             "/metrics",
             // A scrape reads the kernel's connection counters, which nft 1.0.6 answers by reading
@@ -406,6 +381,37 @@ public final class ProxyServer implements AutoCloseable {
                     "<html><body><h1>proxima-proxy</h1><p><a href=\"/metrics\">/metrics</a></p>"
                         + "</body></html>\n",
                     Map.of())));
+    return ProbeHttpServer.start(address, paths);
+  }
+
+  /**
+   * {@code /statusz} and {@code /flagz}, kube-proxy's z-pages, on the metrics server as upstream
+   * serves them.
+   */
+  private Map<String, ProbeHandler> componentPages() {
+    var build = dev.proxima.cli.BuildInfo.current();
+    var version = build.version() + " (" + build.shortRevision() + ")";
+    return Map.of(
+        "/statusz",
+        request ->
+            ProbeResponse.text(
+                200,
+                ComponentPages.statusz(
+                    "proxima-proxy",
+                    startedAt,
+                    clock.instant(),
+                    version,
+                    List.of("/healthz", "/livez", "/metrics", "/statusz", "/flagz", "/-/healthy"))),
+        "/flagz",
+        request -> ProbeResponse.text(200, ComponentPages.flagz("proxima-proxy", flags)));
+  }
+
+  /**
+   * The options this process runs with, for {@code /flagz}: each name without dashes and its value
+   * as taken (given or default).
+   */
+  public void componentFlags(Map<String, String> value) {
+    flags = Map.copyOf(value);
   }
 
   /** Another tool may flush the tables under us (kube-proxy polls its canary chains for this). */
@@ -421,14 +427,6 @@ public final class ProxyServer implements AutoCloseable {
     } catch (RuntimeException unexpected) {
       log.atWarn().setCause(unexpected).log("Checking the kernel's rules failed");
     }
-  }
-
-  /**
-   * The heap growth the start was allowed ({@link StartupHeap#raise}), given back after the first
-   * pass that planned every family. Before {@link #start}.
-   */
-  public void startupHeap(StartupHeap heap) {
-    this.startupHeap = heap;
   }
 
   /** Shows the detected iptables backend as a metric label. */

@@ -34,8 +34,6 @@ final class ServiceHealthChecks implements SyncObserver {
   @Override
   public void synced(SyncResult result) {
     if (!result.succeeded() || result.plan() == null) {
-      // Without a plan (a first sync that kept the saved rules) the listeners stay as they are
-      // until the full sync that follows it.
       return;
     }
     loaded.put(result.family(), result.plan());

@@ -14,8 +14,7 @@ import java.util.List;
  * @param decision full or partial, and why
  * @param error the tool's message when {@code FAILED}, else null
  * @param rulesLoaded lines handed to the kernel; 0 when nothing was loaded
- * @param plan the plan now programmed when the sync succeeded, else null; also null after a first
- *     sync that kept the rules a restart found without planning them ({@link DataPlane#takeUp})
+ * @param plan the plan now programmed when the sync succeeded, else null
  * @param touchedUdp whether a UDP Service port was added, changed or removed
  * @param triggers when the changes this sync programmed were first seen
  * @param waitingFor what the family waits for before it programs anything, when {@code WAITING}

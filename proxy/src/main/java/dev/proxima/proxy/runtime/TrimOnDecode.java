@@ -1,10 +1,16 @@
 package dev.proxima.proxy.runtime;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.DeserializationConfig;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
+import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
-import dev.proxima.proxy.decode.EndpointSliceDecoder;
-import dev.proxima.proxy.decode.ServiceDecoder;
+import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -15,22 +21,24 @@ import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
- * The proxy's API client decodes each Service and EndpointSlice straight into what its caches keep
- * ({@link ServiceDecoder}, {@link EndpointSliceDecoder}), not whole and then trimmed when the
- * informer caches it. A first list holds every decoded object of the response until the last one is
- * read; trimmed one by one, what the proxy never reads (and the spare room decoding leaves) dies
- * young instead of being promoted with the list, which at 10,000 Services × 10 endpoints kept tens
- * of MiB in the old generation and cost a series of full collections during a cold start
- * (docs/benchmarks.md, targets 1 and 6). Decoding by hand also spares the cold JVM databind's
- * introspection of the model classes: about 0.1 s of a cold start's list phase and more of its CPU
- * (run DC).
+ * The proxy's API client trims each Service and EndpointSlice to what its caches keep ({@link
+ * ProxyCacheTrim}) as soon as databind has built it, not when the informer caches it. A first list
+ * holds every decoded object of the response until the last one is read; trimmed one by one, what
+ * the proxy never reads dies young instead of being promoted with the list, which at 10,000
+ * Services × 10 endpoints kept tens of MiB in the old generation and cost a series of full
+ * collections during a cold start. Fields the proxy never reads and an object can hold many of
+ * (managed fields, owner references, endpoint target references, status conditions) are skipped by
+ * the parser through mixins and never built at all.
  *
  * <p>The informers' {@code CompactingItemStore} still trims what reaches the caches by any other
  * path (a second trim of the same object does no work). An object the trim cannot handle (a hostile
- * or partial one) is kept as far as the trim got, so decoding never fails where it did not before.
+ * or partial one) is kept as far as the trim got, so decoding never fails where databind alone
+ * would not.
  */
 public final class TrimOnDecode {
   private TrimOnDecode() {}
@@ -45,34 +53,91 @@ public final class TrimOnDecode {
       List.of(Service.class, EndpointSlice.class, Node.class, ServiceCIDR.class, Status.class);
 
   /**
-   * fabric8's serialization with the proxy's decoders added to its object mapper. It knows only the
+   * fabric8's serialization with the proxy's trimming added to its object mapper. It knows only the
    * {@link #WATCHED_KINDS} by kind: told to search the class path instead, fabric8 loads every
-   * model class its jars list the first time it decodes a watch event (about 0.2 s in a cold JVM,
-   * docs/benchmarks.md run SZ; a kubeconfig is parsed without it too, run MA). An object of a kind
-   * it does not know comes as a GenericKubernetesResource, which fabric8 decodes a second time into
-   * the informer's class; an ERROR event's Status it would not know at all, and an informer would
-   * then retry its watch where a 410 asks it to list again.
+   * model class its jars list the first time it decodes a watch event (about 0.2 s in a cold JVM, a
+   * kubeconfig is parsed without it too). An object of a kind it does not know comes as a
+   * GenericKubernetesResource, which fabric8 decodes a second time into the informer's class; an
+   * ERROR event's Status it would not know at all, and an informer would then retry its watch where
+   * a 410 asks it to list again.
    */
   public static KubernetesSerialization serialization() {
-    var mapper = new ObjectMapper();
+    return serialization(new ObjectMapper());
+  }
+
+  /** As {@link #serialization()}, on {@code mapper}: for tests that add a module of their own. */
+  static KubernetesSerialization serialization(ObjectMapper mapper) {
     var serialization = new KubernetesSerialization(mapper, false);
     WATCHED_KINDS.forEach(serialization::registerKubernetesResource);
     skipUnread(mapper);
     mapper.registerModule(
-        new SimpleModule("proxima-trim-on-decode")
-            .addDeserializer(Service.class, new ServiceDecoder())
-            .addDeserializer(EndpointSlice.class, new EndpointSliceDecoder()));
+        new SimpleModule("proxima-trim-on-decode").setDeserializerModifier(new Trimming()));
     return serialization;
+  }
+
+  /** Wraps databind's own deserializers of the two trimmed kinds. */
+  private static final class Trimming extends BeanDeserializerModifier {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public JsonDeserializer<?> modifyDeserializer(
+        DeserializationConfig config,
+        BeanDescription description,
+        JsonDeserializer<?> deserializer) {
+      var type = description.getBeanClass();
+      if (type == Service.class) {
+        return new TrimmedAfterDecoding(deserializer, TrimOnDecode::service);
+      }
+      if (type == EndpointSlice.class) {
+        return new TrimmedAfterDecoding(deserializer, TrimOnDecode::slice);
+      }
+      return deserializer;
+    }
+  }
+
+  private static void service(Object decoded) {
+    ProxyCacheTrim.service((Service) decoded);
+  }
+
+  private static void slice(Object decoded) {
+    ProxyCacheTrim.slice((EndpointSlice) decoded);
+  }
+
+  /** Databind's deserializer of a kind, followed by that kind's trim. */
+  private static final class TrimmedAfterDecoding extends DelegatingDeserializer {
+    private static final long serialVersionUID = 1L;
+    private final transient Consumer<Object> trim;
+
+    TrimmedAfterDecoding(JsonDeserializer<?> databind, Consumer<Object> trim) {
+      super(databind);
+      this.trim = trim;
+    }
+
+    @Override
+    protected JsonDeserializer<?> newDelegatingInstance(JsonDeserializer<?> databind) {
+      return new TrimmedAfterDecoding(databind, trim);
+    }
+
+    @Override
+    public Object deserialize(JsonParser parser, DeserializationContext context)
+        throws IOException {
+      var decoded = super.deserialize(parser, context);
+      if (decoded != null) {
+        try {
+          trim.accept(decoded);
+        } catch (RuntimeException partial) {
+          // Kept as far as the trim got; the planner validates what it reads.
+        }
+      }
+      return decoded;
+    }
   }
 
   /**
    * Fields skipped by the parser, never built: on a real cluster managed fields are often the
-   * largest part of an object. Decoding only: the proxy never writes API objects back. The two
-   * decoders skip the endpoint details and status conditions themselves and leave metadata to
-   * databind, so this applies to them too. Public for the decoders' tests, which hold them to what
-   * databind makes of an object under the same mixins.
+   * largest part of an object. Decoding only: the proxy never writes API objects back.
    */
-  public static void skipUnread(ObjectMapper mapper) {
+  static void skipUnread(ObjectMapper mapper) {
     mapper.addMixIn(ObjectMeta.class, SkipBookkeeping.class);
     mapper.addMixIn(Endpoint.class, SkipEndpointDetails.class);
     mapper.addMixIn(ServiceStatus.class, SkipConditions.class);

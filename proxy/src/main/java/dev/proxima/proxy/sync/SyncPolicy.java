@@ -24,9 +24,7 @@ public final class SyncPolicy {
     NODE_PORT_ADDRESSES_CHANGED("nodeport-addresses-changed"),
     LOCAL_CIDRS_CHANGED("local-cidrs-changed"),
     PERIOD("full-sync-period"),
-    NOT_A_DELTA("not-a-delta"),
-    /** The first sync kept the saved rules without planning: this one plans every Service. */
-    PLAN_AFTER_TAKE_UP("plan-after-take-up");
+    NOT_A_DELTA("not-a-delta");
 
     private final String label;
 
@@ -130,14 +128,6 @@ public final class SyncPolicy {
     if (forced == null) {
       forced = Reason.REQUESTED;
     }
-  }
-
-  /**
-   * The first sync kept the rules a restart found, vouched for by the saved ruleset, without
-   * planning: the next sync is full and plans every Service.
-   */
-  public void tookUp() {
-    forced = Reason.PLAN_AFTER_TAKE_UP;
   }
 
   /** A full sync loaded now, for {@code basis}: partial syncs may follow. */

@@ -101,4 +101,22 @@ class ConfigFileSettingsTest {
         .isInstanceOf(ConfigFileException.class)
         .hasMessageStartingWith(file + ": metricsBindAddress: ");
   }
+
+  @Test
+  void anUnsetNodePortAddressesMeansThePrimaryIpsInNftablesModeAsUpstream() throws Exception {
+    var nftables = run(config("mode: nftables\nhostnameOverride: n1\n"));
+    var iptables = run(config("mode: iptables\nhostnameOverride: n1\n"));
+
+    assertThat(nftables.config().rules().nodePortCidrs()).containsExactly("primary");
+    assertThat(iptables.config().rules().nodePortCidrs())
+        .as("iptables keeps every address")
+        .isEmpty();
+  }
+
+  @Test
+  void nodePortAddressesAllInTheFileWidensTheNftablesModeToEveryAddress() throws Exception {
+    var run = run(config("mode: nftables\nhostnameOverride: n1\nnodePortAddresses: [all]\n"));
+
+    assertThat(run.config().rules().nodePortCidrs()).containsExactly("0.0.0.0/0", "::/0");
+  }
 }

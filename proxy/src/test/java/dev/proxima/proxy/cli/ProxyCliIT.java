@@ -97,6 +97,21 @@ class ProxyCliIT {
   }
 
   @Test
+  void theManifestsPlaceholderApiServerIsRefusedNamingTheConfigMapKey() throws Exception {
+    var kubeconfig =
+        ReachableApiServer.kubeconfig(
+            directory.resolve("kubeconfig"), "https://set-api-server-host.invalid:6443");
+
+    var result = jar().run(dryRun("--kubeconfig", kubeconfig.toString()));
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err())
+        .startsWith("error: the API server address is still the manifests' placeholder")
+        .contains("api-server-host", "proxima-proxy ConfigMap")
+        .hasLineCount(1);
+  }
+
+  @Test
   void noKubeconfigOutsideAPodIsAnErrorNotAGuess() {
     var result = jar().run(dryRun());
 

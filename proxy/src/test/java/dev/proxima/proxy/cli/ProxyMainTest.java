@@ -19,7 +19,18 @@ class ProxyMainTest {
   @Test
   void everyOtherInvocationGetsEveryCommandInHelpOrder() {
     assertThat(ProxyMain.commandLineFor(new String[] {"--help"}).getSubcommands().keySet())
-        .containsExactly("run", "explain", "render", "cleanup", "train-startup");
-    assertThat(ProxyMain.commandLineFor(new String[0]).getSubcommands()).hasSize(5);
+        .containsExactly("run", "explain", "render", "cleanup");
+    assertThat(ProxyMain.commandLineFor(new String[0]).getSubcommands()).hasSize(4);
+  }
+
+  @Test
+  void anOlderDaemonSetsStateDirIsStillAcceptedButNoLongerOffered() {
+    var line = ProxyMain.commandLine();
+
+    var parsed = line.parseArgs("run", "--dry-run", "--state-dir=/var/lib/proxima");
+
+    assertThat(parsed.subcommand().matchedOptionValue("--state-dir", ""))
+        .isEqualTo("/var/lib/proxima");
+    assertThat(line.getSubcommands().get("run").getUsageMessage()).doesNotContain("state-dir");
   }
 }

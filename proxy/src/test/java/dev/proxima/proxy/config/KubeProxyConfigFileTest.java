@@ -118,15 +118,36 @@ class KubeProxyConfigFileTest {
             "bindAddress is ignored: Proxima takes the node's addresses from its Node object",
             "oomScoreAdj is ignored: set the pod's priority and resources instead",
             "featureGates is ignored: Proxima has no feature gates",
-            "conntrack.maxPerCore is ignored: Proxima does not tune conntrack; the sysctls"
-                + " kube-proxy set stay until the node reboots",
-            "conntrack.tcpEstablishedTimeout is ignored: Proxima does not tune conntrack; the"
-                + " sysctls kube-proxy set stay until the node reboots",
             "ipvs.scheduler is ignored: Proxima has no IPVS mode",
             "nodePortAddresses keyword \"localhost\" is ignored: Proxima never accepts NodePorts"
                 + " on loopback",
             "someFutureField is ignored: it is not a field of KubeProxyConfiguration"
                 + " kubeproxy.config.k8s.io/v1alpha1");
+  }
+
+  @Test
+  void theConntrackSectionIsMappedWithItsExplicitZeros() throws Exception {
+    var settings =
+        parse(
+            """
+            conntrack:
+              maxPerCore: 0
+              min: 262144
+              tcpEstablishedTimeout: 2h0m0s
+              tcpCloseWaitTimeout: 0s
+              tcpBeLiberal: true
+              udpTimeout: 30s
+            """);
+
+    var conntrack = settings.conntrack();
+    assertThat(conntrack.maxPerCore()).as("0: leave nf_conntrack_max").isZero();
+    assertThat(conntrack.min()).isEqualTo(262144);
+    assertThat(conntrack.tcpEstablishedTimeout()).isEqualTo(java.time.Duration.ofHours(2));
+    assertThat(conntrack.tcpCloseWaitTimeout()).as("0s: leave it").isZero();
+    assertThat(conntrack.tcpBeLiberal()).isTrue();
+    assertThat(conntrack.udpTimeout()).isEqualTo(java.time.Duration.ofSeconds(30));
+    assertThat(conntrack.udpStreamTimeout()).as("absent: the default").isNull();
+    assertThat(settings.ignored()).isEmpty();
   }
 
   @Test
@@ -154,8 +175,9 @@ class KubeProxyConfigFileTest {
   }
 
   @Test
-  void nodePortAddressesAllMeansEveryLocalAddress() throws Exception {
-    assertThat(parse("nodePortAddresses: [all, 10.0.0.0/8]\n").nodePortAddresses()).isEmpty();
+  void nodePortAddressesAllMeansEveryAddressOfBothFamilies() throws Exception {
+    assertThat(parse("nodePortAddresses: [all, 10.0.0.0/8]\n").nodePortAddresses())
+        .containsExactly("0.0.0.0/0", "::/0");
   }
 
   @Test

@@ -87,4 +87,40 @@ class StaleFlowsTest {
 
     assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports)).isEmpty();
   }
+
+  @Test
+  void aServiceScaledToZeroLosesEveryFlowSoTheRejectRuleAnswers() {
+    var ports = List.of(udp("dns", "10.96.0.10", 30053, List.of()));
+
+    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports))
+        .containsExactlyInAnyOrder(
+            new StaleFlows.Deletion("10.96.0.10", 0, "10.244.1.5"),
+            new StaleFlows.Deletion("10.96.0.10", 0, "10.244.2.5"),
+            new StaleFlows.Deletion(null, 30053, "10.244.2.5"));
+  }
+
+  @Test
+  void aDeletedServicesFlowsAreStaleEvenToEndpointsThatStillRun() {
+    var before =
+        List.of(
+            udp("dns", "10.96.0.10", 30053, List.of(serving("10.244.1.5"), serving("10.244.2.5"))),
+            udp("fresh", "10.96.0.20", 0, List.of(serving("10.244.3.5"))));
+    var after = List.of(udp("fresh", "10.96.0.20", 0, List.of(serving("10.244.3.5"))));
+
+    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), after, before))
+        .containsExactlyInAnyOrder(
+            new StaleFlows.Deletion("10.96.0.20", 0, "10.96.0.20"),
+            new StaleFlows.Deletion("10.96.0.10", 0, "10.244.1.5"),
+            new StaleFlows.Deletion("10.96.0.10", 0, "10.244.2.5"),
+            new StaleFlows.Deletion(null, 30053, "10.244.2.5"));
+  }
+
+  @Test
+  void withoutAPreviousPlanAsAfterARestartFlowsToServingEndpointsAreKept() {
+    var ports =
+        List.of(
+            udp("dns", "10.96.0.10", 30053, List.of(serving("10.244.1.5"), serving("10.244.2.5"))));
+
+    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports, List.of())).isEmpty();
+  }
 }

@@ -210,4 +210,49 @@ class LiveExplainReportTest {
     assertThat(recovered.waiting("pod CIDRs").waitingFor()).isEqualTo("pod CIDRs");
     assertThat(recovered.waiting("pod CIDRs").succeeded(false, NOW, 1, 3).waitingFor()).isNull();
   }
+
+  @Test
+  void anAnnotatedPortTheCapLeavesOutIsNotToldToAddTheAnnotationItHas() {
+    var annotated = ClusterObjects.service("shop", "web", "10.96.0.20");
+    annotated
+        .getMetadata()
+        .setAnnotations(java.util.Map.of("proxima.dev/observe-locality", "true"));
+    var plan =
+        NodePlanner.plan(
+            IpFamily.IPV4,
+            "node-a",
+            ClusterObjects.node("node-a", "zone-a"),
+            null,
+            List.of(annotated),
+            List.of(ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5")));
+    var countingOthers =
+        new ObservedLocality() {
+          @Override
+          public String notCountedBecause() {
+            return null;
+          }
+
+          @Override
+          public Counts of(ServicePortName port) {
+            return null; // the cap left it out
+          }
+        };
+
+    var text =
+        LiveExplainReport.text(
+            LiveExplain.of(
+                "node-a",
+                NOW,
+                true,
+                new LiveExplain.PendingChanges(0, 0),
+                sync(),
+                List.of(plan),
+                null,
+                10,
+                countingOthers));
+
+    assertThat(text)
+        .contains("not counted per Service: --observe-locality-max-series is reached")
+        .doesNotContain("annotate the Service");
+  }
 }

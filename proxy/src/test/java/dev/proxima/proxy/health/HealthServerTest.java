@@ -54,6 +54,7 @@ class HealthServerTest {
 
   @Test
   void becomesUnhealthyWhenAQueuedUpdateWaitsLongerThanTheTimeout() throws Exception {
+    health.syncLoopStarted();
     health.updated(IpFamily.IPV4);
     health.queued(IpFamily.IPV4);
     clock.advance(Duration.ofSeconds(60));
@@ -64,7 +65,9 @@ class HealthServerTest {
     var response = get("/healthz");
     assertThat(response.statusCode()).isEqualTo(503);
     assertThat(response.body()).contains("\"healthy\": false").contains("\"IPv4\": {");
-    assertThat(get("/livez").statusCode()).isEqualTo(503);
+    assertThat(get("/livez").statusCode())
+        .as("no sync pass ended: the loop is stuck")
+        .isEqualTo(503);
 
     health.updated(IpFamily.IPV4);
     assertThat(get("/healthz").statusCode()).as("after the sync").isEqualTo(200);
@@ -85,6 +88,7 @@ class HealthServerTest {
   @Test
   void a503SaysWhyAndA200SaysNothing() throws Exception {
     assertThat(get("/healthz").body()).doesNotContain("reason");
+    health.syncLoopStarted();
     health.awaitingFirstSync();
     health.queued(IpFamily.IPV4);
     health.nodeIneligible("node has the ToBeDeletedByClusterAutoscaler taint");
@@ -96,7 +100,60 @@ class HealthServerTest {
                 + " overdue: nothing programmed since start; node has the"
                 + " ToBeDeletedByClusterAutoscaler taint\"}");
     assertThat(get("/livez").body())
-        .endsWith(", \"reason\": \"IPv4 rules not programmed within the health timeout\"}");
+        .endsWith(
+            ", \"reason\": \"sync loop stopped: no sync pass ended within the health timeout\"}");
+  }
+
+  @Test
+  void changesThatPassesKeepFailingToProgramFailHealthzButNotLivez() throws Exception {
+    health.syncLoopStarted();
+    health.queued(IpFamily.IPV4);
+    for (int i = 0; i < 10; i++) {
+      clock.advance(Duration.ofSeconds(30));
+      health.passEnded(); // a failed load, or informers not synced: the loop is alive
+    }
+
+    assertThat(get("/healthz").statusCode()).isEqualTo(503);
+    var live = get("/livez");
+    assertThat(live.statusCode()).as("the loop retries by itself").isEqualTo(200);
+    assertThat(live.body()).contains("\"healthy\": false");
+  }
+
+  @Test
+  void changesQueuedBeforeTheSyncLoopStartsNeverFailLivez() throws Exception {
+    health.queued(IpFamily.IPV4);
+    clock.advance(Duration.ofMinutes(10));
+
+    assertThat(get("/livez").statusCode())
+        .as("waiting for the informers' first list")
+        .isEqualTo(200);
+
+    health.syncLoopStarted();
+    clock.advance(Duration.ofSeconds(60));
+    assertThat(get("/livez").statusCode()).as("the loop has its timeout").isEqualTo(200);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(get("/livez").statusCode()).isEqualTo(503);
+  }
+
+  @Test
+  void aLocalDetectionFallbackIsInBothBodiesAndFailsNeither() throws Exception {
+    health.localDetection(
+        IpFamily.IPV4,
+        "None (no local-traffic detection); NodeCIDR is configured but the Node has no IPv4 CIDR"
+            + " in spec.podCIDRs");
+
+    var ready = get("/healthz");
+    var live = get("/livez");
+
+    assertThat(ready.statusCode()).isEqualTo(200);
+    assertThat(live.statusCode()).isEqualTo(200);
+    assertThat(ready.body())
+        .contains(
+            "\"warnings\": {\"IPv4\": \"None (no local-traffic detection); NodeCIDR is"
+                + " configured but the Node has no IPv4 CIDR in spec.podCIDRs\"}");
+    assertThat(live.body()).contains("\"warnings\": {\"IPv4\": ");
+    health.localDetection(IpFamily.IPV4, null);
+    assertThat(get("/healthz").body()).doesNotContain("warnings");
   }
 
   @Test

@@ -79,12 +79,30 @@ class AddressOwnersTest {
   }
 
   @Test
-  void onlyTheSamePortAndProtocolCollide() {
+  void anotherServicesClusterIpIsRefusedAsAnExternalIpAtEveryPort() {
     var web = service("shop/web", "10.96.0.10", 80).build();
     var otherPort = service("evil/a", "10.96.0.20", 443).externalIps("10.96.0.10").build();
 
     var owners = AddressOwners.of(List.of(web, otherPort));
 
+    assertThat(owners.effective(otherPort).externalIps()).isEmpty();
+    assertThat(owners.collisions())
+        .singleElement()
+        .asString()
+        .isEqualTo(
+            "10.96.0.10 any port: externalIP of evil/a collides with the clusterIP of shop/web;"
+                + " shop/web keeps it");
+  }
+
+  @Test
+  void aClusterIpThatGoesHandsItsAddressBackToTheExternalIpAtAnotherPort() {
+    var web = service("shop/web", "10.96.0.10", 80).build();
+    var otherPort = service("evil/a", "10.96.0.20", 443).externalIps("10.96.0.10").build();
+    var owners = AddressOwners.of(List.of(web, otherPort));
+
+    var affected = owners.put(web.name().service(), List.of(web), List.of());
+
+    assertThat(affected).contains(otherPort.name().service());
     assertThat(owners.effective(otherPort)).isSameAs(otherPort);
     assertThat(owners.collisions()).isEmpty();
   }

@@ -76,9 +76,24 @@ class DetectLocalRulesTest {
             "ip saddr != 10.244.1.0/24",
             "-s 10.244.1.0/24"),
         new Row(
-            "NodeCIDR without a pod CIDR of this family detects nothing",
+            "NodeCIDR on a Node without spec.podCIDRs falls back to --cluster-cidr",
             CLUSTER_CIDR.withDetectLocal(DetectLocalMode.NODE_CIDR, "", ""),
-            List.of("fd00:10:1::/64", "not-a-cidr"),
+            List.of("not-a-cidr"),
+            "ip saddr 10.0.0.0/8",
+            "ip saddr != 10.0.0.0/8",
+            "-s 10.0.0.0/8"),
+        new Row(
+            "NodeCIDR with pod CIDRs of the other family only detects nothing in this one",
+            CLUSTER_CIDR.withDetectLocal(DetectLocalMode.NODE_CIDR, "", ""),
+            List.of("fd00:10:1::/64"),
+            null,
+            null,
+            null),
+        new Row(
+            "NodeCIDR without a pod CIDR or any fallback detects nothing",
+            new RuleSettings(List.of(), false, 14, List.of())
+                .withDetectLocal(DetectLocalMode.NODE_CIDR, "", ""),
+            List.of(),
             null,
             null,
             null),

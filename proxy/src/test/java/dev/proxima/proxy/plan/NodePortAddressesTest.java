@@ -122,4 +122,28 @@ class NodePortAddressesTest {
     assertThat(NodeIps.primary(node)).containsExactly("192.168.0.2", "2001:db8::9");
     assertThat(NodeIps.primary(null)).isEmpty();
   }
+
+  @Test
+  void nftablesModeDefaultsToThePrimaryIpsAndIptablesModeToEveryLocalAddress() {
+    var unset = RuleSettings.defaults();
+
+    var nftables = unset.withDefaultNodePortAddressesOf(dev.proxima.proxy.model.ProxyMode.nftables);
+    var iptables = unset.withDefaultNodePortAddressesOf(dev.proxima.proxy.model.ProxyMode.iptables);
+
+    assertThat(nftables.nodePortAddresses(IpFamily.IPV4, HOST, PRIMARY))
+        .containsExactly("192.168.0.2");
+    assertThat(iptables.restrictsNodePorts(IpFamily.IPV4)).isFalse();
+  }
+
+  @Test
+  void everyAddressWidensNodePortsToEveryAddressButLoopback() {
+    var wide =
+        new RuleSettings(List.of(), false, 14, RuleSettings.EVERY_ADDRESS)
+            .withDefaultNodePortAddressesOf(dev.proxima.proxy.model.ProxyMode.nftables);
+
+    assertThat(wide.nodePortAddresses(IpFamily.IPV4, HOST, PRIMARY))
+        .containsExactly("192.168.0.2", "10.1.2.3");
+    assertThat(wide.nodePortAddresses(IpFamily.IPV6, HOST, PRIMARY))
+        .containsExactly("2001:db8::1", "fe80::1");
+  }
 }

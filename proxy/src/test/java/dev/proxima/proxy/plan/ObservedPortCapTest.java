@@ -111,4 +111,75 @@ class ObservedPortCapTest {
       assertThat(cap.dropped()).isEqualTo(after.dropped());
     }
   }
+
+  private static ServicePortName portOf(String namespace, String service, String port) {
+    return new ServicePortName(new ObjectKey(namespace, service), port, Protocol.TCP);
+  }
+
+  @Test
+  void aThousandPortServiceInTheFirstNamespaceCannotTakeTheWholeCap() {
+    var cap = new ObservedPortCap(ObserveLocality.ALL, 4000); // a thousand ports
+    var wanted = new ArrayList<ServicePortName>();
+    for (int i = 0; i < 1000; i++) {
+      wanted.add(portOf("aaa", "greedy", String.format("p%04d", i)));
+    }
+    for (int n = 0; n < 50; n++) {
+      wanted.add(portOf("tenant-" + n, "web", "http"));
+    }
+
+    cap.wantAll(wanted);
+
+    for (int n = 0; n < 50; n++) {
+      assertThat(cap.counted(portOf("tenant-" + n, "web", "http"))).as("tenant-" + n).isTrue();
+    }
+    assertThat(cap.dropped()).isEqualTo(50);
+  }
+
+  @Test
+  void withinANamespaceEveryServicesFirstPortComesBeforeAnySecond() {
+    var cap = new ObservedPortCap(ObserveLocality.ALL, 4 * 3);
+    cap.wantAll(
+        List.of(
+            portOf("ns", "a", "1"),
+            portOf("ns", "a", "2"),
+            portOf("ns", "a", "3"),
+            portOf("ns", "b", "1"),
+            portOf("ns", "c", "1")));
+
+    assertThat(cap.counted(portOf("ns", "a", "1"))).isTrue();
+    assertThat(cap.counted(portOf("ns", "b", "1"))).isTrue();
+    assertThat(cap.counted(portOf("ns", "c", "1"))).isTrue();
+    assertThat(cap.leftOut(portOf("ns", "a", "2"))).isTrue();
+  }
+
+  @Test
+  void portByPortChangesReachTheSameChoiceAsAFullSyncAndNameEveryFlip() {
+    var random = new Random(3);
+    var incremental = new ObservedPortCap(ObserveLocality.ALL, 4 * 7);
+    var wanted = new java.util.TreeSet<ServicePortName>();
+    var countedNow = new java.util.HashSet<ServicePortName>();
+    for (int step = 0; step < 400; step++) {
+      var port = portOf("ns" + random.nextInt(4), "s" + random.nextInt(4), "p" + random.nextInt(3));
+      boolean want = random.nextInt(3) > 0;
+      var flipped = incremental.want(port, want);
+      if (want) {
+        wanted.add(port);
+      } else {
+        wanted.remove(port);
+      }
+      var full = new ObservedPortCap(ObserveLocality.ALL, 4 * 7);
+      full.wantAll(wanted);
+      for (var name : wanted) {
+        assertThat(incremental.counted(name)).isEqualTo(full.counted(name));
+      }
+      // Every port whose counting changed, other than the one changed, was named.
+      for (var name : wanted) {
+        if (!name.equals(port) && countedNow.contains(name) != incremental.counted(name)) {
+          assertThat(flipped).contains(name);
+        }
+      }
+      countedNow.clear();
+      wanted.stream().filter(incremental::counted).forEach(countedNow::add);
+    }
+  }
 }

@@ -383,8 +383,8 @@ class DataPlaneTrafficTest {
         plane = dataPlane();
       }
       var ports = round == 1 ? List.of(sticky, plain) : List.of(sticky);
-      // A full sync over a table the data plane loaded itself loads only what changed: nothing
-      // in round 0 (nftables mode); a new data plane without a saved ruleset rebuilds in place.
+      // Every full sync, by this data plane or a new one (a restarted proxy), builds the table
+      // beside the one in use and switches to it: connections and affinity survive it.
       assertThat(plane.replaceAll(ports, List.of()).status())
           .as("full sync %d", round)
           .isIn(DataPlane.Status.LOADED, DataPlane.Status.UNCHANGED);

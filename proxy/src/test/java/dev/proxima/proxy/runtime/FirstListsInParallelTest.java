@@ -4,16 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationContext;
-import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.deser.ResolvableDeserializer;
-import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
+import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
-import dev.proxima.proxy.decode.EndpointSliceDecoder;
-import dev.proxima.proxy.decode.ServiceDecoder;
 import dev.proxima.proxy.testing.ClusterObjects;
-import dev.proxima.proxy.track.ListedComparison;
 import dev.proxima.proxy.track.PendingChanges;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -79,8 +78,7 @@ class FirstListsInParallelTest {
 
               @Override
               public void nodeEvent() {}
-            },
-            ListedComparison.none());
+            });
 
     cache.start().join();
 
@@ -89,47 +87,53 @@ class FirstListsInParallelTest {
     assertThat(slicesDecodedOn).hasSize(1).doesNotContainAnyElementsOf(servicesDecodedOn);
   }
 
-  /** The proxy's serialization, its decoders noting the thread each object is decoded on. */
+  /** The proxy's serialization, noting the thread each Service and slice is decoded on. */
   private KubernetesSerialization recordingWhereItDecodes() {
     var mapper = new ObjectMapper();
-    var serialization = new KubernetesSerialization(mapper, false);
-    TrimOnDecode.WATCHED_KINDS.forEach(serialization::registerKubernetesResource);
-    TrimOnDecode.skipUnread(mapper);
     mapper.registerModule(
         new SimpleModule("recording")
-            .addDeserializer(
-                Service.class,
-                new Recording<>(Service.class, new ServiceDecoder(), servicesDecodedOn))
-            .addDeserializer(
-                EndpointSlice.class,
-                new Recording<>(EndpointSlice.class, new EndpointSliceDecoder(), slicesDecodedOn)));
-    return serialization;
+            .setDeserializerModifier(
+                new BeanDeserializerModifier() {
+                  @Override
+                  public JsonDeserializer<?> modifyDeserializer(
+                      DeserializationConfig config,
+                      BeanDescription description,
+                      JsonDeserializer<?> deserializer) {
+                    var type = description.getBeanClass();
+                    if (type == Service.class) {
+                      return new Recording(deserializer, servicesDecodedOn);
+                    }
+                    if (type == EndpointSlice.class) {
+                      return new Recording(deserializer, slicesDecodedOn);
+                    }
+                    return deserializer;
+                  }
+                }));
+    return TrimOnDecode.serialization(mapper);
   }
 
-  private static final class Recording<T> extends StdDeserializer<T>
-      implements ResolvableDeserializer {
-    private final StdDeserializer<T> decoder;
-    private final Set<String> threads;
+  private static final class Recording extends DelegatingDeserializer {
+    private final transient Set<String> threads;
 
-    Recording(Class<T> type, StdDeserializer<T> decoder, Set<String> threads) {
-      super(type);
-      this.decoder = decoder;
+    Recording(JsonDeserializer<?> decoder, Set<String> threads) {
+      super(decoder);
       this.threads = threads;
     }
 
     @Override
-    public void resolve(DeserializationContext context) throws JsonMappingException {
-      ((ResolvableDeserializer) decoder).resolve(context);
+    protected JsonDeserializer<?> newDelegatingInstance(JsonDeserializer<?> decoder) {
+      return new Recording(decoder, threads);
     }
 
     @Override
-    public T deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+    public Object deserialize(JsonParser parser, DeserializationContext context)
+        throws IOException {
       // A list's items, not a watch event's object (the mock's watches replay every object).
       var where = parser.getParsingContext();
       if (where.inArray() || (where.getParent() != null && where.getParent().inArray())) {
         threads.add(Thread.currentThread().getName());
       }
-      return decoder.deserialize(parser, context);
+      return super.deserialize(parser, context);
     }
   }
 }

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.testing.ClusterObjects;
-import dev.proxima.proxy.track.ListedComparison;
-import dev.proxima.proxy.track.ObjectVersions;
 import dev.proxima.proxy.track.PendingChanges;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -19,10 +17,8 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -73,10 +69,6 @@ class KubeProxyCacheTest {
 
   /** The cache as the proxy runs it: its own client, decoding with the proxy's trimming. */
   private KubeProxyCache startCache() {
-    return startCache(ListedComparison.none());
-  }
-
-  private KubeProxyCache startCache(ListedComparison listed) {
     proxyClient =
         new KubernetesClientBuilder()
             .withConfig(client.getConfiguration())
@@ -103,8 +95,7 @@ class KubeProxyCacheTest {
 
               @Override
               public void nodeEvent() {}
-            },
-            listed);
+            });
     cache.start();
     return cache;
   }
@@ -154,71 +145,6 @@ class KubeProxyCacheTest {
 
     // The mock's watch sends all 40 Services and slices again before the marker.
     assertThat(changedUpToAServiceCreatedNow()).containsExactly(MARKER);
-  }
-
-  @Test
-  void theFirstListsAreComparedWithSavedStampsAsStoredUntilAChangeFollowsThem() {
-    createCluster();
-    handlerMayGoOn.countDown();
-    var listed = new ListedComparison();
-    var cache = startCache(listed);
-    await().atMost(Duration.ofSeconds(30)).until(cache::hasSynced);
-    var saved =
-        ObjectVersions.Saved.of(ObjectVersions.of(cache.services(), cache.endpointSlices()));
-
-    // Read after the lists, as a slow disk would: the objects listed wait for the stamps.
-    listed.compareWith(saved);
-
-    assertThat(listed.verdict(saved)).contains(true);
-    assertThat(changedUpToAServiceCreatedNow()).containsExactly(MARKER);
-    assertThat(listed.verdict(saved))
-        .as("a Service created after the first list: the first sync compares for itself")
-        .isEmpty();
-  }
-
-  @Test
-  void aServiceChangedWhileTheProxyWasDownIsFoundAsTheFirstListIsStored() {
-    createCluster();
-    handlerMayGoOn.countDown();
-    var exact = ObjectVersions.Saved.of(stampsOfTheCluster());
-    var stamps = stampsOfTheCluster();
-    // What the proxy saved before s3 was rewritten while it was down.
-    stamps.put(new ObjectKey("shop", "s3"), "999999 s3-1=999999");
-    var saved = ObjectVersions.Saved.of(stamps);
-    var unchanged = new ListedComparison();
-    unchanged.compareWith(exact);
-    var first = startCache(unchanged);
-    var firstClient = proxyClient;
-    await().atMost(Duration.ofSeconds(30)).until(first::hasSynced);
-    assertThat(unchanged.verdict(exact)).as("every object handed on and found").contains(true);
-    var listed = new ListedComparison();
-    listed.compareWith(saved);
-
-    // The restarted proxy lists while the first one's watches are still open: closing them first
-    // can stall the mock server's event loop for longer than the wait below (fabric8's
-    // WatchEventsListener waits there for its event sender to end), and the second list with it.
-    try {
-      var restarted = startCache(listed);
-      await().atMost(Duration.ofSeconds(30)).until(restarted::hasSynced);
-
-      assertThat(listed.verdict(saved)).contains(false);
-    } finally {
-      first.close();
-      firstClient.close();
-    }
-  }
-
-  /** Every Service's stamp as the API server holds it. */
-  private Map<ObjectKey, String> stampsOfTheCluster() {
-    var stamps = new HashMap<ObjectKey, String>();
-    for (int i = 0; i < SERVICES; i++) {
-      var key = new ObjectKey("shop", "s" + i);
-      var service = client.services().inNamespace("shop").withName("s" + i).get();
-      var slice =
-          client.discovery().v1().endpointSlices().inNamespace("shop").withName("s" + i + "-1");
-      stamps.put(key, ObjectVersions.stamp(service, List.of(slice.get())));
-    }
-    return stamps;
   }
 
   @Test

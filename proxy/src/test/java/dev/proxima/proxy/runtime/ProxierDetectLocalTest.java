@@ -18,19 +18,24 @@ import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** {@code --detect-local-mode=NodeCIDR} follows the Node: its spec.podCIDRs shape the rules. */
+/**
+ * {@code --detect-local-mode=NodeCIDR} follows the Node: its spec.podCIDRs shape the rules, and
+ * without them the rules are programmed with the best fallback.
+ */
 class ProxierDetectLocalTest {
   private final MutableClock clock = new MutableClock();
   private final ProxyHealth health = new ProxyHealth(clock, Duration.ofSeconds(60));
   private final ProxierTest.FakeCache cache = new ProxierTest.FakeCache();
   private final ProxierTest.RecordingLoader loader = new ProxierTest.RecordingLoader();
+  private static final String GAUGE = "proxima_proxy_local_detection_degraded";
+  private final PrometheusRegistry registry = new PrometheusRegistry();
   private Proxier proxier;
+  private RuleSettings settings =
+      new RuleSettings(List.of("10.0.0.0/8"), false, 14, List.of())
+          .withDetectLocal(DetectLocalMode.NODE_CIDR, "", "");
 
   private void start(ProxyMode mode) {
-    var settings =
-        new RuleSettings(List.of("10.0.0.0/8"), false, 14, List.of())
-            .withDetectLocal(DetectLocalMode.NODE_CIDR, "", "");
-    var metrics = new ProxyMetrics(new PrometheusRegistry(), mode);
+    var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
             ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics)
@@ -47,17 +52,56 @@ class ProxierDetectLocalTest {
 
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
-  void programsNothingUntilTheNodeHasPodCidrsThenTreatsThemAsPodTraffic(ProxyMode mode) {
+  void withoutPodCidrsTheRulesUseTheClusterCidrThenTheNodesPodCidrsOnceItHasThem(ProxyMode mode) {
     start(mode);
 
     assertThat(proxier.sync(Set.of())).isTrue();
-    assertThat(loader.scripts).as("waiting for spec.podCIDRs, as kube-proxy").isEmpty();
+    assertThat(loader.scripts)
+        .as("programmed at once with --cluster-cidr, not waiting")
+        .singleElement()
+        .asString()
+        .contains("10.0.0.0/8")
+        .contains("10.96.0.10");
+    assertThat(gauge()).isEqualTo(1.0);
+    assertThat(health.localDetectionWarning(IpFamily.IPV4))
+        .startsWith(
+            "ClusterCIDR 10.0.0.0/8; NodeCIDR is configured but the Node has no spec.podCIDRs");
+    assertThat(proxier.published().state().localTraffic()).startsWith("ClusterCIDR 10.0.0.0/8;");
 
     podCidrs("10.244.1.0/24");
     proxier.sync(Set.of());
 
-    assertThat(loader.scripts).singleElement().asString().contains("10.244.1.0/24");
-    assertThat(loader.scripts.get(0)).doesNotContain("10.0.0.0/8");
+    assertThat(loader.scripts).hasSize(2);
+    assertThat(loader.scripts.get(1)).contains("10.244.1.0/24").doesNotContain("10.0.0.0/8");
+    assertThat(gauge()).isEqualTo(0.0);
+    assertThat(health.localDetectionWarning(IpFamily.IPV4)).isNull();
+    assertThat(proxier.published().state().localTraffic()).isEqualTo("NodeCIDR 10.244.1.0/24");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void withoutPodCidrsOrAnyFallbackTheServicesAreStillProgrammed(ProxyMode mode) {
+    settings =
+        new RuleSettings(List.of(), false, 14, List.of())
+            .withDetectLocal(DetectLocalMode.NODE_CIDR, "", "");
+    start(mode);
+
+    proxier.sync(Set.of());
+
+    assertThat(loader.scripts).singleElement().asString().contains("10.96.0.10");
+    assertThat(proxier.published().state().localTraffic()).startsWith("None ");
+  }
+
+  private double gauge() {
+    return registry.scrape().stream()
+        .filter(m -> m.getMetadata().getPrometheusName().equals(GAUGE))
+        .flatMap(m -> m.getDataPoints().stream())
+        .mapToDouble(
+            p ->
+                ((io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot) p)
+                    .getValue())
+        .findFirst()
+        .orElse(Double.NaN);
   }
 
   @ParameterizedTest

@@ -643,9 +643,9 @@ class ProxierTest {
     assertThat(scrape())
         .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 2");
     if (mode == ProxyMode.nftables) {
-      // The kernel holds what the first sync loaded and the rendering settings are the same: the
-      // full sync loads only what the new plan changes, here nothing.
-      assertThat(loader.scripts).hasSize(1);
+      // Every full sync builds the whole table again, beside the one in use, and switches to it.
+      assertThat(loader.scripts).hasSize(2);
+      assertThat(loader.scripts.get(1)).contains("add chain ip proxima services-g1");
     } else {
       assertThat(loader.scripts).hasSize(2);
       assertThat(loader.scripts.get(1)).startsWith(fullLoadStart());
@@ -798,9 +798,9 @@ class ProxierTest {
     int loads = loader.scripts.size();
     proxier.sync(Set.of());
     if (mode == ProxyMode.nftables) {
-      // A full sync over a known table loads only differences: none, the victim keeps its key.
-      assertThat(loader.scripts).hasSize(loads);
-      assertThat(loader.scripts.get(0)).contains(victimClaim()).doesNotContain(attackerClaim());
+      // The full sync builds the whole table again: the victim keeps its key there too.
+      assertThat(loader.scripts).hasSize(loads + 1);
+      assertThat(lastScript()).contains(victimClaim()).doesNotContain(attackerClaim());
     } else {
       assertThat(lastScript()).contains(victimClaim()).doesNotContain(attackerClaim());
     }

@@ -132,30 +132,8 @@ class ProxyServerTest {
   }
 
   @Test
-  void givesBackTheHeapGrowthOfItsStartOnceAfterItsFirstSync() throws Exception {
-    createWebService();
-    var jvm = FakeJvm.asDeployed();
-    proxy = dryRunProxy(Duration.ofMillis(100));
-    proxy.startupHeap(StartupHeap.raise(jvm, Clock.systemUTC()));
-    assertThat(jvm.options).containsEntry("MinHeapFreeRatio", "95");
-
-    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
-
-    await().untilAsserted(() -> assertThat(jvm.collections()).isEqualTo(1));
-    assertThat(lastIpv4Script()).contains("10.96.0.20 . tcp . 80");
-    assertThat(jvm.options).containsEntry("MinHeapFreeRatio", "10");
-    int scriptsBefore = scripts.size();
-    moveWebEndpointTo("10.244.1.6");
-    await().untilAsserted(() -> assertThat(scripts).hasSizeGreaterThan(scriptsBefore));
-    assertThat(jvm.collections()).as("only the start's growth is given back").isEqualTo(1);
-  }
-
-  @Test
-  void keepsTheHeapGrowthOfItsStartWhileItsRulesWaitForTheNodesPodCidrs() throws Exception {
+  void programsANodeWithoutPodCidrsAtOnceAndSaysWhatItLacks() throws Exception {
     createWebService(); // node-a has no spec.podCIDRs yet
-    var jvm = FakeJvm.asDeployed();
-    var scriptsWhenCollected = new CopyOnWriteArrayList<Integer>();
-    jvm.onCollect = () -> scriptsWhenCollected.add(scripts.size());
     proxy =
         new ProxyServer(
             client,
@@ -171,31 +149,11 @@ class ProxyServerTest {
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());
-    proxy.startupHeap(StartupHeap.raise(jvm, Clock.systemUTC()));
     proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
-    await()
-        .untilAsserted(
-            () ->
-                assertThat(proxy.liveExplain(null).sync())
-                    .as("a pass ran and waits for the pod CIDRs")
-                    .anyMatch(state -> state.waitingFor() != null));
-
-    client
-        .nodes()
-        .withName("node-a")
-        .edit(
-            node ->
-                new NodeBuilder(node)
-                    .editOrNewSpec()
-                    .withPodCIDRs("10.244.1.0/24")
-                    .endSpec()
-                    .build());
-
-    await().untilAsserted(() -> assertThat(jvm.collections()).isEqualTo(1));
-    assertThat(scriptsWhenCollected)
-        .as("collected once, after rules were programmed, not while they waited")
-        .singleElement()
-        .satisfies(count -> assertThat(count).isPositive());
+    await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("10.96.0.20 . tcp . 80"));
+    assertThat(proxy.liveExplain(null).sync().get(0).localTraffic())
+        .startsWith("None (no local-traffic detection); NodeCIDR is configured");
+    assertThat(status(proxy.healthPort(), "/livez")).isEqualTo(200);
   }
 
   @Test

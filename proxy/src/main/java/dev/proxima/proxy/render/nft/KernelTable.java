@@ -7,10 +7,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What table {@code proxima} holds in the kernel before a full sync, read from {@code nft -t list
- * table}: its chains (which are base chains, which have rules) and its sets and maps. A full sync
- * uses it to replace everything except the ClientIP affinity sets, whose elements are the clients'
- * memory.
+ * What table {@code proxima} holds in the kernel before a full sync, by name, read from {@code nft
+ * -t list chains}, {@code sets} and {@code maps} (or {@code nft -t list table}): its chains (which
+ * are base chains) and its sets and maps. A full sync builds its objects beside these under names
+ * of a free generation ({@link #freeGeneration}), then deletes these but the base chains and the
+ * sets that hold state.
  *
  * @param chains chain name to its kind
  * @param sets set or map name to {@code "set"} or {@code "map"}
@@ -49,6 +50,7 @@ public record KernelTable(
     var sets = new LinkedHashMap<String, String>();
     var counters = new LinkedHashSet<String>();
     String chain = null;
+    boolean ours = true;
     boolean base = false;
     int rules = 0;
     int depth = 0;
@@ -57,7 +59,13 @@ public record KernelTable(
       if (line.isEmpty()) {
         continue;
       }
-      if (depth == 1 && line.endsWith("{")) {
+      if (depth == 0 && line.startsWith("table ")) {
+        // A listing of the family's chains, sets or maps names every table: only ours counts.
+        var words = line.split("\\s+");
+        ours = words.length >= 3 && words[2].equals(NftNames.TABLE);
+      } else if (!ours) {
+        // another table's object
+      } else if (depth == 1 && line.endsWith("{")) {
         var words = line.split("\\s+");
         if (words.length == 3 && words[0].equals("chain")) {
           chain = words[1];
@@ -76,12 +84,49 @@ public record KernelTable(
         }
       }
       depth += count(line, '{') - count(line, '}');
-      if (depth == 1 && chain != null) {
+      if (depth <= 1 && chain != null) {
         chains.put(chain, new Chain(base, rules == 0));
         chain = null;
       }
     }
     return new KernelTable(chains, sets, counters);
+  }
+
+  /**
+   * The lowest generation no chain or set here is named for ({@link NftText}): a full sync builds
+   * its objects under that generation's names, beside all of these. The hooked chains and the sets
+   * that hold state keep their names in every generation and do not count.
+   */
+  public int freeGeneration() {
+    var used = new java.util.HashSet<Integer>();
+    chains.forEach(
+        (name, kind) -> {
+          if (!kind.base()) {
+            used.add(generationOf(name));
+          }
+        });
+    sets.keySet().stream()
+        .filter(name -> !NftText.keepsName(name))
+        .forEach(name -> used.add(generationOf(name)));
+    int free = 0;
+    while (used.contains(free)) {
+      free++;
+    }
+    return free;
+  }
+
+  /** The generation a name is of: the number after its last {@code -g}, else 0. */
+  static int generationOf(String name) {
+    int mark = name.lastIndexOf(NftText.GENERATION_MARK);
+    if (mark < 0 || mark + 2 == name.length() || mark + 11 < name.length()) {
+      return 0;
+    }
+    for (int i = mark + 2; i < name.length(); i++) {
+      if (name.charAt(i) < '0' || name.charAt(i) > '9') {
+        return 0;
+      }
+    }
+    return Integer.parseInt(name.substring(mark + 2));
   }
 
   /** The chains that are not base chains. */

@@ -2,6 +2,9 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.RuleComment;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The serializer, with {@link NftTransaction}: the one place nft text is produced from the table's
@@ -13,13 +16,81 @@ import dev.proxima.proxy.render.RuleComment;
  * value a tenant chose can end a quoted string. Nothing reads this text back.
  */
 final class NftText {
+  /**
+   * A chain or set reference in a rule or a verdict: {@code @set}, {@code jump c}, {@code goto c}.
+   */
+  private static final Pattern REFERENCE =
+      Pattern.compile("(@|\\bjump |\\bgoto )([A-Za-z0-9_][A-Za-z0-9_\\-]*)");
+
   private final String table;
+
+  /**
+   * The suffix of this generation's names ({@link #chain}, {@link #set}); empty for generation 0.
+   */
+  private final String suffix;
+
+  /** The base chains, which keep their names in every generation: the dispatch switches in them. */
+  private final Set<String> baseChains;
 
   /**
    * @param family whose table {@code proxima} the statements address
    */
   NftText(IpFamily family) {
+    this(family, 0, Set.of());
+  }
+
+  /**
+   * @param family whose table {@code proxima} the statements address
+   * @param generation which full sync's objects the statements name: 0 names them as {@link
+   *     NftNames} does, generation {@code g} adds {@code -g<g>} to every chain but {@code
+   *     baseChains} and every set but the ones that hold state ({@link #keepsName}), so a full sync
+   *     can build its objects beside the ones in use
+   * @param baseChains the hooked chains, which every generation shares
+   */
+  NftText(IpFamily family, int generation, Set<String> baseChains) {
     this.table = NftSyntax.family(family) + " " + NftNames.TABLE;
+    this.suffix = generation == 0 ? "" : GENERATION_MARK + generation;
+    this.baseChains = Set.copyOf(baseChains);
+  }
+
+  /** What separates a name from its generation: {@code service-ips-g1}. */
+  static final String GENERATION_MARK = "-g";
+
+  /**
+   * Whether a set keeps its name in every generation because its elements are state a full sync
+   * must not lose: the ClientIP affinity sets (the clients' endpoints), the per-Service counting
+   * sets and the node-wide connection counts (their counts).
+   */
+  static boolean keepsName(String set) {
+    return set.startsWith(NftNames.AFFINITY_PREFIX)
+        || NftNames.SERVICE_SETS.contains(set)
+        || set.equals(NftNames.COUNTERS);
+  }
+
+  /** The kernel's name of chain {@code name} in this generation. */
+  String chain(String name) {
+    return suffix.isEmpty() || baseChains.contains(name) ? name : name + suffix;
+  }
+
+  /** The kernel's name of set or map {@code name} in this generation. */
+  String set(String name) {
+    return suffix.isEmpty() || keepsName(name) ? name : name + suffix;
+  }
+
+  /** {@code expression} with its chain and set references named for this generation. */
+  String references(String expression) {
+    if (suffix.isEmpty()) {
+      return expression;
+    }
+    var matcher = REFERENCE.matcher(expression);
+    var out = new StringBuilder(expression.length() + 32);
+    while (matcher.find()) {
+      var name = matcher.group(2);
+      var renamed = matcher.group(1).equals("@") ? set(name) : chain(name);
+      matcher.appendReplacement(out, Matcher.quoteReplacement(matcher.group(1) + renamed));
+    }
+    matcher.appendTail(out);
+    return out.toString();
   }
 
   /**
@@ -56,15 +127,22 @@ final class NftText {
     return "add table " + table + "\ndelete table " + table + "\n";
   }
 
-  /** An element as it stands in a block: key, comment, then the value. */
-  static void element(StringBuilder out, NftElement element) {
+  /**
+   * An element as it stands in a block: key, comment, then the value, a verdict naming its chain in
+   * this generation.
+   */
+  void element(StringBuilder out, NftElement element) {
     element.appendKey(out);
     if (element.comment() != null) {
       out.append(" comment \"").append(element.comment()).append('"');
     }
     if (element.hasValue()) {
       out.append(" : ");
-      element.appendValue(out);
+      if (suffix.isEmpty()) {
+        element.appendValue(out);
+      } else {
+        out.append(references(element.value()));
+      }
     }
   }
 

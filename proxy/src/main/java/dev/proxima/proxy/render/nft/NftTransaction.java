@@ -11,6 +11,7 @@ import java.util.List;
  */
 final class NftTransaction {
   private final String table;
+  private final NftText text;
   private final StringBuilder out;
 
   NftTransaction(NftText text) {
@@ -23,6 +24,7 @@ final class NftTransaction {
    */
   NftTransaction(NftText text, int capacity) {
     this.table = text.table();
+    this.text = text;
     this.out = new StringBuilder(capacity);
   }
 
@@ -47,7 +49,7 @@ final class NftTransaction {
     if (chain.map() != null) {
       addSet(chain.map());
     }
-    out.append("add chain ").append(table).append(' ').append(chain.name());
+    out.append("add chain ").append(table).append(' ').append(text.chain(chain.name()));
     var hook = chain.hook();
     if (hook != null) {
       out.append(" { type ").append(hook.type()).append(" hook ").append(hook.hook());
@@ -58,8 +60,8 @@ final class NftTransaction {
   }
 
   NftTransaction addRule(NftRule rule) {
-    out.append("add rule ").append(table).append(' ').append(rule.chain()).append(' ');
-    out.append(rule.expression());
+    out.append("add rule ").append(table).append(' ').append(text.chain(rule.chain())).append(' ');
+    out.append(text.references(rule.expression()));
     if (rule.comment() != null) {
       out.append(" comment \"").append(rule.comment()).append('"');
     }
@@ -70,7 +72,7 @@ final class NftTransaction {
   /** {@code add set} or {@code add map}. */
   NftTransaction addSet(NftSet set) {
     out.append("add ").append(set.kind().keyword()).append(' ').append(table).append(' ');
-    out.append(set.name()).append(" { ").append(set.declaration());
+    out.append(text.set(set.name())).append(" { ").append(set.declaration());
     if (set.comment() != null) {
       out.append(" comment \"").append(NftText.setComment(set.comment())).append("\" ;");
     }
@@ -88,21 +90,39 @@ final class NftTransaction {
   }
 
   NftTransaction flushChain(String chain) {
-    return statement("flush chain ", chain);
+    return statement("flush chain ", text.chain(chain));
   }
 
   /** {@code flush set}: empties the set, which stays declared. */
   NftTransaction flushSet(String set) {
-    return statement("flush set ", set);
+    return statement("flush set ", text.set(set));
   }
 
   NftTransaction deleteChain(String chain) {
-    return statement("delete chain ", chain);
+    return statement("delete chain ", text.chain(chain));
   }
 
   /** {@code delete set} or {@code delete map}. */
   NftTransaction deleteSet(NftSet.Kind kind, String set) {
-    return statement("delete " + kind.keyword() + " ", set);
+    return statement("delete " + kind.keyword() + " ", text.set(set));
+  }
+
+  /**
+   * {@code flush chain} of a chain by its name in the kernel, whatever generation it is of: for the
+   * objects an earlier full sync left.
+   */
+  NftTransaction flushKernelChain(String name) {
+    return statement("flush chain ", name);
+  }
+
+  /** {@code delete chain} of a chain by its name in the kernel. */
+  NftTransaction deleteKernelChain(String name) {
+    return statement("delete chain ", name);
+  }
+
+  /** {@code delete set} or {@code delete map} of one by its name in the kernel. */
+  NftTransaction deleteKernelSet(NftSet.Kind kind, String name) {
+    return statement("delete " + kind.keyword() + " ", name);
   }
 
   private NftTransaction statement(String verb, String name) {
@@ -125,13 +145,13 @@ final class NftTransaction {
     if (elements.isEmpty()) {
       return this; // nft rejects "{ }"
     }
-    out.append(verb).append(table).append(' ').append(set).append(" {\n");
+    out.append(verb).append(table).append(' ').append(text.set(set)).append(" {\n");
     for (int i = 0; i < elements.size(); i++) {
       out.append('\t');
       if (keysOnly) {
         elements.get(i).appendKey(out);
       } else {
-        NftText.element(out, elements.get(i));
+        text.element(out, elements.get(i));
       }
       out.append(i + 1 < elements.size() ? ",\n" : "\n");
     }
@@ -152,7 +172,7 @@ final class NftTransaction {
     if (keys.isEmpty()) {
       return this;
     }
-    out.append(verb).append(table).append(' ').append(set).append(" {\n");
+    out.append(verb).append(table).append(' ').append(text.set(set)).append(" {\n");
     for (int i = 0; i < keys.size(); i++) {
       out.append('\t').append(keys.get(i)).append(i + 1 < keys.size() ? ",\n" : "\n");
     }

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 /**
  * Keeps one family's ruleset as per-Service-port fragments, so a sync renders only the Service
@@ -46,10 +45,12 @@ import java.util.function.Consumer;
  * ({@link #countingOwners()}). A full sync keeps those sets, so the counts survive it.
  *
  * <p>A full sync never has to be one long transaction (which would hold the nftables lock other
- * tools wait on): {@link #replaceAllInBatches} builds a new table, and {@link #updateInBatches}
- * takes a known one to the new state, in ordered transactions of whole Service ports bounded in
- * size. {@link #restore} takes up a table from its saved description ({@link SavedRuleset}) without
- * rendering, so a restarted proxy loads only what changed.
+ * tools wait on): {@link #replaceAllInBatches} builds every object beside what the table holds,
+ * under names of a generation of its own ({@link NftText}), in ordered transactions of whole
+ * Service ports bounded in size, and ends with a small transaction that switches the base chains to
+ * them. The sets that hold state (ClientIP affinity, per-Service counts) and the named counters
+ * keep their names, so both generations share them and nothing they hold is lost; the caller
+ * deletes what the earlier generation left once the switch is loaded.
  */
 public final class RulesetAssembler {
   /** How long a chain or set stays stale before {@link #staleCleanup()} deletes it. */
@@ -60,6 +61,16 @@ public final class RulesetAssembler {
   private final NftText text;
   private final String fixedScript;
   private final FixedTable fixed;
+
+  private final int generation;
+
+  /** The fixed table's objects, which a full sync writes under its generation's names. */
+  private final FixedLayout layout;
+
+  /**
+   * The hooked chains: the only objects every generation shares, and where the dispatch switches.
+   */
+  private final Set<String> baseChains;
 
   /**
    * Each port's input. Rendering is deterministic, so rendering it again when the port changes or
@@ -118,43 +129,6 @@ public final class RulesetAssembler {
   /** The elements of {@code service-cidrs}: canonical, outermost only (an interval set). */
   private List<String> serviceCidrs = List.of();
 
-  /**
-   * Ports read back from a saved ruleset ({@link #restore}) and not rendered since: what they added
-   * to the kernel, and the digest of the input that rendered it, in the saved file's compact form
-   * (a fragment's maps for every port would cost more than the rest of the assembler). A port
-   * leaves here when a sync renders it, or adopts it unchanged ({@link #changesTo}).
-   */
-  private final Map<ServicePortName, SavedRuleset.Port> restored = new HashMap<>();
-
-  /** Ports that found a map key held by another port while {@link #updateInBatches} ran. */
-  private final Set<ServicePortName> refusedClaims = new LinkedHashSet<>();
-
-  /** Where each port's records go as it comes in or goes; null records nothing. */
-  private Recorder recorder;
-
-  /**
-   * Receives the saved-ruleset records ({@link SavedRuleset}) of the ports that come in or go, as
-   * the assembler takes them in: before the kernel does, so the caller keeps them until the load
-   * succeeded.
-   */
-  @FunctionalInterface
-  public interface Recorder {
-    void record(String lines);
-  }
-
-  /**
-   * The kernel's marker: a set of one element whose comment names the table's generation. Sets and
-   * chains have names of their own, so the set and {@link #GENERATION_CHAIN} share one.
-   */
-  public static final String GENERATION_SET = "sync-generation";
-
-  /**
-   * The chain whose one rule refers to {@link #GENERATION_SET}: {@code nft flush table} removes the
-   * rule but not the set's element, and a set no rule refers to says the table was flushed. No
-   * packet reaches the chain.
-   */
-  public static final String GENERATION_CHAIN = "sync-generation";
-
   public RulesetAssembler(FamilySettings config) {
     this(config, Clock.systemUTC());
   }
@@ -163,50 +137,43 @@ public final class RulesetAssembler {
    * @param clock when chains and sets become stale, and when they are old enough to delete
    */
   public RulesetAssembler(FamilySettings config, Clock clock) {
+    this(config, clock, 0);
+  }
+
+  /**
+   * @param clock when chains and sets become stale, and when they are old enough to delete
+   * @param generation whose names the objects get ({@link NftText}): a full sync over a table that
+   *     holds objects already builds its own beside them under names no object there has
+   */
+  public RulesetAssembler(FamilySettings config, Clock clock, int generation) {
     this.config = config;
     this.clock = clock;
-    this.text = new NftText(config.family());
-    this.fixed = new FixedLayout(config).build();
+    this.layout = new FixedLayout(config);
+    this.fixed = layout.build();
     this.fixedScript = fixed.script();
+    var baseChains = new LinkedHashSet<String>();
+    layout.chains.forEach(
+        (name, chain) -> {
+          if (chain.hook() != null) {
+            baseChains.add(name);
+          }
+        });
+    this.baseChains = Set.copyOf(baseChains);
+    this.text = new NftText(config.family(), generation, baseChains);
+    this.generation = generation;
   }
 
   /** Replaces every fragment, e.g. for a full sync; returns the script that replaces the table. */
   public String replaceAll(List<ServicePortRules> ports) {
-    return replaceAll(ports, null);
-  }
-
-  /**
-   * Replaces every fragment, and returns the script that takes the kernel's table there in one
-   * transaction while keeping the ClientIP affinity sets that are still wanted, with their
-   * elements: every chain is flushed, base chains and unneeded sets, maps and empty chains are
-   * deleted, and everything is declared again ({@code add} leaves an existing regular chain or a
-   * kept set in place). Nothing that could still be referenced is deleted, so older kernels, which
-   * notice only after the transaction that a deleted map element no longer refers to a chain,
-   * accept it: a chain that stops being used is flushed now and stale, for {@link #staleCleanup()}
-   * to delete a second later (or the next full sync, which deletes the empty chains it finds).
-   *
-   * @param kernel what the table holds now; null replaces the whole table, affinity memory and all
-   */
-  public String replaceAll(List<ServicePortRules> ports, KernelTable kernel) {
-    return replaceAll(ports, kernel, Set.of());
-  }
-
-  /**
-   * As {@link #replaceAll(List, KernelTable)}, also keeping the counting sets ({@link
-   * NftNames#serviceSet}) the kernel has, so their elements keep their counts: the wanted elements
-   * are added again (which leaves an existing one's count alone), and of {@code countingKeys}, the
-   * keys the kernel's counting sets hold, those no longer wanted are deleted.
-   */
-  public String replaceAll(
-      List<ServicePortRules> ports, KernelTable kernel, Set<String> countingKeys) {
     rebuild(ports, null);
-    return kernel == null ? fullScript() : keepingAffinity(kernel, countingKeys);
+    return fullScript();
   }
 
   /**
-   * Replaces every fragment, for a table that does not exist yet, and returns the transactions that
-   * build it in load order, each of about {@code budget} lines or fewer (one Service port larger
-   * than that goes alone): {@link #replaceAllInBatches(List, int, TransactionSink)}, collected.
+   * Replaces every fragment, and returns the transactions that build its objects beside what the
+   * table holds and switch to them, in load order, each of about {@code budget} lines or fewer (one
+   * Service port larger than that goes alone): {@link #replaceAllInBatches(List, int,
+   * TransactionSink)}, collected.
    *
    * @throws IllegalStateException should a port need a shared chain the first transaction lacks
    *     (never, while {@link RenderPass#sharedChainsOf} follows the render)
@@ -260,19 +227,21 @@ public final class RulesetAssembler {
   }
 
   /**
-   * Replaces every fragment, for a table that does not exist yet, and hands {@code sink} the
-   * transactions that build it in load order, each as soon as it is written, each of about {@code
-   * budget} lines or fewer (one Service port larger than that goes alone). The first creates the
-   * table with its fixed chains, sets and maps and the shared chains whose rules look up a map (nft
-   * 1.0.6 types such a rule only in the transaction that declares the map; they are reached only
-   * through a Service's map element): which of those the ports use is worked out from their routing
-   * decisions before any is rendered ({@link RenderPass#sharedChainsOf}), so the first transaction
-   * can go first. Each later one brings whole Service ports: their chains and sets, then their
-   * elements, the map elements that send traffic to them included. So no transaction names an
-   * object that does not exist yet, and a Service port is reachable only once everything it uses is
-   * loaded. The Service CIDRs come last: until then no address is dropped for lacking a Service. A
-   * table small enough for one transaction goes as the single full script, as a single render
-   * prints it; the transactions are held until the table is known to be larger.
+   * Replaces every fragment, and hands {@code sink} the transactions that build it beside what the
+   * table holds, in load order, each as soon as it is written, each of about {@code budget} lines
+   * or fewer (one Service port larger than that goes alone). The first creates the table with its
+   * fixed chains, sets and maps and the shared chains whose rules look up a map (nft 1.0.6 types
+   * such a rule only in the transaction that declares the map; they are reached only through a
+   * Service's map element): which of those the ports use is worked out from their routing decisions
+   * before any is rendered ({@link RenderPass#sharedChainsOf}), so the first transaction can go
+   * first. Each later one brings whole Service ports: their chains and sets, then their elements,
+   * the map elements that send traffic to them included. So no transaction names an object that
+   * does not exist yet, and a Service port is reachable only once everything it uses is loaded. The
+   * Service CIDRs come last: until then no address is dropped for lacking a Service. Then the
+   * switch: the base chains, emptied and given the jumps to this generation's chains. Until it
+   * loads, no packet reaches anything these transactions added, so they go beside whatever the
+   * table holds (an earlier generation, or nothing). A table small enough for one transaction goes
+   * as one, switch included; the transactions are held until the table is known to be larger.
    *
    * <p>Every port is rendered whatever the sink says, so the assembler holds the whole new state at
    * the end: what the caller does when the kernel refused a transaction is not this method's say.
@@ -342,8 +311,8 @@ public final class RulesetAssembler {
       return out.result();
     }
     if (!out.writing && fullScriptLines() <= budget) {
-      // Small enough for one transaction: the whole table at once, as a single render prints it.
-      out.send(fullScript(), true);
+      // Small enough for one transaction: every object, then the switch.
+      out.send(inOneTransaction(), true);
       return out.result();
     }
     if (out.rendersFirstLast) {
@@ -356,6 +325,7 @@ public final class RulesetAssembler {
     if (!last.isEmpty()) {
       out.send(last, true);
     }
+    out.send(switchTo().toString(), true);
     return out.result();
   }
 
@@ -506,6 +476,133 @@ public final class RulesetAssembler {
         chainRules);
   }
 
+  /**
+   * The fixed table's objects but the base chains, under this generation's names, beside whatever
+   * the table holds: {@code add} leaves the sets that keep their names ({@link NftText#keepsName})
+   * and the named counters as they are, elements and counts included.
+   */
+  private void appendFixedObjects(NftTransaction out) {
+    out.addTable();
+    fixed.counters().stream().sorted().forEach(out::addCounter);
+    layout.chains.forEach(
+        (name, chain) -> {
+          if (!baseChains.contains(name)) {
+            out.addChain(chain);
+          }
+        });
+    layout.sets.values().forEach(out::addSet);
+    layout.rules.forEach(
+        (chain, rules) -> {
+          if (!baseChains.contains(chain)) {
+            rules.forEach(out::addRule);
+          }
+        });
+    for (var set : layout.sets.keySet()) {
+      out.addElements(set, layout.elements.getOrDefault(set, List.of()));
+    }
+  }
+
+  /**
+   * The switch: the base chains, created when missing, emptied, and given the rules that jump to
+   * this generation's chains. One small transaction, after everything they lead to is loaded, so
+   * every packet meets either the old objects or the new ones, never a part of either.
+   */
+  private NftTransaction switchTo() {
+    var out = new NftTransaction(text, 2048);
+    for (var chain : baseChains) {
+      out.addChain(layout.chains.get(chain)).flushChain(chain);
+      layout.rules.getOrDefault(chain, List.of()).forEach(out::addRule);
+    }
+    return out;
+  }
+
+  /**
+   * Every object of the table beside what the kernel holds, then the switch, in one transaction:
+   * for a table small enough, or when the batches cannot be used (see {@link
+   * ColdRebuild#SHARED_CHAINS_DIFFER}).
+   */
+  public String inOneTransaction() {
+    var all = new NftTransaction(text, fullScriptLengthEstimate());
+    appendFixedObjects(all);
+    appendFragments(all);
+    return all.append(switchTo()).toString();
+  }
+
+  /** The hooked chains of this table, which every generation shares. */
+  public Set<String> baseChains() {
+    return baseChains;
+  }
+
+  /**
+   * What deletes the objects {@code before} lists once this generation's switch is loaded, in the
+   * order the kernel takes them, one statement a line, so the caller can load them in bounded
+   * transactions.
+   *
+   * @param first the chains emptied (but the base chains this table has), then the sets and maps
+   *     deleted but those this table keeps ({@link #keeps}), then the keys of the kept counting
+   *     sets no counted port wants now, each added first so the delete finds it
+   * @param chains the chains deleted, in transactions after every one of {@code first}: older
+   *     kernels notice only after a transaction that a deleted map no longer refers to a chain
+   */
+  public record Deleting(List<String> first, List<String> chains) {}
+
+  /**
+   * The statements that delete what {@code before} held, but what this generation keeps.
+   *
+   * @param countingKeys the keys the kernel's counting sets hold
+   */
+  public Deleting deletingEarlier(KernelTable before, Set<String> countingKeys) {
+    var table = text.table() + " ";
+    var first = new ArrayList<String>();
+    var chains = new ArrayList<String>();
+    before
+        .chains()
+        .forEach(
+            (chain, kind) -> {
+              if (!kind.base() || !baseChains.contains(chain)) {
+                first.add("flush chain " + table + chain);
+                chains.add("delete chain " + table + chain);
+              }
+            });
+    before
+        .sets()
+        .forEach(
+            (set, kind) -> {
+              if (!keeps(set)) {
+                first.add("delete " + kind + " " + table + set);
+              }
+            });
+    for (var set : NftNames.SERVICE_SETS) {
+      if (!before.sets().containsKey(set) || !keeps(set)) {
+        continue;
+      }
+      var wanted = elementUses.get(set);
+      countingKeys.stream()
+          .filter(key -> wanted == null || !wanted.contains(NftElement.of(key)))
+          .sorted()
+          .forEach(
+              key -> {
+                first.add("add element " + table + set + " { " + key + " }");
+                first.add("delete element " + table + set + " { " + key + " }");
+              });
+    }
+    return new Deleting(List.copyOf(first), List.copyOf(chains));
+  }
+
+  /** The kernel's name of a set or map in this assembler's generation. */
+  public String kernelSetName(String set) {
+    return text.set(set);
+  }
+
+  /**
+   * Whether the set of this kernel name is one this table keeps from an earlier generation: a set
+   * that holds state ({@link NftText#keepsName}) that this table declares too.
+   */
+  public boolean keeps(String kernelSet) {
+    return NftText.keepsName(kernelSet)
+        && (layout.sets.containsKey(kernelSet) || setDeclarations.containsKey(kernelSet));
+  }
+
   /** The fixed table, then each shared chain that looks up a map with its rules, in this order. */
   private String firstTransaction(
       int capacity,
@@ -513,7 +610,7 @@ public final class RulesetAssembler {
       Map<String, NftChain> declarations,
       Map<String, List<NftRule>> rules) {
     var first = new NftTransaction(text, capacity);
-    first.appendWritten(fixedScript);
+    appendFixedObjects(first);
     for (var chain : shared) {
       first.addChain(declarations.get(chain));
       rules.get(chain).forEach(first::addRule);
@@ -641,7 +738,6 @@ public final class RulesetAssembler {
       List<ServicePortRules> ports,
       java.util.function.BiConsumer<ServicePortName, ServiceFragment> seen) {
     this.ports.clear();
-    restored.clear();
     elementUses.clear();
     keyOwners.clear();
     chainUses.clear();
@@ -670,38 +766,6 @@ public final class RulesetAssembler {
     kernelSets.addAll(setDeclarations.keySet());
   }
 
-  /**
-   * An assembler that holds what {@code saved} says the kernel's table holds, without rendering
-   * anything: the ports' fragments as they were loaded, and the Service CIDRs. The caller has
-   * checked that the kernel's marker names the saved generation and that {@code config} is the one
-   * the fragments were rendered with; {@link #changesTo} and {@link #updateInBatches} then load
-   * only what differs.
-   */
-  public static RulesetAssembler restore(
-      FamilySettings config, Clock clock, SavedRuleset.Contents saved) {
-    var assembler = new RulesetAssembler(config, clock);
-    // Each port's fragment lives only while it goes in: its objects hold the record's own strings,
-    // which the assembler's tables then share, and the record stays in its compact form.
-    saved
-        .ports()
-        .forEach(
-            (port, record) -> {
-              assembler.add(port, null, record.fragment());
-              assembler.restored.put(port, record);
-            });
-    assembler.kernelChains.putAll(assembler.chainRules);
-    assembler.kernelSets.addAll(assembler.setDeclarations.keySet());
-    assembler.serviceCidrs = List.copyOf(saved.serviceCidrs());
-    assembler.warnings.clear();
-    return assembler;
-  }
-
-  /** How many ports are as a saved ruleset restored them, not rendered since. */
-  public int restoredPorts() {
-    return restored.size();
-  }
-
-  /** The Service CIDRs as the kernel's set holds them after the latest transaction. */
   public List<String> serviceCidrsLoaded() {
     return serviceCidrs;
   }
@@ -719,285 +783,12 @@ public final class RulesetAssembler {
   }
 
   /**
-   * The statements that set the table's marker to {@code marker}, whether or not the marker set
-   * exists: appended to every transaction that changes what a saved ruleset describes, so the
-   * kernel says which saved generation it holds. Only set and element statements: unlike a chain's
-   * {@code flush} or {@code add rule}, they do not make nft 1.0.6 fetch the whole table first (8 ms
-   * of nft's CPU per transaction at 44,000 Services).
-   */
-  public String markerScript(SavedRuleset.Marker marker) {
-    return new NftTransaction(text, 160)
-        .addSet(NftSet.set(GENERATION_SET, "type mark;", null))
-        .flushSet(GENERATION_SET)
-        .addElements(GENERATION_SET, List.of(new NftElement("0x1", null, marker.comment())))
-        .toString();
-  }
-
-  /**
-   * The statements that give the marker set the rule that refers to it, whatever the marker chain
-   * holds: appended to the transactions of a rebuild, after {@link #markerScript}, so that a table
-   * flushed since shows as a set no rule refers to.
-   */
-  public String markerRuleScript() {
-    return new NftTransaction(text, 160)
-        .addChain(NftChain.regular(GENERATION_CHAIN))
-        .flushChain(GENERATION_CHAIN)
-        .addRule(NftRule.of(GENERATION_CHAIN, "meta mark @" + GENERATION_SET + " return"))
-        .toString();
-  }
-
-  /** A digest of the settings the fixed table and every fragment are rendered with. */
-  public String settingsDigest() {
-    return SavedRuleset.digest(config) + "-" + SavedRuleset.digest(fixedScript);
-  }
-
-  /** True when this assembler renders with {@code other}: its state can be the base of a sync. */
-  public boolean rendersWith(FamilySettings other) {
-    return config.equals(other);
-  }
-
-  /** Records every port's saved-ruleset record from now on ({@link SavedRuleset}); null stops. */
-  public void recordTo(Recorder value) {
-    recorder = value;
-  }
-
-  /**
-   * Every port's record and the Service CIDRs as the assembler holds them now, for a saved file
-   * written whole later, on another thread while syncs go on: the snapshot keeps the ports' inputs
-   * (immutable) and renders each again as it is written, so it costs a reference per port until
-   * then, not the table's text.
-   */
-  public Consumer<Recorder> recordsNow() {
-    var inputs = new ArrayList<ServicePortRules>(ports.size());
-    var restoredNow = new ArrayList<Map.Entry<ServicePortName, SavedRuleset.Port>>();
-    ports.forEach(
-        (port, rules) -> {
-          var record = restored.get(port);
-          if (record != null) {
-            restoredNow.add(Map.entry(port, record));
-          } else {
-            inputs.add(rules);
-          }
-        });
-    var cidrs = serviceCidrs;
-    var settings = config;
-    return out -> {
-      for (var entry : restoredNow) {
-        var record = entry.getValue();
-        out.record(SavedRuleset.port(entry.getKey(), record.digest(), record.fragment()));
-      }
-      for (var rules : inputs) {
-        var parts = new RenderPass(settings).fragment(rules);
-        out.record(SavedRuleset.port(rules.port().name(), SavedRuleset.digest(rules), parts));
-      }
-      out.record(SavedRuleset.cidrs(cidrs));
-    };
-  }
-
-  /**
-   * The changes that take this assembler to {@code wanted}: ports that came, went or changed. A
-   * restored port whose input has the digest it was saved with is taken as it is, unrendered: the
-   * same input and settings render the same fragment.
-   */
-  public Map<ServicePortName, ServicePortRules> changesTo(List<ServicePortRules> wanted) {
-    return changesTo(wanted, null);
-  }
-
-  /**
-   * {@link #changesTo(List)} with the input digests ({@link SavedRuleset#digest}) of {@code wanted}
-   * already computed, index for index (null computes them here): at a restart every port is
-   * digested, and the caller may share that among threads.
-   */
-  public Map<ServicePortName, ServicePortRules> changesTo(
-      List<ServicePortRules> wanted, List<String> digests) {
-    var changes = new TreeMap<ServicePortName, ServicePortRules>();
-    var names = new HashSet<ServicePortName>();
-    for (int i = 0; i < wanted.size(); i++) {
-      var rules = wanted.get(i);
-      var name = rules.port().name();
-      names.add(name);
-      // The restored ports first, by hash: at a restart that is every port, and each lookup in
-      // the ordered map compares names a dozen times.
-      var saved = restored.get(name);
-      if (saved != null) {
-        var digest = digests == null ? SavedRuleset.digest(rules) : digests.get(i);
-        if (saved.hasDigest(digest)) {
-          // Keyed by the input's own name from now on: the saved file's copy of it would stay for
-          // as
-          // long as the port does, a few MiB at 44,000 Services.
-          ports.remove(name);
-          ports.put(name, rules);
-          restored.remove(name);
-        } else {
-          changes.put(name, rules);
-        }
-      } else if (!rules.equals(ports.get(name))) {
-        // New (not in ports: get gives null), or changed.
-        changes.put(name, rules);
-      }
-    }
-    for (var name : ports.keySet()) {
-      if (!names.contains(name)) {
-        changes.put(name, null);
-      }
-    }
-    return changes;
-  }
-
-  /**
-   * {@link #update} in transactions of about {@code budget} lines or fewer, each a partial sync of
-   * whole Service ports: removed ports first, then the others in name order. Each transaction is
-   * complete on its own (the chains and sets its ports use, their elements, and the map elements
-   * that send traffic to them), so between two of them some ports are new and the rest old, none
-   * half-built. Empty when only a full replacement can load the changes (see {@link #update}); then
-   * nothing of them is loaded and the caller must call {@link #replaceAll}.
-   */
-  public Optional<List<String>> updateInBatches(
-      Map<ServicePortName, ServicePortRules> changes, int budget) {
-    var order = new ArrayList<Map.Entry<ServicePortName, ServicePortRules>>();
-    changes.entrySet().stream().filter(e -> e.getValue() == null).forEach(order::add);
-    changes.entrySet().stream().filter(e -> e.getValue() != null).forEach(order::add);
-    var batches = new ArrayList<String>();
-    var chunk = new TreeMap<ServicePortName, ServicePortRules>();
-    int weight = 0;
-    refusedClaims.clear();
-    // A full sync's warnings are those of the ports it renders; the others were reported when
-    // they came in (and would otherwise pile up for as long as the proxy runs).
-    warnings.clear();
-    for (var entry : order) {
-      int w = weight(entry.getKey(), entry.getValue());
-      if (!chunk.isEmpty() && weight + w > budget) {
-        if (!loadInto(batches, chunk)) {
-          return Optional.empty();
-        }
-        chunk.clear();
-        weight = 0;
-      }
-      chunk.put(entry.getKey(), entry.getValue());
-      weight += w;
-    }
-    if (!chunk.isEmpty() && !loadInto(batches, chunk)) {
-      return Optional.empty();
-    }
-    // A port that found a key held, by a port a later transaction removed or changed, claims it
-    // now, as a single update would have let it.
-    var again = new TreeMap<ServicePortName, ServicePortRules>();
-    for (var port : refusedClaims) {
-      if (ports.containsKey(port) && !restored.containsKey(port)) {
-        again.put(port, ports.get(port));
-      }
-    }
-    refusedClaims.clear();
-    if (!again.isEmpty() && !loadInto(batches, again)) {
-      return Optional.empty();
-    }
-    return Optional.of(batches);
-  }
-
-  private boolean loadInto(List<String> batches, Map<ServicePortName, ServicePortRules> chunk) {
-    var script = update(chunk);
-    if (script.isEmpty()) {
-      return false;
-    }
-    if (!script.get().isEmpty()) {
-      batches.add(script.get());
-    }
-    return true;
-  }
-
-  /** About the lines a port's change loads: its old and new chains, rules and elements. */
-  private int weight(ServicePortName port, ServicePortRules rules) {
-    int weight = rules == null ? 0 : linesOf(rules);
-    var saved = restored.get(port);
-    if (saved != null) {
-      weight += saved.ruleAndElementLines();
-    } else if (ports.get(port) != null) {
-      weight += linesOf(ports.get(port));
-    }
-    return weight;
-  }
-
-  /** A Service port loads a handful of lines, and a few more per endpoint (elements, chains). */
-  private static int linesOf(ServicePortRules rules) {
-    return 8 + 4 * (rules.clusterOrEmpty().size() + rules.localOrEmpty().size());
-  }
-
-  /**
    * Forgets the stale chains and sets, for when the kernel's table was replaced whole, or may not
    * hold what this assembler thinks (a transaction failed): the next full sync finds them again.
    */
   public void forgetStale() {
     staleChains.clear();
     staleSets.clear();
-  }
-
-  private String keepingAffinity(KernelTable kernel, Set<String> countingKeys) {
-    var out = new NftTransaction(text, fullScriptLengthEstimate());
-    out.addTable();
-    var now = clock.instant();
-    var countingSets = config.countsLocality() ? NftNames.SERVICE_SETS : List.<String>of();
-    kernel
-        .chains()
-        .forEach(
-            (chain, kind) -> {
-              if (!kind.empty()) {
-                out.flushChain(chain);
-              }
-            });
-    kernel
-        .chains()
-        .forEach(
-            (chain, kind) -> {
-              boolean wanted =
-                  chainDeclarations.containsKey(chain)
-                      || fixed.chains().contains(chain)
-                      || chain.equals(GENERATION_CHAIN);
-              if (kind.base() || (kind.empty() && !wanted)) {
-                out.deleteChain(chain);
-              } else if (!wanted) {
-                // Flushed above; a later transaction can delete it.
-                staleChains.put(chain, now);
-                kernelChains.put(chain, List.of());
-              }
-            });
-    kernel
-        .sets()
-        .forEach(
-            (set, kind) -> {
-              boolean kept =
-                  kind.equals("set")
-                      && (set.startsWith(NftNames.AFFINITY_PREFIX)
-                              && setDeclarations.containsKey(set)
-                          || countingSets.contains(set)
-                          || config.countsLocality() && set.equals(NftNames.COUNTERS)
-                          || set.equals(GENERATION_SET));
-              if (!kept) {
-                out.deleteSet(NftSet.Kind.of(kind), set);
-              }
-            });
-    // After the maps whose elements might refer to them; a counter still wanted keeps its count.
-    for (var counter : kernel.counters()) {
-      if (!fixed.counters().contains(counter)) {
-        out.deleteCounter(counter);
-      }
-    }
-    out.appendWritten(fixed.body());
-    appendFragments(out);
-    // Added first, so the delete finds it whichever sets the kernel has it in.
-    var unwanted = new ArrayList<String>();
-    var wanted = elementUses.get(NftNames.serviceSet(dev.proxima.proxy.model.Locality.NODE));
-    for (var key : countingKeys) {
-      if (wanted == null || !wanted.contains(NftElement.of(key))) {
-        unwanted.add(key);
-      }
-    }
-    for (var set : countingSets) {
-      if (kernel.sets().containsKey(set)) {
-        out.addKeys(set, unwanted);
-        out.deleteKeys(set, unwanted);
-      }
-    }
-    return out.toString();
   }
 
   /**
@@ -1020,11 +811,8 @@ public final class RulesetAssembler {
     // Every old fragment goes before any new one comes in: when a change hands a key from one port
     // to another, the new owner must find it free, whatever the order of their names.
     for (var port : sorted.keySet()) {
-      var saved = restored.remove(port);
       ServiceFragment oldParts = null;
-      if (saved != null) {
-        oldParts = saved.fragment();
-      } else if (ports.get(port) != null) {
+      if (ports.get(port) != null) {
         oldParts = renderAgain(ports.get(port));
       }
       if (oldParts != null) {
@@ -1206,9 +994,19 @@ public final class RulesetAssembler {
   /** The complete script replacing the table with the current fragments. */
   public String fullScript() {
     var out = new NftTransaction(text, fullScriptLengthEstimate());
-    out.appendWritten(fixedScript);
+    if (generation == 0) {
+      out.appendWritten(fixedScript);
+      appendFragments(out);
+      return out.toString();
+    }
+    appendFixedObjects(out.replaceTable());
     appendFragments(out);
-    return out.toString();
+    return out.append(switchTo()).toString();
+  }
+
+  /** Whose names this assembler's objects have ({@link NftText}). */
+  public int generation() {
+    return generation;
   }
 
   /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
@@ -1323,9 +1121,6 @@ public final class RulesetAssembler {
       }
     }
     ports.put(port, rules);
-    if (recorder != null && rules != null) {
-      recorder.record(SavedRuleset.port(port, SavedRuleset.digest(rules), parts));
-    }
   }
 
   /**
@@ -1339,7 +1134,6 @@ public final class RulesetAssembler {
       if (map) {
         var owner = owners.claim(element, port);
         if (owner != null) {
-          refusedClaims.add(port);
           warnings.add(
               port
                   + ": "
@@ -1424,9 +1218,6 @@ public final class RulesetAssembler {
       }
     }
     ports.remove(port);
-    if (recorder != null) {
-      recorder.record(SavedRuleset.gone(port));
-    }
   }
 
   /**

@@ -12,7 +12,8 @@
  * key and kind, and it alone claims keys ({@link KeyOwners}). {@link NftText} is the serializer:
  * the only place nft text is written from the objects, and where comments are sanitised; every
  * script and transaction is an {@link NftTransaction}, its operations in order. Nothing reads
- * Proxima's own text back; the saved ruleset ({@link SavedRuleset}) stores the objects' fields.
+ * Proxima's own text back. A full sync writes the objects under names of a generation of its own
+ * ({@link NftText}), beside the ones the kernel runs, and switches to them in the base chains.
  *
  * <h2>Layout</h2>
  *
@@ -80,9 +81,10 @@
  *       with a warning rather than failing the transaction. Source ranges fail closed: a port whose
  *       ranges are all unusable still gets its firewall entry, with nothing allowed.
  *   <li>Nested CIDRs are reduced to the outermost: nft rejects nested ranges in interval sets.
- *   <li>A script that replaces the whole table (the first sync, {@code render}) starts the affinity
- *       sets empty. Full syncs over a loaded table replace its contents in place and keep the
- *       affinity sets still wanted; partial syncs load only the delta.
+ *   <li>The script {@code render} prints replaces the whole table, affinity sets empty. The live
+ *       proxy's full syncs (the first after a start too) build every object beside the table's,
+ *       switch the base chains to them and delete the old ones, keeping the affinity sets still
+ *       wanted and the counting sets; partial syncs load only the delta.
  * </ul>
  */
 package dev.proxima.proxy.render.nft;

@@ -139,7 +139,7 @@ class NftTextTest {
   void sizesAnElementAsItIsWritten() {
     var element = new NftElement("fd00::1 . tcp . 80", "goto lb-2", "shop/web");
     var out = new StringBuilder();
-    NftText.element(out, element);
+    new NftText(IpFamily.IPV6).element(out, element);
 
     assertThat(NftText.length(element)).isEqualTo(out.length());
     assertThat(NftText.length(NftElement.of("a"))).isEqualTo(1);

@@ -16,10 +16,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Every way the nft rules reach the kernel ends in the same table: the assembler's full script, an
- * in-place full sync over an older table, and a fresh table plus any sequence of partial
- * transactions. Checked on {@link FakeNft} for random sequences of changes (seeded, so a failure
- * repeats), which real-kernel tests could only afford for a few.
+ * Every way the nft rules reach the kernel ends in the same table: the assembler's full script, a
+ * full sync beside an older table, and a fresh table plus any sequence of partial transactions.
+ * Checked on {@link FakeNft} for random sequences of changes (seeded, so a failure repeats), which
+ * real-kernel tests could only afford for a few.
  */
 class RenderPathEquivalenceTest {
   private static final FamilySettings V4 = FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/8"));
@@ -37,7 +37,7 @@ class RenderPathEquivalenceTest {
     var assembler = new RulesetAssembler(settings);
     var kernel = new FakeNft();
     kernel.apply(assembler.replaceAll(List.copyOf(current.values())));
-    assertSameTable(kernel, settings, current, "initial");
+    assertSameTable(kernel, settings, 0, current, "initial");
 
     int partial = 0;
     for (int step = 0; step < STEPS; step++) {
@@ -47,13 +47,14 @@ class RenderPathEquivalenceTest {
         partial++;
         kernel.apply(transaction.get());
       } else {
-        kernel.apply(assembler.replaceAll(List.copyOf(current.values()), kernel.kernelTable()));
+        assembler = fullSync(kernel, settings, current);
       }
       if (random.nextInt(10) == 0) {
-        // A periodic full sync, in place over whatever the partial syncs left.
-        kernel.apply(assembler.replaceAll(List.copyOf(current.values()), kernel.kernelTable()));
+        // A periodic full sync, beside whatever the partial syncs left.
+        assembler = fullSync(kernel, settings, current);
       }
-      assertSameTable(kernel, settings, current, "seed " + seed + " step " + step);
+      assertSameTable(
+          kernel, settings, assembler.generation(), current, "seed " + seed + " step " + step);
     }
     assertThat(partial).as("most steps are partial syncs").isGreaterThan(STEPS / 2);
   }
@@ -83,13 +84,22 @@ class RenderPathEquivalenceTest {
    * else it holds (chains and sets partial syncs stopped using) nothing the fresh table has refers
    * to.
    */
+  private static RulesetAssembler fullSync(
+      FakeNft kernel, FamilySettings settings, Map<ServicePortName, ServicePortRules> current) {
+    return FullSyncs.over(
+        kernel, settings, java.time.Clock.systemUTC(), List.copyOf(current.values()), 40);
+  }
+
   private static void assertSameTable(
       FakeNft kernel,
       FamilySettings settings,
+      int generation,
       Map<ServicePortName, ServicePortRules> current,
       String when) {
     var fresh = new FakeNft();
-    fresh.apply(new RulesetAssembler(settings).replaceAll(List.copyOf(current.values())));
+    fresh.apply(
+        new RulesetAssembler(settings, java.time.Clock.systemUTC(), generation)
+            .replaceAll(List.copyOf(current.values())));
     var wanted = fresh.objects();
     var held = kernel.objects();
     wanted.forEach(

@@ -238,73 +238,49 @@ class ServiceLocalityCountingTest {
           .containsEntry("10.96.0.12 . tcp . 8080", second.port().name());
     }
 
-    @Test
-    void aRestartedProxyKnowsFromTheSavedRulesetWhichPortEachCountingKeyIsFor() throws Exception {
-      var saved = new StringBuilder(SavedRuleset.header("s"));
-      assembler.recordTo(saved::append);
-      assembler.replaceAll(List.of(countedWeb, api, idle()));
-      saved.append(SavedRuleset.cidrs(List.of()));
-      saved.append(SavedRuleset.commit(new SavedRuleset.Marker(7, 1)));
-
-      var restored =
-          RulesetAssembler.restore(
-              CONFIG,
-              java.time.Clock.systemUTC(),
-              SavedRuleset.parse(saved.toString().lines().iterator()));
-
-      assertThat(restored.countedPorts())
-          .containsExactlyInAnyOrderElementsOf(assembler.countedPorts())
-          .contains(idle().port().name());
-      assertThat(restored.countingOwners()).isEqualTo(assembler.countingOwners());
-    }
-
     /** A counted port without endpoints: counted (its series at 0), with no counting key. */
     private ServicePortRules idle() {
       return service("shop/idle", "10.96.0.13", 80).observeLocality().rules(List.of(), null, false);
     }
 
     @Test
-    void aFullSyncInPlaceKeepsTheCountingSetsDeletesUnwantedKeysAndOldNamedCounters() {
-      var stale = "svc-aaaaaaaaaaaaaaaa-node";
-      var kernel =
+    void aFullSyncKeepsTheCountingSetsAndDeletesTheKeysNoPortWantsAfterTheSwitch() {
+      var before =
           new KernelTable(
               Map.of("locality", new KernelTable.Chain(false, false)),
-              Map.of("service-node", "set", "service-zone", "set", "service-locality", "map"),
-              java.util.Set.of(stale, "locality-node"));
+              Map.of("service-node", "set", "service-zone", "set", "service-locality", "map"));
+      var next = new RulesetAssembler(CONFIG, java.time.Clock.systemUTC(), 1);
+      var build = String.join("", next.replaceAllInBatches(List.of(countedWeb), 15_000));
 
-      var script =
-          assembler.replaceAll(
-              List.of(countedWeb),
-              kernel,
-              java.util.Set.of("10.96.0.10 . tcp . 80", "10.96.0.99 . tcp . 80"));
+      var deleting =
+          next.deletingEarlier(
+              before, java.util.Set.of("10.96.0.10 . tcp . 80", "10.96.0.99 . tcp . 80"));
 
-      assertThat(script).doesNotContain("delete set ip proxima service-node");
-      assertThat(script).doesNotContain("delete set ip proxima service-zone");
-      // Named counters are gone from the layout: every one the kernel has goes, after the maps.
-      assertThat(script.indexOf("delete counter ip proxima " + stale))
-          .isGreaterThan(script.indexOf("delete map ip proxima service-locality"));
-      assertThat(script.indexOf("delete counter ip proxima locality-node"))
-          .isGreaterThan(script.indexOf("delete map ip proxima service-locality"));
-      assertThat(script)
+      assertThat(build)
           .contains("add element ip proxima service-node {\n\t10.96.0.10 . tcp . 80\n}\n")
-          .endsWith(
-              "add element ip proxima service-node {\n\t10.96.0.99 . tcp . 80\n}\n"
-                  + "delete element ip proxima service-node {\n\t10.96.0.99 . tcp . 80\n}\n"
-                  + "add element ip proxima service-zone {\n\t10.96.0.99 . tcp . 80\n}\n"
-                  + "delete element ip proxima service-zone {\n\t10.96.0.99 . tcp . 80\n}\n");
+          .doesNotContain("10.96.0.99");
+      assertThat(deleting.first())
+          .containsExactly(
+              "flush chain ip proxima locality",
+              "delete map ip proxima service-locality",
+              "add element ip proxima service-node { 10.96.0.99 . tcp . 80 }",
+              "delete element ip proxima service-node { 10.96.0.99 . tcp . 80 }",
+              "add element ip proxima service-zone { 10.96.0.99 . tcp . 80 }",
+              "delete element ip proxima service-zone { 10.96.0.99 . tcp . 80 }");
+      assertThat(deleting.chains()).containsExactly("delete chain ip proxima locality");
     }
   }
 
   @TempDir Path directory;
 
   /**
-   * Counting turned on, off and on again for one port, endpoint changes, and a full sync in place,
+   * Counting turned on, off and on again for one port, endpoint changes, and a restart's full sync,
    * load into a real table: the kernel then holds the same counting sets as a fresh table of the
    * same state, and a connection counted before keeps its count through the partial syncs and the
-   * in-place full sync.
+   * full sync.
    */
   @Test
-  void partialAndInPlaceSyncsLeaveTheKernelsCountingSetsAsAFreshTableHasThem() throws Exception {
+  void partialAndFullSyncsLeaveTheKernelsCountingSetsAsAFreshTableHasThem() throws Exception {
     NftTool.assumeKernelTools();
     var suffix = UUID.randomUUID().toString().substring(0, 6);
     var patched = "pxo-" + suffix;
@@ -335,21 +311,23 @@ class ServiceLocalityCountingTest {
       assertSameCounting(patched, fresh);
       assertThat(counting(fresh).get(Locality.OTHER_ZONE)).containsKey("10.96.0.11 . tcp . 80");
 
-      // A restart with only shop/web counted: shop/api's keys go in the in-place full sync, which
-      // keeps the sets.
-      var listing =
-          HostTools.inNamespace(
-                  directory, patched, null, List.of("nft", "-t", "list", "table", "ip", "proxima"))
-              .assertSucceeded()
-              .stdout();
+      // A restart with only shop/web counted: its full sync builds beside the table, keeping the
+      // counting sets, and deletes shop/api's keys after the switch.
+      var nft =
+          new dev.proxima.proxy.kernel.Nft(
+              List.of("ip", "netns", "exec", patched, "nft"), java.time.Duration.ofSeconds(60));
+      var listed = KernelTable.parse(nft.declarations("ip", "proxima").orElseThrow());
       var apiPlain = service("shop/api", "10.96.0.11", 80).cluster(remote("10.180.1.5", 8080));
       var keys = new java.util.HashSet<String>();
       counting(patched).values().forEach(elements -> keys.addAll(elements.keySet()));
-      NftTool.load(
-          directory,
-          patched,
-          new RulesetAssembler(CONFIG)
-              .replaceAll(List.of(counted, apiPlain), KernelTable.parse(listing), keys));
+      var restarted =
+          new RulesetAssembler(CONFIG, java.time.Clock.systemUTC(), listed.freeGeneration());
+      for (var batch : restarted.replaceAllInBatches(List.of(counted, apiPlain), 15_000)) {
+        NftTool.load(directory, patched, batch);
+      }
+      var deleting = restarted.deletingEarlier(listed, keys);
+      NftTool.load(directory, patched, String.join("\n", deleting.first()) + "\n");
+      NftTool.load(directory, patched, String.join("\n", deleting.chains()) + "\n");
       HostTools.run(directory, "ip", "netns", "del", fresh);
       NftTool.load(
           directory, fresh, new RulesetAssembler(CONFIG).replaceAll(List.of(counted, apiPlain)));

@@ -177,25 +177,6 @@ class StaleObjectsTest {
   }
 
   @Test
-  void aFullSyncInPlaceMarksTheChainsItEmptiesStale() {
-    var kernel =
-        new KernelTable(
-            Map.of(
-                "svc-gone", new KernelTable.Chain(false, false),
-                "svc-emptied", new KernelTable.Chain(false, true)),
-            Map.of());
-
-    var full = assembler.replaceAll(List.of(WEB), kernel);
-
-    assertThat(full).contains("flush chain " + PREFIX + "svc-gone\n");
-    assertThat(full).contains("delete chain " + PREFIX + "svc-emptied\n");
-    assertThat(full).doesNotContain("delete chain " + PREFIX + "svc-gone\n");
-    clock.advance(RulesetAssembler.STALE_DELAY);
-    assertThat(assembler.staleCleanup().orElseThrow().script())
-        .isEqualTo("delete chain " + PREFIX + "svc-gone\n");
-  }
-
-  @Test
   void aFullSyncForgetsWhatEarlierPartialSyncsLeftStale() {
     assembler.replaceAll(List.of(WEB, STICKY));
     assembler.update(removing(STICKY)).orElseThrow();

@@ -4,7 +4,6 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.local;
 import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.Endpoint;
@@ -116,140 +115,64 @@ class TransactionBatchesTest {
   }
 
   @Test
-  void aSmallTableStillLoadsAsTheSingleFullScript() {
+  void aSmallTableLoadsInOneTransactionThatBuildsWhatTheFullScriptBuilds() {
     var ports = shapes(3, 2, 0);
-    var assembler = new RulesetAssembler(CONFIG, clock);
-
-    assertThat(assembler.replaceAllInBatches(ports, 15_000))
-        .containsExactly(new RulesetAssembler(CONFIG, clock).replaceAll(ports));
-  }
-
-  @Test
-  void aFullSyncOverAKnownTableLoadsTheDifferenceInWholePortBatches() {
-    var before = shapes(60, 3, 0);
-    var after = new ArrayList<>(shapes(60, 3, 1).subList(10, 60)); // 10 gone, the rest changed
-    // 10 new (with endpoint counts the table has: a new one needs a rebuild, see update()).
-    after.addAll(shapes(70, 3, 1).subList(60, 70));
+    var batches = new RulesetAssembler(CONFIG, clock).replaceAllInBatches(ports, 15_000);
     var kernel = new FakeNft();
-    var assembler = new RulesetAssembler(CONFIG, clock);
-    kernel.apply(assembler.replaceAll(before));
-    var oldPorts = wholeSwitches(before);
-    var newPorts = wholeSwitches(after);
-
-    var batches = assembler.updateInBatches(assembler.changesTo(after), 80).orElseThrow();
-
-    assertThat(batches).hasSizeGreaterThan(5);
-    for (var batch : batches) {
-      kernel.apply(batch);
-      assertEveryPortWholeOrAbsent(kernel, newPorts, oldPorts);
-      assertEverySwitchLeadsToALoadedChain(kernel);
-    }
-    assertEndsAsAFreshLoadOf(after, assembler, kernel);
-  }
-
-  /** Once the stale chains are deleted, the kernel holds what one load of {@code ports} would. */
-  private void assertEndsAsAFreshLoadOf(
-      List<ServicePortRules> ports, RulesetAssembler assembler, FakeNft kernel) {
-    clock.advance(RulesetAssembler.STALE_DELAY);
-    assembler.staleCleanup().ifPresent(cleanup -> kernel.apply(cleanup.script()));
-    var fresh = new FakeNft();
-    fresh.apply(new RulesetAssembler(CONFIG, clock).replaceAll(ports));
-    assertThat(withoutEmptyChains(kernel)).isEqualTo(withoutEmptyChains(fresh));
-  }
-
-  @Test
-  void aKeyHandedFromAPortInALaterBatchToOneInAnEarlierBatchEndsWithItsNewOwner() {
-    // b (earlier by name) takes the externalIP a (later) gives up in the same full sync.
-    var aOld =
-        service("z/a", "10.96.0.10", 80).externalIps("192.0.2.9").cluster(remote("10.1.0.1", 80));
-    var bOld = service("a/b", "10.96.0.11", 80).cluster(remote("10.1.0.2", 80));
-    var aNew = service("z/a", "10.96.0.10", 80).cluster(remote("10.1.0.1", 80));
-    var bNew =
-        service("a/b", "10.96.0.11", 80).externalIps("192.0.2.9").cluster(remote("10.1.0.2", 80));
-    var kernel = new FakeNft();
-    var assembler = new RulesetAssembler(CONFIG, clock);
-    kernel.apply(assembler.replaceAll(List.of(aOld, bOld)));
-
-    var batches =
-        assembler.updateInBatches(assembler.changesTo(List.of(aNew, bNew)), 1).orElseThrow();
     batches.forEach(kernel::apply);
+    var single = new FakeNft();
+    single.apply(new RulesetAssembler(CONFIG, clock).replaceAll(ports));
+
+    assertThat(batches).hasSize(1);
+    assertThat(kernel.list()).isEqualTo(single.list());
+  }
+
+  @Test
+  void aFullSyncOverALoadedTableBuildsBesideItSwitchesInOneSmallStepAndKeepsAffinityEntries() {
+    var sticky =
+        service("keep/sticky", "10.97.0.1", 80)
+            .sticky(Duration.ofSeconds(30))
+            .cluster(remote("10.182.0.1", 8080));
+    var before = new ArrayList<>(shapes(60, 3, 0));
+    before.add(sticky);
+    var after = new ArrayList<>(shapes(60, 3, 1).subList(10, 60)); // 10 gone, the rest changed
+    after.add(sticky);
+    var kernel = new FakeNft();
+    new RulesetAssembler(CONFIG, clock).replaceAllInBatches(before, 80).forEach(kernel::apply);
+    var alone = new FakeNft();
+    alone.apply(new RulesetAssembler(CONFIG, clock).replaceAll(List.of(sticky)));
+    var affinitySet =
+        alone.objects().keySet().stream()
+            .filter(name -> name.startsWith("set affinity-"))
+            .findFirst()
+            .orElseThrow()
+            .substring("set ".length());
+    kernel.apply("add element ip proxima " + affinitySet + " { 10.1.2.3 }\n");
+    var running = kernel.list();
+    var listed = kernel.kernelTable();
+
+    var next = new RulesetAssembler(CONFIG, clock, listed.freeGeneration());
+    var batches = next.replaceAllInBatches(after, 80);
+    assertThat(batches).hasSizeGreaterThan(5);
+    for (var batch : batches.subList(0, batches.size() - 1)) {
+      kernel.apply(batch);
+      assertThat(kernel.rulesOf(NftNames.NAT_PREROUTING))
+          .as("until the switch, packets meet the rules that were running")
+          .containsExactly("jump " + NftNames.SERVICES);
+    }
+    var switchTo = batches.get(batches.size() - 1);
+    assertThat(switchTo.lines().count()).as("the switch is small").isLessThan(40);
+    kernel.apply(switchTo);
+    assertThat(kernel.rulesOf(NftNames.NAT_PREROUTING)).containsExactly("jump services-g1");
+    var deleting = next.deletingEarlier(listed, java.util.Set.of());
+    kernel.apply(String.join("\n", deleting.first()) + "\n");
+    kernel.apply(String.join("\n", deleting.chains()) + "\n");
 
     var fresh = new FakeNft();
-    fresh.apply(new RulesetAssembler(CONFIG, clock).replaceAll(List.of(aNew, bNew)));
-    assertThat(kernel.elementsOf(NftNames.SERVICE_IPS))
-        .isEqualTo(fresh.elementsOf(NftNames.SERVICE_IPS));
-  }
-
-  @Test
-  void aRestoredAssemblerLoadsNothingForUnchangedPortsAndOnlyTheChangeOtherwise() throws Exception {
-    var ports = shapes(30, 3, 0);
-    var saved = new StringBuilder(SavedRuleset.header("s"));
-    var original = new RulesetAssembler(CONFIG, clock);
-    original.recordTo(saved::append);
-    var kernel = new FakeNft();
-    kernel.apply(original.replaceAll(ports));
-    saved.append(SavedRuleset.cidrs(List.of()));
-    saved.append(SavedRuleset.commit(new SavedRuleset.Marker(7, 1)));
-    var contents = SavedRuleset.parse(saved.toString().lines().iterator());
-
-    var restored = RulesetAssembler.restore(CONFIG, clock, contents);
-    assertThat(restored.changesTo(ports)).isEmpty();
-
-    var changed = new ArrayList<>(ports);
-    changed.set(5, shapes(30, 3, 1).get(5));
-    var again = RulesetAssembler.restore(CONFIG, clock, contents);
-    var changes = again.changesTo(changed);
-    assertThat(changes).containsOnlyKeys(changed.get(5).port().name());
-    again.updateInBatches(changes, 15_000).orElseThrow().forEach(kernel::apply);
-
-    assertEndsAsAFreshLoadOf(changed, again, kernel);
-  }
-
-  @Test
-  void aSavedRulesetIgnoresRecordsAfterItsLastCommitAndRefusesOtherFiles() throws Exception {
-    var port = shapes(1, 2, 0).get(0);
-    var text = new StringBuilder(SavedRuleset.header("s"));
-    var assembler = new RulesetAssembler(CONFIG, clock);
-    assembler.recordTo(text::append);
-    assembler.replaceAll(List.of(port));
-    text.append(SavedRuleset.commit(new SavedRuleset.Marker(1, 1)));
-    text.append(SavedRuleset.gone(port.port().name())); // the proxy stopped before its commit
-
-    var contents = SavedRuleset.parse(text.toString().lines().iterator());
-
-    assertThat(contents.ports()).containsOnlyKeys(port.port().name());
-    assertThat(contents.marker()).isEqualTo(new SavedRuleset.Marker(1, 1));
-    assertThatThrownBy(() -> SavedRuleset.parse(List.of("garbage").iterator()))
-        .isInstanceOf(SavedRuleset.Corrupt.class);
-    assertThatThrownBy(
-            () -> SavedRuleset.parse(List.of(SavedRuleset.HEADER, "settings s").iterator()))
-        .isInstanceOf(SavedRuleset.Corrupt.class)
-        .hasMessageContaining("no commit");
-  }
-
-  @Test
-  void theInputDigestIgnoresTheOrderOfSets() {
-    var plain = remote("10.1.0.1", 80);
-    var hinted = withZoneHints(plain, java.util.Set.of("zone-a", "zone-b", "zone-c"));
-    var reordered =
-        withZoneHints(plain, new java.util.TreeSet<>(List.of("zone-c", "zone-b", "zone-a")));
-
-    assertThat(SavedRuleset.digest(hinted)).isEqualTo(SavedRuleset.digest(reordered));
-    assertThat(SavedRuleset.digest(hinted)).isNotEqualTo(SavedRuleset.digest(plain));
-  }
-
-  private static Endpoint withZoneHints(Endpoint endpoint, java.util.Set<String> zones) {
-    return new Endpoint(
-        endpoint.ip(),
-        endpoint.port(),
-        true,
-        true,
-        false,
-        "n",
-        false,
-        zones,
-        java.util.Set.of(),
-        endpoint.locality());
+    new RulesetAssembler(CONFIG, clock, 1).replaceAllInBatches(after, 80).forEach(fresh::apply);
+    assertThat(kernel.elementsOf(affinitySet)).as("the clients' endpoints").containsKey("10.1.2.3");
+    kernel.apply("delete element ip proxima " + affinitySet + " { 10.1.2.3 }\n");
+    assertThat(kernel.list()).isEqualTo(fresh.list()).isNotEqualTo(running);
   }
 
   /** Each port's switch elements (by map), from a table of that port alone. */

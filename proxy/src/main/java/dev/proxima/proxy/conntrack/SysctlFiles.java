@@ -1,0 +1,43 @@
+package dev.proxima.proxy.conntrack;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+
+/**
+ * Reads and writes integer sysctls as files under one directory: {@code /proc/sys/net/netfilter} on
+ * a node, a temporary directory in tests.
+ */
+public final class SysctlFiles {
+  private final Path directory;
+
+  public SysctlFiles(Path directory) {
+    this.directory = directory;
+  }
+
+  /** This network namespace's netfilter sysctls. */
+  public static SysctlFiles netfilter() {
+    return new SysctlFiles(Path.of("/proc/sys/net/netfilter"));
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  /** The value, or empty when the file is missing or not an integer. */
+  public OptionalLong read(String key) {
+    try {
+      return OptionalLong.of(
+          Long.parseLong(
+              Files.readString(directory.resolve(key), StandardCharsets.US_ASCII).trim()));
+    } catch (IOException | NumberFormatException | SecurityException unreadable) {
+      return OptionalLong.empty();
+    }
+  }
+
+  public void write(String key, long value) throws IOException {
+    Files.writeString(directory.resolve(key), value + "\n", StandardCharsets.US_ASCII);
+  }
+}

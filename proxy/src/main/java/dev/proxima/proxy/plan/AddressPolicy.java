@@ -1,0 +1,241 @@
+package dev.proxima.proxy.plan;
+
+import dev.proxima.proxy.catalog.ServiceCatalog;
+import dev.proxima.proxy.model.Cidr;
+import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpAddress;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ServicePort;
+import io.fabric8.kubernetes.api.model.Node;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * What a tenant's Service may not point at on this node, decided before address ownership.
+ *
+ * <p>An externalIP is never programmed when it is one of this node's addresses (it would take the
+ * node's own ports: ssh, the kubelet, the health-check port, other Services' NodePorts), inside the
+ * cluster's pod ranges (it would take another tenant's pod) or Service ranges, or, when the
+ * operator gave {@code --external-ip-cidrs}, outside those ranges. The node-level counterpart of
+ * upstream's DenyServiceExternalIPs admission plugin: without configuration any other externalIP is
+ * allowed, as upstream kube-proxy allows it. (Another Service's ClusterIP, at any port, is refused
+ * by {@link AddressOwners}, which knows every Service.)
+ *
+ * <p>An endpoint that is one of this node's addresses at a NodePort of this node is not programmed:
+ * DNAT to it would come back into the same NodePort rules, and nodes pointed at each other would
+ * forward one packet between them until conntrack fills.
+ *
+ * <p>Each refusal is a plan warning naming the Service, once per Service and plan (see {@link
+ * PlanWarnings}: one line per object and reason, metric reason {@code external-ip-forbidden} or
+ * {@code nodeport-loop}).
+ */
+public final class AddressPolicy {
+  /** Nothing known about the node: only {@code allowed} applies. */
+  public static final AddressPolicy NONE =
+      new AddressPolicy(List.of(), List.of(), List.of(), List.of(), Set.of());
+
+  private final Set<IpAddress> nodeAddresses;
+  private final List<Cidr> podRanges;
+  private final List<Cidr> serviceRanges;
+  private final List<Cidr> allowedExternal;
+  private final Supplier<Set<String>> knownNodePorts;
+
+  /**
+   * @param nodeAddresses this node's addresses (its status and its interfaces)
+   * @param podRanges the node's pod CIDRs and the cluster CIDRs
+   * @param serviceRanges the cluster's Service CIDRs
+   * @param allowedExternal {@code --external-ip-cidrs}: when not empty, externalIPs only inside
+   * @param knownNodePorts NodePorts ({@code protocol/port}) of Services not in the plan at hand (a
+   *     partial sync's other Services)
+   */
+  public AddressPolicy(
+      Collection<String> nodeAddresses,
+      Collection<String> podRanges,
+      Collection<String> serviceRanges,
+      Collection<String> allowedExternal,
+      Set<String> knownNodePorts) {
+    this.nodeAddresses = new HashSet<>();
+    for (var raw : nodeAddresses) {
+      var address = IpAddress.parse(raw);
+      if (address != null) {
+        this.nodeAddresses.add(address);
+      }
+    }
+    this.podRanges = cidrs(podRanges);
+    this.serviceRanges = cidrs(serviceRanges);
+    this.allowedExternal = cidrs(allowedExternal);
+    var known = Set.copyOf(knownNodePorts);
+    this.knownNodePorts = () -> known;
+  }
+
+  /**
+   * What the Node alone says: its addresses and pod CIDRs (offline {@code render}, {@code
+   * explain}).
+   */
+  public static AddressPolicy ofNode(Node node) {
+    return new AddressPolicy(
+        NodeIps.all(node), NodePodCidrs.of(node), List.of(), List.of(), Set.of());
+  }
+
+  /**
+   * This policy with the NodePorts ({@link #nodePortKey}) of Services a partial plan does not see,
+   * asked for only when an endpoint is one of the node's addresses.
+   */
+  public AddressPolicy withKnownNodePorts(Supplier<Set<String>> nodePorts) {
+    return new AddressPolicy(this, nodePorts);
+  }
+
+  private AddressPolicy(AddressPolicy base, Supplier<Set<String>> knownNodePorts) {
+    this.nodeAddresses = base.nodeAddresses;
+    this.podRanges = base.podRanges;
+    this.serviceRanges = base.serviceRanges;
+    this.allowedExternal = base.allowedExternal;
+    this.knownNodePorts = knownNodePorts;
+  }
+
+  /** Why {@code address} may not be an externalIP here, or null when it may. */
+  public String externalIpRefusal(String address) {
+    var ip = IpAddress.parse(address);
+    if (ip == null) {
+      return null;
+    }
+    if (nodeAddresses.contains(ip)) {
+      return "is one of this node's addresses";
+    }
+    if (inside(podRanges, ip)) {
+      return "is inside the cluster's pod ranges";
+    }
+    if (inside(serviceRanges, ip)) {
+      return "is inside the cluster's Service ranges";
+    }
+    if (!allowedExternal.isEmpty() && !inside(allowedExternal, ip)) {
+      return "is outside --external-ip-cidrs";
+    }
+    return null;
+  }
+
+  /**
+   * The ports as this node may program them: externalIPs the policy refuses taken out, endpoints
+   * that would loop through a NodePort left out; a warning per Service and reason.
+   */
+  public List<ServiceCatalog.Entry> apply(List<ServiceCatalog.Entry> ports, List<String> warnings) {
+    var nodePorts = new HashSet<String>();
+    for (var input : ports) {
+      if (input.port().nodePort() != 0) {
+        nodePorts.add(nodePortKey(input.port().protocol(), input.port().nodePort()));
+      }
+    }
+    // The ports of one Service share one externalIPs list: each list is judged once.
+    Map<List<String>, List<String>> keptExternal = new IdentityHashMap<>();
+    var warned = new HashSet<String>();
+    var result = new ArrayList<ServiceCatalog.Entry>(ports.size());
+    for (var input : ports) {
+      var port = input.port();
+      var service = port.name().service();
+      var externalIps =
+          keptExternal.computeIfAbsent(
+              port.externalIps(), list -> keptExternalIps(service.toString(), list, warnings));
+      if (externalIps.size() != port.externalIps().size()) {
+        port = port.withExternalIps(externalIps);
+      }
+      var endpoints = withoutLoops(port, input.endpoints(), nodePorts, warned, warnings);
+      result.add(new ServiceCatalog.Entry(port, endpoints));
+    }
+    return result;
+  }
+
+  private List<String> keptExternalIps(
+      String service, List<String> addresses, List<String> warnings) {
+    if (addresses.isEmpty()) {
+      return addresses;
+    }
+    var kept = new ArrayList<String>(addresses.size());
+    for (var address : addresses) {
+      var refusal = externalIpRefusal(address);
+      if (refusal == null) {
+        kept.add(address);
+      } else {
+        warnings.add(
+            service
+                + " spec.externalIPs: "
+                + address
+                + " "
+                + refusal
+                + "; the externalIP is not programmed");
+      }
+    }
+    return kept.size() == addresses.size() ? addresses : List.copyOf(kept);
+  }
+
+  private List<Endpoint> withoutLoops(
+      ServicePort port,
+      List<Endpoint> endpoints,
+      Set<String> nodePorts,
+      Set<String> warned,
+      List<String> warnings) {
+    if (nodeAddresses.isEmpty()) {
+      return endpoints;
+    }
+    List<Endpoint> kept = null;
+    for (int i = 0; i < endpoints.size(); i++) {
+      var endpoint = endpoints.get(i);
+      boolean loops = false;
+      if (nodeAddresses.contains(IpAddress.parse(endpoint.ip()))) {
+        var key = nodePortKey(port.protocol(), endpoint.port());
+        loops = nodePorts.contains(key) || knownNodePorts.get().contains(key);
+      }
+      if (loops) {
+        if (kept == null) {
+          kept = new ArrayList<>(endpoints.subList(0, i));
+        }
+        if (warned.add(port.name().toString())) {
+          warnings.add(
+              port.name()
+                  + ": endpoint "
+                  + endpoint.address()
+                  + " is this node's address at a NodePort of this node; it would loop, so it"
+                  + " is not programmed");
+        }
+      } else if (kept != null) {
+        kept.add(endpoint);
+      }
+    }
+    return kept == null ? endpoints : kept;
+  }
+
+  /** A NodePort as {@link #withKnownNodePorts} takes it: {@code tcp/30080}. */
+  public static String nodePortKey(Protocol protocol, int port) {
+    return protocol.lower() + "/" + port;
+  }
+
+  private static boolean inside(List<Cidr> ranges, IpAddress ip) {
+    if (ranges.isEmpty()) {
+      return false;
+    }
+    var host = Cidr.parse(ip + (ip.family() == IpFamily.IPV6 ? "/128" : "/32"));
+    for (var range : ranges) {
+      if (range.contains(host)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<Cidr> cidrs(Collection<String> raw) {
+    var result = new ArrayList<Cidr>();
+    for (var value : raw) {
+      var cidr = Cidr.parse(value);
+      if (cidr != null) {
+        result.add(cidr);
+      }
+    }
+    return Cidr.outermost(result);
+  }
+}

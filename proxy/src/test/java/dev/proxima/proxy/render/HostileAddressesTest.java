@@ -1,0 +1,200 @@
+package dev.proxima.proxy.render;
+
+import static dev.proxima.proxy.testing.ApiObjects.service;
+import static dev.proxima.proxy.testing.ApiObjects.slice;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.proxima.model.Labels;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.AddressPolicy;
+import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.plan.PlanWarnings;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * externalIPs and endpoints that would take what belongs to others or to the node, through catalog,
+ * planner, address owners and both renderers.
+ */
+class HostileAddressesTest {
+  private static final String NODE_IP = "192.168.0.2";
+  private static final Node NODE =
+      new NodeBuilder()
+          .withNewMetadata()
+          .withName("node-a")
+          .endMetadata()
+          .withNewSpec()
+          .withPodCIDRs("10.244.0.0/24")
+          .endSpec()
+          .withNewStatus()
+          .withAddresses(new NodeAddress(NODE_IP, "InternalIP"))
+          .endStatus()
+          .build();
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void externalIpOnANodeAddressIsNotProgrammed(ProxyMode mode) {
+    var attacker = service("evil", "a", "10.96.0.99").externalIps(NODE_IP, "203.0.113.9").build();
+
+    var plan =
+        plan(AddressPolicy.ofNode(NODE), List.of(attacker), slice("evil", "a", "10.244.9.9"));
+    var rules = HostileSizesTest.render(mode, plan);
+
+    assertThat(rules).doesNotContain(externalIpRule(mode, "evil/a:http", NODE_IP));
+    assertThat(rules).contains(externalIpRule(mode, "evil/a:http", "203.0.113.9"));
+    assertThat(PlanWarnings.group(plan.warnings()))
+        .singleElement()
+        .satisfies(
+            group -> {
+              assertThat(group.object()).isEqualTo("Service evil/a");
+              assertThat(group.reason()).isEqualTo("external-ip-forbidden");
+              assertThat(group.line()).contains(NODE_IP, "one of this node's addresses");
+            });
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void externalIpOnAnotherTenantsPodOrInsideTheServiceRangesIsNotProgrammed(ProxyMode mode) {
+    var policy =
+        new AddressPolicy(
+            List.of(NODE_IP),
+            List.of("10.244.0.0/16"),
+            List.of("10.96.0.0/12"),
+            List.of(),
+            Set.of());
+    var attacker =
+        service("evil", "a", "10.96.0.99").externalIps("10.244.7.7", "10.100.0.1").build();
+
+    var plan = plan(policy, List.of(attacker), slice("evil", "a", "10.244.9.9"));
+    var rules = HostileSizesTest.render(mode, plan);
+
+    assertThat(rules)
+        .doesNotContain(externalIpRule(mode, "evil/a:http", "10.244.7.7"))
+        .doesNotContain(externalIpRule(mode, "evil/a:http", "10.100.0.1"));
+    assertThat(String.join("\n", plan.warnings()))
+        .contains("pod ranges", "Service ranges", "externalIP is not programmed");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void externalIpOnAnotherServicesClusterIpIsRefusedAtAPortThatServiceDoesNotServe(ProxyMode mode) {
+    var dns = service("kube-system", "dns", "10.96.0.10").build(); // serves 80 only
+    var attacker = service("evil", "a", "10.96.0.99").externalIps("10.96.0.10").build();
+    attacker.getSpec().getPorts().get(0).setPort(853);
+
+    var plan =
+        plan(
+            AddressPolicy.NONE,
+            List.of(dns, attacker),
+            slice("kube-system", "dns", "10.244.1.5"),
+            slice("evil", "a", "10.244.9.9"));
+    var rules = HostileSizesTest.render(mode, plan);
+
+    assertThat(rules)
+        .doesNotContain(
+            mode == ProxyMode.nftables ? "10.96.0.10 . tcp . 853" : "-d 10.96.0.10 --dport 853");
+    assertThat(plan.collisions())
+        .singleElement()
+        .asString()
+        .contains("10.96.0.10 any port", "evil/a", "kube-system/dns keeps it");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void externalIpCidrsAllowExternalIpsOnlyInsideThem(ProxyMode mode) {
+    var policy =
+        new AddressPolicy(List.of(), List.of(), List.of(), List.of("203.0.113.0/24"), Set.of());
+    var service =
+        service("shop", "web", "10.96.0.20").externalIps("203.0.113.9", "198.51.100.9").build();
+
+    var plan = plan(policy, List.of(service), slice("shop", "web", "10.244.1.5"));
+    var rules = HostileSizesTest.render(mode, plan);
+
+    assertThat(rules)
+        .contains(externalIpRule(mode, "shop/web:http", "203.0.113.9"))
+        .doesNotContain(externalIpRule(mode, "shop/web:http", "198.51.100.9"));
+    assertThat(plan.warnings()).singleElement().asString().contains("outside --external-ip-cidrs");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void anEndpointThatIsThisNodeAtItsOwnNodePortIsNotProgrammed(ProxyMode mode) {
+    var service = service("evil", "loop", "10.96.0.30").build();
+    service.getSpec().setType("NodePort");
+    service.getSpec().getPorts().get(0).setNodePort(30080);
+    var looping = endpointsAt(30080, NODE_IP, "10.244.1.5");
+
+    var plan = plan(AddressPolicy.ofNode(NODE), List.of(service), looping);
+    var rules = HostileSizesTest.render(mode, plan);
+
+    assertThat(plan.ports().get(0).endpoints())
+        .extracting(e -> e.ip())
+        .containsExactly("10.244.1.5");
+    assertThat(rules).doesNotContain(NODE_IP + ":30080").doesNotContain(NODE_IP + " . 30080");
+    assertThat(PlanWarnings.group(plan.warnings()))
+        .singleElement()
+        .satisfies(group -> assertThat(group.reason()).isEqualTo("nodeport-loop"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aNodeAddressAtAnotherPortIsStillAnEndpoint(ProxyMode mode) {
+    var service = service("evil", "loop", "10.96.0.31").build(); // a host-network exporter
+    service.getSpec().setType("NodePort");
+    service.getSpec().getPorts().get(0).setNodePort(30081);
+
+    var plan = plan(AddressPolicy.ofNode(NODE), List.of(service), endpointsAt(9100, NODE_IP));
+
+    assertThat(plan.ports().get(0).endpoints()).hasSize(1);
+    assertThat(plan.warnings()).isEmpty();
+  }
+
+  private static NodePlanner.FamilyPlan plan(
+      AddressPolicy policy, List<Service> services, EndpointSlice... slices) {
+    return NodePlanner.plan(IpFamily.IPV4, "node-a", NODE, null, services, List.of(slices), policy);
+  }
+
+  private static EndpointSlice endpointsAt(int port, String... addresses) {
+    var builder =
+        new EndpointSliceBuilder()
+            .withNewMetadata()
+            .withNamespace("evil")
+            .withName("loop-1")
+            .withLabels(Map.of(Labels.SERVICE_NAME, "loop"))
+            .endMetadata()
+            .withAddressType("IPv4")
+            .addNewPort()
+            .withName("http")
+            .withPort(port)
+            .withProtocol("TCP")
+            .endPort();
+    for (var address : addresses) {
+      builder
+          .addNewEndpoint()
+          .withAddresses(address)
+          .withNodeName("node-b")
+          .withNewConditions()
+          .withReady(true)
+          .endConditions()
+          .endEndpoint();
+    }
+    var slice = builder.build();
+    return slice;
+  }
+
+  private static String externalIpRule(ProxyMode mode, String portName, String address) {
+    return mode == ProxyMode.nftables
+        ? address + " . tcp . 80 comment \"" + portName + "\" : goto external-"
+        : portName + " external IP\" -m tcp -p tcp -d " + address + " --dport 80";
+  }
+}

@@ -1,0 +1,37 @@
+package dev.proxima.proxy.render.nft;
+
+import dev.proxima.proxy.render.FamilySettings;
+import java.time.Clock;
+import java.util.HashSet;
+import java.util.List;
+
+/** A full sync as the nftables data plane runs it, on {@link FakeNft}: beside, switch, delete. */
+final class FullSyncs {
+  private FullSyncs() {}
+
+  /**
+   * Builds {@code ports} beside what {@code kernel} holds in transactions of about {@code budget}
+   * lines, switches to them, and deletes what was there; returns the assembler of the new table.
+   */
+  static RulesetAssembler over(
+      FakeNft kernel,
+      FamilySettings config,
+      Clock clock,
+      List<ServicePortRules> ports,
+      int budget) {
+    var before = kernel.kernelTable() == null ? KernelTable.none() : kernel.kernelTable();
+    var next = new RulesetAssembler(config, clock, before.freeGeneration());
+    next.replaceAllInBatches(ports, budget).forEach(kernel::apply);
+    var countingKeys = new HashSet<String>();
+    for (var set : NftNames.SERVICE_SETS) {
+      countingKeys.addAll(kernel.elementsOf(set).keySet());
+    }
+    var deleting = next.deletingEarlier(before, countingKeys);
+    for (var statements : List.of(deleting.first(), deleting.chains())) {
+      if (!statements.isEmpty()) {
+        kernel.apply(String.join("\n", statements) + "\n");
+      }
+    }
+    return next;
+  }
+}
