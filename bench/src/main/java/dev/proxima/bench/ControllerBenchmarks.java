@@ -341,15 +341,27 @@ final class ControllerBenchmarks {
 
   /** Epoch millis when the kernel first showed the element, polled; -1 after 30 s. */
   private static long pollKernel(String namespace, int index, int position, String ip) {
-    var key = SyntheticCluster.clusterIp(index) + " . tcp . 80 . " + position;
+    var tuple = SyntheticCluster.clusterIp(index) + " . tcp . 80";
+    var key = tuple + " . " + position;
     long deadline = System.currentTimeMillis() + 30_000;
     while (System.currentTimeMillis() < deadline) {
-      if (element(namespace, "cluster-endpoints", key).contains(ip + " . 8080")) {
+      if (element(namespace, endpointsMap(namespace, tuple), key).contains(ip + " . 8080")) {
         return System.currentTimeMillis();
       }
       JarProcess.pause(20);
     }
     return -1;
+  }
+
+  /**
+   * The map that holds the endpoints of the ClusterIP {@code tuple}: the one named like the {@code
+   * lb-N} chain its {@code service-ips} element jumps to (a map per endpoint count).
+   */
+  private static String endpointsMap(String namespace, String tuple) {
+    var verdict =
+        java.util.regex.Pattern.compile("goto (lb-\\d+)")
+            .matcher(element(namespace, "service-ips", tuple));
+    return verdict.find() ? verdict.group(1) : "lb-1";
   }
 
   /** What {@code nft get element} prints for one key of a map in table proxima. */
@@ -378,7 +390,16 @@ final class ControllerBenchmarks {
     var tuple = SyntheticCluster.clusterIp(index) + " . tcp . 80";
     var verdict = element(namespace, "service-ips", tuple);
     var endpoints =
-        Sh.run(Sh.in(namespace, "nft", "list", "map", "ip", "proxima", "cluster-endpoints"), "")
+        Sh.run(
+                Sh.in(
+                    namespace,
+                    "nft",
+                    "list",
+                    "map",
+                    "ip",
+                    "proxima",
+                    endpointsMap(namespace, tuple)),
+                "")
             .output()
             .lines()
             .flatMap(line -> java.util.Arrays.stream(line.split(",")))

@@ -108,7 +108,8 @@ final class PartialSyncProbe {
                 "element",
                 "ip",
                 "proxima",
-                "cluster-endpoints",
+                // The map of the lb-N chain of the Service's endpoint count.
+                "lb-" + cluster.endpointsPerService(),
                 "{ " + key + " }"),
             "")
         .output()

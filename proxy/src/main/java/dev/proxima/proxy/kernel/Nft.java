@@ -111,9 +111,9 @@ public final class Nft implements RuleLoader {
   }
 
   /**
-   * The table's named counters and the sets {@code sets} with their elements, listed by one nft
-   * process, cut off after {@link #COUNTERS_TIMEOUT}: a scrape must not wait for the sync timeout.
-   * Reading while a transaction loads is safe; the kernel serialises the two.
+   * The sets {@code sets} with their elements (and their counters), listed by one nft process, cut
+   * off after {@link #COUNTERS_TIMEOUT}: a scrape must not wait for the sync timeout. Reading while
+   * a transaction loads is safe; the kernel serialises the two.
    *
    * <p>The commands go to {@code nft -i}, which runs each line as a command of its own: {@code nft
    * -f} runs them as one batch, and nft 1.0.6 then fetches only the last {@code list set}'s set, so
@@ -129,10 +129,12 @@ public final class Nft implements RuleLoader {
         : Optional.empty();
   }
 
-  /** The {@code list} commands of {@link #counters}: the counters, then each set. */
+  /**
+   * The {@code list} commands of {@link #counters}: each set. No {@code list counters}: nft 1.0.6
+   * reads the whole table to list a named counter.
+   */
   static String countersScript(String family, String table, List<String> sets) {
     var script = new StringBuilder();
-    script.append("list counters table ").append(family).append(' ').append(table).append('\n');
     for (var set : sets) {
       script.append("list set ").append(family).append(' ').append(table).append(' ');
       script.append(set).append('\n');

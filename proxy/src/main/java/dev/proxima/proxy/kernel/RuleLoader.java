@@ -45,9 +45,9 @@ public interface RuleLoader {
   }
 
   /**
-   * The table's named counters as {@code nft list counters} prints them, then the sets {@code sets}
-   * with their elements as {@code nft list set} prints them, read in one call at scrape time; empty
-   * when they cannot be read, and always for loaders that cannot list.
+   * The sets {@code sets} with their elements (and their counters) as {@code nft list set} prints
+   * them, read in one call at scrape time; empty when they cannot be read, and always for loaders
+   * that cannot list.
    */
   default Optional<String> counters(String family, String table, java.util.List<String> sets) {
     return Optional.empty();

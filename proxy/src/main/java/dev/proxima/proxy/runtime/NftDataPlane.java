@@ -315,9 +315,18 @@ public final class NftDataPlane implements DataPlane {
                     NftCounters.servicePortCounts(listing.get(), countingOwners, countedPorts)));
   }
 
-  /** The per-Service counting sets, which the table has whenever it counts connections at all. */
+  /**
+   * The counters set and the per-Service counting sets, which the table has whenever it counts
+   * connections at all; listing them reads nothing else of the table.
+   */
   private List<String> countingSets() {
-    return settings.observeLocality().counts() ? NftNames.SERVICE_SETS : List.of();
+    if (!settings.observeLocality().counts()) {
+      return List.of();
+    }
+    var sets = new java.util.ArrayList<String>();
+    sets.add(NftNames.COUNTERS);
+    sets.addAll(NftNames.SERVICE_SETS);
+    return sets;
   }
 
   @Override
@@ -326,7 +335,8 @@ public final class NftDataPlane implements DataPlane {
     if (assembler == null) {
       return Outcome.NEEDS_FULL;
     }
-    // Empty when a rule needs a map the kernel cannot type from its own state.
+    // Empty when a rule needs a map the kernel cannot type from its own state: never for an
+    // endpoint change, a new endpoint count included (its lb-N chain and map load together).
     var ports = assembler.update(changes);
     if (ports.isEmpty()) {
       kernelAsAssembled = false;

@@ -293,6 +293,13 @@ class ProxierTest {
     return ApiObjects.sliceOnNode("shop", service, node, ip);
   }
 
+  private static EndpointSlice slice(String service, String ip, String node, String... more) {
+    var addresses = new ArrayList<String>();
+    addresses.add(ip);
+    addresses.addAll(List.of(more));
+    return ApiObjects.sliceOnNode("shop", service, node, addresses.toArray(String[]::new));
+  }
+
   private String scrape() throws Exception {
     var out = new ByteArrayOutputStream();
     PrometheusTextFormatWriter.create().write(out, registry.scrape());
@@ -353,12 +360,12 @@ class ProxierTest {
             SyncResult.Outcome.FAILED,
             SyncResult.Outcome.LOADED,
             SyncResult.Outcome.UNCHANGED);
-    // The failed sync is partial, or full when its new endpoint count is not a delta (nftables).
+    // The failed sync is partial, though it brings an endpoint count new to the table.
     assertThat(results)
         .extracting(r -> r.decision().reason())
         .containsExactly(
             SyncPolicy.Reason.FIRST_SYNC,
-            mode == ProxyMode.nftables ? SyncPolicy.Reason.NOT_A_DELTA : SyncPolicy.Reason.NONE,
+            SyncPolicy.Reason.NONE,
             SyncPolicy.Reason.AFTER_FAILURE,
             SyncPolicy.Reason.NONE);
     assertThat(results.get(0).plan().ports()).hasSize(1);
@@ -538,6 +545,42 @@ class ProxierTest {
         .contains(routes("10.244.1.6"));
     assertThat(scrape())
         .contains("kubeproxy_sync_partial_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1")
+        .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void anEndpointCountNewToTheTableIsLoadedAsAPartialSync(ProxyMode mode) throws Exception {
+    start(mode);
+    var results = new ArrayList<SyncResult>();
+    proxier.subscribe(results::add);
+    cache.services.add(service("web", null));
+    cache.slices.add(slice("web", "10.244.1.5", "node-b"));
+    proxier.sync(Set.of());
+    var web = Set.of(new ObjectKey("shop", "web"));
+
+    // Two, then three endpoints: counts no port of the table had.
+    cache.slices.set(0, slice("web", "10.244.1.5", "node-b", "10.244.1.6"));
+    proxier.sync(web);
+    cache.slices.set(0, slice("web", "10.244.1.5", "node-b", "10.244.1.6", "10.244.1.7"));
+    proxier.sync(web);
+
+    assertThat(results)
+        .extracting(r -> r.decision().reason())
+        .containsExactly(
+            SyncPolicy.Reason.FIRST_SYNC, SyncPolicy.Reason.NONE, SyncPolicy.Reason.NONE);
+    assertThat(results).extracting(SyncResult::outcome).containsOnly(SyncResult.Outcome.LOADED);
+    assertThat(loader.scripts).hasSize(3);
+    assertThat(loader.scripts.get(2)).doesNotContain(fullLoadStart()).contains("10.244.1.7");
+    if (mode == ProxyMode.nftables) {
+      assertThat(loader.scripts.get(1)).contains("add map ip proxima lb-2 {");
+      assertThat(loader.scripts.get(2))
+          .contains("add map ip proxima lb-3 {")
+          .contains("add chain ip proxima lb-3\n")
+          .contains("10.96.0.10 . tcp . 80 . 2 : 10.244.1.7 . 8080");
+    }
+    assertThat(scrape())
+        .contains("kubeproxy_sync_partial_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 2")
         .contains("kubeproxy_sync_full_proxy_rules_duration_seconds_count{ip_family=\"IPv4\"} 1");
   }
 

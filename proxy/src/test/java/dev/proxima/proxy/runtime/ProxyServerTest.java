@@ -200,7 +200,7 @@ class ProxyServerTest {
             () ->
                 assertThat(scripts.get(scripts.size() - 1))
                     .doesNotContain("add table")
-                    .contains("delete element ip proxima cluster-endpoints")
+                    .contains("delete element ip proxima lb-1")
                     .contains("10.96.0.20 . tcp . 80 . 0 : 10.244.1.6 . 8080"));
   }
 

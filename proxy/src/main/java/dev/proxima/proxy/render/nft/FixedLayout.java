@@ -1,7 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_CLUSTER;
@@ -16,20 +15,17 @@ import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.HAIRPINS;
 import static dev.proxima.proxy.render.nft.NftNames.LOCAL_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.LOCAL_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.MARK_FOR_MASQUERADE;
 import static dev.proxima.proxy.render.nft.NftNames.MASQUERADING;
 import static dev.proxima.proxy.render.nft.NftNames.NAT_OUTPUT;
 import static dev.proxima.proxy.render.nft.NftNames.NAT_POSTROUTING;
 import static dev.proxima.proxy.render.nft.NftNames.NAT_PREROUTING;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_ENDPOINTS_CHECK;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_CLUSTER;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_LOCAL;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_NODEPORTS;
 import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_SERVICES;
 import static dev.proxima.proxy.render.nft.NftNames.REJECT_CHAIN;
@@ -50,7 +46,7 @@ import java.util.Set;
 
 /**
  * Builds table {@code proxima} without any Service port: base chains, the fixed regular chains,
- * sets and maps, named counters and the NodePort addresses. The Service ports' parts come from
+ * sets and maps, the counters set and the NodePort addresses. The Service ports' parts come from
  * {@link RenderPass}; {@link RulesetAssembler} puts the two together.
  */
 final class FixedLayout extends TableObjects {
@@ -85,7 +81,7 @@ final class FixedLayout extends TableObjects {
         body,
         Set.copyOf(chains.keySet()),
         Set.copyOf(maps),
-        Set.copyOf(fixedCounters()),
+        Set.of(),
         warnings);
   }
 
@@ -94,7 +90,6 @@ final class FixedLayout extends TableObjects {
     String a = NftSyntax.addressType(family);
     String tupleType = a + " . inet_proto . inet_service";
     String portType = "inet_proto . inet_service";
-    String endpointTypeof = NftSyntax.daddr(family) + " . th dport";
     String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
     String portTuple = "meta l4proto . th dport";
     String nodePortMatch =
@@ -133,10 +128,17 @@ final class FixedLayout extends TableObjects {
         "mark and " + mark + " == 0 return",
         "mark set mark xor " + mark,
         "masquerade fully-random");
-    String countNoEndpoints =
-        config.countsLocality() ? "counter name \"" + NftNames.NO_ENDPOINTS_COUNTER + "\" " : "";
-    chain(REJECT_CHAIN, countNoEndpoints + "reject");
-    chain(NftNames.NO_ENDPOINT_DROP, countNoEndpoints + "drop");
+    // The counts are elements of one set declared with a counter ({@link NftNames#COUNTERS}),
+    // counted by a lookup of the element's constant key: a set lists alone, where nft 1.0.6
+    // lists a named counter only after reading the whole table.
+    if (config.countsLocality()) {
+      String count = countIn(NftNames.counterKey(null));
+      chain(REJECT_CHAIN, count, "reject");
+      chain(NftNames.NO_ENDPOINT_DROP, count, "drop");
+    } else {
+      chain(REJECT_CHAIN, "reject");
+      chain(NftNames.NO_ENDPOINT_DROP, "drop");
+    }
     // The first set an endpoint address is in decides its locality, so an address two slices
     // disagree about is counted once. Before the node counter, a counted Service port's element in
     // that locality's counting set counts it too: a lookup in a set declared with a counter counts
@@ -144,14 +146,14 @@ final class FixedLayout extends TableObjects {
     List<String> localityRules = new ArrayList<>();
     for (Locality locality : Locality.values()) {
       String endpointMatch = NftSyntax.daddr(family) + " @" + NftNames.localitySet(locality);
+      // ct original proto-dst has a type only after a protocol match.
       localityRules.add(
           endpointMatch
-              + " ct original "
+              + " meta l4proto { tcp, udp, sctp } ct original "
               + NftSyntax.daddr(family)
-              + " . meta l4proto . th dport @"
+              + " . meta l4proto . ct original proto-dst @"
               + NftNames.serviceSet(locality));
-      localityRules.add(
-          endpointMatch + " counter name \"" + NftNames.localityCounter(locality) + "\" return");
+      localityRules.add(endpointMatch + " " + countIn(NftNames.counterKey(locality)) + " return");
     }
     if (config.countsLocality()) {
       chain(NftNames.LOCALITY_CHAIN, localityRules);
@@ -227,12 +229,6 @@ final class FixedLayout extends TableObjects {
     map(SERVICE_NODEPORTS, portType + " : verdict", "NodePorts");
     map(NODEPORT_CLUSTER_DISPATCH, portType + " : verdict", "NodePort to Cluster lb chain");
     map(NODEPORT_LOCAL_DISPATCH, portType + " : verdict", "NodePort to Local lb chain");
-    String numgen = " . numgen random mod 1 : ";
-    typeofMap(CLUSTER_ENDPOINTS, daddrTuple + numgen + endpointTypeof, "Cluster endpoint i");
-    typeofMap(LOCAL_ENDPOINTS, daddrTuple + numgen + endpointTypeof, "Local endpoint i");
-    typeofMap(
-        NODEPORT_CLUSTER_ENDPOINTS, portTuple + numgen + endpointTypeof, "Cluster endpoint i");
-    typeofMap(NODEPORT_LOCAL_ENDPOINTS, portTuple + numgen + endpointTypeof, "Local endpoint i");
     map(NO_ENDPOINT_SERVICES, tupleType + " : verdict", "addresses without usable endpoints");
     map(NO_ENDPOINT_NODEPORTS, portType + " : verdict", "NodePorts without usable endpoints");
     set(FIREWALL_IPS, "type " + tupleType + " ;", "LB addresses with loadBalancerSourceRanges");
@@ -242,6 +238,16 @@ final class FixedLayout extends TableObjects {
         "allowed sources per LB address");
     set(HAIRPINS, "type " + a + " . " + a + " ;", "endpoint . endpoint");
     if (config.countsLocality()) {
+      set(
+          NftNames.COUNTERS,
+          "type mark ; counter ;",
+          "connections per locality, without endpoints");
+      List<String> keys = new ArrayList<>();
+      for (Locality locality : Locality.values()) {
+        keys.add(NftNames.counterKey(locality));
+      }
+      keys.add(NftNames.counterKey(null));
+      keys(elements, NftNames.COUNTERS, keys);
       for (Locality locality : Locality.values()) {
         set(
             NftNames.localitySet(locality),
@@ -252,7 +258,7 @@ final class FixedLayout extends TableObjects {
         set(
             NftNames.serviceSet(locality),
             "type " + tupleType + " ; counter ;",
-            "Service address . proto . endpoint port of counted ports, " + locality.label());
+            "Service address . proto . port of counted ports, " + locality.label());
       }
     }
 
@@ -260,9 +266,6 @@ final class FixedLayout extends TableObjects {
     keys(elements, NODEPORT_IPS, nodePortAddresses());
 
     var out = new NftTransaction(text, 8192);
-    for (String counter : fixedCounters()) {
-      out.addCounter(counter);
-    }
     chains.values().forEach(chain -> out.addChain(chain));
     sets.values().forEach(set -> out.addSet(set));
     rules.values().forEach(chainRules -> chainRules.forEach(rule -> out.addRule(rule)));
@@ -289,20 +292,9 @@ final class FixedLayout extends TableObjects {
     return usable;
   }
 
-  /**
-   * The node-wide named counters, read by the metrics at scrape time; none with locality counting
-   * off.
-   */
-  private List<String> fixedCounters() {
-    List<String> names = new ArrayList<>();
-    if (!config.countsLocality()) {
-      return names;
-    }
-    for (Locality locality : Locality.values()) {
-      names.add(NftNames.localityCounter(locality));
-    }
-    names.add(NftNames.NO_ENDPOINTS_COUNTER);
-    return names;
+  /** The match that counts a packet in the element {@code key} of the counters set. */
+  private static String countIn(String key) {
+    return "meta mark & 0 | " + key + " @" + NftNames.COUNTERS;
   }
 
   private List<String> externalLocal(String match, String clusterMap, String localMap) {

@@ -8,8 +8,11 @@ import java.util.Objects;
  *
  * @param name the chain's name
  * @param hook where a base chain is hooked; null for a regular chain
+ * @param map the map its rules look up, declared with it and only with it: an {@code lb-N} chain's
+ *     own endpoints map. nft 1.0.6 can type a rule that looks up a {@code typeof} map only in the
+ *     transaction that declares the map, so a chain and its map go in together; null for none
  */
-record NftChain(String name, Hook hook) {
+record NftChain(String name, Hook hook, NftSet map) {
   NftChain {
     Objects.requireNonNull(name, "name");
   }
@@ -25,11 +28,16 @@ record NftChain(String name, Hook hook) {
 
   /** A regular chain. */
   static NftChain regular(String name) {
-    return new NftChain(name, null);
+    return new NftChain(name, null, null);
+  }
+
+  /** A regular chain declared together with the map its rules look up. */
+  static NftChain withMap(String name, NftSet map) {
+    return new NftChain(name, null, Objects.requireNonNull(map, "map"));
   }
 
   /** A base chain. */
   static NftChain base(String name, String type, String hook, int priority) {
-    return new NftChain(name, new Hook(type, hook, priority));
+    return new NftChain(name, new Hook(type, hook, priority), null);
   }
 }

@@ -9,33 +9,39 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
-import java.util.regex.Pattern;
 
 /**
- * Reads the proxy's connection counts from nft listings: the named counters ({@code nft list
- * counters table ...}), connections per endpoint locality and those without endpoints, and the
- * elements of the counting sets ({@code nft list set ...}), per counted Service port.
+ * Reads the proxy's connection counts from listings of sets declared with {@code counter} ({@code
+ * nft list set ...}): the node-wide counts, connections per endpoint locality and those without
+ * endpoints ({@link NftNames#COUNTERS}), and the elements of the counting sets, per counted Service
+ * port. Only these sets are listed: nft 1.0.6 reads the whole table to list a named counter, and
+ * the table's maps can be large.
  */
 public final class NftCounters {
-  private static final Pattern COUNTER =
-      Pattern.compile("counter ([a-z0-9-]+) \\{\\s*packets (\\d+) bytes \\d+");
-
   private NftCounters() {}
 
   /**
-   * The packet count of each counter in the listing; the rules count only a connection's first
-   * packet, so this is connections. Counters the listing lacks are absent.
+   * The packet count of each node-wide count in a listing of the counters set, by its name ({@link
+   * #of}, {@link #withoutEndpoints}); the rules count only a connection's first packet, so this is
+   * connections. Counts the listing lacks are absent.
    */
   public static Map<String, Long> parse(String listing) {
-    var counts = new LinkedHashMap<String, Long>();
-    var matcher = COUNTER.matcher(listing);
-    while (matcher.find()) {
-      try {
-        counts.put(matcher.group(1), Long.parseLong(matcher.group(2)));
-      } catch (NumberFormatException e) {
-        // beyond a long: not a count this table's counters can reach; left out
-      }
+    var names = new java.util.HashMap<String, String>();
+    for (var locality : Locality.values()) {
+      names.put(NftNames.counterKey(locality), of(locality));
     }
+    names.put(NftNames.counterKey(null), withoutEndpoints());
+    var counts = new LinkedHashMap<String, Long>();
+    forEachElement(
+        listing,
+        NftNames.COUNTERS,
+        () -> {},
+        (key, packets) -> {
+          var name = names.get(key);
+          if (name != null) {
+            counts.put(name, packets);
+          }
+        });
     return counts;
   }
 
@@ -69,51 +75,66 @@ public final class NftCounters {
   static void forEachServiceSetElement(
       String listing, java.util.function.Consumer<Locality> setFound, ElementCount each) {
     for (var locality : Locality.values()) {
-      var header = "set " + NftNames.serviceSet(locality) + " {";
-      int start = listing.indexOf(header);
-      if (start < 0) {
-        continue;
-      }
-      setFound.accept(locality);
-      // nft prints a set's closing brace alone at the set's indentation, one tab.
-      int end = listing.indexOf("\n\t}", start);
-      if (end < 0) {
-        end = listing.length();
-      }
-      int elements = listing.indexOf("elements = {", start);
-      if (elements < 0 || elements > end) {
-        continue;
-      }
-      int from = elements + "elements = {".length();
-      for (int at = listing.indexOf(PACKETS, from);
-          at >= 0 && at < end;
-          at = listing.indexOf(PACKETS, from)) {
-        // The element's key runs from after the previous separator to " counter packets ".
-        int keyStart = from;
-        for (int i = at - 1; i >= from; i--) {
-          char c = listing.charAt(i);
-          if (c == ',' || c == '{') {
-            keyStart = i + 1;
-            break;
-          }
+      forEachElement(
+          listing,
+          NftNames.serviceSet(locality),
+          () -> setFound.accept(locality),
+          (key, packets) -> each.accept(locality, key, packets));
+    }
+  }
+
+  /** Receives one element of a set and its count. */
+  @FunctionalInterface
+  private interface KeyCount {
+    void accept(String key, long packets);
+  }
+
+  /** Walks the elements of one set in a listing: {@code setFound} first, if the listing has it. */
+  private static void forEachElement(String listing, String set, Runnable setFound, KeyCount each) {
+    var header = "set " + set + " {";
+    int start = listing.indexOf(header);
+    if (start < 0) {
+      return;
+    }
+    setFound.run();
+    // nft prints a set's closing brace alone at the set's indentation, one tab.
+    int end = listing.indexOf("\n\t}", start);
+    if (end < 0) {
+      end = listing.length();
+    }
+    int elements = listing.indexOf("elements = {", start);
+    if (elements < 0 || elements > end) {
+      return;
+    }
+    int from = elements + "elements = {".length();
+    for (int at = listing.indexOf(PACKETS, from);
+        at >= 0 && at < end;
+        at = listing.indexOf(PACKETS, from)) {
+      // The element's key runs from after the previous separator to " counter packets ".
+      int keyStart = from;
+      for (int i = at - 1; i >= from; i--) {
+        char c = listing.charAt(i);
+        if (c == ',' || c == '{') {
+          keyStart = i + 1;
+          break;
         }
-        int digits = at + PACKETS.length();
-        long packets = 0;
-        boolean fits = digits < end && Character.isDigit(listing.charAt(digits));
-        int i = digits;
-        for (; i < end && Character.isDigit(listing.charAt(i)); i++) {
-          int digit = listing.charAt(i) - '0';
-          if (packets > (Long.MAX_VALUE - digit) / 10) {
-            // beyond a long: not a count a set element can reach; left out
-            fits = false;
-          }
-          packets = packets * 10 + digit;
+      }
+      int digits = at + PACKETS.length();
+      long packets = 0;
+      boolean fits = digits < end && Character.isDigit(listing.charAt(digits));
+      int i = digits;
+      for (; i < end && Character.isDigit(listing.charAt(i)); i++) {
+        int digit = listing.charAt(i) - '0';
+        if (packets > (Long.MAX_VALUE - digit) / 10) {
+          // beyond a long: not a count a set element can reach; left out
+          fits = false;
         }
-        from = i;
-        var key = key(listing, keyStart, at);
-        if (fits && key != null) {
-          each.accept(locality, key, packets);
-        }
+        packets = packets * 10 + digit;
+      }
+      from = i;
+      var key = key(listing, keyStart, at);
+      if (fits && key != null) {
+        each.accept(key, packets);
       }
     }
   }

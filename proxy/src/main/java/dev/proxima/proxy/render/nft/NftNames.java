@@ -41,6 +41,26 @@ public final class NftNames {
   public static final String NODEPORT_LB_PREFIX = "nodeport-lb-";
   public static final String NODEPORT_LOCAL_LB_PREFIX = "nodeport-local-lb-";
 
+  /**
+   * {@code endpoints-<hash>}: the chain of one endpoint list of a port with so many addresses and
+   * endpoints that copies of the list in the shared maps would cost their product.
+   */
+  public static final String ENDPOINTS_CHAIN_PREFIX = "endpoints-";
+
+  /** Whether {@code name} is an {@code lb-N} chain (or its map) of any of the four prefixes. */
+  public static boolean isLbChain(String name) {
+    for (String prefix :
+        java.util.List.of(
+            LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX)) {
+      if (name.startsWith(prefix)
+          && name.length() > prefix.length()
+          && name.substring(prefix.length()).chars().allMatch(c -> c >= '0' && c <= '9')) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** {@code sticky-<hash>}: the dispatch chain of one endpoint list of a ClientIP-affinity port. */
   public static final String STICKY_PREFIX = "sticky-";
 
@@ -56,10 +76,6 @@ public final class NftNames {
   public static final String LOCAL_DISPATCH = "local-dispatch";
   public static final String NODEPORT_CLUSTER_DISPATCH = "nodeport-cluster-dispatch";
   public static final String NODEPORT_LOCAL_DISPATCH = "nodeport-local-dispatch";
-  public static final String CLUSTER_ENDPOINTS = "cluster-endpoints";
-  public static final String LOCAL_ENDPOINTS = "local-endpoints";
-  public static final String NODEPORT_CLUSTER_ENDPOINTS = "nodeport-cluster-endpoints";
-  public static final String NODEPORT_LOCAL_ENDPOINTS = "nodeport-local-endpoints";
   public static final String NO_ENDPOINT_SERVICES = "no-endpoint-services";
   public static final String NO_ENDPOINT_NODEPORTS = "no-endpoint-nodeports";
   public static final String FIREWALL_IPS = "firewall-ips";
@@ -68,9 +84,9 @@ public final class NftNames {
 
   /**
    * Locality counting: {@code filter-postrouting} jumps to {@code locality} for new DNATed
-   * connections, which counts each in the named counter {@code locality-<label>} of the first
-   * {@code locality-<label>-endpoints} set its destination is in. No-endpoint drops and rejects go
-   * through chains that count them in {@code no-endpoints}.
+   * connections, which counts each in the element of {@link #COUNTERS} of the first {@code
+   * locality-<label>-endpoints} set its destination is in. No-endpoint drops and rejects go through
+   * chains that count them in the element for connections without endpoints.
    */
   public static final String FILTER_POSTROUTING = "filter-postrouting";
 
@@ -83,14 +99,31 @@ public final class NftNames {
   /**
    * Per-Service locality counting: one set per locality, {@code service-<label>}, declared with
    * {@code counter}, so each element counts the lookups that match it. Its elements are {@code
-   * Service address . protocol . endpoint port}, one per address a counted Service port holds and
-   * endpoint port it may DNAT to, in all four sets; the {@code locality} chain looks up {@code ct
-   * original daddr . l4proto . dport} (the address the client dialled, then the endpoint's port) in
-   * the set of the endpoint's locality. Endpoints coming and going touch none of these elements.
+   * Service address . protocol . port}, one per address a counted Service port holds, in all four
+   * sets; the {@code locality} chain looks up {@code ct original daddr . l4proto . ct original
+   * proto-dst} (what the client dialled) in the set of the endpoint's locality. Endpoints coming
+   * and going touch none of these elements.
    */
   public static final String SERVICE_SET_PREFIX = "service-";
 
-  /** The named counter of one locality. */
+  /**
+   * The set of node-wide connection counts, declared with {@code counter}: one element per locality
+   * and one for connections without endpoints ({@link #counterKey}). A rule counts a packet by
+   * looking up its element's key as a constant ({@code meta mark & 0 | key}), so the counts are
+   * read by listing this set alone.
+   */
+  public static final String COUNTERS = "connection-counts";
+
+  /**
+   * The key of a locality's element in {@link #COUNTERS}, or with null the key of connections
+   * without endpoints; as nft lists it.
+   */
+  public static String counterKey(dev.proxima.proxy.model.Locality locality) {
+    int key = locality == null ? 0 : locality.ordinal() + 1;
+    return String.format("0x%08x", key);
+  }
+
+  /** The name a count is reported under: the former named counter of one locality. */
   public static String localityCounter(dev.proxima.proxy.model.Locality locality) {
     return LOCALITY_PREFIX + locality.label();
   }

@@ -16,8 +16,10 @@ import dev.proxima.proxy.model.IpFamily;
  *       {@code l4proto . dport} in {@code service-nodeports}) and jumps, by verdict map, to {@code
  *       lb-N}: the shared chain for every endpoint list of N endpoints;
  *   <li>{@code lb-N} DNATs with {@code numgen random mod N} as the last component of a lookup in
- *       {@code cluster-endpoints}, whose key is the Service tuple plus the endpoint index and whose
- *       value is the endpoint's {@code address . port};
+ *       its own map {@code lb-N}, whose key is the way in (address tuple or NodePort) plus the
+ *       endpoint index and whose value is the endpoint's {@code address . port};
+ *   <li>a port whose list would be copied into that map for so many ways in that the copies cost
+ *       more than a chain gets {@code endpoints-<hash>}, which holds its list once in its rule;
  *   <li>external addresses and NodePorts go through {@code external-cluster} or {@code
  *       external-local} (masquerading and eTP=Local short-circuits, as upstream) and then through
  *       {@code cluster-dispatch} / {@code local-dispatch} to the same kind of lb chains;

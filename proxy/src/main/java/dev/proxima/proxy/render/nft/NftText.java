@@ -58,11 +58,13 @@ final class NftText {
 
   /**
    * Whether a set keeps its name in every generation because its elements are state a full sync
-   * must not lose: the ClientIP affinity sets (the clients' endpoints) and the per-Service counting
-   * sets (their counts).
+   * must not lose: the ClientIP affinity sets (the clients' endpoints), the per-Service counting
+   * sets and the node-wide connection counts (their counts).
    */
   static boolean keepsName(String set) {
-    return set.startsWith(NftNames.AFFINITY_PREFIX) || NftNames.SERVICE_SETS.contains(set);
+    return set.startsWith(NftNames.AFFINITY_PREFIX)
+        || NftNames.SERVICE_SETS.contains(set)
+        || set.equals(NftNames.COUNTERS);
   }
 
   /** The kernel's name of chain {@code name} in this generation. */

@@ -41,8 +41,14 @@ final class NftTransaction {
     return addTable();
   }
 
-  /** {@code add chain}: a regular chain, or a base chain with its hook. */
+  /**
+   * {@code add chain}: a regular chain, or a base chain with its hook; a chain with a map of its
+   * own after the map.
+   */
   NftTransaction addChain(NftChain chain) {
+    if (chain.map() != null) {
+      addSet(chain.map());
+    }
     out.append("add chain ").append(table).append(' ').append(text.chain(chain.name()));
     var hook = chain.hook();
     if (hook != null) {

@@ -1,7 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_CLUSTER;
 import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_LOCAL;
@@ -10,15 +9,12 @@ import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_IPS;
 import static dev.proxima.proxy.render.nft.NftNames.HAIRPINS;
 import static dev.proxima.proxy.render.nft.NftNames.LB_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.LOCAL_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.LOCAL_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.LOCAL_LB_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_CLUSTER;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_LOCAL;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LB_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_ENDPOINTS;
 import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_LB_PREFIX;
 import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_NODEPORTS;
 import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_SERVICES;
@@ -33,6 +29,7 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.NameHash;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;
@@ -76,8 +73,6 @@ final class RenderPass extends TableObjects {
       String externalLocalChain,
       String clusterDispatch,
       String localDispatch,
-      String clusterEndpoints,
-      String localEndpoints,
       String clusterLbPrefix,
       String localLbPrefix) {
     static final Entry ADDRESS =
@@ -88,8 +83,6 @@ final class RenderPass extends TableObjects {
             EXTERNAL_LOCAL,
             CLUSTER_DISPATCH,
             LOCAL_DISPATCH,
-            CLUSTER_ENDPOINTS,
-            LOCAL_ENDPOINTS,
             LB_PREFIX,
             LOCAL_LB_PREFIX);
     static final Entry NODEPORT =
@@ -100,8 +93,6 @@ final class RenderPass extends TableObjects {
             NODEPORT_EXTERNAL_LOCAL,
             NODEPORT_CLUSTER_DISPATCH,
             NODEPORT_LOCAL_DISPATCH,
-            NODEPORT_CLUSTER_ENDPOINTS,
-            NODEPORT_LOCAL_ENDPOINTS,
             NODEPORT_LB_PREFIX,
             NODEPORT_LOCAL_LB_PREFIX);
   }
@@ -120,6 +111,9 @@ final class RenderPass extends TableObjects {
   /** Endpoint addresses per locality, for the kernel's connection counters. */
   private final Map<Locality, Set<String>> localityEndpoints =
       new java.util.EnumMap<>(Locality.class);
+
+  /** The ways in of the port being translated ({@link #waysIn(PortRoute)}). */
+  private int waysIn;
 
   /** Whether the port rendered is counted per locality. */
   private boolean counted;
@@ -203,8 +197,9 @@ final class RenderPass extends TableObjects {
         continue; // Every dispatch goes through the port's own affinity chains.
       }
       ofPort.values().forEach(TreeSet::clear);
+      int ways = waysIn(route);
       if (route.clusterIp() != null) {
-        sharedChainOf(route.internal(), route, Entry.ADDRESS, ofPort);
+        sharedChainOf(route.internal(), route, Entry.ADDRESS, ofPort, ways);
       }
       boolean external = false;
       for (String address : route.externalIps()) {
@@ -214,10 +209,10 @@ final class RenderPass extends TableObjects {
         external |= !address.equals(route.clusterIp());
       }
       if (external) {
-        externalSharedChains(route, Entry.ADDRESS, ofPort);
+        externalSharedChains(route, Entry.ADDRESS, ofPort, ways);
       }
       if (route.nodePort() != 0) {
-        externalSharedChains(route, Entry.NODEPORT, ofPort);
+        externalSharedChains(route, Entry.NODEPORT, ofPort, ways);
       }
       ofPort.forEach(
           (prefix, used) -> {
@@ -233,28 +228,35 @@ final class RenderPass extends TableObjects {
 
   /** The shared chains an external way in adds, as {@link #external} dispatches. */
   private static void externalSharedChains(
-      PortRoute route, Entry entry, Map<String, TreeSet<Integer>> out) {
+      PortRoute route, Entry entry, Map<String, TreeSet<Integer>> out, int ways) {
     if (route.anyEndpoints()) {
       if (!route.cluster().isEmpty()) {
-        out.get(entry.clusterLbPrefix()).add(route.cluster().size());
+        sharedChainOf(Verdict.CLUSTER_ENDPOINTS, route, entry, out, ways);
       }
       if (route.external() == Verdict.LOCAL_ENDPOINTS) {
-        out.get(entry.localLbPrefix()).add(route.local().size());
+        sharedChainOf(Verdict.LOCAL_ENDPOINTS, route, entry, out, ways);
       }
     }
     if (!route.external().dispatches()) {
-      sharedChainOf(route.external(), route, entry, out);
+      sharedChainOf(route.external(), route, entry, out, ways);
     }
   }
 
   /** The shared chain a verdict's dispatch adds, as {@link #verdict} and {@link #dispatch} do. */
   private static void sharedChainOf(
-      Verdict verdict, PortRoute route, Entry entry, Map<String, TreeSet<Integer>> out) {
-    switch (verdict) {
-      case CLUSTER_ENDPOINTS -> out.get(entry.clusterLbPrefix()).add(route.cluster().size());
-      case LOCAL_ENDPOINTS -> out.get(entry.localLbPrefix()).add(route.local().size());
-      case DROP, REJECT -> {}
+      Verdict verdict, PortRoute route, Entry entry, Map<String, TreeSet<Integer>> out, int ways) {
+    List<Endpoint> list =
+        switch (verdict) {
+          case CLUSTER_ENDPOINTS -> route.cluster();
+          case LOCAL_ENDPOINTS -> route.local();
+          case DROP, REJECT -> null;
+        };
+    if (list == null || ownChain(ways, list.size())) {
+      return;
     }
+    String prefix =
+        verdict == Verdict.CLUSTER_ENDPOINTS ? entry.clusterLbPrefix() : entry.localLbPrefix();
+    out.get(prefix).add(list.size());
   }
 
   /**
@@ -280,10 +282,10 @@ final class RenderPass extends TableObjects {
     String daddrTuple = NftSyntax.daddr(family) + " . meta l4proto . th dport";
     String portTuple = "meta l4proto . th dport";
     List<String> masquerade = TrafficMatches.masqueradeClusterIp(config).stream().toList();
-    lbChains(LB_PREFIX, masquerade, daddrTuple, CLUSTER_ENDPOINTS);
-    lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple, LOCAL_ENDPOINTS);
-    lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple, NODEPORT_CLUSTER_ENDPOINTS);
-    lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple, NODEPORT_LOCAL_ENDPOINTS);
+    lbChains(LB_PREFIX, masquerade, daddrTuple);
+    lbChains(LOCAL_LB_PREFIX, masquerade, daddrTuple);
+    lbChains(NODEPORT_LB_PREFIX, List.of(), portTuple);
+    lbChains(NODEPORT_LOCAL_LB_PREFIX, List.of(), portTuple);
   }
 
   // ---------------------------------------------------------------- per service port
@@ -294,6 +296,7 @@ final class RenderPass extends TableObjects {
 
   /** Spells one port's routing decision in this mode. */
   private void translate(PortRoute route) {
+    waysIn = waysIn(route);
     ServicePort sp = route.port();
     ServicePortName spn = sp.name();
     String proto = sp.protocol().lower();
@@ -359,40 +362,29 @@ final class RenderPass extends TableObjects {
         external(Entry.NODEPORT, key, route, comment, cluster, local);
       }
     }
-    observe(sp, held, cluster, local);
+    observe(sp, held);
   }
 
   /**
    * A counted port's keys in the per-locality counting sets ({@link NftNames#serviceSet}): one per
-   * Service address it holds and distinct endpoint port it may DNAT to, the same in all four sets,
-   * so each locality's count exists from the start. The key is what the kernel sees after DNAT: the
-   * address dialled ({@code ct original daddr}), the protocol and the endpoint's port, as nft
-   * cannot put the original destination port in a concatenation; which set a connection is counted
-   * in follows the endpoint's address, so endpoints coming and going leave these elements alone.
-   * Two ports whose keys coincide share the element; the assembler counts it as the first's in name
-   * order. NodePort connections are not counted per Service: their original destination is a node
-   * address, which would put every node address in every counted NodePort's elements.
+   * Service address it holds, the same in all four sets, so each locality's count exists from the
+   * start, and their number grows with the port's addresses alone. The key is the connection's
+   * original destination as the client dialled it ({@code ct original daddr . l4proto . ct original
+   * proto-dst}); which set a connection is counted in follows the endpoint's address, so endpoints
+   * coming and going leave these elements alone. NodePort connections are not counted per Service:
+   * their original destination is a node address, which would put every node address in every
+   * counted NodePort's elements.
    */
-  private void observe(
-      ServicePort sp, List<String> addresses, List<Endpoint> cluster, List<Endpoint> local) {
+  private void observe(ServicePort sp, List<String> addresses) {
     if (!config.countsLocality() || !sp.observeLocality()) {
       return;
     }
     counted = true;
     String proto = sp.protocol().lower();
-    Set<Integer> endpointPorts = new TreeSet<>();
-    for (Endpoint target : cluster) {
-      endpointPorts.add(target.port());
-    }
-    for (Endpoint target : local) {
-      endpointPorts.add(target.port());
-    }
     for (String address : addresses) {
-      for (int port : endpointPorts) {
-        String key = tuple(address, proto, port);
-        for (Locality locality : Locality.values()) {
-          element(NftNames.serviceSet(locality), key, null, null);
-        }
+      String key = tuple(address, proto, sp.port());
+      for (Locality locality : Locality.values()) {
+        element(NftNames.serviceSet(locality), key, null, null);
       }
     }
   }
@@ -464,14 +456,82 @@ final class RenderPass extends TableObjects {
     if (sp.stickyTimeout() != null) {
       return "goto " + affinity.chain(sp, kind.name().toLowerCase(Locale.ROOT), list);
     }
-    String map = kind == ListKind.CLUSTER ? entry.clusterEndpoints() : entry.localEndpoints();
+    if (ownChain(waysIn, list.size())) {
+      return "goto " + endpointsChain(sp, kind, list);
+    }
     String prefix = kind == ListKind.CLUSTER ? entry.clusterLbPrefix() : entry.localLbPrefix();
+    String map = prefix + list.size();
     for (int i = 0; i < list.size(); i++) {
       Endpoint target = list.get(i);
       element(map, key + " . " + i, null, target.ip() + " . " + target.port());
     }
     lbSizes.get(prefix).add(list.size());
     return "goto " + prefix + list.size();
+  }
+
+  /**
+   * Whether a list reached by {@code waysIn} ways in (addresses and the NodePort) gets a chain of
+   * its own rather than shared-map elements: in the shared maps every way in has its own copy of
+   * the list, so a port with many addresses and many endpoints would cost their product. One chain
+   * costs about what a few dozen elements cost to load, so a list gets its own chain once the
+   * copies beyond the first would be more than {@link #SHARED_COPIES_LIMIT} elements; below that,
+   * the common case (a ClusterIP, perhaps a NodePort) adds no chain per Service.
+   */
+  static boolean ownChain(int waysIn, int listSize) {
+    return (long) (waysIn - 1) * listSize > SHARED_COPIES_LIMIT;
+  }
+
+  /** The most elements the extra copies of a list in the shared maps may cost. */
+  static final int SHARED_COPIES_LIMIT = 64;
+
+  /** The ways in of a port: its distinct addresses, and its NodePort. */
+  static int waysIn(PortRoute route) {
+    var addresses = new HashSet<String>();
+    if (route.clusterIp() != null) {
+      addresses.add(route.clusterIp());
+    }
+    addresses.addAll(route.externalIps());
+    addresses.addAll(route.loadBalancerIps());
+    return addresses.size() + (route.nodePort() != 0 ? 1 : 0);
+  }
+
+  /**
+   * The chain that holds {@code list} once for every way in to the port: {@code endpoints-<hash>},
+   * whose one rule picks an endpoint at random from a map written in the rule. Its first rules are
+   * those of the {@code lb-N} chains (the ClusterIP masquerade check, which no NodePort address
+   * matches). An endpoint change rewrites the rule, a partial sync like any other.
+   */
+  private String endpointsChain(ServicePort sp, ListKind kind, List<Endpoint> list) {
+    String name =
+        NftNames.ENDPOINTS_CHAIN_PREFIX
+            + NameHash.of(sp.name() + "/" + sp.protocol().lower() + "#" + kind.name())
+                .substring(0, 13)
+                .toLowerCase(Locale.ROOT);
+    if (chains.containsKey(name)) {
+      return name;
+    }
+    chain(name, TrafficMatches.masqueradeClusterIp(config).stream().toList());
+    var choices = new StringBuilder();
+    for (int i = 0; i < list.size(); i++) {
+      Endpoint target = list.get(i);
+      choices.append(i == 0 ? "" : ", ").append(i).append(" : ");
+      choices.append(target.ip()).append(" . ").append(target.port());
+    }
+    rules
+        .get(name)
+        .add(
+            NftRule.of(
+                name,
+                "meta l4proto "
+                    + sp.protocol().lower()
+                    + " dnat "
+                    + NftSyntax.family(family)
+                    + " to numgen random mod "
+                    + list.size()
+                    + " map { "
+                    + choices
+                    + " }"));
+    return name;
   }
 
   private void firewall(String tuple, String comment, List<Cidr> sourceRanges) {
@@ -486,10 +546,21 @@ final class RenderPass extends TableObjects {
     return written.add(key);
   }
 
-  private void lbChains(String prefix, List<String> before, String match, String map) {
+  /**
+   * The {@code lb-N} chains of one prefix, each with its own endpoints map of the same name: a
+   * port's key there is its way in and the endpoint's index, {@code tuple . i}. A map per chain
+   * lets a partial sync bring in a new endpoint count: the chain and its map load together.
+   */
+  private void lbChains(String prefix, List<String> before, String match) {
+    String endpoint = NftSyntax.daddr(family) + " . th dport";
     for (int size : lbSizes.get(prefix)) {
       String name = prefix + size;
-      chain(name, before);
+      var map =
+          NftSet.map(
+              name,
+              "typeof " + match + " . numgen random mod 1 : " + endpoint + " ;",
+              "endpoint i of ports with " + size + " endpoints");
+      chainWithMap(name, map, before);
       rules
           .get(name)
           .add(
@@ -502,7 +573,7 @@ final class RenderPass extends TableObjects {
                       + " . numgen random mod "
                       + size
                       + " map @"
-                      + map,
+                      + name,
                   null,
                   true));
     }

@@ -796,11 +796,11 @@ public final class RulesetAssembler {
    * takes the kernel there, or empty when only a full replacement can. After an empty result the
    * caller must call {@link #replaceAll}.
    *
-   * <p>No partial transaction is possible when a rule that looks up a map must be added: nft 1.0.6
-   * cannot rebuild a {@code typeof} map's key type from the kernel ("conflicting protocols
-   * specified: ip vs. th"), so a rule using such a map only loads in the transaction that declares
-   * the map. In practice that is a new endpoint count no other Service port had, which is rare in a
-   * running cluster.
+   * <p>nft 1.0.6 cannot rebuild a {@code typeof} map's types from the kernel ("conflicting
+   * protocols specified"), so a rule using such a map only loads in the transaction that declares
+   * the map. Each {@code lb-N} chain therefore has a map of its own, declared with it: a new
+   * endpoint count loads its chain and map in the partial sync that first needs them. Only rules of
+   * such a chain already loaded could not be rewritten, and they never change.
    */
   public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
     // Only elements the changed ports had or have can appear or disappear: note whether each was
@@ -836,11 +836,13 @@ public final class RulesetAssembler {
       if (wanted.equals(inKernel)) {
         continue;
       }
-      if (looksUpMap(wanted)) {
+      var declaration = chainDeclarations.get(chain);
+      if (looksUpMap(wanted) && (declaration.map() == null || !inKernelOrEmpty(inKernel))) {
         return Optional.empty();
       }
-      if (inKernel == null) {
-        out.addChain(chainDeclarations.get(chain));
+      if (inKernel == null || declaration.map() != null) {
+        // A chain with a map of its own is new, or was emptied with its map deleted: both go in.
+        out.addChain(declaration);
       } else {
         newRules.flushChain(chain);
       }
@@ -893,6 +895,10 @@ public final class RulesetAssembler {
         });
     out.append(deletes).append(adds);
     return Optional.of(out.toString());
+  }
+
+  private static boolean inKernelOrEmpty(List<NftRule> inKernel) {
+    return inKernel == null || inKernel.isEmpty();
   }
 
   private void note(
@@ -1060,8 +1066,8 @@ public final class RulesetAssembler {
   }
 
   /**
-   * Each key of the counting sets ({@code address . protocol . endpoint port}) to the counted port
-   * it counts for: a live view, safe to read from another thread while syncs change it.
+   * Each key of the counting sets ({@code address . protocol . port}) to the counted port it counts
+   * for: a live view, safe to read from another thread while syncs change it.
    */
   public Map<String, ServicePortName> countingOwners() {
     return java.util.Collections.unmodifiableMap(countingOwners);
@@ -1123,7 +1129,7 @@ public final class RulesetAssembler {
    */
   private void hold(ServicePortName port, String set, List<NftElement> elements) {
     boolean map = isMap(set);
-    var owners = map ? keyOwners.computeIfAbsent(set, s -> new KeyOwners()) : null;
+    var owners = map ? keyOwners.computeIfAbsent(ownerGroup(set), s -> new KeyOwners()) : null;
     for (var element : elements) {
       if (map) {
         var owner = owners.claim(element, port);
@@ -1157,7 +1163,7 @@ public final class RulesetAssembler {
         .forEach(
             (set, elements) -> {
               var distinct = distinct(elements);
-              var owners = isMap(set) ? keyOwners.get(set) : null;
+              var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
               if (owners == null) {
                 held.put(set, distinct);
                 return;
@@ -1178,7 +1184,7 @@ public final class RulesetAssembler {
     held.forEach(
         (set, elements) -> {
           var uses = elementUses.get(set);
-          var owners = isMap(set) ? keyOwners.get(set) : null;
+          var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
           for (var element : elements) {
             uses.release(element);
             if (owners != null) {
@@ -1216,7 +1222,7 @@ public final class RulesetAssembler {
 
   /**
    * Notes that {@code port} counts under {@code key}. After DNAT the kernel cannot tell two ports
-   * with the same address, protocol and endpoint port apart, so the first in name order counts the
+   * with the same address, protocol and port apart, so the first in name order counts the
    * connections of both, and a warning says so.
    */
   private void claimCounting(ServicePortName port, String key) {
@@ -1236,7 +1242,7 @@ public final class RulesetAssembler {
             + key
             + " are counted as "
             + first
-            + "'s (same address and endpoint port)");
+            + "'s (same address and port)");
   }
 
   /** {@code port} no longer counts under {@code key}: the next port sharing it takes it over. */
@@ -1280,11 +1286,31 @@ public final class RulesetAssembler {
     return true;
   }
 
+  /**
+   * The maps whose keys one owner holds: the {@code lb-N} maps of a prefix share their keys (a way
+   * in and an index), so a port that lost a way in to another port loads none of its endpoints
+   * there, whatever their count; every other map on its own.
+   */
+  private static String ownerGroup(String set) {
+    if (!NftNames.isLbChain(set)) {
+      return set;
+    }
+    int end = set.length();
+    while (Character.isDigit(set.charAt(end - 1))) {
+      end--;
+    }
+    return set.substring(0, end);
+  }
+
   private boolean isMap(String set) {
     if (fixed.maps().contains(set)) {
       return true;
     }
     var declared = setDeclarations.get(set);
-    return declared != null && declared.isMap();
+    if (declared != null) {
+      return declared.isMap();
+    }
+    // An lb-N chain's map, whether or not a port uses the chain now.
+    return NftNames.isLbChain(set);
   }
 }

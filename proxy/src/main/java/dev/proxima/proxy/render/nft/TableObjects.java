@@ -40,6 +40,12 @@ abstract class TableObjects {
     rules.put(name, ofChain);
   }
 
+  /** A chain with the map its rules look up ({@link NftChain#map()}). */
+  final void chainWithMap(String name, NftSet map, List<String> chainRules) {
+    chain(name, chainRules);
+    chains.put(name, NftChain.withMap(name, map));
+  }
+
   final void rule(String chain, String rule) {
     rules.get(chain).add(NftRule.of(chain, rule));
   }

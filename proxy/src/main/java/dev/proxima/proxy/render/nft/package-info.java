@@ -24,22 +24,44 @@
  *
  * <pre>
  * nat-prerouting, nat-output ─▶ services
- *   service-ips[daddr . proto . dport]  ─▶ lb-N | local-lb-M | sticky-H       (ClusterIP)
+ *   service-ips[daddr . proto . dport]  ─▶ lb-N | local-lb-M | endpoints-H | sticky-H (ClusterIP)
  *                                       ─▶ external-cluster | external-local  (externalIP, LB IP)
  *   service-nodeports[proto . dport]    ─▶ nodeport-external-cluster | nodeport-external-local
- * external-*          ─▶ cluster-dispatch / local-dispatch[tuple] ─▶ lb-N / local-lb-M / sticky-H
- * lb-N                   dnat to cluster-endpoints[tuple . (numgen random mod N)]
+ * external-*    ─▶ cluster-dispatch / local-dispatch[tuple] ─▶ lb-N | local-lb-M | endpoints-H
+ * lb-N             dnat to map lb-N[tuple . (numgen random mod N)]   (a map per chain)
+ * endpoints-H      dnat to numgen random mod N map { 0 : ep0, 1 : ep1, ... }
  * nat-postrouting ─▶ masquerading: hairpins[saddr . daddr], then the masquerade mark
  * filter-*-pre-dnat ─▶ firewall-check: firewall-ips / firewall-allow (loadBalancerSourceRanges)
  * filter-input/forward/output (after DNAT) ─▶ no-endpoint-services / no-endpoint-nodeports
  *                                              (goto reject-chain, or drop), cluster-ips-check
+ * filter-postrouting ─▶ locality: counters[locality], service-&lt;locality&gt;[ct original tuple]
  * </pre>
  *
  * <p>{@code lb-N} exists once per distinct endpoint count N in use (likewise {@code local-lb-M},
- * {@code nodeport-lb-N}, {@code nodeport-local-lb-M}). Service ports with ClientIP session affinity
- * are the exception: an element cannot remember a client's endpoint, so each such port gets a
- * {@code sticky-<hash>} chain per endpoint list and an {@code affinity-<hash>} chain plus
- * same-named timeout set per endpoint, shared by the port's Cluster and Local lists.
+ * {@code nodeport-lb-N}, {@code nodeport-local-lb-M}), each with a map of the same name that holds
+ * the endpoints of the ports with that count, keyed by way in and index. The chain and its map are
+ * declared together (nft 1.0.6 types a rule that looks up a {@code typeof} map only in the
+ * transaction that declares the map), so a new endpoint count loads in a partial sync; an endpoint
+ * count change moves the port's elements from one map to the other.
+ *
+ * <p>In those maps a port's list is copied once per way in (its ClusterIP, each externalIP and
+ * load-balancer IP, its NodePort). When those copies beyond the first would exceed {@link
+ * RenderPass#SHARED_COPIES_LIMIT} elements, the list gets a chain of its own instead, {@code
+ * endpoints-<hash>}, holding the list once in its rule; every way in jumps there, so a port costs
+ * its addresses plus its endpoints. A chain costs about what a few dozen elements cost to load, so
+ * the common case (a ClusterIP, perhaps a NodePort or one load-balancer IP) adds no chain per
+ * Service.
+ *
+ * <p>Service ports with ClientIP session affinity are the other exception: an element cannot
+ * remember a client's endpoint, so each such port gets a {@code sticky-<hash>} chain per endpoint
+ * list and an {@code affinity-<hash>} chain plus same-named timeout set per endpoint, shared by the
+ * port's Cluster and Local lists.
+ *
+ * <p>Connection counts are elements of sets declared with {@code counter}: the node-wide counts in
+ * {@code counters} (one element per locality, one for connections without endpoints, counted by a
+ * lookup of the element's constant key), and per counted Service port one element per address it
+ * holds in each {@code service-<locality>} set. The metrics list these sets alone: nft 1.0.6 reads
+ * the whole table to list a named counter.
  *
  * <h2>Decisions</h2>
  *

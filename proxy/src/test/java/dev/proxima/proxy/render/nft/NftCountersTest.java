@@ -12,29 +12,33 @@ import org.junit.jupiter.api.Test;
 
 class NftCountersTest {
   @Test
-  void readsEachNamedCountersPacketsFromNftsListing() {
+  void readsEachNodeWideCountFromTheListingOfTheConnectionCountsSet() {
+    // As nft 1.0.6 lists the set (nft -i, "list set ip proxima connection-counts").
     var listing =
         """
         table ip proxima {
-        	counter locality-node {
-        		packets 3 bytes 180
-        	}
-
-        	counter locality-other-zone {
-        		packets 0 bytes 0
-        	}
-
-        	counter no-endpoints {
-        		packets 12 bytes 720
+        	set connection-counts {
+        		type mark
+        		counter
+        		comment "connections per locality, without endpoints"
+        		elements = { 0x00000000 counter packets 12 bytes 720, 0x00000001 counter packets 3 bytes 180, 0x00000003 counter packets 0 bytes 0, 0x00000009 counter packets 5 bytes 300 }
         	}
         }
         """;
 
     assertThat(NftCounters.parse(listing))
         .containsExactly(
+            java.util.Map.entry("no-endpoints", 12L),
             java.util.Map.entry("locality-node", 3L),
-            java.util.Map.entry("locality-other-zone", 0L),
-            java.util.Map.entry("no-endpoints", 12L));
+            java.util.Map.entry("locality-other-zone", 0L));
+  }
+
+  @Test
+  void aListingOfNamedCountersOnlyHasNoNodeWideCount() {
+    var listing =
+        "table ip proxima {\n\tcounter locality-node {\n\t\tpackets 3 bytes 180\n\t}\n}\n";
+
+    assertThat(NftCounters.parse(listing)).isEmpty();
   }
 
   private static final ServicePortName WEB =
@@ -46,11 +50,10 @@ class NftCountersTest {
   private static final String IPV4_LISTING =
       """
       table ip proxima {
-      	counter locality-node {
-      		packets 9 bytes 540
-      	}
-      	counter no-endpoints {
-      		packets 0 bytes 0
+      	set connection-counts {
+      		type mark
+      		counter
+      		elements = { 0x00000000 counter packets 0 bytes 0, 0x00000001 counter packets 9 bytes 540 }
       	}
       }
       table ip proxima {
@@ -169,7 +172,7 @@ class NftCountersTest {
   @Test
   void readsNodeCountersAndSetsFromTheSameListing() {
     assertThat(NftCounters.parse(IPV4_LISTING))
-        .containsExactly(Map.entry("locality-node", 9L), Map.entry("no-endpoints", 0L));
+        .containsExactly(Map.entry("no-endpoints", 0L), Map.entry("locality-node", 9L));
   }
 
   @Test

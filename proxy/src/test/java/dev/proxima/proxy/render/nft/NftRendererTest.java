@@ -50,22 +50,32 @@ class NftRendererTest {
     }
 
     @Test
-    void countsNewDnatedConnectionsInTheNamedCounterOfTheFirstMatchingSet() {
+    void countsNewDnatedConnectionsInTheCountersElementOfTheFirstMatchingSet() {
       assertThat(script.rules("filter-postrouting"))
           .containsExactly("ct state new ct status dnat jump locality");
       assertThat(script.rules("locality"))
-          .filteredOn(rule -> rule.contains("counter name"))
+          .filteredOn(rule -> rule.contains("@connection-counts"))
           .containsExactly(
-              "ip daddr @locality-node-endpoints counter name \"locality-node\" return",
-              "ip daddr @locality-zone-endpoints counter name \"locality-zone\" return",
-              "ip daddr @locality-other-zone-endpoints counter name \"locality-other-zone\""
+              "ip daddr @locality-node-endpoints meta mark & 0 | 0x00000001 @connection-counts return",
+              "ip daddr @locality-zone-endpoints meta mark & 0 | 0x00000002 @connection-counts return",
+              "ip daddr @locality-other-zone-endpoints meta mark & 0 | 0x00000003 @connection-counts"
                   + " return",
-              "ip daddr @locality-unknown-endpoints counter name \"locality-unknown\" return");
+              "ip daddr @locality-unknown-endpoints meta mark & 0 | 0x00000004 @connection-counts return");
       assertThat(script.lines())
           .contains(
-              "add counter ip proxima locality-node",
-              "add counter ip proxima locality-other-zone",
-              "add counter ip proxima no-endpoints");
+              "add set ip proxima connection-counts { type mark ; counter ;"
+                  + " comment \"connections per locality, without endpoints\" ; }")
+          .noneMatch(line -> line.startsWith("add counter"));
+      assertThat(script.elements("connection-counts"))
+          .containsExactly("0x00000001", "0x00000002", "0x00000003", "0x00000004", "0x00000000");
+    }
+
+    @Test
+    void countsEachServicePortByTheAddressAndPortTheClientDialled() {
+      assertThat(script.rules("locality"))
+          .contains(
+              "ip daddr @locality-node-endpoints meta l4proto { tcp, udp, sctp }"
+                  + " ct original ip daddr . meta l4proto . ct original proto-dst @service-node");
     }
   }
 
@@ -139,9 +149,9 @@ class NftRendererTest {
               "masquerade fully-random");
       assertThat(script.rules("mark-for-masquerade")).containsExactly("mark set mark or 0x4000");
       assertThat(script.rules("reject-chain"))
-          .containsExactly("counter name \"no-endpoints\" reject");
+          .containsExactly("meta mark & 0 | 0x00000000 @connection-counts", "reject");
       assertThat(script.rules("no-endpoint-drop"))
-          .containsExactly("counter name \"no-endpoints\" drop");
+          .containsExactly("meta mark & 0 | 0x00000000 @connection-counts", "drop");
       assertThat(script.rules("service-endpoints-check"))
           .containsExactly("ip daddr . meta l4proto . th dport vmap @no-endpoint-services");
       assertThat(script.rules("cluster-ips-check"))
@@ -205,7 +215,12 @@ class NftRendererTest {
     void writesNoEmptyElementBlocks() {
       Script script = new RenderCases.Case("empty", RenderCases.v4(), List.of()).parsed();
 
-      assertThat(script.lines()).noneMatch(line -> line.startsWith("add element"));
+      // The counters set's elements are the fixed table's only ones.
+      assertThat(script.lines())
+          .filteredOn(line -> line.startsWith("add element"))
+          .allMatch(line -> line.startsWith("add element ip proxima connection-counts {"))
+          .noneMatch(line -> line.matches(".*\\{\\s*\\}.*"));
+      assertThat(script.elements("connection-counts")).hasSize(5);
       assertThat(script.chains()).noneMatch(LB_CHAIN);
     }
 
@@ -227,15 +242,14 @@ class NftRendererTest {
       assertThat(script.elements("cluster-ips")).containsExactly("172.30.0.44");
       assertThat(script.elements("service-ips"))
           .containsExactly("172.30.0.44 . tcp . 80 comment \"ns4/svc4:p80\" : goto lb-2");
-      assertThat(script.elements("cluster-endpoints"))
+      assertThat(script.elements("lb-2"))
           .containsExactly(
               "172.30.0.44 . tcp . 80 . 0 : 10.180.0.4 . 80",
               "172.30.0.44 . tcp . 80 . 1 : 10.180.0.5 . 80");
       assertThat(script.rules("lb-2"))
           .containsExactly(
               MASQUERADE_OUTSIDE_PODS,
-              "dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 2"
-                  + " map @cluster-endpoints");
+              "dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 2" + " map @lb-2");
       assertThat(script.elements("hairpins"))
           .containsExactly("10.180.0.4 . 10.180.0.4", "10.180.0.5 . 10.180.0.5");
       assertThat(script.elements("no-endpoint-services")).isEmpty();
@@ -281,13 +295,13 @@ class NftRendererTest {
 
       assertThat(script.elements("service-ips"))
           .containsExactly("172.30.0.51 . tcp . 80 comment \"ns/itp\" : goto local-lb-1");
-      assertThat(script.elements("local-endpoints"))
+      assertThat(script.elements("local-lb-1"))
           .containsExactly("172.30.0.51 . tcp . 80 . 0 : 10.1.0.9 . 80");
       assertThat(script.rules("local-lb-1"))
           .containsExactly(
               MASQUERADE_OUTSIDE_PODS,
               "dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 1"
-                  + " map @local-endpoints");
+                  + " map @local-lb-1");
     }
 
     @Test
@@ -300,13 +314,14 @@ class NftRendererTest {
               "172.30.0.80 . tcp . 80 comment \"ns/web:http\" : goto lb-2",
               "172.30.0.80 . tcp . 443 comment \"ns/web:https\" : goto lb-2",
               "172.30.0.80 . tcp . 9090 comment \"ns/web:metrics\" : goto lb-1");
-      assertThat(script.elements("cluster-endpoints"))
+      assertThat(script.elements("lb-2"))
           .containsExactly(
               "172.30.0.80 . tcp . 80 . 0 : 10.2.0.1 . 8080",
               "172.30.0.80 . tcp . 80 . 1 : 10.2.0.2 . 8080",
               "172.30.0.80 . tcp . 443 . 0 : 10.2.0.1 . 8443",
-              "172.30.0.80 . tcp . 443 . 1 : 10.2.0.2 . 8443",
-              "172.30.0.80 . tcp . 9090 . 0 : 10.2.0.1 . 9090");
+              "172.30.0.80 . tcp . 443 . 1 : 10.2.0.2 . 8443");
+      assertThat(script.elements("lb-1"))
+          .containsExactly("172.30.0.80 . tcp . 9090 . 0 : 10.2.0.1 . 9090");
       assertThat(script.chains()).filteredOn(LB_CHAIN).containsExactlyInAnyOrder("lb-1", "lb-2");
     }
 
@@ -322,11 +337,11 @@ class NftRendererTest {
           .containsExactly(
               "udp . 30053 comment \"kube-system/dns:dns\" : goto nodeport-external-cluster",
               "sctp . 30999 comment \"ns/sctp\" : goto nodeport-external-cluster");
-      assertThat(script.elements("nodeport-cluster-endpoints"))
+      assertThat(script.elements("nodeport-lb-1"))
+          .containsExactly("udp . 30053 . 0 : 10.2.0.53 . 53");
+      assertThat(script.elements("nodeport-lb-2"))
           .containsExactly(
-              "udp . 30053 . 0 : 10.2.0.53 . 53",
-              "sctp . 30999 . 0 : 10.2.0.99 . 9999",
-              "sctp . 30999 . 1 : 10.2.0.100 . 9999");
+              "sctp . 30999 . 0 : 10.2.0.99 . 9999", "sctp . 30999 . 1 : 10.2.0.100 . 9999");
     }
   }
 
@@ -343,9 +358,9 @@ class NftRendererTest {
               lb + " comment \"ns/lb:https\" : goto external-local");
       assertThat(script.elements("cluster-dispatch")).containsExactly(lb + " : goto lb-2");
       assertThat(script.elements("local-dispatch")).containsExactly(lb + " : goto local-lb-1");
-      assertThat(script.elements("cluster-endpoints"))
+      assertThat(script.elements("lb-2"))
           .contains(lb + " . 0 : 10.1.0.1 . 8443", lb + " . 1 : 10.2.0.1 . 8443");
-      assertThat(script.elements("local-endpoints")).containsExactly(lb + " . 0 : 10.1.0.1 . 8443");
+      assertThat(script.elements("local-lb-1")).containsExactly(lb + " . 0 : 10.1.0.1 . 8443");
       assertThat(script.elements("firewall-ips")).containsExactly(lb + " comment \"ns/lb:https\"");
       assertThat(script.elements("firewall-allow"))
           .as("the /25 inside the /24 is left out: nft rejects nested intervals")
@@ -369,13 +384,12 @@ class NftRendererTest {
           .containsExactly("tcp . 30443 : goto nodeport-lb-2");
       assertThat(script.elements("nodeport-local-dispatch"))
           .containsExactly("tcp . 30443 : goto nodeport-local-lb-1");
-      assertThat(script.elements("nodeport-local-endpoints"))
+      assertThat(script.elements("nodeport-local-lb-1"))
           .containsExactly("tcp . 30443 . 0 : 10.1.0.1 . 8443");
       assertThat(script.elements("firewall-ips")).noneMatch(e -> e.startsWith("tcp . 30443"));
       assertThat(script.rules("nodeport-lb-2"))
           .containsExactly(
-              "dnat ip to meta l4proto . th dport . numgen random mod 2"
-                  + " map @nodeport-cluster-endpoints");
+              "dnat ip to meta l4proto . th dport . numgen random mod 2" + " map @nodeport-lb-2");
       assertThat(script.rules("nodeport-external-local"))
           .containsExactly(
               "ip saddr 10.0.0.0/8 meta l4proto . th dport vmap @nodeport-cluster-dispatch",
@@ -428,8 +442,7 @@ class NftRendererTest {
               "192.0.2.140 . tcp . 80 : goto lb-1", "192.0.2.141 . tcp . 80 : goto lb-2");
       assertThat(rendering.warnings())
           .containsExactly(
-              "ns/second: 192.0.2.140 . tcp . 80 . 0 in cluster-endpoints is already held by"
-                  + " ns/first; skipped",
+              "ns/second: 192.0.2.140 . tcp . 80 . 0 in lb-2 is already held by ns/first; skipped",
               "ns/second: 192.0.2.140 . tcp . 80 in service-ips is already held by ns/first;"
                   + " skipped",
               "ns/second: 192.0.2.140 . tcp . 80 in cluster-dispatch is already held by ns/first;"
@@ -457,7 +470,7 @@ class NftRendererTest {
           .containsExactly("tcp . 30070 comment \"ns/np\" : goto nodeport-external-cluster");
       assertThat(script.elements("nodeport-cluster-dispatch"))
           .containsExactly("tcp . 30070 : goto nodeport-lb-2");
-      assertThat(script.elements("nodeport-cluster-endpoints"))
+      assertThat(script.elements("nodeport-lb-2"))
           .containsExactly(
               "tcp . 30070 . 0 : 10.2.0.7 . 8080", "tcp . 30070 . 1 : 10.2.0.8 . 8080");
     }
@@ -545,7 +558,7 @@ class NftRendererTest {
       assertThat(script.chains())
           .containsOnlyOnce(localEndpoint, remoteEndpoint, clusterChain, localChain)
           .noneMatch(LB_CHAIN);
-      assertThat(script.elements("cluster-endpoints")).isEmpty();
+      assertThat(script.sets()).noneMatch(LB_CHAIN);
       assertThat(script.elements("hairpins"))
           .containsExactly("10.1.0.1 . 10.1.0.1", "10.2.0.1 . 10.2.0.1");
     }
@@ -585,8 +598,7 @@ class NftRendererTest {
       assertThat(script.rules("lb-1"))
           .containsExactly(
               "ip daddr @cluster-ips jump mark-for-masquerade",
-              "dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 1"
-                  + " map @cluster-endpoints");
+              "dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 1" + " map @lb-1");
       assertThat(script.rules("mark-for-masquerade")).containsExactly("mark set mark or 0x20");
       assertThat(script.rules("masquerading"))
           .contains("mark and 0x20 == 0 return", "mark set mark xor 0x20");
@@ -598,8 +610,7 @@ class NftRendererTest {
 
       assertThat(script.rules("lb-1"))
           .containsExactly(
-              "dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 1"
-                  + " map @cluster-endpoints");
+              "dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 1" + " map @lb-1");
       assertThat(script.rules("external-local"))
           .containsExactly(
               "fib saddr type local jump mark-for-masquerade",
@@ -639,9 +650,9 @@ class NftRendererTest {
       assertThat(script.lines().get(1)).isEqualTo("delete table ip6 proxima");
       assertThat(script.lines())
           .contains(
-              "add map ip6 proxima cluster-endpoints { typeof ip6 daddr . meta l4proto . th dport"
+              "add map ip6 proxima lb-2 { typeof ip6 daddr . meta l4proto . th dport"
                   + " . numgen random mod 1 : ip6 daddr . th dport ;"
-                  + " comment \"Cluster endpoint i\" ; }",
+                  + " comment \"endpoint i of ports with 2 endpoints\" ; }",
               "add set ip6 proxima hairpins"
                   + " { type ipv6_addr . ipv6_addr ; comment \"endpoint . endpoint\" ; }");
       assertThat(script.elements("service-ips"))
@@ -649,7 +660,7 @@ class NftRendererTest {
               "fd00:30::10 . tcp . 80 comment \"ns/v6\" : goto lb-2",
               "2001:db8::5 . tcp . 80 comment \"ns/v6\" : goto external-local",
               "2001:db8::6 . tcp . 80 comment \"ns/v6\" : goto external-local");
-      assertThat(script.elements("cluster-endpoints"))
+      assertThat(script.elements("lb-2"))
           .contains(
               "fd00:30::10 . tcp . 80 . 0 : fd00:10::1 . 8080",
               "fd00:30::10 . tcp . 80 . 1 : fd00:10::2 . 8080");
@@ -659,7 +670,7 @@ class NftRendererTest {
           .containsExactly(
               "ip6 saddr != fd00:10::/64 ip6 daddr @cluster-ips jump mark-for-masquerade",
               "dnat ip6 to ip6 daddr . meta l4proto . th dport . numgen random mod 2"
-                  + " map @cluster-endpoints");
+                  + " map @lb-2");
       assertThat(script.rules("services"))
           .contains(
               "fib daddr type local ip6 daddr != ::1"
@@ -755,7 +766,7 @@ class NftRendererTest {
       Script script = new Script(rendering.script());
 
       assertThat(script.elements("cluster-ips")).containsExactly("172.30.0.2");
-      assertThat(script.elements("cluster-endpoints"))
+      assertThat(script.elements("lb-1"))
           .containsExactly("172.30.0.2 . tcp . 80 . 0 : 10.2.0.3 . 80");
       assertThat(rendering.warnings())
           .containsExactly(

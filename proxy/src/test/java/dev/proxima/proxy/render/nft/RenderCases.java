@@ -346,6 +346,64 @@ final class RenderCases {
     return out;
   }
 
+  /**
+   * Ports with so many addresses and endpoints that each endpoint list gets a chain of its own
+   * ({@code endpoints-<hash>}): an eTP=Local load balancer with externalIPs and a NodePort, counted
+   * per locality, and a UDP ClusterIP with externalIPs.
+   */
+  static Case manyAddressesAndEndpoints() {
+    var cluster = new ArrayList<Endpoint>();
+    var local = new ArrayList<Endpoint>();
+    for (int i = 1; i <= 12; i++) {
+      var endpoint = i <= 3 ? local("10.1.0." + i, 8443) : remote("10.2.0." + i, 8443);
+      cluster.add(endpoint);
+      if (i <= 3) {
+        local.add(endpoint);
+      }
+    }
+    var external = new ArrayList<String>();
+    for (int i = 1; i <= 20; i++) {
+      external.add("192.0.2." + i);
+    }
+    var dns = new ArrayList<Endpoint>();
+    for (int i = 1; i <= 40; i++) {
+      dns.add(remote("10.3.0." + i, 53));
+    }
+    return new Case(
+        "many addresses and endpoints",
+        v4(),
+        List.of(
+            service("ns/big", "172.30.0.70", 443)
+                .portName("https")
+                .nodePort(30470)
+                .externalIps(external.toArray(String[]::new))
+                .loadBalancerIps("203.0.113.70")
+                .sourceRanges("198.51.100.0/24")
+                .externalLocal()
+                .observeLocality()
+                .rules(cluster, local, true),
+            service("ns/dns", "172.30.0.71", 53)
+                .protocol(Protocol.UDP)
+                .externalIps("192.0.2.100", "192.0.2.101", "192.0.2.102")
+                .cluster(dns.toArray(Endpoint[]::new))));
+  }
+
+  /** {@link #manyAddressesAndEndpoints()} in IPv6. */
+  static Case manyAddressesAndEndpointsIpv6() {
+    var cluster = new ArrayList<Endpoint>();
+    for (int i = 1; i <= 40; i++) {
+      cluster.add(remote("fd00:10::" + Integer.toHexString(i), 8080));
+    }
+    return new Case(
+        "many addresses and endpoints, IPv6",
+        v6(),
+        List.of(
+            service("ns/big6", "fd00:30::70", 80)
+                .nodePort(30480)
+                .externalIps("2001:db8::70", "2001:db8::71", "2001:db8::72")
+                .cluster(cluster.toArray(Endpoint[]::new))));
+  }
+
   static Case thousandServices() {
     return new Case("1000 Services", v4(), many(1000));
   }
@@ -372,6 +430,8 @@ final class RenderCases {
             v6().withPodInterface(PodInterface.namePrefix("veth")),
             ipv6().services()),
         multiplePorts(),
+        manyAddressesAndEndpoints(),
+        manyAddressesAndEndpointsIpv6(),
         udpAndSctp(),
         ipv6(),
         sessionAffinity(),

@@ -57,24 +57,25 @@ class ServiceLocalityCountingTest {
                                 + " { type ipv4_addr . inet_proto . inet_service ; counter ;"));
       }
       assertThat(script.lines()).noneMatch(line -> line.contains("svc-"));
+      // The node-wide counts are elements of one more such set, not named counters.
+      assertThat(script.lines()).noneMatch(line -> line.startsWith("add counter"));
       assertThat(script.lines())
-          .filteredOn(line -> line.startsWith("add counter"))
-          .containsExactly(
-              "add counter ip proxima locality-node",
-              "add counter ip proxima locality-zone",
-              "add counter ip proxima locality-other-zone",
-              "add counter ip proxima locality-unknown",
-              "add counter ip proxima no-endpoints");
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .startsWith("add set ip proxima connection-counts { type mark ; counter ;"));
+      assertThat(script.elements("connection-counts")).hasSize(5);
     }
 
     @Test
-    void putsEachServiceAddressAndEndpointPortOfACountedPortInEverySet() {
+    void putsEachServiceAddressAndPortOfACountedPortInEverySet() {
       for (var set : sets()) {
         assertThat(script.elements(set))
             .containsExactlyInAnyOrder(
-                "172.30.0.160 . tcp . 8080",
-                "192.0.2.160 . tcp . 8080",
-                "203.0.113.160 . tcp . 8080",
+                "172.30.0.160 . tcp . 80",
+                "192.0.2.160 . tcp . 80",
+                "203.0.113.160 . tcp . 80",
+                "172.30.0.161 . tcp . 80",
                 "172.30.0.161 . tcp . 8080");
       }
     }
@@ -83,40 +84,44 @@ class ServiceLocalityCountingTest {
     void looksTheDialledAddressUpInTheSetOfTheEndpointsLocalityBeforeCountingTheNode() {
       assertThat(script.rules("locality"))
           .containsExactly(
-              "ip daddr @locality-node-endpoints ct original ip daddr . meta l4proto . th dport"
-                  + " @service-node",
-              "ip daddr @locality-node-endpoints counter name \"locality-node\" return",
-              "ip daddr @locality-zone-endpoints ct original ip daddr . meta l4proto . th dport"
-                  + " @service-zone",
-              "ip daddr @locality-zone-endpoints counter name \"locality-zone\" return",
-              "ip daddr @locality-other-zone-endpoints ct original ip daddr . meta l4proto . th"
-                  + " dport @service-other-zone",
-              "ip daddr @locality-other-zone-endpoints counter name \"locality-other-zone\""
+              "ip daddr @locality-node-endpoints" + DIALLED + " @service-node",
+              "ip daddr @locality-node-endpoints meta mark & 0 | 0x00000001 @connection-counts"
                   + " return",
-              "ip daddr @locality-unknown-endpoints ct original ip daddr . meta l4proto . th dport"
-                  + " @service-unknown",
-              "ip daddr @locality-unknown-endpoints counter name \"locality-unknown\" return");
+              "ip daddr @locality-zone-endpoints" + DIALLED + " @service-zone",
+              "ip daddr @locality-zone-endpoints meta mark & 0 | 0x00000002 @connection-counts"
+                  + " return",
+              "ip daddr @locality-other-zone-endpoints" + DIALLED + " @service-other-zone",
+              "ip daddr @locality-other-zone-endpoints meta mark & 0 | 0x00000003"
+                  + " @connection-counts return",
+              "ip daddr @locality-unknown-endpoints" + DIALLED + " @service-unknown",
+              "ip daddr @locality-unknown-endpoints meta mark & 0 | 0x00000004 @connection-counts"
+                  + " return");
       var ipv6 = RenderCases.countedServicePortsIpv6().parsed();
       assertThat(ipv6.rules("locality").get(0))
           .isEqualTo(
-              "ip6 daddr @locality-node-endpoints ct original ip6 daddr . meta l4proto . th dport"
-                  + " @service-node");
+              "ip6 daddr @locality-node-endpoints meta l4proto { tcp, udp, sctp }"
+                  + " ct original ip6 daddr . meta l4proto . ct original proto-dst @service-node");
       assertThat(ipv6.elements("service-other-zone"))
-          .containsExactlyInAnyOrder("fd00:30::20 . tcp . 8443", "2001:db8::20 . tcp . 8443");
+          .containsExactlyInAnyOrder("fd00:30::20 . tcp . 443", "2001:db8::20 . tcp . 443");
     }
 
+    /** The connection's original destination: the address, protocol and port the client dialled. */
+    private static final String DIALLED =
+        " meta l4proto { tcp, udp, sctp } ct original ip daddr . meta l4proto"
+            + " . ct original proto-dst";
+
     @Test
-    void countsTwoPortsOfOneAddressThatShareAnEndpointPortAsTheFirst() {
+    void countsTwoPortsOfOneAddressThatShareAnEndpointPortEachOnItsOwn() {
       var assembler = new RulesetAssembler(CONFIG);
       var script = new Script(assembler.replaceAll(RenderCases.countedServicePorts().services()));
 
       assertThat(script.elements("service-zone"))
           .filteredOn(element -> element.startsWith("172.30.0.161 "))
-          .containsExactly("172.30.0.161 . tcp . 8080");
+          .containsExactlyInAnyOrder("172.30.0.161 . tcp . 80", "172.30.0.161 . tcp . 8080");
       assertThat(assembler.countingOwners())
-          .containsEntry("172.30.0.161 . tcp . 8080", name("ns/twin", "a"));
-      assertThat(assembler.warnings())
-          .anySatisfy(w -> assertThat(w).startsWith("ns/twin:b").contains("counted as ns/twin:a"));
+          .containsEntry("172.30.0.161 . tcp . 80", name("ns/twin", "a"))
+          .containsEntry("172.30.0.161 . tcp . 8080", name("ns/twin", "b"));
+      assertThat(assembler.warnings()).noneMatch(w -> w.contains("counted as"));
     }
 
     @Test
@@ -211,13 +216,13 @@ class ServiceLocalityCountingTest {
 
     @Test
     void theSecondPortSharingAKeyTakesItOverWhenTheFirstGoes() {
+      // Two Services that claim one address and port: the first in name order counts both.
       var first =
-          service("shop/a", "10.96.0.12", 80)
+          service("shop/a", "10.96.0.12", 8080)
               .observeLocality()
               .cluster(remote("10.180.0.4", 8080, Locality.ZONE));
       var second =
-          service("shop/a", "10.96.0.12", 8080)
-              .portName("b")
+          service("shop/b", "10.96.0.12", 8080)
               .observeLocality()
               .cluster(remote("10.180.0.4", 8080, Locality.ZONE));
       assembler.replaceAll(List.of(second, first));
@@ -304,7 +309,7 @@ class ServiceLocalityCountingTest {
       NftTool.load(
           directory, fresh, new RulesetAssembler(CONFIG).replaceAll(List.of(counted, other)));
       assertSameCounting(patched, fresh);
-      assertThat(counting(fresh).get(Locality.OTHER_ZONE)).containsKey("10.96.0.11 . tcp . 8080");
+      assertThat(counting(fresh).get(Locality.OTHER_ZONE)).containsKey("10.96.0.11 . tcp . 80");
 
       // A restart with only shop/web counted: its full sync builds beside the table, keeping the
       // counting sets, and deletes shop/api's keys after the switch.
@@ -327,7 +332,7 @@ class ServiceLocalityCountingTest {
       NftTool.load(
           directory, fresh, new RulesetAssembler(CONFIG).replaceAll(List.of(counted, apiPlain)));
       assertSameCounting(patched, fresh);
-      assertThat(counting(patched).get(Locality.NODE)).doesNotContainKey("10.96.0.11 . tcp . 8080");
+      assertThat(counting(patched).get(Locality.NODE)).doesNotContainKey("10.96.0.11 . tcp . 80");
     } finally {
       HostTools.run(directory, "ip", "netns", "del", patched);
       HostTools.run(directory, "ip", "netns", "del", fresh);
@@ -357,8 +362,8 @@ class ServiceLocalityCountingTest {
         HostTools.inNamespace(
                 directory,
                 namespace,
-                null,
-                List.of("nft", "list", "counters", "table", "ip", "proxima"))
+                "list set ip proxima " + NftNames.COUNTERS + "\n",
+                List.of("nft", "-i"))
             .assertSucceeded()
             .stdout();
     return new TreeSet<>(NftCounters.parse(listing).keySet());

@@ -169,7 +169,11 @@ class SharedChainsTest {
     assertThat(written).isEqualTo(RulesetAssembler.ColdRebuild.WRITTEN);
     assertThat(handed)
         .isEqualTo(new RulesetAssembler(CONFIG, clock).replaceAllInBatches(ports, 80));
-    assertThat(handed.get(0)).contains("add chain ip proxima lb-3").doesNotContain("add element");
+    // No port's elements: the fixed table's own (the connection counts) are the only ones.
+    assertThat(handed.get(0))
+        .contains("add chain ip proxima lb-3")
+        .containsPattern("add element ip proxima connection-counts ")
+        .doesNotContainPattern("add element ip proxima (?!connection-counts )");
   }
 
   @Test
