@@ -1,7 +1,8 @@
-package dev.proxima.proxy.conntrack;
+package dev.proxima.proxy.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.proxy.conntrack.ConntrackSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
-package dev.proxima.proxy.conntrack;
+package dev.proxima.proxy.kernel;
 
+import dev.proxima.proxy.conntrack.ConntrackSettings;
+import dev.proxima.proxy.conntrack.ConntrackTuning;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.conntrack;
+package dev.proxima.proxy.kernel;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,10 @@
-package dev.proxima.proxy.conntrack;
+package dev.proxima.proxy.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.conntrack.ConntrackSettings;
+import dev.proxima.proxy.conntrack.ConntrackTuning;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
