@@ -12,9 +12,9 @@ import java.util.List;
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
  * iptables mode rows), {@code --only=jmh,proxy,footprint,latency,counting,controller,extreme,soak}
- * (and {@code memory}, target 6 alone), {@code --extreme} (the extreme shapes alone), {@code
+ * (and {@code memory}, the memory rows alone), {@code --extreme} (the extreme shapes alone), {@code
  * --soak[=minutes]} (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code
- * --quick} (the issue's sizes with fewer repetitions), {@code --work=DIR}.
+ * --quick} (the full sizes with fewer repetitions), {@code --work=DIR}.
  */
 public final class BenchMain {
   private BenchMain() {}
@@ -97,7 +97,7 @@ public final class BenchMain {
       section("JMH", errors, rows, () -> JmhBenchmarks.run(scale, rows));
     }
     try (var namespaces = new Namespaces()) {
-      // "memory" runs just target 6's rows (proxy and controller RSS), which "proxy" includes.
+      // "memory" runs just the memory rows (proxy and controller RSS), which "proxy" includes.
       if (only.contains("proxy") || only.contains("memory")) {
         if (kernelSkip != null) {
           rows.add(Row.skipped("1-3, 6 proxy process benchmarks", "-", kernelSkip));
@@ -143,7 +143,7 @@ public final class BenchMain {
       }
       if (only.contains("cold")) {
         if (kernelSkip != null) {
-          rows.add(Row.skipped("1 cold full sync", "-", kernelSkip));
+          rows.add(Row.skipped("cold full sync", "-", kernelSkip));
         } else {
           final int startCount = coldStarts;
           section(
@@ -163,7 +163,7 @@ public final class BenchMain {
       }
       if (only.contains("latency")) {
         if (kernelSkip != null) {
-          rows.add(Row.skipped("4 first-packet latency", "-", kernelSkip));
+          rows.add(Row.skipped("first-packet latency", "-", kernelSkip));
         } else {
           section(
               "latency",
@@ -174,7 +174,7 @@ public final class BenchMain {
       }
       if (only.contains("counting")) {
         if (kernelSkip != null) {
-          rows.add(Row.skipped("17 locality counting cost", "-", kernelSkip));
+          rows.add(Row.skipped("locality counting cost", "-", kernelSkip));
         } else {
           section(
               "counting",
@@ -206,7 +206,7 @@ public final class BenchMain {
       }
       if (only.contains("extreme")) {
         if (kernelSkip != null) {
-          rows.add(Row.skipped("18 extreme shapes", "-", kernelSkip));
+          rows.add(Row.skipped("extreme shapes (44,000 × 1 and 5,000 × 50)", "-", kernelSkip));
         } else {
           section(
               "extreme",
@@ -220,7 +220,7 @@ public final class BenchMain {
       }
       if (only.contains("soak")) {
         if (kernelSkip != null) {
-          rows.add(Row.skipped("18 soak", "-", kernelSkip));
+          rows.add(Row.skipped("soak", "-", kernelSkip));
         } else {
           section(
               "soak",
@@ -283,7 +283,7 @@ public final class BenchMain {
     System.err.println("bench: " + name + " took " + Row.ms(System.currentTimeMillis() - started));
   }
 
-  /** Target 5's proxy rows when they did not run: they take a quarter of an hour more. */
+  /** The iptables mode's proxy rows when they did not run: they take a quarter of an hour more. */
   private static void iptablesModeRows(boolean iptables, List<Row> rows) {
     String why =
         iptables
@@ -291,8 +291,8 @@ public final class BenchMain {
             : "not run: add --iptables";
     rows.add(
         Row.skipped(
-            "5 iptables mode: cold full sync vs bare iptables-restore", "10000 svc × 2 ep", why));
+            "iptables mode: cold full sync vs bare iptables-restore", "10000 svc × 2 ep", why));
     rows.add(
-        Row.skipped("5 iptables mode: partial sync, and flat 10k vs 1k", "10000 vs 1000 svc", why));
+        Row.skipped("iptables mode: partial sync, and flat 10k vs 1k", "10000 vs 1000 svc", why));
   }
 }

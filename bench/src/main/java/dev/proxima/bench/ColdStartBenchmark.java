@@ -6,10 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Target 1 alone ({@code ./bench.sh --cold[=starts]}): the packaged proxy started cold, as the
- * image starts it, into fresh namespaces against the mock API server holding the issue's cluster,
- * several times, with where each start's time went. A quicker loop than the whole proxy section for
- * trying startup changes; the full run's rows come from {@link ProxyBenchmarks}.
+ * Time to program a new node alone ({@code ./bench.sh --cold[=starts]}): the packaged proxy started
+ * cold, as the image starts it, into fresh namespaces against the mock API server holding the
+ * full-size cluster, several times, with where each start's time went. A quicker loop than the
+ * whole proxy section for trying startup changes; the full run's rows come from {@link
+ * ProxyBenchmarks}.
  */
 final class ColdStartBenchmark {
   /** One start's phases, in milliseconds. */
@@ -62,7 +63,7 @@ final class ColdStartBenchmark {
         .rows()
         .add(
             Row.report(
-                "1 Cold full sync, where the time goes (medians, min–max)",
+                "Cold full sync, where the time goes (medians, min–max)",
                 size,
                 text(phases),
                 "-",
@@ -72,7 +73,7 @@ final class ColdStartBenchmark {
         .rows()
         .add(
             Row.report(
-                "1 Cold full sync without the image's startup archive (median of "
+                "Cold full sync without the image's startup archive (median of "
                     + without.size()
                     + ", "
                     + Row.spread(without)
@@ -85,7 +86,7 @@ final class ColdStartBenchmark {
         .rows()
         .add(
             Row.report(
-                "1 Cold full sync without the startup archive, where the time goes",
+                "Cold full sync without the startup archive, where the time goes",
                 size,
                 text(withoutArchive),
                 "-",

@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Targets 7, 8 and the controller half of 6: the packaged controller against the mock API server,
- * its writes counted from the server's recorded requests, and both components end to end.
+ * Controller writes, network programming latency and controller memory: the packaged controller
+ * against the mock API server, its writes counted from the server's recorded requests, and both
+ * components end to end.
  */
 final class ControllerBenchmarks {
   private final Scale scale;
@@ -89,7 +90,7 @@ final class ControllerBenchmarks {
     return count;
   }
 
-  /** Target 6, controller: RSS once every hint of the API server's cluster is written. */
+  /** Controller memory: RSS once every hint of the API server's cluster is written. */
   void memory(ApiServer api, SyntheticCluster cluster) throws IOException {
     long before = api.sliceWrites();
     int expected = needingHints(cluster);
@@ -108,7 +109,7 @@ final class ControllerBenchmarks {
     }
   }
 
-  /** Targets 7 and 8 on a cluster of their own. */
+  /** Controller writes and network programming latency, on a cluster of their own. */
   void run() throws IOException {
     var cluster =
         new SyntheticCluster(
@@ -131,7 +132,7 @@ final class ControllerBenchmarks {
         double main = first.loggedAt("Starting proxima-controller").orElse(Double.NaN);
         rows.add(
             Row.report(
-                "7 Controller start → every hint written (JVM start → main "
+                "Controller start → every hint written (JVM start → main "
                     + Row.ms(main - first.startedMillis)
                     + ")",
                 size,
@@ -139,7 +140,7 @@ final class ControllerBenchmarks {
                 "-",
                 "-"));
         rows.add(
-            writesPerSlice("7 Controller slice writes, first run", size, writes, hinted, expected));
+            writesPerSlice("Controller slice writes, first run", size, writes, hinted, expected));
       } finally {
         first.stop();
       }
@@ -161,7 +162,7 @@ final class ControllerBenchmarks {
         long statusWrites = api.statusWrites() - statusBeforeSecond;
         rows.add(
             Row.check(
-                "7 Controller slice writes, second run including one resync",
+                "Controller slice writes, second run including one resync",
                 size,
                 writes + " writes",
                 "-",
@@ -171,7 +172,7 @@ final class ControllerBenchmarks {
         // The Service conditions follow the same rule: written once, never again on a resync.
         rows.add(
             Row.check(
-                "7 Controller Service status writes, second run including one resync (first run: "
+                "Controller Service status writes, second run including one resync (first run: "
                     + statusBeforeSecond
                     + ")",
                 size,
@@ -238,12 +239,12 @@ final class ControllerBenchmarks {
   }
 
   /**
-   * Target 8: with the controller running, a proxy programs a node in zone-a. Each change replaces
-   * one zone-a endpoint of a hinted Service by a new address without hints, as the EndpointSlice
-   * controller writes it. The change is done when the kernel holds the new address in the hinted
-   * layout: last of the Service's zone-a endpoints (addresses sort numerically and the new one is
-   * the highest). Before hints arrive the proxy uses every endpoint, where the new address sits at
-   * a different position, so the two states cannot be confused.
+   * Network programming latency: with the controller running, a proxy programs a node in zone-a.
+   * Each change replaces one zone-a endpoint of a hinted Service by a new address without hints, as
+   * the EndpointSlice controller writes it. The change is done when the kernel holds the new
+   * address in the hinted layout: last of the Service's zone-a endpoints (addresses sort
+   * numerically and the new one is the highest). Before hints arrive the proxy uses every endpoint,
+   * where the new address sits at a different position, so the two states cannot be confused.
    */
   private void networkProgramming(ApiServer api, SyntheticCluster cluster) throws IOException {
     var latencies = new ArrayList<Double>();
@@ -312,7 +313,7 @@ final class ControllerBenchmarks {
     long writes = api.sliceWrites() - writesBefore;
     rows.add(
         Row.check(
-            "8 Network programming latency, slice written → hints written → rules in kernel (p50 "
+            "Network programming latency, slice written → hints written → rules in kernel (p50 "
                 + Row.ms(stats.median())
                 + ", max "
                 + Row.ms(stats.max())

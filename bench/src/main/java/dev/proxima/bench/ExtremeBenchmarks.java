@@ -33,7 +33,7 @@ final class ExtremeBenchmarks {
 
   void run() throws Exception {
     for (var shape : scale.extreme().shapes()) {
-      // The issue asks for the controller at 44,000 Services: the many-Services shape.
+      // The controller is measured at 44,000 Services: the many-Services shape.
       runShape(shape, shape.endpoints() == 1);
     }
   }
@@ -146,7 +146,7 @@ final class ExtremeBenchmarks {
         double informers = proxy.loggedAt("Informers synced").orElse(Double.NaN);
         rows.add(
             Row.report(
-                "18.1 Extreme: cold full sync, where the time goes",
+                "Extreme: cold full sync, where the time goes",
                 size,
                 String.format(
                     "JVM start → proxy started %s; → informers synced %s; → rules loaded %s (full"
@@ -173,7 +173,7 @@ final class ExtremeBenchmarks {
         int unseen = partial.unseen() + smallPartial.unseen();
         rows.add(
             Row.check(
-                "18.1 Extreme: partial sync, one endpoint changed → rule in kernel (median of "
+                "Extreme: partial sync, one endpoint changed → rule in kernel (median of "
                     + partial.latencies().size()
                     + ", min–max "
                     + Row.ms(partial.latencies().min())
@@ -255,7 +255,7 @@ final class ExtremeBenchmarks {
         var restartStats = new Stats(restarts);
         rows.add(
             Row.check(
-                "18.1 Extreme: cold full sync, proxy start → rules in an empty namespace ("
+                "Extreme: cold full sync, proxy start → rules in an empty namespace ("
                     + spread(coldStats)
                     + "; "
                     + anchor(shape)
@@ -268,7 +268,7 @@ final class ExtremeBenchmarks {
                 coldStats.median() <= coldBoundMillis(shape)));
         rows.add(
             Row.check(
-                "18.1 Extreme: restart with rules present, proxy start → rules in ("
+                "Extreme: restart with rules present, proxy start → rules in ("
                     + spread(restartStats)
                     + "; the first restart's first sync "
                     + Row.ms(restartSync)
@@ -287,7 +287,7 @@ final class ExtremeBenchmarks {
         rows.add(
             Row.check(
                 String.format(
-                    "18.1 Extreme: proxy RSS peak, the manifest's JVM flags (cold-started process:"
+                    "Extreme: proxy RSS peak, the manifest's JVM flags (cold-started process:"
                         + " RSS %.0f MiB, peak %.0f MiB after its partial syncs; restarted"
                         + " process: RSS %.0f MiB, peak %.0f MiB)",
                     coldMemory[0], coldMemory[1], restartMemory[0], restartMemory[1]),
@@ -302,7 +302,7 @@ final class ExtremeBenchmarks {
         var partialLongest = NftTimer.longestTransaction(partialRuns);
         rows.add(
             Row.check(
-                "18.2 Longest single nft transaction (every `nft -f` of the proxy timed by a"
+                "Longest single nft transaction (every `nft -f` of the proxy timed by a"
                     + " wrapper on its PATH, wrapper cost included; "
                     + all.stream().filter(NftTimer.Run::transaction).count()
                     + " transactions: cold "
@@ -360,18 +360,18 @@ final class ExtremeBenchmarks {
       double[] memory = controller.rssAndPeakMiB();
       rows.add(
           Row.report(
-              "18.1 Extreme: controller start → every hint written",
+              "Extreme: controller start → every hint written",
               size,
               Row.ms(doneAt - controller.startedMillis),
               "-",
               "-"));
       rows.add(
           ControllerBenchmarks.writesPerSlice(
-              "18.1 Extreme: controller slice writes", size, writes, hinted, expected));
+              "Extreme: controller slice writes", size, writes, hinted, expected));
       rows.add(
           Row.check(
               String.format(
-                  "18.1 Extreme: controller RSS peak, the manifest's JVM flags (RSS %.0f MiB once"
+                  "Extreme: controller RSS peak, the manifest's JVM flags (RSS %.0f MiB once"
                       + " idle)",
                   memory[0]),
               size,

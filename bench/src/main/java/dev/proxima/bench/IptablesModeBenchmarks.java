@@ -16,10 +16,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Target 5, the proxy's own iptables mode: the same cold and partial syncs as in nftables mode,
- * turned on with {@code --iptables} once {@code run --mode iptables} exists. iptables-nft rules
- * carry their DNAT target as an xtables blob that nft monitor does not print, so a change counts as
- * programmed when the proxy's first sync after the write's acknowledgement has finished.
+ * The proxy's own iptables mode: the same cold and partial syncs as in nftables mode, turned on
+ * with {@code --iptables} once {@code run --mode iptables} exists. iptables-nft rules carry their
+ * DNAT target as an xtables blob that nft monitor does not print, so a change counts as programmed
+ * when the proxy's first sync after the write's acknowledgement has finished.
  */
 final class IptablesModeBenchmarks {
   private IptablesModeBenchmarks() {}
@@ -145,7 +145,7 @@ final class IptablesModeBenchmarks {
               "bare iptables-restore of the whole buffer " + Row.ms(restore)));
       rows.add(
           Row.check(
-              "5 iptables mode: cold full sync vs bare `iptables-restore` of the same rules (one run)",
+              "iptables mode: cold full sync vs bare `iptables-restore` of the same rules (one run)",
               cluster.serviceCount() + " svc × 2 ep",
               Row.ms(total),
               "iptables-restore " + Row.ms(restore),
@@ -210,9 +210,7 @@ final class IptablesModeBenchmarks {
     var stats = new Stats(latencies);
     rows.add(
         Row.check(
-            "5 iptables mode: partial sync, change → sync finished (median of "
-                + stats.size()
-                + ")",
+            "iptables mode: partial sync, change → sync finished (median of " + stats.size() + ")",
             cluster.serviceCount() + " svc × 2 ep",
             Row.ms(stats.median()),
             "-",
@@ -232,7 +230,7 @@ final class IptablesModeBenchmarks {
     var longest = NftTimer.longestTransaction(runs);
     long count = runs.stream().filter(NftTimer.Run::transaction).count();
     return Row.check(
-        "18.2 Longest single iptables-restore, iptables mode (every restore of the proxy timed by"
+        "Longest single iptables-restore, iptables mode (every restore of the proxy timed by"
             + " a wrapper on its PATH once it has read the input; "
             + count
             + " restores: "

@@ -9,11 +9,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Target 4 (and the cold iptables restore of target 5): a client namespace connects to Service 0's
- * ClusterIP through a node namespace holding the rules for 10 or 10,000 Services, to a server in a
- * pod namespace. Rounds alternate between the sizes so machine noise hits both alike. The rules are
- * the proxy's own rendering, loaded with nft -f (nftables) or iptables-restore (the pure iptables
- * renderer, whose rules are what the proxy's iptables mode loads).
+ * First-packet latency (and the bare iptables restore the iptables mode is compared with): a client
+ * namespace connects to Service 0's ClusterIP through a node namespace holding the rules for 10 or
+ * 10,000 Services, to a server in a pod namespace. Rounds alternate between the sizes so machine
+ * noise hits both alike. The rules are the proxy's own rendering, loaded with nft -f (nftables) or
+ * iptables-restore (the pure iptables renderer, whose rules are what the proxy's iptables mode
+ * loads).
  */
 final class LatencyBenchmark {
   private final Scale scale;
@@ -86,7 +87,7 @@ final class LatencyBenchmark {
       int largest = sizes.get(sizes.size() - 1);
       rows.add(
           Row.report(
-              "5 iptables: bare `iptables-restore --noflush` (iptables-nft) of the pure renderer's full"
+              "iptables: bare `iptables-restore --noflush` (iptables-nft) of the pure renderer's full"
                   + " output into an empty namespace (one run; the baseline for the mode's cold sync)",
               largest + " svc × 2 ep",
               Row.ms(restoreMillis.get(largest)),
@@ -100,7 +101,7 @@ final class LatencyBenchmark {
     if (!iptablesMode) {
       rows.add(
           Row.pending(
-              "4 First-packet latency, the proxy's iptables mode",
+              "First-packet latency, the proxy's iptables mode",
               sizes.get(sizes.size() - 1) + " svc",
               "needs `--mode iptables` (rerun with --iptables)"));
     }
@@ -143,7 +144,7 @@ final class LatencyBenchmark {
       var ratios = roundRatios(List.of(0, 1), byMode, q);
       rows.add(
           Row.countingCost(
-              "17 First-packet (connect) latency "
+              "First-packet (connect) latency "
                   + names[q]
                   + " with locality counting on (the node's counters and every Service port's)"
                   + " vs off, nftables (median of "
@@ -196,7 +197,7 @@ final class LatencyBenchmark {
       double a = new Stats(samples.get(small).stream().map(s -> s[which]).toList()).median();
       double b = new Stats(samples.get(large).stream().map(s -> s[which]).toList()).median();
       String benchmark =
-          "4 First-packet (connect) latency "
+          "First-packet (connect) latency "
               + names[q]
               + ", "
               + mode

@@ -82,7 +82,7 @@ final class LocalityCountingBenchmark {
         .rows()
         .add(
             Row.countingCost(
-                "17 Partial sync with locality counting on for every Service port vs off (median of "
+                "Partial sync with locality counting on for every Service port vs off (median of "
                     + partialOn.size()
                     + " changes each over "
                     + rounds
@@ -107,7 +107,7 @@ final class LocalityCountingBenchmark {
         .rows()
         .add(
             Row.countingCost(
-                "17 Proxy peak RSS with locality counting on for every Service port vs off (median of "
+                "Proxy peak RSS with locality counting on for every Service port vs off (median of "
                     + peakOn.size()
                     + " starts each; live heap after a forced full GC: on "
                     + String.format("%.0f", liveOn.median())

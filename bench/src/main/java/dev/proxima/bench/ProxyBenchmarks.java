@@ -6,8 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Targets 1, 2, 3 and the proxy half of 6: the packaged proxy against the mock API server, loading
- * into scratch namespaces, each figure next to a bare nft run of the same script in the same run.
+ * New node, partial sync, restart and proxy memory: the packaged proxy against the mock API server,
+ * loading into scratch namespaces, each figure next to a bare nft run of the same script in the
+ * same run.
  */
 final class ProxyBenchmarks {
   private final Scale scale;
@@ -92,7 +93,7 @@ final class ProxyBenchmarks {
       rows.add(Row.coldSync(totals, size));
       rows.add(
           Row.check(
-              "1 Cold full sync vs bare `nft -f` of the same script (ratio per start "
+              "Cold full sync vs bare `nft -f` of the same script (ratio per start "
                   + String.format(
                       "%.1f–%.1f×", totals.min() / bares.median(), totals.max() / bares.median())
                   + ")",
@@ -105,8 +106,7 @@ final class ProxyBenchmarks {
 
       var largePartial = partialSync(node, cluster, baseline, rules, large + " svc × 2 ep");
       rows.add(
-          Row.flat(
-              "2 Partial sync flat in cluster size", large, small, largePartial, smallPartial));
+          Row.flat("Partial sync flat in cluster size", large, small, largePartial, smallPartial));
       restart(node, totals.median(), cluster, large);
       if (iptablesMode) {
         node.close();
@@ -119,14 +119,14 @@ final class ProxyBenchmarks {
                 namespaces, api, work, proxyJar, cluster, iptablesChanges(), 1000, rows);
         rows.add(
             Row.flat(
-                "5 iptables mode: partial sync flat in cluster size",
+                "iptables mode: partial sync flat in cluster size",
                 large,
                 small,
                 iptablesLarge,
                 iptablesSmallPartial));
         rows.add(
             Row.report(
-                "5 iptables mode: the tool's own growth, bare `iptables-restore --noflush` of the"
+                "iptables mode: the tool's own growth, bare `iptables-restore --noflush` of the"
                     + " same partial syncs' deltas into the whole ruleset, jumps from the built-in"
                     + " chains included (median of "
                     + iptablesLargeBare.size()
@@ -199,7 +199,7 @@ final class ProxyBenchmarks {
     int missed = result.missed();
     rows.add(
         Row.check(
-            "2 Partial sync: one Service's endpoint changed → rule in kernel (median of "
+            "Partial sync: one Service's endpoint changed → rule in kernel (median of "
                 + measured.size()
                 + "; min–max "
                 + Row.ms(measured.min())
@@ -229,13 +229,13 @@ final class ProxyBenchmarks {
    */
   private void appCds(double withoutMillis, String size) throws IOException {
     coldVariant(
-        "1 Cold full sync without the image's startup archive (one run; the JDK's own class-data archive only)",
+        "Cold full sync without the image's startup archive (one run; the JDK's own class-data archive only)",
         "node-a",
         List.of(StartupArchive.withoutIt()),
         withoutMillis,
         size);
     coldVariant(
-        "1 Cold full sync on one CPU, as a 1 CPU limit would give the proxy (one run)",
+        "Cold full sync on one CPU, as a 1 CPU limit would give the proxy (one run)",
         "node-2",
         List.of("-XX:ActiveProcessorCount=1"),
         withoutMillis,
@@ -272,7 +272,7 @@ final class ProxyBenchmarks {
     double list = System.currentTimeMillis() - listStarted;
     rows.add(
         Row.report(
-            "1 Cold full sync, where the time goes",
+            "Cold full sync, where the time goes",
             scale.coldServices() + " svc × 2 ep",
             String.format(
                 "JVM start → proxy started %s; → informers synced %s (a warm client lists the same %d objects in %s); → rules loaded %s (full sync metric, plan+render+nft, both families: %s)",
@@ -287,12 +287,13 @@ final class ProxyBenchmarks {
   }
 
   /**
-   * Target 3: SIGTERM the proxy (rules stay), start it again in the same namespace, and time it
-   * from its start to its rules against the cold start's figure: the restarted proxy's first sync
-   * is a full sync like a cold start's, built beside the table the earlier process left. Service 0
-   * has ClientIP affinity for these rounds; before each start a client is written into its affinity
-   * sets, as traffic would, and must still be there after the first sync. That no packet is lost on
-   * the way (the switch is one transaction) the e2e suite checks with live connections.
+   * Restart with rules present: SIGTERM the proxy (rules stay), start it again in the same
+   * namespace, and time it from its start to its rules against the cold start's figure: the
+   * restarted proxy's first sync is a full sync like a cold start's, built beside the table the
+   * earlier process left. Service 0 has ClientIP affinity for these rounds; before each start a
+   * client is written into its affinity sets, as traffic would, and must still be there after the
+   * first sync. That no packet is lost on the way (the switch is one transaction) the e2e suite
+   * checks with live connections.
    */
   private void restart(ProxyNode node, double cold, SyntheticCluster cluster, int services) {
     var sticky = cluster.service(0);
@@ -330,7 +331,7 @@ final class ProxyBenchmarks {
     var total = new Stats(totals);
     rows.add(
         Row.check(
-            "3 Restart with rules present: proxy start → rules in (median of "
+            "Restart with rules present: proxy start → rules in (median of "
                 + total.size()
                 + " restarts, min–max "
                 + Row.ms(total.min())
@@ -375,9 +376,9 @@ final class ProxyBenchmarks {
     return new SyntheticCluster(scale.memoryServices(), scale.memoryEndpoints(), "PreferSameZone");
   }
 
-  /** Target 6, proxy: RSS after the first sync with 10 endpoints per Service. */
+  /** Proxy memory: RSS after the first sync with 10 endpoints per Service. */
   /**
-   * Target 6, proxy: RSS after the first sync with 10 endpoints per Service, against a server (the
+   * Proxy memory: RSS after the first sync with 10 endpoints per Service, against a server (the
    * caller's) of its own that holds just that cluster (filling it by creates is quick; rewriting
    * 10,000 slices in the big one is not, because the mock answers every read by scanning its
    * store).

@@ -6,8 +6,8 @@ package dev.proxima.bench;
  * @param baseline what the result is compared with, measured in the same run ("-" for absolute
  *     bounds)
  * @param ratio result over baseline, or "-"
- * @param verdict PASS or MISS against the target; REPORT where the issue asks only for a figure;
- *     PENDING where the thing measured does not exist yet; SKIPPED where this machine cannot run it
+ * @param verdict PASS or MISS against the target; REPORT where only the figure is wanted; PENDING
+ *     where the thing measured does not exist yet; SKIPPED where this machine cannot run it
  */
 record Row(
     String benchmark,
@@ -49,10 +49,10 @@ record Row(
         on <= 1.1 * off);
   }
 
-  /** Target 1's row: the median of the cold starts against 2 s, with their spread. */
+  /** The new-node row: the median of the cold starts against 2 s, with their spread. */
   static Row coldSync(Stats totals, String scale) {
     return check(
-        "1 Cold full sync: proxy start → rules in an empty namespace (median of "
+        "Cold full sync: proxy start → rules in an empty namespace (median of "
             + totals.size()
             + ", "
             + spread(totals)
@@ -74,12 +74,11 @@ record Row(
     return new Row(benchmark, scale, result, baseline, ratio, "report", "REPORT");
   }
 
-  /** Target 6: resident and peak memory of a process against the 256 MiB bound. */
+  /** Resident and peak memory of a process against the 256 MiB bound. */
   static Row memory(
       String what, SyntheticCluster cluster, double[] rssAndPeakMiB, double[] afterFullGc) {
     return check(
-        "6 "
-            + what
+        what
             + String.format(
                 " (the manifest's JVM flags; peak %.0f MiB; of the RSS %.0f MiB file-backed; after a"
                     + " forced full GC: RSS %.0f MiB, live heap %.0f MiB)",

@@ -2,7 +2,7 @@ package dev.proxima.bench;
 
 import java.util.List;
 
-/** How big each benchmark runs: the sizes, or a smoke run that takes seconds. */
+/** How big each benchmark runs: the full sizes, or a smoke run that takes seconds. */
 record Scale(
     boolean smoke,
     int coldServices,
@@ -107,7 +107,7 @@ record Scale(
   }
 
   /**
-   * The issue's sizes with fewer repetitions, for trying a change out: one cold start, five partial
+   * The full sizes with fewer repetitions, for trying a change out: one cold start, five partial
    * changes, one latency round. Its figures are not the ones the docs report.
    */
   static Scale quickRun() {

@@ -98,7 +98,7 @@ final class SoakBenchmark {
                 churn.conflicts());
         rows.add(
             Row.report(
-                "18.5 Soak: churn applied (target rate "
+                "Soak: churn applied (target rate "
                     + soak.endpointChangesPerSecond()
                     + " endpoint replacements/s, one Service created and one deleted every "
                     + soak.serviceEverySeconds()
@@ -126,7 +126,7 @@ final class SoakBenchmark {
     boolean threadsFlat = end.threads() <= 1.1 * start.threads();
     return Row.check(
         String.format(
-            "18.5 Soak: %s RSS after a forced full GC, end vs after the first sync (live heap"
+            "Soak: %s RSS after a forced full GC, end vs after the first sync (live heap"
                 + " %.1f → %.1f MiB, %.2f×; threads %d → %d)",
             who, start.liveHeap(), end.liveHeap(), heapRatio, start.threads(), end.threads()),
         size,
@@ -260,7 +260,7 @@ final class SoakBenchmark {
       int elements = expected.values().stream().mapToInt(List::size).sum();
       rows.add(
           Row.check(
-              "18.5 Soak: the proxy's table at the end equals a fresh render of the API server's"
+              "Soak: the proxy's table at the end equals a fresh render of the API server's"
                   + " objects (sets, maps and chains compared as sorted statements and elements,"
                   + " empty chains left out; "
                   + services.size()
