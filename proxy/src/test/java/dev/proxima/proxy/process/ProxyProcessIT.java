@@ -135,7 +135,7 @@ class ProxyProcessIT {
         kind: KubeProxyConfiguration
         clusterCIDR: 10.244.0.0/16
         metricsBindAddress: 127.0.0.1:1
-        conntrack: {maxPerCore: 32768}
+        oomScoreAdj: -999
         logging: {format: json}
         """);
 
@@ -175,12 +175,13 @@ class ProxyProcessIT {
 
     // The file's ignored field is named once; its metrics address lost to the flag.
     var warnings =
-        jsonLogLines().stream().filter(l -> l.path("level").asText().equals("WARN")).toList();
+        jsonLogLines().stream()
+            .filter(l -> l.path("level").asText().equals("WARN") && l.has("config"))
+            .toList();
     assertThat(warnings)
         .extracting(l -> l.path("message").asText())
         .containsExactly(
-            "conntrack.maxPerCore is ignored: Proxima does not tune conntrack; the sysctls"
-                + " kube-proxy set stay until the node reboots");
+            "oomScoreAdj is ignored: set the pod's priority and resources instead");
     assertThat(warnings.get(0).path("config").asText()).isEqualTo(config.toString());
     assertThat(get(metricsPort, "/metrics"))
         .containsPattern("proxima_build_info\\{revision=\"[0-9a-f]{40}\",version=\"[^\"]+\"} 1");
