@@ -115,7 +115,7 @@ class DemoServeKubectlIT {
         .contains("endpointslice.discovery.k8s.io/web-1 created");
     assertThat(ok("get", "service", "web", "-o", "jsonpath={.spec.clusterIP}"))
         .startsWith("10.96.");
-    awaitReport("node-a1", "cluster:   10.244.0.70:8080, 10.244.2.70:8080");
+    awaitReport("node-a1", "Cluster policy: 10.244.0.70:8080, 10.244.2.70:8080");
 
     // apply -f of the same file after editing it: PreferSameNode and a second port.
     Files.writeString(manifest, webManifest("PreferSameNode", "  - name: admin\n    port: 9090\n"));
@@ -126,7 +126,8 @@ class DemoServeKubectlIT {
     awaitReport(
         "node-a1",
         "demo/web port http/TCP  trafficDistribution=PreferSameNode  topology=PreferSameNode\n"
-            + "  cluster:   10.244.0.70:8080\n");
+            + "  addresses:      clusterIP ");
+    awaitReport("node-a1", "  Cluster policy: 10.244.0.70:8080 (filtered by topology: PreferSameNode)\n");
     assertThat(log())
         .contains("[slices] demo/web-1 hints changed:")
         .contains("[node-a1] routing changed");
