@@ -70,11 +70,7 @@ public final class ExplainReport {
     json.put(
         "healthCheckNodePort",
         addresses.healthCheckNodePort() == 0 ? null : addresses.healthCheckNodePort());
-    json.put(
-        "loadBalancerSourceRanges",
-        addresses.sourceRanges().isEmpty() && addresses.loadBalancerIps().isEmpty()
-            ? null
-            : addresses.sourceRanges());
+    json.put("loadBalancerSourceRanges", addresses.firewall() ? addresses.sourceRanges() : null);
     return json;
   }
 
@@ -174,13 +170,13 @@ public final class ExplainReport {
             paths.addresses().phrases().isEmpty()
                 ? "(none of this family)"
                 : String.join(", ", paths.addresses().phrases()));
-        if (!paths.addresses().sourceRanges().isEmpty()) {
+        if (paths.addresses().firewall()) {
           field(
               out,
               "LB sources",
-              "only " + String.join(", ", paths.addresses().sourceRanges()) + " may connect");
-        } else if (port.restrictSources() && !paths.addresses().loadBalancerIps().isEmpty()) {
-          field(out, "LB sources", "none may connect (no usable loadBalancerSourceRanges)");
+              paths.addresses().sourceRanges().isEmpty()
+                  ? "none may connect (no usable loadBalancerSourceRanges)"
+                  : "only " + String.join(", ", paths.addresses().sourceRanges()) + " may connect");
         }
         for (var path : paths.paths()) {
           out.append("  ")

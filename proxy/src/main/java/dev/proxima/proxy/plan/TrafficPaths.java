@@ -97,7 +97,9 @@ public final class TrafficPaths {
    * @param clusterIp the ClusterIP of the family, or null when it has none
    * @param nodePort 0 without one
    * @param healthCheckNodePort 0 without one
-   * @param sourceRanges the load-balancer source ranges, when the Service restricts its sources
+   * @param firewall the load-balancer IPs admit only {@code sourceRanges}
+   * @param sourceRanges the sources the load-balancer IPs admit when {@code firewall}; empty then
+   *     means none (ranges nobody could read fail closed)
    */
   public record Addresses(
       String clusterIp,
@@ -106,6 +108,7 @@ public final class TrafficPaths {
       List<String> loadBalancerIps,
       List<String> externalIps,
       int healthCheckNodePort,
+      boolean firewall,
       List<String> sourceRanges) {
     public Addresses {
       loadBalancerIps = List.copyOf(loadBalancerIps);
@@ -158,7 +161,8 @@ public final class TrafficPaths {
                 selection.hasAnyEndpoints());
     if (route == null) {
       return new PortPaths(
-          new Addresses(null, port.port(), 0, List.of(), List.of(), 0, List.of()), List.of());
+          new Addresses(null, port.port(), 0, List.of(), List.of(), 0, false, List.of()),
+          List.of());
     }
     var addresses =
         new Addresses(
@@ -168,6 +172,7 @@ public final class TrafficPaths {
             route.loadBalancerIps(),
             route.externalIps(),
             port.healthCheckNodePort(),
+            route.firewall(),
             route.firewall()
                 ? route.allowedSources().stream().map(Object::toString).toList()
                 : List.of());

@@ -148,7 +148,7 @@ class ExplainReportTest {
         .isEqualTo(
             "{\"clusterIP\":\"10.96.0.30\",\"port\":443,\"nodePort\":30443,"
                 + "\"loadBalancerIPs\":[\"203.0.113.5\"],\"externalIPs\":[\"192.0.2.7\"],"
-                + "\"healthCheckNodePort\":32001,\"loadBalancerSourceRanges\":[]}");
+                + "\"healthCheckNodePort\":32001,\"loadBalancerSourceRanges\":null}");
     assertThat(ingress.get("localPolicyEndpoints").toString())
         .as("used but empty, not null (null is a list the Service does not use)")
         .isEqualTo("[]");
