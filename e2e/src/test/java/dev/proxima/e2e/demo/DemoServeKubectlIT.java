@@ -279,6 +279,21 @@ class DemoServeKubectlIT {
             "Operation cannot be fulfilled on services \"dns\": the object has been modified;"
                 + " please apply your changes to the latest version and try again");
 
+    // One view of every node's proxy, read through the API server's pod proxy.
+    assertThat(ok("get", "pods", "-n", "proxima-system")).contains("proxima-proxy-node-a1");
+    var out = new java.io.StringWriter();
+    int exit =
+        dev.proxima.proxy.cli.ProxyMain.commandLine()
+            .setOut(new java.io.PrintWriter(out))
+            .execute("status", "--kubeconfig", KUBECONFIG.toString());
+    transcript.append("$ proxima-proxy status\n").append(out).append('\n');
+    assertThat(exit).as(out.toString()).isZero();
+    assertThat(out.toString())
+        .containsPattern(
+            "node-a1 +zone-a +proxima-proxy-node-a1 +nftables +\\S+ +ok +\\d+[smh] ago +0 +0 +\\d+ +-")
+        .containsPattern("node-c2 +zone-c +proxima-proxy-node-c2 +nftables")
+        .contains("6 of 6 nodes have a healthy proxy.");
+
     // A watch over plain HTTP is refused with what to do instead.
     assertThat(failed("get", "services", "-w"))
         .contains("kubectl get -w and --watch are not supported");

@@ -120,6 +120,10 @@ public final class KubectlDispatcher extends Dispatcher {
     if (path.equals("/version")) {
       return json(200, VersionInfo.document());
     }
+    var proxied = PodProxy.forward(path, query, store::handleGet);
+    if (proxied.isPresent()) {
+      return proxied.get();
+    }
     if (HEALTH_PATHS.contains(path)) {
       return new MockResponse()
           .setResponseCode(200)
