@@ -134,13 +134,26 @@ public final class JarCommand {
     return run(List.of(), arguments);
   }
 
+  /** Runs with {@code input} as standard input. */
+  public Result runWithInput(Path input, String... arguments) {
+    return run(List.of(), input, arguments);
+  }
+
   /** Runs with extra JVM flags (a heap limit, for instance) before {@code -jar}. */
   public Result run(List<String> jvmFlags, String... arguments) {
+    return run(jvmFlags, null, arguments);
+  }
+
+  private Result run(List<String> jvmFlags, Path input, String... arguments) {
     try {
       var out = Files.createTempFile(workDirectory, "stdout-", ".txt");
       var err = Files.createTempFile(workDirectory, "stderr-", ".txt");
       long started = System.nanoTime();
-      var process = builder(jvmFlags, arguments, out, err).start();
+      var builder = builder(jvmFlags, arguments, out, err);
+      if (input != null) {
+        builder.redirectInput(input.toFile());
+      }
+      var process = builder.start();
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly().waitFor();
         throw new AssertionError(

@@ -16,7 +16,7 @@ public final class StateSource {
       required = true,
       paramLabel = "FILE",
       description =
-          "Services, EndpointSlices and Nodes as `kubectl get services,endpointslices,nodes -A -o yaml` (or -o json) prints them; any size.")
+          "Services, EndpointSlices and Nodes as `kubectl get services,endpointslices,nodes -A -o yaml` (or -o json) prints them; any size. - reads standard input.")
   Path state;
 
   @Option(
@@ -36,13 +36,32 @@ public final class StateSource {
   public ClusterState load(boolean serviceCidrs)
       throws StateFileException, KubeconfigException, LiveClusterState.UnreachableException {
     if (state != null) {
-      return StateFile.load(state);
+      return readsStandardInput()
+          ? StateFile.load(System.in, "standard input")
+          : StateFile.load(state);
     }
     return LiveClusterState.list(Kubeconfigs.fromFile(kubeconfig), serviceCidrs);
   }
 
   /** The source in words, for messages: "the state file F" or "the cluster of kubeconfig F". */
   public String describe() {
-    return state != null ? "the state file " + state : "the cluster of kubeconfig " + kubeconfig;
+    if (state != null) {
+      return readsStandardInput() ? "the state on standard input" : "the state file " + state;
+    }
+    return "the cluster of kubeconfig " + kubeconfig;
+  }
+
+  /** The --state file ({@code -} for standard input), or null when it comes from a cluster. */
+  public Path statePath() {
+    return state;
+  }
+
+  /** The --kubeconfig file, or null when the state comes from a file. */
+  public Path kubeconfig() {
+    return kubeconfig;
+  }
+
+  private boolean readsStandardInput() {
+    return "-".equals(state.toString());
   }
 }

@@ -26,6 +26,7 @@ class PurityTest {
     "dev.proxima.proxy.render..",
     "dev.proxima.proxy.track..",
     "dev.proxima.proxy.conntrack..",
+    "dev.proxima.proxy.status..",
   };
 
   /** The adapter that runs {@code conntrack}; the rest of its package decides what to delete. */

@@ -1,6 +1,8 @@
 package dev.proxima.controller.cli;
 
+import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.cli.KubeconfigException;
+import dev.proxima.cli.Kubeconfigs;
 import dev.proxima.cli.LiveClusterState;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.StateSource;
@@ -9,11 +11,17 @@ import dev.proxima.controller.hints.ServerVersion;
 import dev.proxima.controller.hints.SliceScope;
 import dev.proxima.controller.plan.OfflinePlan;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.state.ClusterState;
 import dev.proxima.model.state.StateFileException;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesListBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -45,7 +53,12 @@ public final class PlanCommand implements Callable<Integer> {
   /** How plan prints its result. */
   public enum Output {
     yaml,
-    json
+    json,
+    /**
+     * One YAML List of the Services, the slices as the controller leaves them and the Nodes: a
+     * state file for {@code proxima-proxy explain --state -}.
+     */
+    list
   }
 
   @ArgGroup(exclusive = true, multiplicity = "1")
@@ -60,7 +73,10 @@ public final class PlanCommand implements Callable<Integer> {
   @Option(
       names = {"-o", "--output"},
       defaultValue = "yaml",
-      description = "yaml or json (default: ${DEFAULT-VALUE}).")
+      description =
+          "yaml, json, or list: the state after the controller ran, as one List of Services,"
+              + " EndpointSlices and Nodes, for `proxima-proxy explain --state - --node NAME`"
+              + " (default: ${DEFAULT-VALUE}).")
   Output output;
 
   @Option(
@@ -68,7 +84,9 @@ public final class PlanCommand implements Callable<Integer> {
       defaultValue = "auto",
       description =
           "all, unmanaged or auto, as the controller's --slices (default: ${DEFAULT-VALUE}). auto"
-              + " needs --server-version; without it plan treats auto as all and says so.")
+              + " decides by the API server's version: --server-version, else (with"
+              + " --kubeconfig) the cluster's /version as `run` reads it; from a state file"
+              + " without --server-version plan treats auto as all and says so.")
   String slices;
 
   @Option(
@@ -84,16 +102,23 @@ public final class PlanCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     LogFormat.warningsOnly();
-    var scope = scope(err);
-    if (scope.isEmpty()) {
-      return 2;
-    }
     try {
+      var scope = scope(err);
+      if (scope.isEmpty()) {
+        return 2;
+      }
       var state = source.load(false);
+      if (needsClusterVersion(scope.get())) {
+        scope = Optional.of(new SliceScope(SliceScope.Slices.AUTO, clusterVersion(err)));
+      }
       // Taken before planning: the diff must not depend on whether planning copies the slices.
       var before = HintDiff.snapshot(state.endpointSlices());
       var result = OfflinePlan.run(state, scope.get(), Clock.systemUTC());
-      if (serverVersion == null && "auto".equalsIgnoreCase(slices)) {
+      if (scope.get().slices() == SliceScope.Slices.AUTO && serverVersion == null) {
+        err.println(
+            "note: --slices=auto decided by the cluster's /version: "
+                + scope.get().serverVersion().map(Object::toString).orElse("unknown"));
+      } else if ("auto".equalsIgnoreCase(slices)) {
         err.println(
             "note: --slices=auto without --server-version plans as --slices=all (Proxima writes"
                 + " every slice)");
@@ -104,7 +129,7 @@ public final class PlanCommand implements Callable<Integer> {
         out.print(conditionsText(result.conditions()));
         out.flush();
       } else {
-        print(result, out);
+        print(result, state, out);
       }
       return 0;
     } catch (StateFileException | KubeconfigException invalid) {
@@ -116,7 +141,11 @@ public final class PlanCommand implements Callable<Integer> {
     }
   }
 
-  /** The slice scope from --slices and --server-version; empty (after an error) when invalid. */
+  /**
+   * The slice scope from --slices and --server-version; empty (after an error) when invalid. With
+   * --kubeconfig, auto without --server-version is decided after the listing, by the cluster's
+   * /version.
+   */
   private Optional<SliceScope> scope(PrintWriter err) {
     SliceScope.Slices mode;
     try {
@@ -130,10 +159,42 @@ public final class PlanCommand implements Callable<Integer> {
       err.println("error: --server-version must look like 1.33, not " + serverVersion);
       return Optional.empty();
     }
-    if (mode == SliceScope.Slices.AUTO && version.isEmpty()) {
+    if (mode == SliceScope.Slices.AUTO && version.isEmpty() && source.kubeconfig() == null) {
       return Optional.of(SliceScope.ALL);
     }
     return Optional.of(new SliceScope(mode, version));
+  }
+
+  private boolean needsClusterVersion(SliceScope scope) {
+    return scope.slices() == SliceScope.Slices.AUTO
+        && serverVersion == null
+        && source.kubeconfig() != null;
+  }
+
+  /**
+   * The cluster's version from /version, as {@code run} reads it; empty when it cannot be read or
+   * carries no number (then, as in {@code run}, auto leaves kube-controller-manager only what every
+   * release of it hints itself).
+   */
+  private Optional<ServerVersion> clusterVersion(PrintWriter err) throws KubeconfigException {
+    var config = Kubeconfigs.fromFile(source.kubeconfig());
+    try (var client = new KubernetesClientBuilder().withConfig(config).build()) {
+      var info = client.getKubernetesVersion();
+      var version =
+          info == null
+              ? Optional.<ServerVersion>empty()
+              : ServerVersion.parse(info.getMajor(), info.getMinor());
+      if (version.isEmpty()) {
+        err.println("note: the API server's /version names no version; planning as run does then");
+      }
+      return version;
+    } catch (KubernetesClientException unreadable) {
+      err.println(
+          "note: cannot read the API server's /version ("
+              + ApiServerFailures.cause(unreadable)
+              + "); planning as run does then (give --server-version to decide --slices=auto)");
+      return Optional.empty();
+    }
   }
 
   /** The conditions in the diff's text form: one line per condition, under its Service. */
@@ -157,12 +218,21 @@ public final class PlanCommand implements Callable<Integer> {
     return text.toString();
   }
 
-  private void print(OfflinePlan.Result result, PrintWriter out) {
+  private void print(OfflinePlan.Result result, ClusterState state, PrintWriter out) {
+    var serialization = new KubernetesSerialization();
+    if (output == Output.list) {
+      var items = new ArrayList<HasMetadata>(state.services());
+      items.addAll(result.endpointSlices());
+      items.addAll(state.nodes());
+      items.addAll(state.serviceCidrs());
+      out.print(serialization.asYaml(new KubernetesListBuilder().withItems(items).build()));
+      out.flush();
+      return;
+    }
     var document = new LinkedHashMap<String, Object>();
     document.put("endpointSlices", result.endpointSlices());
     document.put("events", events(result.events()));
     document.put("serviceConditions", serviceConditions(result.conditions()));
-    var serialization = new KubernetesSerialization();
     out.print(
         output == Output.json
             ? serialization.asJson(document) + "\n"

@@ -7,8 +7,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.testing.ExportedCluster;
 import dev.proxima.testing.JarCommand;
 import dev.proxima.testing.ReachableApiServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -280,6 +288,95 @@ class PlanCommandIT {
                 .at("/endpointSlices/0/endpoints/0/hints/forZones/0/name")
                 .asText())
         .isEqualTo("zone-a");
+  }
+
+  /** A CRUD mock that answers /version as an API server of {@code minor} does. */
+  private static KubernetesMockServer apiServerOfVersion(String minor) {
+    var server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher() {
+              @Override
+              public MockResponse dispatch(RecordedRequest request) {
+                return request.getPath().equals("/version")
+                    ? new MockResponse()
+                        .setResponseCode(200)
+                        .setBody(
+                            "{\"major\": \"1\", \"minor\": \""
+                                + minor
+                                + "\", \"gitVersion\": \"v1."
+                                + minor
+                                + ".0\"}")
+                    : super.dispatch(request);
+              }
+            },
+            false);
+    server.init(InetAddress.getLoopbackAddress(), 0);
+    return server;
+  }
+
+  private Run planFromCluster(String minor) throws Exception {
+    var server = apiServerOfVersion(minor);
+    try (var client = server.createClient()) {
+      var state = dev.proxima.model.state.StateFile.load(kcmState());
+      state.services().forEach(service -> client.resource(service).create());
+      state.endpointSlices().forEach(slice -> client.resource(slice).create());
+      var kubeconfig =
+          ReachableApiServer.kubeconfig(
+              directory.resolve("kubeconfig-" + minor), "http://127.0.0.1:" + server.getPort());
+      return run("plan", "--kubeconfig", kubeconfig.toString(), "-o", "json");
+    } finally {
+      server.destroy();
+    }
+  }
+
+  @Test
+  void slicesAutoFromAKubeconfigDecidesByTheClustersVersionAsRunDoes() throws Exception {
+    var v133 = planFromCluster("33");
+    var v130 = planFromCluster("30");
+
+    assertThat(v133.exitCode()).as(v133.err()).isZero();
+    assertThat(v133.err()).contains("--slices=auto decided by the cluster's /version: 1.33");
+    assertThat(
+            new ObjectMapper()
+                .readTree(v133.out())
+                .at("/endpointSlices/0/endpoints/0/hints")
+                .isMissingNode())
+        .as("1.33's KCM hints PreferClose itself")
+        .isTrue();
+    assertThat(v130.exitCode()).as(v130.err()).isZero();
+    assertThat(
+            new ObjectMapper()
+                .readTree(v130.out())
+                .at("/endpointSlices/0/endpoints/0/hints/forZones/0/name")
+                .asText())
+        .as("1.30's KCM does not: Proxima hints it")
+        .isEqualTo("zone-a");
+  }
+
+  @Test
+  void outputListIsAStateFileWithTheSlicesAsTheControllerLeavesThem() throws Exception {
+    var file = stateFile();
+    var result = run("plan", "--state", file.toString(), "-o", "list");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    var after =
+        dev.proxima.model.state.StateFile.load(
+            new java.io.ByteArrayInputStream(
+                result.out().getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+            "plan -o list");
+    var before = dev.proxima.model.state.StateFile.load(file);
+    assertThat(after.services()).hasSameSizeAs(before.services());
+    assertThat(after.nodes()).hasSameSizeAs(before.nodes());
+    var web =
+        after.endpointSlices().stream()
+            .filter(slice -> slice.getMetadata().getName().equals("web-abc"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(web.getEndpoints().get(0).getHints().getForNodes().get(0).getName())
+        .isEqualTo("node-1");
   }
 
   @Test

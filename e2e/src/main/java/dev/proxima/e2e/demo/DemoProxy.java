@@ -5,6 +5,8 @@ import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -81,7 +83,43 @@ final class DemoProxy implements AutoCloseable {
     var proxy = new DemoProxy(node, apiServer.client(), directory);
     proxy.server.start(
         new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+    proxy.client.resource(proxy.pod()).create();
     return proxy;
+  }
+
+  /**
+   * This proxy as the DaemonSet's pod on its node, as {@code proxima-proxy status} finds it: its
+   * pod IP is loopback and its ports are the ones this in-process proxy listens on, which the demo
+   * API server's pod proxy reaches.
+   */
+  private Pod pod() {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("proxima-proxy-" + node)
+        .withNamespace("proxima-system")
+        .addToLabels("app.kubernetes.io/name", "proxima-proxy")
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName(node)
+        .withHostNetwork(true)
+        .addNewContainer()
+        .withName("proxy")
+        .withImage("proxima-proxy (in the demo's JVM, dry-run)")
+        .addNewPort()
+        .withName("healthz")
+        .withContainerPort(server.healthPort())
+        .endPort()
+        .addNewPort()
+        .withName("metrics")
+        .withContainerPort(server.metricsPort())
+        .endPort()
+        .endContainer()
+        .endSpec()
+        .withNewStatus()
+        .withPhase("Running")
+        .withPodIP("127.0.0.1")
+        .endStatus()
+        .build();
   }
 
   String node() {

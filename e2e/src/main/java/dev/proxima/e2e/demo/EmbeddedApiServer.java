@@ -1,6 +1,8 @@
 package dev.proxima.e2e.demo;
 
 import dev.proxima.e2e.demo.api.KubectlDispatcher;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -12,6 +14,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 
 /**
  * An in-process API server: fabric8's mock server in CRUD mode, bound to loopback on a free port,
@@ -45,7 +48,50 @@ public final class EmbeddedApiServer implements AutoCloseable {
       throw new UncheckedIOException(
           new IOException("could not start the embedded API server", failure));
     }
-    return new EmbeddedApiServer(server);
+    var started = new EmbeddedApiServer(server);
+    started.createBuiltIns();
+    return started;
+  }
+
+  /** The namespaces every cluster has, the demo's own, and the API server's default/kubernetes. */
+  static final List<String> NAMESPACES =
+      List.of("default", "kube-system", "kube-public", "kube-node-lease", "proxima-system", "demo");
+
+  /**
+   * What a real API server creates for itself: the namespaces (so {@code kubectl get ns} lists
+   * them) and the {@code default/kubernetes} Service. The demo's API server cannot be reached
+   * through that Service, so it has no EndpointSlice, and the proxies say its traffic is rejected.
+   */
+  private void createBuiltIns() {
+    try (var client = client()) {
+      for (var name : NAMESPACES) {
+        client
+            .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+            .create();
+      }
+      client
+          .resource(
+              new ServiceBuilder()
+                  .withNewMetadata()
+                  .withName("kubernetes")
+                  .withNamespace("default")
+                  .addToLabels("component", "apiserver")
+                  .addToLabels("provider", "kubernetes")
+                  .endMetadata()
+                  .withNewSpec()
+                  .withType("ClusterIP")
+                  .withClusterIP("10.96.0.1")
+                  .withClusterIPs("10.96.0.1")
+                  .addNewPort()
+                  .withName("https")
+                  .withPort(443)
+                  .withProtocol("TCP")
+                  .withNewTargetPort(6443)
+                  .endPort()
+                  .endSpec()
+                  .build())
+          .create();
+    }
   }
 
   /** A new client for this server; the caller closes it. */

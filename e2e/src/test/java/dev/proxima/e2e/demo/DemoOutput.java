@@ -30,10 +30,10 @@ final class DemoOutput {
     assertThat(nodeB2)
         .contains(
             "demo/dns port udp-53/UDP  trafficDistribution=PreferSameNode  topology=PreferSameNode")
-        .contains("cluster:   10.244.3.10:53\n")
+        .contains("Cluster policy: 10.244.3.10:53 (filtered by topology: PreferSameNode)\n")
         .contains(
             "demo/checkout port tcp-8080/TCP  trafficDistribution=PreferSameZone  topology=PreferSameZone")
-        .contains("cluster:   10.244.2.20:8080\n");
+        .contains("Cluster policy: 10.244.2.20:8080 (filtered by topology: PreferSameZone)\n");
   }
 
   /** One nft script per node, each a whole ruleset an operator could load. */

@@ -115,7 +115,7 @@ class DemoServeKubectlIT {
         .contains("endpointslice.discovery.k8s.io/web-1 created");
     assertThat(ok("get", "service", "web", "-o", "jsonpath={.spec.clusterIP}"))
         .startsWith("10.96.");
-    awaitReport("node-a1", "cluster:   10.244.0.70:8080, 10.244.2.70:8080");
+    awaitReport("node-a1", "Cluster policy: 10.244.0.70:8080, 10.244.2.70:8080");
 
     // apply -f of the same file after editing it: PreferSameNode and a second port.
     Files.writeString(manifest, webManifest("PreferSameNode", "  - name: admin\n    port: 9090\n"));
@@ -126,7 +126,9 @@ class DemoServeKubectlIT {
     awaitReport(
         "node-a1",
         "demo/web port http/TCP  trafficDistribution=PreferSameNode  topology=PreferSameNode\n"
-            + "  cluster:   10.244.0.70:8080\n");
+            + "  addresses:      clusterIP ");
+    awaitReport(
+        "node-a1", "  Cluster policy: 10.244.0.70:8080 (filtered by topology: PreferSameNode)\n");
     assertThat(log())
         .contains("[slices] demo/web-1 hints changed:")
         .contains("[node-a1] routing changed");
@@ -230,6 +232,71 @@ class DemoServeKubectlIT {
     new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start().waitFor();
     assertThat(demo.waitFor(60, TimeUnit.SECONDS)).as("the demo stops on SIGINT").isTrue();
     assertThat(log()).contains("Stopping the demo");
+  }
+
+  @Test
+  void whatKubectlDoesInAnOperatorsFirstHourWorksOrIsRefusedClearly() throws Exception {
+    // What every API server has: health endpoints, namespaces, the kubernetes Service.
+    assertThat(ok("get", "--raw", "/healthz")).isEqualTo("ok");
+    assertThat(ok("get", "--raw", "/readyz")).isEqualTo("ok");
+    assertThat(ok("get", "--raw", "/livez")).isEqualTo("ok");
+    assertThat(ok("get", "ns"))
+        .containsPattern("(?m)^default ")
+        .containsPattern("(?m)^kube-system ")
+        .containsPattern("(?m)^demo ");
+    assertThat(ok("get", "service", "kubernetes", "-n", "default"))
+        .containsPattern("kubernetes +ClusterIP +10\\.96\\.0\\.1 +<none> +443/TCP");
+
+    // Set-based label selectors select, on get and on delete.
+    assertThat(ok("get", "endpointslices", "-l", "kubernetes.io/service-name in (dns,search)"))
+        .contains("dns-x7k2p")
+        .contains("search-h5t6w")
+        .doesNotContain("checkout-");
+    assertThat(ok("get", "endpointslices", "-l", "kubernetes.io/service-name notin (dns)"))
+        .contains("checkout-")
+        .doesNotContain("dns-x7k2p");
+    assertThat(kubectl("get", "endpointslices", "-l", "!kubernetes.io/service-name").output())
+        .contains("No resources found");
+
+    // apply -f of what kubectl get -o yaml exports: one List.
+    var export = directory.resolve("export.yaml");
+    Files.writeString(export, ok("get", "services,endpointslices", "-o", "yaml"));
+    assertThat(ok("apply", "-f", export.toString()))
+        .contains("service/dns configured")
+        .contains("endpointslice.discovery.k8s.io/dns-x7k2p configured");
+
+    assertThat(ok("delete", "endpointslices", "-l", "kubernetes.io/service-name in (search)"))
+        .contains("\"search-h5t6w\" deleted");
+    assertThat(ok("get", "endpointslices")).contains("dns-x7k2p").doesNotContain("search-h5t6w");
+
+    // A stale write is a 409 Conflict naming the object, as on a real API server.
+    var stale = directory.resolve("dns.yaml");
+    Files.writeString(stale, ok("get", "service", "dns", "-o", "yaml"));
+    ok("annotate", "service", "dns", "example.com/touched=yes");
+    assertThat(failed("replace", "-f", stale.toString()))
+        .contains("Error from server (Conflict)")
+        .contains(
+            "Operation cannot be fulfilled on services \"dns\": the object has been modified;"
+                + " please apply your changes to the latest version and try again");
+
+    // One view of every node's proxy, read through the API server's pod proxy.
+    assertThat(ok("get", "pods", "-n", "proxima-system")).contains("proxima-proxy-node-a1");
+    var out = new java.io.StringWriter();
+    int exit =
+        dev.proxima.proxy.cli.ProxyMain.commandLine()
+            .setOut(new java.io.PrintWriter(out))
+            .execute("status", "--kubeconfig", KUBECONFIG.toString());
+    transcript.append("$ proxima-proxy status\n").append(out).append('\n');
+    assertThat(exit).as(out.toString()).isZero();
+    assertThat(out.toString())
+        .containsPattern(
+            "node-a1 +zone-a +proxima-proxy-node-a1 +nftables +\\S+ +ok +\\d+[smh] ago +0 +0 +\\d+ +-")
+        .containsPattern("node-c2 +zone-c +proxima-proxy-node-c2 +nftables")
+        .contains("6 of 6 nodes have a healthy proxy.");
+
+    // A watch over plain HTTP is refused with what to do instead.
+    assertThat(failed("get", "services", "-w"))
+        .contains("kubectl get -w and --watch are not supported");
   }
 
   private static String webManifest(String trafficDistribution, String extraPorts) {

@@ -76,7 +76,7 @@ class TopologyNetnsIT {
         .containsExactly("tcp", "udp");
     for (var port : report.path("servicePorts")) {
       assertThat(port.path("topology").asText()).as(live.stdout()).isEqualTo("PreferSameZone");
-      assertThat(port.path("clusterEndpoints").toString())
+      assertThat(port.path("clusterPolicyEndpoints").toString())
           .as(live.stdout())
           .contains("\"" + cluster.pod("a1s1").ipv4() + ":")
           .contains("\"" + cluster.pod("a2s1").ipv4() + ":")

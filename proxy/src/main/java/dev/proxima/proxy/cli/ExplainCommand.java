@@ -4,7 +4,10 @@ import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.LiveClusterState;
 import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.plan.ExplainReport;
+import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.plan.TopologyFallback;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
@@ -20,7 +23,12 @@ import picocli.CommandLine.Option;
     name = "explain",
     mixinStandardHelpOptions = true,
     description = {
-      "Print, per Service port, the endpoints this node's proxy would use and why.",
+      "Print, per Service port, the addresses that lead to it and, for each kind of traffic"
+          + " (pods and the node to the ClusterIP, external clients to a NodePort, load-balancer"
+          + " IP or externalIP), the endpoints this node's proxy sends it to, or that it drops"
+          + " it, and why.",
+      "To see routing as it will be once the controller has written its hints: proxima-controller"
+          + " plan --state FILE -o list | proxima-proxy explain --state - --node NAME",
       "With --live, ask the proxy running on this node instead: what its latest sync loaded, and"
           + " how its syncs went (inside its pod: kubectl exec -n proxima-system POD --"
           + " proxima-proxy explain --live)."
@@ -75,6 +83,23 @@ public final class ExplainCommand implements Callable<Integer> {
     try {
       var plans = state.plans(notes, serviceProxyName.value);
       notes.forEach(note -> err.println("note: " + note));
+      var missingSlices = state.missingSlicesWarning();
+      if (missingSlices != null) {
+        err.println("warning: " + missingSlices);
+      } else if (waitForHints(plans) > 0) {
+        long waiting = waitForHints(plans);
+        err.println(
+            "note: "
+                + (waiting == 1 ? "1 Service port asks" : waiting + " Service ports ask")
+                + " for a trafficDistribution whose hints are not in the slices yet; to see"
+                + " routing as it will be once the controller has written them: "
+                + "proxima-controller plan "
+                + (state.source.kubeconfig() != null
+                    ? "--kubeconfig " + state.source.kubeconfig()
+                    : "--state " + state.source.statePath())
+                + " -o list | proxima-proxy explain --state - --node "
+                + state.node);
+      }
       out.print(output == Output.json ? ExplainReport.json(plans) : ExplainReport.text(plans));
       out.flush();
       return 0;
@@ -85,6 +110,17 @@ public final class ExplainCommand implements Callable<Integer> {
       err.println("error: " + unreachable.getMessage());
       return 1;
     }
+  }
+
+  /** The Service ports routed wider than asked because their slices lack the hints. */
+  private static long waitForHints(List<NodePlanner.FamilyPlan> plans) {
+    return plans.stream()
+        .flatMap(plan -> plan.ports().stream())
+        .filter(
+            planned ->
+                planned.fallback() == TopologyFallback.INCOMPLETE_ZONE_HINTS
+                    || planned.fallback() == TopologyFallback.INCOMPLETE_NODE_HINTS)
+        .count();
   }
 
   private Integer live(LiveExplainOptions live) {

@@ -23,6 +23,7 @@ public final class ProxyMain implements Runnable {
         new CommandLine(new ProxyMain())
             .addSubcommand(new RunCommand())
             .addSubcommand(new ExplainCommand())
+            .addSubcommand(new StatusCommand())
             .addSubcommand(new RenderCommand())
             .addSubcommand(new CleanupCommand()));
   }

@@ -63,6 +63,21 @@ final class StateOptions {
         .orElse(null);
   }
 
+  /**
+   * A warning when the state has Services but no EndpointSlice at all (an export that left them
+   * out), or null: every Service would otherwise show {@code no endpoints} without saying why.
+   */
+  String missingSlicesWarning() {
+    if (cluster.services().isEmpty() || !cluster.endpointSlices().isEmpty()) {
+      return null;
+    }
+    return source.describe()
+        + " has "
+        + cluster.services().size()
+        + " Services but no EndpointSlices, so every Service shows no endpoints: export them too"
+        + " (kubectl get services,endpointslices,nodes -A -o yaml)";
+  }
+
   /** The ranges of the state's ServiceCIDR objects, both families. */
   List<String> serviceCidrs() {
     return cluster.serviceCidrs().stream()

@@ -3,6 +3,8 @@ package dev.proxima.proxy.plan;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.route.Verdict;
+import dev.proxima.proxy.selection.TopologyLevel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +13,8 @@ import java.util.function.Function;
 
 /**
  * Renders the proxy's endpoint decisions for people ({@code -o text}) and for tools ({@code -o
- * json}): per Service port, which endpoints are used for cluster and local traffic, and why.
+ * json}): per Service port, the addresses that lead to it, per traffic source the endpoints it
+ * reaches or why it is dropped, the two policies' endpoint lists, and why.
  */
 public final class ExplainReport {
   private static final ObjectMapper JSON =
@@ -19,7 +22,10 @@ public final class ExplainReport {
 
   private ExplainReport() {}
 
-  /** One JSON object per Service port, with a list the Service does not use as null. */
+  /**
+   * One JSON object per Service port, with a list the Service does not use as null and a list it
+   * uses but that holds nothing as empty.
+   */
   public static String json(List<NodePlanner.FamilyPlan> plans) {
     var rows = new ArrayList<Map<String, Object>>();
     plans.forEach(plan -> rows.addAll(rows(plan)));
@@ -32,20 +38,81 @@ public final class ExplainReport {
     for (var planned : plan.ports()) {
       var port = planned.port();
       var selection = planned.selection();
+      var paths = TrafficPaths.of(plan.family(), planned);
       var row = new LinkedHashMap<String, Object>();
       row.put("service", port.name().service().toString());
       row.put("port", portLabel(planned));
       row.put("protocol", port.protocol().name());
-      row.put("clusterEndpoints", addresses(selection.clusterEndpoints()));
-      row.put("localEndpoints", addresses(selection.localEndpoints()));
+      row.put("addresses", addressesJson(paths.addresses()));
+      row.put("traffic", paths.paths().stream().map(ExplainReport::pathJson).toList());
+      row.put("clusterPolicyEndpoints", addresses(clusterList(planned)));
+      row.put("localPolicyEndpoints", addresses(localList(planned)));
       row.put("allReachableEndpoints", addresses(selection.allReachableEndpoints()));
       row.put("hasAnyEndpoints", selection.hasAnyEndpoints());
       row.put("topology", selection.topology().displayName());
+      row.put(
+          "fallback",
+          planned.fallback() == TopologyFallback.NONE ? null : planned.fallback().label());
       row.put("reason", selection.reason());
       row.put("addressCollisions", collisionsOf(plan, planned));
       rows.add(row);
     }
     return rows;
+  }
+
+  private static Map<String, Object> addressesJson(TrafficPaths.Addresses addresses) {
+    var json = new LinkedHashMap<String, Object>();
+    json.put("clusterIP", addresses.clusterIp());
+    json.put("port", addresses.port());
+    json.put("nodePort", addresses.nodePort() == 0 ? null : addresses.nodePort());
+    json.put("loadBalancerIPs", addresses.loadBalancerIps());
+    json.put("externalIPs", addresses.externalIps());
+    json.put(
+        "healthCheckNodePort",
+        addresses.healthCheckNodePort() == 0 ? null : addresses.healthCheckNodePort());
+    json.put("loadBalancerSourceRanges", addresses.firewall() ? addresses.sourceRanges() : null);
+    return json;
+  }
+
+  private static Map<String, Object> pathJson(TrafficPaths.Path path) {
+    var json = new LinkedHashMap<String, Object>();
+    json.put("from", path.source().jsonName());
+    json.put("to", path.to());
+    json.put("policy", path.policy());
+    json.put("verdict", verdictName(path.verdict()));
+    json.put("endpoints", addresses(path.endpoints()));
+    json.put("why", path.why());
+    return json;
+  }
+
+  private static String verdictName(Verdict verdict) {
+    return switch (verdict) {
+      case CLUSTER_ENDPOINTS -> "clusterPolicyEndpoints";
+      case LOCAL_ENDPOINTS -> "localPolicyEndpoints";
+      case DROP -> "dropped";
+      case REJECT -> "rejected";
+    };
+  }
+
+  /**
+   * The Cluster policy's list: null when the port never uses it, empty when it is used and holds
+   * nothing (the selection gives null for both).
+   */
+  private static List<Endpoint> clusterList(NodePlanner.PlannedPort planned) {
+    if (!planned.port().usesClusterEndpoints()) {
+      return null;
+    }
+    var list = planned.selection().clusterEndpoints();
+    return list == null ? List.of() : list;
+  }
+
+  /** The Local policy's list: null when the port never uses it, empty when none is here. */
+  private static List<Endpoint> localList(NodePlanner.PlannedPort planned) {
+    if (!planned.port().usesLocalEndpoints()) {
+      return null;
+    }
+    var list = planned.selection().localEndpoints();
+    return list == null ? List.of() : list;
   }
 
   /** Indented JSON with a final newline. */
@@ -96,15 +163,56 @@ public final class ExplainReport {
             .append("  topology=")
             .append(selection.topology().displayName())
             .append('\n');
-        line(out, "cluster", selection.clusterEndpoints());
-        line(out, "local", selection.localEndpoints());
-        line(out, "reachable", selection.allReachableEndpoints());
-        out.append("  why:       ").append(selection.reason()).append('\n');
+        var paths = TrafficPaths.of(plan.family(), planned);
+        field(
+            out,
+            "addresses",
+            paths.addresses().phrases().isEmpty()
+                ? "(none of this family)"
+                : String.join(", ", paths.addresses().phrases()));
+        if (paths.addresses().firewall()) {
+          field(
+              out,
+              "LB sources",
+              paths.addresses().sourceRanges().isEmpty()
+                  ? "none may connect (no usable loadBalancerSourceRanges)"
+                  : "only " + String.join(", ", paths.addresses().sourceRanges()) + " may connect");
+        }
+        for (var path : paths.paths()) {
+          out.append("  ")
+              .append(path.source().who())
+              .append(" -> ")
+              .append(String.join(", ", path.to()))
+              .append(" (")
+              .append(path.policyPhrase())
+              .append(")\n    -> ");
+          if (path.lost()) {
+            out.append(path.why());
+          } else {
+            out.append(String.join(", ", addresses(path.endpoints())))
+                .append(" (")
+                .append(path.why())
+                .append(')');
+          }
+          out.append('\n');
+        }
+        list(
+            out,
+            "Cluster policy",
+            clusterList(planned),
+            "not used: internalTrafficPolicy Local without external access",
+            "none",
+            selection.topology() == TopologyLevel.NONE
+                ? ""
+                : " (filtered by topology: " + selection.topology().displayName() + ")");
+        list(out, "Local policy", localList(planned), "not used", "none on this node", "");
+        field(out, "reachable", joinedOrNone(selection.allReachableEndpoints()));
+        field(out, "why", selection.reason());
         if (planned.fallback() != TopologyFallback.NONE) {
-          out.append("  fallback:  ").append(planned.fallback().label()).append('\n');
+          field(out, "fallback", planned.fallback().label());
         }
         for (var collision : collisionsOf(plan, planned)) {
-          out.append("  collision: ").append(collision).append('\n');
+          field(out, "collision", collision);
         }
         moreLines.apply(planned).forEach(line -> out.append(line).append('\n'));
       }
@@ -129,16 +237,29 @@ public final class ExplainReport {
         .toList();
   }
 
-  private static void line(StringBuilder out, String label, List<Endpoint> endpoints) {
-    out.append("  ").append(String.format("%-10s", label + ":")).append(' ');
+  private static void list(
+      StringBuilder out,
+      String label,
+      List<Endpoint> endpoints,
+      String unused,
+      String empty,
+      String suffix) {
     if (endpoints == null) {
-      out.append("(not used)");
+      field(out, label, "(" + unused + ")");
     } else if (endpoints.isEmpty()) {
-      out.append("(none)");
+      field(out, label, "(" + empty + ")");
     } else {
-      out.append(String.join(", ", addresses(endpoints)));
+      field(out, label, String.join(", ", addresses(endpoints)) + suffix);
     }
-    out.append('\n');
+  }
+
+  private static String joinedOrNone(List<Endpoint> endpoints) {
+    return endpoints.isEmpty() ? "(none)" : String.join(", ", addresses(endpoints));
+  }
+
+  /** One labelled line: the label and its colon padded to a column, then the value. */
+  private static void field(StringBuilder out, String label, String value) {
+    out.append("  ").append(String.format("%-16s", label + ":")).append(value).append('\n');
   }
 
   private static String portLabel(NodePlanner.PlannedPort planned) {

@@ -96,9 +96,9 @@ class ProxyCommandsIT {
     assertThat(dns.get("service").asText()).isEqualTo("kube-system/dns");
     assertThat(dns.get("port").asText()).isEqualTo("dns");
     assertThat(dns.get("protocol").asText()).isEqualTo("UDP");
-    assertThat(dns.get("clusterEndpoints")).hasSize(1);
-    assertThat(dns.get("clusterEndpoints").get(0).asText()).isEqualTo("10.244.1.10:53");
-    assertThat(dns.get("localEndpoints").isNull())
+    assertThat(dns.get("clusterPolicyEndpoints")).hasSize(1);
+    assertThat(dns.get("clusterPolicyEndpoints").get(0).asText()).isEqualTo("10.244.1.10:53");
+    assertThat(dns.get("localPolicyEndpoints").isNull())
         .as("a list the Service does not use is null")
         .isTrue();
     assertThat(dns.get("allReachableEndpoints")).hasSize(1);
@@ -108,7 +108,34 @@ class ProxyCommandsIT {
     var web = rows.get(1);
     assertThat(web.get("port").asText()).as("an unnamed port shows its number").isEqualTo("80");
     assertThat(web.get("hasAnyEndpoints").asBoolean()).isFalse();
-    assertThat(web.get("clusterEndpoints")).isEmpty();
+    assertThat(web.get("clusterPolicyEndpoints")).isEmpty();
+  }
+
+  @Test
+  void explainWarnsWhenTheStateHasServicesButNoEndpointSlices() throws Exception {
+    var file = directory.resolve("no-slices.yaml");
+    var full = Files.readString(state());
+    Files.writeString(file, full.substring(0, full.indexOf("---\napiVersion: discovery.k8s.io")));
+
+    var result = run("explain", "--state", file.toString(), "--node", "node-a");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.err())
+        .contains(
+            "warning: the state file "
+                + file
+                + " has 2 Services but no EndpointSlices, so every Service shows no endpoints:"
+                + " export them too");
+  }
+
+  @Test
+  void explainReadsTheStateFromStandardInputWithADash() throws Exception {
+    var result =
+        new JarCommand(JAR, directory)
+            .runWithInput(state(), "explain", "--state", "-", "--node", "node-a");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out()).contains("kube-system/dns port dns/UDP");
   }
 
   @Test
@@ -373,7 +400,7 @@ class ProxyCommandsIT {
 
       assertThat(result.exitCode()).as(result.err()).isZero();
       var dns = new ObjectMapper().readTree(result.out()).get(0);
-      assertThat(dns.get("clusterEndpoints").get(0).asText()).isEqualTo("10.244.1.10:53");
+      assertThat(dns.get("clusterPolicyEndpoints").get(0).asText()).isEqualTo("10.244.1.10:53");
       assertThat(typo.exitCode()).isEqualTo(2);
       assertThat(typo.err())
           .isEqualTo(

@@ -246,7 +246,7 @@ class ProxyProcessIT {
     assertThat(report.path("servicePorts"))
         .extracting(row -> row.path("service").asText())
         .containsExactly("shop/api", "shop/web");
-    assertThat(report.path("servicePorts").get(1).path("clusterEndpoints").toString())
+    assertThat(report.path("servicePorts").get(1).path("clusterPolicyEndpoints").toString())
         .isEqualTo("[\"10.244.1.5:8080\",\"10.244.1.6:8080\"]");
     assertThat(report.path("servicePorts").get(1).has("observedLocality")).isTrue();
     assertThat(report.path("servicePorts").get(1).path("observedLocality").isNull()).isTrue();
@@ -274,7 +274,7 @@ class ProxyProcessIT {
     assertThat(text.out())
         .startsWith("Node node-a (zone zone-a), IPv4: 1 service ports\n")
         .contains("shop/web port http/TCP")
-        .contains("  cluster:   10.244.1.5:8080, 10.244.1.6:8080\n")
+        .contains("  Cluster policy: 10.244.1.5:8080, 10.244.1.6:8080\n")
         .doesNotContain("shop/api")
         .contains("Sync state of the proxy on node-a at ")
         .containsPattern("  IPv4: +last full sync \\d{4}-")

@@ -242,7 +242,8 @@ class ProxyServerTest {
               var after =
                   new com.fasterxml.jackson.databind.ObjectMapper()
                       .readTree(get(proxy.explainPort(), "/explain").body());
-              assertThat(after.path("servicePorts").get(0).path("clusterEndpoints").toString())
+              assertThat(
+                      after.path("servicePorts").get(0).path("clusterPolicyEndpoints").toString())
                   .contains("10.244.1.6:8080");
               assertThat(
                       after.path("sync").path("families").get(0).path("lastPartialSync").asText())

@@ -31,6 +31,7 @@ public final class KubectlDispatcher extends Dispatcher {
   private static final String MERGE = "application/merge-patch+json";
   private static final String JSON_PATCH = "application/json-patch+json";
   private static final int PATCH_ATTEMPTS = 5;
+  private static final Set<String> HEALTH_PATHS = Set.of("/healthz", "/readyz", "/livez");
 
   private final KubernetesCrudDispatcher store;
 
@@ -66,7 +67,13 @@ public final class KubectlDispatcher extends Dispatcher {
                 ? patch(request, path, isStrategicMerge(request))
                 : forward(request);
         case POST -> isServiceCollection(path) ? createService(request) : forward(request);
-        case PUT -> isServiceItem(path) ? replaceService(request, path) : forward(request);
+        case PUT -> {
+          var conflict = staleWrite(request, path);
+          if (conflict.isPresent()) {
+            yield conflict.get();
+          }
+          yield isServiceItem(path) ? replaceService(request, path) : forward(request);
+        }
         default -> forward(request);
       };
     } catch (JsonProcessingException | IllegalArgumentException bad) {
@@ -113,9 +120,39 @@ public final class KubectlDispatcher extends Dispatcher {
     if (path.equals("/version")) {
       return json(200, VersionInfo.document());
     }
+    var proxied = PodProxy.forward(path, query, store::handleGet);
+    if (proxied.isPresent()) {
+      return proxied.get();
+    }
+    if (HEALTH_PATHS.contains(path)) {
+      return new MockResponse()
+          .setResponseCode(200)
+          .setHeader("Content-Type", "text/plain; charset=utf-8")
+          .setBody("ok");
+    }
+    boolean watch = parameter(query, "watch").filter(value -> !value.equals("false")).isPresent();
+    if (watch && request.getHeader("Upgrade") == null) {
+      return status(
+          400,
+          "BadRequest",
+          "the demo's API server streams watches over WebSocket only (as Proxima's clients ask"
+              + " for them), so kubectl get -w and --watch are not supported; run kubectl get"
+              + " again, or: watch -n 1 kubectl get ...");
+    }
+    var labels = parameter(query, "labelSelector").map(LabelSelector::parse);
+    if (watch && labels.isPresent() && labels.get().setBased()) {
+      return status(
+          400,
+          "BadRequest",
+          "the demo's API server watches with equality label selectors only (key=value,"
+              + " key!=value, key); in, notin and !key work on lists");
+    }
     var discovery = Discovery.document(path);
     if (discovery.isPresent()) {
       return json(200, discovery.get());
+    }
+    if (path.equals("/openapi/v2")) {
+      return OpenApi.swaggerWithoutSchemas();
     }
     if (path.startsWith("/openapi/")) {
       return OpenApi.document(path)
@@ -124,15 +161,23 @@ public final class KubectlDispatcher extends Dispatcher {
     }
     var selector = parameter(query, "fieldSelector");
     MockResponse response;
-    if (selector.isPresent() && parameter(query, "watch").isEmpty()) {
+    if ((selector.isPresent() || labels.isPresent()) && !watch) {
+      // Both selectors are matched here: the mock ignores most field selectors and the
+      // set-based label selectors, and would answer with every object.
       response =
           forward(
               request.getHttpVersion(),
               HttpMethod.GET,
-              path + "?" + without(query, "fieldSelector"),
+              path + "?" + without(without(query, "fieldSelector"), "labelSelector"),
               request.getHeaders(),
               new Buffer());
-      response = filtered(response, FieldSelector.parse(selector.get()));
+      var fields = selector.map(FieldSelector::parse);
+      response =
+          filtered(
+              response,
+              object ->
+                  fields.map(f -> f.matches(object)).orElse(true)
+                      && labels.map(l -> l.matches(object)).orElse(true));
     } else {
       response = forward(request);
     }
@@ -143,6 +188,58 @@ public final class KubectlDispatcher extends Dispatcher {
     return Tables.wanted(request.getHeader("Accept"))
         ? Tables.convert(response, resource)
         : typedList(response, resource);
+  }
+
+  /**
+   * A replace that carries a resourceVersion other than the stored one is answered as a real API
+   * server does: 409 Conflict naming the object, which kubectl prints with its usual advice.
+   */
+  private Optional<MockResponse> staleWrite(RecordedRequest request, String path)
+      throws JsonProcessingException {
+    var resource = ApiResource.ofPath(path);
+    if (resource.isEmpty()) {
+      return Optional.empty();
+    }
+    var body = JSON.readTree(text(request.getBody()));
+    var sent = body == null ? "" : body.path("metadata").path("resourceVersion").asText("");
+    if (sent.isEmpty()) {
+      return Optional.empty();
+    }
+    var stored = store.handleGet(path);
+    if (stored.code() != 200) {
+      return Optional.empty();
+    }
+    var current = JSON.readTree(text(stored.getBody())).path("metadata");
+    if (current.path("resourceVersion").asText("").equals(sent)) {
+      return Optional.empty();
+    }
+    return Optional.of(conflict(resource.get(), current.path("name").asText()));
+  }
+
+  /** 409 Conflict for a write based on an older version of the object. */
+  static MockResponse conflict(ApiResource resource, String name) {
+    var plural =
+        resource.group().isEmpty() ? resource.plural() : resource.plural() + "." + resource.group();
+    var response =
+        status(
+            409,
+            "Conflict",
+            "Operation cannot be fulfilled on "
+                + plural
+                + " \""
+                + name
+                + "\": the object has been modified; please apply your changes to the latest"
+                + " version and try again");
+    try {
+      var body = (ObjectNode) JSON.readTree(text(response.getBody()));
+      body.putObject("details")
+          .put("name", name)
+          .put("group", resource.group())
+          .put("kind", resource.plural());
+      return json(409, body);
+    } catch (JsonProcessingException impossible) {
+      throw new IllegalStateException(impossible);
+    }
   }
 
   private static boolean isStrategicMerge(RecordedRequest request) {
@@ -217,7 +314,10 @@ public final class KubectlDispatcher extends Dispatcher {
       } catch (JsonPatchException failedTest) {
         // The mock throws when an operation does not apply; the resourceVersion test is the
         // only one that can fail here, because the others were computed from this very object.
-        response = status(409, "Conflict", failedTest.getMessage());
+        response =
+            conflict(
+                ApiResource.ofPath(path).orElseThrow(),
+                current.path("metadata").path("name").asText());
       }
       if (response.code() < 400 || unchangedSince(path, version)) {
         return response;
@@ -289,7 +389,8 @@ public final class KubectlDispatcher extends Dispatcher {
     return taken;
   }
 
-  private static MockResponse filtered(MockResponse list, FieldSelector selector)
+  private static MockResponse filtered(
+      MockResponse list, java.util.function.Predicate<JsonNode> selector)
       throws JsonProcessingException {
     if (list.code() != 200) {
       return list;
@@ -299,7 +400,7 @@ public final class KubectlDispatcher extends Dispatcher {
       var items = new ArrayList<JsonNode>();
       map.path("items").forEach(items::add);
       var kept = map.putArray("items");
-      items.stream().filter(selector::matches).forEach(kept::add);
+      items.stream().filter(selector).forEach(kept::add);
       return json(200, map);
     }
     return list;

@@ -104,7 +104,7 @@ final class Tables {
               name,
               new Column("Type", "string", 0, o -> text(o, "spec.type")),
               new Column("Cluster-IP", "string", 0, o -> orNone(text(o, "spec.clusterIP"))),
-              new Column("External-IP", "string", 0, o -> "<none>"),
+              new Column("External-IP", "string", 0, Tables::externalIps),
               new Column("Port(s)", "string", 0, Tables::servicePorts),
               age,
               new Column("Selector", "string", 1, o -> pairs(o.path("spec").path("selector"))),
@@ -179,6 +179,25 @@ final class Tables {
       }
     }
     return "<none>";
+  }
+
+  /**
+   * The load-balancer ingress addresses, then spec.externalIPs, as kubectl prints them; {@code
+   * <pending>} for a LoadBalancer still without an address, {@code <none>} otherwise.
+   */
+  private static String externalIps(JsonNode service) {
+    var addresses = new java.util.ArrayList<String>();
+    for (var ingress : service.path("status").path("loadBalancer").path("ingress")) {
+      var address = ingress.path("ip").asText(ingress.path("hostname").asText(""));
+      if (!address.isEmpty()) {
+        addresses.add(address);
+      }
+    }
+    service.path("spec").path("externalIPs").forEach(ip -> addresses.add(ip.asText()));
+    if (!addresses.isEmpty()) {
+      return String.join(",", addresses);
+    }
+    return text(service, "spec.type").equals("LoadBalancer") ? "<pending>" : "<none>";
   }
 
   private static String servicePorts(JsonNode service) {
