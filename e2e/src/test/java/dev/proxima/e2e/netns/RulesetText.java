@@ -36,20 +36,24 @@ final class RulesetText {
   /** A full sync's generation at the end of an object's name: {@code service-ips-g1}. */
   private static final Pattern GENERATION = Pattern.compile("(?<=[a-z0-9])-g\\d+(?![\\w-])");
 
+  /** What an element of a set declared with {@code counter} has counted: traffic, not rules. */
+  private static final Pattern ELEMENT_COUNT = Pattern.compile("counter packets \\d+ bytes \\d+");
+
   /**
    * An nft table listing as what it programs: its sets, maps and chains by name, in no particular
    * order, without the empty regular chains a sync leaves for a later cleanup to delete, and
    * whatever generation a full sync named its objects for ({@code -g1}). Two listings of one
    * ruleset can differ in order (a full sync declares base chains again, so they list last), in
-   * such chains and in those names. Named counters count as programmed, their values (which traffic
-   * moves on) do not.
+   * such chains and in those names. Named counters and the elements of counter sets count as
+   * programmed, their values (which traffic moves on) do not.
    */
   static Map<String, List<String>> programmed(String table) {
     var blocks = new TreeMap<String, List<String>>();
     String header = null;
     var body = new ArrayList<String>();
     for (var listed : table.split("\n")) {
-      var line = GENERATION.matcher(listed).replaceAll("");
+      var line =
+          ELEMENT_COUNT.matcher(GENERATION.matcher(listed).replaceAll("")).replaceAll("counter");
       if (header == null) {
         if (line.startsWith("\t") && !line.startsWith("\t\t") && line.endsWith("{")) {
           header = line.strip();
@@ -69,6 +73,30 @@ final class RulesetText {
         body.add(line.strip());
       }
     }
+    dropUnusedEndpointCounts(blocks);
     return blocks;
+  }
+
+  /** A map of the {@code lb-N} kind: one per endpoint count, with the chain of the same name. */
+  private static final Pattern COUNT_MAP = Pattern.compile("map ((?:[a-z]+-)*lb-\\d+) \\{");
+
+  /**
+   * An {@code lb-N} map without elements and its chain: no Service port has N endpoints any more.
+   * Partial syncs leave them (a port reaching N again reuses them); a full sync builds only the
+   * ones in use. Either way nothing reaches them, so they program nothing.
+   */
+  private static void dropUnusedEndpointCounts(Map<String, List<String>> blocks) {
+    var unused = new ArrayList<String>();
+    blocks.forEach(
+        (header, body) -> {
+          var map = COUNT_MAP.matcher(header);
+          if (map.matches() && body.stream().noneMatch(line -> line.startsWith("elements"))) {
+            unused.add(map.group(1));
+          }
+        });
+    for (var name : unused) {
+      blocks.remove("map " + name + " {");
+      blocks.remove("chain " + name + " {");
+    }
   }
 }

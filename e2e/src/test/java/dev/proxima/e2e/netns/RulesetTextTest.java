@@ -101,6 +101,35 @@ class RulesetTextTest {
   }
 
   @Test
+  void anEndpointCountNoPortHasAnyMoreProgramsNothing() {
+    var left =
+        TABLE.replace(
+            "\tchain nat-output {",
+            "\tmap lb-7 {\n\t\ttypeof ip daddr . meta l4proto . th dport . numgen random mod 1 :"
+                + " ip daddr . th dport\n\t}\n\n\tchain lb-7 {\n\t\tdnat ip to ip daddr . meta"
+                + " l4proto . th dport . numgen random mod 7 map @lb-7\n\t}\n\n\tchain nat-output {");
+    var used =
+        left.replace(
+            "numgen random mod 1 : ip daddr . th dport\n\t}",
+            "numgen random mod 1 : ip daddr . th dport\n\t\telements = { 10.96.0.9 . tcp . 80 . 0 :"
+                + " 10.244.1.9 . 8080 }\n\t}");
+
+    assertThat(RulesetText.programmed(left)).isEqualTo(RulesetText.programmed(TABLE));
+    assertThat(RulesetText.programmed(used)).isNotEqualTo(RulesetText.programmed(TABLE));
+  }
+
+  @Test
+  void anElementOfACounterSetIsProgrammedWhateverItHasCounted() {
+    var counted =
+        TABLE.replace("\tchain nat-output {", COUNTER_SET.formatted(7) + "\tchain nat-output {");
+    var countedMore =
+        TABLE.replace("\tchain nat-output {", COUNTER_SET.formatted(255) + "\tchain nat-output {");
+
+    assertThat(RulesetText.programmed(countedMore)).isEqualTo(RulesetText.programmed(counted));
+    assertThat(RulesetText.programmed(counted)).isNotEqualTo(RulesetText.programmed(TABLE));
+  }
+
+  @Test
   void theObjectsOfAFullSyncProgramTheSameWhateverGenerationTheyAreNamedFor() {
     var later =
         TABLE
@@ -113,6 +142,10 @@ class RulesetTextTest {
     assertThat(RulesetText.programmed(TABLE.replace("jump services", "jump services-gx")))
         .isNotEqualTo(RulesetText.programmed(TABLE));
   }
+
+  private static final String COUNTER_SET =
+      "\tset connection-counts {\n\t\ttype mark\n\t\tcounter\n"
+          + "\t\telements = { 0x00000001 counter packets %d bytes 780 }\n\t}\n\n";
 
   private static final String COUNTER =
       "\tcounter locality-zone {\n\t\tpackets %d bytes 420\n\t}\n\n";

@@ -180,8 +180,7 @@ class ProxyProcessIT {
             .toList();
     assertThat(warnings)
         .extracting(l -> l.path("message").asText())
-        .containsExactly(
-            "oomScoreAdj is ignored: set the pod's priority and resources instead");
+        .containsExactly("oomScoreAdj is ignored: set the pod's priority and resources instead");
     assertThat(warnings.get(0).path("config").asText()).isEqualTo(config.toString());
     assertThat(get(metricsPort, "/metrics"))
         .containsPattern("proxima_build_info\\{revision=\"[0-9a-f]{40}\",version=\"[^\"]+\"} 1");
