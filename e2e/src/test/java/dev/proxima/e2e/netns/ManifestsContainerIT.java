@@ -69,24 +69,6 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
 
   @Test
   @Order(1)
-  void eachProxyContainerGivesBackTheHeapItsStartGrewOnceItHasSynced(NetnsCluster cluster) {
-    for (var node : cluster.layout.nodes()) {
-      await("%s's proxy to settle its heap".formatted(node.name()))
-          .atMost(STARTUP)
-          .pollInterval(Duration.ofMillis(500))
-          .untilAsserted(
-              () ->
-                  assertThat(cluster.proxyLogText(node))
-                      .as(
-                          "the DaemonSet's JVM flags let the proxy raise its heap's free ratios"
-                              + " for the start and put them back after (docs/proxy.md)")
-                      .contains("Returned the heap to its steady-state size after the first sync")
-                      .doesNotContain("Could not raise the heap's free ratios"));
-    }
-  }
-
-  @Test
-  @Order(1)
   void eachProxyContainerAndTheCommandOnItsPathMapTheImagesStartupArchive(NetnsCluster cluster) {
     var components = (ContainerComponents) cluster.components();
     for (var node : cluster.layout.nodes()) {
