@@ -73,6 +73,12 @@ public final class NftDataPlane implements DataPlane {
    */
   private boolean kernelAsAssembled;
 
+  /**
+   * The generation of the last full sync whose switch loaded: what the kernel's base chains jump
+   * to, as far as this process knows. Kept across failed syncs, which drop the assembler.
+   */
+  private Integer liveGeneration;
+
   private List<String> serviceCidrs = List.of();
   private int linesLoaded;
   private int longestTransaction;
@@ -103,9 +109,10 @@ public final class NftDataPlane implements DataPlane {
     var listing = nft.declarations(NftSyntax.family(family), NftNames.TABLE);
     var before = listing.map(KernelTable::parse).orElse(KernelTable.none());
     int generation = before.freeGeneration();
-    if (listing.isEmpty() && assembler != null && assembler.generation() == generation) {
-      // nft could not list the table (or this loader cannot): never build into the names this
-      // process loaded last, which may be the ones in use.
+    if (listing.isEmpty() && liveGeneration != null && liveGeneration == generation) {
+      // nft could not list the table (or this loader cannot): never build into the names the
+      // base chains jumped to after this process's last switch, also when a full sync failed
+      // since then.
       generation++;
     }
     // Let the old state go first: at scale two assemblers side by side cost tens of MiB of heap.
@@ -124,6 +131,7 @@ public final class NftDataPlane implements DataPlane {
       kernelAsAssembled = false;
       return outcome;
     }
+    liveGeneration = generation;
     int lines = linesLoaded;
     deleteEarlier(before);
     linesLoaded = lines;

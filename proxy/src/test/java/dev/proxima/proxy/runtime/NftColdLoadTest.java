@@ -106,6 +106,28 @@ class NftColdLoadTest {
   }
 
   @Test
+  void aFullSyncThatCannotListTheTableNeverBuildsIntoTheGenerationInUseAlsoAfterAFailedOne() {
+    var ports = services();
+    var takes = new java.util.concurrent.atomic.AtomicReference<Predicate<String>>(script -> true);
+    // This loader cannot list the table, as when nft's listing fails.
+    var plane = plane(script -> takes.get().test(script));
+    assertThat(plane.replaceAll(ports, List.of()).status()).isEqualTo(Status.LOADED);
+    assertThat(String.join("\n", loaded)).doesNotContain("-g1");
+
+    // The next full sync builds beside it, and the kernel refuses one of its batches.
+    loaded.clear();
+    takes.set(script -> !script.contains("10.96.16.1 "));
+    assertThat(plane.replaceAll(ports, List.of()).status()).isEqualTo(Status.FAILED);
+
+    loaded.clear();
+    takes.set(script -> true);
+    assertThat(plane.replaceAll(ports, List.of()).status()).isEqualTo(Status.LOADED);
+    assertThat(loaded.get(0))
+        .as("the base chains still jump to the first generation: build beside it again")
+        .contains("services-g1");
+  }
+
+  @Test
   void theRendererWaitsWhileTheLoaderIsBehindInsteadOfHoldingEveryBatch() throws Exception {
     var ports = services();
     var firstLoading = new CountDownLatch(1);
