@@ -19,8 +19,8 @@ class ProxyMainTest {
   @Test
   void everyOtherInvocationGetsEveryCommandInHelpOrder() {
     assertThat(ProxyMain.commandLineFor(new String[] {"--help"}).getSubcommands().keySet())
-        .containsExactly("run", "explain", "render", "cleanup");
-    assertThat(ProxyMain.commandLineFor(new String[0]).getSubcommands()).hasSize(4);
+        .containsExactly("run", "explain", "status", "render", "cleanup");
+    assertThat(ProxyMain.commandLineFor(new String[0]).getSubcommands()).hasSize(5);
   }
 
   @Test
