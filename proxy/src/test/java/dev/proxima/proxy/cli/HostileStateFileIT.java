@@ -120,7 +120,7 @@ class HostileStateFileIT {
     if (output.equals("json")) {
       assertThat(result.out()).contains("\"addressCollisions\"");
     } else {
-      assertThat(result.out()).contains("  collision: 10.96.0.10 tcp/80");
+      assertThat(result.out()).contains("  collision:      10.96.0.10 tcp/80");
     }
   }
 }
