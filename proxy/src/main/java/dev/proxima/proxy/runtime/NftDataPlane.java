@@ -89,7 +89,7 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * @param clock dates the chains and sets that stop being used, which are deleted a second later
+   * @param clock dates the chains and sets that stop being used, deleted a second later
    */
   public NftDataPlane(
       IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics, Clock clock) {
@@ -240,17 +240,6 @@ public final class NftDataPlane implements DataPlane {
     return load.outcome();
   }
 
-  /** Loads transactions in order, and stops at the first the kernel refuses. */
-  private Outcome loadAll(List<String> transactions) {
-    var load = new Loading();
-    for (var transaction : transactions) {
-      if (!load.transaction(transaction)) {
-        break;
-      }
-    }
-    return load.outcome();
-  }
-
   /**
    * The transactions of one load; whichever threads load them, {@link #outcome} runs on the sync's,
    * once they are all loaded or one was refused.
@@ -323,16 +312,12 @@ public final class NftDataPlane implements DataPlane {
                     NftCounters.servicePortCounts(listing.get(), countingOwners, countedPorts)));
   }
 
-  /**
-   * The counters set and the per-Service counting sets, which the table has whenever it counts
-   * connections at all; listing them reads nothing else of the table.
-   */
+  /** The counters set and the per-Service counting sets: listing them reads nothing else. */
   private List<String> countingSets() {
     if (!settings.observeLocality().counts()) {
       return List.of();
     }
-    var sets = new java.util.ArrayList<String>();
-    sets.add(NftNames.COUNTERS);
+    var sets = new java.util.ArrayList<>(List.of(NftNames.COUNTERS));
     sets.addAll(NftNames.SERVICE_SETS);
     return sets;
   }
@@ -350,7 +335,9 @@ public final class NftDataPlane implements DataPlane {
       kernelAsAssembled = false;
       return Outcome.NEEDS_FULL;
     }
-    var outcome = loadAll(List.of(ports.get() + assembler.serviceCidrs(serviceCidrs)));
+    var load = new Loading();
+    load.transaction(ports.get() + assembler.serviceCidrs(serviceCidrs));
+    var outcome = load.outcome();
     if (outcome.status() != Status.FAILED) {
       // Under steady churn the runner may never be idle, so what is due goes after each sync too.
       int lines = linesLoaded;
@@ -361,40 +348,37 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Deletes the chains and sets that have been stale for a second or more, in a transaction of
-   * their own. Should the kernel refuse it, they stay recorded and are tried again later; the rules
-   * in use are untouched either way.
+   * Deletes the chains and sets that have been stale for a second or more, in bounded transactions
+   * of their own. Should the kernel refuse one, its objects stay recorded and are tried again
+   * later; the rules in use are untouched either way.
    */
   @Override
   public void removeStale() {
     if (assembler == null || !kernelAsAssembled) {
       return;
     }
-    var due = assembler.staleCleanup();
-    if (due.isEmpty()) {
-      return;
-    }
-    var cleanup = due.get();
-    var result = nft.apply(cleanup.script());
-    if (!result.succeeded()) {
-      assembler.staleKept(cleanup, STALE_RETRY);
-      LOG.atWarn()
+    for (var due = assembler.staleCleanup(); due.isPresent(); due = assembler.staleCleanup()) {
+      var cleanup = due.get();
+      var result = nft.apply(cleanup.script());
+      if (!result.succeeded()) {
+        assembler.staleKept(cleanup, STALE_RETRY);
+        LOG.atWarn()
+            .addKeyValue("family", family)
+            .addKeyValue("chains", named(cleanup.chains()))
+            .addKeyValue("sets", named(cleanup.sets()))
+            .addKeyValue("error", result.summary())
+            .addKeyValue("retryInSeconds", STALE_RETRY.toSeconds())
+            .log("Could not delete unused chains and sets; they stay, emptied, and are retried");
+        break;
+      }
+      assembler.staleDeleted(cleanup);
+      LOG.atDebug()
           .addKeyValue("family", family)
-          .addKeyValue("chains", named(cleanup.chains()))
-          .addKeyValue("sets", named(cleanup.sets()))
-          .addKeyValue("error", result.summary())
-          .addKeyValue("retryInSeconds", STALE_RETRY.toSeconds())
-          .log("Could not delete unused chains and sets; they stay, emptied, and are retried");
-      metrics.nftablesStale(family, assembler.stalePending());
-      return;
+          .addKeyValue("chains", cleanup.chains().size())
+          .addKeyValue("sets", cleanup.sets().size())
+          .addKeyValue("stillStale", assembler.stalePending())
+          .log("Deleted unused chains and sets");
     }
-    assembler.staleDeleted(cleanup);
-    LOG.atDebug()
-        .addKeyValue("family", family)
-        .addKeyValue("chains", cleanup.chains().size())
-        .addKeyValue("sets", cleanup.sets().size())
-        .addKeyValue("stillStale", assembler.stalePending())
-        .log("Deleted unused chains and sets");
     metrics.nftablesStale(family, assembler.stalePending());
   }
 

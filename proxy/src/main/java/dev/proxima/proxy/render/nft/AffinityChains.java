@@ -6,7 +6,6 @@ import static dev.proxima.proxy.render.nft.NftNames.STICKY_PREFIX;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
-import dev.proxima.proxy.render.NameHash;
 import dev.proxima.proxy.route.RouteDecision;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * The chains and timeout sets of ClientIP session affinity, the one place nft rules need a chain
@@ -39,8 +39,11 @@ final class AffinityChains {
 
   private final Map<String, String> keyByName = new HashMap<>();
 
-  AffinityChains(IpFamily family, List<String> leadingRules) {
+  private final UnaryOperator<String> nameHash;
+
+  AffinityChains(IpFamily family, List<String> leadingRules, UnaryOperator<String> nameHash) {
     this.family = family;
+    this.nameHash = nameHash;
     this.leadingRules = List.copyOf(leadingRules);
   }
 
@@ -122,7 +125,7 @@ final class AffinityChains {
    * earlier key of this rendering already has that name (which, at 50 bits, it never should).
    */
   private String hashedName(String prefix, String key) {
-    String hash = NameHash.of(key).toLowerCase(Locale.ROOT);
+    String hash = nameHash.apply(key).toLowerCase(Locale.ROOT);
     for (int length = 10; ; length += 6) {
       String name = prefix + hash.substring(0, Math.min(length, hash.length()));
       String owner = keyByName.putIfAbsent(name, key);

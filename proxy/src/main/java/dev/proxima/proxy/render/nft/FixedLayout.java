@@ -1,39 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS_CHECK;
-import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_CLUSTER;
-import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_LOCAL;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_FORWARD;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_INPUT;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_OUTPUT;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_OUTPUT_PRE_DNAT;
-import static dev.proxima.proxy.render.nft.NftNames.FILTER_PREROUTING_PRE_DNAT;
-import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_ALLOW;
-import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_CHECK;
-import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.HAIRPINS;
-import static dev.proxima.proxy.render.nft.NftNames.LOCAL_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.MARK_FOR_MASQUERADE;
-import static dev.proxima.proxy.render.nft.NftNames.MASQUERADING;
-import static dev.proxima.proxy.render.nft.NftNames.NAT_OUTPUT;
-import static dev.proxima.proxy.render.nft.NftNames.NAT_POSTROUTING;
-import static dev.proxima.proxy.render.nft.NftNames.NAT_PREROUTING;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_ENDPOINTS_CHECK;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_CLUSTER;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_LOCAL;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_NODEPORTS;
-import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_SERVICES;
-import static dev.proxima.proxy.render.nft.NftNames.REJECT_CHAIN;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICES;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICE_CIDRS;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICE_ENDPOINTS_CHECK;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
+import static dev.proxima.proxy.render.nft.NftNames.*;
 
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.IpFamily;
@@ -78,10 +45,8 @@ final class FixedLayout extends TableObjects {
     var script = new NftTransaction(text, body.length() + 200).replaceTable();
     return new FixedTable(
         script.appendWritten(body).toString(),
-        body,
         Set.copyOf(chains.keySet()),
         Set.copyOf(maps),
-        Set.of(),
         warnings);
   }
 

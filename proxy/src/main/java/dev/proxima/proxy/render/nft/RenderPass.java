@@ -1,26 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_CLUSTER;
-import static dev.proxima.proxy.render.nft.NftNames.EXTERNAL_LOCAL;
-import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_ALLOW;
-import static dev.proxima.proxy.render.nft.NftNames.FIREWALL_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.HAIRPINS;
-import static dev.proxima.proxy.render.nft.NftNames.LB_PREFIX;
-import static dev.proxima.proxy.render.nft.NftNames.LOCAL_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.LOCAL_LB_PREFIX;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_CLUSTER_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_CLUSTER;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_EXTERNAL_LOCAL;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LB_PREFIX;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_DISPATCH;
-import static dev.proxima.proxy.render.nft.NftNames.NODEPORT_LOCAL_LB_PREFIX;
-import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_NODEPORTS;
-import static dev.proxima.proxy.render.nft.NftNames.NO_ENDPOINT_SERVICES;
-import static dev.proxima.proxy.render.nft.NftNames.REJECT_CHAIN;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICE_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.SERVICE_NODEPORTS;
+import static dev.proxima.proxy.render.nft.NftNames.*;
 
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
@@ -42,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * Translates one Service port's routing decision ({@link dev.proxima.proxy.route}) into what it
@@ -129,12 +110,21 @@ final class RenderPass extends TableObjects {
   /** The ClientIP-affinity chains and timeout sets, created after the lb chains. */
   private final AffinityChains affinity;
 
+  /** Hashes the names of a port's own chains ({@link NameHash} but in a test). */
+  private final UnaryOperator<String> nameHash;
+
   RenderPass(FamilySettings config) {
+    this(config, NameHash::of);
+  }
+
+  RenderPass(FamilySettings config, UnaryOperator<String> nameHash) {
     this.config = config;
+    this.nameHash = nameHash;
     this.family = config.family();
     this.decision = new RouteDecision(family, warnings);
     this.affinity =
-        new AffinityChains(family, TrafficMatches.masqueradeClusterIp(config).stream().toList());
+        new AffinityChains(
+            family, TrafficMatches.masqueradeClusterIp(config).stream().toList(), nameHash);
     for (String prefix :
         List.of(LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX)) {
       lbSizes.put(prefix, new TreeSet<>());
@@ -504,7 +494,8 @@ final class RenderPass extends TableObjects {
   private String endpointsChain(ServicePort sp, ListKind kind, List<Endpoint> list) {
     String name =
         NftNames.ENDPOINTS_CHAIN_PREFIX
-            + NameHash.of(sp.name() + "/" + sp.protocol().lower() + "#" + kind.name())
+            + nameHash
+                .apply(sp.name() + "/" + sp.protocol().lower() + "#" + kind.name())
                 .substring(0, 13)
                 .toLowerCase(Locale.ROOT);
     if (chains.containsKey(name)) {

@@ -391,4 +391,34 @@ class RulesetAssemblerTest {
   private void load(String namespace, String script) throws Exception {
     NftTool.load(directory, namespace, script);
   }
+
+  @Test
+  void twoPortsWhoseOwnChainsShareAHashedNameAreNeverMergedTheLaterIsLeftOutWithAWarning() {
+    // A name hash blind to the Service: the sticky chains of two ports collide.
+    java.util.function.UnaryOperator<String> blind =
+        key -> dev.proxima.proxy.render.NameHash.of(key.substring(key.indexOf('/', 6)));
+    var first =
+        service("shop/aaa", "10.96.0.30", 80)
+            .sticky(Duration.ofSeconds(60))
+            .cluster(remote("10.180.5.4", 80));
+    var second =
+        service("shop/bbb", "10.96.0.31", 80)
+            .sticky(Duration.ofSeconds(60))
+            .cluster(remote("10.180.6.4", 80));
+    var full = new RulesetAssembler(CONFIG, java.time.Clock.systemUTC(), 0, blind);
+    var partial = new RulesetAssembler(CONFIG, java.time.Clock.systemUTC(), 0, blind);
+    partial.replaceAll(List.of(first));
+
+    var script = full.replaceAll(List.of(first, second));
+    var delta = partial.update(Map.of(second.port().name(), second)).orElseThrow();
+
+    assertThat(script).contains("10.180.5.4").doesNotContain("10.180.6.4");
+    assertThat(delta).doesNotContain("10.180.6.4");
+    for (var warnings : List.of(full.warnings(), partial.warnings())) {
+      assertThat(warnings)
+          .anyMatch(
+              w -> w.startsWith("shop/bbb") && w.contains("shop/aaa") && w.contains("sticky-"));
+    }
+    assertThat(partial.fullScript()).isEqualTo(script);
+  }
 }

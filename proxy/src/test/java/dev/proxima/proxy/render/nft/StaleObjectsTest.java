@@ -132,17 +132,96 @@ class StaleObjectsTest {
   }
 
   @Test
-  void aSharedLbChainWhoseLastUserGoesStaysLoadedSoTheNextUserNeedsNoFullSync() {
+  void aSharedLbChainWhoseLastUserGoesIsDeletedWithItsMapAndTheNextUserStillNeedsNoFullSync() {
     var single = service("shop/one", "10.96.0.20", 80).cluster(remote("10.180.4.4", 80));
     var other = service("shop/other", "10.96.0.21", 80).cluster(remote("10.180.4.5", 80));
-    assembler.replaceAll(List.of(WEB, single));
+    var kernel = new FakeNft();
+    kernel.apply(assembler.replaceAll(List.of(WEB, single)));
 
     var gone = assembler.update(removing(single)).orElseThrow();
+    kernel.apply(gone);
     clock.advance(RulesetAssembler.STALE_DELAY);
+    var cleanup = assembler.staleCleanup().orElseThrow();
+    kernel.apply(cleanup.script());
+    assembler.staleDeleted(cleanup);
 
     assertThat(gone).doesNotContain("flush chain " + PREFIX + "lb-1");
+    assertThat(cleanup.script())
+        .isEqualTo(
+            "flush chain "
+                + PREFIX
+                + "lb-1\ndelete chain "
+                + PREFIX
+                + "lb-1\ndelete map "
+                + PREFIX
+                + "lb-1\n");
+    var back = assembler.update(adding(other));
+    assertThat(back).as("a delta, not a full sync").isPresent();
+    kernel.apply(back.get());
+    var fresh = new FakeNft();
+    fresh.apply(new RulesetAssembler(CONFIG).replaceAll(List.of(WEB, other)));
+    assertThat(kernel.list()).isEqualTo(fresh.list());
+  }
+
+  @Test
+  void aSharedLbChainTakenBackBeforeTheCleanupKeepsItsMapAndGetsItsRuleAgain() {
+    var single = service("shop/one", "10.96.0.20", 80).cluster(remote("10.180.4.4", 80));
+    var other = service("shop/other", "10.96.0.21", 80).cluster(remote("10.180.4.5", 80));
+    var kernel = new FakeNft();
+    kernel.apply(assembler.replaceAll(List.of(WEB, single)));
+    kernel.apply(assembler.update(removing(single)).orElseThrow());
+
+    kernel.apply(assembler.update(adding(other)).orElseThrow());
+    clock.advance(RulesetAssembler.STALE_DELAY);
+
     assertThat(assembler.staleCleanup()).isEmpty();
-    assertThat(assembler.update(adding(other))).as("a delta, not a full sync").isPresent();
+    var fresh = new FakeNft();
+    fresh.apply(new RulesetAssembler(CONFIG).replaceAll(List.of(WEB, other)));
+    assertThat(kernel.list()).isEqualTo(fresh.list());
+  }
+
+  @Test
+  void aCleanupDeletesABoundedBatchAndLeavesTheRestForTheNext() {
+    var many = new java.util.ArrayList<ServicePortRules>();
+    for (int i = 0; i < 700; i++) {
+      many.add(
+          service("many/s" + i, "10.97." + (i / 250) + "." + (i % 250 + 1), 80)
+              .sticky(Duration.ofSeconds(60))
+              .cluster(remote("10.181." + (i / 250) + "." + (i % 250 + 1), 80)));
+    }
+    assembler.replaceAll(many);
+    var gone = new HashMap<ServicePortName, ServicePortRules>();
+    many.forEach(rules -> gone.putAll(removing(rules)));
+    assembler.update(gone).orElseThrow();
+    clock.advance(RulesetAssembler.STALE_DELAY);
+    int stale = assembler.stalePending();
+
+    var first = assembler.staleCleanup().orElseThrow();
+    assembler.staleDeleted(first);
+    var second = assembler.staleCleanup().orElseThrow();
+    assembler.staleDeleted(second);
+
+    assertThat(stale).isGreaterThan(LoadedObjects.CLEANUP_BATCH);
+    assertThat(first.script().lines()).hasSize(LoadedObjects.CLEANUP_BATCH);
+    assertThat(second.script().lines()).hasSize(stale - LoadedObjects.CLEANUP_BATCH);
+    assertThat(assembler.stalePending()).isZero();
+  }
+
+  @Test
+  void aFullSyncDeletesTheNamedCountersAnEarlierLayoutLeft() {
+    var before =
+        new KernelTable(
+            Map.of("services", new KernelTable.Chain(false, false)),
+            Map.of(),
+            Set.of("locality-node", "no-endpoints"));
+
+    var deleting = new RulesetAssembler(CONFIG, clock, 1).deletingEarlier(before, Set.of());
+
+    assertThat(deleting.chains())
+        .containsExactly(
+            "delete chain " + PREFIX + "services",
+            "delete counter " + PREFIX + "locality-node",
+            "delete counter " + PREFIX + "no-endpoints");
   }
 
   @Test

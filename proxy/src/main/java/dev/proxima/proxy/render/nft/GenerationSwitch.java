@@ -1,0 +1,126 @@
+package dev.proxima.proxy.render.nft;
+
+import dev.proxima.proxy.model.IpFamily;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One generation's fixed objects beside what the table holds, the switch of the hooked chains to
+ * them, and the deletion of what earlier generations left. The hooked chains are the only objects
+ * every generation shares; the sets that hold state ({@link NftText#keepsName}) keep their names
+ * too, so nothing they hold is lost.
+ */
+final class GenerationSwitch {
+  private final FixedLayout layout;
+  private final NftText text;
+  final Set<String> baseChains;
+
+  GenerationSwitch(FixedLayout layout, IpFamily family, int generation) {
+    this.layout = layout;
+    var hooked = new LinkedHashSet<String>();
+    layout.chains.forEach(
+        (name, chain) -> {
+          if (chain.hook() != null) {
+            hooked.add(name);
+          }
+        });
+    this.baseChains = Set.copyOf(hooked);
+    this.text = new NftText(family, generation, hooked);
+  }
+
+  NftText text() {
+    return text;
+  }
+
+  /**
+   * The fixed table's objects but the base chains: {@code add} leaves the sets that keep their
+   * names as they are, elements included.
+   */
+  void appendFixedObjects(NftTransaction out) {
+    out.addTable();
+    layout.chains.forEach(
+        (name, chain) -> {
+          if (!baseChains.contains(name)) {
+            out.addChain(chain);
+          }
+        });
+    layout.sets.values().forEach(out::addSet);
+    layout.rules.forEach(
+        (chain, rules) -> {
+          if (!baseChains.contains(chain)) {
+            rules.forEach(out::addRule);
+          }
+        });
+    for (var set : layout.sets.keySet()) {
+      out.addElements(set, layout.elements.getOrDefault(set, List.of()));
+    }
+  }
+
+  /**
+   * The base chains, created when missing, emptied, and given the jumps to this generation's
+   * chains: one small transaction, after everything they lead to is loaded, so every packet meets
+   * the old objects or the new ones, never a part of either.
+   */
+  NftTransaction switchTo() {
+    var out = new NftTransaction(text, 2048);
+    for (var chain : baseChains) {
+      out.addChain(layout.chains.get(chain)).flushChain(chain);
+      layout.rules.getOrDefault(chain, List.of()).forEach(out::addRule);
+    }
+    return out;
+  }
+
+  /**
+   * The statements deleting what {@code before} held but what this generation keeps, one a line:
+   * the chains emptied, the sets and maps deleted, the keys of the kept counting sets no counted
+   * port wants ({@code countingKeys} but {@code model}'s), each added first so the delete finds it;
+   * then, for transactions after those, the chains and named counters deleted.
+   */
+  List<List<String>> deletingEarlier(
+      KernelTable before, Set<String> countingKeys, TableModel model) {
+    var table = text.table() + " ";
+    var first = new ArrayList<String>();
+    var last = new ArrayList<String>();
+    before
+        .chains()
+        .forEach(
+            (chain, kind) -> {
+              if (!kind.base() || !baseChains.contains(chain)) {
+                first.add("flush chain " + table + chain);
+                last.add("delete chain " + table + chain);
+              }
+            });
+    before
+        .sets()
+        .forEach(
+            (set, kind) -> {
+              if (!keeps(set, model)) {
+                first.add("delete " + kind + " " + table + set);
+              }
+            });
+    for (var set : NftNames.SERVICE_SETS) {
+      if (before.sets().containsKey(set) && keeps(set, model)) {
+        var wanted = model.elementUses.get(set);
+        countingKeys.stream()
+            .filter(key -> wanted == null || !wanted.contains(NftElement.of(key)))
+            .sorted()
+            .forEach(
+                key -> {
+                  first.add("add element " + table + set + " { " + key + " }");
+                  first.add("delete element " + table + set + " { " + key + " }");
+                });
+      }
+    }
+    // No rule of this layout uses a named counter: those an earlier one counted in go too.
+    before.counters().forEach(counter -> last.add("delete counter " + table + counter));
+    return List.of(List.copyOf(first), List.copyOf(last));
+  }
+
+  /** Whether a set of this kernel name is one that holds state and that this table declares too. */
+  boolean keeps(String kernelSet, TableModel model) {
+    return NftText.keepsName(kernelSet)
+        && (layout.sets.containsKey(kernelSet) || model.setDeclarations.containsKey(kernelSet));
+  }
+}

@@ -1,0 +1,126 @@
+package dev.proxima.proxy.render.nft;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The Service ports' chains and sets the kernel holds, and those of them nothing uses any more
+ * (stale). A stale object cannot go in the transaction that stops using it: kernels before 6.2
+ * notice only after a transaction that a deleted map element no longer refers to a chain, and
+ * refuse to delete the chain until then. So it is emptied there and deleted later, in bounded
+ * transactions, unless a port takes it back first.
+ */
+final class LoadedObjects {
+  /** The most chains and sets one cleanup deletes, so it holds the nftables lock briefly. */
+  static final int CLEANUP_BATCH = 2_000;
+
+  /** The rules of each chain as the kernel has them. */
+  final Map<String, List<NftRule>> chains = new HashMap<>();
+
+  final Set<String> sets = new LinkedHashSet<>();
+  private final Map<String, Instant> staleChains = new LinkedHashMap<>();
+  private final Map<String, Stale> staleSets = new LinkedHashMap<>();
+
+  private record Stale(NftSet.Kind kind, Instant since) {}
+
+  /** A cleanup: the transaction, and what it deletes. */
+  record Due(String script, List<String> chains, List<String> sets) {}
+
+  /** The kernel now holds exactly {@code chains} and {@code sets}, and nothing is stale. */
+  void reset(Map<String, List<NftRule>> chains, Set<String> sets) {
+    this.chains.clear();
+    this.chains.putAll(chains);
+    this.sets.clear();
+    this.sets.addAll(sets);
+    forgetStale();
+  }
+
+  void forgetStale() {
+    staleChains.clear();
+    staleSets.clear();
+  }
+
+  void staleChain(String chain, Instant now) {
+    staleChains.putIfAbsent(chain, now);
+  }
+
+  void staleSet(NftSet set, Instant now) {
+    staleSets.putIfAbsent(set.name(), new Stale(set.kind(), now));
+  }
+
+  /** A port uses these again: nothing deletes them. */
+  void revive(ServiceFragment parts) {
+    parts
+        .chains()
+        .forEach(
+            (name, chain) -> {
+              staleChains.remove(name);
+              if (chain.map() != null) {
+                staleSets.remove(chain.map().name());
+              }
+            });
+    parts.sets().keySet().forEach(staleSets::remove);
+  }
+
+  /**
+   * The transaction deleting up to {@link #CLEANUP_BATCH} chains and sets stale since {@code due}
+   * or earlier, chains first (a chain's map goes after it); empty when none is.
+   */
+  Optional<Due> cleanup(NftText text, Instant due) {
+    var out = new NftTransaction(text);
+    var chains = new ArrayList<String>();
+    var sets = new ArrayList<String>();
+    staleChains.forEach(
+        (chain, since) -> {
+          if (!since.isAfter(due) && chains.size() < CLEANUP_BATCH) {
+            chains.add(chain);
+            if (!this.chains.getOrDefault(chain, List.of()).isEmpty()) {
+              out.flushChain(chain); // an lb-N chain, which kept its rule
+            }
+            out.deleteChain(chain);
+          }
+        });
+    staleSets.forEach(
+        (set, stale) -> {
+          if (!stale.since().isAfter(due) && chains.size() + sets.size() < CLEANUP_BATCH) {
+            sets.add(set);
+            out.deleteSet(stale.kind(), set);
+          }
+        });
+    if (chains.isEmpty() && sets.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Due(out.toString(), List.copyOf(chains), List.copyOf(sets)));
+  }
+
+  /** The kernel deleted these. */
+  void deleted(List<String> chains, List<String> sets) {
+    for (var chain : chains) {
+      if (staleChains.remove(chain) != null) {
+        this.chains.remove(chain);
+      }
+    }
+    for (var set : sets) {
+      if (staleSets.remove(set) != null) {
+        this.sets.remove(set);
+      }
+    }
+  }
+
+  /** The kernel refused to delete these: they stay stale, as if since {@code since}. */
+  void kept(List<String> chains, List<String> sets, Instant since) {
+    chains.forEach(chain -> staleChains.computeIfPresent(chain, (c, was) -> since));
+    sets.forEach(set -> staleSets.computeIfPresent(set, (s, was) -> new Stale(was.kind(), since)));
+  }
+
+  int pending() {
+    return staleChains.size() + staleSets.size();
+  }
+}

@@ -1,0 +1,386 @@
+package dev.proxima.proxy.render.nft;
+
+import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.FamilySettings;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+
+/**
+ * What the Service ports add to the fixed table for a snapshot: their elements, chains and sets.
+ * Ports share some of them (a hairpin pair, an {@code lb-N} chain), so each is reference-counted
+ * and goes only with its last user. Contested map keys and counting keys go to the first claimant
+ * in ServicePortName order. It knows nothing of what the kernel holds.
+ */
+final class TableModel {
+  private final FamilySettings config;
+  private final FixedTable fixed;
+  private final UnaryOperator<String> nameHash;
+
+  /**
+   * Each port's input. Rendering is deterministic, so rendering it again when the port changes or
+   * goes gives back exactly what it added; keeping that instead would cost hundreds of bytes a
+   * port.
+   */
+  final Map<ServicePortName, ServicePortRules> ports = new TreeMap<>();
+
+  final Map<String, ElementUses> elementUses = new LinkedHashMap<>();
+  private final Map<String, KeyOwners> keyOwners = new HashMap<>();
+  private final Map<String, Integer> chainUses = new HashMap<>();
+  final Map<String, NftChain> chainDeclarations = new LinkedHashMap<>();
+  final Map<String, List<NftRule>> chainRules = new LinkedHashMap<>();
+  final Map<String, NftSet> setDeclarations = new LinkedHashMap<>();
+
+  /** The port each chain of one port alone ({@code sticky-}, {@code affinity-}, ...) is of. */
+  private final Map<String, ServicePortName> chainOwners = new HashMap<>();
+
+  /** Read at scrape time from another thread. */
+  final Set<ServicePortName> countedPorts = ConcurrentHashMap.newKeySet();
+
+  /** Each counting key to the first counted port in name order that has it; read at scrape time. */
+  final Map<String, ServicePortName> countingOwners = new ConcurrentHashMap<>();
+
+  /** The ports sharing a counting key, for the few keys more than one port has. */
+  private final Map<String, TreeSet<ServicePortName>> sharedCountingKeys = new HashMap<>();
+
+  final List<String> warnings = new ArrayList<>();
+
+  /** The elements of {@code service-cidrs}: canonical, outermost only (an interval set). */
+  List<String> serviceCidrs = List.of();
+
+  TableModel(FamilySettings config, FixedTable fixed, UnaryOperator<String> nameHash) {
+    this.config = config;
+    this.fixed = fixed;
+    this.nameHash = nameHash;
+  }
+
+  FamilySettings config() {
+    return config;
+  }
+
+  /**
+   * Forgets every port and renders {@code sorted} (in name order); {@code seen} gets each added.
+   */
+  void rebuild(List<ServicePortRules> sorted, Added seen) {
+    ports.clear();
+    elementUses.clear();
+    keyOwners.clear();
+    chainUses.clear();
+    chainDeclarations.clear();
+    chainRules.clear();
+    setDeclarations.clear();
+    chainOwners.clear();
+    countedPorts.clear();
+    countingOwners.clear();
+    sharedCountingKeys.clear();
+    warnings.clear();
+    warnings.addAll(fixed.warnings());
+    for (var rules : sorted) {
+      var parts = render(rules);
+      if (add(rules.port().name(), rules, parts) && seen != null) {
+        seen.accept(rules.port().name(), parts);
+      }
+    }
+  }
+
+  /** Takes each port's fragment as it is added. */
+  @FunctionalInterface
+  interface Added {
+    void accept(ServicePortName port, ServiceFragment parts);
+  }
+
+  /** Renders one port's part of the table; its warnings count as the table's. */
+  ServiceFragment render(ServicePortRules rules) {
+    var parts = renderAgain(rules);
+    warnings.addAll(parts.warnings());
+    return parts;
+  }
+
+  /** Renders a port that is in the table already, to take it out: its warnings were reported. */
+  ServiceFragment renderAgain(ServicePortRules rules) {
+    return new RenderPass(config, nameHash).fragment(rules);
+  }
+
+  /**
+   * Adds a port's fragment; false, with a warning, when a chain of its own bears the name of
+   * another port's (the names are hashes): both would run one chain, so the later port stays out
+   * instead.
+   */
+  boolean add(ServicePortName port, ServicePortRules rules, ServiceFragment parts) {
+    for (var chain : parts.chains().keySet()) {
+      var owner = NftNames.isLbChain(chain) ? null : chainOwners.get(chain);
+      if (owner != null && !owner.equals(port)) {
+        warnings.add(
+            port
+                + ": its chain "
+                + chain
+                + " has the name of "
+                + owner
+                + "'s chain; port left out");
+        return false;
+      }
+    }
+    parts.elements().forEach((set, elements) -> hold(port, set, distinct(elements)));
+    parts
+        .chains()
+        .forEach(
+            (chain, line) -> {
+              chainUses.merge(chain, 1, Integer::sum);
+              chainDeclarations.putIfAbsent(chain, line);
+              chainRules.put(chain, parts.rules().get(chain));
+              if (!NftNames.isLbChain(chain)) {
+                chainOwners.put(chain, port);
+              }
+            });
+    setDeclarations.putAll(parts.sets());
+    if (parts.counted()) {
+      countedPorts.add(port);
+      parts.countingKeys().forEach(key -> claimCounting(port, key));
+    }
+    ports.put(port, rules);
+    return true;
+  }
+
+  /**
+   * Takes out what {@code port} added and holds ({@code held}); {@code droppedChains} gets the
+   * chains nothing uses any more, {@code droppedSets} the sets.
+   */
+  void remove(
+      ServicePortName port,
+      ServiceFragment parts,
+      Map<String, List<NftElement>> held,
+      Map<String, NftChain> droppedChains,
+      Collection<NftSet> droppedSets) {
+    held.forEach(
+        (set, elements) -> {
+          var uses = elementUses.get(set);
+          var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
+          for (var element : elements) {
+            uses.release(element);
+            if (owners != null) {
+              owners.release(element, port);
+            }
+          }
+        });
+    for (var chain : parts.chains().keySet()) {
+      if (chainUses.merge(chain, -1, Integer::sum) <= 0) {
+        chainUses.remove(chain);
+        chainRules.remove(chain);
+        chainOwners.remove(chain);
+        droppedChains.put(chain, chainDeclarations.remove(chain));
+      }
+    }
+    for (var set : parts.sets().keySet()) {
+      var declaration = setDeclarations.remove(set);
+      if (declaration != null) {
+        droppedSets.add(declaration);
+      }
+    }
+    if (parts.counted()) {
+      countedPorts.remove(port);
+      parts.countingKeys().forEach(key -> releaseCounting(port, key));
+    }
+    ports.remove(port);
+  }
+
+  /**
+   * Counts {@code port}'s use of its elements of {@code set}: in a map, a key another port holds
+   * stays with that port, and a warning says so.
+   */
+  private void hold(ServicePortName port, String set, List<NftElement> elements) {
+    var owners =
+        isMap(set) ? keyOwners.computeIfAbsent(ownerGroup(set), s -> new KeyOwners()) : null;
+    for (var element : elements) {
+      var owner = owners == null ? null : owners.claim(element, port);
+      if (owner != null) {
+        warnings.add(
+            port
+                + ": "
+                + element.key()
+                + " in "
+                + set
+                + " is already held by "
+                + owner
+                + "; skipped");
+      } else {
+        elementUses.computeIfAbsent(set, s -> new ElementUses()).use(element);
+      }
+    }
+  }
+
+  /**
+   * The elements of {@code parts} that {@code port} holds now, per set in the renderer's order; a
+   * set whose elements all went to other ports is listed with none, since the sets a change touches
+   * are listed in that order. A port that lost a key cannot get it without coming in again.
+   */
+  Map<String, List<NftElement>> held(ServicePortName port, ServiceFragment parts) {
+    var held = new LinkedHashMap<String, List<NftElement>>();
+    parts
+        .elements()
+        .forEach(
+            (set, elements) -> {
+              var distinct = distinct(elements);
+              var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
+              if (owners == null) {
+                held.put(set, distinct);
+                return;
+              }
+              var ofSet = new ArrayList<NftElement>(distinct.size());
+              for (var element : distinct) {
+                if (port.equals(owners.holder(element))) {
+                  ofSet.add(element);
+                }
+              }
+              held.put(set, ofSet);
+            });
+    return held;
+  }
+
+  /**
+   * After DNAT the kernel cannot tell two ports of one address, protocol and port apart, so the
+   * first in name order counts the connections of both, and a warning says so.
+   */
+  private void claimCounting(ServicePortName port, String key) {
+    var owner = countingOwners.putIfAbsent(key, port);
+    if (owner == null || owner.equals(port)) {
+      return;
+    }
+    var sharing = sharedCountingKeys.computeIfAbsent(key, k -> new TreeSet<>());
+    sharing.add(owner);
+    sharing.add(port);
+    var first = sharing.first();
+    countingOwners.put(key, first);
+    var other = first.equals(port) ? owner : port;
+    warnings.add(
+        other
+            + ": its connections to "
+            + key
+            + " are counted as "
+            + first
+            + "'s (same address and port)");
+  }
+
+  /** {@code port} no longer counts under {@code key}: the next port sharing it takes it over. */
+  private void releaseCounting(ServicePortName port, String key) {
+    var sharing = sharedCountingKeys.get(key);
+    if (sharing == null) {
+      countingOwners.remove(key, port);
+      return;
+    }
+    sharing.remove(port);
+    countingOwners.put(key, sharing.first());
+    if (sharing.size() == 1) {
+      sharedCountingKeys.remove(key);
+    }
+  }
+
+  /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
+  void appendTo(NftTransaction out) {
+    chainDeclarations.values().forEach(out::addChain);
+    setDeclarations.values().forEach(out::addSet);
+    chainRules.values().forEach(rules -> rules.forEach(out::addRule));
+    elementUses.forEach((set, uses) -> out.addElements(set, uses.inUseOrder()));
+    out.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
+  }
+
+  /** About the lines of a whole table: declarations, rules and elements. */
+  long lines() {
+    long lines = fixed.chains().size() + chainDeclarations.size() + setDeclarations.size();
+    for (var rules : chainRules.values()) {
+      lines += rules.size();
+    }
+    for (var uses : elementUses.values()) {
+      lines += uses.size();
+    }
+    return lines + serviceCidrs.size();
+  }
+
+  /**
+   * About as long as the whole script, and not shorter: it runs to megabytes, and a builder that
+   * grows by doubling copies it several times and holds two copies while it does.
+   */
+  int length(NftText text) {
+    // "add chain|rule|set <family> proxima <name> ", the text after it, and the line's end.
+    int prefix = 16 + text.table().length();
+    long length = fixed.script().length();
+    for (var chain : chainDeclarations.values()) {
+      length += prefix + chain.name().length();
+    }
+    for (var set : setDeclarations.values()) {
+      length += prefix + set.name().length() + set.declaration().length() + 8;
+      if (set.comment() != null) {
+        length += 14 + set.comment().length();
+      }
+    }
+    for (var rules : chainRules.values()) {
+      for (var rule : rules) {
+        length += prefix + rule.chain().length() + rule.expression().length();
+      }
+    }
+    for (var entry : elementUses.entrySet()) {
+      // "add element <family> proxima <set> {\n", then "\t<element>,\n" each, then "}\n".
+      length +=
+          40 + entry.getKey().length() + entry.getValue().chars() + 3L * entry.getValue().size();
+    }
+    return (int) Math.min(length, Integer.MAX_VALUE - 16);
+  }
+
+  /**
+   * The elements once each, in first-seen order; the renderer does not repeat an element within a
+   * set, so this normally returns {@code elements} itself without copying.
+   */
+  static <E> List<E> distinct(List<E> elements) {
+    int size = elements.size();
+    boolean repeats = false;
+    if (size > 16) {
+      repeats = new HashSet<>(elements).size() != size;
+    }
+    // Short lists, the usual case, are compared pair by pair, which is cheaper than hashing them.
+    for (int i = 1; i < size && size <= 16 && !repeats; i++) {
+      for (int j = 0; j < i && !repeats; j++) {
+        repeats = elements.get(i).equals(elements.get(j));
+      }
+    }
+    return repeats ? List.copyOf(new LinkedHashSet<>(elements)) : elements;
+  }
+
+  /** A chain whose rules look up a map: nft 1.0.6 types it only where the map is declared. */
+  static boolean looksUpMap(List<NftRule> rules) {
+    return rules.stream().anyMatch(NftRule::mapLookup);
+  }
+
+  /**
+   * The maps whose keys one owner holds: the {@code lb-N} maps of a prefix share their keys (a way
+   * in and an index), so a port that lost a way in to another port loads none of its endpoints
+   * there, whatever their count; every other map on its own.
+   */
+  private static String ownerGroup(String set) {
+    if (!NftNames.isLbChain(set)) {
+      return set;
+    }
+    int end = set.length();
+    while (Character.isDigit(set.charAt(end - 1))) {
+      end--;
+    }
+    return set.substring(0, end);
+  }
+
+  private boolean isMap(String set) {
+    if (fixed.maps().contains(set)) {
+      return true;
+    }
+    var declared = setDeclarations.get(set);
+    // An lb-N chain's map, whether or not a port uses the chain now.
+    return declared != null ? declared.isMap() : NftNames.isLbChain(set);
+  }
+}
