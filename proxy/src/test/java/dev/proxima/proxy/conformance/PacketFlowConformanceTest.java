@@ -183,8 +183,16 @@ class PacketFlowConformanceTest {
     return endpoints == 0 ? 3 : 12 * endpoints;
   }
 
-  /** The ruleset the {@code render} command prints for upstream's node and this scenario. */
   private static String render(FlowTable table, ProxyMode mode, FlowTable.Scenario scenario)
+      throws IOException {
+    return render(table, mode, scenario, work);
+  }
+
+  /**
+   * The ruleset the {@code render} command prints for upstream's node and this scenario, its state
+   * file written to {@code work}.
+   */
+  static String render(FlowTable table, ProxyMode mode, FlowTable.Scenario scenario, Path work)
       throws IOException {
     var state =
         Files.writeString(

@@ -2,6 +2,7 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
+import dev.proxima.proxy.testing.FakeNft;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
