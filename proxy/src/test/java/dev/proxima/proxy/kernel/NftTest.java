@@ -3,6 +3,7 @@ package dev.proxima.proxy.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.testing.RootTier;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ class NftTest {
     assertThat(result.summary()).contains("is nftables installed?");
   }
 
+  @RootTier
   @Test
   void reportsTheOffendingLineFromTheRealNft() {
     assumeTrue(NftAvailability.canCheck(), NftAvailability.reason());

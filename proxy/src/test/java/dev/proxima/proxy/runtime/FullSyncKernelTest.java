@@ -14,6 +14,7 @@ import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane.Status;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * deletes the rest, keeping the clients an affinity set remembers; no file, no read-back of
  * elements. Needs nft, ip and root, else skipped.
  */
+@RootTier
 class FullSyncKernelTest {
   @TempDir Path directory;
 
@@ -44,7 +46,6 @@ class FullSyncKernelTest {
     assumeTrue(
         HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
         "needs nft and ip");
-    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
     namespace = "pxr-" + UUID.randomUUID().toString().substring(0, 6);
     HostTools.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
   }

@@ -12,6 +12,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -196,6 +197,7 @@ class RulesetAssemblerTest {
     assertThat(loaded).isEqualTo(fresh.objects());
   }
 
+  @RootTier
   @Test
   void updatesLeaveTheKernelEqualToAFreshTableOfTheNewState() throws Exception {
     requireKernelTools();
@@ -241,6 +243,7 @@ class RulesetAssemblerTest {
    * the new state holds, and the affinity set the new state still uses keeps the clients it
    * remembers.
    */
+  @RootTier
   @Test
   void aFullSyncBesideAnOlderTableEqualsAFreshTableAndKeepsTheClientsAnAffinitySetRemembers()
       throws Exception {
@@ -302,6 +305,7 @@ class RulesetAssemblerTest {
    * churn: after every step the kernel, patched by the deltas, must hold exactly what a fresh table
    * of the state holds, so a leaked or lost element shows at the step that made it.
    */
+  @RootTier
   @Test
   void sharedEndpointsChurningLeaveTheKernelEqualToAFreshTableAfterEveryStep() throws Exception {
     requireKernelTools();
@@ -386,7 +390,6 @@ class RulesetAssemblerTest {
     assumeTrue(
         HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
         "needs nft and ip");
-    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
   }
 
   private void load(String namespace, String script) throws Exception {

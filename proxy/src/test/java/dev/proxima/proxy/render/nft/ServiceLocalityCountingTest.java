@@ -10,6 +10,7 @@ import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -279,6 +280,7 @@ class ServiceLocalityCountingTest {
    * same state, and a connection counted before keeps its count through the partial syncs and the
    * full sync.
    */
+  @RootTier
   @Test
   void partialAndFullSyncsLeaveTheKernelsCountingSetsAsAFreshTableHasThem() throws Exception {
     NftTool.assumeKernelTools();
