@@ -11,6 +11,8 @@ import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.nft.KernelTable;
+import dev.proxima.proxy.render.nft.NftElement;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane.Status;
 import dev.proxima.proxy.testing.HostTools;
@@ -135,13 +137,13 @@ class FullSyncKernelTest {
           }
 
           @Override
-          public Optional<String> declarations(String family, String table) {
-            return nft.declarations(family, table);
+          public Optional<KernelTable> table(String family, String table) {
+            return nft.table(family, table);
           }
 
           @Override
-          public Optional<String> set(String family, String table, String set) {
-            return nft.set(family, table, set);
+          public Optional<List<NftElement>> elements(String family, String table, String set) {
+            return nft.elements(family, table, set);
           }
 
           @Override

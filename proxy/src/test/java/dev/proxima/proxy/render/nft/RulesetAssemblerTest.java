@@ -270,7 +270,7 @@ class RulesetAssemblerTest {
       var nft =
           new dev.proxima.proxy.kernel.Nft(
               List.of("ip", "netns", "exec", patched, "nft"), Duration.ofSeconds(60));
-      var listed = KernelTable.parse(nft.declarations("ip", "proxima").orElseThrow());
+      var listed = nft.table("ip", "proxima").orElseThrow();
       var restarted = new RulesetAssembler(CONFIG, java.time.Clock.systemUTC(), 1);
       assertThat(listed.freeGeneration()).isEqualTo(1);
       for (var batch : restarted.replaceAllInBatches(next, 15_000)) {

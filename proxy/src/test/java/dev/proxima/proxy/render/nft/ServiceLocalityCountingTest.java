@@ -318,7 +318,7 @@ class ServiceLocalityCountingTest {
       var nft =
           new dev.proxima.proxy.kernel.Nft(
               List.of("ip", "netns", "exec", patched, "nft"), java.time.Duration.ofSeconds(60));
-      var listed = KernelTable.parse(nft.declarations("ip", "proxima").orElseThrow());
+      var listed = nft.table("ip", "proxima").orElseThrow();
       var apiPlain = service("shop/api", "10.96.0.11", 80).cluster(remote("10.180.1.5", 8080));
       var keys = new java.util.HashSet<String>();
       counting(patched).values().forEach(elements -> keys.addAll(elements.keySet()));

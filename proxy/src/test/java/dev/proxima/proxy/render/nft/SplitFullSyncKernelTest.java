@@ -113,7 +113,7 @@ class SplitFullSyncKernelTest {
     var nft =
         new dev.proxima.proxy.kernel.Nft(
             List.of("ip", "netns", "exec", split, "nft"), java.time.Duration.ofSeconds(60));
-    var listed = KernelTable.parse(nft.declarations("ip", "proxima").orElseThrow());
+    var listed = nft.table("ip", "proxima").orElseThrow();
     var next = new RulesetAssembler(CONFIG, clock, listed.freeGeneration());
 
     var batches = next.replaceAllInBatches(after, 400);
