@@ -1,5 +1,7 @@
 package dev.proxima.proxy.kernel;
 
+import dev.proxima.proxy.render.nft.KernelTable;
+import dev.proxima.proxy.render.nft.NftElement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +15,8 @@ import java.util.regex.Pattern;
  */
 public final class Nft implements RuleLoader {
   private static final Pattern ERROR_LOCATION = Pattern.compile("^/dev/stdin:(\\d+):");
+  private static final Pattern ELEMENT_END = Pattern.compile(" (?:counter|comment|:) ");
+  private static final Pattern ELEMENT_KEY = Pattern.compile("[0-9A-Za-z:./ -]+");
 
   /**
    * How long a counter read may take. Scrapes do not wait for it (the runtime reads in the
@@ -74,18 +78,38 @@ public final class Nft implements RuleLoader {
   }
 
   @Override
-  public Optional<String> declarations(String family, String table) {
+  public Optional<KernelTable> table(String family, String table) {
     var result =
         run(
             List.of("-t", "-f", "-"),
             "list chains " + family + "\nlist sets " + family + "\nlist maps " + family + "\n");
-    return result.succeeded() ? Optional.of(result.output()) : Optional.empty();
+    return result.succeeded() ? Optional.of(KernelTable.parse(result.output())) : Optional.empty();
   }
 
   @Override
-  public Optional<String> set(String family, String table, String set) {
+  public Optional<List<NftElement>> elements(String family, String table, String set) {
     var result = run(List.of("list", "set", family, table, set), "");
-    return result.succeeded() ? Optional.of(result.output()) : Optional.empty();
+    return result.succeeded() ? Optional.of(elements(result.output())) : Optional.empty();
+  }
+
+  /**
+   * The elements of a set's listing by key: what precedes a counter, a comment or a map's value.
+   * Anything but an address, a protocol, a port or a mark is left out, never deleted by its word.
+   */
+  static List<NftElement> elements(String listing) {
+    int open = listing.indexOf("elements = {");
+    int close = listing.indexOf('}', open + 1);
+    if (open < 0 || close < 0) {
+      return List.of();
+    }
+    var elements = new ArrayList<NftElement>();
+    for (var element : listing.substring(open + 12, close).split(",")) {
+      var key = ELEMENT_END.split(element.strip(), 2)[0];
+      if (ELEMENT_KEY.matcher(key).matches()) {
+        elements.add(NftElement.of(key));
+      }
+    }
+    return elements;
   }
 
   /**

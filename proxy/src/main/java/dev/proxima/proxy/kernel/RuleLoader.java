@@ -1,29 +1,35 @@
 package dev.proxima.proxy.kernel;
 
+import dev.proxima.proxy.render.nft.KernelTable;
+import dev.proxima.proxy.render.nft.NftElement;
+import java.util.List;
 import java.util.Optional;
 
-/** Loads a ruleset into the kernel as one transaction; tests substitute a recording fake. */
+/**
+ * The kernel seam: loads a ruleset as one transaction, and reads the table back as typed objects. A
+ * transaction goes as the text {@code nft -f} reads, which the nft renderer writes in one place;
+ * the tests' fake reads that same text, so what it checks is what the kernel is given.
+ */
 public interface RuleLoader {
   Nft.Result apply(String script);
 
   /**
-   * The family's chains, sets and maps by name, without rules or elements ({@code nft -t list
-   * chains}, {@code sets} and {@code maps}: nft fetches no element for them, 0.1 s with 250,000
-   * elements in the table, where {@code nft -t list table} fetches them all, 23 s), so a full sync
-   * knows what to build beside and what to delete after; empty when they cannot be read, and always
-   * for loaders that cannot list. The listing may hold other tables of the family.
+   * The table's chains, sets, maps and counters by name, without rules or elements ({@code nft -t
+   * list chains}, {@code sets} and {@code maps}: nft fetches no element for them, 0.1 s with
+   * 250,000 elements in the table, where {@code nft -t list table} fetches them all, 23 s), so a
+   * full sync knows what to build beside and what to delete after; empty when they cannot be read,
+   * and always for loaders that cannot list.
    */
-  default Optional<String> declarations(String family, String table) {
+  default Optional<KernelTable> table(String family, String table) {
     return Optional.empty();
   }
 
   /**
-   * One set of the table with its elements, as {@code nft list set} prints it (nft 1.0.6 fetches
-   * that set alone: 3 ms at 44,000 Services, where {@code nft list chain} fetches the whole table,
-   * 1.3 s); empty when it does not exist or cannot be read, and always for loaders that cannot
-   * list.
+   * The elements of one set of the table, by key ({@code nft list set}: nft 1.0.6 fetches that set
+   * alone, 3 ms at 44,000 Services, where {@code nft list chain} fetches the whole table, 1.3 s);
+   * empty when it does not exist or cannot be read, and always for loaders that cannot list.
    */
-  default Optional<String> set(String family, String table, String set) {
+  default Optional<List<NftElement>> elements(String family, String table, String set) {
     return Optional.empty();
   }
 
@@ -49,7 +55,7 @@ public interface RuleLoader {
    * them, read in one call at scrape time; empty when they cannot be read, and always for loaders
    * that cannot list.
    */
-  default Optional<String> counters(String family, String table, java.util.List<String> sets) {
+  default Optional<String> counters(String family, String table, List<String> sets) {
     return Optional.empty();
   }
 }

@@ -106,8 +106,8 @@ public final class NftDataPlane implements DataPlane {
     var config = settings.forFamily(family, nodePortAddresses, nodePodCidrs);
     linesLoaded = 0;
     longestTransaction = 0;
-    var listing = nft.declarations(NftSyntax.family(family), NftNames.TABLE);
-    var before = listing.map(KernelTable::parse).orElse(KernelTable.none());
+    var listing = nft.table(NftSyntax.family(family), NftNames.TABLE);
+    var before = listing.orElse(KernelTable.none());
     int generation = before.freeGeneration();
     if (listing.isEmpty() && liveGeneration != null && liveGeneration == generation) {
       // nft could not list the table (or this loader cannot): never build into the names the
@@ -168,9 +168,8 @@ public final class NftDataPlane implements DataPlane {
     var keys = new HashSet<String>();
     for (var set : NftNames.SERVICE_SETS) {
       if (before.sets().containsKey(set) && assembler.keeps(set)) {
-        nft.set(NftSyntax.family(family), NftNames.TABLE, set)
-            .map(NftCounters::parseServiceSets)
-            .ifPresent(listed -> listed.values().forEach(found -> keys.addAll(found.keySet())));
+        nft.elements(NftSyntax.family(family), NftNames.TABLE, set)
+            .ifPresent(elements -> elements.forEach(element -> keys.add(element.key())));
       }
     }
     return keys;

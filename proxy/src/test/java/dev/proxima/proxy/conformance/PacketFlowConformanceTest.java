@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 import dev.proxima.proxy.cli.ProxyMain;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -34,9 +35,10 @@ import org.junit.jupiter.api.TestFactory;
  * passes when that is upstream's expectation, or the difference the table declares for the mode; a
  * declared difference that no longer shows fails too, so the table stays true.
  *
- * <p>Needs root, {@code ip}, {@code nft}, {@code iptables-restore} and {@code ip6tables-restore};
- * without them it is skipped with the reason, or fails when PROXIMA_E2E_REQUIRED=true (as in CI).
- * See docs/testing.md.
+ * <p>Of the root tier ({@link RootTier}): needs root, {@code ip}, {@code nft}, {@code
+ * iptables-restore} and {@code ip6tables-restore}; without them it is skipped with the reason, or
+ * fails when PROXIMA_E2E_REQUIRED=true (as in CI). {@link PacketFlowTraceTest} checks the same
+ * table for nftables mode without root, through a fake and a tracer. See docs/testing.md.
  */
 class PacketFlowConformanceTest {
   private static ScratchNode scratch;
@@ -104,6 +106,7 @@ class PacketFlowConformanceTest {
         .isEqualTo(FlowTable.Kind.HOST);
   }
 
+  @RootTier
   @TestFactory
   Stream<DynamicNode> everyUpstreamPacketFlowThroughProximasRulesInBothModes() throws IOException {
     requireHost();
@@ -183,8 +186,16 @@ class PacketFlowConformanceTest {
     return endpoints == 0 ? 3 : 12 * endpoints;
   }
 
-  /** The ruleset the {@code render} command prints for upstream's node and this scenario. */
   private static String render(FlowTable table, ProxyMode mode, FlowTable.Scenario scenario)
+      throws IOException {
+    return render(table, mode, scenario, work);
+  }
+
+  /**
+   * The ruleset the {@code render} command prints for upstream's node and this scenario, its state
+   * file written to {@code work}.
+   */
+  static String render(FlowTable table, ProxyMode mode, FlowTable.Scenario scenario, Path work)
       throws IOException {
     var state =
         Files.writeString(
@@ -225,9 +236,6 @@ class PacketFlowConformanceTest {
 
   private static void requireHost() {
     var missing = new ArrayList<String>();
-    if (!HostTools.isRoot()) {
-      missing.add("root (it creates network namespaces)");
-    }
     for (var tool : List.of("ip", "nft", "iptables-restore", "ip6tables-restore")) {
       if (HostTools.onPath(tool).isEmpty() && !Files.isExecutable(Path.of("/usr/sbin", tool))) {
         missing.add(tool);

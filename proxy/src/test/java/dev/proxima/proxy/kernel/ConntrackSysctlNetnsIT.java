@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.conntrack.ConntrackSettings;
 import dev.proxima.proxy.conntrack.ConntrackTuning;
+import dev.proxima.proxy.testing.RootTier;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * tcp_be_liberal per namespace, so kube-proxy's defaults are really written there and the host's
  * values stay as they were. (nf_conntrack_max is read-only outside the host's namespace.)
  */
+@RootTier
 class ConntrackSysctlNetnsIT {
   private final String namespace = "ctk" + ProcessHandle.current().pid();
 
@@ -34,7 +36,6 @@ class ConntrackSysctlNetnsIT {
 
   @BeforeEach
   void namespace() throws Exception {
-    assumeTrue("root".equals(System.getProperty("user.name")), "needs root");
     assumeTrue(
         Files.isReadable(Path.of("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established")),
         "nf_conntrack is not loaded");

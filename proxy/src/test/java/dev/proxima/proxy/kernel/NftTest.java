@@ -3,6 +3,7 @@ package dev.proxima.proxy.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.testing.RootTier;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,30 @@ class NftTest {
     assertThat(result.summary()).contains("is nftables installed?");
   }
 
+  @Test
+  void aSetsListingIsReadAsItsElementsKeysWithoutCountersCommentsOrValues() {
+    var listing =
+        """
+        table ip proxima {
+        	set service-node {
+        		type ipv4_addr . inet_proto . inet_service
+        		counter
+        		comment "Service address . proto . port of counted ports, node"
+        		elements = { 10.96.0.10 . tcp . 53 counter packets 12 bytes 720,
+        			     10.96.0.11 . udp . 53 comment "ns/dns:udp" counter packets 0 bytes 0,
+        			     10.96.0.12 . tcp . 80 : goto lb-1,
+        			     10.96.0.13 . tcp . 80 "odd" }
+        	}
+        }
+        """;
+
+    assertThat(Nft.elements(listing))
+        .extracting(element -> element.key())
+        .containsExactly("10.96.0.10 . tcp . 53", "10.96.0.11 . udp . 53", "10.96.0.12 . tcp . 80");
+    assertThat(Nft.elements("table ip proxima {\n\tset service-node {\n\t}\n}\n")).isEmpty();
+  }
+
+  @RootTier
   @Test
   void reportsTheOffendingLineFromTheRealNft() {
     assumeTrue(NftAvailability.canCheck(), NftAvailability.reason());

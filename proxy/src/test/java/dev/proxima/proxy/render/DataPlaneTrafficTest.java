@@ -22,6 +22,7 @@ import dev.proxima.proxy.runtime.IptablesDataPlane;
 import dev.proxima.proxy.runtime.NftDataPlane;
 import dev.proxima.proxy.selection.EndpointSelector;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import dev.proxima.proxy.testing.ServicePortFixtures;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -47,6 +48,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * connecting from the node or from a pod. Every test runs once with the nftables ruleset and once
  * with the iptables one, loaded with the real tools.
  */
+@RootTier
 class DataPlaneTrafficTest {
   private static final String SERVER =
       """
@@ -80,7 +82,6 @@ class DataPlaneTrafficTest {
             ? HostTools.onPath("nft").isPresent()
             : HostTools.onPath("iptables-restore").isPresent(),
         "needs nft and iptables (apt-get install nftables iptables)");
-    assumeTrue(HostTools.uid() == 0, "needs root to create network namespaces");
   }
 
   @AfterEach

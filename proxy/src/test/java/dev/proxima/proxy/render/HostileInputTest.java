@@ -12,6 +12,7 @@ import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
@@ -117,6 +118,7 @@ class HostileInputTest {
 
   // ------------------------------------------------------------------ 2. and 3. source ranges
 
+  @RootTier
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void aSourceRangeWithALeadingZeroMaskIsWrittenCanonicallyAndTheToolAcceptsIt(ProxyMode mode) {
@@ -141,6 +143,7 @@ class HostileInputTest {
     load(mode, rules).assertSucceeded();
   }
 
+  @RootTier
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void sourceRangesTheApiServerAcceptsAreEnforcedNotDropped(ProxyMode mode) {
@@ -162,6 +165,7 @@ class HostileInputTest {
     load(mode, rules).assertSucceeded();
   }
 
+  @RootTier
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void sourceRangesThatCannotBeUnderstoodDenyEverySourceInsteadOfNone(ProxyMode mode) {
@@ -185,6 +189,7 @@ class HostileInputTest {
 
   // ------------------------------------------------------------------ 4. comment injection
 
+  @RootTier
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void namesWithNewlinesQuotesAndBackslashesCannotAddRulesOrBreakTheLoad(ProxyMode mode) {
@@ -207,6 +212,7 @@ class HostileInputTest {
 
   // ------------------------------------------------------------------ 5. one bad value
 
+  @RootTier
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void anAffinityTimeoutAboveTheApiLimitIsCutToOneDayAndEveryonesRulesLoad(ProxyMode mode) {
@@ -387,7 +393,6 @@ class HostileInputTest {
     assumeTrue(
         HostTools.onPath(mode == ProxyMode.nftables ? "nft" : "iptables-restore").isPresent(),
         "needs nft and iptables (apt-get install nftables iptables)");
-    assumeTrue(HostTools.uid() == 0, "needs root to create network namespaces");
   }
 
   private String namespace;

@@ -11,9 +11,12 @@ import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.nft.KernelTable;
+import dev.proxima.proxy.render.nft.NftElement;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane.Status;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * deletes the rest, keeping the clients an affinity set remembers; no file, no read-back of
  * elements. Needs nft, ip and root, else skipped.
  */
+@RootTier
 class FullSyncKernelTest {
   @TempDir Path directory;
 
@@ -44,7 +48,6 @@ class FullSyncKernelTest {
     assumeTrue(
         HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
         "needs nft and ip");
-    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
     namespace = "pxr-" + UUID.randomUUID().toString().substring(0, 6);
     HostTools.run(directory, "ip", "netns", "add", namespace).assertSucceeded();
   }
@@ -134,13 +137,13 @@ class FullSyncKernelTest {
           }
 
           @Override
-          public Optional<String> declarations(String family, String table) {
-            return nft.declarations(family, table);
+          public Optional<KernelTable> table(String family, String table) {
+            return nft.table(family, table);
           }
 
           @Override
-          public Optional<String> set(String family, String table, String set) {
-            return nft.set(family, table, set);
+          public Optional<List<NftElement>> elements(String family, String table, String set) {
+            return nft.elements(family, table, set);
           }
 
           @Override

@@ -12,7 +12,7 @@ import java.util.Objects;
  * two strings cost 64 more per map element), and a Service port's elements share its comment
  * string. Key and value are separate fields all the same: nothing is searched for a separator.
  */
-final class NftElement {
+public final class NftElement {
   /** The key, followed directly by the value when there is one. */
   private final String keyAndValue;
 
@@ -36,11 +36,11 @@ final class NftElement {
   }
 
   /** A set element: a key alone. */
-  static NftElement of(String key) {
+  public static NftElement of(String key) {
     return new NftElement(key, null, null);
   }
 
-  String key() {
+  public String key() {
     return hasValue() ? keyAndValue.substring(0, keyLength) : keyAndValue;
   }
 

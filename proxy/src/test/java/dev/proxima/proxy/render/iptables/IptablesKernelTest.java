@@ -18,6 +18,7 @@ import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane;
 import dev.proxima.proxy.runtime.IptablesDataPlane;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * restores, leftover chains, jump rules, cleanup and a rejected buffer. Needs root and iptables;
  * without them the tests are reported as skipped.
  */
+@RootTier
 class IptablesKernelTest {
   private static final RuleSettings SETTINGS =
       new RuleSettings(List.of("10.0.0.0/8"), false, 14, List.of());
@@ -51,7 +53,6 @@ class IptablesKernelTest {
       assumeTrue(
           HostCommand.find(tool).isPresent(), tool + " is missing (apt-get install iptables)");
     }
-    assumeTrue(HostTools.uid() == 0, "network namespaces need root; uid is " + HostTools.uid());
   }
 
   @AfterEach

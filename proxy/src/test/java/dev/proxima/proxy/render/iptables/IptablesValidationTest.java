@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * listed back with {@code iptables-save}. Needs the tools and root; without them the tests are
  * reported as skipped, not passed.
  */
+@RootTier
 class IptablesValidationTest {
   @TempDir Path dir;
 
@@ -41,9 +43,6 @@ class IptablesValidationTest {
             "ip6tables-save")) {
       assumeTrue(HostTools.onPath(tool).isPresent(), tool + " is not on PATH");
     }
-    assumeTrue(
-        HostTools.uid() == 0,
-        "network namespaces and iptables need root; uid is " + HostTools.uid());
   }
 
   static Stream<IptablesCases.Case> cases() {

@@ -2,7 +2,7 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
-import java.util.ArrayList;
+import dev.proxima.proxy.testing.FakeNft;
 import java.util.List;
 import java.util.Optional;
 
@@ -12,7 +12,7 @@ import java.util.Optional;
  */
 final class FakeNftLoader implements RuleLoader {
   final FakeNft nft = new FakeNft();
-  final List<String> loaded = new ArrayList<>();
+  final List<String> loaded = new java.util.ArrayList<>();
   int readBacks;
 
   /** How often the marker set was listed; read by other threads. */
@@ -38,47 +38,18 @@ final class FakeNftLoader implements RuleLoader {
   }
 
   @Override
-  public Optional<String> declarations(String family, String table) {
+  public Optional<KernelTable> table(String family, String table) {
     readBacks++;
-    var kernelTable = nft.kernelTable();
-    if (kernelTable == null) {
-      return Optional.empty();
-    }
-    var out = new StringBuilder("table ip proxima {\n");
-    kernelTable
-        .chains()
-        .forEach(
-            (name, kind) -> {
-              out.append("\tchain ").append(name).append(" {\n");
-              if (kind.base()) {
-                out.append("\t\ttype filter hook input priority filter; policy accept;\n");
-              }
-              if (!kind.empty()) {
-                out.append("\t\tcounter\n");
-              }
-              out.append("\t}\n");
-            });
-    kernelTable
-        .sets()
-        .forEach(
-            (name, kind) ->
-                out.append("\t").append(kind).append(' ').append(name).append(" {\n\t}\n"));
-    return Optional.of(out.append("}\n").toString());
+    return Optional.ofNullable(nft.kernelTable());
   }
 
   @Override
-  public Optional<String> set(String family, String table, String set) {
+  public Optional<List<NftElement>> elements(String family, String table, String set) {
     markerReads.incrementAndGet();
     if (!nft.objects().containsKey("set " + set)) {
       return Optional.empty();
     }
-    var out = new StringBuilder("table ip proxima {\n\tset " + set + " {\n\t\ttype mark\n");
-    var elements = nft.elementsOf(set).values();
-    if (!elements.isEmpty()) {
-      out.append("\t\telements = { ").append(String.join(",\n\t\t\t     ", elements));
-      out.append(" }\n");
-    }
-    return Optional.of(out.append("\t}\n}\n").toString());
+    return Optional.of(nft.elementsOf(set).keySet().stream().map(NftElement::of).toList());
   }
 
   @Override

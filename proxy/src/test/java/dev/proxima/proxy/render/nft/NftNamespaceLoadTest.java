@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Needs {@code nft} and {@code ip} on PATH and root; without them the tests are reported as
  * skipped.
  */
+@RootTier
 class NftNamespaceLoadTest {
   @TempDir Path dir;
 
@@ -30,8 +32,6 @@ class NftNamespaceLoadTest {
   void createNamespace() {
     assumeTrue(HostTools.onPath("nft").isPresent(), "nft is not on PATH");
     assumeTrue(HostTools.onPath("ip").isPresent(), "ip (iproute2) is not on PATH");
-    assumeTrue(
-        HostTools.isRoot(), "network namespaces and nft need root; uid is " + HostTools.uid());
     namespace = "proxima-nft-" + UUID.randomUUID().toString().substring(0, 8);
     HostTools.run(dir, "ip", "netns", "add", namespace).assertSucceeded();
   }

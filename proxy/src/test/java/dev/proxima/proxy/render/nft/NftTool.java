@@ -17,13 +17,11 @@ final class NftTool {
 
   private static final Pattern ELEMENTS = Pattern.compile("elements = \\{([^}]*)\\}");
 
-  /** Skips the calling test unless nft and ip are here and this is root (network namespaces). */
+  /** Skips the calling test unless nft and ip are here; the test is of the {@code @RootTier}. */
   static void assumeKernelTools() {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
         "needs nft and ip");
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        HostTools.isRoot(), "needs root for network namespaces");
   }
 
   /**

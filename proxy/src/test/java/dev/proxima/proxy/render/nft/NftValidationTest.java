@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * check the whole transaction without committing it. Needs {@code nft} on PATH and root; without
  * them the tests are reported as skipped, not passed.
  */
+@RootTier
 class NftValidationTest {
   @TempDir Path dir;
 
@@ -29,7 +31,6 @@ class NftValidationTest {
   @BeforeEach
   void requireNftAndRoot() {
     assumeTrue(HostTools.onPath("nft").isPresent(), "nft is not on PATH");
-    assumeTrue(HostTools.isRoot(), "nft -c needs root (CAP_NET_ADMIN); uid is " + HostTools.uid());
   }
 
   static Stream<RenderCases.Case> cases() {

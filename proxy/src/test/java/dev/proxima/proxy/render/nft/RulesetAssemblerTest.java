@@ -10,7 +10,9 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -195,6 +197,7 @@ class RulesetAssemblerTest {
     assertThat(loaded).isEqualTo(fresh.objects());
   }
 
+  @RootTier
   @Test
   void updatesLeaveTheKernelEqualToAFreshTableOfTheNewState() throws Exception {
     requireKernelTools();
@@ -240,6 +243,7 @@ class RulesetAssemblerTest {
    * the new state holds, and the affinity set the new state still uses keeps the clients it
    * remembers.
    */
+  @RootTier
   @Test
   void aFullSyncBesideAnOlderTableEqualsAFreshTableAndKeepsTheClientsAnAffinitySetRemembers()
       throws Exception {
@@ -266,7 +270,7 @@ class RulesetAssemblerTest {
       var nft =
           new dev.proxima.proxy.kernel.Nft(
               List.of("ip", "netns", "exec", patched, "nft"), Duration.ofSeconds(60));
-      var listed = KernelTable.parse(nft.declarations("ip", "proxima").orElseThrow());
+      var listed = nft.table("ip", "proxima").orElseThrow();
       var restarted = new RulesetAssembler(CONFIG, java.time.Clock.systemUTC(), 1);
       assertThat(listed.freeGeneration()).isEqualTo(1);
       for (var batch : restarted.replaceAllInBatches(next, 15_000)) {
@@ -301,6 +305,7 @@ class RulesetAssemblerTest {
    * churn: after every step the kernel, patched by the deltas, must hold exactly what a fresh table
    * of the state holds, so a leaked or lost element shows at the step that made it.
    */
+  @RootTier
   @Test
   void sharedEndpointsChurningLeaveTheKernelEqualToAFreshTableAfterEveryStep() throws Exception {
     requireKernelTools();
@@ -385,7 +390,6 @@ class RulesetAssemblerTest {
     assumeTrue(
         HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
         "needs nft and ip");
-    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
   }
 
   private void load(String namespace, String script) throws Exception {

@@ -10,6 +10,7 @@ import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -279,6 +280,7 @@ class ServiceLocalityCountingTest {
    * same state, and a connection counted before keeps its count through the partial syncs and the
    * full sync.
    */
+  @RootTier
   @Test
   void partialAndFullSyncsLeaveTheKernelsCountingSetsAsAFreshTableHasThem() throws Exception {
     NftTool.assumeKernelTools();
@@ -316,7 +318,7 @@ class ServiceLocalityCountingTest {
       var nft =
           new dev.proxima.proxy.kernel.Nft(
               List.of("ip", "netns", "exec", patched, "nft"), java.time.Duration.ofSeconds(60));
-      var listed = KernelTable.parse(nft.declarations("ip", "proxima").orElseThrow());
+      var listed = nft.table("ip", "proxima").orElseThrow();
       var apiPlain = service("shop/api", "10.96.0.11", 80).cluster(remote("10.180.1.5", 8080));
       var keys = new java.util.HashSet<String>();
       counting(patched).values().forEach(elements -> keys.addAll(elements.keySet()));

@@ -7,6 +7,7 @@ import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * map lookup only in the transaction declaring the map), and ends with the table one transaction
  * loads. Runs in scratch network namespaces; needs nft, ip and root, else skipped.
  */
+@RootTier
 class SplitFullSyncKernelTest {
   private static final FamilySettings CONFIG =
       FamilySettings.of(IpFamily.IPV4, List.of("10.0.0.0/8"));
@@ -36,7 +38,6 @@ class SplitFullSyncKernelTest {
     assumeTrue(
         HostTools.onPath("nft").isPresent() && HostTools.onPath("ip").isPresent(),
         "needs nft and ip");
-    assumeTrue(HostTools.isRoot(), "needs root for network namespaces");
     var suffix = UUID.randomUUID().toString().substring(0, 6);
     split = "pxs-" + suffix;
     single = "pxo-" + suffix;
@@ -112,7 +113,7 @@ class SplitFullSyncKernelTest {
     var nft =
         new dev.proxima.proxy.kernel.Nft(
             List.of("ip", "netns", "exec", split, "nft"), java.time.Duration.ofSeconds(60));
-    var listed = KernelTable.parse(nft.declarations("ip", "proxima").orElseThrow());
+    var listed = nft.table("ip", "proxima").orElseThrow();
     var next = new RulesetAssembler(CONFIG, clock, listed.freeGeneration());
 
     var batches = next.replaceAllInBatches(after, 400);

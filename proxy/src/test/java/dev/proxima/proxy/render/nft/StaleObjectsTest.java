@@ -8,7 +8,9 @@ import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
+import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -270,6 +272,7 @@ class StaleObjectsTest {
    * In the kernel: after Services come, some go by partial syncs and the cleanup runs, table {@code
    * proxima} holds exactly what a fresh table of the remaining Services holds, no more.
    */
+  @RootTier
   @Test
   void afterTheCleanupTheKernelHoldsExactlyWhatAFreshTableOfTheRemainingServicesHolds()
       throws Exception {

@@ -1,5 +1,7 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.testing;
 
+import dev.proxima.proxy.render.nft.KernelTable;
+import dev.proxima.proxy.render.nft.NftNames;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,15 +14,16 @@ import java.util.regex.Pattern;
  * An in-memory stand-in for {@code nft -f} on the one table Proxima owns: it applies a transaction
  * in the line format the renderer writes (add, flush and delete of chains, sets, maps, rules and
  * elements) and lists what the table holds, so ordinary unit tests can check every render path,
- * full and partial, without root or a kernel.
+ * full and partial, without root or a kernel; {@link NftTracer} follows packets through it.
  *
  * <p>Written independently of the renderer, from nft's rules: a transaction is all or nothing;
- * deleting a chain with rules, a missing chain, set or element fails; adding a map key again with
- * another value fails; and when the transaction ends, every {@code goto}/{@code jump} and every
+ * deleting a chain with rules, a missing chain, set or element fails; {@code create} of something
+ * that exists fails; adding a map key again with another value, or a key of another shape than the
+ * set's type, fails; and when the transaction ends, every {@code goto}/{@code jump} and every
  * {@code @set} must name something the table holds (the kernel checks references at commit, so a
  * transaction may delete a map before the chain its elements named).
  */
-final class FakeNft {
+public final class FakeNft {
   private static final Pattern CHAIN_REFERENCE = Pattern.compile("\\b(?:goto|jump) ([a-z0-9-]+)");
   private static final Pattern SET_REFERENCE = Pattern.compile("@([a-z0-9-]+)");
   private static final Pattern COUNTER_REFERENCE = Pattern.compile("counter name \"([a-z0-9-]+)\"");
@@ -39,8 +42,12 @@ final class FakeNft {
   /** Named counters: {@code add counter} of an existing one keeps it, as in nft. */
   private java.util.Set<String> counters = new java.util.TreeSet<>();
 
-  /** Applies {@code script} whole, or not at all. */
-  void apply(String script) {
+  /**
+   * Applies {@code script} whole, or not at all.
+   *
+   * @throws IllegalStateException with what nft would refuse, the table then as it was
+   */
+  public void apply(String script) {
     var savedChains = copyChains();
     var savedSets = copySets();
     var savedFamily = family;
@@ -60,7 +67,7 @@ final class FakeNft {
   }
 
   /** The table as a canonical listing: chains and sets by name, elements by key. */
-  String list() {
+  public String list() {
     var out = new StringBuilder();
     counters.forEach(counter -> out.append("counter ").append(counter).append('\n'));
     chains.forEach(
@@ -80,7 +87,7 @@ final class FakeNft {
   }
 
   /** Each object's listing: {@code chain NAME} or {@code set NAME}/{@code map NAME} to its text. */
-  Map<String, String> objects() {
+  public Map<String, String> objects() {
     var out = new TreeMap<String, String>();
     chains.forEach((name, chain) -> out.put("chain " + name, chain.spec() + "\n" + chain.rules()));
     sets.forEach(
@@ -90,13 +97,13 @@ final class FakeNft {
   }
 
   /** The elements of a set or map, by key; empty when it does not exist. */
-  Map<String, String> elementsOf(String set) {
+  public Map<String, String> elementsOf(String set) {
     var found = sets.get(set);
     return found == null ? Map.of() : new TreeMap<>(found.elements());
   }
 
   /** Whether a rule of the table refers to the set, so the kernel would refuse to delete it. */
-  boolean referenced(String set) {
+  public boolean referenced(String set) {
     return chains.values().stream()
         .flatMap(chain -> chain.rules().stream())
         .anyMatch(
@@ -104,19 +111,19 @@ final class FakeNft {
   }
 
   /** The rules of a chain; null when it does not exist. */
-  List<String> rulesOf(String chain) {
+  public List<String> rulesOf(String chain) {
     var found = chains.get(chain);
     return found == null ? null : List.copyOf(found.rules());
   }
 
   /** True when the chain exists and has no rules: a partial sync's leftover. */
-  boolean emptyChain(String name) {
+  public boolean emptyChain(String name) {
     var chain = chains.get(name);
     return chain != null && chain.rules().isEmpty();
   }
 
   /** What a full sync reads before replacing the table in place. */
-  KernelTable kernelTable() {
+  public KernelTable kernelTable() {
     if (!exists) {
       return null;
     }
@@ -163,6 +170,13 @@ final class FakeNft {
     var words = line.split(" ", 6);
     var verb = words[0];
     var object = words[1];
+    if (verb.equals("create")) {
+      // nft's create is add that refuses an existing object.
+      if (object.equals("table") ? exists : has(object, words[4])) {
+        throw new IllegalStateException("exists already: " + line);
+      }
+      verb = "add";
+    }
     if (object.equals("table")) {
       table(verb, words[2]);
       return;
@@ -245,8 +259,12 @@ final class FakeNft {
       throw new IllegalStateException("no set " + words[4] + ": " + header);
     }
     boolean add = words[0].equals("add");
+    int arity = arity(set.body());
     for (var element : elements) {
       var key = key(element, set.kind().equals("map"));
+      if (arity > 0 && key.split(" \\. ").length != arity) {
+        throw new IllegalStateException(words[4] + ": key " + key + " is not of " + set.body());
+      }
       if (add) {
         var old = set.elements().putIfAbsent(key, element);
         if (old != null && !old.equals(element)) {
@@ -256,6 +274,32 @@ final class FakeNft {
         throw new IllegalStateException(words[4] + ": no element " + key);
       }
     }
+  }
+
+  /**
+   * How many parts a key of this declaration concatenates, from its {@code type} or {@code typeof}
+   * clause; 0 when the body declares neither.
+   */
+  private static int arity(String body) {
+    var type = Pattern.compile("\\btype(?:of)? ([^;]*?)(?: : [^;]*)? ;").matcher(body);
+    return type.find() ? type.group(1).split(" \\. ").length : 0;
+  }
+
+  private boolean has(String object, String name) {
+    return object.equals("chain") ? chains.containsKey(name) : sets.containsKey(name);
+  }
+
+  /** The base chains' and regular chains' declarations: name to the text after it in add chain. */
+  public Map<String, String> chainDeclarations() {
+    var out = new TreeMap<String, String>();
+    chains.forEach((name, chain) -> out.put(name, chain.spec().strip()));
+    return out;
+  }
+
+  /** A set's or map's declaration as added; null when it does not exist. */
+  public String declaration(String set) {
+    var found = sets.get(set);
+    return found == null ? null : found.body();
   }
 
   /** An element's key: what precedes {@code " : "} in a map, without any comment. */
