@@ -23,6 +23,7 @@ class PurityTest {
     "dev.proxima.proxy.plan..",
     "dev.proxima.proxy.route..",
     "dev.proxima.proxy.explain..",
+    "dev.proxima.proxy.nftables..",
     "dev.proxima.proxy.render..",
     "dev.proxima.proxy.track..",
     "dev.proxima.proxy.conntrack..",

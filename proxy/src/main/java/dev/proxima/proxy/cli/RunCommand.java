@@ -16,7 +16,10 @@ import dev.proxima.proxy.kernel.LeftoverRules;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.PrintingRuleLoader;
 import dev.proxima.proxy.kernel.SysctlFiles;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.runtime.DataPlanes;
 import dev.proxima.proxy.runtime.ExplainServer;
 import dev.proxima.proxy.runtime.Host;
@@ -218,7 +221,7 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   private static void probe(Nft nft) {
-    var probe = nft.check("add table ip proxima_probe\n");
+    var probe = nft.check(new NftTransaction(new NftText(IpFamily.IPV4)).addTable());
     if (!probe.succeeded()) {
       // Exiting would only crash-loop the pod; staying up keeps health failing and metrics
       // counting, and the next sync succeeds as soon as nft works.

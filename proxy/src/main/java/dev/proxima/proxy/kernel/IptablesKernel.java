@@ -7,7 +7,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /** What the iptables mode needs of one family's iptables tools; tests substitute a fake. */
-public interface IptablesKernel extends RuleLoader {
+public interface IptablesKernel {
+  /** Loads one {@code iptables-restore} buffer. */
+  Nft.Result apply(String buffer);
+
   /** Proxima's chains now in the kernel, per table. */
   Map<String, Set<String>> proximaChains();
 

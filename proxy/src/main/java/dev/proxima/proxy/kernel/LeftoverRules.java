@@ -22,11 +22,8 @@ public final class LeftoverRules {
     if (HostCommand.find("nft").isEmpty()) {
       return List.of();
     }
-    var script = new StringBuilder();
-    for (var family : IpFamily.values()) {
-      script.append(NftRenderer.cleanupScript(family));
-    }
-    var result = nft.apply(script.toString());
+    var result =
+        nft.apply(NftRenderer.cleanup(IpFamily.IPV4).append(NftRenderer.cleanup(IpFamily.IPV6)));
     return result.succeeded() ? List.of() : List.of("nftables: " + result.summary());
   }
 

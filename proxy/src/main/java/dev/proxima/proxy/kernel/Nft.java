@@ -1,7 +1,8 @@
 package dev.proxima.proxy.kernel;
 
-import dev.proxima.proxy.render.nft.KernelTable;
-import dev.proxima.proxy.render.nft.NftElement;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,14 +62,18 @@ public final class Nft implements RuleLoader {
     }
   }
 
-  /** Applies the script as one atomic transaction. */
+  /** Applies the transaction atomically. */
   @Override
-  public Result apply(String script) {
-    return run(List.of("-f", "-"), script);
+  public Result apply(NftTransaction transaction) {
+    return run(List.of("-f", "-"), transaction.toString());
   }
 
-  /** Checks the script without applying it ({@code nft -c}). */
-  public Result check(String script) {
+  /** Checks the transaction without applying it ({@code nft -c}). */
+  public Result check(NftTransaction transaction) {
+    return check(transaction.toString());
+  }
+
+  private Result check(String script) {
     return run(List.of("-c", "-f", "-"), script);
   }
 

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.kernel;
 
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.iptables.JumpRule;
 import java.util.Map;
 import java.util.Set;
@@ -12,7 +13,7 @@ import java.util.function.Consumer;
  * back and no sync is forced by a check. The CLI picks it; the runtime cannot tell it from the
  * kernel.
  */
-public final class PrintingRuleLoader implements IptablesKernel {
+public final class PrintingRuleLoader implements IptablesKernel, RuleLoader {
   private final Consumer<String> output;
 
   public PrintingRuleLoader(Consumer<String> output) {
@@ -20,9 +21,14 @@ public final class PrintingRuleLoader implements IptablesKernel {
   }
 
   @Override
-  public Nft.Result apply(String script) {
-    output.accept(script);
+  public Nft.Result apply(String buffer) {
+    output.accept(buffer);
     return new Nft.Result(true, "", null);
+  }
+
+  @Override
+  public Nft.Result apply(NftTransaction transaction) {
+    return apply(transaction.toString());
   }
 
   @Override

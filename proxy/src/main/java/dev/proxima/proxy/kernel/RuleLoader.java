@@ -1,17 +1,18 @@
 package dev.proxima.proxy.kernel;
 
-import dev.proxima.proxy.render.nft.KernelTable;
-import dev.proxima.proxy.render.nft.NftElement;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftTransaction;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The kernel seam: loads a ruleset as one transaction, and reads the table back as typed objects. A
- * transaction goes as the text {@code nft -f} reads, which the nft renderer writes in one place;
- * the tests' fake reads that same text, so what it checks is what the kernel is given.
+ * The kernel seam: loads a transaction, and reads the table back as typed objects. The adapter
+ * serializes the transaction as the text {@code nft -f} reads; the tests' fake reads that same
+ * text, so what it checks is what the kernel is given.
  */
 public interface RuleLoader {
-  Nft.Result apply(String script);
+  Nft.Result apply(NftTransaction transaction);
 
   /**
    * The table's chains, sets, maps and counters by name, without rules or elements ({@code nft -t

@@ -39,7 +39,8 @@ public interface DataPlanes {
    * The planes for a mode, loading through {@code loader}: every mode's rules go to it, as they do
    * in a dry run, where it prints them.
    */
-  static DataPlanes of(ProxyMode mode, RuleSettings settings, IptablesKernel loader) {
+  static <L extends IptablesKernel & RuleLoader> DataPlanes of(
+      ProxyMode mode, RuleSettings settings, L loader) {
     return mode == ProxyMode.iptables
         ? iptables(settings, family -> loader)
         : nftables(settings, loader);

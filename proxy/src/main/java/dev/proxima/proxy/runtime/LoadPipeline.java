@@ -13,15 +13,15 @@ import java.util.function.Predicate;
  * <p>Loading stops at the first transaction the kernel refuses: later ones are taken and dropped
  * unloaded, and {@link #offer} says so, so the caller can stop writing them.
  */
-final class LoadPipeline {
+final class LoadPipeline<T> {
   /** Transactions written and not yet being loaded, at most: one is enough to keep nft busy. */
   static final int WAITING = 1;
 
   /** The end of the transactions: compared by identity. */
-  private static final String END = new String("end of transactions");
+  private static final Object END = new Object();
 
-  private final BlockingQueue<String> queue = new ArrayBlockingQueue<>(WAITING);
-  private final Predicate<String> load;
+  private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(WAITING);
+  private final Predicate<T> load;
   private final Thread thread;
   private volatile boolean refused;
 
@@ -32,7 +32,7 @@ final class LoadPipeline {
    * @param name the loading thread's name
    * @param load loads one transaction; false when the kernel refused it
    */
-  LoadPipeline(String name, Predicate<String> load) {
+  LoadPipeline(String name, Predicate<T> load) {
     this.load = load;
     this.thread = new Thread(this::run, name);
     thread.setDaemon(true);
@@ -57,9 +57,10 @@ final class LoadPipeline {
     }
   }
 
-  private void loadOne(String transaction) {
+  @SuppressWarnings("unchecked") // only offer() puts anything but END
+  private void loadOne(Object transaction) {
     try {
-      if (!load.test(transaction)) {
+      if (!load.test((T) transaction)) {
         refused = true;
       }
     } catch (RuntimeException | Error e) {
@@ -72,7 +73,7 @@ final class LoadPipeline {
    * Hands over the next transaction, waiting while the loader is behind; false once a transaction
    * was refused (this one is then not loaded).
    */
-  boolean offer(String transaction) {
+  boolean offer(T transaction) {
     if (refused) {
       return false;
     }

@@ -6,11 +6,12 @@ import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftSyntax;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.plan.RuleSettings;
-import dev.proxima.proxy.render.nft.KernelTable;
 import dev.proxima.proxy.render.nft.NftCounters;
-import dev.proxima.proxy.render.nft.NftNames;
-import dev.proxima.proxy.render.nft.NftSyntax;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.time.Clock;
@@ -144,10 +145,10 @@ public final class NftDataPlane implements DataPlane {
    * kernel refuse one, what is left is unreachable, and the next full sync deletes it.
    */
   private void deleteEarlier(KernelTable before) {
-    var deleting = assembler.deletingEarlier(before, countingKeysIn(before));
-    var refused = loadStatements(deleting.first());
+    var deleting = assembler.deletingEarlier(before, countingKeysIn(before), TRANSACTION_LINES);
+    var refused = loadAll(deleting.first());
     if (refused == null) {
-      refused = loadStatements(deleting.chains());
+      refused = loadAll(deleting.chains());
     }
     if (refused != null) {
       LOG.atWarn()
@@ -175,24 +176,13 @@ public final class NftDataPlane implements DataPlane {
     return keys;
   }
 
-  /**
-   * Loads one statement a line in order, in transactions of at most {@link #TRANSACTION_LINES}; the
-   * kernel's refusal, or null when it took them all.
-   */
-  private Nft.Result loadStatements(List<String> statements) {
-    var script = new StringBuilder();
-    int lines = 0;
-    for (int i = 0; i < statements.size(); i++) {
-      script.append(statements.get(i)).append('\n');
-      lines++;
-      if (lines == TRANSACTION_LINES || i + 1 == statements.size()) {
-        longestTransaction = Math.max(longestTransaction, lines);
-        var result = nft.apply(script.toString());
-        if (!result.succeeded()) {
-          return result;
-        }
-        script.setLength(0);
-        lines = 0;
+  /** Loads the transactions in order; the kernel's refusal, or null when it took them all. */
+  private Nft.Result loadAll(List<NftTransaction> transactions) {
+    for (var transaction : transactions) {
+      longestTransaction = Math.max(longestTransaction, transaction.lines());
+      var result = nft.apply(transaction);
+      if (!result.succeeded()) {
+        return result;
       }
     }
     return null;
@@ -209,7 +199,8 @@ public final class NftDataPlane implements DataPlane {
   private Outcome loadBeside(List<ServicePortRules> ports) {
     var load = new Loading();
     var pipeline =
-        new LoadPipeline("nft-load-" + family.name().toLowerCase(Locale.ROOT), load::transaction);
+        new LoadPipeline<NftTransaction>(
+            "nft-load-" + family.name().toLowerCase(Locale.ROOT), load::transaction);
     RulesetAssembler.ColdRebuild written;
     boolean tookAll = false;
     try {
@@ -249,12 +240,12 @@ public final class NftDataPlane implements DataPlane {
     private Nft.Result refusal;
 
     /** Loads one transaction; false when the kernel refused it. */
-    boolean transaction(String script) {
+    boolean transaction(NftTransaction script) {
       if (script.isEmpty()) {
         return true;
       }
       synchronized (this) {
-        int count = Lines.count(script);
+        int count = script.lines();
         lines += count;
         linesLoaded = lines;
         longestTransaction = Math.max(longestTransaction, count);
@@ -335,7 +326,7 @@ public final class NftDataPlane implements DataPlane {
       return Outcome.NEEDS_FULL;
     }
     var load = new Loading();
-    load.transaction(ports.get() + assembler.serviceCidrs(serviceCidrs));
+    load.transaction(ports.get().append(assembler.serviceCidrs(serviceCidrs)));
     var outcome = load.outcome();
     if (outcome.status() != Status.FAILED) {
       // Under steady churn the runner may never be idle, so what is due goes after each sync too.
@@ -358,7 +349,7 @@ public final class NftDataPlane implements DataPlane {
     }
     for (var due = assembler.staleCleanup(); due.isPresent(); due = assembler.staleCleanup()) {
       var cleanup = due.get();
-      var result = nft.apply(cleanup.script());
+      var result = nft.apply(cleanup.transaction());
       if (!result.succeeded()) {
         assembler.staleKept(cleanup, STALE_RETRY);
         LOG.atWarn()

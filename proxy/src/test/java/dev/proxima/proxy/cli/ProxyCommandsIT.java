@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.testing.ExportedCluster;
 import dev.proxima.testing.JarCommand;
@@ -171,7 +172,7 @@ class ProxyCommandsIT {
     assumeTrue(
         dev.proxima.proxy.kernel.NftAvailability.canCheck(),
         dev.proxima.proxy.kernel.NftAvailability.reason());
-    var check = Nft.onThisHost().check(result.out());
+    var check = Nft.onThisHost().check(FakeNft.script(result.out()));
     assertThat(check.succeeded()).as(check.output()).isTrue();
   }
 
@@ -332,7 +333,7 @@ class ProxyCommandsIT {
     assumeTrue(
         dev.proxima.proxy.kernel.NftAvailability.canCheck(),
         dev.proxima.proxy.kernel.NftAvailability.reason());
-    var check = Nft.onThisHost().check(result.out());
+    var check = Nft.onThisHost().check(FakeNft.script(result.out()));
     assertThat(check.succeeded()).as(check.output()).isTrue();
   }
 

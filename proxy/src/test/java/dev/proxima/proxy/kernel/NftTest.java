@@ -3,6 +3,7 @@ package dev.proxima.proxy.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.RootTier;
 import java.time.Duration;
 import java.util.List;
@@ -19,7 +20,8 @@ class NftTest {
   @Test
   void aMissingBinaryIsAFailedResultWithAHintNotAnException() {
     var result =
-        new Nft(List.of("/nonexistent/nft"), Duration.ofSeconds(5)).apply("add table ip t\n");
+        new Nft(List.of("/nonexistent/nft"), Duration.ofSeconds(5))
+            .apply(FakeNft.script("add table ip t\n"));
 
     assertThat(result.succeeded()).isFalse();
     assertThat(result.summary()).contains("is nftables installed?");
@@ -56,7 +58,8 @@ class NftTest {
     var result =
         Nft.onThisHost()
             .check(
-                "add table ip proxima_check\nadd chain ip proxima_check c { type nat hook output priority dstnat; }\n");
+                FakeNft.script(
+                    "add table ip proxima_check\nadd chain ip proxima_check c { type nat hook output priority dstnat; }\n"));
 
     assertThat(result.succeeded()).isFalse();
     assertThat(result.offendingLine()).contains("priority dstnat");

@@ -10,9 +10,10 @@ import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.plan.RuleSettings;
-import dev.proxima.proxy.render.nft.KernelTable;
-import dev.proxima.proxy.render.nft.NftElement;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane.Status;
 import dev.proxima.proxy.testing.HostTools;
@@ -131,9 +132,9 @@ class FullSyncKernelTest {
     RuleLoader recording =
         new RuleLoader() {
           @Override
-          public Nft.Result apply(String script) {
-            transactionLines.add(Lines.count(script));
-            return nft.apply(script);
+          public Nft.Result apply(NftTransaction transaction) {
+            transactionLines.add(transaction.lines());
+            return nft.apply(transaction);
           }
 
           @Override

@@ -17,7 +17,7 @@ class LoadPipelineTest {
   void transactionsLoadInOrderOnTheNamedThread() {
     var threads = Collections.synchronizedList(new ArrayList<String>());
     var pipeline =
-        new LoadPipeline(
+        new LoadPipeline<String>(
             "loader-under-test",
             transaction -> {
               threads.add(Thread.currentThread().getName());
@@ -38,7 +38,7 @@ class LoadPipelineTest {
     var inFlight = new AtomicInteger();
     var most = new AtomicInteger();
     var pipeline =
-        new LoadPipeline(
+        new LoadPipeline<String>(
             "loader",
             transaction -> {
               most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
@@ -58,7 +58,7 @@ class LoadPipelineTest {
   @Test
   void noTransactionLoadsAfterARefusedOne() {
     var pipeline =
-        new LoadPipeline(
+        new LoadPipeline<String>(
             "loader", transaction -> !transaction.equals("t2") && loaded.add(transaction));
 
     for (int i = 0; i < 20; i++) {
@@ -73,7 +73,7 @@ class LoadPipelineTest {
   @Test
   void aLoaderThatThrowsNeverLeavesTheCallerWaitingAndItsExceptionComesBackAtTheEnd() {
     var pipeline =
-        new LoadPipeline(
+        new LoadPipeline<String>(
             "loader",
             transaction -> {
               if (transaction.equals("t1")) {

@@ -50,7 +50,8 @@ class NftColdLoadTest {
 
   private NftDataPlane plane(Predicate<String> kernelTakes) {
     RuleLoader loader =
-        script -> {
+        transaction -> {
+          var script = transaction.toString();
           loadingThreads.add(Thread.currentThread().getName());
           if (!kernelTakes.test(script)) {
             return new Nft.Result(false, "Error: refused", null);

@@ -14,12 +14,14 @@ import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.kernel.HostCommand;
 import dev.proxima.proxy.kernel.IptablesKernel;
 import dev.proxima.proxy.kernel.Nft;
+import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesChains;
 import dev.proxima.proxy.render.iptables.JumpRule;
@@ -231,7 +233,7 @@ class ProxierTest {
    * Records every script and fails when told to; as the iptables kernel, it holds every jump and
    * canary unless told they vanished.
    */
-  static final class RecordingLoader implements IptablesKernel {
+  static final class RecordingLoader implements IptablesKernel, RuleLoader {
     final List<String> scripts = new ArrayList<>();
     final List<JumpRule> inserted = new ArrayList<>();
     boolean fail;
@@ -257,6 +259,11 @@ class ProxierTest {
     @Override
     public boolean hasCanary(String table) {
       return canaryPresent;
+    }
+
+    @Override
+    public Nft.Result apply(NftTransaction transaction) {
+      return apply(transaction.toString());
     }
 
     @Override

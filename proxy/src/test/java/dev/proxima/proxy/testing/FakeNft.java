@@ -1,7 +1,10 @@
 package dev.proxima.proxy.testing;
 
-import dev.proxima.proxy.render.nft.KernelTable;
-import dev.proxima.proxy.render.nft.NftNames;
+import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,6 +44,23 @@ public final class FakeNft {
 
   /** Named counters: {@code add counter} of an existing one keeps it, as in nft. */
   private java.util.Set<String> counters = new java.util.TreeSet<>();
+
+  /** Applies {@code transaction} as the kernel is given it, whole or not at all. */
+  public void apply(NftTransaction transaction) {
+    apply(transaction.toString());
+  }
+
+  /** A hand-written script as a transaction, for a test that hands one to a kernel seam. */
+  public static NftTransaction script(String text) {
+    return new NftTransaction(new NftText(IpFamily.IPV4)).appendWritten(text);
+  }
+
+  /** The text of transactions, one after the other. */
+  public static String text(List<NftTransaction> transactions) {
+    var out = new StringBuilder();
+    transactions.forEach(out::append);
+    return out.toString();
+  }
 
   /**
    * Applies {@code script} whole, or not at all.

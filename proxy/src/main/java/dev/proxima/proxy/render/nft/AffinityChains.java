@@ -1,11 +1,12 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.NftNames.AFFINITY_PREFIX;
-import static dev.proxima.proxy.render.nft.NftNames.STICKY_PREFIX;
+import static dev.proxima.proxy.nftables.NftNames.AFFINITY_PREFIX;
+import static dev.proxima.proxy.nftables.NftNames.STICKY_PREFIX;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.nftables.NftSyntax;
 import dev.proxima.proxy.route.RouteDecision;
 import java.util.ArrayList;
 import java.util.HashMap;

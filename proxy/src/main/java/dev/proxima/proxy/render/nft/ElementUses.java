@@ -1,5 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftText;
 import java.util.Arrays;
 import java.util.List;
 

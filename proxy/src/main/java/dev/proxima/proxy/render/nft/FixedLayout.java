@@ -1,10 +1,14 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.NftNames.*;
+import static dev.proxima.proxy.nftables.NftNames.*;
 
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftSyntax;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.FamilySettings;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,5 +1,11 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.nftables.NftChain;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftRule;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,7 +58,7 @@ final class FullSyncBatches {
   Ending write(
       List<ServicePortRules> sorted,
       int budget,
-      BiPredicate<String, Boolean> sink,
+      BiPredicate<NftTransaction, Boolean> sink,
       RenderPass.SharedChains shared) {
     // Each port's part goes into the batches as it is rendered and its fragment is dropped at
     // once: holding every fragment cost more heap than the script itself. A port's held elements
@@ -107,16 +113,16 @@ final class FullSyncBatches {
     if (!last.isEmpty()) {
       out.send(last, true);
     }
-    out.send(generation.switchTo().toString(), true);
+    out.send(generation.switchTo(), true);
     return out.ending;
   }
 
   /** Every object beside what the kernel holds, then the switch, in one transaction. */
-  String inOneTransaction() {
+  NftTransaction inOneTransaction() {
     var all = new NftTransaction(text, model.length(text));
     generation.appendFixedObjects(all);
     model.appendTo(all);
-    return all.append(generation.switchTo()).toString();
+    return all.append(generation.switchTo());
   }
 
   /**
@@ -125,7 +131,7 @@ final class FullSyncBatches {
    * when the elements every render adds exceed the budget already), then handed over as they come.
    */
   private final class Output {
-    private final BiPredicate<String, Boolean> sink;
+    private final BiPredicate<NftTransaction, Boolean> sink;
     private final int budget;
     private final Set<String> sharedChains;
     final List<Held> held = new ArrayList<>();
@@ -140,7 +146,7 @@ final class FullSyncBatches {
     private int portBatches;
     Ending ending = Ending.WRITTEN;
 
-    Output(BiPredicate<String, Boolean> sink, int budget, RenderPass.SharedChains shared) {
+    Output(BiPredicate<NftTransaction, Boolean> sink, int budget, RenderPass.SharedChains shared) {
       this.sink = sink;
       this.budget = budget;
       this.sharedChains = new HashSet<>(shared.names());
@@ -180,7 +186,7 @@ final class FullSyncBatches {
       return rendersFirstLast || model.chainRules.keySet().containsAll(sharedChains);
     }
 
-    void write(String batch, boolean usesEarlier) {
+    void write(NftTransaction batch, boolean usesEarlier) {
       portBatches++;
       held.add(new Held(batch, usesEarlier));
       if (writing || !rendersFirstLast && model.lines() > budget) {
@@ -196,7 +202,7 @@ final class FullSyncBatches {
       held.clear();
     }
 
-    void send(String transaction, boolean alone) {
+    void send(NftTransaction transaction, boolean alone) {
       if (!done() && !sink.test(transaction, alone)) {
         ending = Ending.STOPPED;
       }
@@ -218,10 +224,10 @@ final class FullSyncBatches {
     }
   }
 
-  private record Held(String text, boolean alone) {}
+  private record Held(NftTransaction text, boolean alone) {}
 
   /** The first transaction from the render: the fixed table and the shared chains rendered. */
-  private String firstFromRender() {
+  private NftTransaction firstFromRender() {
     var shared = new ArrayList<String>();
     model.chainRules.forEach(
         (chain, rules) -> {
@@ -237,7 +243,7 @@ final class FullSyncBatches {
   }
 
   /** The fixed table, then each shared chain that looks up a map with its rules, in this order. */
-  private String firstTransaction(
+  private NftTransaction firstTransaction(
       int capacity,
       List<String> shared,
       Map<String, NftChain> declarations,
@@ -248,7 +254,7 @@ final class FullSyncBatches {
       first.addChain(declarations.get(chain));
       rules.get(chain).forEach(first::addRule);
     }
-    return first.toString();
+    return first;
   }
 
   /**
@@ -278,11 +284,11 @@ final class FullSyncBatches {
     }
 
     /** The transaction's text, with {@code tail} after the elements. */
-    String text(NftTransaction tail) {
+    NftTransaction text(NftTransaction tail) {
       var out = new NftTransaction(text, declarations.length() + 64 * lines + tail.length());
       out.append(declarations);
       elements.forEach(out::addElements);
-      return out.append(tail).toString();
+      return out.append(tail);
     }
 
     void clear() {

@@ -1,6 +1,12 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftSet;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -73,23 +79,23 @@ final class GenerationSwitch {
   }
 
   /**
-   * The statements deleting what {@code before} held but what this generation keeps, one a line:
-   * the chains emptied, the sets and maps deleted, the keys of the kept counting sets no counted
-   * port wants ({@code countingKeys} but {@code model}'s), each added first so the delete finds it;
-   * then, for transactions after those, the chains and named counters deleted.
+   * The transactions of at most {@code budget} lines deleting what {@code before} held but what
+   * this generation keeps: the chains emptied, the sets and maps deleted, the keys of the kept
+   * counting sets no counted port wants ({@code countingKeys} but {@code model}'s), each added
+   * first so the delete finds it; then, for transactions after those, the chains and named counters
+   * deleted.
    */
-  List<List<String>> deletingEarlier(
-      KernelTable before, Set<String> countingKeys, TableModel model) {
-    var table = text.table() + " ";
-    var first = new ArrayList<String>();
-    var last = new ArrayList<String>();
+  List<List<NftTransaction>> deletingEarlier(
+      KernelTable before, Set<String> countingKeys, TableModel model, int budget) {
+    var first = new Bounded(budget);
+    var last = new Bounded(budget);
     before
         .chains()
         .forEach(
             (chain, kind) -> {
               if (!kind.base() || !baseChains.contains(chain)) {
-                first.add("flush chain " + table + chain);
-                last.add("delete chain " + table + chain);
+                first.next(1).flushKernelChain(chain);
+                last.next(1).deleteKernelChain(chain);
               }
             });
     before
@@ -97,7 +103,7 @@ final class GenerationSwitch {
         .forEach(
             (set, kind) -> {
               if (!keeps(set, model)) {
-                first.add("delete " + kind + " " + table + set);
+                first.next(1).deleteKernelSet(NftSet.Kind.of(kind), set);
               }
             });
     for (var set : NftNames.SERVICE_SETS) {
@@ -106,16 +112,33 @@ final class GenerationSwitch {
         countingKeys.stream()
             .filter(key -> wanted == null || !wanted.contains(NftElement.of(key)))
             .sorted()
-            .forEach(
-                key -> {
-                  first.add("add element " + table + set + " { " + key + " }");
-                  first.add("delete element " + table + set + " { " + key + " }");
-                });
+            .forEach(key -> first.next(2).dropKernelKey(set, key));
       }
     }
     // No rule of this layout uses a named counter: those an earlier one counted in go too.
-    before.counters().forEach(counter -> last.add("delete counter " + table + counter));
-    return List.of(List.copyOf(first), List.copyOf(last));
+    before.counters().forEach(counter -> last.next(1).deleteCounter(counter));
+    return List.of(first.transactions, last.transactions);
+  }
+
+  /** Transactions of at most {@code budget} lines, in order. */
+  private final class Bounded {
+    final List<NftTransaction> transactions = new ArrayList<>();
+    private final int budget;
+    private int lines;
+
+    Bounded(int budget) {
+      this.budget = budget;
+    }
+
+    /** The transaction the next {@code adding} lines go in. */
+    NftTransaction next(int adding) {
+      if (transactions.isEmpty() || lines + adding > budget) {
+        transactions.add(new NftTransaction(text));
+        lines = 0;
+      }
+      lines += adding;
+      return transactions.get(transactions.size() - 1);
+    }
   }
 
   /** Whether a set of this kernel name is one that holds state and that this table declares too. */

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.NftElement;
 
 /**
  * Which Service port holds each key of one map: a key can take only one value, so the first port to

@@ -1,5 +1,9 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.nftables.NftRule;
+import dev.proxima.proxy.nftables.NftSet;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,7 +35,7 @@ final class LoadedObjects {
   private record Stale(NftSet.Kind kind, Instant since) {}
 
   /** A cleanup: the transaction, and what it deletes. */
-  record Due(String script, List<String> chains, List<String> sets) {}
+  record Due(NftTransaction transaction, List<String> chains, List<String> sets) {}
 
   /** The kernel now holds exactly {@code chains} and {@code sets}, and nothing is stale. */
   void reset(Map<String, List<NftRule>> chains, Set<String> sets) {
@@ -97,7 +101,7 @@ final class LoadedObjects {
     if (chains.isEmpty() && sets.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Due(out.toString(), List.copyOf(chains), List.copyOf(sets)));
+    return Optional.of(new Due(out, List.copyOf(chains), List.copyOf(sets)));
   }
 
   /** The kernel deleted these. */

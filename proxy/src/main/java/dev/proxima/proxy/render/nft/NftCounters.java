@@ -3,6 +3,7 @@ package dev.proxima.proxy.render.nft;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortCounts;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.NftNames;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,8 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 
 /**
  * The script that deletes table {@code proxima}; the table's layout is described in this package's
@@ -10,7 +12,7 @@ public final class NftRenderer {
   private NftRenderer() {}
 
   /** Deletes table {@code proxima} of {@code family}; succeeds whether or not it exists. */
-  public static String cleanupScript(IpFamily family) {
-    return new NftText(family).cleanup();
+  public static NftTransaction cleanup(IpFamily family) {
+    return new NftTransaction(new NftText(family)).deleteTable();
   }
 }

@@ -1,6 +1,11 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.NftChain;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftSet;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,7 +32,7 @@ final class PartialSync {
    * The transaction taking the kernel to the model with {@code changes} applied (a null value
    * removes the port), or empty when only a full sync can.
    */
-  static Optional<String> apply(
+  static Optional<NftTransaction> apply(
       TableModel model,
       LoadedObjects loaded,
       NftText text,
@@ -130,7 +135,7 @@ final class PartialSync {
           deletes.deleteElements(set, removed);
           adds.addElements(set, added);
         });
-    return Optional.of(out.append(deletes).append(adds).toString());
+    return Optional.of(out.append(deletes).append(adds));
   }
 
   private static void note(

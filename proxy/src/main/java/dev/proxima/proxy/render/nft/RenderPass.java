@@ -1,6 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.NftNames.*;
+import static dev.proxima.proxy.nftables.NftNames.*;
 
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
@@ -8,6 +8,12 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftRule;
+import dev.proxima.proxy.nftables.NftSet;
+import dev.proxima.proxy.nftables.NftSyntax;
+import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.NameHash;
 import dev.proxima.proxy.route.PortRoute;

@@ -3,6 +3,10 @@ package dev.proxima.proxy.render.nft;
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.NameHash;
 import java.time.Clock;
@@ -43,17 +47,18 @@ public final class RulesetAssembler {
    * A transaction deleting stale chains and sets; pass it to {@link #staleDeleted} once the kernel
    * took it, or to {@link #staleKept} when it refused it.
    */
-  public record StaleCleanup(String script, List<String> chains, List<String> sets) {}
+  public record StaleCleanup(NftTransaction transaction, List<String> chains, List<String> sets) {}
 
   /**
-   * What deletes an earlier generation once this one's switch is loaded, one statement a line.
+   * What deletes an earlier generation once this one's switch is loaded, in transactions bounded in
+   * lines.
    *
    * @param first the chains emptied, the sets and maps deleted, the counting keys dropped
    * @param chains the chains and named counters deleted, in transactions after every one of {@code
    *     first}: older kernels notice only after a transaction that a map no longer refers to a
    *     chain
    */
-  public record Deleting(List<String> first, List<String> chains) {}
+  public record Deleting(List<NftTransaction> first, List<NftTransaction> chains) {}
 
   /**
    * Where the transactions of a cold rebuild go, in load order, each as soon as it is written, so
@@ -67,7 +72,7 @@ public final class RulesetAssembler {
      * @param alone true when it must load after every earlier one and before any later one; false
      *     for a port batch that only adds whole Service ports of its own
      */
-    boolean accept(String transaction, boolean alone);
+    boolean accept(NftTransaction transaction, boolean alone);
   }
 
   /** How a cold rebuild in batches ended. */
@@ -133,7 +138,7 @@ public final class RulesetAssembler {
    */
   public List<String> replaceAllInBatches(List<ServicePortRules> ports, int budget) {
     var batches = new ArrayList<String>();
-    if (replaceAllInBatches(ports, budget, (batch, alone) -> batches.add(batch))
+    if (replaceAllInBatches(ports, budget, (batch, alone) -> batches.add(batch.toString()))
         != ColdRebuild.WRITTEN) {
       throw new IllegalStateException("A port needs a shared chain the first transaction lacks");
     }
@@ -164,7 +169,7 @@ public final class RulesetAssembler {
   }
 
   /** Every object beside what the kernel holds, then the switch, in one transaction. */
-  public String inOneTransaction() {
+  public NftTransaction inOneTransaction() {
     return batches.inOneTransaction();
   }
 
@@ -173,7 +178,7 @@ public final class RulesetAssembler {
    * takes the kernel there, or empty when only a full replacement can; the caller must then call
    * {@link #replaceAll}. An endpoint change, a new endpoint count included, is always a delta.
    */
-  public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
+  public Optional<NftTransaction> update(Map<ServicePortName, ServicePortRules> changes) {
     return PartialSync.apply(model, loaded, text, clock.instant(), changes);
   }
 
@@ -182,14 +187,14 @@ public final class RulesetAssembler {
    * returns the transaction that takes the kernel's {@code service-cidrs} set there: only the
    * ranges that came or went.
    */
-  public String serviceCidrs(List<String> cidrs) {
+  public NftTransaction serviceCidrs(List<String> cidrs) {
     var wanted = serviceCidrsOf(config.family(), cidrs);
     var removed = model.serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
     var added = wanted.stream().filter(cidr -> !model.serviceCidrs.contains(cidr)).toList();
     model.serviceCidrs = wanted;
     // Deletes first: a range that grew replaces the smaller one, and interval sets refuse overlaps.
     var out = new NftTransaction(text).deleteKeys(NftNames.SERVICE_CIDRS, removed);
-    return out.addKeys(NftNames.SERVICE_CIDRS, added).toString();
+    return out.addKeys(NftNames.SERVICE_CIDRS, added);
   }
 
   public List<String> serviceCidrsLoaded() {
@@ -212,7 +217,7 @@ public final class RulesetAssembler {
   public Optional<StaleCleanup> staleCleanup() {
     return loaded
         .cleanup(text, clock.instant().minus(STALE_DELAY))
-        .map(due -> new StaleCleanup(due.script(), due.chains(), due.sets()));
+        .map(due -> new StaleCleanup(due.transaction(), due.chains(), due.sets()));
   }
 
   /** The kernel took {@code cleanup}: its chains and sets are gone. */
@@ -262,9 +267,10 @@ public final class RulesetAssembler {
    * What deletes the objects {@code before} lists but those this generation keeps.
    *
    * @param countingKeys the keys the kernel's counting sets hold
+   * @param budget the most lines of one transaction
    */
-  public Deleting deletingEarlier(KernelTable before, Set<String> countingKeys) {
-    var statements = switcher.deletingEarlier(before, countingKeys, model);
+  public Deleting deletingEarlier(KernelTable before, Set<String> countingKeys, int budget) {
+    var statements = switcher.deletingEarlier(before, countingKeys, model, budget);
     return new Deleting(statements.get(0), statements.get(1));
   }
 

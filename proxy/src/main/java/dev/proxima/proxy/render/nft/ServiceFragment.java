@@ -1,6 +1,11 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.nftables.NftChain;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftRule;
+import dev.proxima.proxy.nftables.NftSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,13 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.NftChain;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftRule;
+import dev.proxima.proxy.nftables.NftSet;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.FamilySettings;
 import java.util.ArrayList;
 import java.util.Collection;

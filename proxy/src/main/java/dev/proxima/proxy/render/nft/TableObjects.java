@@ -1,5 +1,10 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.nftables.NftChain;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftRule;
+import dev.proxima.proxy.nftables.NftSet;
+import dev.proxima.proxy.nftables.NftText;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;

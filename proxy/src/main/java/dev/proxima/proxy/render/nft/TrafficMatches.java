@@ -1,9 +1,10 @@
 package dev.proxima.proxy.render.nft;
 
-import static dev.proxima.proxy.render.nft.NftNames.CLUSTER_IPS;
-import static dev.proxima.proxy.render.nft.NftNames.MARK_FOR_MASQUERADE;
+import static dev.proxima.proxy.nftables.NftNames.CLUSTER_IPS;
+import static dev.proxima.proxy.nftables.NftNames.MARK_FOR_MASQUERADE;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.nftables.NftSyntax;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import java.util.List;

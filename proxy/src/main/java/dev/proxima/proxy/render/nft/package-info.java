@@ -7,13 +7,16 @@
  *
  * Rendering produces objects, never text: {@link FixedLayout} builds the fixed table, and {@link
  * RenderPass} translates one Service port's routing decision into a {@link ServiceFragment} of
- * {@link NftChain}s with their {@link NftRule}s, {@link NftSet}s and {@link NftElement}s (a key, a
- * value for a map, a comment). {@link RulesetAssembler} diffs and reference-counts those objects by
- * key and kind, and it alone claims keys ({@link KeyOwners}). {@link NftText} is the serializer:
- * the only place nft text is written from the objects, and where comments are sanitised; every
- * script and transaction is an {@link NftTransaction}, its operations in order. Nothing reads
- * Proxima's own text back. A full sync writes the objects under names of a generation of its own
- * ({@link NftText}), beside the ones the kernel runs, and switches to them in the base chains.
+ * {@link dev.proxima.proxy.nftables.NftChain}s with their {@link
+ * dev.proxima.proxy.nftables.NftRule}s, {@link dev.proxima.proxy.nftables.NftSet}s and {@link
+ * dev.proxima.proxy.nftables.NftElement}s (a key, a value for a map, a comment). {@link
+ * RulesetAssembler} diffs and reference-counts those objects by key and kind, and it alone claims
+ * keys ({@link KeyOwners}). {@link dev.proxima.proxy.nftables.NftText} is the serializer: the only
+ * place nft text is written from the objects, and where comments are sanitised; every script and
+ * transaction is an {@link dev.proxima.proxy.nftables.NftTransaction}, its operations in order.
+ * Nothing reads Proxima's own text back. A full sync writes the objects under names of a generation
+ * of its own ({@link dev.proxima.proxy.nftables.NftText}), beside the ones the kernel runs, and
+ * switches to them in the base chains.
  *
  * <h2>Layout</h2>
  *

@@ -17,6 +17,7 @@ import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane;
 import dev.proxima.proxy.runtime.IptablesDataPlane;
+import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -295,7 +296,9 @@ class IptablesKernelTest {
     var nft =
         new dev.proxima.proxy.kernel.Nft(concat(prefix, "nft"), java.time.Duration.ofSeconds(30));
     plane(kernel).replaceAll(List.of(web("10.1.0.1")), List.of());
-    assertThat(nft.apply("add table ip proxima\nadd chain ip proxima services\n").succeeded())
+    assertThat(
+            nft.apply(FakeNft.script("add table ip proxima\nadd chain ip proxima services\n"))
+                .succeeded())
         .isTrue();
 
     // Starting in iptables mode: the nftables mode's tables go, Proxima's chains stay.
@@ -304,7 +307,7 @@ class IptablesKernelTest {
     assertThat(kernelState(kernel).keySet()).anyMatch(chain -> chain.contains("PROXIMA-SVC-"));
 
     // Starting in nftables mode: the iptables mode's chains go.
-    assertThat(nft.apply("add table ip proxima\n").succeeded()).isTrue();
+    assertThat(nft.apply(FakeNft.script("add table ip proxima\n")).succeeded()).isTrue();
     assertThat(LeftoverRules.removeIptables(prefix)).isEmpty();
     assertThat(String.join("\n", kernel.save().values())).doesNotContain("PROXIMA-");
     assertThat(nft.list("ip", "proxima").succeeded()).isTrue();

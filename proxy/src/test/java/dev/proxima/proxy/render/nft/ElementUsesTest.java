@@ -2,6 +2,7 @@ package dev.proxima.proxy.render.nft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.proxy.nftables.NftElement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Random;

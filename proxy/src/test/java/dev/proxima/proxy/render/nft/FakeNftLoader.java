@@ -2,6 +2,9 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftElement;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.testing.FakeNft;
 import java.util.List;
 import java.util.Optional;
@@ -27,7 +30,8 @@ final class FakeNftLoader implements RuleLoader {
    * One transaction at a time, as the kernel commits them: a cold rebuild loads from two threads.
    */
   @Override
-  public synchronized Nft.Result apply(String script) {
+  public synchronized Nft.Result apply(NftTransaction transaction) {
+    var script = transaction.toString();
     try {
       nft.apply(script);
       loaded.add(script);

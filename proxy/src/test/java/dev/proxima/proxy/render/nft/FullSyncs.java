@@ -1,5 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.FakeNft;
 import java.time.Clock;
@@ -27,12 +29,9 @@ final class FullSyncs {
     for (var set : NftNames.SERVICE_SETS) {
       countingKeys.addAll(kernel.elementsOf(set).keySet());
     }
-    var deleting = next.deletingEarlier(before, countingKeys);
-    for (var statements : List.of(deleting.first(), deleting.chains())) {
-      if (!statements.isEmpty()) {
-        kernel.apply(String.join("\n", statements) + "\n");
-      }
-    }
+    var deleting = next.deletingEarlier(before, countingKeys, Integer.MAX_VALUE);
+    deleting.first().forEach(kernel::apply);
+    deleting.chains().forEach(kernel::apply);
     return next;
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.NftElement;
 import java.util.HashMap;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

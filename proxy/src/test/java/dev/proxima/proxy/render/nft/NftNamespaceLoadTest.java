@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
 import java.io.IOException;
@@ -73,8 +74,8 @@ class NftNamespaceLoadTest {
     nft("add table ip bystander\n");
     nft(RenderCases.sessionAffinity().script());
 
-    nft(NftRenderer.cleanupScript(IpFamily.IPV4));
-    nft(NftRenderer.cleanupScript(IpFamily.IPV4));
+    nft(NftRenderer.cleanup(IpFamily.IPV4).toString());
+    nft(NftRenderer.cleanup(IpFamily.IPV4).toString());
 
     assertThat(exec("nft", "list", "tables").stdout())
         .contains("table ip bystander")

@@ -226,9 +226,9 @@ class NftRendererTest {
 
     @Test
     void cleanupDeletesTheTableWhetherOrNotItExists() {
-      assertThat(NftRenderer.cleanupScript(IpFamily.IPV4))
+      assertThat(NftRenderer.cleanup(IpFamily.IPV4).toString())
           .isEqualTo("add table ip proxima\ndelete table ip proxima\n");
-      assertThat(NftRenderer.cleanupScript(IpFamily.IPV6))
+      assertThat(NftRenderer.cleanup(IpFamily.IPV6).toString())
           .isEqualTo("add table ip6 proxima\ndelete table ip6 proxima\n");
     }
   }

@@ -46,7 +46,7 @@ class NftValidationTest {
   @ParameterizedTest
   @EnumSource(IpFamily.class)
   void theKernelAcceptsTheCleanupScript(IpFamily family) throws IOException {
-    check(NftRenderer.cleanupScript(family));
+    check(NftRenderer.cleanup(family).toString());
   }
 
   @ParameterizedTest

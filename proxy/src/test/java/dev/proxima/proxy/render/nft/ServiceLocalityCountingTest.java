@@ -8,7 +8,10 @@ import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
@@ -169,7 +172,7 @@ class ServiceLocalityCountingTest {
     void countingOnePortMoreLoadsOnlyItsElementsAndNoNamedCounter() {
       assembler.replaceAll(List.of(web, api));
 
-      var delta = assembler.update(change(countedWeb)).orElseThrow();
+      var delta = assembler.update(change(countedWeb)).orElseThrow().toString();
 
       var expected = new StringBuilder();
       for (var set : sets()) {
@@ -189,7 +192,7 @@ class ServiceLocalityCountingTest {
     void aPortThatStopsBeingCountedLosesItsElements() {
       assembler.replaceAll(List.of(countedWeb, api));
 
-      var delta = assembler.update(change(web)).orElseThrow();
+      var delta = assembler.update(change(web)).orElseThrow().toString();
 
       assertThat(delta).doesNotContain("10.96.0.11").doesNotContain("add ");
       assertThat(delta).doesNotContain("counter");
@@ -209,7 +212,7 @@ class ServiceLocalityCountingTest {
               .observeLocality()
               .cluster(remote("10.180.0.4", 80, Locality.ZONE), remote("10.180.0.6", 80));
 
-      var delta = assembler.update(change(moved)).orElseThrow();
+      var delta = assembler.update(change(moved)).orElseThrow().toString();
 
       assertThat(delta).doesNotContain("service-node").doesNotContain("counter");
       assertThat(delta).contains("10.180.0.6");
@@ -232,7 +235,7 @@ class ServiceLocalityCountingTest {
 
       var gone = new HashMap<ServicePortName, ServicePortRules>();
       gone.put(first.port().name(), null);
-      var delta = assembler.update(gone).orElseThrow();
+      var delta = assembler.update(gone).orElseThrow().toString();
 
       assertThat(delta).doesNotContain("service-node");
       assertThat(assembler.countingOwners())
@@ -255,12 +258,14 @@ class ServiceLocalityCountingTest {
 
       var deleting =
           next.deletingEarlier(
-              before, java.util.Set.of("10.96.0.10 . tcp . 80", "10.96.0.99 . tcp . 80"));
+              before,
+              java.util.Set.of("10.96.0.10 . tcp . 80", "10.96.0.99 . tcp . 80"),
+              Integer.MAX_VALUE);
 
       assertThat(build)
           .contains("add element ip proxima service-node {\n\t10.96.0.10 . tcp . 80\n}\n")
           .doesNotContain("10.96.0.99");
-      assertThat(deleting.first())
+      assertThat(FakeNft.text(deleting.first()).lines())
           .containsExactly(
               "flush chain ip proxima locality",
               "delete map ip proxima service-locality",
@@ -268,7 +273,8 @@ class ServiceLocalityCountingTest {
               "delete element ip proxima service-node { 10.96.0.99 . tcp . 80 }",
               "add element ip proxima service-zone { 10.96.0.99 . tcp . 80 }",
               "delete element ip proxima service-zone { 10.96.0.99 . tcp . 80 }");
-      assertThat(deleting.chains()).containsExactly("delete chain ip proxima locality");
+      assertThat(FakeNft.text(deleting.chains()).lines())
+          .containsExactly("delete chain ip proxima locality");
     }
   }
 
@@ -306,7 +312,7 @@ class ServiceLocalityCountingTest {
       for (var step : List.of(counted, plain, counted)) {
         var changes = new HashMap<ServicePortName, ServicePortRules>();
         changes.put(step.port().name(), step);
-        NftTool.load(directory, patched, assembler.update(changes).orElseThrow());
+        NftTool.load(directory, patched, assembler.update(changes).orElseThrow().toString());
       }
       NftTool.load(
           directory, fresh, new RulesetAssembler(CONFIG).replaceAll(List.of(counted, other)));
@@ -327,9 +333,9 @@ class ServiceLocalityCountingTest {
       for (var batch : restarted.replaceAllInBatches(List.of(counted, apiPlain), 15_000)) {
         NftTool.load(directory, patched, batch);
       }
-      var deleting = restarted.deletingEarlier(listed, keys);
-      NftTool.load(directory, patched, String.join("\n", deleting.first()) + "\n");
-      NftTool.load(directory, patched, String.join("\n", deleting.chains()) + "\n");
+      var deleting = restarted.deletingEarlier(listed, keys, Integer.MAX_VALUE);
+      NftTool.load(directory, patched, FakeNft.text(deleting.first()));
+      NftTool.load(directory, patched, FakeNft.text(deleting.chains()));
       HostTools.run(directory, "ip", "netns", "del", fresh);
       NftTool.load(
           directory, fresh, new RulesetAssembler(CONFIG).replaceAll(List.of(counted, apiPlain)));

@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftRule;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.FakeNft;
 import java.time.Duration;
@@ -147,7 +149,7 @@ class SharedChainsTest {
         ports,
         80,
         (batch, alone) -> {
-          handed.add(batch);
+          handed.add(batch.toString());
           return handed.size() < taken;
         });
   }
@@ -156,7 +158,7 @@ class SharedChainsTest {
   private RulesetAssembler.ColdRebuild handOver(
       List<ServicePortRules> sorted, RenderPass.SharedChains shared, List<String> handed) {
     return new RulesetAssembler(CONFIG, clock)
-        .replaceAllInBatches(sorted, 80, (batch, alone) -> handed.add(batch), shared);
+        .replaceAllInBatches(sorted, 80, (batch, alone) -> handed.add(batch.toString()), shared);
   }
 
   @Test

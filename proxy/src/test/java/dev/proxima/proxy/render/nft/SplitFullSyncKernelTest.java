@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
 import java.nio.file.Path;
@@ -75,7 +76,7 @@ class SplitFullSyncKernelTest {
             ports,
             400,
             (batch, isAlone) -> {
-              batches.add(batch);
+              batches.add(batch.toString());
               alone.add(isAlone);
               return true;
             });
@@ -121,9 +122,9 @@ class SplitFullSyncKernelTest {
     for (var batch : batches) {
       NftTool.load(directory, split, batch);
     }
-    var deleting = next.deletingEarlier(listed, java.util.Set.of());
-    NftTool.load(directory, split, String.join("\n", deleting.first()) + "\n");
-    NftTool.load(directory, split, String.join("\n", deleting.chains()) + "\n");
+    var deleting = next.deletingEarlier(listed, java.util.Set.of(), Integer.MAX_VALUE);
+    NftTool.load(directory, split, FakeNft.text(deleting.first()));
+    NftTool.load(directory, split, FakeNft.text(deleting.chains()));
     NftTool.load(
         directory,
         single,

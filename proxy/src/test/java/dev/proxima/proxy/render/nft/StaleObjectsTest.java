@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
@@ -88,7 +90,7 @@ class StaleObjectsTest {
     assertThat(own).anyMatch(o -> o.startsWith("set " + NftNames.AFFINITY_PREFIX));
     assembler.replaceAll(List.of(WEB, STICKY));
 
-    var partial = assembler.update(removing(STICKY)).orElseThrow();
+    var partial = assembler.update(removing(STICKY)).orElseThrow().toString();
 
     for (var object : own) {
       var name = object.substring(object.indexOf(' ') + 1);
@@ -106,10 +108,10 @@ class StaleObjectsTest {
     var cleanup = assembler.staleCleanup().orElseThrow();
     for (var object : own) {
       var kindAndName = object.split(" ");
-      assertThat(cleanup.script())
+      assertThat(cleanup.transaction().toString())
           .contains("delete " + kindAndName[0] + " " + PREFIX + kindAndName[1] + "\n");
     }
-    assertThat(cleanup.script().lines()).hasSize(own.size());
+    assertThat(cleanup.transaction().toString().lines()).hasSize(own.size());
     assembler.staleDeleted(cleanup);
     assertThat(assembler.stalePending()).isZero();
     assertThat(assembler.staleCleanup()).isEmpty();
@@ -140,15 +142,15 @@ class StaleObjectsTest {
     var kernel = new FakeNft();
     kernel.apply(assembler.replaceAll(List.of(WEB, single)));
 
-    var gone = assembler.update(removing(single)).orElseThrow();
+    var gone = assembler.update(removing(single)).orElseThrow().toString();
     kernel.apply(gone);
     clock.advance(RulesetAssembler.STALE_DELAY);
     var cleanup = assembler.staleCleanup().orElseThrow();
-    kernel.apply(cleanup.script());
+    kernel.apply(cleanup.transaction().toString());
     assembler.staleDeleted(cleanup);
 
     assertThat(gone).doesNotContain("flush chain " + PREFIX + "lb-1");
-    assertThat(cleanup.script())
+    assertThat(cleanup.transaction().toString())
         .isEqualTo(
             "flush chain "
                 + PREFIX
@@ -204,8 +206,9 @@ class StaleObjectsTest {
     assembler.staleDeleted(second);
 
     assertThat(stale).isGreaterThan(LoadedObjects.CLEANUP_BATCH);
-    assertThat(first.script().lines()).hasSize(LoadedObjects.CLEANUP_BATCH);
-    assertThat(second.script().lines()).hasSize(stale - LoadedObjects.CLEANUP_BATCH);
+    assertThat(first.transaction().toString().lines()).hasSize(LoadedObjects.CLEANUP_BATCH);
+    assertThat(second.transaction().toString().lines())
+        .hasSize(stale - LoadedObjects.CLEANUP_BATCH);
     assertThat(assembler.stalePending()).isZero();
   }
 
@@ -217,9 +220,10 @@ class StaleObjectsTest {
             Map.of(),
             Set.of("locality-node", "no-endpoints"));
 
-    var deleting = new RulesetAssembler(CONFIG, clock, 1).deletingEarlier(before, Set.of());
+    var deleting =
+        new RulesetAssembler(CONFIG, clock, 1).deletingEarlier(before, Set.of(), Integer.MAX_VALUE);
 
-    assertThat(deleting.chains())
+    assertThat(FakeNft.text(deleting.chains()).lines())
         .containsExactly(
             "delete chain " + PREFIX + "services",
             "delete counter " + PREFIX + "locality-node",
@@ -233,7 +237,7 @@ class StaleObjectsTest {
     clock.advance(RulesetAssembler.STALE_DELAY);
     assembler.staleDeleted(assembler.staleCleanup().orElseThrow());
 
-    var back = assembler.update(adding(STICKY)).orElseThrow();
+    var back = assembler.update(adding(STICKY)).orElseThrow().toString();
 
     for (var object : ownObjects(STICKY)) {
       var kindAndName = object.split(" ");
@@ -290,11 +294,11 @@ class StaleObjectsTest {
       var gone = new HashMap<ServicePortName, ServicePortRules>();
       gone.putAll(removing(API));
       gone.putAll(removing(STICKY));
-      load(patched, assembler.update(gone).orElseThrow());
+      load(patched, assembler.update(gone).orElseThrow().toString());
       clock.advance(RulesetAssembler.STALE_DELAY);
       var cleanup = assembler.staleCleanup();
       if (cleanup.isPresent()) {
-        load(patched, cleanup.get().script());
+        load(patched, cleanup.get().transaction().toString());
         assembler.staleDeleted(cleanup.get());
       }
 

@@ -9,6 +9,7 @@ import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.FakeNft;
 import java.time.Duration;
@@ -165,9 +166,9 @@ class TransactionBatchesTest {
     assertThat(switchTo.lines().count()).as("the switch is small").isLessThan(40);
     kernel.apply(switchTo);
     assertThat(kernel.rulesOf(NftNames.NAT_PREROUTING)).containsExactly("jump services-g1");
-    var deleting = next.deletingEarlier(listed, java.util.Set.of());
-    kernel.apply(String.join("\n", deleting.first()) + "\n");
-    kernel.apply(String.join("\n", deleting.chains()) + "\n");
+    var deleting = next.deletingEarlier(listed, java.util.Set.of(), Integer.MAX_VALUE);
+    kernel.apply(FakeNft.text(deleting.first()));
+    kernel.apply(FakeNft.text(deleting.chains()));
 
     var fresh = new FakeNft();
     new RulesetAssembler(CONFIG, clock, 1).replaceAllInBatches(after, 80).forEach(fresh::apply);

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.RuleComment;
@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * see one format. Names are Proxima's own; comments are sanitised here ({@link #comment}), so no
  * value a tenant chose can end a quoted string. Nothing reads this text back.
  */
-final class NftText {
+public final class NftText {
   /**
    * A chain or set reference in a rule or a verdict: {@code @set}, {@code jump c}, {@code goto c}.
    */
@@ -35,7 +35,7 @@ final class NftText {
   /**
    * @param family whose table {@code proxima} the statements address
    */
-  NftText(IpFamily family) {
+  public NftText(IpFamily family) {
     this(family, 0, Set.of());
   }
 
@@ -47,38 +47,38 @@ final class NftText {
    *     can build its objects beside the ones in use
    * @param baseChains the hooked chains, which every generation shares
    */
-  NftText(IpFamily family, int generation, Set<String> baseChains) {
+  public NftText(IpFamily family, int generation, Set<String> baseChains) {
     this.table = NftSyntax.family(family) + " " + NftNames.TABLE;
     this.suffix = generation == 0 ? "" : GENERATION_MARK + generation;
     this.baseChains = Set.copyOf(baseChains);
   }
 
   /** What separates a name from its generation: {@code service-ips-g1}. */
-  static final String GENERATION_MARK = "-g";
+  public static final String GENERATION_MARK = "-g";
 
   /**
    * Whether a set keeps its name in every generation because its elements are state a full sync
    * must not lose: the ClientIP affinity sets (the clients' endpoints), the per-Service counting
    * sets and the node-wide connection counts (their counts).
    */
-  static boolean keepsName(String set) {
+  public static boolean keepsName(String set) {
     return set.startsWith(NftNames.AFFINITY_PREFIX)
         || NftNames.SERVICE_SETS.contains(set)
         || set.equals(NftNames.COUNTERS);
   }
 
   /** The kernel's name of chain {@code name} in this generation. */
-  String chain(String name) {
+  public String chain(String name) {
     return suffix.isEmpty() || baseChains.contains(name) ? name : name + suffix;
   }
 
   /** The kernel's name of set or map {@code name} in this generation. */
-  String set(String name) {
+  public String set(String name) {
     return suffix.isEmpty() || keepsName(name) ? name : name + suffix;
   }
 
   /** {@code expression} with its chain and set references named for this generation. */
-  String references(String expression) {
+  public String references(String expression) {
     if (suffix.isEmpty()) {
       return expression;
     }
@@ -99,7 +99,7 @@ final class NftText {
    * nft's limit. Returns {@code text} itself when it is clean already, so elements keep sharing
    * their port's comment string.
    */
-  static String comment(String text) {
+  public static String comment(String text) {
     var clean = RuleComment.sanitise(text, "", RuleComment.NFT_MAX);
     return clean.equals(text) ? text : clean;
   }
@@ -108,7 +108,7 @@ final class NftText {
    * A fixed comment of a set or map (our own words, spaces and commas included) with what could end
    * the quoted string or the line, a quote, a backslash or a control character, made {@code _}.
    */
-  static String setComment(String text) {
+  public static String setComment(String text) {
     var out = new StringBuilder(text.length());
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
@@ -118,20 +118,15 @@ final class NftText {
   }
 
   /** {@code ip proxima}: the family and table every statement names. */
-  String table() {
+  public String table() {
     return table;
-  }
-
-  /** Deletes the table, whether or not it exists. */
-  String cleanup() {
-    return "add table " + table + "\ndelete table " + table + "\n";
   }
 
   /**
    * An element as it stands in a block: key, comment, then the value, a verdict naming its chain in
    * this generation.
    */
-  void element(StringBuilder out, NftElement element) {
+  public void element(StringBuilder out, NftElement element) {
     element.appendKey(out);
     if (element.comment() != null) {
       out.append(" comment \"").append(element.comment()).append('"');
@@ -147,7 +142,7 @@ final class NftText {
   }
 
   /** The characters {@link #element} writes, to size a script before writing it. */
-  static int length(NftElement element) {
+  public static int length(NftElement element) {
     int length = element.keyLength();
     if (element.comment() != null) {
       length += 11 + element.comment().length();

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import dev.proxima.proxy.model.IpFamily;
 
@@ -35,7 +35,7 @@ public final class NftSyntax {
   }
 
   /** {@code 10.0.0.1:80} or {@code [fd00::1]:80}, the target of a single-address DNAT. */
-  static String addressPort(IpFamily family, String address, int port) {
+  public static String addressPort(IpFamily family, String address, int port) {
     return family == IpFamily.IPV6 ? "[" + address + "]:" + port : address + ":" + port;
   }
 }

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -116,7 +116,7 @@ public record KernelTable(
   }
 
   /** The generation a name is of: the number after its last {@code -g}, else 0. */
-  static int generationOf(String name) {
+  public static int generationOf(String name) {
     int mark = name.lastIndexOf(NftText.GENERATION_MARK);
     if (mark < 0 || mark + 2 == name.length() || mark + 11 < name.length()) {
       return 0;
@@ -130,7 +130,7 @@ public record KernelTable(
   }
 
   /** The chains that are not base chains. */
-  Set<String> regularChains() {
+  public Set<String> regularChains() {
     var regular = new LinkedHashSet<String>();
     chains.forEach(
         (name, kind) -> {

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -126,7 +126,8 @@ class NftTextTest {
             \tfd00:20::/108
             }
             """);
-    assertThat(v6.cleanup()).isEqualTo("add table ip6 proxima\ndelete table ip6 proxima\n");
+    assertThat(new NftTransaction(v6).deleteTable().toString())
+        .isEqualTo("add table ip6 proxima\ndelete table ip6 proxima\n");
     assertThat(
             new NftTransaction(v6)
                 .addChain(NftChain.regular("sync-generation"))

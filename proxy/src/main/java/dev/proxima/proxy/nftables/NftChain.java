@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import java.util.Objects;
 
@@ -12,8 +12,8 @@ import java.util.Objects;
  *     own endpoints map. nft 1.0.6 can type a rule that looks up a {@code typeof} map only in the
  *     transaction that declares the map, so a chain and its map go in together; null for none
  */
-record NftChain(String name, Hook hook, NftSet map) {
-  NftChain {
+public record NftChain(String name, Hook hook, NftSet map) {
+  public NftChain {
     Objects.requireNonNull(name, "name");
   }
 
@@ -24,20 +24,20 @@ record NftChain(String name, Hook hook, NftSet map) {
    * @param hook the netfilter hook, e.g. {@code prerouting}
    * @param priority the chain's priority at that hook
    */
-  record Hook(String type, String hook, int priority) {}
+  public record Hook(String type, String hook, int priority) {}
 
   /** A regular chain. */
-  static NftChain regular(String name) {
+  public static NftChain regular(String name) {
     return new NftChain(name, null, null);
   }
 
   /** A regular chain declared together with the map its rules look up. */
-  static NftChain withMap(String name, NftSet map) {
+  public static NftChain withMap(String name, NftSet map) {
     return new NftChain(name, null, Objects.requireNonNull(map, "map"));
   }
 
   /** A base chain. */
-  static NftChain base(String name, String type, String hook, int priority) {
+  public static NftChain base(String name, String type, String hook, int priority) {
     return new NftChain(name, new Hook(type, hook, priority), null);
   }
 }

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import java.util.Objects;
 
@@ -12,8 +12,8 @@ import java.util.Objects;
  * @param mapLookup whether the expression looks up a {@code typeof} map: nft 1.0.6 types such a
  *     rule only in the transaction that declares the map, which decides where it can be loaded
  */
-record NftRule(String chain, String expression, String comment, boolean mapLookup) {
-  NftRule {
+public record NftRule(String chain, String expression, String comment, boolean mapLookup) {
+  public NftRule {
     Objects.requireNonNull(chain, "chain");
     Objects.requireNonNull(expression, "expression");
     if (comment != null) {
@@ -22,7 +22,7 @@ record NftRule(String chain, String expression, String comment, boolean mapLooku
   }
 
   /** A rule without comment that looks up no map. */
-  static NftRule of(String chain, String expression) {
+  public static NftRule of(String chain, String expression) {
     return new NftRule(chain, expression, null, false);
   }
 }

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 /**
  * The names in Proxima's nftables table. Everything lives in one table per family, so the names

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

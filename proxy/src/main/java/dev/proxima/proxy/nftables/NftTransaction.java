@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import java.util.List;
 
@@ -9,12 +9,12 @@ import java.util.List;
  * {@link NftText} spells (the table's name, elements, comments), so a transaction of hundreds of
  * thousands of elements costs its text and no object per statement.
  */
-final class NftTransaction {
+public final class NftTransaction {
   private final String table;
   private final NftText text;
   private final StringBuilder out;
 
-  NftTransaction(NftText text) {
+  public NftTransaction(NftText text) {
     this(text, 256);
   }
 
@@ -22,20 +22,26 @@ final class NftTransaction {
    * @param capacity about the characters it will hold: a full sync's runs to megabytes, and a
    *     builder that grows by doubling copies it several times
    */
-  NftTransaction(NftText text, int capacity) {
+  public NftTransaction(NftText text, int capacity) {
     this.table = text.table();
     this.text = text;
     this.out = new StringBuilder(capacity);
   }
 
   /** Creates the table, or leaves the one there. */
-  NftTransaction addTable() {
+  public NftTransaction addTable() {
     out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
     return this;
   }
 
+  /** Deletes the table, whether or not it exists. */
+  public NftTransaction deleteTable() {
+    out.append("add table ").append(table).append("\ndelete table ").append(table).append('\n');
+    return this;
+  }
+
   /** Creates the table, deletes it with everything in it, and creates it again. */
-  NftTransaction replaceTable() {
+  public NftTransaction replaceTable() {
     addTable();
     out.append("delete table ").append(table).append('\n');
     return addTable();
@@ -45,7 +51,7 @@ final class NftTransaction {
    * {@code add chain}: a regular chain, or a base chain with its hook; a chain with a map of its
    * own after the map.
    */
-  NftTransaction addChain(NftChain chain) {
+  public NftTransaction addChain(NftChain chain) {
     if (chain.map() != null) {
       addSet(chain.map());
     }
@@ -59,7 +65,7 @@ final class NftTransaction {
     return this;
   }
 
-  NftTransaction addRule(NftRule rule) {
+  public NftTransaction addRule(NftRule rule) {
     out.append("add rule ").append(table).append(' ').append(text.chain(rule.chain())).append(' ');
     out.append(text.references(rule.expression()));
     if (rule.comment() != null) {
@@ -70,7 +76,7 @@ final class NftTransaction {
   }
 
   /** {@code add set} or {@code add map}. */
-  NftTransaction addSet(NftSet set) {
+  public NftTransaction addSet(NftSet set) {
     out.append("add ").append(set.kind().keyword()).append(' ').append(table).append(' ');
     out.append(text.set(set.name())).append(" { ").append(set.declaration());
     if (set.comment() != null) {
@@ -81,29 +87,29 @@ final class NftTransaction {
   }
 
   /** {@code add counter}: a named counter, which an existing one of that name keeps its count. */
-  NftTransaction addCounter(String name) {
+  public NftTransaction addCounter(String name) {
     return statement("add counter ", name);
   }
 
-  NftTransaction deleteCounter(String name) {
+  public NftTransaction deleteCounter(String name) {
     return statement("delete counter ", name);
   }
 
-  NftTransaction flushChain(String chain) {
+  public NftTransaction flushChain(String chain) {
     return statement("flush chain ", text.chain(chain));
   }
 
   /** {@code flush set}: empties the set, which stays declared. */
-  NftTransaction flushSet(String set) {
+  public NftTransaction flushSet(String set) {
     return statement("flush set ", text.set(set));
   }
 
-  NftTransaction deleteChain(String chain) {
+  public NftTransaction deleteChain(String chain) {
     return statement("delete chain ", text.chain(chain));
   }
 
   /** {@code delete set} or {@code delete map}. */
-  NftTransaction deleteSet(NftSet.Kind kind, String set) {
+  public NftTransaction deleteSet(NftSet.Kind kind, String set) {
     return statement("delete " + kind.keyword() + " ", text.set(set));
   }
 
@@ -111,17 +117,17 @@ final class NftTransaction {
    * {@code flush chain} of a chain by its name in the kernel, whatever generation it is of: for the
    * objects an earlier full sync left.
    */
-  NftTransaction flushKernelChain(String name) {
+  public NftTransaction flushKernelChain(String name) {
     return statement("flush chain ", name);
   }
 
   /** {@code delete chain} of a chain by its name in the kernel. */
-  NftTransaction deleteKernelChain(String name) {
+  public NftTransaction deleteKernelChain(String name) {
     return statement("delete chain ", name);
   }
 
   /** {@code delete set} or {@code delete map} of one by its name in the kernel. */
-  NftTransaction deleteKernelSet(NftSet.Kind kind, String name) {
+  public NftTransaction deleteKernelSet(NftSet.Kind kind, String name) {
     return statement("delete " + kind.keyword() + " ", name);
   }
 
@@ -131,12 +137,12 @@ final class NftTransaction {
   }
 
   /** Adds these elements to {@code set}, one per line; nothing when there are none. */
-  NftTransaction addElements(String set, List<NftElement> elements) {
+  public NftTransaction addElements(String set, List<NftElement> elements) {
     return block("add element ", set, elements, false);
   }
 
   /** Deletes these elements from {@code set}, by key; nothing when there are none. */
-  NftTransaction deleteElements(String set, List<NftElement> elements) {
+  public NftTransaction deleteElements(String set, List<NftElement> elements) {
     return block("delete element ", set, elements, true);
   }
 
@@ -159,12 +165,24 @@ final class NftTransaction {
     return this;
   }
 
+  /**
+   * Adds then deletes a key of a set by its name in the kernel, a line each, so the delete finds it
+   * whether or not the set held it.
+   */
+  public NftTransaction dropKernelKey(String set, String key) {
+    for (var verb : List.of("add element ", "delete element ")) {
+      out.append(verb).append(table).append(' ').append(set).append(" { ").append(key);
+      out.append(" }\n");
+    }
+    return this;
+  }
+
   /** Adds set elements given by their keys alone. */
-  NftTransaction addKeys(String set, List<String> keys) {
+  public NftTransaction addKeys(String set, List<String> keys) {
     return keys("add element ", set, keys);
   }
 
-  NftTransaction deleteKeys(String set, List<String> keys) {
+  public NftTransaction deleteKeys(String set, List<String> keys) {
     return keys("delete element ", set, keys);
   }
 
@@ -181,7 +199,7 @@ final class NftTransaction {
   }
 
   /** The operations of {@code other}, after these. */
-  NftTransaction append(NftTransaction other) {
+  public NftTransaction append(NftTransaction other) {
     out.append(other.out);
     return this;
   }
@@ -189,22 +207,27 @@ final class NftTransaction {
   /**
    * Operations written earlier, kept as their text: the fixed table, written once per assembler.
    */
-  NftTransaction appendWritten(String script) {
+  public NftTransaction appendWritten(String script) {
     out.append(script);
     return this;
   }
 
   /** Forgets every operation, keeping the buffer. */
-  void clear() {
+  public void clear() {
     out.setLength(0);
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return out.length() == 0;
   }
 
-  int length() {
+  public int length() {
     return out.length();
+  }
+
+  /** How many lines it holds: each statement ends its line. */
+  public int lines() {
+    return (int) out.chars().filter(c -> c == '\n').count();
   }
 
   /** The transaction as {@code nft -f} reads it. */

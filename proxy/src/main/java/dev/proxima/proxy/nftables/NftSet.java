@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import java.util.Locale;
 import java.util.Objects;
@@ -13,40 +13,40 @@ import java.util.Objects;
  * @param comment the set's comment; null for none. Our own fixed text: the serializer keeps it
  *     readable, but takes out what would end the quoted string ({@link NftText#setComment})
  */
-record NftSet(String name, Kind kind, String declaration, String comment) {
-  NftSet {
+public record NftSet(String name, Kind kind, String declaration, String comment) {
+  public NftSet {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(declaration, "declaration");
   }
 
   /** What nft calls the object. */
-  enum Kind {
+  public enum Kind {
     SET,
     MAP;
 
     /** The keyword: {@code set} or {@code map}. */
-    String keyword() {
+    public String keyword() {
       return name().toLowerCase(Locale.ROOT);
     }
 
     /** The kind of nft's keyword {@code set} or {@code map}. */
-    static Kind of(String keyword) {
+    public static Kind of(String keyword) {
       return valueOf(keyword.toUpperCase(Locale.ROOT));
     }
   }
 
   /** A set. */
-  static NftSet set(String name, String declaration, String comment) {
+  public static NftSet set(String name, String declaration, String comment) {
     return new NftSet(name, Kind.SET, declaration, comment);
   }
 
   /** A map. */
-  static NftSet map(String name, String declaration, String comment) {
+  public static NftSet map(String name, String declaration, String comment) {
     return new NftSet(name, Kind.MAP, declaration, comment);
   }
 
-  boolean isMap() {
+  public boolean isMap() {
     return kind == Kind.MAP;
   }
 }

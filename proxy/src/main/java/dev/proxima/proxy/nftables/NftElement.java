@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.nftables;
 
 import java.util.Objects;
 
@@ -25,7 +25,7 @@ public final class NftElement {
    * @param value a map element's value (a verdict, {@code address . port}); null in a set
    * @param comment a comment, sanitised on the way in ({@link NftText#comment}); null for none
    */
-  NftElement(String key, String value, String comment) {
+  public NftElement(String key, String value, String comment) {
     Objects.requireNonNull(key, "key");
     if (value != null && value.isEmpty()) {
       throw new IllegalArgumentException("an element's value cannot be empty");
@@ -45,37 +45,37 @@ public final class NftElement {
   }
 
   /** The value; null for a set element. */
-  String value() {
+  public String value() {
     return hasValue() ? keyAndValue.substring(keyLength) : null;
   }
 
   /** The comment; null for none. */
-  String comment() {
+  public String comment() {
     return comment;
   }
 
-  boolean hasValue() {
+  public boolean hasValue() {
     return keyLength < keyAndValue.length();
   }
 
   /** True when this element is a key alone: no value, no comment. */
-  boolean isKeyAlone() {
+  public boolean isKeyAlone() {
     return !hasValue() && comment == null;
   }
 
   /** Whether {@code other} has the same key, compared in place. */
-  boolean sameKey(NftElement other) {
+  public boolean sameKey(NftElement other) {
     return keyLength == other.keyLength
         && keyAndValue.regionMatches(0, other.keyAndValue, 0, keyLength);
   }
 
   /** Whether the key is {@code key}, compared in place. */
-  boolean hasKey(String key) {
+  public boolean hasKey(String key) {
     return keyLength == key.length() && keyAndValue.startsWith(key);
   }
 
   /** The key's {@link String#hashCode()}, computed in place. */
-  int keyHash() {
+  public int keyHash() {
     if (!hasValue()) {
       return keyAndValue.hashCode();
     }
@@ -87,20 +87,20 @@ public final class NftElement {
   }
 
   /** Writes the key. */
-  void appendKey(StringBuilder out) {
+  public void appendKey(StringBuilder out) {
     out.append(keyAndValue, 0, keyLength);
   }
 
   /** Writes the value; nothing for a set element. */
-  void appendValue(StringBuilder out) {
+  public void appendValue(StringBuilder out) {
     out.append(keyAndValue, keyLength, keyAndValue.length());
   }
 
-  int keyLength() {
+  public int keyLength() {
     return keyLength;
   }
 
-  int valueLength() {
+  public int valueLength() {
     return keyAndValue.length() - keyLength;
   }
 
