@@ -131,6 +131,7 @@ public final class RenderedRules {
         .forEach(p -> changes.put(p.port().name(), NftPlanRenderer.rules(p, countsEveryPort)));
     return assembler
         .update(changes)
-        .orElseThrow(() -> new HarnessError("the change needs a full replacement"));
+        .orElseThrow(() -> new HarnessError("the change needs a full replacement"))
+        .toString();
   }
 }

@@ -70,11 +70,7 @@ public final class Nft implements RuleLoader {
 
   /** Checks the transaction without applying it ({@code nft -c}). */
   public Result check(NftTransaction transaction) {
-    return check(transaction.toString());
-  }
-
-  private Result check(String script) {
-    return run(List.of("-c", "-f", "-"), script);
+    return run(List.of("-c", "-f", "-"), transaction.toString());
   }
 
   /** Lists a table, for reading back what is programmed. */
@@ -130,7 +126,8 @@ public final class Nft implements RuleLoader {
   /** {@link #referenced}'s question, with an answer other than busy, free or missing unknown. */
   @Override
   public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
-    var result = check("delete set " + family + " " + table + " " + set + "\n");
+    var result =
+        run(List.of("-c", "-f", "-"), "delete set " + family + " " + table + " " + set + "\n");
     if (result.succeeded() || result.output().contains("No such file or directory")) {
       return Optional.of(false); // free, or gone with its table
     }

@@ -165,10 +165,7 @@ public final class NftTransaction {
     return this;
   }
 
-  /**
-   * Adds then deletes a key of a set by its name in the kernel, a line each, so the delete finds it
-   * whether or not the set held it.
-   */
+  /** Adds then deletes a key of a set named as in the kernel, so the delete always finds it. */
   public NftTransaction dropKernelKey(String set, String key) {
     for (var verb : List.of("add element ", "delete element ")) {
       out.append(verb).append(table).append(' ').append(set).append(" { ").append(key);
