@@ -112,6 +112,8 @@ public final class ServiceReconciler {
     plan.events().forEach(events::record);
     metrics.serviceTrafficDistribution(key, plan.trafficDistributionLabel());
     metrics.serviceMode(key, plan.modeLabel());
+    metrics.serviceHintsDisabled(
+        key, plan.shortfall().map(HintPlan.Shortfall::reason).orElse(null));
     plan.skipped()
         .forEach(
             skipped ->
