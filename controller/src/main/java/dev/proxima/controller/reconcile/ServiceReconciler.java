@@ -119,6 +119,8 @@ public final class ServiceReconciler {
     spillOver.events().forEach(events::record);
     metrics.serviceTrafficDistribution(key, plan.trafficDistributionLabel());
     metrics.serviceMode(key, plan.modeLabel());
+    metrics.serviceHintsDisabled(
+        key, plan.shortfall().map(HintPlan.Shortfall::reason).orElse(null));
     plan.skipped()
         .forEach(
             skipped ->

@@ -203,6 +203,16 @@ public final class ProxyMetrics {
             .help("Stale UDP conntrack entries deleted")
             .labelNames("ip_family")
             .register(registry);
+    // Failure and cleanup counters start at 0 in both families, so rate() and increase() read 0.
+    for (var family : IpFamily.values()) {
+      conntrackDeleted.labelValues(label(family));
+      if (nft) {
+        nftablesFailures.labelValues(label(family));
+      } else {
+        iptablesRestoreFailures.labelValues(label(family));
+        iptablesPartialRestoreFailures.labelValues(label(family));
+      }
+    }
     servicePortsByTopology =
         Gauge.builder()
             .name("proxima_proxy_service_ports_by_topology")
