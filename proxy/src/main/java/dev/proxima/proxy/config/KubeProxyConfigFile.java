@@ -40,7 +40,6 @@ public final class KubeProxyConfigFile {
               "Proxima connects with --kubeconfig or, in a pod, its service account"),
           Map.entry("bindAddress", "Proxima takes the node's addresses from its Node object"),
           Map.entry("bindAddressHardFail", "Proxima always exits when it cannot bind its servers"),
-          Map.entry("detectLocal.", "Proxima detects pod traffic by the cluster CIDRs only"),
           Map.entry("featureGates", "Proxima has no feature gates"),
           Map.entry("logging.", "Proxima logs at the level PROXIMA_LOG_LEVEL sets"),
           Map.entry("oomScoreAdj", "set the pod's priority and resources instead"),
@@ -381,21 +380,10 @@ public final class KubeProxyConfigFile {
     return bit;
   }
 
+  /** A duration outside the conntrack section, where zero means kube-proxy's default. */
   private Duration duration(String path) throws ConfigFileException {
-    var value = text(path);
-    if (value == null) {
-      return null;
-    }
-    Duration duration;
-    try {
-      duration = GoDuration.parse(value);
-    } catch (IllegalArgumentException notADuration) {
-      throw invalid(path, notADuration.getMessage());
-    }
-    if (duration.isNegative()) {
-      throw invalid(path, "must not be negative, found " + value);
-    }
-    return duration.isZero() ? null : duration;
+    var duration = timeout(path);
+    return duration == null || duration.isZero() ? null : duration;
   }
 
   private String bindAddress(String path, int defaultPort) {
