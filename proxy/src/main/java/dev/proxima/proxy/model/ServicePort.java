@@ -60,22 +60,17 @@ public record ServicePort(
 
   /** This port with only the given externalIPs and load-balancer IPs (a key another port owns). */
   public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {
-    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
 
   /** This port with only the given externalIPs (the others refused on this node). */
   public ServicePort withExternalIps(List<String> externalIps) {
-    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
 
   /** This port with other load-balancer source ranges (still restricted, whatever the list). */
   public ServicePort withSourceRanges(List<String> loadBalancerSourceRanges) {
-    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
-  }
-
-  private ServicePort with(
-      List<String> externalIps, List<String> loadBalancerIps, List<String> sourceRanges) {
-    return with(externalIps, loadBalancerIps, sourceRanges, observeLocality);
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
 
   private ServicePort with(
@@ -101,7 +96,6 @@ public record ServicePort(
         observeLocality);
   }
 
-  /** This port, counted per locality or not. */
   public ServicePort withObserveLocality(boolean value) {
     return value == observeLocality
         ? this
