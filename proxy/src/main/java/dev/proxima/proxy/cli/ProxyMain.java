@@ -43,7 +43,6 @@ public final class ProxyMain implements Runnable {
     return commandLine();
   }
 
-  /** Reports the version and commit the jar was built from. */
   static final class VersionProvider extends BuildInfo.VersionProvider {
     VersionProvider() {
       super("proxima-proxy");

@@ -17,7 +17,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Prints the exact rules the proxy would load on a node, for review or by-hand loading. */
 @Command(
     name = "render",
     mixinStandardHelpOptions = true,

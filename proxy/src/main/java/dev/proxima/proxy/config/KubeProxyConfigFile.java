@@ -120,8 +120,6 @@ public final class KubeProxyConfigFile {
   }
 
   /**
-   * Reads and maps a file.
-   *
    * @param modeFromFlags the mode given on the command line or in the environment, which decides
    *     whose section ({@code iptables} or {@code nftables}) applies; null to take the file's
    * @throws ConfigFileException when the file is unreadable, not YAML, not a v1alpha1
@@ -224,8 +222,6 @@ public final class KubeProxyConfigFile {
     reportUnused(root, "", mapped, mode, other);
     return settings;
   }
-
-  // ---------------------------------------------------------------- mapped fields
 
   private static final List<String> CONNTRACK_FIELDS =
       List.of(
@@ -410,8 +406,6 @@ public final class KubeProxyConfigFile {
     }
     return value;
   }
-
-  // ---------------------------------------------------------------- everything else
 
   private void reportUnused(
       JsonNode node, String prefix, List<String> mapped, ProxyMode mode, String otherSection) {

@@ -55,7 +55,6 @@ public record SyncState(
         value);
   }
 
-  /** Before the first sync. */
   public static SyncState notSynced(IpFamily family) {
     return new SyncState(family, null, null, 0, 0, false, null, null, null);
   }

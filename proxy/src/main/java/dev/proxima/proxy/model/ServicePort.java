@@ -9,7 +9,6 @@ import java.util.Objects;
  * builds it from the API objects: addresses and CIDRs are canonical and of this family, special
  * addresses are gone, values are within what the kernel tools accept.
  *
- * @param clusterIp the ClusterIP of this family
  * @param nodePort 0 when the Service has none
  * @param externalIps spec.externalIPs of this family
  * @param loadBalancerIps status.loadBalancer.ingress IPs of this family whose ipMode is VIP or
@@ -21,8 +20,6 @@ import java.util.Objects;
  *     load-balancer IPs, and none at all when the list is empty (ranges that could not be
  *     understood, or only ranges of the other family): a restriction fails closed
  * @param stickyTimeout ClientIP session affinity timeout, or null without affinity
- * @param internalTrafficLocal internalTrafficPolicy: Local
- * @param externalTrafficLocal externalTrafficPolicy: Local
  * @param healthCheckNodePort 0 when the Service has none
  * @param trafficDistribution the raw spec.trafficDistribution, for explain output
  * @param origin who keeps an address another Service claims in the same class

@@ -88,7 +88,6 @@ public record ProxyStatus(
         connections);
   }
 
-  /** Connections counted in all. */
   public long connectionsTotal() {
     return connections.values().stream().mapToLong(Long::longValue).sum();
   }
