@@ -57,7 +57,6 @@ public record PortRoute(
     local = List.copyOf(local);
   }
 
-  /** Whether the port is reachable from outside the cluster network. */
   public boolean externallyAccessible() {
     return nodePort != 0 || !externalIps.isEmpty() || !loadBalancerIps.isEmpty();
   }

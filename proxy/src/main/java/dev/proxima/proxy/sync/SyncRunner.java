@@ -188,7 +188,6 @@ public final class SyncRunner implements AutoCloseable {
     return b.isBefore(a) ? b : a;
   }
 
-  /** Starts the thread that runs the sync whenever it is due. */
   public synchronized void start() {
     if (thread != null) {
       return;
