@@ -4,6 +4,7 @@ import dev.proxima.proxy.metrics.ObservedServicePorts;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -114,7 +115,8 @@ public final class RenderedRules {
             cluster.nodes().get(0),
             null,
             cluster.service(index),
-            List.of(slice))
+            List.of(slice),
+            AddressPolicy.ofNode(cluster.nodes().get(0)))
         .ports();
   }
 

@@ -49,11 +49,6 @@ public final class ProxyMetrics {
   private final Histogram conntrackDuration;
   private final Counter conntrackDeleted;
 
-  /** The nftables mode's metrics. */
-  public ProxyMetrics(PrometheusRegistry registry) {
-    this(registry, ProxyMode.nftables);
-  }
-
   /**
    * Registers the shared metrics and those of one mode, as kube-proxy does: the nftables failure
    * counter, or the iptables restore failures, rule counts and backend.

@@ -443,12 +443,12 @@ class DataPlaneTrafficTest {
     assertThat(after.withoutEndpoints() - before.withoutEndpoints()).isEqualTo(4);
     // Per Service port: shop/near's own counters saw its 5 connections, all on the node.
     var near = onNode.port().name();
-    assertThat(after.byServicePort()).containsOnlyKeys(near);
+    assertThat(after.servicePorts().asMap()).containsOnlyKeys(near);
     assertThat(
-            after.byServicePort().get(near).get(Locality.NODE)
-                - before.byServicePort().get(near).get(Locality.NODE))
+            after.servicePorts().asMap().get(near).get(Locality.NODE)
+                - before.servicePorts().asMap().get(near).get(Locality.NODE))
         .isEqualTo(5);
-    assertThat(after.byServicePort().get(near).get(Locality.OTHER_ZONE)).isZero();
+    assertThat(after.servicePorts().asMap().get(near).get(Locality.OTHER_ZONE)).isZero();
 
     // The counts survive a partial sync that rewrites an endpoint's rules (the far endpoint is
     // now in this node's zone) and moves the counted port to another endpoint, and a full sync by

@@ -367,7 +367,7 @@ class IptablesKernelTest {
           .as("%s: %s", step, outcome.error())
           .isEqualTo(DataPlane.Status.LOADED);
     }
-    var counts = live.connectionCounts().orElseThrow().byServicePort();
+    var counts = live.connectionCounts().orElseThrow().servicePorts().asMap();
     assertThat(counts.get(webName).get(dev.proxima.proxy.model.Locality.UNKNOWN))
         .as("a partial sync of a port still counted leaves its counts alone")
         .isEqualTo(5);
@@ -381,7 +381,7 @@ class IptablesKernelTest {
           .as("%s: %s", step, outcome.error())
           .isEqualTo(DataPlane.Status.LOADED);
     }
-    assertThat(live.connectionCounts().orElseThrow().byServicePort()).isEmpty();
+    assertThat(live.connectionCounts().orElseThrow().servicePorts().asMap()).isEmpty();
     plane(fresh).replaceAll(List.of(web("10.1.0.2")), List.of());
     assertThat(kernelState(patched))
         .as("no counter chain of a port no longer counted is left")
