@@ -6,7 +6,7 @@ import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.iptables.IptablesAssembler;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -16,7 +16,6 @@ import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
-import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane;
 import dev.proxima.proxy.runtime.IptablesDataPlane;
 import dev.proxima.proxy.runtime.NftDataPlane;

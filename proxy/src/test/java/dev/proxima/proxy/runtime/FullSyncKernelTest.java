@@ -11,7 +11,7 @@ import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane.Status;
 import dev.proxima.proxy.testing.HostTools;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;

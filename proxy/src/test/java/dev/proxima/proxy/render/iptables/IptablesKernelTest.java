@@ -14,7 +14,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.runtime.DataPlane;
 import dev.proxima.proxy.runtime.IptablesDataPlane;
 import dev.proxima.proxy.testing.HostTools;

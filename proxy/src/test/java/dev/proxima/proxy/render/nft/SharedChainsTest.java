@@ -9,6 +9,7 @@ import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -8,6 +8,7 @@ import dev.proxima.model.testing.MutableClock;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.HostTools;
 import java.nio.file.Path;
 import java.time.Duration;
