@@ -2,8 +2,10 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.dataplane.DataPlane;
 import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.ProxyHealth;
+import dev.proxima.proxy.informers.ProxyCache;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;

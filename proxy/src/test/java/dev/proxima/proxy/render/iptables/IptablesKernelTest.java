@@ -5,6 +5,8 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.dataplane.DataPlane;
+import dev.proxima.proxy.dataplane.IptablesDataPlane;
 import dev.proxima.proxy.kernel.HostCommand;
 import dev.proxima.proxy.kernel.Iptables;
 import dev.proxima.proxy.kernel.IptablesBackend;
@@ -15,8 +17,6 @@ import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.ServicePortRules;
-import dev.proxima.proxy.runtime.DataPlane;
-import dev.proxima.proxy.runtime.IptablesDataPlane;
 import dev.proxima.proxy.testing.HostTools;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
