@@ -85,7 +85,7 @@ final class RequiredPermissions {
   }
 
   /**
-   * proxima-proxy: runtime/KubeProxyCache's informers on Services, on EndpointSlices, and on its
+   * proxima-proxy: informers/KubeProxyCache's informers on Services, on EndpointSlices, and on its
    * own Node (nodes().withName(node), a list and watch with a metadata.name field selector, which
    * one ClusterRole for every node cannot narrow further), and on ServiceCIDRs (cluster-scoped). It
    * writes nothing, not even Events.

@@ -7,8 +7,6 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.function.BiFunction;
 
 /**
  * Reads the proxy's connection counts from listings of sets declared with {@code counter} ({@code
@@ -200,36 +198,6 @@ public final class NftCounters {
           }
         });
     return found[0] ? builder.build() : ServicePortCounts.NONE;
-  }
-
-  /**
-   * Each counted Service port's connections by locality, from named counters (the iptables mode's
-   * counter chains).
-   *
-   * @param counts the listing, {@link #parse parsed}
-   * @param counted the counted Service ports by the stem of their counters' names; a port none of
-   *     whose counters the listing has is left out (not loaded yet, or gone)
-   * @param nameOf a counter's name from its port's stem and its locality
-   */
-  public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
-      Map<String, Long> counts,
-      Map<String, ServicePortName> counted,
-      BiFunction<String, Locality, String> nameOf) {
-    var ports = new TreeMap<ServicePortName, Map<Locality, Long>>();
-    counted.forEach(
-        (stem, port) -> {
-          var byLocality = new EnumMap<Locality, Long>(Locality.class);
-          for (var locality : Locality.values()) {
-            var count = counts.get(nameOf.apply(stem, locality));
-            if (count != null) {
-              byLocality.put(locality, count);
-            }
-          }
-          if (!byLocality.isEmpty()) {
-            ports.put(port, byLocality);
-          }
-        });
-    return ports;
   }
 
   /** The name of the counter of {@code locality}. */

@@ -10,6 +10,7 @@ import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.NameHash;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;

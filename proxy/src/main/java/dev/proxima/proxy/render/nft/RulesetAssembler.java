@@ -5,6 +5,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.NameHash;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

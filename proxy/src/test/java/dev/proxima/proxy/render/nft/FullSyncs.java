@@ -2,6 +2,7 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.testing.FakeNft;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
