@@ -1,5 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

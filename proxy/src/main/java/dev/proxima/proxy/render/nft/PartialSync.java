@@ -1,6 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

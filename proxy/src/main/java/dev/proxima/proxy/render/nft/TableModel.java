@@ -2,6 +2,7 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

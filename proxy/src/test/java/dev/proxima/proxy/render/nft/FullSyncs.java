@@ -1,8 +1,8 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.render.FamilySettings;
-import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.render.ServicePortRules;
+import dev.proxima.proxy.testing.FakeNft;
 import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
