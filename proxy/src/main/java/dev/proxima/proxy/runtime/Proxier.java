@@ -254,7 +254,12 @@ public final class Proxier {
     localDetection.report(detection);
     var localCidrs = detection.localCidrs();
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
-    var basis = new SyncPolicy.Basis(nodeIdentity(node), nodeAddresses, localCidrs);
+    var basis =
+        new SyncPolicy.Basis(
+            nodeIdentity(node),
+            nodeAddresses,
+            localCidrs,
+            addressPolicy(node, hostAddresses, podCidrs).inputs());
     var decision = policy.decide(basis);
     boolean full = decision.full();
     plane.serviceCidrs(cache.serviceCidrs());
