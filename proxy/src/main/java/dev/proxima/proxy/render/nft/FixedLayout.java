@@ -215,12 +215,7 @@ final class FixedLayout extends TableObjects {
     keys(elements, NODEPORT_IPS, nodePortAddresses());
 
     var out = new NftTransaction(text, 8192);
-    chains.values().forEach(chain -> out.addChain(chain));
-    sets.values().forEach(set -> out.addSet(set));
-    rules.values().forEach(chainRules -> chainRules.forEach(rule -> out.addRule(rule)));
-    for (String set : sets.keySet()) {
-      out.addElements(set, elements.getOrDefault(set, List.of()));
-    }
+    appendTo(out, Set.of());
     return out.toString();
   }
 
@@ -228,7 +223,7 @@ final class FixedLayout extends TableObjects {
     List<String> usable = new ArrayList<>();
     Cidr loopback = NftAddresses.parseCidr(NftSyntax.loopback(family), family).orElseThrow();
     for (String address : config.nodePortAddresses()) {
-      if (loopback.contains(cidrOf(address))) {
+      if (loopback.contains(NftAddresses.parseCidr(address, family).orElseThrow())) {
         warnings.add(
             "nodePortAddresses: "
                 + address
@@ -253,9 +248,5 @@ final class FixedLayout extends TableObjects {
     list.add("fib saddr type local " + match + " vmap @" + clusterMap);
     list.add(match + " vmap @" + localMap);
     return list;
-  }
-
-  private Cidr cidrOf(String address) {
-    return NftAddresses.parseCidr(address, family).orElseThrow();
   }
 }

@@ -33,7 +33,6 @@ final class FullSyncBatches {
     this.fixed = fixed;
   }
 
-  /** Renders {@code sorted} into the model and hands {@code sink} the transactions. */
   RulesetAssembler.ColdRebuild write(
       List<ServicePortRules> sorted,
       int budget,
@@ -178,7 +177,6 @@ final class FullSyncBatches {
       }
     }
 
-    /** True when nothing more is written. */
     boolean differ() {
       if (writing) {
         ending = RulesetAssembler.ColdRebuild.SHARED_CHAINS_DIFFER;

@@ -36,23 +36,7 @@ final class GenerationSwitch {
 
   /** The fixed table's objects but the base chains; {@code add} leaves a kept set as it is. */
   void appendFixedObjects(NftTransaction out) {
-    out.addTable();
-    layout.chains.forEach(
-        (name, chain) -> {
-          if (!baseChains.contains(name)) {
-            out.addChain(chain);
-          }
-        });
-    layout.sets.values().forEach(out::addSet);
-    layout.rules.forEach(
-        (chain, rules) -> {
-          if (!baseChains.contains(chain)) {
-            rules.forEach(out::addRule);
-          }
-        });
-    for (var set : layout.sets.keySet()) {
-      out.addElements(set, layout.elements.getOrDefault(set, List.of()));
-    }
+    layout.appendTo(out.addTable(), baseChains);
   }
 
   /**

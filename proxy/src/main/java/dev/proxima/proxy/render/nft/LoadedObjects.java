@@ -20,7 +20,6 @@ final class LoadedObjects {
   /** So one cleanup holds the nftables lock briefly. */
   static final int CLEANUP_BATCH = 2_000;
 
-  /** The rules of each chain as the kernel has them. */
   final Map<String, List<NftRule>> chains = new HashMap<>();
 
   final Set<String> sets = new LinkedHashSet<>();

@@ -211,7 +211,7 @@ public final class NftCounters {
   }
 
   public static String of(Locality locality) {
-    return NftNames.localityCounter(locality);
+    return NftNames.LOCALITY_PREFIX + locality.label();
   }
 
   public static String withoutEndpoints() {

@@ -83,11 +83,6 @@ public final class NftNames {
     return String.format("0x%08x", key);
   }
 
-  /** The name a count is reported under. */
-  public static String localityCounter(dev.proxima.proxy.model.Locality locality) {
-    return LOCALITY_PREFIX + locality.label();
-  }
-
   public static String localitySet(dev.proxima.proxy.model.Locality locality) {
     return LOCALITY_PREFIX + locality.label() + ENDPOINTS_SUFFIX;
   }

@@ -60,7 +60,6 @@ public final class RulesetAssembler {
 
   public enum ColdRebuild {
     WRITTEN,
-    /** The sink stopped taking transactions. */
     STOPPED,
     /**
      * The first transaction's shared chains are not those the render uses; the caller must load
@@ -138,7 +137,6 @@ public final class RulesetAssembler {
     return ending;
   }
 
-  /** Every object beside what the kernel holds, then the switch, in one transaction. */
   public String inOneTransaction() {
     return batches.inOneTransaction();
   }
@@ -174,17 +172,14 @@ public final class RulesetAssembler {
     return loaded.cleanup(text, clock.instant().minus(STALE_DELAY));
   }
 
-  /** The kernel took {@code cleanup}: its chains and sets are gone. */
   public void staleDeleted(StaleCleanup cleanup) {
     loaded.deleted(cleanup.chains(), cleanup.sets());
   }
 
-  /** The kernel refused {@code cleanup}: it is due again {@code retry} from now. */
   public void staleKept(StaleCleanup cleanup, Duration retry) {
     loaded.kept(cleanup.chains(), cleanup.sets(), clock.instant().plus(retry).minus(STALE_DELAY));
   }
 
-  /** How many chains and sets are in the kernel, unused, not deleted yet. */
   public int stalePending() {
     return loaded.pending();
   }
@@ -194,7 +189,6 @@ public final class RulesetAssembler {
     loaded.forgetStale();
   }
 
-  /** The complete script replacing the table with the current fragments. */
   public String fullScript() {
     var out = new NftTransaction(text, model.length(text));
     if (generation == 0) {
@@ -212,15 +206,12 @@ public final class RulesetAssembler {
   }
 
   /**
-   * What deletes the objects {@code before} lists but those this generation keeps.
-   *
    * @param countingKeys the keys the kernel's counting sets hold
    */
   public Deleting deletingEarlier(KernelTable before, Set<String> countingKeys) {
     return switcher.deletingEarlier(before, countingKeys, model);
   }
 
-  /** The kernel's name of a set or map in this assembler's generation. */
   public String kernelSetName(String set) {
     return text.set(set);
   }

@@ -63,7 +63,6 @@ final class TableModel {
     return config;
   }
 
-  /** Forgets every port and renders {@code sorted}; {@code seen} gets each port added. */
   void rebuild(List<ServicePortRules> sorted, BiConsumer<ServicePortName, ServiceFragment> seen) {
     ports.clear();
     elementUses.clear();

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** The objects one rendering collects, in load order. */
 abstract class TableObjects {
@@ -48,6 +49,26 @@ abstract class TableObjects {
 
   final void element(String set, String key, String comment, String value) {
     elements.computeIfAbsent(set, s -> new ArrayList<>()).add(new NftElement(key, value, comment));
+  }
+
+  /** Everything but the chains {@code leftOut}, in load order. */
+  final void appendTo(NftTransaction out, Set<String> leftOut) {
+    chains.forEach(
+        (name, chain) -> {
+          if (!leftOut.contains(name)) {
+            out.addChain(chain);
+          }
+        });
+    sets.values().forEach(out::addSet);
+    rules.forEach(
+        (chain, ofChain) -> {
+          if (!leftOut.contains(chain)) {
+            ofChain.forEach(out::addRule);
+          }
+        });
+    for (var set : sets.keySet()) {
+      out.addElements(set, elements.getOrDefault(set, List.of()));
+    }
   }
 
   static void keys(Map<String, List<NftElement>> elements, String set, Collection<String> keys) {
