@@ -2,15 +2,15 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.IpFamily;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * One generation's fixed objects beside what the table holds, the switch of the hooked chains to
- * them, and the deletion of what earlier generations left. The hooked chains are the only objects
- * every generation shares; the sets that hold state ({@link NftText#keepsName}) keep their names
- * too, so nothing they hold is lost.
+ * One generation's fixed objects, the switch of the hooked chains to them, and the deletion of what
+ * earlier generations left. Only the hooked chains and the sets that hold state ({@link
+ * NftText#keepsName}) keep their names across generations, so nothing those sets hold is lost.
  */
 final class GenerationSwitch {
   private final FixedLayout layout;
@@ -26,7 +26,7 @@ final class GenerationSwitch {
             hooked.add(name);
           }
         });
-    this.baseChains = Set.copyOf(hooked);
+    this.baseChains = Collections.unmodifiableSet(hooked);
     this.text = new NftText(family, generation, hooked);
   }
 
@@ -34,34 +34,14 @@ final class GenerationSwitch {
     return text;
   }
 
-  /**
-   * The fixed table's objects but the base chains: {@code add} leaves the sets that keep their
-   * names as they are, elements included.
-   */
+  /** The fixed table's objects but the base chains; {@code add} leaves a kept set as it is. */
   void appendFixedObjects(NftTransaction out) {
-    out.addTable();
-    layout.chains.forEach(
-        (name, chain) -> {
-          if (!baseChains.contains(name)) {
-            out.addChain(chain);
-          }
-        });
-    layout.sets.values().forEach(out::addSet);
-    layout.rules.forEach(
-        (chain, rules) -> {
-          if (!baseChains.contains(chain)) {
-            rules.forEach(out::addRule);
-          }
-        });
-    for (var set : layout.sets.keySet()) {
-      out.addElements(set, layout.elements.getOrDefault(set, List.of()));
-    }
+    layout.appendTo(out.addTable(), baseChains);
   }
 
   /**
-   * The base chains, created when missing, emptied, and given the jumps to this generation's
-   * chains: one small transaction, after everything they lead to is loaded, so every packet meets
-   * the old objects or the new ones, never a part of either.
+   * One small transaction, after everything the base chains lead to is loaded, so every packet
+   * meets the old objects or the new ones, never a part of either.
    */
   NftTransaction switchTo() {
     var out = new NftTransaction(text, 2048);
@@ -72,13 +52,8 @@ final class GenerationSwitch {
     return out;
   }
 
-  /**
-   * The statements deleting what {@code before} held but what this generation keeps, one a line:
-   * the chains emptied, the sets and maps deleted, the keys of the kept counting sets no counted
-   * port wants ({@code countingKeys} but {@code model}'s), each added first so the delete finds it;
-   * then, for transactions after those, the chains and named counters deleted.
-   */
-  List<List<String>> deletingEarlier(
+  /** A counting key no counted port wants is added before it is deleted, so the delete finds it. */
+  RulesetAssembler.Deleting deletingEarlier(
       KernelTable before, Set<String> countingKeys, TableModel model) {
     var table = text.table() + " ";
     var first = new ArrayList<String>();
@@ -115,10 +90,9 @@ final class GenerationSwitch {
     }
     // No rule of this layout uses a named counter: those an earlier one counted in go too.
     before.counters().forEach(counter -> last.add("delete counter " + table + counter));
-    return List.of(List.copyOf(first), List.copyOf(last));
+    return new RulesetAssembler.Deleting(List.copyOf(first), List.copyOf(last));
   }
 
-  /** Whether a set of this kernel name is one that holds state and that this table declares too. */
   boolean keeps(String kernelSet, TableModel model) {
     return NftText.keepsName(kernelSet)
         && (layout.sets.containsKey(kernelSet) || model.setDeclarations.containsKey(kernelSet));

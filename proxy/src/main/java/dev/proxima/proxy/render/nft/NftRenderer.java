@@ -2,14 +2,11 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.IpFamily;
 
-/**
- * The script that deletes table {@code proxima}; the table's layout is described in this package's
- * documentation, and {@link RulesetAssembler} writes it.
- */
+/** The script that deletes table {@code proxima}. */
 public final class NftRenderer {
   private NftRenderer() {}
 
-  /** Deletes table {@code proxima} of {@code family}; succeeds whether or not it exists. */
+  /** Succeeds whether or not the table exists. */
   public static String cleanupScript(IpFamily family) {
     return new NftText(family).cleanup();
   }

@@ -216,7 +216,7 @@ class StaleObjectsTest {
         new KernelTable(
             Map.of("services", new KernelTable.Chain(false, false)),
             Map.of(),
-            Set.of("locality-node", "no-endpoints"));
+            new java.util.LinkedHashSet<>(List.of("locality-node", "no-endpoints")));
 
     var deleting = new RulesetAssembler(CONFIG, clock, 1).deletingEarlier(before, Set.of());
 
