@@ -7,6 +7,11 @@
 #                                          # the same, named registry.example.com/platform/proxima/controller:TAG
 #                                          # and .../proxima/proxy:TAG, then pushed there
 #   deploy/images/build.sh --print-images [REGISTRY]   # print the two image names and tag, build nothing
+#   deploy/images/build.sh --archive=DIR   # the same, then both images saved as image archives
+#                                          # DIR/proxima-controller-TAG.tar and DIR/proxima-proxy-TAG.tar
+#                                          # (docker-archive format, for nodes without a registry:
+#                                          # `kind load image-archive`, `ctr -n k8s.io images import`,
+#                                          # `docker load`, `podman load`)
 #   TAG=dev deploy/images/build.sh         # another tag (default: the project version in pom.xml
 #                                          # without -SNAPSHOT, the tag the manifests name)
 #   PREFIX=registry.example.com/proxima/ deploy/images/build.sh   # image names become PREFIXcontroller, PREFIXproxy
@@ -28,7 +33,12 @@
 # Podman here needs `build --isolation chroot --network host` (the default OCI runtime cannot
 # start build containers in this sandbox); PODMAN_BUILD_FLAGS overrides that.
 #
-# Exits 3 without a usable container engine, 4 when a push fails.
+# An archive names each image as the manifests' short name resolves on a node: proxima/proxy:TAG
+# is docker.io/proxima/proxy:TAG to containerd and Docker, so the archive carries that name
+# (podman would otherwise save its own localhost/proxima/proxy:TAG, which no manifest names).
+# With a REGISTRY as well, the archives carry the registry's names instead, and nothing is pushed.
+#
+# Exits 3 without a usable container engine, 4 when a push fails, 5 when saving an archive fails.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -37,10 +47,26 @@ version="$(sed -n 's|^  <version>\(.*\)</version>$|\1|p' "$repo/pom.xml" | head 
 # same, so that what build.sh makes is what the manifests run (e2e ImageTagsTest checks it).
 tag="${TAG:-${version%-SNAPSHOT}}"
 print_only=0
-if [ "${1:-}" = "--print-images" ]; then
-  print_only=1
-  shift
-fi
+archive_dir=""
+case "${1:-}" in
+  --print-images)
+    print_only=1
+    shift
+    ;;
+  --archive=?*)
+    archive_dir="${1#--archive=}"
+    # Relative to where build.sh was called from; it builds from the repository root.
+    case "$archive_dir" in
+      /*) ;;
+      *) archive_dir="$PWD/$archive_dir" ;;
+    esac
+    shift
+    ;;
+  --archive*)
+    echo "build.sh: --archive=DIR needs a directory." >&2
+    exit 2
+    ;;
+esac
 registry="${1:-}"
 registry="${registry%/}"
 if [ -n "$registry" ]; then
@@ -216,7 +242,36 @@ for component in controller proxy; do
     -f "deploy/images/${component}/Dockerfile" -t "$image" .
 done
 echo "build.sh: built ${prefix}controller:${tag} and ${prefix}proxy:${tag}" >&2
-if [ -n "$registry" ]; then
+
+# The name a node's runtime gives an image reference without a registry (docker.io/...).
+qualified() {
+  case "${1%%/*}" in
+    *.* | *:* | localhost) echo "$1" ;;
+    *) echo "docker.io/$1" ;;
+  esac
+}
+
+if [ -n "$archive_dir" ]; then
+  mkdir -p "$archive_dir"
+  for component in controller proxy; do
+    image="${prefix}${component}:${tag}"
+    name="$(qualified "$image")"
+    file="$archive_dir/proxima-${component}-${tag}.tar"
+    "$engine" tag "$image" "$name"
+    rm -f "$file"
+    save_flags=()
+    if "$engine" --version 2>/dev/null | grep -qi podman; then
+      save_flags=(--format docker-archive)
+    fi
+    if ! "$engine" save "${save_flags[@]}" -o "$file" "$name"; then
+      echo "build.sh: saving $name to $file failed." >&2
+      exit 5
+    fi
+    echo "build.sh: saved $name to $file" >&2
+  done
+  done_what="saved to $archive_dir. Load them on every node (kind load image-archive FILE,"
+  done_what="$done_what ctr -n k8s.io images import FILE, docker load -i FILE), then point your overlay at them"
+elif [ -n "$registry" ]; then
   read -r -a push_flags <<<"${PUSH_FLAGS:-}"
   for component in controller proxy; do
     image="${prefix}${component}:${tag}"
@@ -226,8 +281,11 @@ if [ -n "$registry" ]; then
       exit 4
     fi
   done
+  done_what="pushed. Point your overlay at them"
+fi
+if [ -n "$archive_dir" ] || [ -n "$registry" ]; then
   cat >&2 <<EOF
-build.sh: pushed. Point your overlay at them (its kustomization.yaml):
+build.sh: ${done_what} (its kustomization.yaml):
 images:
   - name: proxima/controller
     newName: ${prefix}controller

@@ -21,6 +21,20 @@ public final class Annotations {
    */
   public static final String OBSERVE_LOCALITY = "proxima.dev/observe-locality";
 
+  /**
+   * A Service whose endpoints carry zone hints opts in to capacity-aware zone spill-over with the
+   * value {@code "true"}; {@code "false"} is the same as leaving it out. See {@link
+   * ZoneSpillOverSetting}.
+   */
+  public static final String ZONE_SPILL_OVER = "proxima.dev/zone-spill-over";
+
+  /**
+   * How far above the mean an endpoint's expected share of connections may rise before a zone
+   * spills traffic to other zones, as a factor such as {@code "1.25"}; read only with {@link
+   * #ZONE_SPILL_OVER}.
+   */
+  public static final String ZONE_SPILL_OVER_TOLERANCE = "proxima.dev/zone-spill-over-tolerance";
+
   /** Whether a Service's annotations opt it in to per-Service locality counting. */
   public static boolean observesLocality(java.util.Map<String, String> annotations) {
     return annotations != null && "true".equals(annotations.get(OBSERVE_LOCALITY));

@@ -1,6 +1,6 @@
 package dev.proxima.bench;
 
-import dev.proxima.proxy.runtime.TrimOnDecode;
+import dev.proxima.proxy.informers.TrimOnDecode;
 import io.fabric8.kubernetes.api.model.ListMetaBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceList;

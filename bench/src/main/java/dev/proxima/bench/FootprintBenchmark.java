@@ -51,6 +51,7 @@ final class FootprintBenchmark {
         var proxy = node.startAndAwaitSync(List.of());
         node.awaitQuiet();
         var rss = proxy.rssAndPeakMiB();
+        proxy.writeFootprint();
         double limit = services <= 100 ? 80 : 256;
         rows.add(
             Row.check(

@@ -143,6 +143,57 @@ final class JarProcess implements AutoCloseable {
   }
 
   /**
+   * Writes where the resident memory is beside the log ({@code .footprint.txt}): the kernel's split
+   * into anonymous and file-backed pages, the threads by name, and, when the process tracks native
+   * memory (BENCH_TRIAL_JVM_FLAGS=-XX:NativeMemoryTracking=summary), the JVM's own split into heap,
+   * metaspace, code, threads and the rest. For finding what a flag could cut; nothing reads it.
+   */
+  void writeFootprint() {
+    var pid = Long.toString(pid());
+    var out = new StringBuilder();
+    try {
+      out.append(Files.readString(Path.of("/proc", pid, "smaps_rollup"))).append('\n');
+      // Resident KiB by mapped file (anonymous mappings under ""), and how much of it is private.
+      var byFile = new java.util.TreeMap<String, long[]>();
+      String mapping = "";
+      for (var line : Files.readAllLines(Path.of("/proc", pid, "smaps"))) {
+        if (line.matches("^[0-9a-f]+-[0-9a-f]+ .*")) {
+          var fields = line.trim().split("\\s+");
+          mapping = fields.length > 5 ? fields[5] : "";
+        } else if (line.startsWith("Rss:")) {
+          byFile.computeIfAbsent(mapping, m -> new long[2])[0] += kib(line);
+        } else if (line.startsWith("Private_Dirty:")) {
+          byFile.computeIfAbsent(mapping, m -> new long[2])[1] += kib(line);
+        }
+      }
+      byFile.entrySet().stream()
+          .filter(e -> e.getValue()[0] >= 512)
+          .forEach(
+              e ->
+                  out.append(
+                      String.format(
+                          "%8d kB resident, %8d kB private dirty  %s%n",
+                          e.getValue()[0], e.getValue()[1], e.getKey())));
+      var names = new java.util.TreeMap<String, Integer>();
+      try (var tasks = Files.list(Path.of("/proc", pid, "task"))) {
+        for (var task : tasks.toList()) {
+          var name = Files.readString(task.resolve("comm")).strip().replaceAll("[0-9]+", "#");
+          names.merge(name, 1, Integer::sum);
+        }
+      }
+      names.forEach((name, count) -> out.append(count).append(" × ").append(name).append('\n'));
+      var jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+      out.append('\n')
+          .append(Sh.run(List.of(jcmd, pid, "GC.heap_info"), "").output())
+          .append('\n')
+          .append(Sh.run(List.of(jcmd, pid, "VM.native_memory", "summary"), "").output());
+      Files.writeString(log.resolveSibling(log.getFileName() + ".footprint.txt"), out);
+    } catch (IOException | RuntimeException e) {
+      Progress.log("cannot write the footprint of process " + pid + ": " + e.getMessage());
+    }
+  }
+
+  /**
    * Forces a full collection with jcmd, then reports RSS and the live heap (the class histogram's
    * total, which a histogram computes after a full collection), in MiB: how much of the resident
    * memory is live data and how much is heap the JVM had grown into, metaspace, code and threads.

@@ -108,6 +108,7 @@ final class ProxyBenchmarks {
       rows.add(
           Row.flat("Partial sync flat in cluster size", large, small, largePartial, smallPartial));
       restart(node, totals.median(), cluster, large);
+      endpointGrowth(node, cluster, large + " svc × 2 ep");
       if (iptablesMode) {
         node.close();
         node = null;
@@ -292,10 +293,11 @@ final class ProxyBenchmarks {
    * restarted proxy's first sync is a full sync like a cold start's, built beside the table the
    * earlier process left. Service 0 has ClientIP affinity for these rounds; before each start a
    * client is written into its affinity sets, as traffic would, and must still be there after the
-   * first sync. That no packet is lost on the way (the switch is one transaction) the e2e suite
-   * checks with live connections.
+   * first sync. Meanwhile a client behind the node opens connection after connection to Service 0
+   * ({@link AffinityProbe}): none may fail, and all must reach the one endpoint affinity chose.
    */
-  private void restart(ProxyNode node, double cold, SyntheticCluster cluster, int services) {
+  private void restart(ProxyNode node, double cold, SyntheticCluster cluster, int services)
+      throws IOException {
     var sticky = cluster.service(0);
     sticky.getSpec().setSessionAffinity("ClientIP");
     api.client().resource(sticky).update();
@@ -304,27 +306,35 @@ final class ProxyBenchmarks {
     var totals = new ArrayList<Double>();
     int kept = 0;
     int rounds = scale.restartRounds();
-    for (int round = 0; round < rounds; round++) {
-      node.stopProxy();
-      var affinitySets = affinitySets(node);
-      for (var set : affinitySets) {
-        Sh.run(Sh.in(node.namespace, "nft", "-f", "-"), CLIENT.formatted(set))
-            .orThrow(List.of("nft add element"));
+    AffinityProbe.Result live;
+    try (var traffic = new AffinityProbe(namespaces, node.namespace, cluster)) {
+      JarProcess.pause(500);
+      for (int round = 0; round < rounds; round++) {
+        node.stopProxy();
+        var affinitySets = affinitySets(node);
+        for (var set : affinitySets) {
+          Sh.run(Sh.in(node.namespace, "nft", "-f", "-"), CLIENT.formatted(set))
+              .orThrow(List.of("nft add element"));
+        }
+        var proxy = node.startAndAwaitSync(List.of());
+        syncs.add(node.firstSyncMillis());
+        totals.add(node.firstSyncedAt() - proxy.startedMillis);
+        boolean all = !affinitySets.isEmpty();
+        for (var set : affinitySets) {
+          all &=
+              Sh.run(Sh.in(node.namespace, "nft", "list", "set", "ip", "proxima", set), "")
+                  .orThrow(List.of("nft list set"))
+                  .output()
+                  .contains("10.250.0.9");
+        }
+        kept += all ? 1 : 0;
+        Progress.log("restart " + round + ": start → synced " + Row.ms(totals.get(round)));
       }
-      var proxy = node.startAndAwaitSync(List.of());
-      syncs.add(node.firstSyncMillis());
-      totals.add(node.firstSyncedAt() - proxy.startedMillis);
-      boolean all = !affinitySets.isEmpty();
-      for (var set : affinitySets) {
-        all &=
-            Sh.run(Sh.in(node.namespace, "nft", "list", "set", "ip", "proxima", set), "")
-                .orThrow(List.of("nft list set"))
-                .output()
-                .contains("10.250.0.9");
-      }
-      kept += all ? 1 : 0;
-      Progress.log("restart " + round + ": start → synced " + Row.ms(totals.get(round)));
+      JarProcess.pause(500);
+      live = traffic.finish();
     }
+    Progress.log("restart traffic: " + live);
+    boolean liveKept = live.failures() == 0 && live.backends().size() == 1;
     api.client().resource(cluster.service(0)).update();
     node.awaitQuiet();
     var sync = new Stats(syncs);
@@ -344,13 +354,87 @@ final class ProxyBenchmarks {
                 + kept
                 + " of "
                 + total.size()
+                + "; a client's "
+                + live.connections()
+                + " connections through a ClientIP Service across them: "
+                + live.failures()
+                + " failed, endpoints reached "
+                + live.backends()
+                + (live.failures() == 0 ? "" : ", first failure " + live.firstFailure())
                 + ")",
             services + " svc × 2 ep",
             Row.ms(total.median()),
             "cold start " + Row.ms(cold),
             Row.ratio(total.median(), cold),
-            "≤ cold start; affinity kept",
-            total.median() <= cold && kept == total.size()));
+            "≤ cold start; no connection failed; affinity kept",
+            total.median() <= cold && kept == total.size() && liveKept));
+  }
+
+  /**
+   * Endpoint-count changes stay partial: Service 1's slice grows by one endpoint per step, each
+   * step spaced past the 1 s minimum sync period, and each resulting sync must be partial (the
+   * proxy's full-sync count does not move), timed from the API server's acknowledgement to the
+   * proxy's next finished sync. The slice is put back afterwards.
+   */
+  private void endpointGrowth(ProxyNode node, SyntheticCluster cluster, String size) {
+    int index = 1;
+    node.awaitQuiet();
+    double fullBefore = node.fullSyncs();
+    var times = new ArrayList<Double>();
+    var extra = new ArrayList<io.fabric8.kubernetes.api.model.discovery.v1.Endpoint>();
+    int steps = scale.partialChanges();
+    for (int step = 0; step < steps; step++) {
+      JarProcess.pause(1100);
+      extra.add(
+          SyntheticCluster.endpoint(
+              SyntheticCluster.ipv4(10 << 24 | 201 << 16, step),
+              SyntheticCluster.ZONES.get(0),
+              SyntheticCluster.PROXY_NODE));
+      writeSlice(cluster.slice(index, extra));
+      double written = System.currentTimeMillis();
+      double synced = 0;
+      while ((synced = node.lastSyncAt()) < written) {
+        if (System.currentTimeMillis() - written > 30_000) {
+          throw new HarnessError(
+              "no sync within 30 s after endpoint step " + step + ":\n" + node.diagnostics());
+        }
+        JarProcess.pause(10);
+      }
+      times.add(synced - written);
+    }
+    node.awaitQuiet();
+    double full = node.fullSyncs() - fullBefore;
+    writeSlice(cluster.slice(index));
+    node.awaitQuiet();
+    var stats = new Stats(times);
+    rows.add(
+        Row.check(
+            "Endpoint-count changes stay partial: one slice grows by one endpoint per step,"
+                + " each write acknowledged → the proxy's next sync (median of "
+                + stats.size()
+                + "; min–max "
+                + Row.ms(stats.min())
+                + "–"
+                + Row.ms(stats.max())
+                + "; full syncs meanwhile: "
+                + String.format("%.0f", full)
+                + ")",
+            size,
+            Row.ms(stats.median()),
+            "-",
+            "-",
+            "0 full syncs",
+            full == 0));
+  }
+
+  private void writeSlice(io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice slice) {
+    api.client()
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(SyntheticCluster.NAMESPACE)
+        .resource(slice)
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   /** A client in an affinity set, as the kernel writes it for a connection. */

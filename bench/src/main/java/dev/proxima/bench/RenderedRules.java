@@ -4,11 +4,12 @@ import dev.proxima.proxy.metrics.ObservedServicePorts;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
-import dev.proxima.proxy.render.nft.ServicePortRules;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.HashMap;
@@ -114,7 +115,8 @@ public final class RenderedRules {
             cluster.nodes().get(0),
             null,
             cluster.service(index),
-            List.of(slice))
+            List.of(slice),
+            AddressPolicy.ofNode(cluster.nodes().get(0)))
         .ports();
   }
 

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * What the proxy programs is a pure function of a snapshot: selection, planning, routing, rendering
  * and change tracking may use the Kubernetes model but never the API client, and they never run a
  * process, open a file or a socket, start a thread or touch a Prometheus metric. The adapters
- * (runtime, kernel, health, metrics, cli, and {@code conntrack.ConntrackCleaner}) do that.
+ * (runtime, informers, dataplane, kernel, health, metrics, cli, and {@code
+ * conntrack.ConntrackCleaner}) do that. {@link LayersTest} keeps the packages pointing one way.
  */
 class PurityTest {
   /** The packages docs/architecture.md lists under "decides". */
@@ -44,7 +45,9 @@ class PurityTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.fabric8.kubernetes.client..")
-        .because("desired rules are a pure function of a snapshot; I/O lives in runtime and cli")
+        .because(
+            "desired rules are a pure function of a snapshot; the API client lives in informers,"
+                + " runtime and cli")
         .check(PRODUCTION);
   }
 
@@ -64,6 +67,8 @@ class PurityTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "dev.proxima.proxy.kernel..",
+            "dev.proxima.proxy.dataplane..",
+            "dev.proxima.proxy.informers..",
             "dev.proxima.proxy.runtime..",
             "dev.proxima.proxy.cli..",
             "dev.proxima.proxy.health..")

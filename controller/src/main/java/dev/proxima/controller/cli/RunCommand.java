@@ -55,7 +55,8 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--leader-election-namespace",
       defaultValue = "${env:PROXIMA_LEADER_ELECTION_NAMESPACE:-proxima-system}",
-      description = "Namespace of the Lease (default: ${DEFAULT-VALUE}).")
+      description =
+          "Namespace of the Lease and of the zone-demand ConfigMap (default: ${DEFAULT-VALUE}).")
   String leaseNamespace;
 
   @Option(
@@ -206,7 +207,7 @@ public final class RunCommand implements Callable<Integer> {
                 Duration.ofSeconds(15),
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(2))
-            : ControllerConfig.LeaderElectionConfig.disabled();
+            : ControllerConfig.LeaderElectionConfig.disabledIn(leaseNamespace);
     return new ControllerConfig(workers, resyncPeriod, 15, election, OverwriteGuard.Policy.DEFAULT);
   }
 }

@@ -19,7 +19,10 @@ import java.util.Set;
  */
 public final class ConditionMerge {
   private static final Set<String> OURS =
-      Set.of(ServiceConditions.ACCEPTED, ServiceConditions.PROGRAMMED);
+      Set.of(
+          ServiceConditions.ACCEPTED,
+          ServiceConditions.PROGRAMMED,
+          ServiceConditions.ZONE_SPILL_OVER);
 
   private ConditionMerge() {}
 

@@ -11,6 +11,9 @@ public final class EventReasons {
   /** Proxima's: the trafficDistribution value is not one Proxima (or upstream) implements. */
   public static final String UNSUPPORTED_TRAFFIC_DISTRIBUTION = "UnsupportedTrafficDistribution";
 
+  /** Proxima's: a zone spill-over annotation holds a value that cannot be meant. */
+  public static final String INVALID_ZONE_SPILL_OVER = "InvalidZoneSpillOver";
+
   /** Proxima's: a Service kept failing and its retries were exhausted. */
   public static final String SYNC_RETRIES_EXHAUSTED = "SyncRetriesExhausted";
 

@@ -5,6 +5,7 @@ import dev.proxima.controller.events.PlannedEvent;
 import dev.proxima.controller.hints.auto.AutoHintCache;
 import dev.proxima.controller.hints.auto.AutoHintEvents;
 import dev.proxima.controller.hints.auto.SliceInfo;
+import dev.proxima.controller.hints.auto.ZoneCpuRatios;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.TopologyMode;
 import dev.proxima.model.TrafficDistribution;
@@ -47,6 +48,11 @@ public final class HintPlanner {
 
   public SliceScope scope() {
     return scope;
+  }
+
+  /** The zone CPU ratios the Auto heuristic allocates by, which are also the zones' demand. */
+  public ZoneCpuRatios zoneCpuRatios() {
+    return autoHints.ratios();
   }
 
   /** A planner whose Auto state knows no Nodes: Auto Services get no hints from it. */

@@ -12,6 +12,20 @@ public final class RemovalReasons {
   public static final String AUTO_DISABLED = "AutoDisabled";
   static final String OTHER = "Other";
 
+  /**
+   * Every reason a Service that asks for hints can be without them: Auto's safeguards, and an
+   * endpoint without a zone under a trafficDistribution value.
+   */
+  public static final java.util.List<String> SHORTFALLS =
+      java.util.List.of(
+          "InsufficientNodeInfo",
+          "NodesReadyInOneZoneOnly",
+          "InsufficientNumberOfEndpoints",
+          "MinAllocationExceedsOverloadThreshold",
+          "NoZoneSpecified",
+          "NoAllocatedHintsForZones",
+          OTHER);
+
   private RemovalReasons() {}
 
   /** The reason behind one of upstream's TopologyAwareHintsDisabled messages. */

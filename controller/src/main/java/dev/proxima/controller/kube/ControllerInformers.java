@@ -71,8 +71,12 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
                 SliceOwnership.serviceOf(slice)
                     .map(key -> List.of(key.toString()))
                     .orElse(List.of())));
-    services.addEventHandler(handler(service -> Optional.of(keyOf(service)), enqueue));
-    slices.addEventHandler(handler(SliceOwnership::serviceOf, enqueue));
+    services.addEventHandler(
+        handler(
+            service -> Optional.of(keyOf(service)),
+            ControllerInformers::onlyStatusChanged,
+            enqueue));
+    slices.addEventHandler(handler(SliceOwnership::serviceOf, (before, after) -> false, enqueue));
     // Zones come from the slices themselves for trafficDistribution; Nodes only matter to Auto.
     nodes.addEventHandler(
         new ResourceEventHandler<>() {
@@ -166,8 +170,28 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
     return new ObjectKey(object.getMetadata().getNamespace(), object.getMetadata().getName());
   }
 
+  /**
+   * A new version of a Service that differs only in its status: the controller's own conditions
+   * write, which must not bring the Service back (a sync it starts races the write's own event and
+   * can only repeat the sync just done, or send a status patch over a version the cache has not
+   * caught up with). A resync's update (the same version) is not one of these.
+   */
+  static boolean onlyStatusChanged(Service before, Service after) {
+    var was = before.getMetadata();
+    var is = after.getMetadata();
+    return was.getResourceVersion() != null
+        && !was.getResourceVersion().equals(is.getResourceVersion())
+        && Objects.equals(was.getGeneration(), is.getGeneration())
+        && Objects.equals(was.getLabels(), is.getLabels())
+        && Objects.equals(was.getAnnotations(), is.getAnnotations())
+        && Objects.equals(was.getDeletionTimestamp(), is.getDeletionTimestamp())
+        && Objects.equals(before.getSpec(), after.getSpec());
+  }
+
   private static <T> ResourceEventHandler<T> handler(
-      java.util.function.Function<T, Optional<ObjectKey>> keys, Consumer<ObjectKey> enqueue) {
+      java.util.function.Function<T, Optional<ObjectKey>> keys,
+      java.util.function.BiPredicate<T, T> ignored,
+      Consumer<ObjectKey> enqueue) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T object) {
@@ -176,6 +200,9 @@ public final class ControllerInformers implements ClusterView, AutoCloseable {
 
       @Override
       public void onUpdate(T previous, T current) {
+        if (ignored.test(previous, current)) {
+          return;
+        }
         var before = keys.apply(previous);
         var after = keys.apply(current);
         after.ifPresent(enqueue);

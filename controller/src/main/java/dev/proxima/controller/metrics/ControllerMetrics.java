@@ -1,6 +1,7 @@
 package dev.proxima.controller.metrics;
 
 import dev.proxima.cli.BuildInfo;
+import dev.proxima.controller.hints.RemovalReasons;
 import dev.proxima.controller.queue.WorkQueueMetrics;
 import dev.proxima.model.ObjectKey;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -9,6 +10,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +29,7 @@ public final class ControllerMetrics {
   private final Histogram changedPerSync;
   private final Map<ObjectKey, String> trafficDistributionByService = new ConcurrentHashMap<>();
   private final Map<ObjectKey, String> modeByService = new ConcurrentHashMap<>();
+  private final Map<ObjectKey, String> hintsDisabledByService = new ConcurrentHashMap<>();
   private final Counter hintRemovals;
   private final Histogram reconcileDuration;
   private final Counter hintWrites;
@@ -56,6 +59,8 @@ public final class ControllerMetrics {
             "endpoint_slice_controller_syncs",
             "Number of Service syncs by result (success, stale, error).",
             "result");
+    // Every result from the start, so a rate over the error series reads 0 rather than nothing.
+    List.of("success", "stale", "error").forEach(syncs::declare);
     changes =
         UpstreamCounter.register(
             registry,
@@ -85,6 +90,19 @@ public final class ControllerMetrics {
         .callback(
             callback ->
                 countsOf(modeByService).forEach((mode, count) -> callback.call(count, mode)))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("proxima_controller_services_hints_disabled")
+        .help(
+            "Services that ask for hints but are planned without them (or, under a trafficDistribution value, with endpoints left unhinted), by reason; every reason is exported, 0 when none.")
+        .labelNames("reason")
+        .callback(
+            callback -> {
+              var counts = countsOf(hintsDisabledByService);
+              for (var reason : RemovalReasons.SHORTFALLS) {
+                callback.call(counts.getOrDefault(reason, 0L), reason);
+              }
+            })
         .register(registry);
     hintRemovals =
         Counter.builder()
@@ -138,6 +156,7 @@ public final class ControllerMetrics {
             .help("Total number of rate-limited retries handled by the work queue.")
             .labelNames("name")
             .register(registry);
+    queueRetries.labelValues(QUEUE_NAME);
     queueLatency =
         Histogram.builder()
             .name("workqueue_queue_duration_seconds")
@@ -201,6 +220,20 @@ public final class ControllerMetrics {
   public void serviceDeleted(ObjectKey service) {
     trafficDistributionByService.remove(service);
     modeByService.remove(service);
+    hintsDisabledByService.remove(service);
+  }
+
+  /**
+   * Why a Service goes without the hints it asks for now, or null when it has them or asks for
+   * none; a reason outside {@link RemovalReasons#SHORTFALLS} counts as its {@code Other}.
+   */
+  public void serviceHintsDisabled(ObjectKey service, String reason) {
+    if (reason == null) {
+      hintsDisabledByService.remove(service);
+    } else {
+      hintsDisabledByService.put(
+          service, RemovalReasons.SHORTFALLS.contains(reason) ? reason : "Other");
+    }
   }
 
   public void serviceMode(ObjectKey service, String mode) {

@@ -36,6 +36,11 @@ public final class UpstreamCounter implements Collector {
     return counter;
   }
 
+  /** Exports the series of {@code labelValue} at 0 until it is first counted. */
+  public void declare(String labelValue) {
+    values.computeIfAbsent(labelValue, value -> new LongAdder());
+  }
+
   public void inc(String labelValue) {
     values.computeIfAbsent(labelValue, value -> new LongAdder()).increment();
   }

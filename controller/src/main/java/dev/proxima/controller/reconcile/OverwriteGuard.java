@@ -20,15 +20,17 @@ import java.util.Set;
  *
  * <p>Proxima's hints equal kube-controller-manager's, so the two never disagree; a writer that does
  * (an older controller, a custom slice manager) would otherwise trade writes with Proxima forever.
- * A revert is a later version of a slice Proxima wrote whose hints, on the endpoints Proxima wrote,
- * differ from what Proxima wrote. After {@link Policy#reverts()} reverts within {@link
- * Policy#window()}, Proxima leaves the slice alone for {@link Policy#backOff()}.
+ * A revert is a later version of a slice Proxima wrote in which an endpoint Proxima wrote, still
+ * there, carries other hints than Proxima wrote. Endpoints that came or went do not matter: pod
+ * churn that makes the slice controller rewrite a slice neither hides a revert nor is one, as long
+ * as the endpoints that stayed keep their hints. After {@link Policy#reverts()} reverts within
+ * {@link Policy#window()}, Proxima leaves the slice alone for {@link Policy#backOff()}.
  *
- * <p>Memory follows the live cluster: per slice it keeps 64-bit digests of what it wrote (the
- * endpoints' addresses and their hints), not the strings; a slice is forgotten when a reconcile of
- * its Service no longer finds it ({@link #retainOnly}) or the Service is gone ({@link #forget}),
- * after {@code window + backOff} without activity, and beyond {@link #DEFAULT_MAX_SLICES} the one
- * used longest ago goes first.
+ * <p>Memory follows the live cluster: per slice it keeps digests of what it wrote (12 bytes per
+ * endpoint: its address and its hints, see {@link HintDigest}), not the strings; a slice is
+ * forgotten when a reconcile of its Service no longer finds it ({@link #retainOnly}) or the Service
+ * is gone ({@link #forget}), after {@code window + backOff} without activity, and beyond {@link
+ * #DEFAULT_MAX_SLICES} the one used longest ago goes first.
  */
 public final class OverwriteGuard {
   /** When to give up on a slice, and for how long. */
@@ -59,10 +61,11 @@ public final class OverwriteGuard {
   private static final int PRUNE_EVERY = 256;
 
   /**
-   * The most slices the guard remembers at once. Each costs a few hundred bytes (its UID and a few
-   * 64-bit digests), so the guard stays below about 15 MiB under any churn; past the bound the
-   * slice written longest ago is forgotten first, which at worst lets Proxima write a slice once
-   * more before it notices a rival writer again.
+   * The most slices the guard remembers at once. Each costs its UID, a few 64-bit digests and 12
+   * bytes per endpoint (at most 1,000 endpoints per slice, 100 by default), so the guard stays
+   * below about 80 MiB under any churn with default slices; past the bound the slice written
+   * longest ago is forgotten first, which at worst lets Proxima write a slice once more before it
+   * notices a rival writer again.
    */
   public static final int DEFAULT_MAX_SLICES = 50_000;
 
@@ -169,9 +172,7 @@ public final class OverwriteGuard {
     history.replacedResourceVersion =
         replacedResourceVersion == null ? 0 : digest(replacedResourceVersion);
     history.resourceVersion = digest(stored.getMetadata().getResourceVersion());
-    var digests = HintDigest.of(stored);
-    history.addresses = digests.addresses();
-    history.hints = digests.hints();
+    history.written = HintDigest.of(stored);
     history.lastActivity = clock.instant();
   }
 
@@ -212,16 +213,15 @@ public final class OverwriteGuard {
   }
 
   /**
-   * A new version of a slice Proxima wrote is a revert when it has the same endpoints and other
-   * hints. A version with other endpoints is the slice controller's work, not a rival hint
-   * writer's, and is never counted.
+   * A new version of a slice Proxima wrote is a revert when an endpoint Proxima wrote is still in
+   * it with other hints. Endpoints the slice controller added or removed are never counted either
+   * way.
    */
   private static boolean isRevert(History history, EndpointSlice current, long version) {
     if (version == history.resourceVersion) {
       return false;
     }
-    var now = HintDigest.of(current);
-    return now.addresses() == history.addresses && now.hints() != history.hints;
+    return history.written.hintsChangedIn(HintDigest.of(current));
   }
 
   private static String uid(EndpointSlice slice) {
@@ -269,8 +269,7 @@ public final class OverwriteGuard {
     final ObjectKey service;
     long resourceVersion;
     long replacedResourceVersion;
-    long addresses;
-    long hints;
+    HintDigest written;
     Deque<Instant> reverts;
     Instant backOffUntil;
     Instant lastActivity;

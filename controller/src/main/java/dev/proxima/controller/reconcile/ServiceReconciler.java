@@ -3,6 +3,7 @@ package dev.proxima.controller.reconcile;
 import dev.proxima.controller.conditions.ConditionMerge;
 import dev.proxima.controller.conditions.TrafficDistributionConditions;
 import dev.proxima.controller.conditions.WriteOutcome;
+import dev.proxima.controller.conditions.ZoneSpillOverCondition;
 import dev.proxima.controller.events.EventReasons;
 import dev.proxima.controller.events.EventRecorder;
 import dev.proxima.controller.events.PlannedEvent;
@@ -10,6 +11,8 @@ import dev.proxima.controller.hints.HintPlan;
 import dev.proxima.controller.hints.HintPlanner;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.ZoneDemand;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Clock;
@@ -110,8 +113,14 @@ public final class ServiceReconciler {
     var currentByName = new HashMap<String, EndpointSlice>();
     slices.forEach(slice -> currentByName.put(slice.getMetadata().getName(), slice));
     plan.events().forEach(events::record);
+    var spillOver =
+        ZoneSpillOverCondition.desired(
+            service.get(), plan, slices, ZoneDemand.ofRatios(planner.zoneCpuRatios().ratios()));
+    spillOver.events().forEach(events::record);
     metrics.serviceTrafficDistribution(key, plan.trafficDistributionLabel());
     metrics.serviceMode(key, plan.modeLabel());
+    metrics.serviceHintsDisabled(
+        key, plan.shortfall().map(HintPlan.Shortfall::reason).orElse(null));
     plan.skipped()
         .forEach(
             skipped ->
@@ -185,11 +194,15 @@ public final class ServiceReconciler {
         throw notLeader;
       } catch (RuntimeException failure) {
         metrics.sliceWritten("error");
-        reportWriteFailure(service.get(), plan, failure);
+        reportWriteFailure(service.get(), plan, spillOver.conditions(), failure);
         throw failure;
       }
     }
-    updateConditions(service.get(), plan, new WriteOutcome(overwritten, Optional.empty()));
+    updateConditions(
+        service.get(),
+        plan,
+        new WriteOutcome(overwritten, Optional.empty()),
+        spillOver.conditions());
     metrics.slicesChanged(plan.mode().topologyLabel(), plan.trafficDistributionLabel(), written);
     if (written > 0) {
       plan.removals().forEach(metrics::hintsRemoved);
@@ -201,8 +214,12 @@ public final class ServiceReconciler {
    * Writes the Service's conditions when they differ from the stored ones; a resync that finds
    * everything as it was writes nothing.
    */
-  private void updateConditions(Service service, HintPlan plan, WriteOutcome outcome) {
-    var desired = TrafficDistributionConditions.desired(service, plan, planner.scope(), outcome);
+  private void updateConditions(
+      Service service, HintPlan plan, WriteOutcome outcome, List<Condition> spillOver) {
+    var desired =
+        new ArrayList<>(
+            TrafficDistributionConditions.desired(service, plan, planner.scope(), outcome));
+    desired.addAll(spillOver);
     var current = service.getStatus() == null ? null : service.getStatus().getConditions();
     var resourceVersion = service.getMetadata().getResourceVersion();
     var pending = conditionsWritten.get(plan.service());
@@ -240,9 +257,10 @@ public final class ServiceReconciler {
   }
 
   /** Says WriteFailing on the Service before the failure propagates; best effort. */
-  private void reportWriteFailure(Service service, HintPlan plan, RuntimeException failure) {
+  private void reportWriteFailure(
+      Service service, HintPlan plan, List<Condition> spillOver, RuntimeException failure) {
     try {
-      updateConditions(service, plan, WriteOutcome.failed(failure.getMessage()));
+      updateConditions(service, plan, WriteOutcome.failed(failure.getMessage()), spillOver);
     } catch (RuntimeException alsoFailing) {
       log.atDebug()
           .addKeyValue("service", plan.service())

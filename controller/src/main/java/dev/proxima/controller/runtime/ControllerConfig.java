@@ -39,8 +39,22 @@ public record ControllerConfig(
       Duration renewDeadline,
       Duration retryPeriod) {
     public static LeaderElectionConfig disabled() {
+      return disabledIn("");
+    }
+
+    /**
+     * Disabled, in the controller's namespace: the zone-demand ConfigMap is written there, beside
+     * where the Lease would be; an empty namespace publishes no demand.
+     */
+    public static LeaderElectionConfig disabledIn(String namespace) {
       return new LeaderElectionConfig(
-          false, "", "", "", Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+          false,
+          namespace,
+          "",
+          "",
+          Duration.ofSeconds(15),
+          Duration.ofSeconds(10),
+          Duration.ofSeconds(2));
     }
   }
 

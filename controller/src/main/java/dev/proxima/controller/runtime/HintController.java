@@ -10,6 +10,7 @@ import dev.proxima.controller.kube.ControllerInformers;
 import dev.proxima.controller.kube.KubeEventRecorder;
 import dev.proxima.controller.kube.KubeServiceStatusWriter;
 import dev.proxima.controller.kube.KubeSliceWriter;
+import dev.proxima.controller.kube.KubeZoneDemandWriter;
 import dev.proxima.controller.kube.ServerVersions;
 import dev.proxima.controller.metrics.ControllerMetrics;
 import dev.proxima.controller.queue.RateLimitedWorkQueue;
@@ -17,8 +18,11 @@ import dev.proxima.controller.queue.RateLimiter;
 import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.reconcile.ServiceReconciler;
 import dev.proxima.controller.reconcile.SliceWriter;
+import dev.proxima.controller.reconcile.ZoneDemandPublisher;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.TopologyMode;
+import dev.proxima.model.ZoneDemand;
+import dev.proxima.model.ZoneSpillOverSetting;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
@@ -61,6 +65,11 @@ public final class HintController implements AutoCloseable {
       Executors.newSingleThreadExecutor(DaemonThreads.named("topology-worker"));
   private final AtomicBoolean topologyPending = new AtomicBoolean();
   private final PassSummary passes;
+  // The zone-demand ConfigMap goes through the queue under a key no Service can have (names hold
+  // no slash), so its writes are de-duplicated and retried like the Services'; null when there is
+  // no namespace to publish it in.
+  private final ObjectKey demandKey;
+  private final ZoneDemandPublisher demandPublisher;
   // Writes the pass summaries that waited for their interval.
   private final ScheduledExecutorService summaryFlush =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("log-summary"));
@@ -92,6 +101,13 @@ public final class HintController implements AutoCloseable {
                 client, config.leaderElection(), this::startWorking, this::lostLeadership)
             : null;
     SliceWriter writer = new KubeSliceWriter(client, this::mayWrite);
+    var namespace = config.leaderElection().namespace();
+    this.demandKey =
+        namespace.isBlank()
+            ? null
+            : new ObjectKey(namespace, "configmap/" + ZoneDemand.CONFIG_MAP_NAME);
+    this.demandPublisher =
+        new ZoneDemandPublisher(new KubeZoneDemandWriter(client, namespace, this::mayWrite));
     this.reconciler =
         new ServiceReconciler(
             informers,
@@ -166,6 +182,9 @@ public final class HintController implements AutoCloseable {
     metrics.leading(true);
     // Leadership may arrive long after the informers delivered their events: look at everything.
     informers.serviceKeys().forEach(queue::add);
+    if (demandKey != null) {
+      queue.add(demandKey);
+    }
     for (int i = 0; i < config.workers(); i++) {
       var worker = new Thread(this::work, "hint-worker-" + i);
       worker.setDaemon(true);
@@ -190,6 +209,7 @@ public final class HintController implements AutoCloseable {
    * Recomputes the zone ratios from the Node cache and returns the Auto Services to look at again:
    * those now overloaded, as upstream re-queues, and also every Auto Service without hints, which
    * upstream forgets (issue 123401) so a late zone label brings their hints back only by chance.
+   * The zone demand, and the Services whose spill-over condition shows it, are looked at again too.
    */
   private List<ObjectKey> recomputeZones() {
     if (!informers.hasSynced()) {
@@ -199,11 +219,17 @@ public final class HintController implements AutoCloseable {
     var keys = new java.util.TreeSet<>(autoHints.overloadedServices());
     for (var key : informers.serviceKeys()) {
       var service = informers.service(key);
-      if (service.isPresent()
-          && TopologyMode.autoEnabled(service.get().getMetadata().getAnnotations())
-          && !autoHints.hasPopulatedHints(key)) {
+      if (service.isEmpty()) {
+        continue;
+      }
+      var annotations = service.get().getMetadata().getAnnotations();
+      if ((TopologyMode.autoEnabled(annotations) && !autoHints.hasPopulatedHints(key))
+          || ZoneSpillOverSetting.parse(annotations).state() == ZoneSpillOverSetting.State.ON) {
         keys.add(key);
       }
+    }
+    if (demandKey != null) {
+      keys.add(demandKey);
     }
     log.atInfo()
         .addKeyValue("sufficient", ratios.sufficientNodeInfo())
@@ -228,7 +254,7 @@ public final class HintController implements AutoCloseable {
         passes.started(reconciler.slicesWritten());
         String result = "dropped";
         try {
-          result = process(key);
+          result = key.equals(demandKey) ? publishDemand(key) : process(key);
         } finally {
           queue.done(key);
           passes.finished(result, queue.isIdle(), reconciler.slicesWritten());
@@ -278,6 +304,31 @@ public final class HintController implements AutoCloseable {
               "Error updating Endpoint Slices for Service " + key + ": " + failure.getMessage()));
       retry(key, failure);
       return "error";
+    }
+  }
+
+  /** Writes the zone demand when its published shares changed; failures retry with backoff. */
+  private String publishDemand(ObjectKey key) {
+    var demand = ZoneDemand.ofRatios(autoHints.ratios().ratios());
+    try {
+      if (demandPublisher.publish(demand)) {
+        log.atInfo()
+            .addKeyValue("configMap", key.namespace() + "/" + ZoneDemand.CONFIG_MAP_NAME)
+            .addKeyValue("demand", demand.data())
+            .log("Published the zones' demand");
+      }
+      queue.forget(key);
+      return "success";
+    } catch (SliceWriter.NotLeaderException notLeader) {
+      return "dropped";
+    } catch (RuntimeException failure) {
+      log.atWarn()
+          .addKeyValue("configMap", key.namespace() + "/" + ZoneDemand.CONFIG_MAP_NAME)
+          .addKeyValue("cause", ApiServerFailures.cause(failure))
+          .log("Could not publish the zones' demand; retrying");
+      // No retry limit: the proxies need the object, and the key costs nothing while it waits.
+      queue.addRateLimited(key);
+      return failure instanceof SliceWriter.WriteConflictException ? "stale" : "error";
     }
   }
 

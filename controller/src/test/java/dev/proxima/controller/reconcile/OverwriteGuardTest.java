@@ -186,4 +186,60 @@ class OverwriteGuardTest {
       assertThat(guard.beforeWrite(moved).verdict()).isEqualTo(OverwriteGuard.Verdict.WRITE);
     }
   }
+
+  private static EndpointSlice churned(
+      String resourceVersion, boolean hinted, String... addresses) {
+    var endpoints = new io.fabric8.kubernetes.api.model.discovery.v1.Endpoint[addresses.length];
+    for (int i = 0; i < addresses.length; i++) {
+      var endpoint = ready(addresses[i], "zone-a", "n1");
+      endpoints[i] = hinted ? withHints(endpoint, zoneHint("zone-a")) : endpoint;
+    }
+    return new EndpointSliceBuilder(slice("s1", "svc", endpoints))
+        .editMetadata()
+        .withUid("uid-1")
+        .withResourceVersion(resourceVersion)
+        .endMetadata()
+        .build();
+  }
+
+  /**
+   * A rival writer that strips Proxima's hints while pods come and go: every version has other
+   * addresses, but the endpoints that stayed lost the hints Proxima wrote, so each is a revert.
+   */
+  @Test
+  void aRevertIsCountedEvenWhenPodChurnChangedTheAddressesToo() {
+    int version = 1;
+    OverwriteGuard.Decision decision = null;
+    for (int revert = 0; revert < 3; revert++) {
+      guard.written(churned(String.valueOf(version++), true, "10.0.0.1", "10.0.1." + revert));
+      clock.advance(Duration.ofSeconds(10));
+      decision =
+          guard.beforeWrite(
+              churned(String.valueOf(version++), false, "10.0.0.1", "10.0.2." + revert));
+    }
+
+    assertThat(decision.verdict()).isEqualTo(OverwriteGuard.Verdict.BACK_OFF_STARTED);
+  }
+
+  @Test
+  void podChurnThatKeepsTheHintsOfTheEndpointsThatStayedIsNoRevert() {
+    int version = 1;
+    for (int i = 0; i < 5; i++) {
+      guard.written(churned(String.valueOf(version++), true, "10.0.0.1", "10.0.1." + i));
+      // One pod went, another came without hints yet: the slice controller's work.
+      var churned =
+          new EndpointSliceBuilder(
+                  slice(
+                      "s1",
+                      "svc",
+                      withHints(ready("10.0.0.1", "zone-a", "n1"), zoneHint("zone-a")),
+                      ready("10.0.2." + i, "zone-a", "n1")))
+              .editMetadata()
+              .withUid("uid-1")
+              .withResourceVersion(String.valueOf(version++))
+              .endMetadata()
+              .build();
+      assertThat(guard.beforeWrite(churned).verdict()).isEqualTo(OverwriteGuard.Verdict.WRITE);
+    }
+  }
 }

@@ -155,7 +155,8 @@ class AutoHintsControllerTest {
   }
 
   @Test
-  void aZoneLabelThatArrivesLateBringsTheHintsBackWithoutAnyOtherChange() throws Exception {
+  void aZoneLabelThatArrivesLateBringsTheHintsBackWithoutAnyOtherChangeAndEndsTheDisabledState()
+      throws Exception {
     client.resource(node("node-a", "zone-a", "4")).create();
     client.resource(node("node-b", null, "4")).create();
     createAutoService();
@@ -170,6 +171,9 @@ class AutoHintsControllerTest {
     start();
     awaitEvent("TopologyAwareHintsDisabled", "Insufficient Node information");
     assertThat(hintsOf("s1")).containsExactly("none", "none");
+    assertThat(scrape())
+        .contains("proxima_controller_services_hints_disabled{reason=\"InsufficientNodeInfo\"} 1")
+        .contains("proxima_controller_services_hints_disabled{reason=\"NoZoneSpecified\"} 0");
 
     client
         .nodes()
@@ -183,6 +187,12 @@ class AutoHintsControllerTest {
                     .build());
 
     await().untilAsserted(() -> assertThat(hintsOf("s1")).containsExactly("zone-a", "zone-b"));
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(scrape())
+                    .contains(
+                        "proxima_controller_services_hints_disabled{reason=\"InsufficientNodeInfo\"} 0"));
   }
 
   @Test

@@ -16,11 +16,12 @@ import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.testing.Fixtures;
 import dev.proxima.http.testing.StalledClients;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -208,8 +209,9 @@ class HintControllerTest {
     await()
         .untilAsserted(
             () -> assertThat(zoneHintsOf("s1")).containsExactly("zones=[zone-a] nodes=[]"));
+    // The hints are visible before the sync that wrote them has finished and counted itself.
+    await().untilAsserted(() -> assertThat(replica.metrics().syncs("success")).isPositive());
     assertThat(replica.metrics().syncs("stale")).isEqualTo(1);
-    assertThat(replica.metrics().syncs("success")).isPositive();
   }
 
   @Test
@@ -352,19 +354,19 @@ class HintControllerTest {
         .untilAsserted(
             () -> assertThat(zoneHintsOf("s1")).containsExactly("zones=[zone-a] nodes=[]"));
 
+    // Another holder takes the Lease whatever its version: an edit (read, then a patch carrying
+    // the version read) races the replica's own renewals and fails now and then with a conflict.
     client
         .leases()
         .inNamespace("test")
         .withName("proxima-test")
-        .edit(
-            lease ->
-                new LeaseBuilder(lease)
-                    .editSpec()
-                    .withHolderIdentity("intruder")
-                    .withLeaseDurationSeconds(600)
-                    .withRenewTime(ZonedDateTime.now())
-                    .endSpec()
-                    .build());
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"spec\":{\"holderIdentity\":\"intruder\",\"leaseDurationSeconds\":600,"
+                + "\"renewTime\":\""
+                + java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
+                    .format(ZonedDateTime.now(java.time.ZoneOffset.UTC))
+                + "\"}}");
 
     await().atMost(Duration.ofSeconds(10)).untilTrue(lost);
     assertThat(replica.controller().isLeader()).isFalse();

@@ -129,16 +129,17 @@ public final class Fixtures {
   /** Sets (or with null, removes) a stored Service's spec.trafficDistribution. */
   public static void setTrafficDistribution(
       io.fabric8.kubernetes.client.KubernetesClient client, String name, String value) {
+    // A merge patch without a resourceVersion: an edit (read, then a patch carrying the version
+    // read) races the controller's own status writes and fails now and then with a conflict.
     client
         .services()
         .inNamespace(NAMESPACE)
         .withName(name)
-        .edit(
-            svc ->
-                new ServiceBuilder(svc)
-                    .editSpec()
-                    .withTrafficDistribution(value)
-                    .endSpec()
-                    .build());
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"spec\":{\"trafficDistribution\":"
+                + (value == null ? "null" : "\"" + value + "\"")
+                + "}}");
   }
 }

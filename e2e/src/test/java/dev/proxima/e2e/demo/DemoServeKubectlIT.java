@@ -247,6 +247,19 @@ class DemoServeKubectlIT {
     assertThat(ok("get", "service", "kubernetes", "-n", "default"))
         .containsPattern("kubernetes +ClusterIP +10\\.96\\.0\\.1 +<none> +443/TCP");
 
+    // explain lists the served kinds' fields and types, and says where their meaning is told.
+    assertThat(ok("explain", "service.spec.trafficDistribution"))
+        .contains("FIELD: trafficDistribution <string>")
+        .contains("Not documented by the demo API server: run kubectl explain against a real");
+    assertThat(ok("explain", "endpointslices.endpoints"))
+        .contains("GROUP:      discovery.k8s.io")
+        .contains("hints\t<EndpointHints>")
+        .contains("zone\t<string>");
+    assertThat(ok("explain", "nodes")).contains("The Proxima demo API server lists this kind's");
+    assertThat(ok("explain", "namespace.metadata.labels")).contains("<map[string]string>");
+    assertThat(failed("explain", "service.spec.noSuchField"))
+        .contains("field \"noSuchField\" does not exist");
+
     // Set-based label selectors select, on get and on delete.
     assertThat(ok("get", "endpointslices", "-l", "kubernetes.io/service-name in (dns,search)"))
         .contains("dns-x7k2p")

@@ -92,11 +92,22 @@ class ApiCallsTest {
     }
     // Hints to write (an update), and a typo that records an Event on every sync: the first sync
     // creates it, the resync a second later folds the repeat into it (get, then patch). Both
-    // Services get conditions (a status patch).
+    // Services get conditions (a status patch). The three zones' demand is published.
     createService("checkout", "PreferSameZone");
     createSlice("checkout", "10.244.0.10", "node-a", "zone-a");
     createService("typo", "PreferSameRack");
     createSlice("typo", "10.244.1.10", "node-b", "zone-b");
+    // A zone-demand ConfigMap left from an earlier controller: the create is refused, so the
+    // controller reads it and replaces its stale shares.
+    seed.resource(
+            new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(RequiredPermissions.ZONE_DEMAND)
+                .withNamespace(RequiredPermissions.LEASE_NAMESPACE)
+                .endMetadata()
+                .withData(Map.of("zone-gone", "1.000"))
+                .build())
+        .create();
     discardSeeding();
 
     var expected =

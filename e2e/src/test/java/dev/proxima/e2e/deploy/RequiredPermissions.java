@@ -47,6 +47,9 @@ final class RequiredPermissions {
 
   static final String LEASE_NAME = "proxima-controller";
 
+  /** The ConfigMap the controller publishes the zones' demand in, beside the Lease. */
+  static final String ZONE_DEMAND = "proxima-zone-demand";
+
   /** proxima-controller, with its Lease in {@code leaseNamespace} named {@code leaseName}. */
   static Set<Permission> controller(String leaseNamespace, String leaseName) {
     return Set.of(
@@ -73,11 +76,16 @@ final class RequiredPermissions {
         // renews, takes over and releases it with a JSON merge patch (never a PUT).
         new Permission(leaseNamespace, "coordination.k8s.io", "leases", "create", null),
         new Permission(leaseNamespace, "coordination.k8s.io", "leases", "get", leaseName),
-        new Permission(leaseNamespace, "coordination.k8s.io", "leases", "patch", leaseName));
+        new Permission(leaseNamespace, "coordination.k8s.io", "leases", "patch", leaseName),
+        // kube/KubeZoneDemandWriter: the zone-demand ConfigMap beside the Lease; create, and on
+        // AlreadyExists a GET, then full updates (PUT) carrying the stored resourceVersion.
+        new Permission(leaseNamespace, "", "configmaps", "create", null),
+        new Permission(leaseNamespace, "", "configmaps", "get", ZONE_DEMAND),
+        new Permission(leaseNamespace, "", "configmaps", "update", ZONE_DEMAND));
   }
 
   /**
-   * proxima-proxy: runtime/KubeProxyCache's informers on Services, on EndpointSlices, and on its
+   * proxima-proxy: informers/KubeProxyCache's informers on Services, on EndpointSlices, and on its
    * own Node (nodes().withName(node), a list and watch with a metadata.name field selector, which
    * one ClusterRole for every node cannot narrow further), and on ServiceCIDRs (cluster-scoped). It
    * writes nothing, not even Events.

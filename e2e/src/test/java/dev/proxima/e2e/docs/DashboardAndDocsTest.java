@@ -577,7 +577,7 @@ class DashboardAndDocsTest {
 
   private static Served proxyMetrics() {
     var registry = new PrometheusRegistry();
-    var metrics = new ProxyMetrics(registry);
+    var metrics = new ProxyMetrics(registry, ProxyMode.nftables);
     var now = Instant.parse("2025-01-01T00:00:00Z");
     metrics.queued(IpFamily.IPV4, now);
     metrics.synced(IpFamily.IPV4, true, Duration.ofMillis(40), now);

@@ -61,7 +61,6 @@ public final class ServiceCatalog {
     }
   }
 
-  /** One Service port and its endpoints for this family. */
   public record Entry(ServicePort port, List<Endpoint> endpoints) {
     public Entry {
       endpoints = List.copyOf(endpoints);

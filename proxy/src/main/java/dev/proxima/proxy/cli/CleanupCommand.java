@@ -8,10 +8,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/**
- * Removes every rule Proxima installed on this node, in both modes; safe to run any number of
- * times.
- */
 @Command(
     name = "cleanup",
     mixinStandardHelpOptions = true,

@@ -5,8 +5,8 @@ import dev.proxima.cli.LogFormat;
 import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.config.KubeProxyConfigFile;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,67 +32,41 @@ final class ConfigFileSettings {
       throws ConfigFileException {
     var settings = new ConfigFileSettings(spec);
     var read = KubeProxyConfigFile.read(file, settings.explicit("--mode") ? run.mode : null);
-    settings.set("--mode", read.mode(), value -> run.mode = value);
-    settings.set("--node-name", read.nodeName(), value -> run.nodeName = value);
-    settings.set("--cluster-cidr", read.clusterCidrs(), value -> run.rules.clusterCidrs = value);
-    settings.set(
-        "--masquerade-all", read.masqueradeAll(), value -> run.rules.masqueradeAll = value);
-    settings.set(
-        "--masquerade-bit", read.masqueradeBit(), value -> run.rules.masqueradeBit = value);
-    settings.set(
-        "--nodeport-addresses", read.nodePortAddresses(), value -> run.rules.nodePortCidrs = value);
-    settings.set(
-        "--detect-local-mode", read.detectLocalMode(), value -> run.rules.detectLocalMode = value);
-    settings.set(
-        "--pod-bridge-interface",
-        read.podBridgeInterface(),
-        value -> run.rules.podBridgeInterface = value);
-    settings.set(
-        "--pod-interface-name-prefix",
-        read.podInterfaceNamePrefix(),
-        value -> run.rules.podInterfaceNamePrefix = value);
-    settings.set("--sync-period", read.syncPeriod(), value -> run.syncPeriod = value);
-    settings.set("--min-sync-period", read.minSyncPeriod(), value -> run.minSyncPeriod = value);
-    settings.set(
-        "--config-sync-period", read.configSyncPeriod(), value -> run.configSyncPeriod = value);
-    settings.set(
-        "--healthz-bind-address",
-        bindAddress(file, "healthzBindAddress", read.healthzBindAddress()),
-        value -> run.healthzAddress = value);
-    settings.set(
-        "--metrics-bind-address",
-        bindAddress(file, "metricsBindAddress", read.metricsBindAddress()),
-        value -> run.metricsAddress = value);
-    settings.set(
-        "--log-format",
-        read.logFormat() == null ? null : LogFormat.valueOf(read.logFormat()),
-        value -> run.logFormat = value);
     var conntrack = read.conntrack();
-    settings.set(
-        "--conntrack-max-per-core",
-        conntrack.maxPerCore(),
-        value -> run.conntrack.maxPerCore = value);
-    settings.set("--conntrack-min", conntrack.min(), value -> run.conntrack.min = value);
-    settings.set(
-        "--conntrack-tcp-timeout-established",
-        conntrack.tcpEstablishedTimeout(),
-        value -> run.conntrack.tcpEstablishedTimeout = value);
-    settings.set(
-        "--conntrack-tcp-timeout-close-wait",
-        conntrack.tcpCloseWaitTimeout(),
-        value -> run.conntrack.tcpCloseWaitTimeout = value);
-    settings.set(
-        "--conntrack-tcp-be-liberal",
-        conntrack.tcpBeLiberal(),
-        value -> run.conntrack.tcpBeLiberal = value);
-    settings.set(
-        "--conntrack-udp-timeout",
-        conntrack.udpTimeout(),
-        value -> run.conntrack.udpTimeout = value);
-    settings.set(
-        "--conntrack-udp-timeout-stream",
-        conntrack.udpStreamTimeout(),
-        value -> run.conntrack.udpStreamTimeout = value);
+    var values = new LinkedHashMap<String, Object>();
+    values.put("--mode", read.mode());
+    values.put("--node-name", read.nodeName());
+    values.put("--cluster-cidr", read.clusterCidrs());
+    values.put("--masquerade-all", read.masqueradeAll());
+    values.put("--masquerade-bit", read.masqueradeBit());
+    values.put("--nodeport-addresses", read.nodePortAddresses());
+    values.put("--detect-local-mode", read.detectLocalMode());
+    values.put("--pod-bridge-interface", read.podBridgeInterface());
+    values.put("--pod-interface-name-prefix", read.podInterfaceNamePrefix());
+    values.put("--sync-period", read.syncPeriod());
+    values.put("--min-sync-period", read.minSyncPeriod());
+    values.put("--config-sync-period", read.configSyncPeriod());
+    values.put(
+        "--healthz-bind-address",
+        bindAddress(file, "healthzBindAddress", read.healthzBindAddress()));
+    values.put(
+        "--metrics-bind-address",
+        bindAddress(file, "metricsBindAddress", read.metricsBindAddress()));
+    values.put(
+        "--log-format", read.logFormat() == null ? null : LogFormat.valueOf(read.logFormat()));
+    values.put("--conntrack-max-per-core", conntrack.maxPerCore());
+    values.put("--conntrack-min", conntrack.min());
+    values.put("--conntrack-tcp-timeout-established", conntrack.tcpEstablishedTimeout());
+    values.put("--conntrack-tcp-timeout-close-wait", conntrack.tcpCloseWaitTimeout());
+    values.put("--conntrack-tcp-be-liberal", conntrack.tcpBeLiberal());
+    values.put("--conntrack-udp-timeout", conntrack.udpTimeout());
+    values.put("--conntrack-udp-timeout-stream", conntrack.udpStreamTimeout());
+    values.forEach(
+        (option, value) -> {
+          if (value != null && !settings.explicit(option)) {
+            spec.findOption(option).setValue(value);
+          }
+        });
     return read.ignored();
   }
 
@@ -105,12 +79,6 @@ final class ConfigFileSettings {
       return new BindAddressConverter().convert(value);
     } catch (CommandLine.TypeConversionException | IllegalArgumentException invalid) {
       throw new ConfigFileException(file + ": " + field + ": " + invalid.getMessage());
-    }
-  }
-
-  private <T> void set(String option, T value, Consumer<T> setter) {
-    if (value != null && !explicit(option)) {
-      setter.accept(value);
     }
   }
 

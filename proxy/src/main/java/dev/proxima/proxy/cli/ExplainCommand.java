@@ -15,10 +15,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/**
- * Answers "which endpoints does this node use for each Service, and why?": offline from a state
- * file or a kubeconfig, or ({@code --live}) from the proxy running on this node.
- */
 @Command(
     name = "explain",
     mixinStandardHelpOptions = true,
@@ -43,7 +39,6 @@ public final class ExplainCommand implements Callable<Integer> {
   /** Where the running proxy serves {@code explain --live} unless told otherwise. */
   public static final int DEFAULT_PORT = 10358;
 
-  /** Output formats. */
   public enum Output {
     text,
     json

@@ -19,13 +19,13 @@ public final class ProxyMain implements Runnable {
 
   /** Every command, in the order {@code --help} lists them. */
   public static CommandLine commandLine() {
-    return withOptions(
-        new CommandLine(new ProxyMain())
-            .addSubcommand(new RunCommand())
-            .addSubcommand(new ExplainCommand())
-            .addSubcommand(new StatusCommand())
-            .addSubcommand(new RenderCommand())
-            .addSubcommand(new CleanupCommand()));
+    return new CommandLine(new ProxyMain())
+        .addSubcommand(new RunCommand())
+        .addSubcommand(new ExplainCommand())
+        .addSubcommand(new StatusCommand())
+        .addSubcommand(new RenderCommand())
+        .addSubcommand(new CleanupCommand())
+        .setCaseInsensitiveEnumValuesAllowed(true);
   }
 
   /**
@@ -36,16 +36,13 @@ public final class ProxyMain implements Runnable {
    */
   static CommandLine commandLineFor(String[] args) {
     if (args.length > 0 && "run".equals(args[0])) {
-      return withOptions(new CommandLine(new ProxyMain()).addSubcommand(new RunCommand()));
+      return new CommandLine(new ProxyMain())
+          .addSubcommand(new RunCommand())
+          .setCaseInsensitiveEnumValuesAllowed(true);
     }
     return commandLine();
   }
 
-  private static CommandLine withOptions(CommandLine commandLine) {
-    return commandLine.setCaseInsensitiveEnumValuesAllowed(true);
-  }
-
-  /** Reports the version and commit the jar was built from. */
   static final class VersionProvider extends BuildInfo.VersionProvider {
     VersionProvider() {
       super("proxima-proxy");

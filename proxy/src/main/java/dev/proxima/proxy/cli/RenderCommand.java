@@ -6,6 +6,8 @@ import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
+import dev.proxima.proxy.plan.NodeIps;
+import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +17,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Prints the exact rules the proxy would load on a node, for review or by-hand loading. */
 @Command(
     name = "render",
     mixinStandardHelpOptions = true,
@@ -83,11 +84,12 @@ public final class RenderCommand implements Callable<Integer> {
         // Offline there are no host interfaces: the Node's status.addresses stand in for them.
         var nodePortAddresses =
             settings.nodePortAddresses(
-                plan.family(), state.nodeAddresses(), state.nodePrimaryIps());
+                plan.family(), NodeIps.all(state.self()), NodeIps.primary(state.self()));
+        var podCidrs = NodePodCidrs.of(state.self());
         if (mode == ProxyMode.iptables) {
           var rendering =
               IptablesRenderer.renderWithJumps(
-                  settings.forFamily(plan.family(), nodePortAddresses, state.nodePodCidrs()),
+                  settings.forFamily(plan.family(), nodePortAddresses, podCidrs),
                   plan.ports().stream().map(NftPlanRenderer::rules).toList());
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.filterAndNat());
@@ -95,7 +97,7 @@ public final class RenderCommand implements Callable<Integer> {
           var rendering =
               NftPlanRenderer.render(
                   plan,
-                  settings.forFamily(plan.family(), nodePortAddresses, state.nodePodCidrs()),
+                  settings.forFamily(plan.family(), nodePortAddresses, podCidrs),
                   state.serviceCidrs());
           rendering.warnings().forEach(warning -> err.println("warning: " + warning));
           out.print(rendering.script());

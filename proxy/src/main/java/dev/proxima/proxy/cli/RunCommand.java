@@ -10,6 +10,8 @@ import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
 import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.conntrack.ConntrackSettings;
+import dev.proxima.proxy.dataplane.DataPlanes;
+import dev.proxima.proxy.informers.TrimOnDecode;
 import dev.proxima.proxy.kernel.ConntrackTuner;
 import dev.proxima.proxy.kernel.IptablesBackend;
 import dev.proxima.proxy.kernel.LeftoverRules;
@@ -20,12 +22,10 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.nftables.NftTransaction;
-import dev.proxima.proxy.runtime.DataPlanes;
 import dev.proxima.proxy.runtime.ExplainServer;
 import dev.proxima.proxy.runtime.Host;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
-import dev.proxima.proxy.runtime.TrimOnDecode;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
@@ -164,7 +164,6 @@ public final class RunCommand implements Callable<Integer> {
         serviceProxyName.value);
   }
 
-  /** The iptables backend this node uses, which the iptables data plane is built for. */
   private static IptablesBackend detectIptablesBackend() {
     var decision = LeftoverRules.detectBackend(List.of());
     log.atInfo()
@@ -175,15 +174,10 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   /**
-   * Removes the other mode's leftover Proxima rules and, in nftables mode, checks that nft works.
-   * Most of this is waiting for iptables-save, iptables-restore and nft, so it runs on a thread of
-   * its own while the API client is built and the informers list, instead of before them; the first
-   * sync waits for it ({@link ProxyServer#start(InetSocketAddress, InetSocketAddress,
-   * InetSocketAddress, CompletionStage)}). Problems are logged, not fatal: the sync loop reports
-   * anything that stays broken.
-   *
-   * @param nft the nftables mode's nft, or null in iptables mode
-   * @return completed once the rules are removed (or their removal failed, which is logged)
+   * Removes the other mode's leftover Proxima rules and, with {@code nft} (nftables mode), checks
+   * that nft works. Most of this is waiting for the tools, so it runs on a thread of its own while
+   * the API client is built and the informers list; the first sync waits for it. Problems are
+   * logged, not fatal: the sync loop reports anything that stays broken.
    */
   private CompletableFuture<Void> prepareHostInBackground(Nft nft) {
     return CompletableFuture.runAsync(

@@ -6,9 +6,7 @@ import dev.proxima.cli.StateSource;
 import dev.proxima.model.state.ClusterState;
 import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
-import dev.proxima.proxy.plan.NodePodCidrs;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,32 +33,11 @@ final class StateOptions {
 
   private ClusterState cluster;
 
-  /** The node's addresses from its status in the state, for --nodeport-addresses. */
-  List<String> nodeAddresses() {
-    return cluster.nodes().stream()
-        .filter(n -> node.equals(n.getMetadata().getName()))
-        .filter(n -> n.getStatus() != null && n.getStatus().getAddresses() != null)
-        .flatMap(n -> n.getStatus().getAddresses().stream())
-        .map(address -> address.getAddress())
-        .toList();
-  }
+  private Node self;
 
-  /** The node's primary IPs in the state, for --nodeport-addresses=primary. */
-  List<String> nodePrimaryIps() {
-    return NodeIps.primary(self());
-  }
-
-  /** The node's spec.podCIDRs in the state, for --detect-local-mode=NodeCIDR. */
-  List<String> nodePodCidrs() {
-    return NodePodCidrs.of(self());
-  }
-
-  /** The --node's Node in the loaded state, or null. */
-  private Node self() {
-    return cluster.nodes().stream()
-        .filter(n -> node.equals(n.getMetadata().getName()))
-        .findFirst()
-        .orElse(null);
+  /** The --node's Node, once {@link #plans} loaded the state. */
+  Node self() {
+    return self;
   }
 
   /**
@@ -97,7 +74,7 @@ final class StateOptions {
       throws StateFileException, KubeconfigException, LiveClusterState.UnreachableException {
     cluster = source.load(true);
     cluster.ignored().forEach(notes::add);
-    Node self =
+    self =
         cluster.nodes().stream()
             .filter(n -> node.equals(n.getMetadata().getName()))
             .findFirst()

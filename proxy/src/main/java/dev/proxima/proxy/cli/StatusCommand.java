@@ -28,11 +28,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/**
- * One view of every node's proxy, from the cluster: each proxy pod's metrics and health check, read
- * through the API server's pod proxy (the {@code pods/proxy} subresource, which an operator's
- * kubeconfig may use and the proxies need nothing for).
- */
 @Command(
     name = "status",
     mixinStandardHelpOptions = true,
@@ -150,7 +145,6 @@ public final class StatusCommand implements Callable<Integer> {
 
   private record Answer(int code, String body) {}
 
-  /** GET {@code /path} of the pod's {@code port}, through the API server's pod proxy. */
   private Answer ask(KubernetesClient client, Pod pod, int port, String path) {
     var url =
         client.getMasterUrl().toString().replaceAll("/+$", "")

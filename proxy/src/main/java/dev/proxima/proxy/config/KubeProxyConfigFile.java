@@ -40,7 +40,6 @@ public final class KubeProxyConfigFile {
               "Proxima connects with --kubeconfig or, in a pod, its service account"),
           Map.entry("bindAddress", "Proxima takes the node's addresses from its Node object"),
           Map.entry("bindAddressHardFail", "Proxima always exits when it cannot bind its servers"),
-          Map.entry("detectLocal.", "Proxima detects pod traffic by the cluster CIDRs only"),
           Map.entry("featureGates", "Proxima has no feature gates"),
           Map.entry("logging.", "Proxima logs at the level PROXIMA_LOG_LEVEL sets"),
           Map.entry("oomScoreAdj", "set the pod's priority and resources instead"),
@@ -121,8 +120,6 @@ public final class KubeProxyConfigFile {
   }
 
   /**
-   * Reads and maps a file.
-   *
    * @param modeFromFlags the mode given on the command line or in the environment, which decides
    *     whose section ({@code iptables} or {@code nftables}) applies; null to take the file's
    * @throws ConfigFileException when the file is unreadable, not YAML, not a v1alpha1
@@ -225,8 +222,6 @@ public final class KubeProxyConfigFile {
     reportUnused(root, "", mapped, mode, other);
     return settings;
   }
-
-  // ---------------------------------------------------------------- mapped fields
 
   private static final List<String> CONNTRACK_FIELDS =
       List.of(
@@ -381,21 +376,10 @@ public final class KubeProxyConfigFile {
     return bit;
   }
 
+  /** A duration outside the conntrack section, where zero means kube-proxy's default. */
   private Duration duration(String path) throws ConfigFileException {
-    var value = text(path);
-    if (value == null) {
-      return null;
-    }
-    Duration duration;
-    try {
-      duration = GoDuration.parse(value);
-    } catch (IllegalArgumentException notADuration) {
-      throw invalid(path, notADuration.getMessage());
-    }
-    if (duration.isNegative()) {
-      throw invalid(path, "must not be negative, found " + value);
-    }
-    return duration.isZero() ? null : duration;
+    var duration = timeout(path);
+    return duration == null || duration.isZero() ? null : duration;
   }
 
   private String bindAddress(String path, int defaultPort) {
@@ -422,8 +406,6 @@ public final class KubeProxyConfigFile {
     }
     return value;
   }
-
-  // ---------------------------------------------------------------- everything else
 
   private void reportUnused(
       JsonNode node, String prefix, List<String> mapped, ProxyMode mode, String otherSection) {

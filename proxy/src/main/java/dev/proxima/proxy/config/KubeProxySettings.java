@@ -10,14 +10,8 @@ import java.util.List;
  * file (absent, or kube-proxy's "use the default" zero value), so Proxima's own default applies.
  *
  * @param nodePortAddresses CIDRs; empty means every local address (kube-proxy's {@code all})
- * @param healthzBindAddress {@code host:port}
- * @param metricsBindAddress {@code host:port}
- * @param logFormat {@code text} or {@code json}
  * @param detectLocalMode kube-proxy's name of the mode, already checked: {@code ClusterCIDR}, ...
- * @param podBridgeInterface {@code detectLocal.bridgeInterface}
- * @param podInterfaceNamePrefix {@code detectLocal.interfaceNamePrefix}
  * @param ignored one sentence per field Proxima does not use, naming it and saying why
- * @param conntrack the {@code conntrack} section, field by field
  */
 public record KubeProxySettings(
     ProxyMode mode,

@@ -24,27 +24,18 @@ public final class ConntrackCleaner {
   private final Duration timeout;
   private boolean warnedMissing;
 
-  public ConntrackCleaner(List<String> command) {
-    this(command, TIMEOUT);
-  }
-
   ConntrackCleaner(List<String> command, Duration timeout) {
     this.command = List.copyOf(command);
     this.timeout = timeout;
   }
 
   public static ConntrackCleaner onThisHost() {
-    return new ConntrackCleaner(List.of("conntrack"));
-  }
-
-  /** Deletes stale UDP flows for this family's Service ports; returns how many filters ran. */
-  public int cleanup(IpFamily family, List<NodePlanner.PlannedPort> ports) {
-    return cleanup(family, ports, List.of());
+    return new ConntrackCleaner(List.of("conntrack"), TIMEOUT);
   }
 
   /**
-   * {@link #cleanup(IpFamily, List)}, and the flows to UDP Service addresses {@code previous} had
-   * and {@code ports} no longer has (see {@link StaleFlows#find(List, List, List)}).
+   * Deletes the stale UDP flows of this family's Service ports (see {@link StaleFlows#find});
+   * returns how many were deleted.
    */
   public int cleanup(
       IpFamily family,

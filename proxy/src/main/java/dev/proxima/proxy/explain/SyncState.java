@@ -42,28 +42,6 @@ public record SyncState(
     Objects.requireNonNull(family, "family");
   }
 
-  public SyncState(
-      IpFamily family,
-      Instant lastFullSync,
-      Instant lastPartialSync,
-      int rulesLoaded,
-      int servicePorts,
-      boolean failing,
-      SyncError lastError,
-      String waitingFor) {
-    this(
-        family,
-        lastFullSync,
-        lastPartialSync,
-        rulesLoaded,
-        servicePorts,
-        failing,
-        lastError,
-        waitingFor,
-        null);
-  }
-
-  /** With how the rules detect local traffic now. */
   public SyncState withLocalTraffic(String value) {
     return new SyncState(
         family,
@@ -77,9 +55,8 @@ public record SyncState(
         value);
   }
 
-  /** Before the first sync. */
   public static SyncState notSynced(IpFamily family) {
-    return new SyncState(family, null, null, 0, 0, false, null, null);
+    return new SyncState(family, null, null, 0, 0, false, null, null, null);
   }
 
   /** After a successful sync that ended at {@code at}. */

@@ -2,10 +2,13 @@ package dev.proxima.proxy.health;
 
 import dev.proxima.http.ProbeHttpServer;
 import dev.proxima.http.ProbeResponse;
+import dev.proxima.proxy.model.IpFamily;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.Map;
+import java.util.StringJoiner;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
 
 /**
@@ -60,37 +63,19 @@ public final class HealthServer implements AutoCloseable {
       body.append(", \"nodeEligible\": ").append(snapshot.nodeEligible());
     }
     body.append(", \"healthy\": ").append(snapshot.healthy());
-    body.append(", \"status\": {");
-    var first = true;
-    for (var entry : snapshot.status().entrySet()) {
-      if (!first) {
-        body.append(", ");
-      }
-      first = false;
-      body.append('"')
-          .append(entry.getKey().apiName())
-          .append("\": {\"lastUpdated\": ")
-          .append(quote(entry.getValue().lastUpdated()))
-          .append(", \"healthy\": ")
-          .append(entry.getValue().healthy())
-          .append('}');
-    }
-    body.append('}');
+    body.append(", \"status\": ");
+    object(
+        body,
+        snapshot.status(),
+        status ->
+            "{\"lastUpdated\": "
+                + quote(status.lastUpdated())
+                + ", \"healthy\": "
+                + status.healthy()
+                + "}");
     if (!snapshot.warnings().isEmpty()) {
-      body.append(", \"warnings\": {");
-      var firstWarning = true;
-      for (var entry : snapshot.warnings().entrySet()) {
-        if (!firstWarning) {
-          body.append(", ");
-        }
-        firstWarning = false;
-        body.append('"')
-            .append(entry.getKey().apiName())
-            .append("\": \"")
-            .append(jsonSafe(entry.getValue()))
-            .append('"');
-      }
-      body.append('}');
+      body.append(", \"warnings\": ");
+      object(body, snapshot.warnings(), warning -> "\"" + jsonSafe(warning) + "\"");
     }
     if (!ok) {
       body.append(", \"reason\": \"").append(reasons(snapshot, withNode)).append('"');
@@ -126,6 +111,15 @@ public final class HealthServer implements AutoCloseable {
       reasons.add(snapshot.nodeIneligible());
     }
     return jsonSafe(String.join("; ", reasons));
+  }
+
+  /** A JSON object of one member per family, named by the family, valued by {@code value}. */
+  private static <T> void object(
+      StringBuilder body, Map<IpFamily, T> members, Function<T, String> value) {
+    var joined = new StringJoiner(", ", "{", "}");
+    members.forEach(
+        (family, member) -> joined.add("\"" + family.apiName() + "\": " + value.apply(member)));
+    body.append(joined);
   }
 
   /** Text that needs no JSON escape: quotes become apostrophes, backslashes and controls go. */

@@ -85,10 +85,6 @@ public final class ProxyHealth {
     return localDetection.get(family);
   }
 
-  public synchronized void nodeEligible(boolean eligible) {
-    nodeIneligible(eligible ? null : "node is not eligible");
-  }
-
   /**
    * @param why why load balancers should stop sending traffic to this node (for the /healthz body),
    *     or null when the node is eligible
@@ -97,8 +93,9 @@ public final class ProxyHealth {
     nodeIneligible = why;
   }
 
-  /** A consistent view for one response. */
   /**
+   * A consistent view for one response.
+   *
    * @param firstSyncOverdue the proxy has not programmed its first ruleset within the health
    *     timeout, typically because it cannot reach the API server; /healthz reports it
    */
@@ -120,7 +117,6 @@ public final class ProxyHealth {
     }
   }
 
-  /** One family's part of the status. */
   public record FamilyStatus(Instant lastUpdated, boolean healthy) {}
 
   public synchronized Snapshot snapshot() {

@@ -9,10 +9,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies {@link ConntrackTuning}'s decisions at start: one INFO per value written, and one WARN
- * that lists every value that could not be written (a read-only {@code /proc/sys}, as in an
- * unprivileged container, or a key the kernel keeps per host while the proxy runs in another
- * network namespace). Never fatal: the Services are programmed either way.
+ * Applies {@link ConntrackTuning}'s decisions at start: one INFO per value written. A value this
+ * process may not write (a read-only {@code /proc/sys}, as in the unprivileged pod the manifests
+ * run, or a key the kernel keeps per host while the proxy runs in another network namespace) is an
+ * expected setup, not a fault: one INFO names every such setting, so an operator knows what to set
+ * on the node. Only a write that fails on a file that looked writable is a WARN. Never fatal: the
+ * Services are programmed either way.
  */
 public final class ConntrackTuner {
   private static final Logger log = LoggerFactory.getLogger(ConntrackTuner.class);
@@ -20,12 +22,19 @@ public final class ConntrackTuner {
   private ConntrackTuner() {}
 
   /**
-   * @return the keys that could not be set to what the settings ask for
+   * @return the settings ({@code net.netfilter.KEY=VALUE}) left as the node has them although the
+   *     settings ask for another value
    */
   public static List<String> apply(ConntrackSettings settings, int cpus, SysctlFiles files) {
+    var notWritable = new ArrayList<String>();
     var failed = new ArrayList<String>();
     for (var decision : ConntrackTuning.decide(settings, cpus, files::read)) {
       if (!decision.write()) {
+        continue;
+      }
+      var setting = "net.netfilter." + decision.key() + "=" + decision.wanted();
+      if (!files.writable(decision.key())) {
+        notWritable.add(setting);
         continue;
       }
       try {
@@ -40,18 +49,31 @@ public final class ConntrackTuner {
                     : "?")
             .log("Set conntrack sysctl");
       } catch (IOException | SecurityException refused) {
-        failed.add("net.netfilter." + decision.key() + "=" + decision.wanted());
+        failed.add(setting);
       }
+    }
+    if (!notWritable.isEmpty()) {
+      log.atInfo()
+          .addKeyValue("sysctls", String.join(",", notWritable))
+          .addKeyValue("directory", files.directory().toString())
+          .log(
+              "Conntrack sysctls not tuned: this process may not write them (an unprivileged pod"
+                  + " has /proc/sys read-only; outside the host's network namespace the kernel"
+                  + " keeps nf_conntrack_max per host). Set them on the node (sysctl.d or the node"
+                  + " image) or set the --conntrack-* options to 0; Services are programmed either"
+                  + " way");
     }
     if (!failed.isEmpty()) {
       log.atWarn()
           .addKeyValue("sysctls", String.join(",", failed))
           .addKeyValue("directory", files.directory().toString())
           .log(
-              "Cannot set these conntrack sysctls (read-only /proc/sys: set them on the node, run"
-                  + " the proxy privileged, or set the --conntrack-* flags to 0 to leave them);"
-                  + " Services are programmed either way");
+              "Cannot set these conntrack sysctls although /proc/sys looked writable: set them on"
+                  + " the node, or set the --conntrack-* options to 0 to leave them; Services are"
+                  + " programmed either way");
     }
-    return failed;
+    var untuned = new ArrayList<>(notWritable);
+    untuned.addAll(failed);
+    return untuned;
   }
 }

@@ -37,6 +37,20 @@ public final class SysctlFiles {
     }
   }
 
+  /**
+   * Whether this process may write the key, as the kernel answers access(2): false on a read-only
+   * mount and for a sysctl the kernel shows read-only here, whose mode even root cannot override. A
+   * missing key counts as writable: that the write then fails is worth a warning.
+   */
+  public boolean writable(String key) {
+    var file = directory.resolve(key);
+    try {
+      return Files.notExists(file) || Files.isWritable(file);
+    } catch (SecurityException refused) {
+      return false;
+    }
+  }
+
   public void write(String key, long value) throws IOException {
     Files.writeString(directory.resolve(key), value + "\n", StandardCharsets.US_ASCII);
   }

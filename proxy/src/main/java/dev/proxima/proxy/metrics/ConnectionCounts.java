@@ -33,11 +33,6 @@ public record ConnectionCounts(
     this(byLocality, withoutEndpoints, ServicePortCounts.NONE);
   }
 
-  /** Each counted Service port's counts, every locality present, as sorted maps. */
-  public Map<ServicePortName, Map<Locality, Long>> byServicePort() {
-    return servicePorts.asMap();
-  }
-
   /** Every locality, 0 where {@code counts} has none. */
   static Map<Locality, Long> complete(Map<Locality, Long> counts) {
     var copy = new EnumMap<Locality, Long>(Locality.class);

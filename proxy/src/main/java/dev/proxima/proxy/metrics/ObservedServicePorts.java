@@ -28,15 +28,13 @@ public record ObservedServicePorts(SortedSet<ServicePortName> counted, int dropp
   }
 
   /**
-   * Chooses the ports to count.
-   *
    * @param mode annotated: only ports of opted-in Services; all: every port; off: none
    * @param maxSeries the cap on per-Service series; 0 or less counts none
    * @param ports every Service port of this node's ruleset (a port in two families counts once)
    */
   public static ObservedServicePorts choose(
       ObserveLocality mode, int maxSeries, Collection<ServicePort> ports) {
-    // The proxy's own choice, fair across namespaces and Services.
+
     var cap = new dev.proxima.proxy.plan.ObservedPortCap(mode, maxSeries);
     var wanted = new TreeSet<ServicePortName>();
     for (ServicePort port : ports) {

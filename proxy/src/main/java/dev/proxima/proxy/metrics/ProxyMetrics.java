@@ -49,11 +49,6 @@ public final class ProxyMetrics {
   private final Histogram conntrackDuration;
   private final Counter conntrackDeleted;
 
-  /** The nftables mode's metrics. */
-  public ProxyMetrics(PrometheusRegistry registry) {
-    this(registry, ProxyMode.nftables);
-  }
-
   /**
    * Registers the shared metrics and those of one mode, as kube-proxy does: the nftables failure
    * counter, or the iptables restore failures, rule counts and backend.
@@ -203,6 +198,16 @@ public final class ProxyMetrics {
             .help("Stale UDP conntrack entries deleted")
             .labelNames("ip_family")
             .register(registry);
+    // Failure and cleanup counters start at 0 in both families, so rate() and increase() read 0.
+    for (var family : IpFamily.values()) {
+      conntrackDeleted.labelValues(label(family));
+      if (nft) {
+        nftablesFailures.labelValues(label(family));
+      } else {
+        iptablesRestoreFailures.labelValues(label(family));
+        iptablesPartialRestoreFailures.labelValues(label(family));
+      }
+    }
     servicePortsByTopology =
         Gauge.builder()
             .name("proxima_proxy_service_ports_by_topology")

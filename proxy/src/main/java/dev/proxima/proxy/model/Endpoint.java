@@ -10,8 +10,6 @@ import java.util.Set;
  * to true when unset, {@code terminating} to false. {@code local} means the endpoint's nodeName is
  * this proxy's node. Hints are the names in {@code hints.forZones} and {@code hints.forNodes}.
  *
- * @param ip the endpoint's address, canonical form
- * @param port the target port
  * @param locality where the endpoint is relative to this node, from its nodeName and zone
  */
 public record Endpoint(

@@ -17,7 +17,6 @@ public enum IpFamily {
     this.addressBytes = addressBytes;
   }
 
-  /** 4 or 16: the length of an address of this family. */
   public int addressBytes() {
     return addressBytes;
   }

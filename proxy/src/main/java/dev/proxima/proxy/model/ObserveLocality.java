@@ -1,7 +1,5 @@
 package dev.proxima.proxy.model;
 
-import java.util.Locale;
-
 /**
  * Which Services get per-Service locality counters: those annotated {@code
  * proxima.dev/observe-locality: "true"}, or all of them (still under the series cap); or none, with
@@ -26,10 +24,5 @@ public enum ObserveLocality {
   /** Whether the kernel counts connections at all (per node, and per Service port). */
   public boolean counts() {
     return this != OFF;
-  }
-
-  /** The flag value: off, annotated or all. */
-  public String label() {
-    return name().toLowerCase(Locale.ROOT);
   }
 }

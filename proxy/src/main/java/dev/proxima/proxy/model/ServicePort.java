@@ -9,7 +9,6 @@ import java.util.Objects;
  * builds it from the API objects: addresses and CIDRs are canonical and of this family, special
  * addresses are gone, values are within what the kernel tools accept.
  *
- * @param clusterIp the ClusterIP of this family
  * @param nodePort 0 when the Service has none
  * @param externalIps spec.externalIPs of this family
  * @param loadBalancerIps status.loadBalancer.ingress IPs of this family whose ipMode is VIP or
@@ -21,8 +20,6 @@ import java.util.Objects;
  *     load-balancer IPs, and none at all when the list is empty (ranges that could not be
  *     understood, or only ranges of the other family): a restriction fails closed
  * @param stickyTimeout ClientIP session affinity timeout, or null without affinity
- * @param internalTrafficLocal internalTrafficPolicy: Local
- * @param externalTrafficLocal externalTrafficPolicy: Local
  * @param healthCheckNodePort 0 when the Service has none
  * @param trafficDistribution the raw spec.trafficDistribution, for explain output
  * @param origin who keeps an address another Service claims in the same class
@@ -60,22 +57,17 @@ public record ServicePort(
 
   /** This port with only the given externalIPs and load-balancer IPs (a key another port owns). */
   public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {
-    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
 
   /** This port with only the given externalIPs (the others refused on this node). */
   public ServicePort withExternalIps(List<String> externalIps) {
-    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
 
   /** This port with other load-balancer source ranges (still restricted, whatever the list). */
   public ServicePort withSourceRanges(List<String> loadBalancerSourceRanges) {
-    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges);
-  }
-
-  private ServicePort with(
-      List<String> externalIps, List<String> loadBalancerIps, List<String> sourceRanges) {
-    return with(externalIps, loadBalancerIps, sourceRanges, observeLocality);
+    return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
 
   private ServicePort with(
@@ -101,7 +93,6 @@ public record ServicePort(
         observeLocality);
   }
 
-  /** This port, counted per locality or not. */
   public ServicePort withObserveLocality(boolean value) {
     return value == observeLocality
         ? this

@@ -1,17 +1,11 @@
 package dev.proxima.proxy.nftables;
 
-/**
- * The names in Proxima's nftables table. Everything lives in one table per family, so the names
- * need no prefix. Per-Service state lives in the elements of the sets and maps below, not in
- * chains; only the load-balancing chains ({@code lb-N}: one per distinct endpoint count) and the
- * session-affinity chains are created on demand.
- */
+/** The names in table {@code proxima}; one table per family, so they need no prefix. */
 public final class NftNames {
   private NftNames() {}
 
   public static final String TABLE = "proxima";
 
-  // Base chains.
   public static final String NAT_PREROUTING = "nat-prerouting";
   public static final String NAT_OUTPUT = "nat-output";
   public static final String NAT_POSTROUTING = "nat-postrouting";
@@ -21,7 +15,6 @@ public final class NftNames {
   public static final String FILTER_FORWARD = "filter-forward";
   public static final String FILTER_OUTPUT = "filter-output";
 
-  // Fixed regular chains.
   public static final String SERVICES = "services";
   public static final String MASQUERADING = "masquerading";
   public static final String MARK_FOR_MASQUERADE = "mark-for-masquerade";
@@ -35,23 +28,18 @@ public final class NftNames {
   public static final String NODEPORT_EXTERNAL_CLUSTER = "nodeport-external-cluster";
   public static final String NODEPORT_EXTERNAL_LOCAL = "nodeport-external-local";
 
-  // Chains created on demand: prefix + endpoint count, or prefix + hash for session affinity.
+  // Prefixes of chains created on demand; lb-N chains are one per endpoint count N.
   public static final String LB_PREFIX = "lb-";
   public static final String LOCAL_LB_PREFIX = "local-lb-";
   public static final String NODEPORT_LB_PREFIX = "nodeport-lb-";
   public static final String NODEPORT_LOCAL_LB_PREFIX = "nodeport-local-lb-";
-
-  /**
-   * {@code endpoints-<hash>}: the chain of one endpoint list of a port with so many addresses and
-   * endpoints that copies of the list in the shared maps would cost their product.
-   */
+  public static final java.util.List<String> LB_PREFIXES =
+      java.util.List.of(LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX);
   public static final String ENDPOINTS_CHAIN_PREFIX = "endpoints-";
 
-  /** Whether {@code name} is an {@code lb-N} chain (or its map) of any of the four prefixes. */
+  /** Whether {@code name} is an {@code lb-N} chain (or its map). */
   public static boolean isLbChain(String name) {
-    for (String prefix :
-        java.util.List.of(
-            LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX)) {
+    for (String prefix : LB_PREFIXES) {
       if (name.startsWith(prefix)
           && name.length() > prefix.length()
           && name.substring(prefix.length()).chars().allMatch(c -> c >= '0' && c <= '9')) {
@@ -61,13 +49,9 @@ public final class NftNames {
     return false;
   }
 
-  /** {@code sticky-<hash>}: the dispatch chain of one endpoint list of a ClientIP-affinity port. */
   public static final String STICKY_PREFIX = "sticky-";
-
-  /** {@code affinity-<hash>}: a chain and a same-named timeout set per affinity endpoint. */
   public static final String AFFINITY_PREFIX = "affinity-";
 
-  // Sets and maps.
   public static final String CLUSTER_IPS = "cluster-ips";
   public static final String NODEPORT_IPS = "nodeport-ips";
   public static final String SERVICE_IPS = "service-ips";
@@ -82,12 +66,6 @@ public final class NftNames {
   public static final String FIREWALL_ALLOW = "firewall-allow";
   public static final String HAIRPINS = "hairpins";
 
-  /**
-   * Locality counting: {@code filter-postrouting} jumps to {@code locality} for new DNATed
-   * connections, which counts each in the element of {@link #COUNTERS} of the first {@code
-   * locality-<label>-endpoints} set its destination is in. No-endpoint drops and rejects go through
-   * chains that count them in the element for connections without endpoints.
-   */
   public static final String FILTER_POSTROUTING = "filter-postrouting";
 
   public static final String LOCALITY_CHAIN = "locality";
@@ -96,54 +74,27 @@ public final class NftNames {
   public static final String NO_ENDPOINTS_COUNTER = "no-endpoints";
   public static final String NO_ENDPOINT_DROP = "no-endpoint-drop";
 
-  /**
-   * Per-Service locality counting: one set per locality, {@code service-<label>}, declared with
-   * {@code counter}, so each element counts the lookups that match it. Its elements are {@code
-   * Service address . protocol . port}, one per address a counted Service port holds, in all four
-   * sets; the {@code locality} chain looks up {@code ct original daddr . l4proto . ct original
-   * proto-dst} (what the client dialled) in the set of the endpoint's locality. Endpoints coming
-   * and going touch none of these elements.
-   */
   public static final String SERVICE_SET_PREFIX = "service-";
-
-  /**
-   * The set of node-wide connection counts, declared with {@code counter}: one element per locality
-   * and one for connections without endpoints ({@link #counterKey}). A rule counts a packet by
-   * looking up its element's key as a constant ({@code meta mark & 0 | key}), so the counts are
-   * read by listing this set alone.
-   */
   public static final String COUNTERS = "connection-counts";
 
-  /**
-   * The key of a locality's element in {@link #COUNTERS}, or with null the key of connections
-   * without endpoints; as nft lists it.
-   */
+  /** With null, the key of connections without endpoints; as nft lists it. */
   public static String counterKey(dev.proxima.proxy.model.Locality locality) {
     int key = locality == null ? 0 : locality.ordinal() + 1;
     return String.format("0x%08x", key);
   }
 
-  /** The name a count is reported under: the former named counter of one locality. */
-  public static String localityCounter(dev.proxima.proxy.model.Locality locality) {
-    return LOCALITY_PREFIX + locality.label();
-  }
-
-  /** The set of endpoint addresses of one locality. */
   public static String localitySet(dev.proxima.proxy.model.Locality locality) {
     return LOCALITY_PREFIX + locality.label() + ENDPOINTS_SUFFIX;
   }
 
-  /** The counting set of one locality's connections per counted Service port. */
   public static String serviceSet(dev.proxima.proxy.model.Locality locality) {
     return SERVICE_SET_PREFIX + locality.label();
   }
 
-  /** The four counting sets, in the order of the localities. */
   public static final java.util.List<String> SERVICE_SETS =
       java.util.Arrays.stream(dev.proxima.proxy.model.Locality.values())
           .map(NftNames::serviceSet)
           .toList();
 
-  /** The ServiceCIDRs' ranges: traffic to an address in them that no Service holds is dropped. */
   public static final String SERVICE_CIDRS = "service-cidrs";
 }

@@ -55,7 +55,6 @@ public final class AddressOwners {
     }
   }
 
-  /** One port's claim on one key. */
   private record Claim(ServicePort port, Kind kind) {
     boolean sameAs(Claim other) {
       return port.name().equals(other.port.name()) && kind == other.kind;
@@ -110,7 +109,6 @@ public final class AddressOwners {
    */
   private final Map<Key, Object> claims = new HashMap<>();
 
-  /** Keys more than one Service port claims. */
   private final Set<Key> contested = new HashSet<>();
 
   /** The Services whose ClusterIP each address is (one, unless the API server erred). */

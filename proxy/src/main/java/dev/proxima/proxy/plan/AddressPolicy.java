@@ -100,6 +100,18 @@ public final class AddressPolicy {
     this.knownNodePorts = knownNodePorts;
   }
 
+  /**
+   * What this policy judges by, compared by {@code equals} and in any order: when it changes, every
+   * Service must be judged again (a full sync), not only the changed ones.
+   */
+  public Object inputs() {
+    return List.of(
+        nodeAddresses,
+        Set.copyOf(podRanges),
+        Set.copyOf(serviceRanges),
+        Set.copyOf(allowedExternal));
+  }
+
   /** Why {@code address} may not be an externalIP here, or null when it may. */
   public String externalIpRefusal(String address) {
     var ip = IpAddress.parse(address);

@@ -24,7 +24,6 @@ public enum DetectLocalMode {
     this.apiName = apiName;
   }
 
-  /** The name kube-proxy's flag and configuration file use. */
   public String apiName() {
     return apiName;
   }

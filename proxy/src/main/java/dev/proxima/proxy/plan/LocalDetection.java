@@ -34,7 +34,6 @@ public record LocalDetection(
     localCidrs = List.copyOf(localCidrs);
   }
 
-  /** Whether the rules use something else than the configured mode. */
   public boolean degraded() {
     return missing != null;
   }

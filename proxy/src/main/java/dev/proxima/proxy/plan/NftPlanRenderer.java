@@ -1,9 +1,9 @@
 package dev.proxima.proxy.plan;
 
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.nft.NftRendering;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
-import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 
 /**

@@ -105,29 +105,13 @@ public final class NodePlanner {
       Node node,
       String serviceProxyName,
       Collection<Service> services,
-      Collection<EndpointSlice> slices) {
-    return planClaims(
-        family, nodeName, node, serviceProxyName, services, slices, AddressPolicy.ofNode(node));
-  }
-
-  /**
-   * As {@link #planClaims(IpFamily, String, Node, String, Collection, Collection)}, with what the
-   * running proxy knows of the node beyond its Node object: its interface addresses, the cluster's
-   * pod and Service ranges, {@code --external-ip-cidrs} ({@link AddressPolicy}).
-   */
-  public static FamilyPlan planClaims(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Collection<Service> services,
       Collection<EndpointSlice> slices,
       AddressPolicy policy) {
     var zone = zoneOf(node);
     var catalog =
         ServiceCatalog.build(
             services, slices, new ServiceCatalog.Options(nodeName, family, serviceProxyName, zone));
-    var nodeAddresses = NodeSourcedLoadBalancer.addressesOf(node);
+    var nodeAddresses = NodeIps.all(node);
     var warnings = new ArrayList<>(catalog.warnings());
     var entries = policy.apply(catalog.entries(), warnings);
     var ports =
@@ -144,22 +128,7 @@ public final class NodePlanner {
     return new FamilyPlan(family, nodeName, zone, ports, catalog.skipped(), warnings, List.of());
   }
 
-  /**
-   * The claims of one Service's ports on this node, with the input problems met on the way; no
-   * ports when the Service is gone or not handled here.
-   */
-  public static FamilyPlan planServiceClaims(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Service service,
-      Collection<EndpointSlice> slices) {
-    return planServiceClaims(
-        family, nodeName, node, serviceProxyName, service, slices, AddressPolicy.ofNode(node));
-  }
-
-  /** As above, with the running proxy's {@link AddressPolicy}. */
+  /** The claims of one Service's ports on this node; none when it is gone or not handled here. */
   public static FamilyPlan planServiceClaims(
       IpFamily family,
       String nodeName,

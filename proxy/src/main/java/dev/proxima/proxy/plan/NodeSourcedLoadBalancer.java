@@ -5,8 +5,6 @@ import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.SourceRanges;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,16 +45,5 @@ final class NodeSourcedLoadBalancer {
       }
     }
     return result;
-  }
-
-  /** The node's addresses from its status, of every type; none when the Node is not known. */
-  static List<String> addressesOf(Node node) {
-    if (node == null || node.getStatus() == null || node.getStatus().getAddresses() == null) {
-      return List.of();
-    }
-    return node.getStatus().getAddresses().stream()
-        .map(NodeAddress::getAddress)
-        .filter(address -> address != null && IpFamily.of(address) != null)
-        .toList();
   }
 }

@@ -1,18 +1,16 @@
 package dev.proxima.proxy.plan;
 
+import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 
 /**
  * Which of one family's Service ports are counted per locality under the series cap, shared fairly:
@@ -21,29 +19,49 @@ import java.util.TreeSet;
  * every Service's first port before any Service's second. One Service or namespace with a thousand
  * ports cannot push every other tenant's counters out.
  *
- * <p>Each wanted port has a rank: its position in its namespace's round-robin. The counted ports
- * are the first {@code maxSeries / 4} by (rank, namespace, name). A change re-ranks the changed
- * port's namespace only and compares the first {@code maxPorts} before and after, so its cost
- * follows the namespace and the cap, not the number of Services. The live proxy, {@code render} and
- * {@code explain} all use this class, so they agree on what is counted.
+ * <p>The choice is kept as three levels of "the first k of a sorted set". A namespace with n ports
+ * holds the turns (0, namespace) to (n-1, namespace) of the round-robin across namespaces, and the
+ * first {@code maxSeries / 4} turns of all namespaces by (turn, namespace) are counted: a
+ * namespace's quota is how many of its turns that is. Within a namespace, a Service with m ports
+ * holds the turns (0, Service) to (m-1, Service), and the namespace's quota picks its first turns
+ * the same way; a Service's counted ports are its first ones by name, as many as it got turns. A
+ * port that comes or goes adds or removes one turn at each level, which moves at most a few turns
+ * across each boundary, so one change costs O(log P) and a sync of P changes O(P log P). The live
+ * proxy, {@code render} and {@code explain} all use this class, so they agree on what is counted.
  */
 public final class ObservedPortCap {
   private final ObserveLocality mode;
-  private final int maxPorts;
 
-  /** The wanted ports of each namespace. */
-  private final Map<String, TreeSet<ServicePortName>> byNamespace = new HashMap<>();
+  /** Comparisons made, so a test can bound the work of a sync without timing it. */
+  private long comparisons;
 
-  private final Map<ServicePortName, Ranked> rankOf = new HashMap<>();
-  private final TreeSet<Ranked> ranked = new TreeSet<>(ORDER);
-  private Set<ServicePortName> counted = Set.of();
+  private final FirstK<Turn<String>> namespaces =
+      new FirstK<>(turnOrder(), this::namespaceTurnMoved);
 
-  private record Ranked(int rank, ServicePortName name) {}
+  private final Comparator<ServicePortName> portOrder =
+      counting(Comparator.<ServicePortName>naturalOrder());
 
-  private static final Comparator<Ranked> ORDER =
-      Comparator.comparingInt(Ranked::rank)
-          .thenComparing(r -> r.name().service().namespace())
-          .thenComparing(Ranked::name);
+  private final Map<String, Namespace> byNamespace = new HashMap<>();
+  private final Map<ServicePortName, FirstK<ServicePortName>> portsOf = new HashMap<>();
+
+  /** The ports whose counting the change at hand flipped an odd number of times. */
+  private final Set<ServicePortName> flipped = new TreeSet<>();
+
+  /** The round-robin's {@code round}-th turn of {@code owner} (a namespace or a Service). */
+  private record Turn<T>(int round, T owner) {}
+
+  /** A namespace's Services' turns, split by the namespace's quota, and its ports per Service. */
+  private final class Namespace {
+    final FirstK<Turn<ObjectKey>> services = new FirstK<>(turnOrder(), this::serviceTurnMoved);
+    final Map<ObjectKey, FirstK<ServicePortName>> byService = new HashMap<>();
+    int size;
+
+    /** A Service's turn came in or went out: one more or one fewer of its ports is counted. */
+    private void serviceTurnMoved(Turn<ObjectKey> turn, boolean in) {
+      var ports = byService.get(turn.owner());
+      ports.target(ports.target() + (in ? 1 : -1));
+    }
+  }
 
   /**
    * @param mode which ports want counting
@@ -51,7 +69,7 @@ public final class ObservedPortCap {
    */
   public ObservedPortCap(ObserveLocality mode, int maxSeries) {
     this.mode = mode;
-    this.maxPorts = Math.max(0, maxSeries) / Locality.values().length;
+    namespaces.target(Math.max(0, maxSeries) / Locality.values().length);
   }
 
   /** Whether {@code port} wants counting in this mode (before the cap). */
@@ -65,52 +83,52 @@ public final class ObservedPortCap {
    * @return the other ports whose counting this changes
    */
   public Set<ServicePortName> want(ServicePortName port, boolean wanted) {
-    var namespace = port.service().namespace();
-    var ports = byNamespace.get(namespace);
-    boolean known = ports != null && ports.contains(port);
-    if (wanted == known) {
+    if (wanted == portsOf.containsKey(port)) {
       return Set.of();
     }
+    flipped.clear();
+    var namespaceName = port.service().namespace();
+    // A port adds or removes the last turn of its Service and of its namespace.
     if (wanted) {
-      byNamespace.computeIfAbsent(namespace, k -> new TreeSet<>()).add(port);
+      var namespace = byNamespace.computeIfAbsent(namespaceName, k -> new Namespace());
+      var ports =
+          namespace.byService.computeIfAbsent(
+              port.service(), k -> new FirstK<>(portOrder, this::portMoved));
+      portsOf.put(port, ports);
+      ports.add(port);
+      namespace.services.add(new Turn<>(ports.size() - 1, port.service()));
+      namespaces.add(new Turn<>(namespace.size++, namespaceName));
     } else {
+      var namespace = byNamespace.get(namespaceName);
+      var ports = portsOf.remove(port);
       ports.remove(port);
-      if (ports.isEmpty()) {
-        byNamespace.remove(namespace);
+      namespace.services.remove(new Turn<>(ports.size(), port.service()));
+      namespaces.remove(new Turn<>(--namespace.size, namespaceName));
+      if (ports.size() == 0) {
+        namespace.byService.remove(port.service());
       }
-      ranked.remove(rankOf.remove(port));
-    }
-    rerank(namespace);
-    var before = counted;
-    counted = firstCounted();
-    var flipped = new TreeSet<ServicePortName>();
-    for (var name : before) {
-      if (!counted.contains(name)) {
-        flipped.add(name);
-      }
-    }
-    for (var name : counted) {
-      if (!before.contains(name)) {
-        flipped.add(name);
+      if (namespace.size == 0) {
+        byNamespace.remove(namespaceName);
       }
     }
     flipped.remove(port);
-    return flipped;
+    return Set.copyOf(flipped);
   }
 
   /** Whether the port is counted now. */
   public boolean counted(ServicePortName port) {
-    return counted.contains(port);
+    var ports = portsOf.get(port);
+    return ports != null && ports.inFirst(port);
   }
 
   /** Whether the port wants counting (as last told) but the cap leaves it out. */
   public boolean leftOut(ServicePortName port) {
-    return rankOf.containsKey(port) && !counted.contains(port);
+    return portsOf.containsKey(port) && !counted(port);
   }
 
   /** How many ports want counting but the cap leaves out. */
   public int dropped() {
-    return rankOf.size() - counted.size();
+    return portsOf.size() - namespaces.firstSize();
   }
 
   /**
@@ -120,55 +138,122 @@ public final class ObservedPortCap {
   public void wantAll(Iterable<ServicePortName> wanted) {
     clear();
     for (var port : wanted) {
-      byNamespace.computeIfAbsent(port.service().namespace(), k -> new TreeSet<>()).add(port);
+      want(port, true);
     }
-    byNamespace.keySet().forEach(this::rerank);
-    counted = firstCounted();
   }
 
   /** Forgets every port, for a full sync. */
   public void clear() {
+    namespaces.clear();
     byNamespace.clear();
-    rankOf.clear();
-    ranked.clear();
-    counted = Set.of();
+    portsOf.clear();
   }
 
-  /** Ranks a namespace's ports: each Service's i-th port, Services in name order, then i+1. */
-  private void rerank(String namespace) {
-    var ports = byNamespace.getOrDefault(namespace, new TreeSet<>());
-    var byService = new TreeMap<dev.proxima.model.ObjectKey, List<ServicePortName>>();
-    for (var name : ports) {
-      byService.computeIfAbsent(name.service(), k -> new ArrayList<>()).add(name);
-    }
-    int rank = 0;
-    for (int round = 0; rank < ports.size(); round++) {
-      for (var servicePorts : byService.values()) {
-        if (round < servicePorts.size()) {
-          var name = servicePorts.get(round);
-          var old = rankOf.get(name);
-          if (old == null || old.rank() != rank) {
-            if (old != null) {
-              ranked.remove(old);
-            }
-            var now = new Ranked(rank, name);
-            rankOf.put(name, now);
-            ranked.add(now);
-          }
-          rank++;
-        }
-      }
+  /** Comparisons made so far: what a test bounds instead of time. */
+  long comparisons() {
+    return comparisons;
+  }
+
+  /** A namespace's turn came in or went out: its quota, and so its Services' turns, follow. */
+  private void namespaceTurnMoved(Turn<String> turn, boolean in) {
+    var services = byNamespace.get(turn.owner()).services;
+    services.target(services.target() + (in ? 1 : -1));
+  }
+
+  private void portMoved(ServicePortName port, boolean in) {
+    if (!flipped.remove(port)) {
+      flipped.add(port);
     }
   }
 
-  private Set<ServicePortName> firstCounted() {
-    var result = new HashSet<ServicePortName>();
-    for (var entry : ranked) {
-      if (result.size() >= maxPorts) {
-        break;
-      }
-      result.add(entry.name());
+  private <T extends Comparable<T>> Comparator<Turn<T>> turnOrder() {
+    return counting(Comparator.<Turn<T>>comparingInt(Turn::round).thenComparing(Turn::owner));
+  }
+
+  private <T> Comparator<T> counting(Comparator<T> order) {
+    return (a, b) -> {
+      comparisons++;
+      return order.compare(a, b);
+    };
+  }
+
+  /**
+   * A sorted set split into its first {@code target} elements and the rest. A change moves at most
+   * a few elements across the split, in O(log n) each, and tells each move to the listener.
+   */
+  private static final class FirstK<T> {
+    private final TreeSet<T> first;
+    private final TreeSet<T> rest;
+    private final BiConsumer<T, Boolean> moved;
+    private int target;
+
+    FirstK(Comparator<T> order, BiConsumer<T, Boolean> moved) {
+      this.first = new TreeSet<>(order);
+      this.rest = new TreeSet<>(order);
+      this.moved = moved;
     }
-    return result;
+
+    int size() {
+      return first.size() + rest.size();
+    }
+
+    int firstSize() {
+      return first.size();
+    }
+
+    int target() {
+      return target;
+    }
+
+    boolean inFirst(T element) {
+      return first.contains(element);
+    }
+
+    void add(T element) {
+      if (first.size() < target) {
+        first.add(element);
+        moved.accept(element, true);
+      } else if (target > 0 && first.comparator().compare(element, first.last()) < 0) {
+        first.add(element);
+        moved.accept(element, true);
+        var out = first.pollLast();
+        rest.add(out);
+        moved.accept(out, false);
+      } else {
+        rest.add(element);
+      }
+    }
+
+    void remove(T element) {
+      if (first.remove(element)) {
+        moved.accept(element, false);
+        fill();
+      } else {
+        rest.remove(element);
+      }
+    }
+
+    void target(int target) {
+      this.target = target;
+      while (first.size() > target) {
+        var out = first.pollLast();
+        rest.add(out);
+        moved.accept(out, false);
+      }
+      fill();
+    }
+
+    private void fill() {
+      while (first.size() < target && !rest.isEmpty()) {
+        var in = rest.pollFirst();
+        first.add(in);
+        moved.accept(in, true);
+      }
+    }
+
+    void clear() {
+      first.clear();
+      rest.clear();
+    }
   }
 }

@@ -138,7 +138,6 @@ public final class PlanStore {
         .findFirst();
   }
 
-  /** How many Services have a port programmed. */
   public int serviceCount() {
     return plannedByService.size();
   }

@@ -1,9 +1,11 @@
 package dev.proxima.proxy.plan;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -13,8 +15,13 @@ import java.util.TreeMap;
  *
  * <p>The reason is one of a fixed, small vocabulary ({@link #reasonOf}), so it can label a metric;
  * the object is the Service or EndpointSlice the warning names. Memory is bounded: at most {@link
- * #MAX_GROUPS} groups are remembered (the oldest goes first), and a full sync replaces them all, so
- * groups of deleted objects are forgotten.
+ * #MAX_GROUPS} groups are remembered and named one by one. A remembered group keeps its place while
+ * its object has warnings, and a full sync forgets the groups of objects that have none any more.
+ * Objects past the bound are not named: a full sync sums them up per reason in one line (told when
+ * their number changes), and a partial sync that meets one tells that line once per reason until
+ * the next full sync. So however many objects a tenant creates, deletes and recreates, the log gets
+ * at most one line per remembered group change and one per reason and sync, never a line again for
+ * a group that did not change.
  */
 public final class PlanWarnings {
   /** How many examples a group's line quotes. */
@@ -23,20 +30,44 @@ public final class PlanWarnings {
   /** An example is cut to this many characters: a tenant's strings cannot make a line long. */
   static final int EXAMPLE_LENGTH = 240;
 
-  /** The most groups remembered between syncs. */
+  /** The most groups remembered and named one by one. */
   public static final int MAX_GROUPS = 10_000;
 
-  /** One object's warnings of one reason. */
-  public record Group(String object, String reason, int count, List<String> examples) {
+  /** What a summary's object is: the objects past {@link #MAX_GROUPS}. */
+  public static final String MORE_OBJECTS = "more objects";
+
+  /**
+   * One object's warnings of one reason, or, when {@code object} is {@link #MORE_OBJECTS}, the
+   * warnings of one reason of the objects past the bound.
+   *
+   * @param objects how many objects the group sums up: 1 for one object's group; for a summary the
+   *     number a full sync counted, or 0 when a partial sync met more and cannot count them
+   */
+  public record Group(String object, String reason, int count, List<String> examples, int objects) {
     public Group {
       examples = List.copyOf(examples);
     }
 
+    public Group(String object, String reason, int count, List<String> examples) {
+      this(object, reason, count, examples, 1);
+    }
+
     /** The one line that tells this group. */
     public String line() {
-      var line = new StringBuilder(object).append(": ");
-      line.append(count).append(count == 1 ? " warning (" : " warnings (").append(reason);
-      line.append(")");
+      var line = new StringBuilder();
+      if (!MORE_OBJECTS.equals(object)) {
+        line.append(object).append(": ");
+        line.append(count).append(count == 1 ? " warning (" : " warnings (").append(reason);
+        line.append(")");
+      } else if (objects > 0) {
+        line.append(objects).append(" more objects have ").append(count).append(" warnings (");
+        line.append(reason).append("), not named one by one past the first ").append(MAX_GROUPS);
+        line.append(" objects with warnings");
+      } else {
+        line.append("More objects have warnings (").append(reason).append("), not named one by");
+        line.append(" one past the first ").append(MAX_GROUPS).append(" objects with warnings;");
+        line.append(" the next full sync counts them");
+      }
       for (int i = 0; i < examples.size(); i++) {
         line.append(i == 0 ? ", e.g. " : "; ").append(examples.get(i));
       }
@@ -54,41 +85,74 @@ public final class PlanWarnings {
 
   private record Key(String object, String reason) {}
 
-  private final LinkedHashMap<Key, Group> known =
-      new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Key, Group> eldest) {
-          return size() > MAX_GROUPS;
-        }
-      };
+  /** The groups named one by one, at most {@link #MAX_GROUPS}. */
+  private final LinkedHashMap<Key, Group> known = new LinkedHashMap<>();
+
+  /** Per reason, the objects past the bound as the last full sync summed them up. */
+  private Map<String, Group> beyond = Map.of();
+
+  /** The reasons whose summary was told since the last full sync. */
+  private final Set<String> toldBeyond = new HashSet<>();
 
   /** The warnings of a full plan: they replace every group; new or changed ones are told. */
   public synchronized void full(List<String> warnings, Sink sink) {
     var groups = group(warnings);
     var before = new LinkedHashMap<>(known);
     known.clear();
+    // The groups remembered already keep their places, so the bound never makes one come back.
     for (var group : groups) {
       var key = new Key(group.object(), group.reason());
-      if (!group.equals(before.get(key))) {
-        sink.changed(group);
+      var old = before.get(key);
+      if (old != null) {
+        if (!group.equals(old)) {
+          sink.changed(group);
+        }
+        known.put(key, group);
       }
-      known.put(key, group);
     }
+    var counted = new TreeMap<String, Group>();
+    for (var group : groups) {
+      var key = new Key(group.object(), group.reason());
+      if (known.containsKey(key)) {
+        continue;
+      }
+      if (known.size() < MAX_GROUPS) {
+        sink.changed(group);
+        known.put(key, group);
+      } else {
+        counted.merge(group.reason(), summary(group, 1), PlanWarnings::sum);
+      }
+    }
+    counted.forEach(
+        (reason, summary) -> {
+          var old = beyond.get(reason);
+          if (old == null || old.objects() != summary.objects()) {
+            sink.changed(summary);
+          }
+        });
+    beyond = counted;
+    toldBeyond.clear();
+    toldBeyond.addAll(counted.keySet());
   }
 
   /** The warnings of some objects: their groups are updated; new or changed ones are told. */
   public synchronized void partial(List<String> warnings, Sink sink) {
     for (var group : group(warnings)) {
       var key = new Key(group.object(), group.reason());
-      if (!group.equals(known.get(key))) {
-        sink.changed(group);
+      if (known.containsKey(key) || known.size() < MAX_GROUPS) {
+        if (!group.equals(known.put(key, group))) {
+          sink.changed(group);
+        }
+      } else if (toldBeyond.add(group.reason())) {
+        sink.changed(summary(group, 0));
       }
-      known.remove(key);
-      known.put(key, group);
     }
   }
 
-  /** The warnings remembered now, per reason (sorted): what the metric shows. */
+  /**
+   * The warnings per reason (sorted), what the metric shows: those of the remembered groups, and
+   * those past the bound as the last full sync counted them.
+   */
   public synchronized Map<String, Integer> countsByReason() {
     var counts = new TreeMap<String, Integer>();
     for (var reason : REASONS) {
@@ -96,12 +160,31 @@ public final class PlanWarnings {
     }
     counts.put(OTHER, 0);
     known.values().forEach(group -> counts.merge(group.reason(), group.count(), Integer::sum));
+    beyond.values().forEach(group -> counts.merge(group.reason(), group.count(), Integer::sum));
     return counts;
   }
 
   /** How many groups are remembered. */
   public synchronized int size() {
     return known.size();
+  }
+
+  /** A summary of one object's group past the bound: its object is one of the examples. */
+  private static Group summary(Group group, int objects) {
+    return new Group(MORE_OBJECTS, group.reason(), group.count(), List.of(group.object()), objects);
+  }
+
+  private static Group sum(Group a, Group b) {
+    var examples = new ArrayList<>(a.examples());
+    if (examples.size() < EXAMPLES) {
+      examples.addAll(b.examples());
+    }
+    return new Group(
+        MORE_OBJECTS,
+        a.reason(),
+        a.count() + b.count(),
+        examples.subList(0, Math.min(EXAMPLES, examples.size())),
+        a.objects() + b.objects());
   }
 
   /** Groups {@code warnings} by object and reason, in first-seen order: linear in their number. */

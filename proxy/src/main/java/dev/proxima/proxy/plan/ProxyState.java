@@ -31,7 +31,6 @@ public final class ProxyState {
     return changes;
   }
 
-  /** The plans of {@code family}'s syncs. */
   public PlanStore plans(IpFamily family) {
     return plans.get(family);
   }

@@ -146,7 +146,6 @@ public record RuleSettings(
     return with(mode, bridge, prefix, observeLocality, observeMaxSeries);
   }
 
-  /** With {@code --observe-locality} and {@code --observe-locality-max-series}. */
   public RuleSettings withObserveLocality(ObserveLocality mode, int maxSeries) {
     return with(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix, mode, maxSeries);
   }
@@ -166,7 +165,6 @@ public record RuleSettings(
         externalIpCidrs);
   }
 
-  /** With {@code --external-ip-cidrs}. */
   public RuleSettings withExternalIpCidrs(List<String> cidrs) {
     return new RuleSettings(
         clusterCidrs,
@@ -179,16 +177,6 @@ public record RuleSettings(
         observeLocality,
         observeMaxSeries,
         cidrs);
-  }
-
-  /**
-   * The CIDRs whose sources are pod traffic, this family: {@code --cluster-cidr} in ClusterCIDR
-   * mode, the Node's {@code spec.podCIDRs} in NodeCIDR mode (entries that are not CIDRs are
-   * skipped: the Node is read from the API), none in the interface modes; NodeCIDR without a pod
-   * CIDR of this family falls back as {@link LocalDetection} says.
-   */
-  public List<String> localCidrs(IpFamily family, List<String> nodePodCidrs) {
-    return LocalDetection.of(this, family, nodePodCidrs).localCidrs();
   }
 
   /**

@@ -19,9 +19,7 @@ public final class TrafficPaths {
 
   /** Which traffic a path is about. */
   public enum Source {
-    /** Pods and the node itself, to the ClusterIP. */
     CLUSTER_IP("pods and this node", "internalTrafficPolicy"),
-    /** Clients outside the cluster network, to a NodePort, load-balancer IP or externalIP. */
     EXTERNAL("external clients", "externalTrafficPolicy"),
     /**
      * Pods and the node itself, to a NodePort, load-balancer IP or externalIP of a Service with
@@ -37,17 +35,14 @@ public final class TrafficPaths {
       this.policyField = policyField;
     }
 
-    /** Who sends this traffic, in an operator's words. */
     public String who() {
       return who;
     }
 
-    /** The Service field whose value decides this traffic's list. */
     public String policyField() {
       return policyField;
     }
 
-    /** The JSON name. */
     public String jsonName() {
       return switch (this) {
         case CLUSTER_IP -> "clusterIP";
@@ -85,7 +80,6 @@ public final class TrafficPaths {
           : source.policyField() + " " + policy;
     }
 
-    /** The traffic goes nowhere: dropped or rejected. */
     public boolean lost() {
       return !verdict.dispatches();
     }
@@ -141,7 +135,6 @@ public final class TrafficPaths {
     }
   }
 
-  /** One port's addresses and paths. */
   public record PortPaths(Addresses addresses, List<Path> paths) {
     public PortPaths {
       paths = List.copyOf(paths);

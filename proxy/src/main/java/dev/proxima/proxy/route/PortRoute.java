@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * The routing decision for one Service port in one family, the same whichever tool programs it: the
  * nft and the iptables translators only spell it. Every address, range and endpoint in it is
- * canonical, of the family, and usable; what was not is named in {@link RouteDecision#warnings}.
+ * canonical, of the family, and usable; what was not is named in the warnings of {@link
+ * RouteDecision}.
  *
  * @param port the Service port as the catalog built it
  * @param clusterIp the ClusterIP, canonical; null when it is not an address of the family (the port
@@ -56,17 +57,8 @@ public record PortRoute(
     local = List.copyOf(local);
   }
 
-  /** Whether the port is reachable from outside the cluster network. */
   public boolean externallyAccessible() {
     return nodePort != 0 || !externalIps.isEmpty() || !loadBalancerIps.isEmpty();
-  }
-
-  /**
-   * External traffic is masqueraded: with externalTrafficPolicy Cluster it may leave for an
-   * endpoint on another node, whose reply must come back through this one.
-   */
-  public boolean masqueradeExternal() {
-    return !externalLocal;
   }
 
   /** The endpoint list a verdict dispatches to; empty for drop and reject. */

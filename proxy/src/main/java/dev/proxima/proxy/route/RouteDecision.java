@@ -36,11 +36,6 @@ public final class RouteDecision {
     this.warnings = warnings;
   }
 
-  /** What the decisions so far left out, in the order met. */
-  public List<String> warnings() {
-    return warnings;
-  }
-
   /**
    * The route of one port, or null when the port itself is out of range (the whole port is then
    * skipped, with a warning).

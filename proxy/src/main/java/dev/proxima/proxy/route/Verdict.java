@@ -14,7 +14,6 @@ public enum Verdict {
   /** Rejected (ICMP port unreachable): the Service has no endpoints at all, clients fail fast. */
   REJECT;
 
-  /** True for the two verdicts that send the packet to an endpoint. */
   public boolean dispatches() {
     return this == CLUSTER_ENDPOINTS || this == LOCAL_ENDPOINTS;
   }

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.conntrack.ConntrackCleaner;
+import dev.proxima.proxy.informers.ProxyCache;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NodePlanner;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.proxy.informers.ProxyCache;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.Collection;

@@ -2,8 +2,10 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.cli.RateLimitedSummary;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.dataplane.DataPlane;
 import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.ProxyHealth;
+import dev.proxima.proxy.informers.ProxyCache;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
@@ -18,7 +20,7 @@ import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.ObservedPortCap;
 import dev.proxima.proxy.plan.PlanStore;
 import dev.proxima.proxy.plan.PlanWarnings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
@@ -252,7 +254,12 @@ public final class Proxier {
     localDetection.report(detection);
     var localCidrs = detection.localCidrs();
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
-    var basis = new SyncPolicy.Basis(nodeIdentity(node), nodeAddresses, localCidrs);
+    var basis =
+        new SyncPolicy.Basis(
+            nodeIdentity(node),
+            nodeAddresses,
+            localCidrs,
+            addressPolicy(node, hostAddresses, podCidrs).inputs());
     var decision = policy.decide(basis);
     boolean full = decision.full();
     plane.serviceCidrs(cache.serviceCidrs());

@@ -2,6 +2,7 @@ package dev.proxima.proxy.runtime;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.health.ServiceHealthServers;
+import dev.proxima.proxy.informers.ProxyCache;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;

@@ -16,12 +16,10 @@ import java.util.List;
 final class EndpointOrder {
   private EndpointOrder() {}
 
-  /** Orders endpoints by IP, then port. */
   static final Comparator<Endpoint> BY_ADDRESS =
       Comparator.comparing((Endpoint ep) -> ipKey(ep.ip()), EndpointOrder::compareIpKeys)
           .thenComparingInt(Endpoint::port);
 
-  /** A new list with the endpoints in {@link #BY_ADDRESS} order. */
   static List<Endpoint> sorted(Collection<Endpoint> endpoints) {
     var list = new ArrayList<>(endpoints);
     list.sort(BY_ADDRESS);

@@ -45,10 +45,7 @@ public final class EndpointSelector {
   private EndpointSelector() {}
 
   /**
-   * Selects the endpoints of {@code port} for this node.
-   *
    * @param endpoints every endpoint of this Service port and IP family; null is treated as empty
-   * @param port the Service port; decides which lists are used
    * @param nodeName this proxy's node name, for node hints; null or empty matches no hint
    * @param nodeZone this node's {@code topology.kubernetes.io/zone} label; null or empty when the
    *     label is missing, and then matches no hint

@@ -7,11 +7,10 @@ package dev.proxima.proxy.selection;
  * <p>It never applies to the Local list, which is only ever filtered by locality.
  */
 public enum TopologyLevel {
-  /** Only endpoints whose {@code hints.forNodes} name this node. */
   PREFER_SAME_NODE("PreferSameNode"),
-  /** Only endpoints whose {@code hints.forZones} name this node's zone. */
+
   PREFER_SAME_ZONE("PreferSameZone"),
-  /** No topology filtering. */
+
   NONE("None");
 
   private final String displayName;

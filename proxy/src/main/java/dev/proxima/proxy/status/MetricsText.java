@@ -12,7 +12,7 @@ import java.util.Set;
  * and value per line. Comments, timestamps and lines it cannot read are skipped. Pure.
  */
 public final class MetricsText {
-  /** One sample line. */
+
   public record Sample(String name, Map<String, String> labels, double value) {}
 
   private final List<Sample> samples;

@@ -3,6 +3,7 @@ package dev.proxima.proxy.status;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +89,6 @@ public record ProxyStatus(
         connections);
   }
 
-  /** Connections counted in all. */
   public long connectionsTotal() {
     return connections.values().stream().mapToLong(Long::longValue).sum();
   }
@@ -129,21 +129,12 @@ public record ProxyStatus(
     int healthy = 0;
     for (var status : nodes) {
       if (status.problem() != null) {
-        rows.add(
-            List.of(
-                status.node(),
-                orDash(status.zone()),
-                orDash(status.pod()),
-                status.problem(),
-                "",
-                "",
-                "",
-                "",
-                "",
-                "",
-                "",
-                "",
-                ""));
+        var row = new ArrayList<>(Collections.nCopies(rows.get(0).size(), ""));
+        row.set(0, status.node());
+        row.set(1, orDash(status.zone()));
+        row.set(2, orDash(status.pod()));
+        row.set(3, status.problem());
+        rows.add(row);
         continue;
       }
       if (Boolean.TRUE.equals(status.healthy())) {

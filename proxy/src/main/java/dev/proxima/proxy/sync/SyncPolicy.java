@@ -23,6 +23,7 @@ public final class SyncPolicy {
     NODE_CHANGED("node-changed"),
     NODE_PORT_ADDRESSES_CHANGED("nodeport-addresses-changed"),
     LOCAL_CIDRS_CHANGED("local-cidrs-changed"),
+    ADDRESS_POLICY_CHANGED("address-policy-changed"),
     PERIOD("full-sync-period"),
     NOT_A_DELTA("not-a-delta");
 
@@ -56,11 +57,20 @@ public final class SyncPolicy {
    *     {@code equals}; anything that stands for "no Node" when there is none
    * @param nodePortAddresses the addresses --nodeport-addresses selects
    * @param localCidrs the pod CIDRs that mark local traffic
+   * @param addressPolicy what decides which externalIPs and endpoints a Service may not use (the
+   *     node's and its interfaces' addresses, the pod and Service ranges, --external-ip-cidrs),
+   *     compared by {@code equals}: a change re-judges every Service, which only a full sync does
    */
-  public record Basis(Object node, List<String> nodePortAddresses, List<String> localCidrs) {
+  public record Basis(
+      Object node, List<String> nodePortAddresses, List<String> localCidrs, Object addressPolicy) {
     public Basis {
       nodePortAddresses = List.copyOf(nodePortAddresses);
       localCidrs = List.copyOf(localCidrs);
+    }
+
+    /** A basis without an address policy: nothing beyond the Node decides addresses. */
+    public Basis(Object node, List<String> nodePortAddresses, List<String> localCidrs) {
+      this(node, nodePortAddresses, localCidrs, null);
     }
   }
 
@@ -94,6 +104,9 @@ public final class SyncPolicy {
     }
     if (!basis.localCidrs().equals(loadedFor.localCidrs())) {
       return Decision.full(Reason.LOCAL_CIDRS_CHANGED);
+    }
+    if (!Objects.equals(basis.addressPolicy(), loadedFor.addressPolicy())) {
+      return Decision.full(Reason.ADDRESS_POLICY_CHANGED);
     }
     if (!clock.instant().isBefore(lastFull.plus(fullSyncPeriod))) {
       return Decision.full(Reason.PERIOD);

@@ -55,18 +55,6 @@ public final class SyncRunner implements AutoCloseable {
 
   /**
    * @param sync the work; returns false (or throws) when it failed and must be retried
-   */
-  public SyncRunner(
-      String name,
-      BooleanSupplier sync,
-      Duration minInterval,
-      Duration retryInterval,
-      Duration maxInterval,
-      Clock clock) {
-    this(name, sync, minInterval, retryInterval, maxInterval, clock, () -> {});
-  }
-
-  /**
    * @param idleTask runs on the sync thread between runs, about once a second while none is due
    */
   public SyncRunner(
@@ -200,7 +188,6 @@ public final class SyncRunner implements AutoCloseable {
     return b.isBefore(a) ? b : a;
   }
 
-  /** Starts the thread that runs the sync whenever it is due. */
   public synchronized void start() {
     if (thread != null) {
       return;

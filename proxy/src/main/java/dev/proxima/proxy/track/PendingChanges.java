@@ -1,31 +1,42 @@
 package dev.proxima.proxy.track;
 
+import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.IpFamily;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * The Service and EndpointSlice changes no sync has taken in yet, for every family: the informers'
  * handlers feed it, the sync runner drains the Services to re-plan, and each family's sync drains
- * its slices' trigger times.
+ * its slices' trigger times. A slice change that a sync must take in also brings the slice's {@code
+ * endpoints.kubernetes.io/last-change-trigger-time}, kept per IP family until that family's sync
+ * hands it to the network programming latency.
  */
 public final class PendingChanges {
   private final ChangeTracker<ObjectKey, Service, Projections.ServiceProjection> services =
       new ChangeTracker<>(Projections::of);
-  private final EndpointSliceChangeTracker slices;
+  private final ChangeTracker<ObjectKey, EndpointSlice, Projections.SliceProjection> slices =
+      new ChangeTracker<>(Projections::of);
+  private final Map<IpFamily, List<Instant>> triggerTimes = new EnumMap<>(IpFamily.class);
+  private final Instant startedAt;
 
   /**
-   * @param startedAt when the proxy started: trigger times from before were its predecessor's
+   * @param startedAt when the proxy started: changes triggered before then were programmed by its
+   *     predecessor, so their times are ignored
    */
   public PendingChanges(Instant startedAt) {
-    this.slices = new EndpointSliceChangeTracker(startedAt);
+    this.startedAt = startedAt;
   }
 
   /**
@@ -39,13 +50,37 @@ public final class PendingChanges {
   }
 
   /**
-   * Records a slice's change.
+   * Records a slice's change; {@code previous} or {@code current} is null for an add or delete.
    *
-   * @return the slice's trigger-time annotation when it cannot be read
+   * @return the slice's trigger-time annotation when it is not a time, for the caller to report
    */
-  public Optional<String> sliceChanged(
+  public synchronized Optional<String> sliceChanged(
       ObjectKey key, EndpointSlice previous, EndpointSlice current) {
-    return slices.update(key, previous, current);
+    if (!slices.update(key, previous, current) || current == null) {
+      return Optional.empty();
+    }
+    var annotations = current.getMetadata().getAnnotations();
+    var value = annotations == null ? null : annotations.get(Annotations.LAST_CHANGE_TRIGGER_TIME);
+    // FQDN slices have no family: the proxy does not program them.
+    var family =
+        switch (String.valueOf(current.getAddressType())) {
+          case "IPv4" -> IpFamily.IPV4;
+          case "IPv6" -> IpFamily.IPV6;
+          default -> null;
+        };
+    if (value == null || family == null) {
+      return Optional.empty();
+    }
+    Instant time;
+    try {
+      time = Instant.parse(value);
+    } catch (DateTimeParseException malformed) {
+      return Optional.of(value);
+    }
+    if (time.isAfter(startedAt)) {
+      triggerTimes.computeIfAbsent(family, f -> new ArrayList<>()).add(time);
+    }
+    return Optional.empty();
   }
 
   public int pendingServices() {
@@ -76,7 +111,8 @@ public final class PendingChanges {
   }
 
   /** When the slice changes a sync of {@code family} takes in were made, for its latency metric. */
-  public List<Instant> drainTriggerTimes(IpFamily family) {
-    return slices.drainTriggerTimes(family);
+  public synchronized List<Instant> drainTriggerTimes(IpFamily family) {
+    var drained = triggerTimes.remove(family);
+    return drained == null ? List.of() : drained;
   }
 }

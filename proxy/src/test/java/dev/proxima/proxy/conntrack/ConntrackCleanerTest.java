@@ -24,7 +24,7 @@ class ConntrackCleanerTest {
     long started = System.nanoTime();
     int deleted =
         assertTimeoutPreemptively(
-            Duration.ofSeconds(20), () -> cleaner.cleanup(IpFamily.IPV4, List.of()));
+            Duration.ofSeconds(20), () -> cleaner.cleanup(IpFamily.IPV4, List.of(), List.of()));
 
     assertThat(deleted).isZero();
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
@@ -36,8 +36,9 @@ class ConntrackCleanerTest {
 
   @Test
   void aMissingConntrackSkipsTheCleanup() {
-    var cleaner = new ConntrackCleaner(List.of(dir.resolve("absent").toString()));
+    var cleaner =
+        new ConntrackCleaner(List.of(dir.resolve("absent").toString()), Duration.ofSeconds(1));
 
-    assertThat(cleaner.cleanup(IpFamily.IPV4, List.of())).isZero();
+    assertThat(cleaner.cleanup(IpFamily.IPV4, List.of(), List.of())).isZero();
   }
 }

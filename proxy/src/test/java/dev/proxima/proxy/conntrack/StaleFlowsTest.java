@@ -71,7 +71,7 @@ class StaleFlowsTest {
             udp("dns", "10.96.0.10", 30053, List.of(serving("10.244.1.5"))),
             udp("fresh", "10.96.0.20", 0, List.of(serving("10.244.3.5"))));
 
-    var deletions = StaleFlows.find(ConntrackListing.parse(LISTING), ports);
+    var deletions = StaleFlows.find(ConntrackListing.parse(LISTING), ports, List.of());
 
     assertThat(deletions)
         .containsExactlyInAnyOrder(
@@ -85,14 +85,14 @@ class StaleFlowsTest {
     var terminating = new Endpoint("10.244.2.5", 53, false, true, true, "n", false, null, null);
     var ports = List.of(udp("dns", "10.96.0.10", 0, List.of(serving("10.244.1.5"), terminating)));
 
-    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports)).isEmpty();
+    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports, List.of())).isEmpty();
   }
 
   @Test
   void aServiceScaledToZeroLosesEveryFlowSoTheRejectRuleAnswers() {
     var ports = List.of(udp("dns", "10.96.0.10", 30053, List.of()));
 
-    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports))
+    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports, List.of()))
         .containsExactlyInAnyOrder(
             new StaleFlows.Deletion("10.96.0.10", 0, "10.244.1.5"),
             new StaleFlows.Deletion("10.96.0.10", 0, "10.244.2.5"),

@@ -75,7 +75,7 @@ class HealthServerTest {
 
   @Test
   void aNodeBeingDeletedFailsHealthzButNotLivez() throws Exception {
-    health.nodeEligible(false);
+    health.nodeIneligible("node is being deleted");
 
     assertThat(get("/healthz").statusCode()).isEqualTo(503);
     var live = get("/livez");

@@ -91,6 +91,35 @@ class ConntrackSysctlNetnsIT {
     assertThat(onHost(ConntrackTuning.TCP_BE_LIBERAL)).isEqualTo(hostLiberal);
   }
 
+  @Test
+  void aReadOnlyProcSysAsInAnUnprivilegedPodIsOneInfoNamingTheSettingsAndNoWarning()
+      throws Exception {
+    var command = new ArrayList<>(List.of("ip", "netns", "exec", namespace, "unshare", "-m"));
+    command.addAll(
+        List.of(
+            "sh",
+            "-c",
+            "mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && exec \"$@\"",
+            "sh",
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            TuneHere.class.getName()));
+
+    var output = run(command.toArray(String[]::new));
+
+    assertThat(output.lines().filter(line -> line.contains(" WARN "))).isEmpty();
+    assertThat(output.lines().filter(line -> line.contains("Conntrack sysctls not tuned")))
+        .singleElement()
+        .satisfies(
+            line ->
+                assertThat(line)
+                    .contains(" INFO ")
+                    .contains("net.netfilter.nf_conntrack_tcp_timeout_established=86400")
+                    .contains("net.netfilter.nf_conntrack_tcp_be_liberal=1"));
+    assertThat(output).contains("failed=[net.netfilter.");
+  }
+
   /** Runs inside the namespace: kube-proxy's defaults plus tcp_be_liberal, on /proc/sys. */
   public static final class TuneHere {
     public static void main(String[] args) {

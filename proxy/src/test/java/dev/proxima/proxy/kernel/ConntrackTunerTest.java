@@ -1,16 +1,40 @@
 package dev.proxima.proxy.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.proxy.conntrack.ConntrackSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /** The tuner against a directory standing in for /proc/sys/net/netfilter. */
 class ConntrackTunerTest {
+  /** A sysctl no process may write, root included: the kernel's mode 0444 holds for everyone. */
+  private static final Path READ_ONLY_SYSCTL = Path.of("/proc/sys/kernel/osrelease");
+
   @TempDir Path sysctls;
+  private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+  private final Logger logger = (Logger) LoggerFactory.getLogger(ConntrackTuner.class);
+
+  @BeforeEach
+  void capture() {
+    appender.start();
+    logger.addAppender(appender);
+  }
+
+  @AfterEach
+  void release() {
+    logger.detachAppender(appender);
+  }
 
   private void host(String key, long value) throws Exception {
     Files.writeString(sysctls.resolve(key), value + "\n");
@@ -18,6 +42,11 @@ class ConntrackTunerTest {
 
   private String value(String key) throws Exception {
     return Files.readString(sysctls.resolve(key)).trim();
+  }
+
+  private void readOnly(String key) throws Exception {
+    assumeTrue(Files.isReadable(READ_ONLY_SYSCTL), "no /proc/sys here");
+    Files.createSymbolicLink(sysctls.resolve(key), READ_ONLY_SYSCTL);
   }
 
   @Test
@@ -37,8 +66,8 @@ class ConntrackTunerTest {
   }
 
   @Test
-  void whatCannotBeWrittenIsReportedNotFatal() throws Exception {
-    var missing = new SysctlFiles(sysctls.resolve("read-only"));
+  void aMissingSysctlIsAWarningNotFatal() throws Exception {
+    var missing = new SysctlFiles(sysctls.resolve("no-conntrack-module"));
 
     var failed = ConntrackTuner.apply(ConntrackSettings.defaults(), 4, missing);
 
@@ -47,6 +76,45 @@ class ConntrackTunerTest {
             "net.netfilter.nf_conntrack_max=131072",
             "net.netfilter.nf_conntrack_tcp_timeout_established=86400",
             "net.netfilter.nf_conntrack_tcp_timeout_close_wait=3600");
+    assertThat(appender.list).extracting(ILoggingEvent::getLevel).containsExactly(Level.WARN);
+  }
+
+  @Test
+  void readOnlySysctlsAreOneInfoNamingWhatToSetOnTheNodeAndNoWarning() throws Exception {
+    readOnly("nf_conntrack_max");
+    readOnly("nf_conntrack_tcp_timeout_established");
+    host("nf_conntrack_tcp_timeout_close_wait", 60);
+
+    var untuned = ConntrackTuner.apply(ConntrackSettings.defaults(), 4, new SysctlFiles(sysctls));
+
+    assertThat(untuned)
+        .containsExactly(
+            "net.netfilter.nf_conntrack_max=131072",
+            "net.netfilter.nf_conntrack_tcp_timeout_established=86400");
+    assertThat(value("nf_conntrack_tcp_timeout_close_wait"))
+        .as("what is writable is still written")
+        .isEqualTo("3600");
+    assertThat(appender.list).extracting(ILoggingEvent::getLevel).doesNotContain(Level.WARN);
+    var notTuned =
+        appender.list.stream()
+            .filter(event -> event.getFormattedMessage().startsWith("Conntrack sysctls not tuned"))
+            .toList();
+    assertThat(notTuned).hasSize(1);
+    assertThat(notTuned.get(0).getLevel()).isEqualTo(Level.INFO);
+    assertThat(notTuned.get(0).getKeyValuePairs().toString())
+        .contains("net.netfilter.nf_conntrack_max=131072")
+        .contains("net.netfilter.nf_conntrack_tcp_timeout_established=86400");
+  }
+
+  @Test
+  void valuesTheNodeAlreadyHasAreNeitherWrittenNorMentioned() throws Exception {
+    host("nf_conntrack_max", 2000000);
+    host("nf_conntrack_tcp_timeout_established", 86400);
+    host("nf_conntrack_tcp_timeout_close_wait", 3600);
+
+    assertThat(ConntrackTuner.apply(ConntrackSettings.defaults(), 4, new SysctlFiles(sysctls)))
+        .isEmpty();
+    assertThat(appender.list).isEmpty();
   }
 
   @Test

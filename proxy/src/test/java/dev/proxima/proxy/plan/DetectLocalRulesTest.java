@@ -7,9 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
-import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;

@@ -66,7 +66,9 @@ class NodePlannerFamilyTest {
 
   @Test
   void theIpv6FamilyPlansDualStackAndIpv6OnlyServicesWithTheirIpv6Addresses() {
-    var plan = NodePlanner.planClaims(IpFamily.IPV6, "node-a", NODE, null, SERVICES, SLICES);
+    var plan =
+        NodePlanner.planClaims(
+            IpFamily.IPV6, "node-a", NODE, null, SERVICES, SLICES, AddressPolicy.ofNode(NODE));
 
     assertThat(planned(plan))
         .containsExactly(
@@ -82,7 +84,9 @@ class NodePlannerFamilyTest {
 
   @Test
   void theIpv4FamilyPlansDualStackAndIpv4OnlyServicesWithTheirIpv4Addresses() {
-    var plan = NodePlanner.planClaims(IpFamily.IPV4, "node-a", NODE, null, SERVICES, SLICES);
+    var plan =
+        NodePlanner.planClaims(
+            IpFamily.IPV4, "node-a", NODE, null, SERVICES, SLICES, AddressPolicy.ofNode(NODE));
 
     assertThat(planned(plan))
         .containsExactly(
@@ -98,7 +102,13 @@ class NodePlannerFamilyTest {
 
     var plan =
         NodePlanner.planServiceClaims(
-            IpFamily.IPV6, "node-a", NODE, null, v4, SLICES.subList(6, 7));
+            IpFamily.IPV6,
+            "node-a",
+            NODE,
+            null,
+            v4,
+            SLICES.subList(6, 7),
+            AddressPolicy.ofNode(NODE));
 
     assertThat(plan.ports()).isEmpty();
     assertThat(plan.skipped()).isEmpty();

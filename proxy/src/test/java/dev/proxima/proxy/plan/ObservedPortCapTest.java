@@ -182,4 +182,115 @@ class ObservedPortCapTest {
       wanted.stream().filter(incremental::counted).forEach(countedNow::add);
     }
   }
+
+  /**
+   * The fair choice spelled out the slow way: each namespace's ports ranked round-robin across its
+   * Services, then the first {@code maxPorts} by (rank, namespace, name).
+   */
+  private static java.util.Set<ServicePortName> roundRobin(
+      java.util.Collection<ServicePortName> wanted, int maxPorts) {
+    var byNamespace = new TreeMap<String, TreeMap<ObjectKey, List<ServicePortName>>>();
+    for (var name : new java.util.TreeSet<>(wanted)) {
+      byNamespace
+          .computeIfAbsent(name.service().namespace(), k -> new TreeMap<>())
+          .computeIfAbsent(name.service(), k -> new ArrayList<>())
+          .add(name);
+    }
+    record Ranked(int rank, String namespace, ServicePortName name) {}
+    var ranked = new ArrayList<Ranked>();
+    byNamespace.forEach(
+        (namespace, services) -> {
+          int rank = 0;
+          for (int round = 0; ; round++) {
+            boolean any = false;
+            for (var ports : services.values()) {
+              if (round < ports.size()) {
+                ranked.add(new Ranked(rank++, namespace, ports.get(round)));
+                any = true;
+              }
+            }
+            if (!any) {
+              break;
+            }
+          }
+        });
+    ranked.sort(
+        java.util.Comparator.comparingInt(Ranked::rank)
+            .thenComparing(Ranked::namespace)
+            .thenComparing(Ranked::name));
+    var counted = new java.util.HashSet<ServicePortName>();
+    for (int i = 0; i < Math.min(maxPorts, ranked.size()); i++) {
+      counted.add(ranked.get(i).name());
+    }
+    return counted;
+  }
+
+  @Test
+  void countsWhatTheRoundRobinSpelledOutCountsAfterEveryStepOfAChurn() {
+    for (long seed : new long[] {1, 2, 3, 20261207L}) {
+      var random = new Random(seed);
+      int maxPorts = 1 + random.nextInt(12);
+      var cap = new ObservedPortCap(ObserveLocality.ALL, 4 * maxPorts);
+      var wanted = new java.util.TreeSet<ServicePortName>();
+      var countedBefore = new java.util.HashSet<ServicePortName>();
+      for (int step = 0; step < 600; step++) {
+        var port =
+            portOf("ns" + random.nextInt(5), "s" + random.nextInt(4), "p" + random.nextInt(4));
+        boolean want = random.nextInt(5) > 1;
+        var flipped = cap.want(port, want);
+        if (want) {
+          wanted.add(port);
+        } else {
+          wanted.remove(port);
+        }
+
+        var expected = roundRobin(wanted, maxPorts);
+        var expectedFlips = new java.util.HashSet<ServicePortName>();
+        for (var name : wanted) {
+          assertThat(cap.counted(name))
+              .as("seed %d step %d %s", seed, step, name)
+              .isEqualTo(expected.contains(name));
+          if (!name.equals(port) && countedBefore.contains(name) != expected.contains(name)) {
+            expectedFlips.add(name);
+          }
+        }
+        assertThat(flipped).as("seed %d step %d", seed, step).isEqualTo(expectedFlips);
+        assertThat(cap.dropped()).isEqualTo(wanted.size() - expected.size());
+        countedBefore = new java.util.HashSet<>(expected);
+      }
+    }
+  }
+
+  /**
+   * A sync that brings P ports and then takes them away again, one by one, in the two shapes a
+   * tenant can choose: all in one namespace, or one per namespace. Each change costs O(log P)
+   * comparisons, never a walk over the namespace or over the counted ports.
+   */
+  @Test
+  void aSyncOfPChangesCostsOrderPLogPComparisonsWhateverTheShape() {
+    int ports = 20_000;
+    double logP = Math.log(ports) / Math.log(2);
+    for (boolean oneNamespace : new boolean[] {true, false}) {
+      var cap = new ObservedPortCap(ObserveLocality.ALL, 4 * ports / 2);
+      var names = new ArrayList<ServicePortName>();
+      for (int i = 0; i < ports; i++) {
+        names.add(
+            oneNamespace
+                ? portOf("tenant", "s" + i % 100, "p" + i / 100)
+                : portOf("ns" + i, "s", "p"));
+      }
+      java.util.Collections.shuffle(names, new Random(7));
+
+      long before = cap.comparisons();
+      names.forEach(name -> cap.want(name, true));
+      assertThat(cap.dropped()).isEqualTo(ports / 2);
+      names.forEach(name -> cap.want(name, false));
+      long comparisons = cap.comparisons() - before;
+
+      assertThat(comparisons)
+          .as("one namespace: %s", oneNamespace)
+          .isLessThan((long) (30 * 2 * ports * logP));
+      assertThat(cap.dropped()).isZero();
+    }
+  }
 }

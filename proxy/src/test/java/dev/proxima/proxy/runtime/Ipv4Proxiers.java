@@ -1,6 +1,8 @@
 package dev.proxima.proxy.runtime;
 
+import dev.proxima.proxy.dataplane.DataPlane;
 import dev.proxima.proxy.health.ProxyHealth;
+import dev.proxima.proxy.informers.ProxyCache;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.PlanStore;

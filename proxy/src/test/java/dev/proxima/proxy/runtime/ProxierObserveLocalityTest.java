@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
+import dev.proxima.proxy.dataplane.NftDataPlane;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;

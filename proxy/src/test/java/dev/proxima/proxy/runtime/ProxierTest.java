@@ -9,8 +9,12 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.model.testing.MutableClock;
+import dev.proxima.proxy.dataplane.DataPlane;
+import dev.proxima.proxy.dataplane.IptablesDataPlane;
+import dev.proxima.proxy.dataplane.NftDataPlane;
 import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.health.ProxyHealth;
+import dev.proxima.proxy.informers.ProxyCache;
 import dev.proxima.proxy.kernel.HostCommand;
 import dev.proxima.proxy.kernel.IptablesKernel;
 import dev.proxima.proxy.kernel.Nft;
@@ -23,9 +27,9 @@ import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.iptables.IptablesChains;
 import dev.proxima.proxy.render.iptables.JumpRule;
-import dev.proxima.proxy.render.nft.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
 import dev.proxima.proxy.testing.ApiObjects;
 import io.fabric8.kubernetes.api.model.Node;
@@ -714,7 +718,8 @@ class ProxierTest {
       assertThat(loader.scripts).hasSize(4);
       assertThat(loader.scripts.get(3)).doesNotStartWith(fullLoadStart());
 
-      clock.advance(NftDataPlane.STALE_RETRY);
+      // Past the data plane's delay before it retries a refused deletion.
+      clock.advance(Duration.ofMinutes(1));
       proxier.removeStale();
       assertThat(loader.scripts).hasSize(5);
       assertThat(loader.scripts.get(4)).isEqualTo(loader.scripts.get(2));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.proxima.http.testing.StalledClients;
+import dev.proxima.proxy.dataplane.DataPlanes;
 import dev.proxima.proxy.kernel.PrintingRuleLoader;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.ClusterObjects;

@@ -3,6 +3,7 @@ package dev.proxima.proxy.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.testing.MutableClock;
+import dev.proxima.proxy.dataplane.NftDataPlane;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;

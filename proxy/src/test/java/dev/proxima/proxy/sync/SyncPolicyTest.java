@@ -75,6 +75,21 @@ class SyncPolicyTest {
             new Basis(LOADED.node(), LOADED.nodePortAddresses(), List.of("10.244.2.0/24")),
             new Decision(true, Reason.LOCAL_CIDRS_CHANGED)),
         Arguments.of(
+            "the addresses that decide which externalIPs are refused changed",
+            nothing,
+            new Basis(
+                LOADED.node(),
+                LOADED.nodePortAddresses(),
+                LOADED.localCidrs(),
+                new dev.proxima.proxy.plan.AddressPolicy(
+                        List.of("10.1.2.3"),
+                        List.of("10.244.0.0/16"),
+                        List.of("10.96.0.0/12"),
+                        List.of("203.0.113.0/24"),
+                        java.util.Set.of())
+                    .inputs()),
+            new Decision(true, Reason.ADDRESS_POLICY_CHANGED)),
+        Arguments.of(
             "59 minutes passed",
             (BiConsumer<SyncPolicy, MutableClock>)
                 (policy, clock) -> clock.advance(Duration.ofMinutes(59)),
@@ -124,5 +139,45 @@ class SyncPolicyTest {
     // Partial syncs report nothing to the policy; only a loaded full sync clears the failure.
     assertThat(policy.decide(LOADED)).isEqualTo(new Decision(true, Reason.AFTER_FAILURE));
     assertThat(policy.decide(LOADED)).isEqualTo(new Decision(true, Reason.AFTER_FAILURE));
+  }
+
+  private static Basis withAddressPolicy(List<String> serviceCidrs, List<String> externalIpCidrs) {
+    return new Basis(
+        LOADED.node(),
+        LOADED.nodePortAddresses(),
+        LOADED.localCidrs(),
+        new dev.proxima.proxy.plan.AddressPolicy(
+                List.of("10.1.2.3", "172.31.5.5"),
+                List.of("10.244.0.0/16"),
+                serviceCidrs,
+                externalIpCidrs,
+                java.util.Set.of())
+            .inputs());
+  }
+
+  @Test
+  void aNewServiceCidrOrExternalIpCidrMakesTheNextSyncFullButTheSameInputsInAnotherOrderDoNot() {
+    var policy = new SyncPolicy(HOUR, clock);
+    policy.fullLoaded(withAddressPolicy(List.of("10.96.0.0/12"), List.of("203.0.113.0/24")));
+
+    assertThat(policy.decide(withAddressPolicy(List.of("10.96.0.0/12"), List.of("203.0.113.0/24"))))
+        .isEqualTo(Decision.PARTIAL);
+    assertThat(
+            policy.decide(
+                withAddressPolicy(
+                    List.of("10.96.0.0/12", "fd00::/108"), List.of("203.0.113.0/24"))))
+        .isEqualTo(new Decision(true, Reason.ADDRESS_POLICY_CHANGED));
+    assertThat(
+            policy.decide(
+                withAddressPolicy(
+                    List.of("10.96.0.0/12"), List.of("198.51.100.0/24", "203.0.113.0/24"))))
+        .isEqualTo(new Decision(true, Reason.ADDRESS_POLICY_CHANGED));
+    policy.fullLoaded(
+        withAddressPolicy(List.of("fd00::/108", "10.96.0.0/12"), List.of("203.0.113.0/24")));
+    assertThat(
+            policy.decide(
+                withAddressPolicy(
+                    List.of("10.96.0.0/12", "fd00::/108"), List.of("203.0.113.0/24"))))
+        .isEqualTo(Decision.PARTIAL);
   }
 }

@@ -146,7 +146,8 @@ class SyncRunnerTest {
             Duration.ZERO,
             Duration.ofSeconds(5),
             Duration.ofHours(1),
-            clock);
+            clock,
+            () -> {});
     runner.request();
     runner.tick();
 
@@ -179,7 +180,8 @@ class SyncRunnerTest {
                     Duration.ofSeconds(2),
                     Duration.ofSeconds(1),
                     Duration.ofSeconds(1),
-                    clock))
+                    clock,
+                    () -> {}))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -8,7 +8,7 @@ import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -6,7 +6,7 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.informers.ProxyCacheTrim;
 import dev.proxima.proxy.testing.ApiObjects;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;

@@ -7,11 +7,12 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import java.util.Optional;
 
 /**
- * Just enough OpenAPI v3 for kubectl's create and apply: each group version's document declares
- * that PATCH accepts the {@code fieldValidation} parameter, so kubectl asks the server to validate
- * ({@code fieldValidation=Strict}, which the mock accepts and ignores) instead of downloading
- * schemas to validate on the client. With no schemas, kubectl apply builds its strategic merge
- * patches from the types compiled into it, as it does for any built-in kind.
+ * Just enough OpenAPI v3 for kubectl's create, apply and explain: each group version's document
+ * declares that PATCH accepts the {@code fieldValidation} parameter, so kubectl asks the server to
+ * validate ({@code fieldValidation=Strict}, which the mock accepts and ignores) instead of
+ * validating on the client; and it holds the served kinds' fields for explain ({@link
+ * KindSchemas}). No PATCH declares a strategic merge patch body, so kubectl apply builds its
+ * strategic merge patches from the types compiled into it, as it does for any built-in kind.
  */
 final class OpenApi {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -68,6 +69,8 @@ final class OpenApi {
       patchAcceptingFieldValidation(
           paths, item, resource.group(), resource.version(), resource.kind());
     }
+    var schemas = document.putObject("components").putObject("schemas");
+    resources.forEach(resource -> KindSchemas.add(schemas, resource));
     if (groupVersionPath.equals("/api/v1")) {
       // kubectl validates a List (what kubectl get -o yaml exports) by its own kind, v1 List,
       // before it sends the items one by one; without it, apply -f of an export is refused.

@@ -12,7 +12,7 @@ import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
 
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

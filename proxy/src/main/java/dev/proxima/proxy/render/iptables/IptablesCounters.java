@@ -2,12 +2,13 @@ package dev.proxima.proxy.render.iptables;
 
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.render.nft.NftCounters;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
@@ -69,7 +70,21 @@ public final class IptablesCounters {
    */
   public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
       Map<String, Long> counts, Map<String, ServicePortName> counted) {
-    return NftCounters.servicePorts(counts, counted, IptablesChains::serviceCounter);
+    var ports = new TreeMap<ServicePortName, Map<Locality, Long>>();
+    counted.forEach(
+        (stem, port) -> {
+          var byLocality = new EnumMap<Locality, Long>(Locality.class);
+          for (var locality : Locality.values()) {
+            var count = counts.get(IptablesChains.serviceCounter(stem, locality));
+            if (count != null) {
+              byLocality.put(locality, count);
+            }
+          }
+          if (!byLocality.isEmpty()) {
+            ports.put(port, byLocality);
+          }
+        });
+    return ports;
   }
 
   /** A counter chain's one rule. */

@@ -8,7 +8,7 @@ import static dev.proxima.proxy.render.iptables.IptablesChains.POSTROUTING;
 import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
 
 import dev.proxima.proxy.render.FamilySettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

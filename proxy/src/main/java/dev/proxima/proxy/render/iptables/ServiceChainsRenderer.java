@@ -12,7 +12,7 @@ import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;

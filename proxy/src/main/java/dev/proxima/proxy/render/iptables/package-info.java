@@ -1,6 +1,6 @@
 /**
  * The iptables data plane's renderer: a pure function from the proxy's desired state (the same
- * {@link dev.proxima.proxy.render.nft.ServicePortRules} the nftables renderer takes) to one {@code
+ * {@link dev.proxima.proxy.render.ServicePortRules} the nftables renderer takes) to one {@code
  * iptables-restore --noflush} buffer per IP family.
  *
  * <h2>Layout</h2>

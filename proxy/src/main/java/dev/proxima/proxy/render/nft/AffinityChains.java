@@ -19,23 +19,20 @@ import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
 /**
- * The chains and timeout sets of ClientIP session affinity, the one place nft rules need a chain
- * per Service port: a map element cannot remember which endpoint a client got. Per endpoint list a
- * {@code sticky-<hash>} chain checks the per-endpoint timeout sets, then picks at random; per
- * endpoint an {@code affinity-<hash>} chain records the client in its same-named set and DNATs.
- * Endpoint chains are shared by a port's Cluster and Local lists, as upstream shares its endpoint
+ * The chains and timeout sets of ClientIP session affinity: a map element cannot remember which
+ * endpoint a client got. Per endpoint list a {@code sticky-<hash>} chain checks the per-endpoint
+ * timeout sets, then picks at random; per endpoint an {@code affinity-<hash>} chain records the
+ * client in its same-named set and DNATs. A port's Cluster and Local lists share the endpoint
  * chains, so a client keeps its endpoint whichever way it comes in.
  */
 final class AffinityChains {
   private final IpFamily family;
 
-  /** Rules every sticky chain starts with: the ClusterIP masquerade check, when there is one. */
   private final List<String> leadingRules;
 
   private final Map<String, List<String>> chains = new HashMap<>();
   private final Map<String, String> sets = new HashMap<>();
 
-  /** Key (service port, list kind or endpoint) to the hashed name given to it. */
   private final Map<String, String> nameByKey = new HashMap<>();
 
   private final Map<String, String> keyByName = new HashMap<>();
@@ -48,12 +45,7 @@ final class AffinityChains {
     this.leadingRules = List.copyOf(leadingRules);
   }
 
-  /**
-   * The {@code sticky-<hash>} chain that dispatches {@code list}, created with its endpoint chains
-   * and sets the first time.
-   *
-   * @param kind which of the port's lists this is ({@code cluster} or {@code local})
-   */
+  /** The {@code sticky-<hash>} chain of {@code list}, {@code kind} cluster or local. */
   String chain(ServicePort sp, String kind, List<Endpoint> list) {
     String base = sp.name() + "/" + sp.protocol().lower();
     String listKey = base + "#" + kind;
@@ -111,20 +103,16 @@ final class AffinityChains {
     return chain;
   }
 
-  /** Every chain made so far with its rules, by name, so the output order is stable. */
+  /** By name, so the output order is stable. */
   Map<String, List<String>> chains() {
     return new TreeMap<>(chains);
   }
 
-  /** Every timeout set made so far with its body, by name. */
   Map<String, String> sets() {
     return new TreeMap<>(sets);
   }
 
-  /**
-   * {@code prefix} + the first 10 characters of base32(sha256(key)), lowercase; longer if an
-   * earlier key of this rendering already has that name (which, at 50 bits, it never should).
-   */
+  /** 10 characters of the hash; longer should an earlier key have that name (at 50 bits, never). */
   private String hashedName(String prefix, String key) {
     String hash = nameHash.apply(key).toLowerCase(Locale.ROOT);
     for (int length = 10; ; length += 6) {

@@ -6,52 +6,35 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The elements of one set or map and how many Service ports use each, in the order they were first
- * used: an element that stops being used and comes back goes to the end, as in a {@link
- * java.util.LinkedHashMap}. That order is the order of the full script's elements.
+ * The elements of one set or map and how many Service ports use each, in first-use order (the full
+ * script's order): an element that goes and comes back goes to the end.
  *
- * <p>There is one entry per element of the table, so at 10,000 Services this holds hundreds of
- * thousands of them. A {@code LinkedHashMap<String, Integer>} spends about 48 bytes on each; this
- * keeps the elements, counts and hash codes in arrays, in use order, plus an open-addressing index
- * of slot numbers, about 24 bytes. A released slot is left empty, and the arrays are compacted once
- * empty slots outnumber used ones.
- *
- * <p>Most elements are keys alone (hairpin pairs, endpoint addresses, ClusterIPs): those are held
- * as their key string, and become {@link NftElement}s again only while a script is written, which
- * saves the record's 24 bytes on each.
+ * <p>At 10,000 Services this holds hundreds of thousands of elements. A {@code
+ * LinkedHashMap<String, Integer>} spends about 48 bytes on each; these arrays plus an
+ * open-addressing index about 24. An element that is a key alone is held as its key string, which
+ * saves the record's 24 bytes.
  */
 final class ElementUses {
   private static final int FREE = -1;
 
-  /**
-   * Elements in first-use order, each an {@link NftElement}, or the key {@code String} of an
-   * element that is a key alone; null where an element was released.
-   */
+  /** An {@link NftElement}, or the key of an element that is a key alone; null once released. */
   private Object[] elements = new Object[4];
 
   private int[] counts = new int[4];
 
-  /**
-   * Each slot's element's hash code, so a lookup passes other elements without reading them: with
-   * hundreds of thousands of elements, each read is a cache miss.
-   */
+  /** So a lookup passes other elements without reading them: each read is a cache miss. */
   private int[] hashes = new int[4];
 
-  /** Slots used in {@link #elements}, released ones included. */
   private int end;
 
   private int live;
 
-  /** The total length of the elements in use, to size the script before writing it. */
+  /** To size the script before writing it. */
   private long chars;
 
-  /**
-   * Slot numbers by hash, linear probing; kept at most two thirds full, counting released slots,
-   * which still have their entries here until the next rebuild.
-   */
+  /** Slot numbers, linear probing; at most two thirds full, counting released slots. */
   private int[] index = newIndex(8);
 
-  /** Counts one more use; an element several ports use (a hairpin pair) is held once. */
   void use(NftElement element) {
     int slot = slotOf(element);
     if (slot != FREE) {
@@ -73,7 +56,6 @@ final class ElementUses {
     chars += NftText.length(element);
   }
 
-  /** Counts one use less; the element leaves the table when nothing uses it. */
   void release(NftElement element) {
     int slot = slotOf(element);
     if (slot == FREE) {
@@ -107,7 +89,6 @@ final class ElementUses {
     return chars;
   }
 
-  /** The elements in use order. */
   List<NftElement> inUseOrder() {
     var inOrder = new NftElement[live];
     int next = 0;
@@ -123,7 +104,6 @@ final class ElementUses {
     return elements[slot] instanceof String key ? NftElement.of(key) : (NftElement) elements[slot];
   }
 
-  /** Whether what {@code slot} holds is {@code element}. */
   private boolean holds(int slot, NftElement element) {
     if (elements[slot] instanceof String key) {
       return element.isKeyAlone() && element.hasKey(key);
@@ -152,7 +132,6 @@ final class ElementUses {
     index[i] = slot;
   }
 
-  /** Moves the used slots to the front, keeping their order. */
   private void compact() {
     int next = 0;
     for (int slot = 0; slot < end; slot++) {
@@ -174,7 +153,6 @@ final class ElementUses {
     hashes = Arrays.copyOf(hashes, capacity);
   }
 
-  /** A fresh index, between a third and two thirds full for the slots in use now. */
   private void rebuildIndex() {
     int size = 8;
     while (2 * size < 3 * (end + 1)) {
@@ -196,8 +174,7 @@ final class ElementUses {
 
   /**
    * Fibonacci hashing: the elements of one set differ in a few characters only, and multiplying by
-   * 2^32 / golden ratio spreads that over the high bits, which become the position. (The low bits
-   * of the product depend only on the low bits of the hash.)
+   * 2^32 / golden ratio spreads that over the high bits, which become the position.
    */
   static int position(int hash, int mask) {
     return (hash * 0x9E3779B9) >>> Integer.numberOfLeadingZeros(mask);

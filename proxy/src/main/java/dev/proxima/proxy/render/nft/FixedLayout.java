@@ -15,11 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/**
- * Builds table {@code proxima} without any Service port: base chains, the fixed regular chains,
- * sets and maps, the counters set and the NodePort addresses. The Service ports' parts come from
- * {@link RenderPass}; {@link RulesetAssembler} puts the two together.
- */
+/** Builds table {@code proxima} without any Service port. */
 final class FixedLayout extends TableObjects {
   private final FamilySettings config;
   private final IpFamily family;
@@ -32,11 +28,6 @@ final class FixedLayout extends TableObjects {
     this.text = new NftText(family);
   }
 
-  /**
-   * The table without any Service port: the script that replaces the kernel's table with it, the
-   * names of its chains and of its maps, which the assembler must tell from sets, and what of the
-   * settings it left out.
-   */
   FixedTable build() {
     var body = print();
     var maps = new HashSet<String>();
@@ -54,7 +45,6 @@ final class FixedLayout extends TableObjects {
         warnings);
   }
 
-  /** The fixed table in load order: what every ruleset has, whatever its Service ports. */
   private String print() {
     String a = NftSyntax.addressType(family);
     String tupleType = a + " . inet_proto . inet_service";
@@ -70,7 +60,6 @@ final class FixedLayout extends TableObjects {
             : NftSyntax.daddr(family) + " @" + NODEPORT_IPS;
     String mark = config.masqueradeMark();
 
-    // Base chains, then the fixed regular chains.
     base(NAT_PREROUTING, "nat", "prerouting", -100);
     base(NAT_OUTPUT, "nat", "output", -100);
     base(NAT_POSTROUTING, "nat", "postrouting", 100);
@@ -97,9 +86,8 @@ final class FixedLayout extends TableObjects {
         "mark and " + mark + " == 0 return",
         "mark set mark xor " + mark,
         "masquerade fully-random");
-    // The counts are elements of one set declared with a counter ({@link NftNames#COUNTERS}),
-    // counted by a lookup of the element's constant key: a set lists alone, where nft 1.0.6
-    // lists a named counter only after reading the whole table.
+    // A count is an element of a set declared with a counter, counted by a lookup of its constant
+    // key: a set lists alone, where nft 1.0.6 lists a named counter only after reading the table.
     if (config.countsLocality()) {
       String count = countIn(NftNames.counterKey(null));
       chain(REJECT_CHAIN, count, "reject");
@@ -131,9 +119,8 @@ final class FixedLayout extends TableObjects {
     chain(
         NODEPORT_ENDPOINTS_CHECK,
         nodePortMatch + " " + portTuple + " vmap @" + NO_ENDPOINT_NODEPORTS);
-    // A port a ClusterIP does not serve is refused; an address of the Service CIDRs no Service
-    // holds
-    // goes nowhere, so it is dropped rather than routed on (empty set without ServiceCIDR objects).
+    // An address of the Service CIDRs no Service holds goes nowhere, so it is dropped rather than
+    // routed on.
     chain(
         CLUSTER_IPS_CHECK,
         NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " reject",
@@ -165,7 +152,6 @@ final class FixedLayout extends TableObjects {
         daddrTuple + " vmap @" + SERVICE_IPS,
         nodePortMatch + " " + portTuple + " vmap @" + SERVICE_NODEPORTS);
 
-    // The base chains' jumps.
     rule(NAT_PREROUTING, "jump " + SERVICES);
     rule(NAT_OUTPUT, "jump " + SERVICES);
     rule(NAT_POSTROUTING, "jump " + MASQUERADING);
@@ -185,7 +171,6 @@ final class FixedLayout extends TableObjects {
           "ct state new ct status dnat jump " + NftNames.LOCALITY_CHAIN);
     }
 
-    // Sets and maps.
     set(CLUSTER_IPS, "type " + a + " ;", "active ClusterIPs");
     set(SERVICE_CIDRS, "type " + a + " ; flags interval ;", "ServiceCIDR ranges");
     if (config.nodePortsListed()) {
@@ -231,25 +216,18 @@ final class FixedLayout extends TableObjects {
       }
     }
 
-    // The only elements of the fixed table; the Service ports' fragments bring the rest.
     keys(elements, NODEPORT_IPS, nodePortAddresses());
 
     var out = new NftTransaction(text, 8192);
-    chains.values().forEach(chain -> out.addChain(chain));
-    sets.values().forEach(set -> out.addSet(set));
-    rules.values().forEach(chainRules -> chainRules.forEach(rule -> out.addRule(rule)));
-    for (String set : sets.keySet()) {
-      out.addElements(set, elements.getOrDefault(set, List.of()));
-    }
+    appendTo(out, Set.of());
     return out.toString();
   }
 
-  /** The NodePort addresses of the settings but loopback ones, which get a warning each. */
   private List<String> nodePortAddresses() {
     List<String> usable = new ArrayList<>();
     Cidr loopback = NftAddresses.parseCidr(NftSyntax.loopback(family), family).orElseThrow();
     for (String address : config.nodePortAddresses()) {
-      if (loopback.contains(cidrOf(address))) {
+      if (loopback.contains(NftAddresses.parseCidr(address, family).orElseThrow())) {
         warnings.add(
             "nodePortAddresses: "
                 + address
@@ -261,7 +239,6 @@ final class FixedLayout extends TableObjects {
     return usable;
   }
 
-  /** The match that counts a packet in the element {@code key} of the counters set. */
   private static String countIn(String key) {
     return "meta mark & 0 | " + key + " @" + NftNames.COUNTERS;
   }
@@ -275,9 +252,5 @@ final class FixedLayout extends TableObjects {
     list.add("fib saddr type local " + match + " vmap @" + clusterMap);
     list.add(match + " vmap @" + localMap);
     return list;
-  }
-
-  private Cidr cidrOf(String address) {
-    return NftAddresses.parseCidr(address, family).orElseThrow();
   }
 }

@@ -6,6 +6,7 @@ import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftRule;
 import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.nftables.NftTransaction;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -13,29 +14,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiPredicate;
 
 /**
  * A full sync in bounded transactions, so it never holds the nftables lock long: every object goes
- * beside what the table holds, under this generation's names, then one small transaction switches
- * the hooked chains to them ({@link GenerationSwitch}).
+ * beside what the table holds, then one small transaction switches the hooked chains to them.
  *
- * <p>The first transaction creates the fixed table and the shared chains whose rules look up a map
- * (nft 1.0.6 types such a rule only in the transaction that declares the map), found from the
- * routing decisions before any port is rendered ({@link RenderPass#sharedChainsOf}), so it can load
- * while the rest is rendered. Each later one brings whole Service ports, their declarations before
- * their elements, so no transaction names an object that does not exist yet. The Service CIDRs come
+ * <p>The first transaction holds the fixed table and the shared chains whose rules look up a map
+ * (nft 1.0.6 types such a rule only in the transaction that declares the map), found before any
+ * port is rendered ({@link RenderPass#sharedChainsOf}), so it loads while the rest is rendered.
+ * Each later one brings whole Service ports, declarations before elements. The Service CIDRs come
  * last: until then no address is dropped for lacking a Service. A table small enough for one
- * transaction goes as one, switch included; the transactions are held until the table is known to
- * be larger.
+ * transaction goes as one, so the transactions are held until the table is known to be larger.
  */
 final class FullSyncBatches {
-  /** How the batches ended; see {@link RulesetAssembler.ColdRebuild}. */
-  enum Ending {
-    WRITTEN,
-    STOPPED,
-    SHARED_CHAINS_DIFFER
-  }
 
   private final TableModel model;
   private final GenerationSwitch generation;
@@ -49,20 +40,13 @@ final class FullSyncBatches {
     this.fixed = fixed;
   }
 
-  /**
-   * Renders {@code sorted} into the model and hands {@code sink} the transactions, in load order,
-   * each of about {@code budget} lines or fewer. The sink's second argument is true when the
-   * transaction must load alone, after every earlier one: a port batch that only adds ports of its
-   * own may load beside others. Every port is rendered whatever the sink says.
-   */
-  Ending write(
+  RulesetAssembler.ColdRebuild write(
       List<ServicePortRules> sorted,
       int budget,
-      BiPredicate<NftTransaction, Boolean> sink,
+      RulesetAssembler.TransactionSink sink,
       RenderPass.SharedChains shared) {
-    // Each port's part goes into the batches as it is rendered and its fragment is dropped at
-    // once: holding every fragment cost more heap than the script itself. A port's held elements
-    // are final when it comes in, since an earlier port in name order keeps a contested key.
+    // Each fragment is dropped once batched: holding them all cost more heap than the script.
+    // A port's held elements are final when it comes in: an earlier port keeps a contested key.
     var out = new Output(sink, budget, shared);
     var batch = new Batch();
     var port = new NftTransaction(text);
@@ -117,7 +101,6 @@ final class FullSyncBatches {
     return out.ending;
   }
 
-  /** Every object beside what the kernel holds, then the switch, in one transaction. */
   NftTransaction inOneTransaction() {
     var all = new NftTransaction(text, model.length(text));
     generation.appendFixedObjects(all);
@@ -126,27 +109,23 @@ final class FullSyncBatches {
   }
 
   /**
-   * The transactions on their way to the sink: the first is written at once; it and the port
-   * batches after it are held until the table is known to need more than one transaction (at once
-   * when the elements every render adds exceed the budget already), then handed over as they come.
+   * The transactions on their way to the sink, held until the table is known to need more than one
+   * transaction, then handed over as they come.
    */
   private final class Output {
-    private final BiPredicate<NftTransaction, Boolean> sink;
+    private final RulesetAssembler.TransactionSink sink;
     private final int budget;
     private final Set<String> sharedChains;
     final List<Held> held = new ArrayList<>();
     boolean writing;
 
-    /**
-     * The shared chains found before rendering fell short before anything was handed over: the
-     * first transaction is written from the render at the end instead.
-     */
+    /** The shared chains fell short before anything was handed over: rendered at the end. */
     boolean rendersFirstLast;
 
     private int portBatches;
-    Ending ending = Ending.WRITTEN;
+    RulesetAssembler.ColdRebuild ending = RulesetAssembler.ColdRebuild.WRITTEN;
 
-    Output(BiPredicate<NftTransaction, Boolean> sink, int budget, RenderPass.SharedChains shared) {
+    Output(RulesetAssembler.TransactionSink sink, int budget, RenderPass.SharedChains shared) {
       this.sink = sink;
       this.budget = budget;
       this.sharedChains = new HashSet<>(shared.names());
@@ -163,10 +142,7 @@ final class FullSyncBatches {
       }
     }
 
-    /**
-     * The lines of the next port batch: while the first few go as soon as written, they grow from a
-     * quarter of the budget, so the kernel starts loading early and the renderer gets ahead.
-     */
+    /** The first batches are smaller, so the kernel starts loading early. */
     int portBudget() {
       return !writing || portBatches >= 2 ? budget : Math.max(1, budget >> (2 - portBatches));
     }
@@ -203,15 +179,14 @@ final class FullSyncBatches {
     }
 
     void send(NftTransaction transaction, boolean alone) {
-      if (!done() && !sink.test(transaction, alone)) {
-        ending = Ending.STOPPED;
+      if (!done() && !sink.accept(transaction, alone)) {
+        ending = RulesetAssembler.ColdRebuild.STOPPED;
       }
     }
 
-    /** The shared chains are not those the render uses; true when nothing more is written. */
     boolean differ() {
       if (writing) {
-        ending = Ending.SHARED_CHAINS_DIFFER;
+        ending = RulesetAssembler.ColdRebuild.SHARED_CHAINS_DIFFER;
       } else {
         rendersFirstLast = true;
         held.remove(0);
@@ -220,13 +195,12 @@ final class FullSyncBatches {
     }
 
     boolean done() {
-      return ending != Ending.WRITTEN;
+      return ending != RulesetAssembler.ColdRebuild.WRITTEN;
     }
   }
 
   private record Held(NftTransaction text, boolean alone) {}
 
-  /** The first transaction from the render: the fixed table and the shared chains rendered. */
   private NftTransaction firstFromRender() {
     var shared = new ArrayList<String>();
     model.chainRules.forEach(
@@ -242,7 +216,6 @@ final class FullSyncBatches {
         model.chainRules);
   }
 
-  /** The fixed table, then each shared chain that looks up a map with its rules, in this order. */
   private NftTransaction firstTransaction(
       int capacity,
       List<String> shared,
@@ -258,15 +231,14 @@ final class FullSyncBatches {
   }
 
   /**
-   * One port batch: its ports' declarations and rules, then their elements in one block per set. A
-   * block per port and set, as a partial sync writes them, made a large table's script twice as
-   * long, and nft's time grows with the script.
+   * One port batch: declarations and rules, then the elements in one block per set. A block per
+   * port and set made a large table's script twice as long, and nft's time grows with the script.
    */
   private final class Batch {
     final NftTransaction declarations = new NftTransaction(text);
     final Map<String, List<NftElement>> elements = new LinkedHashMap<>();
 
-    /** The elements of each set once, though ports may share one (a hairpin pair). */
+    /** Ports may share an element (a hairpin pair). */
     final Map<String, Set<NftElement>> once = new HashMap<>();
 
     int lines;
@@ -283,7 +255,6 @@ final class FullSyncBatches {
       }
     }
 
-    /** The transaction's text, with {@code tail} after the elements. */
     NftTransaction text(NftTransaction tail) {
       var out = new NftTransaction(text, declarations.length() + 64 * lines + tail.length());
       out.append(declarations);
@@ -319,10 +290,7 @@ final class FullSyncBatches {
     return false;
   }
 
-  /**
-   * One port's declarations: the chains (with their rules) and sets no earlier port declared; its
-   * elements go in the batch's blocks. Returns the lines written.
-   */
+  /** The chains (with their rules) and sets no earlier port declared; returns the lines. */
   private int appendDeclarations(
       NftTransaction out, ServiceFragment parts, Set<String> declared, List<String> declaring) {
     int lines = 0;

@@ -8,15 +8,15 @@ import dev.proxima.proxy.nftables.NftSet;
 import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.nftables.NftTransaction;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * One generation's fixed objects beside what the table holds, the switch of the hooked chains to
- * them, and the deletion of what earlier generations left. The hooked chains are the only objects
- * every generation shares; the sets that hold state ({@link NftText#keepsName}) keep their names
- * too, so nothing they hold is lost.
+ * One generation's fixed objects, the switch of the hooked chains to them, and the deletion of what
+ * earlier generations left. Only the hooked chains and the sets that hold state ({@link
+ * NftText#keepsName}) keep their names across generations, so nothing those sets hold is lost.
  */
 final class GenerationSwitch {
   private final FixedLayout layout;
@@ -32,7 +32,7 @@ final class GenerationSwitch {
             hooked.add(name);
           }
         });
-    this.baseChains = Set.copyOf(hooked);
+    this.baseChains = Collections.unmodifiableSet(hooked);
     this.text = new NftText(family, generation, hooked);
   }
 
@@ -40,34 +40,14 @@ final class GenerationSwitch {
     return text;
   }
 
-  /**
-   * The fixed table's objects but the base chains: {@code add} leaves the sets that keep their
-   * names as they are, elements included.
-   */
+  /** The fixed table's objects but the base chains; {@code add} leaves a kept set as it is. */
   void appendFixedObjects(NftTransaction out) {
-    out.addTable();
-    layout.chains.forEach(
-        (name, chain) -> {
-          if (!baseChains.contains(name)) {
-            out.addChain(chain);
-          }
-        });
-    layout.sets.values().forEach(out::addSet);
-    layout.rules.forEach(
-        (chain, rules) -> {
-          if (!baseChains.contains(chain)) {
-            rules.forEach(out::addRule);
-          }
-        });
-    for (var set : layout.sets.keySet()) {
-      out.addElements(set, layout.elements.getOrDefault(set, List.of()));
-    }
+    layout.appendTo(out.addTable(), baseChains);
   }
 
   /**
-   * The base chains, created when missing, emptied, and given the jumps to this generation's
-   * chains: one small transaction, after everything they lead to is loaded, so every packet meets
-   * the old objects or the new ones, never a part of either.
+   * One small transaction, after everything the base chains lead to is loaded, so every packet
+   * meets the old objects or the new ones, never a part of either.
    */
   NftTransaction switchTo() {
     var out = new NftTransaction(text, 2048);
@@ -79,13 +59,10 @@ final class GenerationSwitch {
   }
 
   /**
-   * The transactions of at most {@code budget} lines deleting what {@code before} held but what
-   * this generation keeps: the chains emptied, the sets and maps deleted, the keys of the kept
-   * counting sets no counted port wants ({@code countingKeys} but {@code model}'s), each added
-   * first so the delete finds it; then, for transactions after those, the chains and named counters
-   * deleted.
+   * In transactions of at most {@code budget} lines. A counting key no counted port wants is added
+   * before it is deleted, so the delete finds it.
    */
-  List<List<NftTransaction>> deletingEarlier(
+  RulesetAssembler.Deleting deletingEarlier(
       KernelTable before, Set<String> countingKeys, TableModel model, int budget) {
     var first = new Bounded(budget);
     var last = new Bounded(budget);
@@ -117,7 +94,7 @@ final class GenerationSwitch {
     }
     // No rule of this layout uses a named counter: those an earlier one counted in go too.
     before.counters().forEach(counter -> last.next(1).deleteCounter(counter));
-    return List.of(first.transactions, last.transactions);
+    return new RulesetAssembler.Deleting(first.transactions, last.transactions);
   }
 
   /** Transactions of at most {@code budget} lines, in order. */
@@ -141,7 +118,6 @@ final class GenerationSwitch {
     }
   }
 
-  /** Whether a set of this kernel name is one that holds state and that this table declares too. */
   boolean keeps(String kernelSet, TableModel model) {
     return NftText.keepsName(kernelSet)
         && (layout.sets.containsKey(kernelSet) || model.setDeclarations.containsKey(kernelSet));

@@ -5,25 +5,17 @@ import dev.proxima.proxy.nftables.NftElement;
 
 /**
  * Which Service port holds each key of one map: a key can take only one value, so the first port to
- * claim it keeps it and later claimants are left out.
- *
- * <p>Every map element has an entry, so at 10,000 Services there are over a hundred thousand. A
- * {@code HashMap<String, ServicePortName>} spends a node on each, about 50 bytes with its table.
- * This table keeps, per entry, the key's hash, the element whose {@link NftElement#key()} it is
- * (which the assembler keeps anyway) and the owner, about 12 bytes.
+ * claim it keeps it. At 10,000 Services there are over a hundred thousand keys; a {@code HashMap}
+ * spends about 50 bytes on each, these arrays about 12 (the element is kept anyway).
  */
 final class KeyOwners {
-  /** The element each entry's key is of; null where the position is free. */
   private NftElement[] elements = new NftElement[8];
 
   private int[] hashes = new int[8];
   private ServicePortName[] owners = new ServicePortName[8];
   private int size;
 
-  /**
-   * Gives the key of {@code element} to {@code port} unless another port holds it; returns that
-   * other port, or null when {@code port} holds the key now.
-   */
+  /** Returns the other port holding the key, or null when {@code port} holds it now. */
   ServicePortName claim(NftElement element, ServicePortName port) {
     int hash = element.keyHash();
     int at = positionOf(element, hash);
@@ -41,12 +33,10 @@ final class KeyOwners {
     return null;
   }
 
-  /** The port holding the key of {@code element}, or null. */
   ServicePortName holder(NftElement element) {
     return owners[positionOf(element, element.keyHash())];
   }
 
-  /** Frees the key of {@code element} if {@code port} holds it. */
   void release(NftElement element, ServicePortName port) {
     int at = positionOf(element, element.keyHash());
     if (elements[at] != null && owners[at].equals(port)) {
@@ -54,7 +44,6 @@ final class KeyOwners {
     }
   }
 
-  /** Where the key of {@code element} is, or the free position where it would go. */
   private int positionOf(NftElement element, int hash) {
     int mask = elements.length - 1;
     int at = home(hash, mask);
@@ -64,11 +53,7 @@ final class KeyOwners {
     return at;
   }
 
-  /**
-   * Linear probing without tombstones: the entries after the freed position that could not sit
-   * where they belong move back into the gap, so every lookup still finds its key before a free
-   * position.
-   */
+  /** Without tombstones: the entries after the gap that could not sit at home move back into it. */
   private void removeAt(int gap) {
     int mask = elements.length - 1;
     for (int at = (gap + 1) & mask; elements[at] != null; at = (at + 1) & mask) {

@@ -15,17 +15,15 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The Service ports' chains and sets the kernel holds, and those of them nothing uses any more
- * (stale). A stale object cannot go in the transaction that stops using it: kernels before 6.2
- * notice only after a transaction that a deleted map element no longer refers to a chain, and
- * refuse to delete the chain until then. So it is emptied there and deleted later, in bounded
- * transactions, unless a port takes it back first.
+ * The Service ports' chains and sets the kernel holds, and the stale ones nothing uses any more. A
+ * stale object cannot go in the transaction that stops using it: kernels before 6.2 notice only
+ * after a transaction that a deleted map element no longer refers to a chain, and refuse to delete
+ * the chain until then. So it is emptied there and deleted later.
  */
 final class LoadedObjects {
-  /** The most chains and sets one cleanup deletes, so it holds the nftables lock briefly. */
+  /** So one cleanup holds the nftables lock briefly. */
   static final int CLEANUP_BATCH = 2_000;
 
-  /** The rules of each chain as the kernel has them. */
   final Map<String, List<NftRule>> chains = new HashMap<>();
 
   final Set<String> sets = new LinkedHashSet<>();
@@ -33,9 +31,6 @@ final class LoadedObjects {
   private final Map<String, Stale> staleSets = new LinkedHashMap<>();
 
   private record Stale(NftSet.Kind kind, Instant since) {}
-
-  /** A cleanup: the transaction, and what it deletes. */
-  record Due(NftTransaction transaction, List<String> chains, List<String> sets) {}
 
   /** The kernel now holds exactly {@code chains} and {@code sets}, and nothing is stale. */
   void reset(Map<String, List<NftRule>> chains, Set<String> sets) {
@@ -59,7 +54,6 @@ final class LoadedObjects {
     staleSets.putIfAbsent(set.name(), new Stale(set.kind(), now));
   }
 
-  /** A port uses these again: nothing deletes them. */
   void revive(ServiceFragment parts) {
     parts
         .chains()
@@ -73,11 +67,8 @@ final class LoadedObjects {
     parts.sets().keySet().forEach(staleSets::remove);
   }
 
-  /**
-   * The transaction deleting up to {@link #CLEANUP_BATCH} chains and sets stale since {@code due}
-   * or earlier, chains first (a chain's map goes after it); empty when none is.
-   */
-  Optional<Due> cleanup(NftText text, Instant due) {
+  /** Chains first: a chain's map goes after it. */
+  Optional<RulesetAssembler.StaleCleanup> cleanup(NftText text, Instant due) {
     var out = new NftTransaction(text);
     var chains = new ArrayList<String>();
     var sets = new ArrayList<String>();
@@ -101,10 +92,10 @@ final class LoadedObjects {
     if (chains.isEmpty() && sets.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Due(out, List.copyOf(chains), List.copyOf(sets)));
+    return Optional.of(
+        new RulesetAssembler.StaleCleanup(out, List.copyOf(chains), List.copyOf(sets)));
   }
 
-  /** The kernel deleted these. */
   void deleted(List<String> chains, List<String> sets) {
     for (var chain : chains) {
       if (staleChains.remove(chain) != null) {
@@ -118,7 +109,6 @@ final class LoadedObjects {
     }
   }
 
-  /** The kernel refused to delete these: they stay stale, as if since {@code since}. */
   void kept(List<String> chains, List<String> sets, Instant since) {
     chains.forEach(chain -> staleChains.computeIfPresent(chain, (c, was) -> since));
     sets.forEach(set -> staleSets.computeIfPresent(set, (s, was) -> new Stale(was.kind(), since)));

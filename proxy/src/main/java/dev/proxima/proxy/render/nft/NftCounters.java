@@ -8,23 +8,17 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.function.BiFunction;
 
 /**
- * Reads the proxy's connection counts from listings of sets declared with {@code counter} ({@code
- * nft list set ...}): the node-wide counts, connections per endpoint locality and those without
- * endpoints ({@link NftNames#COUNTERS}), and the elements of the counting sets, per counted Service
- * port. Only these sets are listed: nft 1.0.6 reads the whole table to list a named counter, and
- * the table's maps can be large.
+ * Reads the connection counts from listings of the sets declared with {@code counter}: nft 1.0.6
+ * reads the whole table to list a named counter, and the table's maps can be large.
  */
 public final class NftCounters {
   private NftCounters() {}
 
   /**
-   * The packet count of each node-wide count in a listing of the counters set, by its name ({@link
-   * #of}, {@link #withoutEndpoints}); the rules count only a connection's first packet, so this is
-   * connections. Counts the listing lacks are absent.
+   * Each node-wide count by its name ({@link #of}, {@link #withoutEndpoints}); the rules count only
+   * a connection's first packet, so this is connections.
    */
   public static Map<String, Long> parse(String listing) {
     var names = new java.util.HashMap<String, String>();
@@ -46,11 +40,7 @@ public final class NftCounters {
     return counts;
   }
 
-  /**
-   * The packet count of each element of the per-Service counting sets ({@link NftNames#serviceSet})
-   * in a listing of them: per locality, {@code address . protocol . port} to its count. A set the
-   * listing does not hold is absent; one without elements maps to an empty map.
-   */
+  /** Per locality, each counting key to its count; a set the listing lacks is absent. */
   public static Map<Locality, Map<String, Long>> parseServiceSets(String listing) {
     var sets = new EnumMap<Locality, Map<String, Long>>(Locality.class);
     forEachServiceSetElement(
@@ -60,18 +50,14 @@ public final class NftCounters {
     return sets;
   }
 
-  /** Receives one element of a counting set. */
   @FunctionalInterface
   public interface ElementCount {
     void accept(Locality locality, String key, long packets);
   }
 
   /**
-   * Walks the elements of the counting sets in a listing without building a map of them: at 10,000
-   * counted ports the listing holds 40,000 elements and is read on every scrape.
-   *
-   * @param setFound called with each set the listing holds, before its elements
-   * @param each called with each element whose count fits a long
+   * Without building a map: at 10,000 counted ports the listing holds 40,000 elements and is read
+   * on every scrape.
    */
   static void forEachServiceSetElement(
       String listing, java.util.function.Consumer<Locality> setFound, ElementCount each) {
@@ -84,13 +70,11 @@ public final class NftCounters {
     }
   }
 
-  /** Receives one element of a set and its count. */
   @FunctionalInterface
   private interface KeyCount {
     void accept(String key, long packets);
   }
 
-  /** Walks the elements of one set in a listing: {@code setFound} first, if the listing has it. */
   private static void forEachElement(String listing, String set, Runnable setFound, KeyCount each) {
     var header = "set " + set + " {";
     int start = listing.indexOf(header);
@@ -111,7 +95,6 @@ public final class NftCounters {
     for (int at = listing.indexOf(PACKETS, from);
         at >= 0 && at < end;
         at = listing.indexOf(PACKETS, from)) {
-      // The element's key runs from after the previous separator to " counter packets ".
       int keyStart = from;
       for (int i = at - 1; i >= from; i--) {
         char c = listing.charAt(i);
@@ -142,7 +125,7 @@ public final class NftCounters {
 
   private static final String PACKETS = " counter packets ";
 
-  /** The key between {@code from} and {@code to}, trimmed; null unless it looks like one. */
+  /** Null unless it looks like a key. */
   private static String key(String listing, int from, int to) {
     while (from < to && Character.isWhitespace(listing.charAt(from))) {
       from++;
@@ -171,14 +154,11 @@ public final class NftCounters {
   }
 
   /**
-   * Each counted Service port's connections by locality, the sum of its elements' counts in the
-   * counting sets, read straight from the listing into arrays; empty when the listing held none of
-   * the sets (not loaded, or unreadable).
+   * Each counted Service port's connections by locality; empty when the listing held none of the
+   * sets.
    *
-   * @param listing the listing of the counting sets
-   * @param owners each counting key to the port it counts for ({@link
-   *     RulesetAssembler#countingOwners()}); a key without one is left out (it went since)
-   * @param counted the counted ports: each is in the result, at 0 where it has no count yet
+   * @param owners a key without one is left out (it went since)
+   * @param counted each is in the result, at 0 where it has no count yet
    */
   public static ServicePortCounts servicePortCounts(
       String listing, Map<String, ServicePortName> owners, Set<ServicePortName> counted) {
@@ -203,42 +183,10 @@ public final class NftCounters {
     return found[0] ? builder.build() : ServicePortCounts.NONE;
   }
 
-  /**
-   * Each counted Service port's connections by locality, from named counters (the iptables mode's
-   * counter chains).
-   *
-   * @param counts the listing, {@link #parse parsed}
-   * @param counted the counted Service ports by the stem of their counters' names; a port none of
-   *     whose counters the listing has is left out (not loaded yet, or gone)
-   * @param nameOf a counter's name from its port's stem and its locality
-   */
-  public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
-      Map<String, Long> counts,
-      Map<String, ServicePortName> counted,
-      BiFunction<String, Locality, String> nameOf) {
-    var ports = new TreeMap<ServicePortName, Map<Locality, Long>>();
-    counted.forEach(
-        (stem, port) -> {
-          var byLocality = new EnumMap<Locality, Long>(Locality.class);
-          for (var locality : Locality.values()) {
-            var count = counts.get(nameOf.apply(stem, locality));
-            if (count != null) {
-              byLocality.put(locality, count);
-            }
-          }
-          if (!byLocality.isEmpty()) {
-            ports.put(port, byLocality);
-          }
-        });
-    return ports;
-  }
-
-  /** The name of the counter of {@code locality}. */
   public static String of(Locality locality) {
-    return NftNames.localityCounter(locality);
+    return NftNames.LOCALITY_PREFIX + locality.label();
   }
 
-  /** The name of the counter of connections dropped or rejected for lack of endpoints. */
   public static String withoutEndpoints() {
     return NftNames.NO_ENDPOINTS_COUNTER;
   }

@@ -6,6 +6,7 @@ import dev.proxima.proxy.nftables.NftElement;
 import dev.proxima.proxy.nftables.NftSet;
 import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.nftables.NftTransaction;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,31 +16,23 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The diff of a partial sync: applies some ports' changes to the table model and writes the one
- * transaction that takes the kernel from what it holds ({@link LoadedObjects}) to the model.
+ * Applies some ports' changes to the table model and writes the one transaction that takes the
+ * kernel from what it holds to the model.
  *
  * <p>nft 1.0.6 cannot rebuild a {@code typeof} map's types from the kernel ("conflicting protocols
- * specified"), so a rule using such a map only loads in the transaction that declares the map. Each
- * {@code lb-N} chain therefore has a map of its own, declared with it: a new endpoint count loads
- * its chain and map in the partial sync that first needs them, and a count no port has any more
- * goes like any stale chain, its rule with it. Only rules of such a chain still loaded could not be
- * rewritten, and they never change.
+ * specified"), so a rule using such a map only loads in the transaction that declares the map:
+ * hence a map per {@code lb-N} chain, declared with it. The rules of such a chain never change.
  */
 final class PartialSync {
   private PartialSync() {}
 
-  /**
-   * The transaction taking the kernel to the model with {@code changes} applied (a null value
-   * removes the port), or empty when only a full sync can.
-   */
   static Optional<NftTransaction> apply(
       TableModel model,
       LoadedObjects loaded,
       NftText text,
       Instant now,
       Map<ServicePortName, ServicePortRules> changes) {
-    // Only elements the changed ports had or have can appear or disappear: note whether each was
-    // in the table before, so the cost follows the change, not the table.
+    // Only elements the changed ports had or have can come or go, so the cost follows the change.
     var touched = new LinkedHashMap<String, Map<NftElement, Boolean>>();
     var sorted = new TreeMap<>(changes);
     var dropped = new LinkedHashMap<String, NftChain>();

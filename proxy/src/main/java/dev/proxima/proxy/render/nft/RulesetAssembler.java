@@ -1,7 +1,6 @@
 package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.Cidr;
-import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.nftables.KernelTable;
 import dev.proxima.proxy.nftables.NftNames;
@@ -9,6 +8,7 @@ import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.NameHash;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,13 +21,8 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
- * One family's ruleset, kept as per-Service-port fragments ({@link TableModel}), so a sync renders
- * only the ports that changed and loads only what that changes in the kernel ({@link PartialSync}).
- * A full sync builds every object beside what the table holds, under a generation's names, in
- * bounded transactions ({@link FullSyncBatches}), and switches to them ({@link GenerationSwitch}).
- * What a partial sync stops using is emptied at once and deleted a little later ({@link
- * LoadedObjects}). A counted port's connections are counted in the elements of the {@code
- * service-<locality>} sets, which a full sync keeps, so the counts survive it.
+ * One family's table, kept between syncs as per-Service-port fragments, so a partial sync renders
+ * and loads only what changed. The counting sets survive a full sync, and with them the counts.
  */
 public final class RulesetAssembler {
   /** How long a chain or set stays stale before {@link #staleCleanup()} deletes it. */
@@ -53,39 +48,28 @@ public final class RulesetAssembler {
    * What deletes an earlier generation once this one's switch is loaded, in transactions bounded in
    * lines.
    *
-   * @param first the chains emptied, the sets and maps deleted, the counting keys dropped
-   * @param chains the chains and named counters deleted, in transactions after every one of {@code
-   *     first}: older kernels notice only after a transaction that a map no longer refers to a
-   *     chain
+   * @param chains deleted in transactions after every one of {@code first}: older kernels notice
+   *     only after a transaction that a map no longer refers to a chain
    */
   public record Deleting(List<NftTransaction> first, List<NftTransaction> chains) {}
 
-  /**
-   * Where the transactions of a cold rebuild go, in load order, each as soon as it is written, so
-   * the kernel can load one while the next is rendered.
-   */
+  /** Where a cold rebuild's transactions go, in load order, each as soon as it is written. */
   @FunctionalInterface
   public interface TransactionSink {
     /**
-     * Takes the next transaction; false once loading stopped, and no later one is wanted.
+     * False once loading stopped.
      *
-     * @param alone true when it must load after every earlier one and before any later one; false
-     *     for a port batch that only adds whole Service ports of its own
+     * @param alone false for a port batch that may load beside others
      */
     boolean accept(NftTransaction transaction, boolean alone);
   }
 
-  /** How a cold rebuild in batches ended. */
   public enum ColdRebuild {
-    /** Every transaction went to the sink. */
     WRITTEN,
-    /** The sink stopped taking them; the ones after the last it took were not written. */
     STOPPED,
     /**
-     * The shared chains of the first transaction are not those the render uses: nothing after the
-     * port that showed it was written, and the caller must rebuild another way ({@link
-     * #inOneTransaction}). Never happens while {@link RenderPass#sharedChainsOf} follows the
-     * render.
+     * The first transaction's shared chains are not those the render uses; the caller must load
+     * {@link #inOneTransaction} instead. A defect of {@link RenderPass#sharedChainsOf}.
      */
     SHARED_CHAINS_DIFFER
   }
@@ -94,24 +78,19 @@ public final class RulesetAssembler {
     this(config, Clock.systemUTC());
   }
 
-  /**
-   * @param clock when chains and sets become stale, and when they are old enough to delete
-   */
   public RulesetAssembler(FamilySettings config, Clock clock) {
     this(config, clock, 0);
   }
 
   /**
-   * @param generation whose names the objects get ({@link NftText}): a full sync over a table that
-   *     holds objects already builds its own beside them under names no object there has
+   * @param generation whose names the objects get ({@link NftText}), so a full sync can build
+   *     beside the objects the table holds
    */
   public RulesetAssembler(FamilySettings config, Clock clock, int generation) {
     this(config, clock, generation, NameHash::of);
   }
 
-  /**
-   * @param nameHash hashes the names of a port's own chains, for a test to make them collide
-   */
+  /** With {@code nameHash} for a test to make chain names collide. */
   RulesetAssembler(
       FamilySettings config, Clock clock, int generation, UnaryOperator<String> nameHash) {
     this.config = config;
@@ -125,17 +104,14 @@ public final class RulesetAssembler {
     this.batches = new FullSyncBatches(model, switcher, fixed);
   }
 
-  /** Replaces every fragment, e.g. for a full sync; returns the script that replaces the table. */
+  /** Replaces every fragment; returns the script that replaces the table. */
   public String replaceAll(List<ServicePortRules> ports) {
-    rebuild(sorted(ports), null);
+    model.rebuild(sorted(ports), null);
+    loaded.reset(model.chainRules, model.setDeclarations.keySet());
     return fullScript();
   }
 
-  /**
-   * {@link #replaceAllInBatches(List, int, TransactionSink)}, collected.
-   *
-   * @throws IllegalStateException should a port need a shared chain the first transaction lacks
-   */
+  /** {@link #replaceAllInBatches(List, int, TransactionSink)}, collected. */
   public List<String> replaceAllInBatches(List<ServicePortRules> ports, int budget) {
     var batches = new ArrayList<String>();
     if (replaceAllInBatches(ports, budget, (batch, alone) -> batches.add(batch.toString()))
@@ -147,9 +123,8 @@ public final class RulesetAssembler {
 
   /**
    * Replaces every fragment, and hands {@code sink} the transactions that build the table beside
-   * what it holds and then switch to it, each of about {@code budget} lines or fewer (one Service
-   * port larger than that goes alone). Every port is rendered whatever the sink says, so the
-   * assembler holds the whole new state at the end.
+   * what it holds and then switch to it, each of about {@code budget} lines or fewer. Every port is
+   * rendered whatever the sink says, so the assembler holds the whole new state at the end.
    */
   public ColdRebuild replaceAllInBatches(
       List<ServicePortRules> ports, int budget, TransactionSink sink) {
@@ -163,32 +138,33 @@ public final class RulesetAssembler {
       int budget,
       TransactionSink sink,
       RenderPass.SharedChains shared) {
-    var ending = batches.write(sorted, budget, sink::accept, shared);
+    var ending = batches.write(sorted, budget, sink, shared);
     loaded.reset(model.chainRules, model.setDeclarations.keySet());
-    return ColdRebuild.valueOf(ending.name());
+    return ending;
   }
 
-  /** Every object beside what the kernel holds, then the switch, in one transaction. */
   public NftTransaction inOneTransaction() {
     return batches.inOneTransaction();
   }
 
   /**
    * Applies changes to some ports (a null value removes the port) and returns the transaction that
-   * takes the kernel there, or empty when only a full replacement can; the caller must then call
-   * {@link #replaceAll}. An endpoint change, a new endpoint count included, is always a delta.
+   * takes the kernel there, or empty when only a full sync can.
    */
   public Optional<NftTransaction> update(Map<ServicePortName, ServicePortRules> changes) {
     return PartialSync.apply(model, loaded, text, clock.instant(), changes);
   }
 
   /**
-   * Sets the Service CIDRs (any family; the other family's and malformed ones are left out) and
-   * returns the transaction that takes the kernel's {@code service-cidrs} set there: only the
-   * ranges that came or went.
+   * Sets the Service CIDRs (the other family's and malformed ones are left out); returns the
+   * transaction for the ranges that came or went.
    */
   public NftTransaction serviceCidrs(List<String> cidrs) {
-    var wanted = serviceCidrsOf(config.family(), cidrs);
+    var parsed = new ArrayList<Cidr>();
+    for (var cidr : cidrs) {
+      NftAddresses.parseCidr(cidr, config.family()).ifPresent(parsed::add);
+    }
+    var wanted = Cidr.outermost(parsed).stream().map(Object::toString).toList();
     var removed = model.serviceCidrs.stream().filter(cidr -> !wanted.contains(cidr)).toList();
     var added = wanted.stream().filter(cidr -> !model.serviceCidrs.contains(cidr)).toList();
     model.serviceCidrs = wanted;
@@ -197,40 +173,19 @@ public final class RulesetAssembler {
     return out.addKeys(NftNames.SERVICE_CIDRS, added);
   }
 
-  public List<String> serviceCidrsLoaded() {
-    return model.serviceCidrs;
-  }
-
-  /** {@code family}'s ranges of {@code cidrs}, canonical, the outermost only. */
-  public static List<String> serviceCidrsOf(IpFamily family, List<String> cidrs) {
-    var parsed = new ArrayList<Cidr>();
-    for (var text : cidrs) {
-      NftAddresses.parseCidr(text, family).ifPresent(parsed::add);
-    }
-    return NftAddresses.outermost(parsed).stream().map(Object::toString).toList();
-  }
-
-  /**
-   * The transaction deleting chains and sets stale for at least {@link #STALE_DELAY}, a bounded
-   * number of them, or empty when none is due.
-   */
+  /** Deletes a bounded number of the chains and sets stale for {@link #STALE_DELAY} or longer. */
   public Optional<StaleCleanup> staleCleanup() {
-    return loaded
-        .cleanup(text, clock.instant().minus(STALE_DELAY))
-        .map(due -> new StaleCleanup(due.transaction(), due.chains(), due.sets()));
+    return loaded.cleanup(text, clock.instant().minus(STALE_DELAY));
   }
 
-  /** The kernel took {@code cleanup}: its chains and sets are gone. */
   public void staleDeleted(StaleCleanup cleanup) {
     loaded.deleted(cleanup.chains(), cleanup.sets());
   }
 
-  /** The kernel refused {@code cleanup}: it is due again {@code retry} from now. */
   public void staleKept(StaleCleanup cleanup, Duration retry) {
     loaded.kept(cleanup.chains(), cleanup.sets(), clock.instant().plus(retry).minus(STALE_DELAY));
   }
 
-  /** How many chains and sets are stale: in the kernel, unused, not deleted yet. */
   public int stalePending() {
     return loaded.pending();
   }
@@ -240,7 +195,6 @@ public final class RulesetAssembler {
     loaded.forgetStale();
   }
 
-  /** The complete script replacing the table with the current fragments. */
   public String fullScript() {
     var out = new NftTransaction(text, model.length(text));
     if (generation == 0) {
@@ -253,35 +207,23 @@ public final class RulesetAssembler {
     return out.append(switcher.switchTo()).toString();
   }
 
-  /** Whose names this assembler's objects have ({@link NftText}). */
   public int generation() {
     return generation;
   }
 
-  /** The hooked chains of this table, which every generation shares. */
-  public Set<String> baseChains() {
-    return switcher.baseChains;
-  }
-
   /**
-   * What deletes the objects {@code before} lists but those this generation keeps.
-   *
    * @param countingKeys the keys the kernel's counting sets hold
    * @param budget the most lines of one transaction
    */
   public Deleting deletingEarlier(KernelTable before, Set<String> countingKeys, int budget) {
-    var statements = switcher.deletingEarlier(before, countingKeys, model, budget);
-    return new Deleting(statements.get(0), statements.get(1));
+    return switcher.deletingEarlier(before, countingKeys, model, budget);
   }
 
-  /** The kernel's name of a set or map in this assembler's generation. */
   public String kernelSetName(String set) {
     return text.set(set);
   }
 
-  /**
-   * Whether the set of this kernel name holds state this table keeps from an earlier generation.
-   */
+  /** Whether the set of this kernel name holds state kept from an earlier generation. */
   public boolean keeps(String kernelSet) {
     return switcher.keeps(kernelSet, model);
   }
@@ -296,18 +238,9 @@ public final class RulesetAssembler {
     return Collections.unmodifiableMap(model.countingOwners);
   }
 
-  public int countedPortCount() {
-    return model.countedPorts.size();
-  }
-
   /** Inputs left out since the last full sync, such as keys another port already holds. */
   public List<String> warnings() {
     return List.copyOf(model.warnings);
-  }
-
-  private void rebuild(List<ServicePortRules> sorted, TableModel.Added seen) {
-    model.rebuild(sorted, seen);
-    loaded.reset(model.chainRules, model.setDeclarations.keySet());
   }
 
   private static List<ServicePortRules> sorted(List<ServicePortRules> ports) {

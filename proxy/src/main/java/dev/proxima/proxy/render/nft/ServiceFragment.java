@@ -10,11 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/**
- * What one Service port adds to the fixed table, as objects: its chains and their rules, its sets,
- * its elements per set, and whether its connections are counted per locality (its counting keys are
- * then the keys of its elements of the {@code service-<locality>} sets).
- */
+/** What one Service port adds to the fixed table. */
 record ServiceFragment(
     Map<String, NftChain> chains,
     Map<String, List<NftRule>> rules,
@@ -22,7 +18,6 @@ record ServiceFragment(
     Map<String, List<NftElement>> elements,
     boolean counted,
     List<String> warnings) {
-  /** The keys this port counts its connections under: the same in each locality's set. */
   List<String> countingKeys() {
     var counting = elements.getOrDefault(NftNames.serviceSet(Locality.NODE), List.of());
     var keys = new ArrayList<String>(counting.size());

@@ -9,6 +9,7 @@ import dev.proxima.proxy.nftables.NftSet;
 import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -21,13 +22,13 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
 
 /**
- * What the Service ports add to the fixed table for a snapshot: their elements, chains and sets.
- * Ports share some of them (a hairpin pair, an {@code lb-N} chain), so each is reference-counted
- * and goes only with its last user. Contested map keys and counting keys go to the first claimant
- * in ServicePortName order. It knows nothing of what the kernel holds.
+ * What the Service ports add to the fixed table, reference-counted, since ports share some of it (a
+ * hairpin pair, an {@code lb-N} chain). Contested map keys and counting keys go to the first
+ * claimant in ServicePortName order.
  */
 final class TableModel {
   private final FamilySettings config;
@@ -35,9 +36,8 @@ final class TableModel {
   private final UnaryOperator<String> nameHash;
 
   /**
-   * Each port's input. Rendering is deterministic, so rendering it again when the port changes or
-   * goes gives back exactly what it added; keeping that instead would cost hundreds of bytes a
-   * port.
+   * Each port's input: rendering it again gives back exactly what it added, and keeping that
+   * instead would cost hundreds of bytes a port.
    */
   final Map<ServicePortName, ServicePortRules> ports = new TreeMap<>();
 
@@ -51,18 +51,14 @@ final class TableModel {
   /** The port each chain of one port alone ({@code sticky-}, {@code affinity-}, ...) is of. */
   private final Map<String, ServicePortName> chainOwners = new HashMap<>();
 
-  /** Read at scrape time from another thread. */
+  // Read at scrape time from another thread.
   final Set<ServicePortName> countedPorts = ConcurrentHashMap.newKeySet();
-
-  /** Each counting key to the first counted port in name order that has it; read at scrape time. */
   final Map<String, ServicePortName> countingOwners = new ConcurrentHashMap<>();
 
-  /** The ports sharing a counting key, for the few keys more than one port has. */
+  /** For the few keys more than one port has. */
   private final Map<String, TreeSet<ServicePortName>> sharedCountingKeys = new HashMap<>();
 
   final List<String> warnings = new ArrayList<>();
-
-  /** The elements of {@code service-cidrs}: canonical, outermost only (an interval set). */
   List<String> serviceCidrs = List.of();
 
   TableModel(FamilySettings config, FixedTable fixed, UnaryOperator<String> nameHash) {
@@ -75,10 +71,7 @@ final class TableModel {
     return config;
   }
 
-  /**
-   * Forgets every port and renders {@code sorted} (in name order); {@code seen} gets each added.
-   */
-  void rebuild(List<ServicePortRules> sorted, Added seen) {
+  void rebuild(List<ServicePortRules> sorted, BiConsumer<ServicePortName, ServiceFragment> seen) {
     ports.clear();
     elementUses.clear();
     keyOwners.clear();
@@ -100,28 +93,21 @@ final class TableModel {
     }
   }
 
-  /** Takes each port's fragment as it is added. */
-  @FunctionalInterface
-  interface Added {
-    void accept(ServicePortName port, ServiceFragment parts);
-  }
-
-  /** Renders one port's part of the table; its warnings count as the table's. */
+  /** Its warnings count as the table's. */
   ServiceFragment render(ServicePortRules rules) {
     var parts = renderAgain(rules);
     warnings.addAll(parts.warnings());
     return parts;
   }
 
-  /** Renders a port that is in the table already, to take it out: its warnings were reported. */
+  /** For a port in the table already, whose warnings were reported. */
   ServiceFragment renderAgain(ServicePortRules rules) {
     return new RenderPass(config, nameHash).fragment(rules);
   }
 
   /**
-   * Adds a port's fragment; false, with a warning, when a chain of its own bears the name of
-   * another port's (the names are hashes): both would run one chain, so the later port stays out
-   * instead.
+   * False, with a warning, when a chain of its own has the hashed name of another port's: both
+   * would run one chain, so the later port stays out instead.
    */
   boolean add(ServicePortName port, ServicePortRules rules, ServiceFragment parts) {
     for (var chain : parts.chains().keySet()) {
@@ -158,10 +144,7 @@ final class TableModel {
     return true;
   }
 
-  /**
-   * Takes out what {@code port} added and holds ({@code held}); {@code droppedChains} gets the
-   * chains nothing uses any more, {@code droppedSets} the sets.
-   */
+  /** {@code droppedChains} and {@code droppedSets} get what nothing uses any more. */
   void remove(
       ServicePortName port,
       ServiceFragment parts,
@@ -200,10 +183,6 @@ final class TableModel {
     ports.remove(port);
   }
 
-  /**
-   * Counts {@code port}'s use of its elements of {@code set}: in a map, a key another port holds
-   * stays with that port, and a warning says so.
-   */
   private void hold(ServicePortName port, String set, List<NftElement> elements) {
     var owners =
         isMap(set) ? keyOwners.computeIfAbsent(ownerGroup(set), s -> new KeyOwners()) : null;
@@ -226,9 +205,8 @@ final class TableModel {
   }
 
   /**
-   * The elements of {@code parts} that {@code port} holds now, per set in the renderer's order; a
-   * set whose elements all went to other ports is listed with none, since the sets a change touches
-   * are listed in that order. A port that lost a key cannot get it without coming in again.
+   * The elements of {@code parts} that {@code port} holds now; a set whose elements all went to
+   * other ports is listed with none, since the sets a change touches are listed in this order.
    */
   Map<String, List<NftElement>> held(ServicePortName port, ServiceFragment parts) {
     var held = new LinkedHashMap<String, List<NftElement>>();
@@ -277,7 +255,6 @@ final class TableModel {
             + "'s (same address and port)");
   }
 
-  /** {@code port} no longer counts under {@code key}: the next port sharing it takes it over. */
   private void releaseCounting(ServicePortName port, String key) {
     var sharing = sharedCountingKeys.get(key);
     if (sharing == null) {
@@ -291,7 +268,6 @@ final class TableModel {
     }
   }
 
-  /** Everything the Service ports add to the fixed table: declarations, rules, elements. */
   void appendTo(NftTransaction out) {
     chainDeclarations.values().forEach(out::addChain);
     setDeclarations.values().forEach(out::addSet);
@@ -300,7 +276,6 @@ final class TableModel {
     out.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
   }
 
-  /** About the lines of a whole table: declarations, rules and elements. */
   long lines() {
     long lines = fixed.chains().size() + chainDeclarations.size() + setDeclarations.size();
     for (var rules : chainRules.values()) {
@@ -313,8 +288,8 @@ final class TableModel {
   }
 
   /**
-   * About as long as the whole script, and not shorter: it runs to megabytes, and a builder that
-   * grows by doubling copies it several times and holds two copies while it does.
+   * At least the whole script's length: it runs to megabytes, and a builder that grows by doubling
+   * copies it several times and holds two copies while it does.
    */
   int length(NftText text) {
     // "add chain|rule|set <family> proxima <name> ", the text after it, and the line's end.
@@ -342,10 +317,7 @@ final class TableModel {
     return (int) Math.min(length, Integer.MAX_VALUE - 16);
   }
 
-  /**
-   * The elements once each, in first-seen order; the renderer does not repeat an element within a
-   * set, so this normally returns {@code elements} itself without copying.
-   */
+  /** The renderer does not repeat an element within a set, so this normally does not copy. */
   static <E> List<E> distinct(List<E> elements) {
     int size = elements.size();
     boolean repeats = false;
@@ -367,9 +339,8 @@ final class TableModel {
   }
 
   /**
-   * The maps whose keys one owner holds: the {@code lb-N} maps of a prefix share their keys (a way
-   * in and an index), so a port that lost a way in to another port loads none of its endpoints
-   * there, whatever their count; every other map on its own.
+   * The {@code lb-N} maps of a prefix share their keys (a way in and an index), so a port that lost
+   * a way in loads none of its endpoints there, whatever their count.
    */
   private static String ownerGroup(String set) {
     if (!NftNames.isLbChain(set)) {

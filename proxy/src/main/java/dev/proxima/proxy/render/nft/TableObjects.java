@@ -4,29 +4,19 @@ import dev.proxima.proxy.nftables.NftChain;
 import dev.proxima.proxy.nftables.NftElement;
 import dev.proxima.proxy.nftables.NftRule;
 import dev.proxima.proxy.nftables.NftSet;
-import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
-/**
- * The objects one rendering collects, in load order: chains with their rules, sets and maps, and
- * elements per set. {@link FixedLayout} fills it with the fixed table, {@link RenderPass} with what
- * one Service port adds; the serializer ({@link NftText}) writes them.
- */
+/** The objects one rendering collects, in load order. */
 abstract class TableObjects {
-  /** Declared chains in load order. */
   final Map<String, NftChain> chains = new LinkedHashMap<>();
-
-  /** Rules per chain, in declaration order of the chains. */
   final Map<String, List<NftRule>> rules = new LinkedHashMap<>();
-
-  /** Sets and maps in load order. */
   final Map<String, NftSet> sets = new LinkedHashMap<>();
-
-  /** Elements per set, in the order rendered. */
   final Map<String, List<NftElement>> elements = new LinkedHashMap<>();
 
   final void base(String name, String type, String hook, int priority) {
@@ -45,7 +35,6 @@ abstract class TableObjects {
     rules.put(name, ofChain);
   }
 
-  /** A chain with the map its rules look up ({@link NftChain#map()}). */
   final void chainWithMap(String name, NftSet map, List<String> chainRules) {
     chain(name, chainRules);
     chains.put(name, NftChain.withMap(name, map));
@@ -63,15 +52,30 @@ abstract class TableObjects {
     sets.put(name, NftSet.map(name, "type " + type + " ;", comment));
   }
 
-  final void typeofMap(String name, String typeof, String comment) {
-    sets.put(name, NftSet.map(name, "typeof " + typeof + " ;", comment));
-  }
-
   final void element(String set, String key, String comment, String value) {
     elements.computeIfAbsent(set, s -> new ArrayList<>()).add(new NftElement(key, value, comment));
   }
 
-  /** Set elements of these keys, when there are any. */
+  /** Everything but the chains {@code leftOut}, in load order. */
+  final void appendTo(NftTransaction out, Set<String> leftOut) {
+    chains.forEach(
+        (name, chain) -> {
+          if (!leftOut.contains(name)) {
+            out.addChain(chain);
+          }
+        });
+    sets.values().forEach(out::addSet);
+    rules.forEach(
+        (chain, ofChain) -> {
+          if (!leftOut.contains(chain)) {
+            ofChain.forEach(out::addRule);
+          }
+        });
+    for (var set : sets.keySet()) {
+      out.addElements(set, elements.getOrDefault(set, List.of()));
+    }
+  }
+
   static void keys(Map<String, List<NftElement>> elements, String set, Collection<String> keys) {
     if (keys.isEmpty()) {
       return;

@@ -14,11 +14,7 @@ import java.util.Optional;
 final class TrafficMatches {
   private TrafficMatches() {}
 
-  /**
-   * The rule that marks traffic to a ClusterIP for masquerading, first in every lb and sticky
-   * chain: all of it with masqueradeAll, else what does not come from pods; none when pod traffic
-   * cannot be told apart.
-   */
+  /** First in every lb and sticky chain; none when pod traffic cannot be told apart. */
   static Optional<String> masqueradeClusterIp(FamilySettings config) {
     IpFamily family = config.family();
     String clusterIpMatch =
@@ -32,7 +28,6 @@ final class TrafficMatches {
     return Optional.empty();
   }
 
-  /** The match for traffic from pods, or with {@code negated} for traffic from elsewhere. */
   static String podTraffic(FamilySettings config, boolean negated) {
     IpFamily family = config.family();
     String op = negated ? " != " : " ";

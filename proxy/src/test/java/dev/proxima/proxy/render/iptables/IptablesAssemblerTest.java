@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

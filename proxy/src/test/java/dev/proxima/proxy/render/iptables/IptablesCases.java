@@ -9,7 +9,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,8 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.dataplane.DataPlane;
+import dev.proxima.proxy.dataplane.IptablesDataPlane;
 import dev.proxima.proxy.kernel.HostCommand;
 import dev.proxima.proxy.kernel.Iptables;
 import dev.proxima.proxy.kernel.IptablesBackend;
@@ -14,9 +16,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
-import dev.proxima.proxy.runtime.DataPlane;
-import dev.proxima.proxy.runtime.IptablesDataPlane;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
@@ -370,7 +370,7 @@ class IptablesKernelTest {
           .as("%s: %s", step, outcome.error())
           .isEqualTo(DataPlane.Status.LOADED);
     }
-    var counts = live.connectionCounts().orElseThrow().byServicePort();
+    var counts = live.connectionCounts().orElseThrow().servicePorts().asMap();
     assertThat(counts.get(webName).get(dev.proxima.proxy.model.Locality.UNKNOWN))
         .as("a partial sync of a port still counted leaves its counts alone")
         .isEqualTo(5);
@@ -384,7 +384,7 @@ class IptablesKernelTest {
           .as("%s: %s", step, outcome.error())
           .isEqualTo(DataPlane.Status.LOADED);
     }
-    assertThat(live.connectionCounts().orElseThrow().byServicePort()).isEmpty();
+    assertThat(live.connectionCounts().orElseThrow().servicePorts().asMap()).isEmpty();
     plane(fresh).replaceAll(List.of(web("10.1.0.2")), List.of());
     assertThat(kernelState(patched))
         .as("no counter chain of a port no longer counted is left")

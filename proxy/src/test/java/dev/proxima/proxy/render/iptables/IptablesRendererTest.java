@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.FamilySettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.RandomPorts;
 import dev.proxima.proxy.testing.ServicePortFixtures;
 import java.util.ArrayList;

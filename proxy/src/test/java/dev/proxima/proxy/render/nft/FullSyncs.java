@@ -3,6 +3,7 @@ package dev.proxima.proxy.render.nft;
 import dev.proxima.proxy.nftables.KernelTable;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.FakeNft;
 import java.time.Clock;
 import java.util.HashSet;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -81,7 +81,7 @@ class NftAddressesTest {
             .map(text -> NftAddresses.parseCidr(text, IpFamily.IPV4).orElseThrow())
             .toList();
 
-    assertThat(NftAddresses.outermost(cidrs).stream().map(Object::toString))
+    assertThat(Cidr.outermost(cidrs).stream().map(Object::toString))
         .containsExactly("192.0.2.0/24", "10.0.0.0/8");
   }
 }

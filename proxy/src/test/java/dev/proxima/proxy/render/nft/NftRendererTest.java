@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

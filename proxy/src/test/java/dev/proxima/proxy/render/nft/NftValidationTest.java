@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
 import java.io.IOException;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.RandomPorts;
 import java.util.List;

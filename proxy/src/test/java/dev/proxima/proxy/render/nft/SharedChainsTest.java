@@ -11,6 +11,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftRule;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.FakeNft;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -10,6 +10,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.nftables.KernelTable;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.FakeNft;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;

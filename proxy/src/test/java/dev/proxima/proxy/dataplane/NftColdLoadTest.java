@@ -1,19 +1,19 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.proxima.proxy.dataplane.DataPlane.Status;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
-import dev.proxima.proxy.render.nft.ServicePortRules;
-import dev.proxima.proxy.runtime.DataPlane.Status;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;

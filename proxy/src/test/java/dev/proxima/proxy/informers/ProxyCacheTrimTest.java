@@ -1,10 +1,11 @@
-package dev.proxima.proxy.track;
+package dev.proxima.proxy.informers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Annotations;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.track.Projections;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;

@@ -1,10 +1,11 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 import static dev.proxima.proxy.testing.ServicePortFixtures.remote;
 import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.proxy.dataplane.DataPlane.Status;
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ProxyMetrics;
@@ -14,8 +15,7 @@ import dev.proxima.proxy.nftables.KernelTable;
 import dev.proxima.proxy.nftables.NftElement;
 import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.plan.RuleSettings;
-import dev.proxima.proxy.render.nft.ServicePortRules;
-import dev.proxima.proxy.runtime.DataPlane.Status;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;

@@ -1,15 +1,15 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.model.ServicePortName;
-import dev.proxima.proxy.render.nft.ServicePortRules;
+import dev.proxima.proxy.render.ServicePortRules;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * One family's rules in the kernel, as one mode expresses them. The {@link Proxier} decides what to
- * program (planning is shared by every mode); a data plane renders it and loads it atomically.
+ * One family's rules in the kernel, as one mode expresses them. The runtime's proxier decides what
+ * to program (planning is shared by every mode); a data plane renders it and loads it atomically.
  * After a failure it may have moved ahead of the kernel, so the caller's next call is {@link
  * #replaceAll}.
  */

@@ -1,9 +1,8 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.informers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Annotations;
-import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;

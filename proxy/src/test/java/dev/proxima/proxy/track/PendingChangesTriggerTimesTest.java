@@ -16,11 +16,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-class EndpointSliceChangeTrackerTest {
+class PendingChangesTriggerTimesTest {
   private static final Instant STARTED = Instant.parse("2026-01-01T10:00:00Z");
   private static final ObjectKey KEY = new ObjectKey("ns", "web-1");
 
-  private final EndpointSliceChangeTracker tracker = new EndpointSliceChangeTracker(STARTED);
+  private final PendingChanges tracker = new PendingChanges(STARTED);
 
   private static EndpointSlice slice(String addressType, String triggerTime, String... addresses) {
     var builder = new EndpointSliceBuilder(ApiObjects.slice("ns", "web", addresses));
@@ -74,49 +74,49 @@ class EndpointSliceChangeTrackerTest {
   @MethodSource("triggerTimes")
   void recordsTheTriggerTimeOfAPendingChangePerFamily(
       String name, String addressType, String time, IpFamily family, List<Instant> expected) {
-    assertThat(tracker.update(KEY, null, slice(addressType, time, "10.0.0.1"))).isEmpty();
+    assertThat(tracker.sliceChanged(KEY, null, slice(addressType, time, "10.0.0.1"))).isEmpty();
 
     assertThat(tracker.drainTriggerTimes(family)).isEqualTo(expected);
   }
 
   @Test
   void aMalformedTimeIsHandedBackForTheCallerToReportAndNotRecorded() {
-    assertThat(tracker.update(KEY, null, slice("IPv4", "yesterday", "10.0.0.1")))
+    assertThat(tracker.sliceChanged(KEY, null, slice("IPv4", "yesterday", "10.0.0.1")))
         .contains("yesterday");
 
     assertThat(tracker.drainTriggerTimes(IpFamily.IPV4)).isEmpty();
-    assertThat(tracker.pendingCount()).isEqualTo(1);
+    assertThat(tracker.pendingSlices()).isEqualTo(1);
   }
 
   @Test
   void anUpdateThatChangesNothingTheProxyUsesRecordsNoTime() {
     var before = slice("IPv4", null, "10.0.0.1");
-    tracker.update(KEY, null, before);
-    tracker.drain();
+    tracker.sliceChanged(KEY, null, before);
+    tracker.drainChangedServices();
 
-    tracker.update(KEY, before, slice("IPv4", "2026-01-01T10:00:05Z", "10.0.0.1"));
+    tracker.sliceChanged(KEY, before, slice("IPv4", "2026-01-01T10:00:05Z", "10.0.0.1"));
 
-    assertThat(tracker.pendingCount()).isZero();
+    assertThat(tracker.pendingSlices()).isZero();
     assertThat(tracker.drainTriggerTimes(IpFamily.IPV4)).isEmpty();
   }
 
   @Test
   void aDeletionIsPendingButHasNoTimeOfItsOwn() {
     var slice = slice("IPv4", "2026-01-01T10:00:05Z", "10.0.0.1");
-    tracker.update(KEY, null, slice);
-    tracker.drain();
+    tracker.sliceChanged(KEY, null, slice);
+    tracker.drainChangedServices();
     tracker.drainTriggerTimes(IpFamily.IPV4);
 
-    tracker.update(KEY, slice, null);
+    tracker.sliceChanged(KEY, slice, null);
 
-    assertThat(tracker.drain()).containsOnlyKeys(KEY);
+    assertThat(tracker.drainChangedServices()).containsExactly(new ObjectKey("ns", "web"));
     assertThat(tracker.drainTriggerTimes(IpFamily.IPV4)).isEmpty();
   }
 
   @Test
   void drainingHandsTheTimesOverOnce() {
-    tracker.update(KEY, null, slice("IPv4", "2026-01-01T10:00:05Z", "10.0.0.1"));
-    tracker.update(
+    tracker.sliceChanged(KEY, null, slice("IPv4", "2026-01-01T10:00:05Z", "10.0.0.1"));
+    tracker.sliceChanged(
         KEY, slice("IPv4", null, "10.0.0.1"), slice("IPv4", "2026-01-01T10:00:07Z", "10.0.0.2"));
 
     assertThat(tracker.drainTriggerTimes(IpFamily.IPV4))

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 /** Counts the lines of a ruleset text, for the sync's log line. */
 final class Lines {

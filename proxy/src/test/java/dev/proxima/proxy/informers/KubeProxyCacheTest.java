@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.informers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

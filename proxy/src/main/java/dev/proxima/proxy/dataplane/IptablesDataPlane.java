@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 import dev.proxima.proxy.kernel.Iptables;
 import dev.proxima.proxy.kernel.IptablesKernel;
@@ -7,12 +7,12 @@ import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.iptables.IptablesAssembler;
 import dev.proxima.proxy.render.iptables.IptablesChains;
 import dev.proxima.proxy.render.iptables.IptablesCounters;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import dev.proxima.proxy.render.iptables.JumpRule;
-import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 import dev.proxima.proxy.kernel.Iptables;
 import dev.proxima.proxy.kernel.IptablesBackend;

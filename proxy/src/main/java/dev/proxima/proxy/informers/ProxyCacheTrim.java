@@ -1,4 +1,4 @@
-package dev.proxima.proxy.track;
+package dev.proxima.proxy.informers;
 
 import dev.proxima.model.Annotations;
 import dev.proxima.model.cache.CachedObjects;

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.informers;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.IpFamily;

@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.dataplane;
 
 import dev.proxima.proxy.kernel.Nft;
 import dev.proxima.proxy.kernel.RuleLoader;
@@ -11,9 +11,9 @@ import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftSyntax;
 import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.nft.NftCounters;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
-import dev.proxima.proxy.render.nft.ServicePortRules;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;

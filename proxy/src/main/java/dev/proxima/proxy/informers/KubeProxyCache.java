@@ -1,4 +1,4 @@
-package dev.proxima.proxy.runtime;
+package dev.proxima.proxy.informers;
 
 import dev.proxima.cli.ApiServerFailures;
 import dev.proxima.cli.DaemonThreads;
@@ -8,7 +8,6 @@ import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.track.PendingChanges;
-import dev.proxima.proxy.track.ProxyCacheTrim;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;

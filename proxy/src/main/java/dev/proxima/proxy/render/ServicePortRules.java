@@ -1,4 +1,4 @@
-package dev.proxima.proxy.render.nft;
+package dev.proxima.proxy.render;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
