@@ -45,6 +45,13 @@ public final class ServiceCatalog {
   static final Duration MAX_STICKY_TIMEOUT = Duration.ofSeconds(86400);
 
   /**
+   * At most this many externalIPs of a Service are read. The API has no limit but the object's
+   * size, and every port writes every address, so a tenant could otherwise make one Service cost
+   * ports times a hundred thousand rules on every node.
+   */
+  static final int MAX_EXTERNAL_IPS = 1000;
+
+  /**
    * @param serviceProxyName when set, only Services labelled
    *     service.kubernetes.io/service-proxy-name with this value are handled; null means only
    *     unlabelled Services are handled
@@ -198,8 +205,20 @@ public final class ServiceCatalog {
       if (clusterIp == null) {
         return List.of();
       }
-      var externalIps =
-          addressesOf(spec.getExternalIPs(), family, key + " spec.externalIPs", warnings);
+      var rawExternalIps = spec.getExternalIPs();
+      if (rawExternalIps != null && rawExternalIps.size() > MAX_EXTERNAL_IPS) {
+        warnings.add(
+            key
+                + " spec.externalIPs: "
+                + rawExternalIps.size()
+                + " addresses, above the proxy's cap of "
+                + MAX_EXTERNAL_IPS
+                + "; only the first "
+                + MAX_EXTERNAL_IPS
+                + " are read");
+        rawExternalIps = rawExternalIps.subList(0, MAX_EXTERNAL_IPS);
+      }
+      var externalIps = addressesOf(rawExternalIps, family, key + " spec.externalIPs", warnings);
       var ingressIps = new ArrayList<String>();
       var status = service.getStatus();
       if (status != null

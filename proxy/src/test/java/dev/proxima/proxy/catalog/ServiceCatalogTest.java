@@ -416,4 +416,22 @@ class ServiceCatalogTest {
         .extracting(entry -> entry.port().stickyTimeout())
         .containsExactly(Duration.ofSeconds(10800), Duration.ofSeconds(86400));
   }
+
+  @Test
+  void externalIpsAboveTheCapAreLeftOutWithAWarningNamingTheService() {
+    var ips = new java.util.ArrayList<String>();
+    for (int i = 0; i < ServiceCatalog.MAX_EXTERNAL_IPS + 5; i++) {
+      ips.add("198.18." + i / 250 + "." + (i % 250 + 1));
+    }
+    var many = service("many").editSpec().withExternalIPs(ips).endSpec().build();
+
+    var result = ServiceCatalog.build(List.of(many), List.of(), NODE_A);
+
+    assertThat(result.entries().get(0).port().externalIps())
+        .hasSize(ServiceCatalog.MAX_EXTERNAL_IPS)
+        .startsWith("198.18.0.1")
+        .doesNotContain(ips.get(ServiceCatalog.MAX_EXTERNAL_IPS));
+    assertThat(result.warnings())
+        .anySatisfy(w -> assertThat(w).contains("many", "spec.externalIPs", "cap of 1000"));
+  }
 }
