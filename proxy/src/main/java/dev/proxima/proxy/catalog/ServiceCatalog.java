@@ -52,6 +52,14 @@ public final class ServiceCatalog {
   static final int MAX_EXTERNAL_IPS = 1000;
 
   /**
+   * At most this many ways in per Service: its ports times the addresses and source ranges each
+   * port writes. Every one is a rule or element on every node, and the API bounds the product only
+   * by the object's size (ten thousand ports times a thousand externalIPs fit), so a Service above
+   * it keeps its first ports only. A hundred ports with a thousand addresses each still fit.
+   */
+  static final int MAX_WAYS_IN = 100_000;
+
+  /**
    * @param serviceProxyName when set, only Services labelled
    *     service.kubernetes.io/service-proxy-name with this value are handled; null means only
    *     unlabelled Services are handled
@@ -258,6 +266,8 @@ public final class ServiceCatalog {
         return ports;
       }
       var seen = new HashSet<String>();
+      long waysInPerPort =
+          2L + externalIps.size() + loadBalancerIps.size() + (long) sourceRanges.size();
       for (int i = 0; i < spec.getPorts().size(); i++) {
         var port = spec.getPorts().get(i);
         var where = key + " spec.ports[" + i + "]";
@@ -291,6 +301,20 @@ public final class ServiceCatalog {
           nodePort = 0;
         }
         var name = new ServicePortName(key, portName, protocol);
+        if ((long) (ports.size() + 1) * waysInPerPort > MAX_WAYS_IN) {
+          warnings.add(
+              key
+                  + " spec.ports: "
+                  + spec.getPorts().size()
+                  + " ports with "
+                  + waysInPerPort
+                  + " addresses and source ranges each are above the proxy's cap of "
+                  + MAX_WAYS_IN
+                  + " per Service; only the first "
+                  + ports.size()
+                  + " ports are read");
+          break;
+        }
         ports.add(
             new ServicePort(
                 name,
