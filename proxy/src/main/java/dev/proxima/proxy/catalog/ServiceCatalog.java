@@ -45,6 +45,21 @@ public final class ServiceCatalog {
   static final Duration MAX_STICKY_TIMEOUT = Duration.ofSeconds(86400);
 
   /**
+   * At most this many externalIPs of a Service are read. The API has no limit but the object's
+   * size, and every port writes every address, so a tenant could otherwise make one Service cost
+   * ports times a hundred thousand rules on every node.
+   */
+  static final int MAX_EXTERNAL_IPS = 1000;
+
+  /**
+   * At most this many ways in per Service: its ports times the addresses and source ranges each
+   * port writes. Every one is a rule or element on every node, and the API bounds the product only
+   * by the object's size (ten thousand ports times a thousand externalIPs fit), so a Service above
+   * it keeps its first ports only. A hundred ports with a thousand addresses each still fit.
+   */
+  static final int MAX_WAYS_IN = 100_000;
+
+  /**
    * @param serviceProxyName when set, only Services labelled
    *     service.kubernetes.io/service-proxy-name with this value are handled; null means only
    *     unlabelled Services are handled
@@ -198,8 +213,20 @@ public final class ServiceCatalog {
       if (clusterIp == null) {
         return List.of();
       }
-      var externalIps =
-          addressesOf(spec.getExternalIPs(), family, key + " spec.externalIPs", warnings);
+      var rawExternalIps = spec.getExternalIPs();
+      if (rawExternalIps != null && rawExternalIps.size() > MAX_EXTERNAL_IPS) {
+        warnings.add(
+            key
+                + " spec.externalIPs: "
+                + rawExternalIps.size()
+                + " addresses, above the proxy's cap of "
+                + MAX_EXTERNAL_IPS
+                + "; only the first "
+                + MAX_EXTERNAL_IPS
+                + " are read");
+        rawExternalIps = rawExternalIps.subList(0, MAX_EXTERNAL_IPS);
+      }
+      var externalIps = addressesOf(rawExternalIps, family, key + " spec.externalIPs", warnings);
       var ingressIps = new ArrayList<String>();
       var status = service.getStatus();
       if (status != null
@@ -239,6 +266,8 @@ public final class ServiceCatalog {
         return ports;
       }
       var seen = new HashSet<String>();
+      long waysInPerPort =
+          2L + externalIps.size() + loadBalancerIps.size() + (long) sourceRanges.size();
       for (int i = 0; i < spec.getPorts().size(); i++) {
         var port = spec.getPorts().get(i);
         var where = key + " spec.ports[" + i + "]";
@@ -272,6 +301,20 @@ public final class ServiceCatalog {
           nodePort = 0;
         }
         var name = new ServicePortName(key, portName, protocol);
+        if ((long) (ports.size() + 1) * waysInPerPort > MAX_WAYS_IN) {
+          warnings.add(
+              key
+                  + " spec.ports: "
+                  + spec.getPorts().size()
+                  + " ports with "
+                  + waysInPerPort
+                  + " addresses and source ranges each are above the proxy's cap of "
+                  + MAX_WAYS_IN
+                  + " per Service; only the first "
+                  + ports.size()
+                  + " ports are read");
+          break;
+        }
         ports.add(
             new ServicePort(
                 name,

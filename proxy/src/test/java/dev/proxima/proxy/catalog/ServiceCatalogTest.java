@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.ForZone;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -415,5 +416,71 @@ class ServiceCatalogTest {
     assertThat(result.entries())
         .extracting(entry -> entry.port().stickyTimeout())
         .containsExactly(Duration.ofSeconds(10800), Duration.ofSeconds(86400));
+  }
+
+  @Test
+  void externalIpsAboveTheCapAreLeftOutWithAWarningNamingTheService() {
+    var ips = new java.util.ArrayList<String>();
+    for (int i = 0; i < ServiceCatalog.MAX_EXTERNAL_IPS + 5; i++) {
+      ips.add("198.18." + i / 250 + "." + (i % 250 + 1));
+    }
+    var many = service("many").editSpec().withExternalIPs(ips).endSpec().build();
+
+    var result = ServiceCatalog.build(List.of(many), List.of(), NODE_A);
+
+    assertThat(result.entries().get(0).port().externalIps())
+        .hasSize(ServiceCatalog.MAX_EXTERNAL_IPS)
+        .startsWith("198.18.0.1")
+        .doesNotContain(ips.get(ServiceCatalog.MAX_EXTERNAL_IPS));
+    assertThat(result.warnings())
+        .anySatisfy(w -> assertThat(w).contains("many", "spec.externalIPs", "cap of 1000"));
+  }
+
+  @Test
+  void aServiceWhosePortsTimesAddressesPassTheCapKeepsItsFirstPortsWithAWarning() {
+    var ips = new ArrayList<String>();
+    for (int i = 0; i < ServiceCatalog.MAX_EXTERNAL_IPS; i++) {
+      ips.add("198.18." + i / 250 + "." + (i % 250 + 1));
+    }
+    var ports = new ArrayList<io.fabric8.kubernetes.api.model.ServicePort>();
+    for (int i = 0; i < 200; i++) {
+      ports.add(
+          new io.fabric8.kubernetes.api.model.ServicePortBuilder()
+              .withName("p" + i)
+              .withProtocol("TCP")
+              .withPort(1000 + i)
+              .build());
+    }
+    var wide = service("wide").editSpec().withExternalIPs(ips).withPorts(ports).endSpec().build();
+
+    var result = ServiceCatalog.build(List.of(wide), List.of(), NODE_A);
+
+    // Each port writes its ClusterIP, its NodePort slot and the 1,000 externalIPs: 1,002 ways in.
+    assertThat(result.entries()).hasSize(ServiceCatalog.MAX_WAYS_IN / 1002);
+    assertThat(result.warnings())
+        .anySatisfy(w -> assertThat(w).contains("wide", "spec.ports", "cap of 100000"));
+  }
+
+  @Test
+  void aServiceWithAHundredPortsAndAThousandAddressesKeepsEveryPort() {
+    var ips = new ArrayList<String>();
+    for (int i = 0; i < 900; i++) {
+      ips.add("198.18." + i / 250 + "." + (i % 250 + 1));
+    }
+    var ports = new ArrayList<io.fabric8.kubernetes.api.model.ServicePort>();
+    for (int i = 0; i < 100; i++) {
+      ports.add(
+          new io.fabric8.kubernetes.api.model.ServicePortBuilder()
+              .withName("p" + i)
+              .withProtocol("TCP")
+              .withPort(1000 + i)
+              .build());
+    }
+    var wide = service("wide").editSpec().withExternalIPs(ips).withPorts(ports).endSpec().build();
+
+    var result = ServiceCatalog.build(List.of(wide), List.of(), NODE_A);
+
+    assertThat(result.entries()).hasSize(100);
+    assertThat(result.warnings()).noneSatisfy(w -> assertThat(w).contains("spec.ports"));
   }
 }
