@@ -60,6 +60,16 @@ public final class ServiceCatalog {
   static final int MAX_WAYS_IN = 100_000;
 
   /**
+   * At most this many outermost source ranges per Service, and at most {@link
+   * #MAX_FIREWALL_ELEMENTS} ranges times ports. Source ranges are elements of one interval set that
+   * nft 1.0.6 loads in time growing faster than its size (4,000 elements 0.25 s, 40,000 elements 8
+   * s), and every full sync loads it whole. Fewer ranges admit fewer sources: the cut fails closed.
+   */
+  static final int MAX_SOURCE_RANGES = 1000;
+
+  static final int MAX_FIREWALL_ELEMENTS = 4000;
+
+  /**
    * @param serviceProxyName when set, only Services labelled
    *     service.kubernetes.io/service-proxy-name with this value are handled; null means only
    *     unlabelled Services are handled
@@ -301,6 +311,20 @@ public final class ServiceCatalog {
           nodePort = 0;
         }
         var name = new ServicePortName(key, portName, protocol);
+        if ((long) (ports.size() + 1) * sourceRanges.size() > MAX_FIREWALL_ELEMENTS) {
+          warnings.add(
+              key
+                  + " spec.ports: "
+                  + spec.getPorts().size()
+                  + " ports with "
+                  + sourceRanges.size()
+                  + " source ranges each are above the proxy's cap of "
+                  + MAX_FIREWALL_ELEMENTS
+                  + " firewall entries per Service; only the first "
+                  + ports.size()
+                  + " ports are read");
+          break;
+        }
         if ((long) (ports.size() + 1) * waysInPerPort > MAX_WAYS_IN) {
           warnings.add(
               key
@@ -398,6 +422,18 @@ public final class ServiceCatalog {
       }
       // Once per Service, shared by its ports: O(R log R), however many ports read it.
       var result = SourceRanges.outermostOf(parsed);
+      if (result.size() > MAX_SOURCE_RANGES) {
+        warnings.add(
+            key
+                + " spec.loadBalancerSourceRanges: "
+                + result.size()
+                + " ranges, above the proxy's cap of "
+                + MAX_SOURCE_RANGES
+                + "; only the first "
+                + MAX_SOURCE_RANGES
+                + " admit sources");
+        result = SourceRanges.outermostOf(result.cidrs().subList(0, MAX_SOURCE_RANGES));
+      }
       if (result.isEmpty() && hasLoadBalancerIps) {
         warnings.add(
             key

@@ -483,4 +483,44 @@ class ServiceCatalogTest {
     assertThat(result.entries()).hasSize(100);
     assertThat(result.warnings()).noneSatisfy(w -> assertThat(w).contains("spec.ports"));
   }
+
+  @Test
+  void sourceRangesAboveTheCapAdmitOnlyTheFirstAndManyPortsWithThemKeepTheFirstPorts() {
+    var ranges = new ArrayList<String>();
+    for (int i = 0; i < 2 * ServiceCatalog.MAX_SOURCE_RANGES; i++) {
+      ranges.add("10." + i / 256 + "." + i % 256 + ".0/24");
+    }
+    var ports = new ArrayList<io.fabric8.kubernetes.api.model.ServicePort>();
+    for (int i = 0; i < 10; i++) {
+      ports.add(
+          new io.fabric8.kubernetes.api.model.ServicePortBuilder()
+              .withName("p" + i)
+              .withProtocol("TCP")
+              .withPort(1000 + i)
+              .build());
+    }
+    var walled =
+        service("walled")
+            .editSpec()
+            .withType("LoadBalancer")
+            .withLoadBalancerSourceRanges(ranges)
+            .withPorts(ports)
+            .endSpec()
+            .build();
+
+    var result = ServiceCatalog.build(List.of(walled), List.of(), NODE_A);
+
+    assertThat(result.entries())
+        .hasSize(ServiceCatalog.MAX_FIREWALL_ELEMENTS / ServiceCatalog.MAX_SOURCE_RANGES)
+        .allSatisfy(
+            entry ->
+                assertThat(entry.port().loadBalancerSourceRanges())
+                    .hasSize(ServiceCatalog.MAX_SOURCE_RANGES)
+                    .contains("10.0.0.0/24")
+                    .doesNotContain("10.7.208.0/24"));
+    assertThat(result.warnings())
+        .anySatisfy(
+            w -> assertThat(w).contains("walled", "loadBalancerSourceRanges", "cap of 1000"))
+        .anySatisfy(w -> assertThat(w).contains("walled", "spec.ports", "cap of 4000"));
+  }
 }
