@@ -281,7 +281,9 @@ final class HostileShapes {
         what + ", nft render (" + shape.nftText() + ")",
         scale,
         Row.ms(shape.nftMillis) + ", " + kib(shape.nftBytes),
-        shape.nftLoad == null ? "bare nft -f: needs root" : "bare nft -f " + Row.ms(shape.nftLoad),
+        shape.nftLoad == null
+            ? "bare nft -f: needs root in the harness namespace"
+            : "bare nft -f " + Row.ms(shape.nftLoad),
         "-");
   }
 
@@ -301,7 +303,7 @@ final class HostileShapes {
         shape.iptablesLoad == null
             ? kernel
                 ? "bare iptables-restore: not loaded above " + MOST_IPTABLES_LINES_LOADED + " lines"
-                : "bare iptables-restore: needs root"
+                : "bare iptables-restore: needs root in the harness namespace"
             : "bare iptables-restore " + Row.ms(shape.iptablesLoad),
         without == null ? "-" : Row.ratio(shape.iptablesBytes, without.iptablesBytes));
   }
