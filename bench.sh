@@ -5,7 +5,8 @@
 #   ./bench.sh            the full sizes (10,000 Services ...); docs/performance.md says how long
 #   ./bench.sh --smoke    small sizes; .ci/run calls it so the harness cannot rot
 #   ./bench.sh --iptables also the rows of the proxy's iptables mode
-#   ./bench.sh --only=jmh,proxy,footprint,latency,counting,controller,extreme,soak
+#   ./bench.sh --only=jmh,proxy,footprint,latency,counting,controller,extreme,soak,hostile
+#                         (hostile: the worst shapes one tenant's Service can take, rendered offline)
 #   ./bench.sh --extreme[=44000x1]   the 44,000 × 1 and 5,000 × 50 shapes alone (or one)
 #   ./bench.sh --soak[=minutes]      the soak alone (30 minutes unless given)
 #   ./bench.sh --cold[=starts]       time to program a new node alone, with where the time goes (5 starts)

@@ -11,10 +11,11 @@ import java.util.List;
  * smoke run catches a rotten harness without failing on a noisy machine.
  *
  * <p>Options: {@code --smoke} (small sizes, seconds), {@code --iptables} (also run the proxy's
- * iptables mode rows), {@code --only=jmh,proxy,footprint,latency,counting,controller,extreme,soak}
- * (and {@code memory}, the memory rows alone), {@code --extreme} (the extreme shapes alone), {@code
- * --soak[=minutes]} (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code
- * --quick} (the full sizes with fewer repetitions), {@code --work=DIR}.
+ * iptables mode rows), {@code
+ * --only=jmh,proxy,footprint,latency,counting,controller,extreme,soak,hostile} (and {@code memory},
+ * the memory rows alone), {@code --extreme} (the extreme shapes alone), {@code --soak[=minutes]}
+ * (the soak alone, 30 minutes unless given; with {@code --extreme}, both), {@code --quick} (the
+ * full sizes with fewer repetitions), {@code --work=DIR}.
  */
 public final class BenchMain {
   private BenchMain() {}
@@ -25,7 +26,15 @@ public final class BenchMain {
     boolean quick = false;
     List<String> only =
         List.of(
-            "jmh", "proxy", "footprint", "latency", "counting", "controller", "extreme", "soak");
+            "jmh",
+            "proxy",
+            "footprint",
+            "latency",
+            "counting",
+            "controller",
+            "extreme",
+            "soak",
+            "hostile");
     var chosen = new ArrayList<String>();
     Double soakMinutes = null;
     int coldStarts = 5;
@@ -217,6 +226,14 @@ public final class BenchMain {
                           new Harness(scale, namespaces, workDir, proxyJar, controllerJar, rows))
                       .run());
         }
+      }
+      if (only.contains("hostile")) {
+        // Offline renders: every row runs without root; only the bare loads need the kernel.
+        section(
+            "hostile",
+            errors,
+            rows,
+            () -> new HostileShapes(scale, kernelSkip == null, namespaces, rows).run());
       }
       if (only.contains("soak")) {
         if (kernelSkip != null) {
