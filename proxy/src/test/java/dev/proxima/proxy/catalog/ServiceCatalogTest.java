@@ -442,15 +442,7 @@ class ServiceCatalogTest {
     for (int i = 0; i < ServiceCatalog.MAX_EXTERNAL_IPS; i++) {
       ips.add("198.18." + i / 250 + "." + (i % 250 + 1));
     }
-    var ports = new ArrayList<io.fabric8.kubernetes.api.model.ServicePort>();
-    for (int i = 0; i < 200; i++) {
-      ports.add(
-          new io.fabric8.kubernetes.api.model.ServicePortBuilder()
-              .withName("p" + i)
-              .withProtocol("TCP")
-              .withPort(1000 + i)
-              .build());
-    }
+    var ports = tcpPorts(200);
     var wide = service("wide").editSpec().withExternalIPs(ips).withPorts(ports).endSpec().build();
 
     var result = ServiceCatalog.build(List.of(wide), List.of(), NODE_A);
@@ -467,15 +459,7 @@ class ServiceCatalogTest {
     for (int i = 0; i < 900; i++) {
       ips.add("198.18." + i / 250 + "." + (i % 250 + 1));
     }
-    var ports = new ArrayList<io.fabric8.kubernetes.api.model.ServicePort>();
-    for (int i = 0; i < 100; i++) {
-      ports.add(
-          new io.fabric8.kubernetes.api.model.ServicePortBuilder()
-              .withName("p" + i)
-              .withProtocol("TCP")
-              .withPort(1000 + i)
-              .build());
-    }
+    var ports = tcpPorts(100);
     var wide = service("wide").editSpec().withExternalIPs(ips).withPorts(ports).endSpec().build();
 
     var result = ServiceCatalog.build(List.of(wide), List.of(), NODE_A);
@@ -490,15 +474,7 @@ class ServiceCatalogTest {
     for (int i = 0; i < 2 * ServiceCatalog.MAX_SOURCE_RANGES; i++) {
       ranges.add("10." + i / 256 + "." + i % 256 + ".0/24");
     }
-    var ports = new ArrayList<io.fabric8.kubernetes.api.model.ServicePort>();
-    for (int i = 0; i < 10; i++) {
-      ports.add(
-          new io.fabric8.kubernetes.api.model.ServicePortBuilder()
-              .withName("p" + i)
-              .withProtocol("TCP")
-              .withPort(1000 + i)
-              .build());
-    }
+    var ports = tcpPorts(10);
     var walled =
         service("walled")
             .editSpec()
@@ -522,5 +498,18 @@ class ServiceCatalogTest {
         .anySatisfy(
             w -> assertThat(w).contains("walled", "loadBalancerSourceRanges", "cap of 1000"))
         .anySatisfy(w -> assertThat(w).contains("walled", "spec.ports", "cap of 4000"));
+  }
+
+  private static List<io.fabric8.kubernetes.api.model.ServicePort> tcpPorts(int count) {
+    var ports = new ArrayList<io.fabric8.kubernetes.api.model.ServicePort>();
+    for (int i = 0; i < count; i++) {
+      ports.add(
+          new io.fabric8.kubernetes.api.model.ServicePortBuilder()
+              .withName("p" + i)
+              .withProtocol("TCP")
+              .withPort(1000 + i)
+              .build());
+    }
+    return ports;
   }
 }
