@@ -96,6 +96,7 @@ class DashboardAndDocsTest {
           Map.entry("--set", "iptables"),
           // Installing: the image script, a push to a plain-HTTP registry, EKS's add-on.
           Map.entry("--print-images", "deploy/images/build.sh"),
+          Map.entry("--archive", "deploy/images/build.sh"),
           Map.entry("--tls-verify", "podman push"),
           Map.entry("--cluster-name", "aws eks delete-addon"),
           Map.entry("--addon-name", "aws eks delete-addon"),
