@@ -8,9 +8,10 @@ import java.util.Objects;
  *
  * @param name the chain's name
  * @param hook where a base chain is hooked; null for a regular chain
- * @param map the map its rules look up, declared with it and only with it: an {@code lb-N} chain's
- *     own endpoints map. nft 1.0.6 can type a rule that looks up a {@code typeof} map only in the
- *     transaction that declares the map, so a chain and its map go in together; null for none
+ * @param map the set or map its rules look up, declared, emptied and deleted with it: an {@code
+ *     lb-N} chain's own endpoints map (nft 1.0.6 can type a rule that looks up a {@code typeof} map
+ *     only in the transaction that declares the map, so a chain and its map go in together), or a
+ *     firewall chain's set of allowed sources; null for none
  */
 public record NftChain(String name, Hook hook, NftSet map) {
   public NftChain {
@@ -31,7 +32,7 @@ public record NftChain(String name, Hook hook, NftSet map) {
     return new NftChain(name, null, null);
   }
 
-  /** A regular chain declared together with the map its rules look up. */
+  /** A regular chain declared together with the set or map its rules look up. */
   public static NftChain withMap(String name, NftSet map) {
     return new NftChain(name, null, Objects.requireNonNull(map, "map"));
   }

@@ -49,6 +49,25 @@ public final class NftNames {
     return false;
   }
 
+  /**
+   * A firewall chain and its set of allowed sources, one per distinct source-range list, named by a
+   * hash of the list, so Services sharing a list share them.
+   */
+  public static final String FIREWALL_PREFIX = "fw-";
+
+  /** Whether {@code name} is a firewall chain (or its set). */
+  public static boolean isFirewallChain(String name) {
+    return name.startsWith(FIREWALL_PREFIX);
+  }
+
+  /**
+   * Whether Service ports share the chain {@code name}: an {@code lb-N} chain, or a firewall chain,
+   * which is named by what it holds.
+   */
+  public static boolean isSharedChain(String name) {
+    return isLbChain(name) || isFirewallChain(name);
+  }
+
   public static final String STICKY_PREFIX = "sticky-";
   public static final String AFFINITY_PREFIX = "affinity-";
 
@@ -63,7 +82,6 @@ public final class NftNames {
   public static final String NO_ENDPOINT_SERVICES = "no-endpoint-services";
   public static final String NO_ENDPOINT_NODEPORTS = "no-endpoint-nodeports";
   public static final String FIREWALL_IPS = "firewall-ips";
-  public static final String FIREWALL_ALLOW = "firewall-allow";
   public static final String HAIRPINS = "hairpins";
 
   public static final String FILTER_POSTROUTING = "filter-postrouting";

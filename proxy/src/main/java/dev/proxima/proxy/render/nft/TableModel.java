@@ -111,7 +111,7 @@ final class TableModel {
    */
   boolean add(ServicePortName port, ServicePortRules rules, ServiceFragment parts) {
     for (var chain : parts.chains().keySet()) {
-      var owner = NftNames.isLbChain(chain) ? null : chainOwners.get(chain);
+      var owner = NftNames.isSharedChain(chain) ? null : chainOwners.get(chain);
       if (owner != null && !owner.equals(port)) {
         warnings.add(
             port
@@ -120,6 +120,14 @@ final class TableModel {
                 + " has the name of "
                 + owner
                 + "'s chain; port left out");
+        return false;
+      }
+      if (!sameSourcesAsInUse(chain, parts)) {
+        warnings.add(
+            port
+                + ": its firewall chain "
+                + chain
+                + " has the name of another source-range list's; port left out");
         return false;
       }
     }
@@ -131,7 +139,7 @@ final class TableModel {
               chainUses.merge(chain, 1, Integer::sum);
               chainDeclarations.putIfAbsent(chain, line);
               chainRules.put(chain, parts.rules().get(chain));
-              if (!NftNames.isLbChain(chain)) {
+              if (!NftNames.isSharedChain(chain)) {
                 chainOwners.put(chain, port);
               }
             });
@@ -142,6 +150,22 @@ final class TableModel {
     }
     ports.put(port, rules);
     return true;
+  }
+
+  /**
+   * A firewall chain is named by a hash of its source ranges, so ports that share it must have the
+   * same ranges: two lists whose hashes met would otherwise be merged into one.
+   */
+  private boolean sameSourcesAsInUse(String chain, ServiceFragment parts) {
+    if (!NftNames.isFirewallChain(chain) || !chainUses.containsKey(chain)) {
+      return true;
+    }
+    var inUse = elementUses.get(chain);
+    var wanted = distinct(parts.elements().getOrDefault(chain, List.of()));
+    if (inUse == null) {
+      return wanted.isEmpty();
+    }
+    return inUse.size() == wanted.size() && wanted.stream().allMatch(inUse::contains);
   }
 
   /** {@code droppedChains} and {@code droppedSets} get what nothing uses any more. */

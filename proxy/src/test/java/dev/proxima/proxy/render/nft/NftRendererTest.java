@@ -25,6 +25,23 @@ class NftRendererTest {
   private static final Predicate<String> LB_CHAIN =
       name -> name.matches("(nodeport-)?(local-)?lb-\\d+");
 
+  private static final Predicate<String> FIREWALL_CHAIN = name -> name.startsWith("fw-");
+
+  /** The firewall chain the address tuple's {@code firewall-ips} element goes to. */
+  static String firewallChainOf(Script script, String tuple) {
+    var verdicts =
+        script.elements("firewall-ips").stream()
+            .filter(element -> element.startsWith(tuple + " "))
+            .map(element -> element.substring(element.indexOf(" : goto ") + 8))
+            .toList();
+    assertThat(verdicts)
+        .as("firewall-ips of " + tuple)
+        .singleElement()
+        .asString()
+        .startsWith("fw-");
+    return verdicts.get(0);
+  }
+
   @Nested
   class LocalityCounting {
     private final Script script =
@@ -158,9 +175,7 @@ class NftRendererTest {
       assertThat(script.rules("cluster-ips-check"))
           .containsExactly("ip daddr @cluster-ips reject", "ip daddr @service-cidrs drop");
       assertThat(script.rules("firewall-check"))
-          .containsExactly(
-              "ip daddr . meta l4proto . th dport @firewall-ips"
-                  + " ip daddr . meta l4proto . th dport . ip saddr != @firewall-allow drop");
+          .containsExactly("ip daddr . meta l4proto . th dport vmap @firewall-ips");
       assertThat(script.rules("external-cluster"))
           .containsExactly(
               "jump mark-for-masquerade",
@@ -362,10 +377,13 @@ class NftRendererTest {
       assertThat(script.elements("lb-2"))
           .contains(lb + " . 0 : 10.1.0.1 . 8443", lb + " . 1 : 10.2.0.1 . 8443");
       assertThat(script.elements("local-lb-1")).containsExactly(lb + " . 0 : 10.1.0.1 . 8443");
-      assertThat(script.elements("firewall-ips")).containsExactly(lb + " comment \"ns/lb:https\"");
-      assertThat(script.elements("firewall-allow"))
+      String firewall = firewallChainOf(script, lb);
+      assertThat(script.elements("firewall-ips"))
+          .containsExactly(lb + " comment \"ns/lb:https\" : goto " + firewall);
+      assertThat(script.rules(firewall)).containsExactly("ip saddr != @" + firewall + " drop");
+      assertThat(script.elements(firewall))
           .as("the /25 inside the /24 is left out: nft rejects nested intervals")
-          .containsExactly(lb + " . 198.51.100.0/24", lb + " . 192.0.2.0/24");
+          .containsExactlyInAnyOrder("198.51.100.0/24", "192.0.2.0/24");
       assertThat(script.elements("no-endpoint-services")).isEmpty();
       assertThat(script.rules("external-local"))
           .containsExactly(
@@ -665,8 +683,9 @@ class NftRendererTest {
           .contains(
               "fd00:30::10 . tcp . 80 . 0 : fd00:10::1 . 8080",
               "fd00:30::10 . tcp . 80 . 1 : fd00:10::2 . 8080");
-      assertThat(script.elements("firewall-allow"))
-          .containsExactly("2001:db8::6 . tcp . 80 . 2001:db8:100::/48");
+      String firewall = firewallChainOf(script, "2001:db8::6 . tcp . 80");
+      assertThat(script.rules(firewall)).containsExactly("ip6 saddr != @" + firewall + " drop");
+      assertThat(script.elements(firewall)).containsExactly("2001:db8:100::/48");
       assertThat(script.rules("lb-2"))
           .containsExactly(
               "ip6 saddr != fd00:10::/64 ip6 daddr @cluster-ips jump mark-for-masquerade",
@@ -723,16 +742,20 @@ class NftRendererTest {
       Script thousand =
           new Script(RenderCases.render(RenderCases.v4(), RenderCases.many(1000)).script());
       List<String> lbChains = thousand.chains().stream().filter(LB_CHAIN).toList();
+      var shared = LB_CHAIN.or(FIREWALL_CHAIN);
 
       assertThat(thousand.elements("service-ips")).hasSizeGreaterThan(500);
-      assertThat(thousand.chains().stream().filter(LB_CHAIN.negate()))
-          .containsExactlyElementsOf(one.chains().stream().filter(LB_CHAIN.negate()).toList());
+      assertThat(thousand.chains().stream().filter(shared.negate()))
+          .containsExactlyElementsOf(one.chains().stream().filter(shared.negate()).toList());
+      assertThat(thousand.chains().stream().filter(FIREWALL_CHAIN))
+          .as("one firewall chain per distinct source-range list: all of them share one")
+          .hasSize(1);
       assertThat(lbChains)
           .as("one lb chain per distinct endpoint count (1 to 4) and kind")
           .allMatch(name -> name.matches(".*lb-[1-4]"))
           .hasSizeLessThanOrEqualTo(16);
       assertThat(thousand.chains().size() - one.chains().size())
-          .isEqualTo(lbChains.size() - one.chains().stream().filter(LB_CHAIN).count());
+          .isEqualTo(lbChains.size() + 1 - one.chains().stream().filter(shared).count());
     }
 
     @Test
@@ -788,9 +811,11 @@ class NftRendererTest {
                       .cluster(remote("10.2.0.1", 80))));
       Script script = new Script(rendering.script());
 
-      assertThat(script.elements("firewall-ips"))
-          .containsExactly("203.0.113.3 . tcp . 80 comment \"ns/lb\"");
-      assertThat(script.elements("firewall-allow")).isEmpty();
+      String firewall = firewallChainOf(script, "203.0.113.3 . tcp . 80");
+      assertThat(script.rules(firewall))
+          .as("with an empty set, the chain drops every source")
+          .containsExactly("ip saddr != @" + firewall + " drop");
+      assertThat(script.elements(firewall)).isEmpty();
       assertThat(rendering.warnings()).singleElement().asString().contains("not-a-cidr");
     }
 
