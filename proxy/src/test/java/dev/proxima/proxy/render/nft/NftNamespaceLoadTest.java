@@ -62,7 +62,10 @@ class NftNamespaceLoadTest {
     assertThat(second)
         .contains(
             "203.0.113.10 . tcp . 443 comment \"ns/lb:https\" : goto external-local",
-            "203.0.113.10 . tcp . 443 . 198.51.100.0/24",
+            "203.0.113.10 . tcp . 443 comment \"ns/lb:https\" : goto fw-",
+            "ip saddr != @fw-",
+            "flags interval",
+            "elements = { 192.0.2.0/24, 198.51.100.0/24 }",
             "tcp . 30443 . 0 : 10.1.0.1 . 8443")
         .doesNotContain("172.30.0.44", "10.180.0.4");
     assertThat(exec("nft", "list", "tables").stdout())
@@ -92,7 +95,8 @@ class NftNamespaceLoadTest {
     assertThat(list("ip6"))
         .contains(
             "fd00:30::10 . tcp . 80 . 1 : fd00:10::2 . 8080",
-            "2001:db8::6 . tcp . 80 . 2001:db8:100::/48",
+            "2001:db8::6 . tcp . 80 comment \"ns/v6\" : goto fw-",
+            "elements = { 2001:db8:100::/48 }",
             "timeout 30m",
             "meta l4proto udp dnat to [fd00:10::3]:5353");
   }
