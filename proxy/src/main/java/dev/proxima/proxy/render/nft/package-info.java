@@ -1,7 +1,8 @@
 /**
  * The nftables data plane's rendering, pure: desired state in, {@code nft -f} transactions for
  * table {@code proxima} of one family out. Semantics are kube-proxy's nftables mode; per-Service
- * state lives in set and map elements, so the number of chains does not grow with the Services.
+ * state lives in set and map elements, so the number of chains does not grow with the Services:
+ * only session affinity and each distinct list of load-balancer source ranges add chains.
  *
  * <ul>
  *   <li>{@link RulesetAssembler}: the entry point; one family's table, kept between syncs.
