@@ -174,8 +174,9 @@ final class FixedLayout extends TableObjects {
     map(NODEPORT_LOCAL_DISPATCH, portType + " : verdict", "NodePort to Local lb chain");
     map(NO_ENDPOINT_SERVICES, tupleType + " : verdict", "addresses without usable endpoints");
     map(NO_ENDPOINT_NODEPORTS, portType + " : verdict", "NodePorts without usable endpoints");
-    // Each address's sources are a set of their own: nft loads a concatenation of an address with
-    // ranges in time that grows faster than the ranges, a set of ranges alone in n log n.
+    // Each source-range list is a set of its own, behind its own chain: nft loads ranges
+    // concatenated with the addresses in time that grows faster than they do, ranges alone in
+    // n log n.
     map(
         FIREWALL_IPS,
         tupleType + " : verdict",
