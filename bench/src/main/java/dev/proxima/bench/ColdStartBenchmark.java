@@ -48,13 +48,9 @@ final class ColdStartBenchmark {
     api.createAll(cluster.services());
     api.createAll(cluster.slices());
     var phases = new ArrayList<Phases>();
-    var withoutArchive = new ArrayList<Phases>();
-    // Alternating, so both series see the same load from whatever else runs on the machine.
     for (int r = 0; r < starts; r++) {
       phases.add(start("cold-" + r, List.of()));
       Progress.log("cold start " + r + ": " + phases.get(r));
-      withoutArchive.add(start("cold-n" + r, List.of(StartupArchive.withoutIt())));
-      Progress.log("cold start " + r + " without the startup archive: " + withoutArchive.get(r));
     }
     String size = services + " svc × 2 ep";
     var totals = new Stats(phases.stream().map(Phases::total).toList());
@@ -66,29 +62,6 @@ final class ColdStartBenchmark {
                 "Cold full sync, where the time goes (medians, min–max)",
                 size,
                 text(phases),
-                "-",
-                "-"));
-    var without = new Stats(withoutArchive.stream().map(Phases::total).toList());
-    harness
-        .rows()
-        .add(
-            Row.report(
-                "Cold full sync without the image's startup archive (median of "
-                    + without.size()
-                    + ", "
-                    + Row.spread(without)
-                    + "; started alternately with the row above)",
-                size,
-                Row.ms(without.median()),
-                "with it: " + Row.ms(totals.median()),
-                Row.ratio(without.median(), totals.median())));
-    harness
-        .rows()
-        .add(
-            Row.report(
-                "Cold full sync without the startup archive, where the time goes",
-                size,
-                text(withoutArchive),
                 "-",
                 "-"));
   }

@@ -20,8 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * -XX:ActiveProcessorCount}, which is how the JVM sees those limits inside the container; and the
  * container's MALLOC_* variables, which shape the C heap the JVM's threads allocate from. Then the
  * flags the image's entrypoint script gives {@code java} itself
- * (deploy/images/<module>/entrypoint), with the image's startup archive made here the way the image
- * build makes it ({@link StartupArchive}).
+ * (deploy/images/<module>/entrypoint).
  */
 record DeployedJvm(List<String> flags, Map<String, String> environment) {
   private static final Map<Path, DeployedJvm> READ = new ConcurrentHashMap<>();
@@ -42,12 +41,7 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
         key -> {
           var deployed = read(manifest);
           var flags = new ArrayList<>(deployed.flags());
-          for (var flag : imageFlags(entrypoint)) {
-            flags.add(
-                flag.startsWith("-XX:SharedArchiveFile=")
-                    ? StartupArchive.use(StartupArchive.trained(key, deployed.flags()))
-                    : flag);
-          }
+          flags.addAll(imageFlags(entrypoint));
           return new DeployedJvm(List.copyOf(flags), deployed.environment());
         });
   }
@@ -55,7 +49,7 @@ record DeployedJvm(List<String> flags, Map<String, String> environment) {
   /**
    * The manifest's flags and environment for {@code jar}'s component, without the image's
    * ENTRYPOINT flags: for a JVM that runs the harness's own classes with the component's heap and
-   * CPU limits, where the image's startup archive (made for the component's jar) cannot map.
+   * CPU limits.
    */
   static DeployedJvm manifestOnly(Path jar) {
     return read(manifestOf(jar));

@@ -86,7 +86,7 @@ final class ProxyBenchmarks {
           coldBreakdown(node, proxy);
         }
       }
-      appCds(new Stats(total).median(), large + " svc × 2 ep");
+      oneCpu(new Stats(total).median(), large + " svc × 2 ep");
       var totals = new Stats(total);
       var bares = new Stats(bare);
       String size = large + " svc × 2 ep";
@@ -224,17 +224,8 @@ final class ProxyBenchmarks {
     return measured;
   }
 
-  /**
-   * What the image's startup archive saves (the deployed start maps it; this one maps only the
-   * JDK's own archive), and what a CPU limit would cost, which the DaemonSet does not set.
-   */
-  private void appCds(double withoutMillis, String size) throws IOException {
-    coldVariant(
-        "Cold full sync without the image's startup archive (one run; the JDK's own class-data archive only)",
-        "node-a",
-        List.of(StartupArchive.withoutIt()),
-        withoutMillis,
-        size);
+  /** What a CPU limit would cost, which the DaemonSet does not set. */
+  private void oneCpu(double withoutMillis, String size) throws IOException {
     coldVariant(
         "Cold full sync on one CPU, as a 1 CPU limit would give the proxy (one run)",
         "node-2",

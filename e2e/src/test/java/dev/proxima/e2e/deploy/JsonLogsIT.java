@@ -90,8 +90,7 @@ class JsonLogsIT {
     var entrypoint =
         Files.readString(REPOSITORY.resolve("deploy/images/proxy/entrypoint"))
             .replace("/opt/java", System.getProperty("java.home"))
-            .replace("/opt/proxima/proxima-proxy.jar", JAR.toString())
-            .replace("/opt/proxima/proxima-proxy.jsa", work.resolve("no-archive.jsa").toString());
+            .replace("/opt/proxima/proxima-proxy.jar", JAR.toString());
     var script = Files.writeString(work.resolve("entrypoint"), entrypoint);
     var kubeconfig =
         Files.writeString(

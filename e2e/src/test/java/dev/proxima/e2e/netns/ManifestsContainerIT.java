@@ -69,16 +69,16 @@ class ManifestsContainerIT extends RoutingScenarios implements NetnsClusterExten
 
   @Test
   @Order(1)
-  void eachProxyContainerAndTheCommandOnItsPathMapTheImagesStartupArchive(NetnsCluster cluster) {
+  void eachProxyContainerAndTheCommandOnItsPathMapTheJdksClassDataArchive(NetnsCluster cluster) {
     var components = (ContainerComponents) cluster.components();
     for (var node : cluster.layout.nodes()) {
-      // An archive that does not fit the image's JVM or jar is dropped without a word, and every
-      // start is slower by the classes it held (docs/performance.md, new node).
+      // An archive that does not fit the image's JVM is dropped without a word, and every start
+      // is slower by the classes it held.
       var maps = components.execInProxy(node, "cat", "/proc/1/maps").assertSucceeded();
       assertThat(maps.stdout())
-          .as("the proxy's JVM, the container's first process, maps the startup archive")
-          .contains("/opt/proxima/proxima-proxy.jsa");
-      // -Xshare:on fails a JVM that cannot map its archive; the image has no other.
+          .as("the proxy's JVM, the container's first process, maps the JDK's archive")
+          .contains("/opt/java/lib/server/classes.jsa");
+      // -Xshare:on fails a JVM that cannot map its archive.
       var version =
           components
               .execInProxy(
