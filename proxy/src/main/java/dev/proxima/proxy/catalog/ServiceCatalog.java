@@ -209,7 +209,6 @@ public final class ServiceCatalog {
     return null;
   }
 
-  /** Parses a Service's ports for one family. */
   static final class ServicePorts {
     private ServicePorts() {}
 

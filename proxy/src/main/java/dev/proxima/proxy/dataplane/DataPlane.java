@@ -15,9 +15,7 @@ import java.util.Optional;
  */
 public interface DataPlane {
   enum Status {
-    /** Rules were loaded. */
     LOADED,
-    /** Nothing needed loading. */
     UNCHANGED,
     /** This change can only be expressed by {@link #replaceAll}. */
     NEEDS_FULL,
@@ -70,7 +68,6 @@ public interface DataPlane {
     return 0;
   }
 
-  /** What the latest render had to leave out. */
   List<String> warnings();
 
   /**

@@ -239,7 +239,6 @@ public final class NftDataPlane implements DataPlane {
     private int transactions;
     private Nft.Result refusal;
 
-    /** Loads one transaction; false when the kernel refused it. */
     boolean transaction(NftTransaction script) {
       if (script.isEmpty()) {
         return true;
@@ -372,7 +371,6 @@ public final class NftDataPlane implements DataPlane {
     metrics.nftablesStale(family, assembler.stalePending());
   }
 
-  /** The first names of a list, and how many more there are. */
   private static String named(List<String> names) {
     if (names.size() <= NAMES_LOGGED) {
       return String.join(",", names);

@@ -47,7 +47,6 @@ public final class HostCommand {
 
   private HostCommand() {}
 
-  /** How a run ended. */
   public enum Ending {
     EXITED,
     /** Could not be started, usually because it is not installed. */

@@ -34,7 +34,6 @@ public final class NftElement {
     this.comment = comment == null ? null : NftText.comment(comment);
   }
 
-  /** A set element: a key alone. */
   public static NftElement of(String key) {
     return new NftElement(key, null, null);
   }
@@ -48,7 +47,6 @@ public final class NftElement {
     return hasValue() ? keyAndValue.substring(keyLength) : null;
   }
 
-  /** The comment; null for none. */
   public String comment() {
     return comment;
   }
@@ -57,7 +55,6 @@ public final class NftElement {
     return keyLength < keyAndValue.length();
   }
 
-  /** Writes the key. */
   public void appendKey(StringBuilder out) {
     out.append(keyAndValue, 0, keyLength);
   }

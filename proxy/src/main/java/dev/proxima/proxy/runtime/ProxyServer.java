@@ -431,7 +431,6 @@ public final class ProxyServer implements AutoCloseable {
     }
   }
 
-  /** Shows the detected iptables backend as a metric label. */
   public void iptablesBackend(String label) {
     metrics.iptablesBackend(label);
   }

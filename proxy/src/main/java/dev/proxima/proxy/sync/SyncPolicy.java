@@ -119,7 +119,6 @@ public final class SyncPolicy {
     return forced != null;
   }
 
-  /** True once a full sync loaded. */
   public boolean loadedOnce() {
     return loadedFor != null;
   }
@@ -129,14 +128,12 @@ public final class SyncPolicy {
     forced = Reason.AFTER_FAILURE;
   }
 
-  /** Another tool changed the rules behind the proxy's back. */
   public void rulesChangedElsewhere() {
     if (forced == null) {
       forced = Reason.RULES_CHANGED_ELSEWHERE;
     }
   }
 
-  /** Someone asked for the next sync to be full. */
   public void requested() {
     if (forced == null) {
       forced = Reason.REQUESTED;
