@@ -23,9 +23,6 @@ public interface DataPlane {
     FAILED
   }
 
-  /**
-   * @param error the tool's message when {@code FAILED}
-   */
   record Outcome(Status status, String error) {
     static final Outcome LOADED = new Outcome(Status.LOADED, null);
     static final Outcome UNCHANGED = new Outcome(Status.UNCHANGED, null);

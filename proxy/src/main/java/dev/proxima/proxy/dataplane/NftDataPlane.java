@@ -51,7 +51,6 @@ public final class NftDataPlane implements DataPlane {
    */
   static final int TRANSACTION_LINES = 15_000;
 
-  /** At most this many names of what a refused cleanup deleted go into its log line. */
   private static final int NAMES_LOGGED = 10;
 
   private final IpFamily family;

@@ -148,9 +148,7 @@ public final class Nft implements RuleLoader {
     var full = new ArrayList<>(command);
     full.add("-i");
     var outcome = HostCommand.run(full, countersScript(family, table, sets), COUNTERS_TIMEOUT);
-    return outcome.started() && outcome.ending() == HostCommand.Ending.EXITED && outcome.succeeded()
-        ? Optional.of(outcome.output())
-        : Optional.empty();
+    return outcome.succeeded() ? Optional.of(outcome.output()) : Optional.empty();
   }
 
   /**

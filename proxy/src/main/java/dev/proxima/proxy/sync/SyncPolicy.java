@@ -38,7 +38,6 @@ public final class SyncPolicy {
     }
   }
 
-  /** The outcome of {@link #decide}: full or not, and why. */
   public record Decision(boolean full, Reason reason) {
     public static final Decision PARTIAL = new Decision(false, Reason.NONE);
 
@@ -83,9 +82,6 @@ public final class SyncPolicy {
   private Instant lastFull;
   private Basis loadedFor;
 
-  /**
-   * @param fullSyncPeriod the longest time between two full syncs
-   */
   public SyncPolicy(Duration fullSyncPeriod, Clock clock) {
     this.fullSyncPeriod = Objects.requireNonNull(fullSyncPeriod);
     this.clock = clock;
