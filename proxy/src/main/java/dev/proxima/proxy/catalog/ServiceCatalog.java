@@ -4,7 +4,6 @@ import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.Cidr;
-import dev.proxima.proxy.model.CreationTimestamp;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
@@ -18,6 +17,8 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -209,7 +210,6 @@ public final class ServiceCatalog {
     return null;
   }
 
-  /** Parses a Service's ports for one family. */
   static final class ServicePorts {
     private ServicePorts() {}
 
@@ -448,8 +448,14 @@ public final class ServiceCatalog {
 
     private static ServiceOrigin originOf(Service service) {
       var metadata = service.getMetadata();
-      // null when unreadable, which sorts last: an unreadable timestamp never wins an address
-      var created = CreationTimestamp.parse(metadata.getCreationTimestamp());
+      Instant created = null;
+      if (metadata.getCreationTimestamp() != null) {
+        try {
+          created = Instant.parse(metadata.getCreationTimestamp());
+        } catch (DateTimeParseException unreadable) {
+          // Left unknown, which sorts last: an unreadable timestamp never wins an address.
+        }
+      }
       return new ServiceOrigin(created, metadata.getUid());
     }
 

@@ -66,7 +66,6 @@ final class LiveExplainOptions {
     return new InetSocketAddress(host, chosen);
   }
 
-  /** The --service asked for, or null. */
   ObjectKey serviceKey() {
     if (service == null) {
       return null;

@@ -33,7 +33,6 @@ import picocli.CommandLine.Option;
       "2:the state file, the kubeconfig, the node or the options are invalid"
     })
 public final class RenderCommand implements Callable<Integer> {
-  /** The families as operators type them. */
   public enum Family {
     ipv4(IpFamily.IPV4),
     ipv6(IpFamily.IPV6);

@@ -43,7 +43,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Runs the proxy on this node until SIGTERM. */
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,

@@ -15,9 +15,7 @@ import java.util.Optional;
  */
 public interface DataPlane {
   enum Status {
-    /** Rules were loaded. */
     LOADED,
-    /** Nothing needed loading. */
     UNCHANGED,
     /** This change can only be expressed by {@link #replaceAll}. */
     NEEDS_FULL,
@@ -25,9 +23,6 @@ public interface DataPlane {
     FAILED
   }
 
-  /**
-   * @param error the tool's message when {@code FAILED}
-   */
   record Outcome(Status status, String error) {
     static final Outcome LOADED = new Outcome(Status.LOADED, null);
     static final Outcome UNCHANGED = new Outcome(Status.UNCHANGED, null);
@@ -70,7 +65,6 @@ public interface DataPlane {
     return 0;
   }
 
-  /** What the latest render had to leave out. */
   List<String> warnings();
 
   /**

@@ -12,12 +12,8 @@ import java.time.Clock;
 import java.util.List;
 import java.util.function.Function;
 
-/** Makes each family's {@link DataPlane} for one mode. */
 @FunctionalInterface
 public interface DataPlanes {
-  /**
-   * @param clock the proxy's clock, for what a data plane does later than a sync
-   */
   DataPlane forFamily(IpFamily family, ProxyMetrics metrics, Clock clock);
 
   /**

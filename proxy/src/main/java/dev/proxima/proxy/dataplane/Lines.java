@@ -1,6 +1,5 @@
 package dev.proxima.proxy.dataplane;
 
-/** Counts the lines of a ruleset text, for the sync's log line. */
 final class Lines {
   private Lines() {}
 

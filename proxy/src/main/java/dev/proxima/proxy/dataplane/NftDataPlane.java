@@ -51,7 +51,6 @@ public final class NftDataPlane implements DataPlane {
    */
   static final int TRANSACTION_LINES = 15_000;
 
-  /** At most this many names of what a refused cleanup deleted go into its log line. */
   private static final int NAMES_LOGGED = 10;
 
   private final IpFamily family;
@@ -239,7 +238,6 @@ public final class NftDataPlane implements DataPlane {
     private int transactions;
     private Nft.Result refusal;
 
-    /** Loads one transaction; false when the kernel refused it. */
     boolean transaction(NftTransaction script) {
       if (script.isEmpty()) {
         return true;
@@ -372,7 +370,6 @@ public final class NftDataPlane implements DataPlane {
     metrics.nftablesStale(family, assembler.stalePending());
   }
 
-  /** The first names of a list, and how many more there are. */
   private static String named(List<String> names) {
     if (names.size() <= NAMES_LOGGED) {
       return String.join(",", names);

@@ -92,7 +92,6 @@ public record LiveExplain(
         node, at, informersSynced, pending, sync, shown, service, total, locality);
   }
 
-  /** The Service ports shown. */
   public int servicePortsShown() {
     return plans.stream().mapToInt(plan -> plan.ports().size()).sum();
   }

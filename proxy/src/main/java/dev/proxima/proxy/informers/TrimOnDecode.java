@@ -74,7 +74,6 @@ public final class TrimOnDecode {
     return serialization;
   }
 
-  /** Wraps databind's own deserializers of the two trimmed kinds. */
   private static final class Trimming extends BeanDeserializerModifier {
     private static final long serialVersionUID = 1L;
 
@@ -102,7 +101,6 @@ public final class TrimOnDecode {
     ProxyCacheTrim.slice((EndpointSlice) decoded);
   }
 
-  /** Databind's deserializer of a kind, followed by that kind's trim. */
   private static final class TrimmedAfterDecoding extends DelegatingDeserializer {
     private static final long serialVersionUID = 1L;
     private final transient Consumer<Object> trim;

@@ -47,7 +47,6 @@ public final class HostCommand {
 
   private HostCommand() {}
 
-  /** How a run ended. */
   public enum Ending {
     EXITED,
     /** Could not be started, usually because it is not installed. */
@@ -146,14 +145,10 @@ public final class HostCommand {
         });
   }
 
+  /** ByteArrayOutputStream's methods are synchronized, so a timeout may read what came so far. */
   private static Void copyOutput(Process process, ByteArrayOutputStream output) throws IOException {
     try (var in = process.getInputStream()) {
-      var buffer = new byte[1 << 16];
-      for (int n; (n = in.read(buffer)) >= 0; ) {
-        synchronized (output) {
-          output.write(buffer, 0, n);
-        }
-      }
+      in.transferTo(output);
     }
     return null;
   }
@@ -204,8 +199,6 @@ public final class HostCommand {
   }
 
   private static String text(ByteArrayOutputStream output) {
-    synchronized (output) {
-      return output.toString(StandardCharsets.UTF_8);
-    }
+    return output.toString(StandardCharsets.UTF_8);
   }
 }

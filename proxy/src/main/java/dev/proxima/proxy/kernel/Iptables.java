@@ -115,13 +115,11 @@ public final class Iptables implements IptablesKernel {
         : Optional.empty();
   }
 
-  /** True when this jump is in its built-in chain. */
   @Override
   public boolean has(JumpRule jump) {
     return run(iptables, withWait(jump.checkArgs()), "").succeeded();
   }
 
-  /** Prepends the jump to its built-in chain. */
   @Override
   public HostCommand.Outcome insert(JumpRule jump) {
     return run(iptables, withWait(jump.insertArgs()), "");
@@ -136,7 +134,6 @@ public final class Iptables implements IptablesKernel {
     return backend == IptablesBackend.NFT ? NFT_BUFFER_LINES : Integer.MAX_VALUE;
   }
 
-  /** True when the canary chain exists in the table. */
   @Override
   public boolean hasCanary(String table) {
     return run(iptables, List.of("-w", "5", "-t", table, "-S", IptablesChains.CANARY), "")

@@ -42,7 +42,6 @@ public final class Nft implements RuleLoader {
     return new Nft(List.of(HostCommand.find("nft").orElse("nft")), Duration.ofSeconds(60));
   }
 
-  /** The outcome of one nft run. */
   public record Result(boolean succeeded, String output, String offendingLine) {
     static Result failed(String output) {
       return new Result(false, output, null);
@@ -62,7 +61,6 @@ public final class Nft implements RuleLoader {
     }
   }
 
-  /** Applies the transaction atomically. */
   @Override
   public Result apply(NftTransaction transaction) {
     return run(List.of("-f", "-"), transaction.toString());
@@ -150,9 +148,7 @@ public final class Nft implements RuleLoader {
     var full = new ArrayList<>(command);
     full.add("-i");
     var outcome = HostCommand.run(full, countersScript(family, table, sets), COUNTERS_TIMEOUT);
-    return outcome.started() && outcome.ending() == HostCommand.Ending.EXITED && outcome.succeeded()
-        ? Optional.of(outcome.output())
-        : Optional.empty();
+    return outcome.succeeded() ? Optional.of(outcome.output()) : Optional.empty();
   }
 
   /**

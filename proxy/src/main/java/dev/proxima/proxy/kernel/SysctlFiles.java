@@ -17,7 +17,6 @@ public final class SysctlFiles {
     this.directory = directory;
   }
 
-  /** This network namespace's netfilter sysctls. */
   public static SysctlFiles netfilter() {
     return new SysctlFiles(Path.of("/proc/sys/net/netfilter"));
   }

@@ -28,7 +28,6 @@ public record ConnectionCounts(
     this(byLocality, withoutEndpoints, ServicePortCounts.of(byServicePort));
   }
 
-  /** Counts without any Service port counted. */
   public ConnectionCounts(Map<Locality, Long> byLocality, long withoutEndpoints) {
     this(byLocality, withoutEndpoints, ServicePortCounts.NONE);
   }

@@ -179,14 +179,13 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
         var sample = SERVICE_CONNECTIONS + "_total";
         var labels =
             new String[] {"locality", null, "namespace", null, "port", null, "service", null};
-        for (int i = 0; i < counts.size(); i++) {
-          var port = counts.port(i);
+        for (var port : counts.ports()) {
           labels[3] = port.service().namespace();
           labels[5] = port.port();
           labels[7] = port.service().name();
           for (var locality : LOCALITIES) {
             labels[1] = locality.label();
-            out.sample(sample, counts.count(i, locality), labels);
+            out.sample(sample, counts.count(port, locality), labels);
           }
         }
       }
@@ -196,12 +195,11 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
         var counts = exposed;
         var family =
             CounterSnapshot.builder().name(SERVICE_CONNECTIONS).help(SERVICE_CONNECTIONS_HELP);
-        for (int i = 0; i < counts.size(); i++) {
-          var port = counts.port(i);
+        for (var port : counts.ports()) {
           for (var locality : LOCALITIES) {
             family.dataPoint(
                 point(
-                    counts.count(i, locality),
+                    counts.count(port, locality),
                     "namespace",
                     port.service().namespace(),
                     "service",
@@ -244,7 +242,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
     private ConnectionCounts carried = new ConnectionCounts(Map.of(), 0);
 
     /** What each port of {@code last} counted before its counters last restarted. */
-    private long[] portCarried = new long[0];
+    private ServicePortCounts portCarried = ServicePortCounts.NONE;
 
     ConnectionCounts update(ConnectionCounts read) {
       if (read != null) {
@@ -265,32 +263,27 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
 
     /**
      * What each port of {@code now} carries: what it carried in {@code before}, plus its figures
-     * there if any of them went down since. Both are sorted, so one walk pairs them up.
+     * there if any of them went down since.
      */
-    private static long[] carriedOver(
-        ServicePortCounts now, ServicePortCounts before, long[] carriedBefore) {
-      var kept = new long[now.size() * ServicePortCounts.PER_PORT];
-      int j = 0;
-      for (int i = 0; i < now.size(); i++) {
-        var port = now.port(i);
-        while (j < before.size() && before.port(j).compareTo(port) < 0) {
-          j++;
-        }
-        if (j == before.size() || !before.port(j).equals(port)) {
+    private static ServicePortCounts carriedOver(
+        ServicePortCounts now, ServicePortCounts before, ServicePortCounts carriedBefore) {
+      var kept = new java.util.TreeMap<ServicePortName, long[]>();
+      for (var port : now.ports()) {
+        if (!before.has(port)) {
           continue;
         }
         boolean down = false;
         for (var locality : LOCALITIES) {
-          down |= now.count(i, locality) < before.count(j, locality);
+          down |= now.count(port, locality) < before.count(port, locality);
         }
+        var figures = new long[LOCALITIES.length];
         for (var locality : LOCALITIES) {
-          int at = i * ServicePortCounts.PER_PORT + locality.ordinal();
-          kept[at] =
-              carriedBefore[j * ServicePortCounts.PER_PORT + locality.ordinal()]
-                  + (down ? before.count(j, locality) : 0);
+          figures[locality.ordinal()] =
+              carriedBefore.count(port, locality) + (down ? before.count(port, locality) : 0);
         }
+        kept.put(port, figures);
       }
-      return kept;
+      return ServicePortCounts.ofFigures(kept);
     }
 
     private static ConnectionCounts sum(ConnectionCounts a, ConnectionCounts b) {

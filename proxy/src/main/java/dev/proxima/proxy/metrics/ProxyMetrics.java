@@ -378,7 +378,6 @@ public final class ProxyMetrics {
     conntrackDeleted.labelValues(label(family)).inc(deleted);
   }
 
-  /** A Service's health-check node port listener could not bind one address. */
   public void healthCheckBindFailed() {
     healthCheckBindFailures.inc();
   }

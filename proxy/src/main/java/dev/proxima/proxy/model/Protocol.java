@@ -1,6 +1,5 @@
 package dev.proxima.proxy.model;
 
-/** The transport protocols a Service port can carry. */
 public enum Protocol {
   TCP,
   UDP,

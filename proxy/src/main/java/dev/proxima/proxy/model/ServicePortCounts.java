@@ -1,102 +1,77 @@
 package dev.proxima.proxy.model;
 
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Connections by locality of each of a set of Service ports, kept in two arrays rather than a map
- * per port: every port counted at 10,000 Services is 40,000 figures, read on every scrape, and as
- * maps of boxed counts they cost several MiB of heap per copy and tens of MiB of garbage per read.
- * Immutable once built.
+ * Connections by locality of each of a set of Service ports, sorted by port. Each port's figures
+ * are one array rather than a map of boxed counts: every port counted at 10,000 Services is 40,000
+ * figures, read on every scrape. Immutable.
  */
 public final class ServicePortCounts {
   private static final Locality[] LOCALITIES = Locality.values();
 
-  /** Figures per port: one per locality. */
-  public static final int PER_PORT = LOCALITIES.length;
+  public static final ServicePortCounts NONE = new ServicePortCounts(new TreeMap<>());
 
-  public static final ServicePortCounts NONE =
-      new ServicePortCounts(new ServicePortName[0], new long[0]);
+  private final SortedMap<ServicePortName, long[]> byPort;
 
-  private final ServicePortName[] ports;
-  private final long[] counts;
-
-  /**
-   * @param ports sorted and distinct; shared, never changed
-   * @param counts {@code ports.length * PER_PORT} figures, port by port in locality order
-   */
-  ServicePortCounts(ServicePortName[] ports, long[] counts) {
-    if (counts.length != ports.length * PER_PORT) {
-      throw new IllegalArgumentException("counts do not match the ports");
-    }
-    this.ports = ports;
-    this.counts = counts;
+  private ServicePortCounts(SortedMap<ServicePortName, long[]> byPort) {
+    this.byPort = byPort;
   }
 
   /** From a map of ports to their counts (a locality a port lacks is 0). */
   public static ServicePortCounts of(Map<ServicePortName, Map<Locality, Long>> byPort) {
-    if (byPort.isEmpty()) {
-      return NONE;
-    }
-    var sorted = new TreeMap<>(byPort);
-    var ports = sorted.keySet().toArray(new ServicePortName[0]);
-    var builder = new Builder(ports);
-    int i = 0;
-    for (var counts : sorted.values()) {
-      for (var locality : LOCALITIES) {
-        builder.add(i, locality, counts.getOrDefault(locality, 0L));
-      }
-      i++;
-    }
-    return builder.build();
+    var counts = new TreeMap<ServicePortName, long[]>();
+    byPort.forEach(
+        (port, byLocality) -> {
+          var figures = new long[LOCALITIES.length];
+          byLocality.forEach((locality, count) -> figures[locality.ordinal()] = count);
+          counts.put(port, figures);
+        });
+    return ofFigures(counts);
   }
 
-  public int size() {
-    return ports.length;
+  /**
+   * @param byPort one figure per locality, in {@link Locality} order; handed over, never changed
+   */
+  public static ServicePortCounts ofFigures(SortedMap<ServicePortName, long[]> byPort) {
+    return byPort.isEmpty() ? NONE : new ServicePortCounts(byPort);
   }
 
   public boolean isEmpty() {
-    return ports.length == 0;
+    return byPort.isEmpty();
   }
 
-  public ServicePortName port(int index) {
-    return ports[index];
+  public Set<ServicePortName> ports() {
+    return Collections.unmodifiableSet(byPort.keySet());
   }
 
-  public long count(int index, Locality locality) {
-    return counts[index * PER_PORT + locality.ordinal()];
+  public boolean has(ServicePortName port) {
+    return byPort.containsKey(port);
+  }
+
+  /** 0 for a port not here. */
+  public long count(ServicePortName port, Locality locality) {
+    var figures = byPort.get(port);
+    return figures == null ? 0 : figures[locality.ordinal()];
   }
 
   /** The same figures as sorted maps, for the few readers that want them (explain, tests). */
   public SortedMap<ServicePortName, Map<Locality, Long>> asMap() {
     var map = new TreeMap<ServicePortName, Map<Locality, Long>>();
-    for (int i = 0; i < ports.length; i++) {
-      var byLocality = new EnumMap<Locality, Long>(Locality.class);
-      for (var locality : LOCALITIES) {
-        byLocality.put(locality, count(i, locality));
-      }
-      map.put(ports[i], Collections.unmodifiableMap(byLocality));
-    }
+    byPort.forEach(
+        (port, figures) -> {
+          var byLocality = new EnumMap<Locality, Long>(Locality.class);
+          for (var locality : LOCALITIES) {
+            byLocality.put(locality, figures[locality.ordinal()]);
+          }
+          map.put(port, Collections.unmodifiableMap(byLocality));
+        });
     return Collections.unmodifiableSortedMap(map);
-  }
-
-  /**
-   * These figures plus {@code perPort}, port by port in locality order as {@link #count} reads
-   * them.
-   */
-  public ServicePortCounts plus(long[] perPort) {
-    if (perPort.length != counts.length) {
-      throw new IllegalArgumentException("figures do not match the ports");
-    }
-    var sum = counts.clone();
-    for (int i = 0; i < sum.length; i++) {
-      sum[i] += perPort[i];
-    }
-    return new ServicePortCounts(ports, sum);
   }
 
   /** Both sets of ports, with the figures of a port in both added up. */
@@ -107,72 +82,34 @@ public final class ServicePortCounts {
     if (isEmpty()) {
       return other;
     }
-    var union = new ServicePortName[ports.length + other.ports.length];
-    var sum = new long[union.length * PER_PORT];
-    int i = 0;
-    int j = 0;
-    int n = 0;
-    while (i < ports.length || j < other.ports.length) {
-      int order =
-          i == ports.length ? 1 : j == other.ports.length ? -1 : ports[i].compareTo(other.ports[j]);
-      if (order <= 0) {
-        System.arraycopy(counts, i * PER_PORT, sum, n * PER_PORT, PER_PORT);
-        union[n] = ports[i++];
-      }
-      if (order >= 0) {
-        for (int l = 0; l < PER_PORT; l++) {
-          sum[n * PER_PORT + l] += other.counts[j * PER_PORT + l];
-        }
-        union[n] = other.ports[j++];
-      }
-      n++;
-    }
-    return new ServicePortCounts(
-        Arrays.copyOf(union, n), n == union.length ? sum : Arrays.copyOf(sum, n * PER_PORT));
+    var sum = new TreeMap<ServicePortName, long[]>();
+    byPort.forEach((port, figures) -> sum.put(port, figures.clone()));
+    other.byPort.forEach(
+        (port, figures) ->
+            sum.merge(
+                port,
+                figures.clone(),
+                (mine, theirs) -> {
+                  for (int i = 0; i < mine.length; i++) {
+                    mine[i] += theirs[i];
+                  }
+                  return mine;
+                }));
+    return new ServicePortCounts(sum);
   }
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof ServicePortCounts that
-        && Arrays.equals(ports, that.ports)
-        && Arrays.equals(counts, that.counts);
+    return other instanceof ServicePortCounts that && asMap().equals(that.asMap());
   }
 
   @Override
   public int hashCode() {
-    return 31 * Arrays.hashCode(ports) + Arrays.hashCode(counts);
+    return asMap().hashCode();
   }
 
   @Override
   public String toString() {
     return asMap().toString();
-  }
-
-  /** Adds up figures for a fixed set of ports, each at 0 to start with. */
-  public static final class Builder {
-    private final ServicePortName[] ports;
-    private long[] counts;
-
-    /**
-     * @param sortedPorts the ports, sorted and distinct; kept, so the caller must not change it
-     */
-    public Builder(ServicePortName[] sortedPorts) {
-      this.ports = sortedPorts;
-      this.counts = new long[sortedPorts.length * PER_PORT];
-    }
-
-    /**
-     * Adds {@code count} to the port at {@code index} (in the sorted ports) for {@code locality}.
-     */
-    public Builder add(int index, Locality locality, long count) {
-      counts[index * PER_PORT + locality.ordinal()] += count;
-      return this;
-    }
-
-    public ServicePortCounts build() {
-      var built = new ServicePortCounts(ports, counts);
-      counts = null;
-      return built;
-    }
   }
 }

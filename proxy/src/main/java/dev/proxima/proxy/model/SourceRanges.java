@@ -19,7 +19,6 @@ import java.util.RandomAccess;
  * what a {@link ServicePort} holds.
  */
 public final class SourceRanges extends AbstractList<String> implements RandomAccess {
-  /** No ranges. */
   public static final SourceRanges NONE = new SourceRanges(List.of(), List.of());
 
   private final List<Cidr> cidrs;

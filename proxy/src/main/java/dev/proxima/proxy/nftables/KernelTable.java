@@ -129,18 +129,6 @@ public record KernelTable(
     return Integer.parseInt(name.substring(mark + 2));
   }
 
-  /** The chains that are not base chains. */
-  public Set<String> regularChains() {
-    var regular = new LinkedHashSet<String>();
-    chains.forEach(
-        (name, kind) -> {
-          if (!kind.base()) {
-            regular.add(name);
-          }
-        });
-    return regular;
-  }
-
   private static int count(String line, char c) {
     int n = 0;
     boolean quoted = false;

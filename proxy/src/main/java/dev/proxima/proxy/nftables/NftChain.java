@@ -27,7 +27,6 @@ public record NftChain(String name, Hook hook, NftSet map) {
    */
   public record Hook(String type, String hook, int priority) {}
 
-  /** A regular chain. */
   public static NftChain regular(String name) {
     return new NftChain(name, null, null);
   }
@@ -37,7 +36,6 @@ public record NftChain(String name, Hook hook, NftSet map) {
     return new NftChain(name, null, Objects.requireNonNull(map, "map"));
   }
 
-  /** A base chain. */
   public static NftChain base(String name, String type, String hook, int priority) {
     return new NftChain(name, new Hook(type, hook, priority), null);
   }

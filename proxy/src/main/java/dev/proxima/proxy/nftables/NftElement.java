@@ -4,8 +4,7 @@ import java.util.Objects;
 
 /**
  * One element of a set or map: its key, and for a map its value; a comment optionally. The
- * assembler diffs and claims elements by their key ({@link #key()}, {@link #sameKey}), so nothing
- * reads a key back out of nft text.
+ * assembler diffs and claims elements by their key, so nothing reads a key back out of nft text.
  *
  * <p>The table holds hundreds of thousands of these at 10,000 Services, so an element is one small
  * object: key and value are kept as one string and the key's length (24 bytes, where a record of
@@ -35,7 +34,6 @@ public final class NftElement {
     this.comment = comment == null ? null : NftText.comment(comment);
   }
 
-  /** A set element: a key alone. */
   public static NftElement of(String key) {
     return new NftElement(key, null, null);
   }
@@ -49,7 +47,6 @@ public final class NftElement {
     return hasValue() ? keyAndValue.substring(keyLength) : null;
   }
 
-  /** The comment; null for none. */
   public String comment() {
     return comment;
   }
@@ -58,35 +55,6 @@ public final class NftElement {
     return keyLength < keyAndValue.length();
   }
 
-  /** True when this element is a key alone: no value, no comment. */
-  public boolean isKeyAlone() {
-    return !hasValue() && comment == null;
-  }
-
-  /** Whether {@code other} has the same key, compared in place. */
-  public boolean sameKey(NftElement other) {
-    return keyLength == other.keyLength
-        && keyAndValue.regionMatches(0, other.keyAndValue, 0, keyLength);
-  }
-
-  /** Whether the key is {@code key}, compared in place. */
-  public boolean hasKey(String key) {
-    return keyLength == key.length() && keyAndValue.startsWith(key);
-  }
-
-  /** The key's {@link String#hashCode()}, computed in place. */
-  public int keyHash() {
-    if (!hasValue()) {
-      return keyAndValue.hashCode();
-    }
-    int hash = 0;
-    for (int i = 0; i < keyLength; i++) {
-      hash = 31 * hash + keyAndValue.charAt(i);
-    }
-    return hash;
-  }
-
-  /** Writes the key. */
   public void appendKey(StringBuilder out) {
     out.append(keyAndValue, 0, keyLength);
   }

@@ -20,7 +20,6 @@ public record NftSet(String name, Kind kind, String declaration, String comment)
     Objects.requireNonNull(declaration, "declaration");
   }
 
-  /** What nft calls the object. */
   public enum Kind {
     SET,
     MAP;
@@ -36,12 +35,10 @@ public record NftSet(String name, Kind kind, String declaration, String comment)
     }
   }
 
-  /** A set. */
   public static NftSet set(String name, String declaration, String comment) {
     return new NftSet(name, Kind.SET, declaration, comment);
   }
 
-  /** A map. */
   public static NftSet map(String name, String declaration, String comment) {
     return new NftSet(name, Kind.MAP, declaration, comment);
   }

@@ -28,7 +28,6 @@ public final class NftTransaction {
     this.out = new StringBuilder(capacity);
   }
 
-  /** Creates the table, or leaves the one there. */
   public NftTransaction addTable() {
     out.append("add table ").append(table).append(" { comment \"rules for proxima\" ; }\n");
     return this;
@@ -75,7 +74,6 @@ public final class NftTransaction {
     return this;
   }
 
-  /** {@code add set} or {@code add map}. */
   public NftTransaction addSet(NftSet set) {
     out.append("add ").append(set.kind().keyword()).append(' ').append(table).append(' ');
     out.append(text.set(set.name())).append(" { ").append(set.declaration());
@@ -99,16 +97,10 @@ public final class NftTransaction {
     return statement("flush chain ", text.chain(chain));
   }
 
-  /** {@code flush set}: empties the set, which stays declared. */
-  public NftTransaction flushSet(String set) {
-    return statement("flush set ", text.set(set));
-  }
-
   public NftTransaction deleteChain(String chain) {
     return statement("delete chain ", text.chain(chain));
   }
 
-  /** {@code delete set} or {@code delete map}. */
   public NftTransaction deleteSet(NftSet.Kind kind, String set) {
     return statement("delete " + kind.keyword() + " ", text.set(set));
   }
@@ -174,7 +166,6 @@ public final class NftTransaction {
     return this;
   }
 
-  /** Adds set elements given by their keys alone. */
   public NftTransaction addKeys(String set, List<String> keys) {
     return keys("add element ", set, keys);
   }
@@ -195,7 +186,6 @@ public final class NftTransaction {
     return this;
   }
 
-  /** The operations of {@code other}, after these. */
   public NftTransaction append(NftTransaction other) {
     out.append(other.out);
     return this;
@@ -227,7 +217,6 @@ public final class NftTransaction {
     return (int) out.chars().filter(c -> c == '\n').count();
   }
 
-  /** The transaction as {@code nft -f} reads it. */
   @Override
   public String toString() {
     return out.toString();

@@ -38,7 +38,6 @@ import java.util.TreeSet;
  * Services' outcome it may change, so a partial sync re-renders only those.
  */
 public final class AddressOwners {
-  /** The classes of claim, strongest first. */
   public enum Kind {
     CLUSTER_IP("clusterIP"),
     LOAD_BALANCER_IP("load-balancer IP"),
@@ -123,7 +122,6 @@ public final class AddressOwners {
    */
   private final Set<String> shadowed = new HashSet<>();
 
-  /** The owners of every key these ports claim. */
   public static AddressOwners of(List<ServicePort> ports) {
     var owners = new AddressOwners();
     var byService = new LinkedHashMap<ObjectKey, List<ServicePort>>();

@@ -115,7 +115,6 @@ public final class ExplainReport {
     return list == null ? List.of() : list;
   }
 
-  /** Indented JSON with a final newline. */
   public static String write(Object value) {
     try {
       return JSON.writeValueAsString(value) + "\n";

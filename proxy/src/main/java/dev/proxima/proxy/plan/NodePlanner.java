@@ -21,7 +21,6 @@ import java.util.List;
 public final class NodePlanner {
   private NodePlanner() {}
 
-  /** One Service port's decision on this node. */
   public record PlannedPort(
       ServicePort port,
       List<Endpoint> endpoints,

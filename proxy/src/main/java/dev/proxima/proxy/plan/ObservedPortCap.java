@@ -115,7 +115,6 @@ public final class ObservedPortCap {
     return Set.copyOf(flipped);
   }
 
-  /** Whether the port is counted now. */
   public boolean counted(ServicePortName port) {
     var ports = portsOf.get(port);
     return ports != null && ports.inFirst(port);
@@ -126,7 +125,6 @@ public final class ObservedPortCap {
     return portsOf.containsKey(port) && !counted(port);
   }
 
-  /** How many ports want counting but the cap leaves out. */
   public int dropped() {
     return portsOf.size() - namespaces.firstSize();
   }
@@ -142,7 +140,6 @@ public final class ObservedPortCap {
     }
   }
 
-  /** Forgets every port, for a full sync. */
   public void clear() {
     namespaces.clear();
     byNamespace.clear();

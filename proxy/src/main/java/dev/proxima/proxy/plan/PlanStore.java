@@ -118,20 +118,17 @@ public final class PlanStore {
     return new Changes(changedPorts, touchedUdp);
   }
 
-  /** The plan as programmed now, Services in name order. */
   public NodePlanner.FamilyPlan current(String zone) {
     return new NodePlanner.FamilyPlan(
         family, nodeName, zone, allPorts(), List.of(), List.of(), owners.collisions());
   }
 
-  /** Every port as programmed now, Services in name order. */
   public List<NodePlanner.PlannedPort> allPorts() {
     var ports = new ArrayList<NodePlanner.PlannedPort>();
     plannedByService.values().forEach(ports::addAll);
     return ports;
   }
 
-  /** The port of this name as programmed now, if it is. */
   public Optional<NodePlanner.PlannedPort> port(ServicePortName name) {
     return plannedByService.getOrDefault(name.service(), List.of()).stream()
         .filter(p -> p.port().name().equals(name))

@@ -78,7 +78,6 @@ public final class PlanWarnings {
     }
   }
 
-  /** Where changed groups are told. */
   public interface Sink {
     void changed(Group group);
   }
@@ -164,7 +163,6 @@ public final class PlanWarnings {
     return counts;
   }
 
-  /** How many groups are remembered. */
   public synchronized int size() {
     return known.size();
   }

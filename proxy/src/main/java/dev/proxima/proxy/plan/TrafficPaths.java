@@ -17,7 +17,6 @@ import java.util.List;
 public final class TrafficPaths {
   private TrafficPaths() {}
 
-  /** Which traffic a path is about. */
   public enum Source {
     CLUSTER_IP("pods and this node", "internalTrafficPolicy"),
     EXTERNAL("external clients", "externalTrafficPolicy"),

@@ -25,7 +25,6 @@ import java.util.function.Function;
  * (default JSON).
  */
 public final class ExplainServer implements AutoCloseable {
-  /** The path the CLI asks. */
   public static final String PATH = "/explain";
 
   private final ProbeHttpServer server;

@@ -11,7 +11,6 @@ import java.util.function.Supplier;
  * them, so the families of a pass plan from the same objects.
  */
 final class OnePassObjects implements Supplier<OnePassObjects.Objects> {
-  /** The Services and slices of one pass. */
   record Objects(Collection<Service> services, Collection<EndpointSlice> slices) {}
 
   private final ProxyCache cache;

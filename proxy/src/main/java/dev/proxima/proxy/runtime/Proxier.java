@@ -457,7 +457,6 @@ public final class Proxier {
     return changes;
   }
 
-  /** The dropped-ports gauge every sync; a WARN when the cap starts leaving ports out. */
   private void reportObservedCap() {
     int dropped = observed.dropped();
     metrics.observedServicePortsDropped(family, dropped);

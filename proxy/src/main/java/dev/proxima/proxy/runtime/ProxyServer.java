@@ -83,7 +83,6 @@ public final class ProxyServer implements AutoCloseable {
   /** Why explain --live shows no per-Service figures, or null when it does. */
   private final String notCountedBecause;
 
-  // Checks the kernel's rules and writes the partial-sync log summaries.
   /**
    * How long a scrape waits for a family's kernel counter read before it shows the latest finished
    * one ({@link LatestCounterRead}); two families stay within a scrape's usual 10 s timeout.
@@ -119,10 +118,6 @@ public final class ProxyServer implements AutoCloseable {
         clock);
   }
 
-  /**
-   * @param planes each family's data plane in {@code mode}
-   * @param host the interface addresses and conntrack tool of this node, or {@link Host#none()}
-   */
   public ProxyServer(
       KubernetesClient client,
       ProxyConfig config,
@@ -200,9 +195,6 @@ public final class ProxyServer implements AutoCloseable {
             this::removeStale);
   }
 
-  /**
-   * Between syncs, on the sync thread: what earlier syncs stopped using goes once it is safe to.
-   */
   private void removeStale() {
     proxiers.forEach(Proxier::removeStale);
   }
@@ -408,10 +400,6 @@ public final class ProxyServer implements AutoCloseable {
         request -> ProbeResponse.text(200, ComponentPages.flagz("proxima-proxy", flags)));
   }
 
-  /**
-   * The options this process runs with, for {@code /flagz}: each name without dashes and its value
-   * as taken (given or default).
-   */
   public void componentFlags(Map<String, String> value) {
     flags = Map.copyOf(value);
   }
@@ -431,7 +419,6 @@ public final class ProxyServer implements AutoCloseable {
     }
   }
 
-  /** Shows the detected iptables backend as a metric label. */
   public void iptablesBackend(String label) {
     metrics.iptablesBackend(label);
   }

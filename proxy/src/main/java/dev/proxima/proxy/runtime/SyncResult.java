@@ -35,9 +35,7 @@ public record SyncResult(
     String waitingFor,
     List<String> hostAddresses) {
   public enum Outcome {
-    /** Rules were loaded. */
     LOADED,
-    /** The rules were already what the plan needs. */
     UNCHANGED,
     /** Loading failed; the previous rules stay in place. */
     FAILED,

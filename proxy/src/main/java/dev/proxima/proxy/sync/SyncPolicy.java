@@ -38,7 +38,6 @@ public final class SyncPolicy {
     }
   }
 
-  /** The outcome of {@link #decide}: full or not, and why. */
   public record Decision(boolean full, Reason reason) {
     public static final Decision PARTIAL = new Decision(false, Reason.NONE);
 
@@ -83,9 +82,6 @@ public final class SyncPolicy {
   private Instant lastFull;
   private Basis loadedFor;
 
-  /**
-   * @param fullSyncPeriod the longest time between two full syncs
-   */
   public SyncPolicy(Duration fullSyncPeriod, Clock clock) {
     this.fullSyncPeriod = Objects.requireNonNull(fullSyncPeriod);
     this.clock = clock;
@@ -119,7 +115,6 @@ public final class SyncPolicy {
     return forced != null;
   }
 
-  /** True once a full sync loaded. */
   public boolean loadedOnce() {
     return loadedFor != null;
   }
@@ -129,14 +124,12 @@ public final class SyncPolicy {
     forced = Reason.AFTER_FAILURE;
   }
 
-  /** Another tool changed the rules behind the proxy's back. */
   public void rulesChangedElsewhere() {
     if (forced == null) {
       forced = Reason.RULES_CHANGED_ELSEWHERE;
     }
   }
 
-  /** Someone asked for the next sync to be full. */
   public void requested() {
     if (forced == null) {
       forced = Reason.REQUESTED;

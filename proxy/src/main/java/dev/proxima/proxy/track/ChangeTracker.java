@@ -48,7 +48,6 @@ public final class ChangeTracker<K, T, P> {
     return pending.size();
   }
 
-  /** Hands over everything pending and starts afresh. */
   public synchronized Map<K, Change<P>> drain() {
     var drained = Map.copyOf(pending);
     pending.clear();

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.ForZone;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,23 @@ class ServiceCatalogTest {
 
   private static EndpointBuilder endpoint(String ip, String node) {
     return new EndpointBuilder().withAddresses(ip).withNodeName(node);
+  }
+
+  @Test
+  void aCreationTimestampIsReadAndAnUnreadableOneIsUnknown() {
+    var dated = service("dated").editMetadata().withCreationTimestamp("2026-11-28T20:26:10Z");
+    var undated = service("undated").editMetadata().withCreationTimestamp("yesterday");
+
+    var entries =
+        ServiceCatalog.build(
+                List.of(dated.endMetadata().build(), undated.endMetadata().build()),
+                List.of(),
+                NODE_A)
+            .entries();
+
+    assertThat(entries)
+        .extracting(entry -> entry.port().origin().created())
+        .containsExactly(Instant.ofEpochSecond(1_795_897_570L), null);
   }
 
   @Test

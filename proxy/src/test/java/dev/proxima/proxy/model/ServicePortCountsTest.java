@@ -27,9 +27,9 @@ class ServicePortCountsTest {
   void keepsEachPortsCountsSortedWithEveryLocalityAtZeroWhereItHasNone() {
     var ports = ServicePortCounts.of(Map.of(C, Map.of(Locality.ZONE, 4L), A, counts(1, 2, 3, 4)));
 
-    assertThat(ports.size()).isEqualTo(2);
-    assertThat(ports.port(0)).isEqualTo(A);
-    assertThat(ports.count(1, Locality.ZONE)).isEqualTo(4);
+    assertThat(ports.ports()).containsExactly(A, C);
+    assertThat(ports.count(C, Locality.ZONE)).isEqualTo(4);
+    assertThat(ports.count(B, Locality.ZONE)).isZero();
     assertThat(ports.asMap())
         .containsExactly(Map.entry(A, counts(1, 2, 3, 4)), Map.entry(C, counts(0, 4, 0, 0)));
   }
@@ -49,10 +49,10 @@ class ServicePortCountsTest {
   }
 
   @Test
-  void addingFiguresPortByPortLeavesTheOriginalAlone() {
+  void addingLeavesTheOriginalAlone() {
     var ports = ServicePortCounts.of(Map.of(A, counts(1, 2, 3, 4)));
 
-    var more = ports.plus(new long[] {10, 0, 0, 1});
+    var more = ports.plus(ServicePortCounts.of(Map.of(A, counts(10, 0, 0, 1))));
 
     assertThat(more.asMap()).containsExactly(Map.entry(A, counts(11, 2, 3, 5)));
     assertThat(ports.asMap()).containsExactly(Map.entry(A, counts(1, 2, 3, 4)));

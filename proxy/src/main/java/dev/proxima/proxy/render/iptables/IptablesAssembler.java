@@ -405,7 +405,6 @@ public final class IptablesAssembler {
     return Map.copyOf(ruleCounts);
   }
 
-  /** Rules written per table by the latest buffer. */
   public Map<String, Integer> lastWritten() {
     return Map.copyOf(lastWritten);
   }

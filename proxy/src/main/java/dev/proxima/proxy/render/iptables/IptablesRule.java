@@ -36,7 +36,6 @@ public record IptablesRule(String table, String chain, String comment, String sp
         : of(table, line.substring(3, space), line.substring(space + 1));
   }
 
-  /** A rule without a comment. */
   public static IptablesRule of(String table, String chain, String spec) {
     return new IptablesRule(table, chain, null, spec);
   }

@@ -6,12 +6,10 @@ import dev.proxima.proxy.model.IpFamily;
 public final class IptablesSyntax {
   private IptablesSyntax() {}
 
-  /** {@code iptables-restore} or {@code ip6tables-restore}. */
   public static String restoreCommand(IpFamily family) {
     return command(family) + "-restore";
   }
 
-  /** {@code iptables} or {@code ip6tables}. */
   public static String command(IpFamily family) {
     return family == IpFamily.IPV6 ? "ip6tables" : "iptables";
   }

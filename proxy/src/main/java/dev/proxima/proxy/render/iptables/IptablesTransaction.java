@@ -11,16 +11,13 @@ import java.util.Objects;
  * tables may be added in any interleaving. Mutable while it is being built; not thread-safe.
  */
 public final class IptablesTransaction {
-  /** One statement of a restore section. */
   public sealed interface Op {
-    /** The table whose section holds the statement. */
     String table();
   }
 
   /** {@code :CHAIN - [0:0]}: creates the chain, or under {@code --noflush} empties it. */
   public record DeclareChain(String table, String chain) implements Op {}
 
-  /** {@code -A CHAIN ...}: appends the rule. */
   public record Append(IptablesRule rule) implements Op {
     @Override
     public String table() {
@@ -72,7 +69,6 @@ public final class IptablesTransaction {
 
   private final List<Op> ops = new ArrayList<>();
 
-  /** The operations, in the order they were added. */
   public List<Op> ops() {
     return java.util.Collections.unmodifiableList(ops);
   }

@@ -20,7 +20,6 @@ public record JumpRule(String table, String chain, List<String> spec) {
     spec = List.copyOf(spec);
   }
 
-  /** The Proxima chain this rule jumps to. */
   public String target() {
     return spec.get(spec.size() - 1);
   }
@@ -33,11 +32,6 @@ public record JumpRule(String table, String chain, List<String> spec) {
   /** Arguments for {@code iptables}: {@code -t TABLE -I CHAIN spec...} (prepend). */
   public List<String> insertArgs() {
     return args("-I");
-  }
-
-  /** Arguments for {@code iptables}: {@code -t TABLE -D CHAIN spec...}, for cleanup. */
-  public List<String> deleteArgs() {
-    return args("-D");
   }
 
   private List<String> args(String op) {

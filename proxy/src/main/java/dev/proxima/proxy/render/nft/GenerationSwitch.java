@@ -87,7 +87,7 @@ final class GenerationSwitch {
       if (before.sets().containsKey(set) && keeps(set, model)) {
         var wanted = model.elementUses.get(set);
         countingKeys.stream()
-            .filter(key -> wanted == null || !wanted.contains(NftElement.of(key)))
+            .filter(key -> wanted == null || !wanted.containsKey(NftElement.of(key)))
             .sorted()
             .forEach(key -> first.next(2).dropKernelKey(set, key));
       }

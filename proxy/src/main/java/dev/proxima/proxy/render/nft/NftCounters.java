@@ -162,25 +162,20 @@ public final class NftCounters {
    */
   public static ServicePortCounts servicePortCounts(
       String listing, Map<String, ServicePortName> owners, Set<ServicePortName> counted) {
-    var ports = counted.toArray(new ServicePortName[0]);
-    java.util.Arrays.sort(ports);
-    var place = new java.util.HashMap<ServicePortName, Integer>(ports.length * 2);
-    for (int i = 0; i < ports.length; i++) {
-      place.put(ports[i], i);
-    }
-    var builder = new ServicePortCounts.Builder(ports);
+    var figures = new java.util.TreeMap<ServicePortName, long[]>();
+    counted.forEach(port -> figures.put(port, new long[Locality.values().length]));
     var found = new boolean[1];
     forEachServiceSetElement(
         listing,
         locality -> found[0] = true,
         (locality, key, packets) -> {
           var owner = owners.get(key);
-          var index = owner == null ? null : place.get(owner);
-          if (index != null) {
-            builder.add(index, locality, packets);
+          var of = owner == null ? null : figures.get(owner);
+          if (of != null) {
+            of[locality.ordinal()] += packets;
           }
         });
-    return found[0] ? builder.build() : ServicePortCounts.NONE;
+    return found[0] ? ServicePortCounts.ofFigures(figures) : ServicePortCounts.NONE;
   }
 
   public static String of(Locality locality) {

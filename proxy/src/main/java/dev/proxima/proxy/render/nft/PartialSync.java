@@ -118,7 +118,7 @@ final class PartialSync {
           var added = new ArrayList<NftElement>();
           before.forEach(
               (element, wasThere) -> {
-                boolean isThere = uses != null && uses.contains(element);
+                boolean isThere = uses != null && uses.containsKey(element);
                 if (wasThere && !isThere) {
                   removed.add(element);
                 } else if (!wasThere && isThere) {
@@ -139,7 +139,7 @@ final class PartialSync {
     var before = touched.computeIfAbsent(set, s -> new LinkedHashMap<>());
     var uses = model.elementUses.get(set);
     for (var element : elements) {
-      before.putIfAbsent(element, uses != null && uses.contains(element));
+      before.putIfAbsent(element, uses != null && uses.containsKey(element));
     }
   }
 }

@@ -41,8 +41,12 @@ final class TableModel {
    */
   final Map<ServicePortName, ServicePortRules> ports = new TreeMap<>();
 
-  final Map<String, ElementUses> elementUses = new LinkedHashMap<>();
-  private final Map<String, KeyOwners> keyOwners = new HashMap<>();
+  /** Per set, each element's number of users, in first-use order (the full script's order). */
+  final Map<String, Map<NftElement, Integer>> elementUses = new LinkedHashMap<>();
+
+  /** Per map (or lb-N group), the port holding each key: a key takes one value only. */
+  private final Map<String, Map<String, ServicePortName>> keyOwners = new HashMap<>();
+
   private final Map<String, Integer> chainUses = new HashMap<>();
   final Map<String, NftChain> chainDeclarations = new LinkedHashMap<>();
   final Map<String, List<NftRule>> chainRules = new LinkedHashMap<>();
@@ -180,9 +184,9 @@ final class TableModel {
           var uses = elementUses.get(set);
           var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
           for (var element : elements) {
-            uses.release(element);
+            uses.computeIfPresent(element, (e, count) -> count > 1 ? count - 1 : null);
             if (owners != null) {
-              owners.release(element, port);
+              owners.remove(element.key(), port);
             }
           }
         });
@@ -209,10 +213,10 @@ final class TableModel {
 
   private void hold(ServicePortName port, String set, List<NftElement> elements) {
     var owners =
-        isMap(set) ? keyOwners.computeIfAbsent(ownerGroup(set), s -> new KeyOwners()) : null;
+        isMap(set) ? keyOwners.computeIfAbsent(ownerGroup(set), s -> new HashMap<>()) : null;
     for (var element : elements) {
-      var owner = owners == null ? null : owners.claim(element, port);
-      if (owner != null) {
+      var owner = owners == null ? null : owners.putIfAbsent(element.key(), port);
+      if (owner != null && !owner.equals(port)) {
         warnings.add(
             port
                 + ": "
@@ -223,7 +227,9 @@ final class TableModel {
                 + owner
                 + "; skipped");
       } else {
-        elementUses.computeIfAbsent(set, s -> new ElementUses()).use(element);
+        elementUses
+            .computeIfAbsent(set, s -> new LinkedHashMap<>())
+            .merge(element, 1, Integer::sum);
       }
     }
   }
@@ -246,7 +252,7 @@ final class TableModel {
               }
               var ofSet = new ArrayList<NftElement>(distinct.size());
               for (var element : distinct) {
-                if (port.equals(owners.holder(element))) {
+                if (port.equals(owners.get(element.key()))) {
                   ofSet.add(element);
                 }
               }
@@ -296,7 +302,7 @@ final class TableModel {
     chainDeclarations.values().forEach(out::addChain);
     setDeclarations.values().forEach(out::addSet);
     chainRules.values().forEach(rules -> rules.forEach(out::addRule));
-    elementUses.forEach((set, uses) -> out.addElements(set, uses.inUseOrder()));
+    elementUses.forEach((set, uses) -> out.addElements(set, List.copyOf(uses.keySet())));
     out.addKeys(NftNames.SERVICE_CIDRS, serviceCidrs);
   }
 
@@ -335,8 +341,10 @@ final class TableModel {
     }
     for (var entry : elementUses.entrySet()) {
       // "add element <family> proxima <set> {\n", then "\t<element>,\n" each, then "}\n".
-      length +=
-          40 + entry.getKey().length() + entry.getValue().chars() + 3L * entry.getValue().size();
+      length += 40 + entry.getKey().length();
+      for (var element : entry.getValue().keySet()) {
+        length += 3 + NftText.length(element);
+      }
     }
     return (int) Math.min(length, Integer.MAX_VALUE - 16);
   }

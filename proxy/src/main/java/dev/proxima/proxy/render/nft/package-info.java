@@ -9,8 +9,7 @@
  *   <li>{@link FixedLayout}: the table without any Service port ({@link FixedTable}).
  *   <li>{@link RenderPass}: one Service port's routing decision as a {@link ServiceFragment};
  *       {@link AffinityChains} for ClientIP affinity.
- *   <li>{@link TableModel}: the fragments, reference-counted; {@link KeyOwners} decides contested
- *       map keys, {@link ElementUses} counts element uses.
+ *   <li>{@link TableModel}: the fragments, reference-counted, and who holds contested map keys.
  *   <li>{@link PartialSync}: the delta transaction; {@link LoadedObjects}: what the kernel holds
  *       and what went stale.
  *   <li>{@link FullSyncBatches}: a full sync in bounded transactions, beside the loaded objects;
