@@ -169,7 +169,7 @@ final class TableModel {
     if (inUse == null) {
       return wanted.isEmpty();
     }
-    return inUse.size() == wanted.size() && wanted.stream().allMatch(inUse::contains);
+    return inUse.size() == wanted.size() && wanted.stream().allMatch(inUse::containsKey);
   }
 
   /** {@code droppedChains} and {@code droppedSets} get what nothing uses any more. */
