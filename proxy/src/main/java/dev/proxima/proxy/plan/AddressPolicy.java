@@ -230,14 +230,7 @@ public final class AddressPolicy {
     List<Endpoint> kept = null;
     for (int i = 0; i < endpoints.size(); i++) {
       var endpoint = endpoints.get(i);
-      String owner = null;
-      var ip = IpAddress.parse(endpoint.ip());
-      if (nodeAddresses.contains(ip)) {
-        owner = "this node's address";
-      } else {
-        var node = clusterNodes.nodeOf(ip);
-        owner = node == null ? null : "an address of node " + node;
-      }
+      var owner = nodeOwning(IpAddress.parse(endpoint.ip()));
       boolean loops = false;
       if (owner != null) {
         var key = nodePortKey(port.protocol(), endpoint.port());
@@ -261,6 +254,15 @@ public final class AddressPolicy {
       }
     }
     return kept == null ? endpoints : kept;
+  }
+
+  /** Whose address {@code ip} is, as a warning says it; null when no Node's. */
+  private String nodeOwning(IpAddress ip) {
+    if (nodeAddresses.contains(ip)) {
+      return "this node's address";
+    }
+    var node = clusterNodes.nodeOf(ip);
+    return node == null ? null : "an address of node " + node;
   }
 
   /** A NodePort as {@link #withKnownNodePorts} takes it: {@code tcp/30080}. */
