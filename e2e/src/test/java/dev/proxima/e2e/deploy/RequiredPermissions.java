@@ -85,10 +85,9 @@ final class RequiredPermissions {
   }
 
   /**
-   * proxima-proxy: informers/KubeProxyCache's informers on Services, on EndpointSlices, and on its
-   * own Node (nodes().withName(node), a list and watch with a metadata.name field selector, which
-   * one ClusterRole for every node cannot narrow further), and on ServiceCIDRs (cluster-scoped). It
-   * writes nothing, not even Events.
+   * proxima-proxy: informers/KubeProxyCache's informers on Services, on EndpointSlices, on every
+   * Node (its own for its zone and pod CIDRs, the others for the addresses no Service may take),
+   * and on ServiceCIDRs (cluster-scoped). It writes nothing, not even Events.
    */
   static final Set<Permission> PROXY =
       Set.of(

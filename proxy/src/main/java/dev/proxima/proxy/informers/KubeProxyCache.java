@@ -7,6 +7,7 @@ import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import dev.proxima.proxy.track.PendingChanges;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -33,9 +34,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Informers on Services, on EndpointSlices carrying the service-name label, and on this proxy's own
- * Node. Handlers only feed change trackers, which drop updates the rules do not depend on and keep
- * the slices' trigger times, and ask the {@link Listener} for a sync.
+ * Informers on Services, on EndpointSlices carrying the service-name label, and on the Nodes. This
+ * proxy's own Node shapes its rules; of the other Nodes only the addresses matter (no Service may
+ * take them, {@link ClusterNodeAddresses}), so their cache keeps little else ({@link
+ * ProxyCacheTrim#node}) and an update that changes no address (a heartbeat, every few seconds per
+ * Node) asks for no sync. Handlers only feed change trackers, which drop updates the rules do not
+ * depend on and keep the slices' trigger times, and ask the {@link Listener} for a sync.
  *
  * <p>The first list's additions are not changes: fabric8 hands the handlers the list's additions,
  * ending with {@code onList}, in order, on the client's executor. The cache counts as synced once
@@ -55,6 +59,15 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private final SharedIndexInformer<Service> services;
   private final SharedIndexInformer<EndpointSlice> slices;
   private final SharedIndexInformer<Node> nodes;
+  private final String nodeName;
+
+  /**
+   * The Nodes' addresses as last read from the store; rebuilt when {@link #nodeAddressesChanged}
+   * says an address came, changed or went, not on every Node update.
+   */
+  private ClusterNodeAddresses clusterNodeAddresses = ClusterNodeAddresses.NONE;
+
+  private volatile boolean nodeAddressesChanged = true;
 
   /**
    * ServiceCIDR objects: their ranges let the nftables rules drop traffic to unallocated Service
@@ -86,6 +99,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       PendingChanges changes,
       Listener listener) {
     this.changes = changes;
+    this.nodeName = nodeName;
     long resyncMillis = resync.toMillis();
     services = client.services().inAnyNamespace().runnableInformer(resyncMillis);
     slices =
@@ -96,10 +110,11 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             .inAnyNamespace()
             .withLabel(Labels.SERVICE_NAME)
             .runnableInformer(resyncMillis);
-    nodes = client.nodes().withName(nodeName).runnableInformer(resyncMillis);
+    nodes = client.nodes().runnableInformer(resyncMillis);
     serviceCidrObjects = client.resources(ServiceCIDR.class).runnableInformer(resyncMillis);
     services.itemStore(new CompactingItemStore<>(ProxyCacheTrim::service));
     slices.itemStore(new CompactingItemStore<>(ProxyCacheTrim::slice));
+    nodes.itemStore(new CompactingItemStore<>(ProxyCacheTrim::node));
     slices.addIndexers(
         Map.of(
             BY_SERVICE,
@@ -131,7 +146,21 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
                               .log("Ignoring a malformed last-change-trigger-time"));
               listener.endpointsEvent(changes.pendingSlices());
             }));
-    nodes.addEventHandler(handler(node -> {}, (previous, current) -> listener.nodeEvent()));
+    nodes.addEventHandler(
+        handler(
+            node -> {},
+            (previous, current) -> {
+              var addressesChanged =
+                  !ClusterNodeAddresses.addressesOf(previous)
+                      .equals(ClusterNodeAddresses.addressesOf(current));
+              if (addressesChanged) {
+                nodeAddressesChanged = true;
+              }
+              var name = (current != null ? current : previous).getMetadata().getName();
+              if (addressesChanged || nodeName.equals(name)) {
+                listener.nodeEvent();
+              }
+            }));
     // Its first list is not waited for, and may come after the first sync: every addition counts.
     serviceCidrObjects.addEventHandler(
         handler(
@@ -147,8 +176,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
     services.exceptionHandler(ApiServerFailures.retryingInformer(log, api + "/api/v1/services"));
     slices.exceptionHandler(
         ApiServerFailures.retryingInformer(log, api + "/apis/discovery.k8s.io/v1/endpointslices"));
-    nodes.exceptionHandler(
-        ApiServerFailures.retryingInformer(log, api + "/api/v1/nodes/" + nodeName));
+    nodes.exceptionHandler(ApiServerFailures.retryingInformer(log, api + "/api/v1/nodes"));
     var serviceCidrsUrl = api + "/apis/networking.k8s.io/v1/servicecidrs";
     var retrying = ApiServerFailures.retryingInformer(log, serviceCidrsUrl);
     serviceCidrObjects.exceptionHandler(
@@ -245,8 +273,17 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
   @Override
   public Node node() {
-    var list = nodes.getStore().list();
-    return list.isEmpty() ? null : list.get(0);
+    return nodes.getStore().getByKey(nodeName);
+  }
+
+  @Override
+  public synchronized ClusterNodeAddresses clusterNodeAddresses() {
+    // Cleared before the store is read: a change stored meanwhile sets it again, for the next call.
+    if (nodeAddressesChanged && nodes.hasSynced()) {
+      nodeAddressesChanged = false;
+      clusterNodeAddresses = ClusterNodeAddresses.of(nodes.getStore().list());
+    }
+    return clusterNodeAddresses;
   }
 
   /** Service and EndpointSlice changes no sync has taken in yet. */

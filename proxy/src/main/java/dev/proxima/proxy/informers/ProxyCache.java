@@ -2,6 +2,7 @@ package dev.proxima.proxy.informers;
 
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -48,6 +49,14 @@ public interface ProxyCache {
    */
   default List<String> serviceCidrs() {
     return List.of();
+  }
+
+  /**
+   * The addresses of every Node in the cluster, which no Service may take as an externalIP or point
+   * an endpoint at at a NodePort; none when not known.
+   */
+  default ClusterNodeAddresses clusterNodeAddresses() {
+    return ClusterNodeAddresses.NONE;
   }
 
   /** This node's addresses from its status, for --nodeport-addresses. */

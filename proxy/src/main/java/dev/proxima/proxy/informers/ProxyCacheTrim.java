@@ -1,7 +1,11 @@
 package dev.proxima.proxy.informers;
 
 import dev.proxima.model.Annotations;
+import dev.proxima.model.Labels;
 import dev.proxima.model.cache.CachedObjects;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
@@ -14,10 +18,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What the proxy keeps of the Services and EndpointSlices it caches: the fields its rules, its
- * explain output and its latency metric read, compacted. The proxy never writes these objects back,
- * so the rest (managed fields, owner references, target references, most annotations) is dropped as
- * it arrives; on a real cluster managed fields alone are often the largest part of an object.
+ * What the proxy keeps of the Services, EndpointSlices and Nodes it caches: the fields its rules,
+ * its explain output and its latency metric read, compacted. The proxy never writes these objects
+ * back, so the rest (managed fields, owner references, target references, most annotations) is
+ * dropped as it arrives; on a real cluster managed fields alone are often the largest part of an
+ * object.
  */
 public final class ProxyCacheTrim {
   private ProxyCacheTrim() {}
@@ -85,6 +90,43 @@ public final class ProxyCacheTrim {
     CachedObjects.compact(slice);
     if (hasNoUnknownFields(slice.getAdditionalProperties())) {
       slice.setAdditionalProperties(TRIMMED);
+    }
+  }
+
+  /**
+   * Trims a Node in place to what the proxy reads: its name, deletion time and zone label, its pod
+   * CIDRs and taints (the own Node's rules and /healthz), and its addresses (every Node's, which no
+   * Service may take). Images, conditions, capacity and the rest go: the proxy caches every Node of
+   * the cluster, and a Node's images list alone is often several KiB.
+   */
+  public static void node(Node node) {
+    if (node.getAdditionalProperties() == TRIMMED) {
+      return;
+    }
+    var metadata = node.getMetadata();
+    dropBookkeeping(metadata);
+    if (metadata != null) {
+      var zone = metadata.getLabels() == null ? null : metadata.getLabels().get(Labels.ZONE);
+      metadata.setLabels(zone == null ? Collections.emptyMap() : Map.of(Labels.ZONE, zone));
+      metadata.setAnnotations(Collections.emptyMap());
+      metadata.setFinalizers(Collections.emptyList());
+    }
+    var spec = node.getSpec();
+    if (spec != null) {
+      var kept = new NodeSpec();
+      kept.setPodCIDR(spec.getPodCIDR());
+      kept.setPodCIDRs(spec.getPodCIDRs());
+      kept.setTaints(spec.getTaints());
+      node.setSpec(kept);
+    }
+    var status = node.getStatus();
+    if (status != null) {
+      var kept = new NodeStatus();
+      kept.setAddresses(status.getAddresses());
+      node.setStatus(kept);
+    }
+    if (hasNoUnknownFields(node.getAdditionalProperties())) {
+      node.setAdditionalProperties(TRIMMED);
     }
   }
 

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceStatus;
@@ -25,7 +26,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The proxy's API client trims each Service and EndpointSlice to what its caches keep ({@link
+ * The proxy's API client trims each Service, EndpointSlice and Node to what its caches keep ({@link
  * ProxyCacheTrim}) as soon as databind has built it, not when the informer caches it. A first list
  * holds every decoded object of the response until the last one is read; trimmed one by one, what
  * the proxy never reads dies young instead of being promoted with the list, which at 10,000
@@ -89,6 +90,9 @@ public final class TrimOnDecode {
       if (type == EndpointSlice.class) {
         return new TrimmedAfterDecoding(deserializer, TrimOnDecode::slice);
       }
+      if (type == Node.class) {
+        return new TrimmedAfterDecoding(deserializer, TrimOnDecode::node);
+      }
       return deserializer;
     }
   }
@@ -99,6 +103,10 @@ public final class TrimOnDecode {
 
   private static void slice(Object decoded) {
     ProxyCacheTrim.slice((EndpointSlice) decoded);
+  }
+
+  private static void node(Object decoded) {
+    ProxyCacheTrim.node((Node) decoded);
   }
 
   private static final class TrimmedAfterDecoding extends DelegatingDeserializer {
@@ -138,6 +146,7 @@ public final class TrimOnDecode {
     mapper.addMixIn(ObjectMeta.class, SkipBookkeeping.class);
     mapper.addMixIn(Endpoint.class, SkipEndpointDetails.class);
     mapper.addMixIn(ServiceStatus.class, SkipConditions.class);
+    mapper.addMixIn(NodeStatus.class, SkipNodeDetails.class);
   }
 
   @JsonIgnoreProperties(
@@ -152,4 +161,10 @@ public final class TrimOnDecode {
 
   @JsonIgnoreProperties(value = "conditions", allowGetters = true)
   private interface SkipConditions {}
+
+  /** What every Node's status holds and the proxy never reads; images are the largest. */
+  @JsonIgnoreProperties(
+      value = {"images", "conditions", "volumesAttached", "volumesInUse", "nodeInfo"},
+      allowGetters = true)
+  private interface SkipNodeDetails {}
 }

@@ -21,16 +21,19 @@ import java.util.function.Supplier;
  * What a tenant's Service may not point at on this node, decided before address ownership.
  *
  * <p>An externalIP is never programmed when it is one of this node's addresses (it would take the
- * node's own ports: ssh, the kubelet, the health-check port, other Services' NodePorts), inside the
- * cluster's pod ranges (it would take another tenant's pod) or Service ranges, or, when the
- * operator gave {@code --external-ip-cidrs}, outside those ranges. The node-level counterpart of
- * upstream's DenyServiceExternalIPs admission plugin: without configuration any other externalIP is
- * allowed, as upstream kube-proxy allows it. (Another Service's ClusterIP, at any port, is refused
- * by {@link AddressOwners}, which knows every Service.)
+ * node's own ports: ssh, the kubelet, the health-check port, other Services' NodePorts), an address
+ * of another Node (it would take this node's traffic to that node's ports), inside the cluster's
+ * pod ranges (it would take another tenant's pod) or Service ranges, or, when the operator gave
+ * {@code --external-ip-cidrs}, outside those ranges. The node-level counterpart of upstream's
+ * DenyServiceExternalIPs admission plugin: without configuration any other externalIP is allowed,
+ * as upstream kube-proxy allows it. (Another Service's ClusterIP, at any port, is refused by {@link
+ * AddressOwners}, which knows every Service.)
  *
- * <p>An endpoint that is one of this node's addresses at a NodePort of this node is not programmed:
- * DNAT to it would come back into the same NodePort rules, and nodes pointed at each other would
- * forward one packet between them until conntrack fills.
+ * <p>An endpoint that is one of this node's or another Node's addresses at a NodePort is not
+ * programmed: DNAT to it would come back into NodePort rules, here or on that node, and nodes
+ * pointed at each other would forward one packet between them until conntrack fills. NodePorts are
+ * allocated cluster-wide, so any Service's NodePort of the protocol counts. The same address at
+ * another port (a host-network pod) is an endpoint like any other.
  *
  * <p>Each refusal is a plan warning naming the Service, once per Service and plan (see {@link
  * PlanWarnings}: one line per object and reason, metric reason {@code external-ip-forbidden} or
@@ -42,6 +45,7 @@ public final class AddressPolicy {
       new AddressPolicy(List.of(), List.of(), List.of(), List.of(), Set.of());
 
   private final Set<IpAddress> nodeAddresses;
+  private final ClusterNodeAddresses clusterNodes;
   private final List<Cidr> podRanges;
   private final List<Cidr> serviceRanges;
   private final List<Cidr> allowedExternal;
@@ -61,6 +65,28 @@ public final class AddressPolicy {
       Collection<String> serviceRanges,
       Collection<String> allowedExternal,
       Set<String> knownNodePorts) {
+    this(
+        nodeAddresses,
+        podRanges,
+        serviceRanges,
+        allowedExternal,
+        knownNodePorts,
+        ClusterNodeAddresses.NONE);
+  }
+
+  /**
+   * As above, with the addresses of every Node in the cluster, refused like this node's own.
+   *
+   * @param clusterNodes every Node's InternalIP and ExternalIP addresses
+   */
+  public AddressPolicy(
+      Collection<String> nodeAddresses,
+      Collection<String> podRanges,
+      Collection<String> serviceRanges,
+      Collection<String> allowedExternal,
+      Set<String> knownNodePorts,
+      ClusterNodeAddresses clusterNodes) {
+    this.clusterNodes = clusterNodes;
     this.nodeAddresses = new HashSet<>();
     for (var raw : nodeAddresses) {
       var address = IpAddress.parse(raw);
@@ -94,6 +120,7 @@ public final class AddressPolicy {
 
   private AddressPolicy(AddressPolicy base, Supplier<Set<String>> knownNodePorts) {
     this.nodeAddresses = base.nodeAddresses;
+    this.clusterNodes = base.clusterNodes;
     this.podRanges = base.podRanges;
     this.serviceRanges = base.serviceRanges;
     this.allowedExternal = base.allowedExternal;
@@ -107,6 +134,7 @@ public final class AddressPolicy {
   public Object inputs() {
     return List.of(
         nodeAddresses,
+        clusterNodes,
         Set.copyOf(podRanges),
         Set.copyOf(serviceRanges),
         Set.copyOf(allowedExternal));
@@ -120,6 +148,10 @@ public final class AddressPolicy {
     }
     if (nodeAddresses.contains(ip)) {
       return "is one of this node's addresses";
+    }
+    var node = clusterNodes.nodeOf(ip);
+    if (node != null) {
+      return "is an address of node " + node;
     }
     if (inside(podRanges, ip)) {
       return "is inside the cluster's pod ranges";
@@ -192,14 +224,15 @@ public final class AddressPolicy {
       Set<String> nodePorts,
       Set<String> warned,
       List<String> warnings) {
-    if (nodeAddresses.isEmpty()) {
+    if (nodeAddresses.isEmpty() && clusterNodes.isEmpty()) {
       return endpoints;
     }
     List<Endpoint> kept = null;
     for (int i = 0; i < endpoints.size(); i++) {
       var endpoint = endpoints.get(i);
+      var owner = nodeOwning(IpAddress.parse(endpoint.ip()));
       boolean loops = false;
-      if (nodeAddresses.contains(IpAddress.parse(endpoint.ip()))) {
+      if (owner != null) {
         var key = nodePortKey(port.protocol(), endpoint.port());
         loops = nodePorts.contains(key) || knownNodePorts.get().contains(key);
       }
@@ -212,14 +245,24 @@ public final class AddressPolicy {
               port.name()
                   + ": endpoint "
                   + endpoint.address()
-                  + " is this node's address at a NodePort of this node; it would loop, so it"
-                  + " is not programmed");
+                  + " is "
+                  + owner
+                  + " at a NodePort; it would loop, so it is not programmed");
         }
       } else if (kept != null) {
         kept.add(endpoint);
       }
     }
     return kept == null ? endpoints : kept;
+  }
+
+  /** Whose address {@code ip} is, as a warning says it; null when no Node's. */
+  private String nodeOwning(IpAddress ip) {
+    if (nodeAddresses.contains(ip)) {
+      return "this node's address";
+    }
+    var node = clusterNodes.nodeOf(ip);
+    return node == null ? null : "an address of node " + node;
   }
 
   /** A NodePort as {@link #withKnownNodePorts} takes it: {@code tcp/30080}. */

@@ -495,8 +495,8 @@ public final class Proxier {
 
   /**
    * What a tenant's Service may not point at on this node: the node's addresses (its status and its
-   * interfaces), the pod ranges (the Node's and --cluster-cidr), the ServiceCIDRs, and
-   * --external-ip-cidrs.
+   * interfaces), every other Node's addresses, the pod ranges (the Node's and --cluster-cidr), the
+   * ServiceCIDRs, and --external-ip-cidrs.
    */
   private AddressPolicy addressPolicy(
       Node node, List<String> hostAddresses, List<String> podCidrs) {
@@ -505,7 +505,12 @@ public final class Proxier {
     var podRanges = new ArrayList<>(podCidrs);
     podRanges.addAll(config.rules().clusterCidrs());
     return new AddressPolicy(
-        nodeAddresses, podRanges, cache.serviceCidrs(), config.rules().externalIpCidrs(), Set.of());
+        nodeAddresses,
+        podRanges,
+        cache.serviceCidrs(),
+        config.rules().externalIpCidrs(),
+        Set.of(),
+        cache.clusterNodeAddresses());
   }
 
   /** The NodePorts programmed now, for a partial sync's loop check: asked for rarely. */

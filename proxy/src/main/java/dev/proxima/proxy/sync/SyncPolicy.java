@@ -57,8 +57,9 @@ public final class SyncPolicy {
    * @param nodePortAddresses the addresses --nodeport-addresses selects
    * @param localCidrs the pod CIDRs that mark local traffic
    * @param addressPolicy what decides which externalIPs and endpoints a Service may not use (the
-   *     node's and its interfaces' addresses, the pod and Service ranges, --external-ip-cidrs),
-   *     compared by {@code equals}: a change re-judges every Service, which only a full sync does
+   *     node's and its interfaces' addresses, every other Node's addresses, the pod and Service
+   *     ranges, --external-ip-cidrs), compared by {@code equals}: a change re-judges every Service,
+   *     which only a full sync does
    */
   public record Basis(
       Object node, List<String> nodePortAddresses, List<String> localCidrs, Object addressPolicy) {

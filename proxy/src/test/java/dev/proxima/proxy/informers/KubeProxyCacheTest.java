@@ -5,9 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.proxy.model.IpAddress;
+import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import dev.proxima.proxy.testing.ClusterObjects;
 import dev.proxima.proxy.track.PendingChanges;
+import io.fabric8.kubernetes.api.model.ContainerImage;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeSpecBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
@@ -19,9 +26,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +50,9 @@ class KubeProxyCacheTest {
 
   /** Holds the Service handler at its first event until opened, as a busy handler thread would. */
   private final CountDownLatch handlerMayGoOn = new CountDownLatch(1);
+
+  /** How often the cache asked for a sync for a Node. */
+  private final AtomicInteger nodeEvents = new AtomicInteger();
 
   private KubernetesClient proxyClient;
   private KubeProxyCache cache;
@@ -94,7 +106,9 @@ class KubeProxyCacheTest {
               public void endpointsEvent(int pendingSlices) {}
 
               @Override
-              public void nodeEvent() {}
+              public void nodeEvent() {
+                nodeEvents.incrementAndGet();
+              }
             });
     cache.start();
     return cache;
@@ -201,6 +215,80 @@ class KubeProxyCacheTest {
               assertThat(cache.serviceCidrs()).containsExactly("fd00:10:96::/112");
               assertThat(cache.node()).isNull();
             });
+  }
+
+  @Test
+  void everyNodesAddressesAreKnownAndTheOwnNodeIsStillThisNodes() {
+    client.resource(withAddress(ClusterObjects.node("node-b", "zone-b"), "192.168.0.3")).create();
+    client.resource(withAddress(ClusterObjects.node("node-a", "zone-a"), "192.168.0.2")).create();
+    handlerMayGoOn.countDown();
+    var cache = startCache();
+    await().atMost(Duration.ofSeconds(30)).until(cache::hasSynced);
+
+    assertThat(cache.node().getMetadata().getName()).isEqualTo("node-a");
+    assertThat(cache.nodeAddresses()).containsExactly("192.168.0.2");
+    assertThat(cache.clusterNodeAddresses())
+        .isEqualTo(
+            ClusterNodeAddresses.of(
+                List.of(
+                    withAddress(ClusterObjects.node("node-a", "zone-a"), "192.168.0.2"),
+                    withAddress(ClusterObjects.node("node-b", "zone-b"), "192.168.0.3"))));
+  }
+
+  @Test
+  void anotherNodesUpdateThatChangesNoAddressAsksForNoSyncAndANewNodesAddressDoes() {
+    // No own Node: each of its updates asks for a sync, and this counts the others'.
+    client.resource(withAddress(ClusterObjects.node("node-b", "zone-b"), "192.168.0.3")).create();
+    handlerMayGoOn.countDown();
+    var cache = startCache();
+    await().atMost(Duration.ofSeconds(30)).until(cache::hasSynced);
+    assertThat(cache.clusterNodeAddresses().nodeOf(IpAddress.parse("192.168.0.3")))
+        .isEqualTo("node-b");
+
+    // As a heartbeat does, every few seconds per Node: the same addresses, the rest changed.
+    client.nodes().withName("node-b").edit(n -> withAddress(inZone(n, "zone-c"), "192.168.0.3"));
+    client.resource(withAddress(ClusterObjects.node("node-c", "zone-c"), "192.168.0.4")).create();
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> cache.clusterNodeAddresses().nodeOf(IpAddress.parse("192.168.0.4")) != null);
+    // One watch delivers both in order: the update came before the new Node, and asked nothing.
+    assertThat(nodeEvents).hasValue(1);
+    assertThat(cache.clusterNodeAddresses().nodeOf(IpAddress.parse("192.168.0.4")))
+        .isEqualTo("node-c");
+
+    client.nodes().withName("node-c").delete();
+    await().atMost(Duration.ofSeconds(30)).until(() -> nodeEvents.get() == 2);
+    assertThat(cache.clusterNodeAddresses().nodeOf(IpAddress.parse("192.168.0.4"))).isNull();
+  }
+
+  @Test
+  void theNodeCacheKeepsWhatTheProxyReadsAndNoImagesOrConditions() {
+    var node = withAddress(ClusterObjects.node("node-a", "zone-a"), "192.168.0.2");
+    node.getMetadata().getLabels().put("team", "shop");
+    node.getMetadata().setAnnotations(Map.of("note", "x".repeat(1000)));
+    node.setSpec(new NodeSpecBuilder().withPodCIDRs("10.244.0.0/24").build());
+    node.getStatus().setImages(List.of(new ContainerImage(List.of("registry/app:1"), 100L)));
+    node.getStatus()
+        .setConditions(List.of(new NodeCondition(null, null, null, null, "True", "Ready")));
+    client.resource(node).create();
+    handlerMayGoOn.countDown();
+    var cache = startCache();
+    await().atMost(Duration.ofSeconds(30)).until(cache::hasSynced);
+
+    var cached = cache.node();
+    assertThat(cached.getMetadata().getLabels()).containsOnlyKeys(Labels.ZONE);
+    assertThat(cached.getMetadata().getAnnotations()).isEmpty();
+    assertThat(cached.getSpec().getPodCIDRs()).containsExactly("10.244.0.0/24");
+    assertThat(cached.getStatus().getAddresses()).hasSize(1);
+    assertThat(cached.getStatus().getImages()).isEmpty();
+    assertThat(cached.getStatus().getConditions()).isEmpty();
+  }
+
+  private static Node withAddress(Node node, String address) {
+    node.setStatus(
+        new NodeStatusBuilder().withAddresses(new NodeAddress(address, "InternalIP")).build());
+    return node;
   }
 
   private static ServiceCIDR serviceCidr(String name, String cidr) {

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceList;
+import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -94,21 +95,56 @@ class TrimOnDecodeTest {
 
   @Test
   void otherKindsAreDecodedWholeButForTheirBookkeeping() {
+    var cidr =
+        trimming.unmarshal(
+            """
+            {"apiVersion": "networking.k8s.io/v1", "kind": "ServiceCIDR",
+             "metadata": {"name": "default", "labels": {"team": "net"},
+               "annotations": {"example.com/note": "x"},
+               "managedFields": [{"manager": "kube-apiserver", "operation": "Update"}],
+               "ownerReferences": [{"kind": "Cluster", "name": "c"}]},
+             "spec": {"cidrs": ["10.96.0.0/16"]}}
+            """,
+            ServiceCIDR.class);
+
+    assertThat(cidr.getMetadata().getAnnotations()).containsOnlyKeys("example.com/note");
+    assertThat(cidr.getMetadata().getLabels()).containsOnlyKeys("team");
+    assertThat(cidr.getMetadata().getManagedFields()).isNullOrEmpty();
+    assertThat(cidr.getMetadata().getOwnerReferences()).isNullOrEmpty();
+    assertThat(cidr.getSpec().getCidrs()).containsExactly("10.96.0.0/16");
+  }
+
+  @Test
+  void aNodeIsDecodedToWhatTheProxyReadsWithoutItsImagesOrConditions() {
     var node =
         trimming.unmarshal(
             """
             {"apiVersion": "v1", "kind": "Node",
-             "metadata": {"name": "node-1", "labels": {"topology.kubernetes.io/zone": "a"},
+             "metadata": {"name": "node-1",
+               "labels": {"topology.kubernetes.io/zone": "a", "kubernetes.io/os": "linux"},
                "annotations": {"example.com/note": "x"},
-               "managedFields": [{"manager": "kubelet", "operation": "Update"}],
-               "ownerReferences": [{"kind": "Cluster", "name": "c"}]}}
+               "managedFields": [{"manager": "kubelet", "operation": "Update"}]},
+             "spec": {"podCIDRs": ["10.244.1.0/24"], "providerID": "cloud://1",
+               "taints": [{"key": "ToBeDeletedByClusterAutoscaler", "effect": "NoSchedule"}]},
+             "status": {"addresses": [{"type": "InternalIP", "address": "192.168.0.3"}],
+               "images": [{"names": ["registry/app:1"], "sizeBytes": 100}],
+               "conditions": [{"type": "Ready", "status": "True"}],
+               "nodeInfo": {"kubeletVersion": "v1.31.0"},
+               "capacity": {"cpu": "4"}}}
             """,
             Node.class);
 
-    assertThat(node.getMetadata().getAnnotations()).containsOnlyKeys("example.com/note");
+    assertThat(node.getMetadata().getName()).isEqualTo("node-1");
     assertThat(node.getMetadata().getLabels()).containsOnlyKeys("topology.kubernetes.io/zone");
-    assertThat(node.getMetadata().getManagedFields()).isNullOrEmpty();
-    assertThat(node.getMetadata().getOwnerReferences()).isNullOrEmpty();
+    assertThat(node.getMetadata().getAnnotations()).isEmpty();
+    assertThat(node.getSpec().getPodCIDRs()).containsExactly("10.244.1.0/24");
+    assertThat(node.getSpec().getTaints()).hasSize(1);
+    assertThat(node.getSpec().getProviderID()).isNull();
+    assertThat(node.getStatus().getAddresses()).hasSize(1);
+    assertThat(node.getStatus().getImages()).isNullOrEmpty();
+    assertThat(node.getStatus().getConditions()).isNullOrEmpty();
+    assertThat(node.getStatus().getNodeInfo()).isNull();
+    assertThat(node.getStatus().getCapacity()).isNullOrEmpty();
   }
 
   @Test

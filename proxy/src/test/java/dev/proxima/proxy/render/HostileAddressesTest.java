@@ -8,12 +8,16 @@ import dev.proxima.model.Labels;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.AddressPolicy;
+import dev.proxima.proxy.plan.ClusterNodeAddresses;
+import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.PlanWarnings;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePortBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.util.List;
@@ -40,6 +44,33 @@ class HostileAddressesTest {
           .withAddresses(new NodeAddress(NODE_IP, "InternalIP"))
           .endStatus()
           .build();
+
+  /** Another node of the cluster: an InternalIP of each family and an ExternalIP. */
+  private static final String NODE_B_IP = "192.168.0.3";
+
+  private static final Node NODE_B =
+      new NodeBuilder()
+          .withNewMetadata()
+          .withName("node-b")
+          .endMetadata()
+          .withNewStatus()
+          .withAddresses(
+              new NodeAddress(NODE_B_IP, "InternalIP"),
+              new NodeAddress("fd00::3", "InternalIP"),
+              new NodeAddress("198.51.100.3", "ExternalIP"),
+              new NodeAddress("node-b.example", "Hostname"))
+          .endStatus()
+          .build();
+
+  /** What the live proxy knows: this Node and every Node of the cluster. */
+  private static final AddressPolicy CLUSTER =
+      new AddressPolicy(
+          NodeIps.all(NODE),
+          NodePodCidrs.of(NODE),
+          List.of(),
+          List.of(),
+          Set.of(),
+          ClusterNodeAddresses.of(List.of(NODE, NODE_B)));
 
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
@@ -156,6 +187,112 @@ class HostileAddressesTest {
     var plan = plan(AddressPolicy.ofNode(NODE), List.of(service), endpointsAt(9100, NODE_IP));
 
     assertThat(plan.ports().get(0).endpoints()).hasSize(1);
+    assertThat(plan.warnings()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void externalIpOnAnotherNodesInternalIpIsNotProgrammedAndWarnedOnce(ProxyMode mode) {
+    // Two ports share the list: on node-a, traffic to node-b's kubelet would reach the tenant.
+    var attacker = service("evil", "a", "10.96.0.98").externalIps(NODE_B_IP, "203.0.113.9").build();
+    var kubelet =
+        new ServicePortBuilder().withName("kubelet").withPort(10250).withProtocol("TCP").build();
+    attacker.getSpec().getPorts().add(kubelet);
+
+    var plan = plan(CLUSTER, List.of(attacker), slice("evil", "a", "10.244.9.9"));
+    var rules = HostileSizesTest.render(mode, plan);
+
+    assertThat(rules).doesNotContain(externalIpRule(mode, "evil/a:http", NODE_B_IP));
+    assertThat(rules).contains(externalIpRule(mode, "evil/a:http", "203.0.113.9"));
+    assertThat(rules)
+        .doesNotContain(NODE_B_IP + " . tcp . 10250")
+        .doesNotContain("-d " + NODE_B_IP);
+    assertThat(PlanWarnings.group(plan.warnings()))
+        .singleElement()
+        .satisfies(
+            group -> {
+              assertThat(group.object()).isEqualTo("Service evil/a");
+              assertThat(group.reason()).isEqualTo("external-ip-forbidden");
+              assertThat(group.count()).isEqualTo(1);
+              assertThat(group.line()).contains(NODE_B_IP, "an address of node node-b");
+            });
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void externalIpOnAnotherNodesExternalIpIsNotProgrammed(ProxyMode mode) {
+    var attacker = service("evil", "a", "10.96.0.97").externalIps("198.51.100.3").build();
+
+    var plan = plan(CLUSTER, List.of(attacker), slice("evil", "a", "10.244.9.9"));
+
+    assertThat(HostileSizesTest.render(mode, plan))
+        .doesNotContain(externalIpRule(mode, "evil/a:http", "198.51.100.3"));
+    assertThat(PlanWarnings.group(plan.warnings()))
+        .singleElement()
+        .satisfies(group -> assertThat(group.reason()).isEqualTo("external-ip-forbidden"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void anEndpointAtAnotherNodesAddressAtANodePortIsNotProgrammed(ProxyMode mode) {
+    // node-a would forward to node-b's NodePort, and node-b, told the same, back to node-a's.
+    var service = service("evil", "loop", "10.96.0.32").build();
+    service.getSpec().setType("NodePort");
+    service.getSpec().getPorts().get(0).setNodePort(30082);
+    var looping = endpointsAt(30082, NODE_B_IP, NODE_IP, "10.244.1.5");
+
+    var plan = plan(CLUSTER, List.of(service), looping);
+    var rules = HostileSizesTest.render(mode, plan);
+
+    assertThat(plan.ports().get(0).endpoints())
+        .extracting(e -> e.ip())
+        .containsExactly("10.244.1.5");
+    assertThat(rules).doesNotContain(NODE_B_IP + ":30082").doesNotContain(NODE_B_IP + " . 30082");
+    assertThat(PlanWarnings.group(plan.warnings()))
+        .singleElement()
+        .satisfies(group -> assertThat(group.reason()).isEqualTo("nodeport-loop"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void anEndpointAtAnotherNodesAddressAtAnotherServicesNodePortIsNotProgrammed(ProxyMode mode) {
+    // NodePorts are allocated cluster-wide: node-b serves the victim's NodePort too.
+    var victim = service("shop", "victim", "10.96.0.33").build();
+    victim.getSpec().setType("NodePort");
+    victim.getSpec().getPorts().get(0).setNodePort(30083);
+    var service = service("evil", "loop", "10.96.0.34").build();
+
+    var plan =
+        plan(
+            CLUSTER,
+            List.of(victim, service),
+            slice("shop", "victim", "10.244.1.6"),
+            endpointsAt(30083, NODE_B_IP, "10.244.1.5"));
+    var loop = plan.ports().stream().filter(p -> p.port().name().toString().startsWith("evil"));
+
+    assertThat(loop)
+        .singleElement()
+        .satisfies(
+            p -> assertThat(p.endpoints()).extracting(e -> e.ip()).containsExactly("10.244.1.5"));
+    assertThat(HostileSizesTest.render(mode, plan))
+        .doesNotContain(NODE_B_IP + ":30083")
+        .doesNotContain(NODE_B_IP + " . 30083");
+    assertThat(PlanWarnings.group(plan.warnings()))
+        .singleElement()
+        .satisfies(group -> assertThat(group.line()).contains("an address of node node-b"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void anotherNodesAddressAtAPortThatIsNoNodePortIsStillAnEndpoint(ProxyMode mode) {
+    var service = service("evil", "loop", "10.96.0.35").build(); // a host-network exporter
+    service.getSpec().setType("NodePort");
+    service.getSpec().getPorts().get(0).setNodePort(30085);
+
+    var plan = plan(CLUSTER, List.of(service), endpointsAt(9100, NODE_B_IP));
+
+    assertThat(plan.ports().get(0).endpoints()).extracting(e -> e.ip()).containsExactly(NODE_B_IP);
+    assertThat(HostileSizesTest.render(mode, plan)).contains(NODE_B_IP);
     assertThat(plan.warnings()).isEmpty();
   }
 

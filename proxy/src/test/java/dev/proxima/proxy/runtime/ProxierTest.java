@@ -26,6 +26,7 @@ import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.nftables.NftTransaction;
+import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.iptables.IptablesChains;
@@ -206,6 +207,13 @@ class ProxierTest {
     @Override
     public List<String> nodeAddresses() {
       return List.of("192.168.0.11");
+    }
+
+    ClusterNodeAddresses clusterNodes = ClusterNodeAddresses.NONE;
+
+    @Override
+    public ClusterNodeAddresses clusterNodeAddresses() {
+      return clusterNodes;
     }
 
     @Override

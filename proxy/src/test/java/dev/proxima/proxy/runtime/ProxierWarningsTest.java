@@ -14,13 +14,17 @@ import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.sync.SyncPolicy;
 import dev.proxima.proxy.testing.ApiObjects;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
@@ -117,6 +121,49 @@ class ProxierWarningsTest {
         .extracting(ILoggingEvent::getFormattedMessage)
         .hasSize(2)
         .satisfies(lines -> assertThat(lines.get(1)).contains("3 warnings"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
+  void aNodeAddedWithAServicesExternalIpTakesItAwayInOneFullSyncWarnedOnce(ProxyMode mode) {
+    var proxier = start(mode);
+    var results = new ArrayList<SyncResult>();
+    proxier.subscribe(results::add);
+    cache.services.add(
+        ApiObjects.service("evil", "a", "10.96.0.99").externalIps("192.168.0.3").build());
+    cache.slices.add(ApiObjects.slice("evil", "a", "10.244.9.9"));
+    proxier.sync(Set.of());
+    assertThat(loader.scripts.get(0)).contains("192.168.0.3");
+
+    cache.clusterNodes =
+        ClusterNodeAddresses.of(
+            List.of(
+                new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("node-b")
+                    .endMetadata()
+                    .withNewStatus()
+                    .addNewAddress()
+                    .withType("InternalIP")
+                    .withAddress("192.168.0.3")
+                    .endAddress()
+                    .endStatus()
+                    .build()));
+    proxier.sync(Set.of());
+    proxier.sync(Set.of());
+
+    assertThat(results)
+        .extracting(r -> r.decision().reason())
+        .containsExactly(
+            SyncPolicy.Reason.FIRST_SYNC,
+            SyncPolicy.Reason.ADDRESS_POLICY_CHANGED,
+            SyncPolicy.Reason.NONE);
+    assertThat(loader.scripts.get(loader.scripts.size() - 1)).doesNotContain("192.168.0.3");
+    assertThat(appender.list.stream().filter(event -> event.getLevel() == Level.WARN))
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .singleElement()
+        .asString()
+        .contains("Service evil/a", "external-ip-forbidden", "192.168.0.3", "node node-b");
   }
 
   private String scrape() throws Exception {

@@ -187,6 +187,42 @@ class ProxyServerTest {
   }
 
   @Test
+  void aNodeThatJoinsWithAServicesExternalIpAsItsAddressTakesTheExternalIpAway() throws Exception {
+    createWebService();
+    client
+        .services()
+        .inNamespace("shop")
+        .withName("web")
+        .edit(
+            service -> {
+              service.getSpec().setExternalIPs(List.of("192.168.0.3"));
+              return service;
+            });
+    startProxy();
+    await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("192.168.0.3 . tcp . 80"));
+
+    client
+        .resource(
+            new NodeBuilder(ClusterObjects.node("node-b", "zone-b"))
+                .withNewStatus()
+                .addNewAddress()
+                .withType("InternalIP")
+                .withAddress("192.168.0.3")
+                .endAddress()
+                .endStatus()
+                .build())
+        .create();
+
+    // A full sync: the new address re-judges every Service, not only the changed ones.
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(lastIpv4Script())
+                    .contains("10.96.0.20 . tcp . 80")
+                    .doesNotContain("192.168.0.3"));
+  }
+
+  @Test
   void programsServicesAsTheyChangeAndServesHealthAndMetrics() throws Exception {
     createWebService();
     startProxy();

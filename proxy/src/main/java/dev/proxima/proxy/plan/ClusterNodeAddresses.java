@@ -1,0 +1,96 @@
+package dev.proxima.proxy.plan;
+
+import dev.proxima.proxy.model.IpAddress;
+import io.fabric8.kubernetes.api.model.Node;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The InternalIP and ExternalIP addresses (both families) of every Node in the cluster, each with
+ * the Node it belongs to. Immutable and compared by value: when the set of addresses changes, every
+ * Service is judged again.
+ *
+ * <p>Another node's address is no more a tenant's to take than this node's: an externalIP on it
+ * would catch this node's traffic to that node (the API server reaching a kubelet, say), and an
+ * endpoint on it at a NodePort would send traffic round between nodes until conntrack fills.
+ */
+public final class ClusterNodeAddresses {
+  public static final ClusterNodeAddresses NONE = new ClusterNodeAddresses(Map.of());
+
+  private final Map<IpAddress, String> nodeByAddress;
+
+  private ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress) {
+    this.nodeByAddress = nodeByAddress;
+  }
+
+  /** The addresses of {@code nodes}; an address two Nodes give is told as the first name's. */
+  public static ClusterNodeAddresses of(Collection<Node> nodes) {
+    var result = new HashMap<IpAddress, String>();
+    for (var node : nodes) {
+      if (node == null || node.getMetadata() == null || node.getMetadata().getName() == null) {
+        continue;
+      }
+      var name = node.getMetadata().getName();
+      for (var ip : addressesOf(node)) {
+        result.merge(ip, name, (a, b) -> a.compareTo(b) <= 0 ? a : b);
+      }
+    }
+    return result.isEmpty() ? NONE : new ClusterNodeAddresses(Map.copyOf(result));
+  }
+
+  /**
+   * The InternalIP and ExternalIP addresses of one Node; empty for a missing Node. What tells a
+   * Node update that changes addresses from a heartbeat.
+   */
+  public static Set<IpAddress> addressesOf(Node node) {
+    if (node == null || node.getStatus() == null || node.getStatus().getAddresses() == null) {
+      return Set.of();
+    }
+    var result = new HashSet<IpAddress>();
+    for (var address : node.getStatus().getAddresses()) {
+      if (address != null && counts(address.getType())) {
+        var ip = IpAddress.parse(address.getAddress());
+        if (ip != null) {
+          result.add(ip);
+        }
+      }
+    }
+    return result;
+  }
+
+  /** Whether a Node address of this type is one a tenant may not take. */
+  private static boolean counts(String type) {
+    return "InternalIP".equals(type) || "ExternalIP".equals(type);
+  }
+
+  /** The name of the Node {@code address} belongs to, or null when it is no Node's. */
+  public String nodeOf(IpAddress address) {
+    return address == null ? null : nodeByAddress.get(address);
+  }
+
+  public boolean isEmpty() {
+    return nodeByAddress.isEmpty();
+  }
+
+  public int size() {
+    return nodeByAddress.size();
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof ClusterNodeAddresses that && nodeByAddress.equals(that.nodeByAddress);
+  }
+
+  @Override
+  public int hashCode() {
+    return nodeByAddress.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return nodeByAddress.size() + " node addresses";
+  }
+}
