@@ -307,10 +307,14 @@ public final class RunCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
     }
+    List<String> untunedSysctls = List.of();
     if (!dryRun) {
       // As kube-proxy, once at start; the kernel keeps the values after the proxy stops.
-      ConntrackTuner.apply(
-          conntrackSettings, Runtime.getRuntime().availableProcessors(), SysctlFiles.netfilter());
+      untunedSysctls =
+          ConntrackTuner.apply(
+              conntrackSettings,
+              Runtime.getRuntime().availableProcessors(),
+              SysctlFiles.netfilter());
     }
     var nft = dryRun || mode != ProxyMode.nftables ? null : Nft.onThisHost();
     IptablesBackend backend =
@@ -350,6 +354,7 @@ public final class RunCommand implements Callable<Integer> {
                 configSyncPeriod,
                 Clock.systemUTC())) {
       server.componentFlags(flagValues(spec));
+      server.untunedSysctls(untunedSysctls);
       server.start(healthzAddress, metricsAddress, explain, hostPrepared);
       if (backend != null) {
         server.iptablesBackend(backend.label());

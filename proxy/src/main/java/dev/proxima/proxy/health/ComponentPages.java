@@ -29,9 +29,16 @@ public final class ComponentPages {
   /**
    * @param version the binary's version line, e.g. {@code 0.1.0 (abc1234)}
    * @param paths the other read-only paths served, e.g. {@code /healthz /livez /metrics}
+   * @param untunedSysctls the sysctls the component wanted to set at start but could not, each
+   *     {@code name=wanted value}; a line names them when there are any
    */
   public static String statusz(
-      String component, Instant started, Instant now, String version, List<String> paths) {
+      String component,
+      Instant started,
+      Instant now,
+      String version,
+      List<String> paths,
+      List<String> untunedSysctls) {
     var up = Duration.between(started, now);
     if (up.isNegative()) {
       up = Duration.ZERO;
@@ -57,7 +64,10 @@ public final class ComponentPages {
         + "\n"
         + "Paths: "
         + String.join(" ", paths)
-        + "\n";
+        + "\n"
+        + (untunedSysctls.isEmpty()
+            ? ""
+            : "Sysctls not set (set them on the node): " + String.join(" ", untunedSysctls) + "\n");
   }
 
   /**

@@ -10,6 +10,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -45,6 +46,7 @@ public final class ProxyMetrics {
   private final Gauge nodePortsServedNowhere;
   private final Gauge localDetectionDegraded;
   private final Gauge nftablesStale;
+  private final Gauge sysctlUntuned;
   private final Counter healthCheckBindFailures;
   private final Histogram conntrackDuration;
   private final Counter conntrackDeleted;
@@ -250,6 +252,13 @@ public final class ProxyMetrics {
                 "1 when --nodeport-addresses matches no address of this node in this family, so NodePorts are accepted on no address")
             .labelNames("ip_family")
             .register(registry);
+    sysctlUntuned =
+        Gauge.builder()
+            .name("proxima_proxy_sysctl_untuned")
+            .help(
+                "1 for each sysctl the proxy wanted to set at start but could not (a read-only /proc/sys): set it on the node")
+            .labelNames("name")
+            .register(registry);
     localDetectionDegraded =
         Gauge.builder()
             .name("proxima_proxy_local_detection_degraded")
@@ -345,6 +354,16 @@ public final class ProxyMetrics {
       IpFamily family, Map<String, Integer> owned, Map<String, Integer> last) {
     owned.forEach((table, count) -> iptablesRules.set(count, table, label(family)));
     last.forEach((table, count) -> iptablesLastRules.labelValues(table, label(family)).set(count));
+  }
+
+  /**
+   * @param settings the sysctls left as the node has them, each {@code name=wanted value}
+   */
+  public void sysctlsUntuned(List<String> settings) {
+    for (var setting : settings) {
+      int equals = setting.indexOf('=');
+      sysctlUntuned.labelValues(equals < 0 ? setting : setting.substring(0, equals)).set(1);
+    }
   }
 
   public void iptablesBackend(String backend) {

@@ -62,6 +62,7 @@ public final class ProxyServer implements AutoCloseable {
   private final ProxyHealth health;
   private final java.time.Instant startedAt;
   private volatile Map<String, String> flags = Map.of();
+  private volatile List<String> untunedSysctls = List.of();
   private final String nodeName;
   private final ProxyMetrics metrics;
   private final Clock clock;
@@ -395,13 +396,23 @@ public final class ProxyServer implements AutoCloseable {
                     startedAt,
                     clock.instant(),
                     version,
-                    List.of("/healthz", "/livez", "/metrics", "/statusz", "/flagz", "/-/healthy"))),
+                    List.of("/healthz", "/livez", "/metrics", "/statusz", "/flagz", "/-/healthy"),
+                    untunedSysctls)),
         "/flagz",
         request -> ProbeResponse.text(200, ComponentPages.flagz("proxima-proxy", flags)));
   }
 
   public void componentFlags(Map<String, String> value) {
     flags = Map.copyOf(value);
+  }
+
+  /**
+   * The sysctls this process wanted to set at start but could not, each {@code name=wanted value}:
+   * a line of {@code /statusz} and one {@code proxima_proxy_sysctl_untuned} series each.
+   */
+  public void untunedSysctls(List<String> settings) {
+    untunedSysctls = List.copyOf(settings);
+    metrics.sysctlsUntuned(untunedSysctls);
   }
 
   /** Another tool may flush the tables under us (kube-proxy polls its canary chains for this). */

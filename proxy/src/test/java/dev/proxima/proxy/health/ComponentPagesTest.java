@@ -19,7 +19,8 @@ class ComponentPagesTest {
             started,
             started.plus(Duration.ofSeconds(3723)),
             "0.1.0 (abc1234)",
-            List.of("/healthz", "/livez", "/metrics"));
+            List.of("/healthz", "/livez", "/metrics"),
+            List.of());
 
     assertThat(page.lines())
         .containsExactly(
@@ -31,6 +32,28 @@ class ComponentPagesTest {
             "Java version: " + Runtime.version(),
             "Binary version: 0.1.0 (abc1234)",
             "Paths: /healthz /livez /metrics");
+  }
+
+  @Test
+  void statuszNamesTheSysctlsTheProxyCouldNotSetWithTheValuesItWanted() {
+    var started = Instant.parse("2026-12-07T11:00:00Z");
+
+    var page =
+        ComponentPages.statusz(
+            "proxima-proxy",
+            started,
+            started,
+            "0.1.0 (abc1234)",
+            List.of("/healthz"),
+            List.of(
+                "net.netfilter.nf_conntrack_max=131072",
+                "net.netfilter.nf_conntrack_tcp_be_liberal=1"));
+
+    assertThat(page.lines())
+        .endsWith(
+            "Paths: /healthz",
+            "Sysctls not set (set them on the node): net.netfilter.nf_conntrack_max=131072"
+                + " net.netfilter.nf_conntrack_tcp_be_liberal=1");
   }
 
   @Test

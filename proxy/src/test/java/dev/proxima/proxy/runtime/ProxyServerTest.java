@@ -340,6 +340,18 @@ class ProxyServerTest {
   }
 
   @Test
+  void sysctlsTheProxyCouldNotSetAreNamedOnStatuszAndInAMetric() throws Exception {
+    startProxy();
+
+    proxy.untunedSysctls(List.of("net.netfilter.nf_conntrack_max=131072"));
+
+    assertThat(get(proxy.metricsPort(), "/statusz").body())
+        .contains("Sysctls not set (set them on the node): net.netfilter.nf_conntrack_max=131072");
+    assertThat(get(proxy.metricsPort(), "/metrics").body())
+        .contains("proxima_proxy_sysctl_untuned{name=\"net.netfilter.nf_conntrack_max\"} 1");
+  }
+
+  @Test
   void theFirstSyncRunsAsSoonAsTheInformersHaveListedWhateverTheMinimumSyncPeriod()
       throws Exception {
     createWebService();
