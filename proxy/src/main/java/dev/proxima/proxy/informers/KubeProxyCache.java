@@ -150,9 +150,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
         handler(
             node -> {},
             (previous, current) -> {
-              var addressesChanged =
-                  !ClusterNodeAddresses.addressesOf(previous)
-                      .equals(ClusterNodeAddresses.addressesOf(current));
+              var addressesChanged = ClusterNodeAddresses.changes(previous, current);
               if (addressesChanged) {
                 nodeAddressesChanged = true;
               }

@@ -4,7 +4,6 @@ import dev.proxima.proxy.catalog.ServiceCatalog;
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpAddress;
-import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import io.fabric8.kubernetes.api.model.Node;
@@ -46,9 +45,9 @@ public final class AddressPolicy {
 
   private final Set<IpAddress> nodeAddresses;
   private final ClusterNodeAddresses clusterNodes;
-  private final List<Cidr> podRanges;
-  private final List<Cidr> serviceRanges;
-  private final List<Cidr> allowedExternal;
+  private final Ranges podRanges;
+  private final Ranges serviceRanges;
+  private final Ranges allowedExternal;
   private final Supplier<Set<String>> knownNodePorts;
 
   /**
@@ -94,7 +93,9 @@ public final class AddressPolicy {
         this.nodeAddresses.add(address);
       }
     }
-    this.podRanges = cidrs(podRanges);
+    var allPodRanges = new ArrayList<>(podRanges);
+    allPodRanges.addAll(clusterNodes.podCidrs());
+    this.podRanges = cidrs(allPodRanges);
     this.serviceRanges = cidrs(serviceRanges);
     this.allowedExternal = cidrs(allowedExternal);
     var known = Set.copyOf(knownNodePorts);
@@ -135,9 +136,9 @@ public final class AddressPolicy {
     return List.of(
         nodeAddresses,
         clusterNodes,
-        Set.copyOf(podRanges),
-        Set.copyOf(serviceRanges),
-        Set.copyOf(allowedExternal));
+        podRanges.networks(),
+        serviceRanges.networks(),
+        allowedExternal.networks());
   }
 
   /** Why {@code address} may not be an externalIP here, or null when it may. */
@@ -153,13 +154,13 @@ public final class AddressPolicy {
     if (node != null) {
       return "is an address of node " + node;
     }
-    if (inside(podRanges, ip)) {
+    if (podRanges.contain(ip)) {
       return "is inside the cluster's pod ranges";
     }
-    if (inside(serviceRanges, ip)) {
+    if (serviceRanges.contain(ip)) {
       return "is inside the cluster's Service ranges";
     }
-    if (!allowedExternal.isEmpty() && !inside(allowedExternal, ip)) {
+    if (!allowedExternal.networks().isEmpty() && !allowedExternal.contain(ip)) {
       return "is outside --external-ip-cidrs";
     }
     return null;
@@ -270,20 +271,29 @@ public final class AddressPolicy {
     return protocol.lower() + "/" + port;
   }
 
-  private static boolean inside(List<Cidr> ranges, IpAddress ip) {
-    if (ranges.isEmpty()) {
+  /**
+   * The outermost of some ranges, looked up once per prefix length they use rather than scanned:
+   * with every Node's pod CIDR there may be thousands, and every externalIP is looked up.
+   */
+  private record Ranges(Set<Cidr> networks, Set<Integer> prefixes) {
+    static Ranges of(List<Cidr> outermost) {
+      var prefixes = new java.util.TreeSet<Integer>();
+      outermost.forEach(range -> prefixes.add(range.prefix()));
+      return new Ranges(Set.copyOf(outermost), Set.copyOf(prefixes));
+    }
+
+    boolean contain(IpAddress ip) {
+      for (int prefix : prefixes) {
+        var network = Cidr.parse(ip + "/" + prefix);
+        if (network != null && networks.contains(network)) {
+          return true;
+        }
+      }
       return false;
     }
-    var host = Cidr.parse(ip + (ip.family() == IpFamily.IPV6 ? "/128" : "/32"));
-    for (var range : ranges) {
-      if (range.contains(host)) {
-        return true;
-      }
-    }
-    return false;
   }
 
-  private static List<Cidr> cidrs(Collection<String> raw) {
+  private static Ranges cidrs(Collection<String> raw) {
     var result = new ArrayList<Cidr>();
     for (var value : raw) {
       var cidr = Cidr.parse(value);
@@ -291,6 +301,6 @@ public final class AddressPolicy {
         result.add(cidr);
       }
     }
-    return Cidr.outermost(result);
+    return Ranges.of(Cidr.outermost(result));
   }
 }

@@ -10,25 +10,30 @@ import java.util.Set;
 
 /**
  * The InternalIP and ExternalIP addresses (both families) of every Node in the cluster, each with
- * the Node it belongs to. Immutable and compared by value: when the set of addresses changes, every
- * Service is judged again.
+ * the Node it belongs to, and every Node's pod CIDRs. Immutable and compared by value: when they
+ * change, every Service is judged again.
  *
  * <p>Another node's address is no more a tenant's to take than this node's: an externalIP on it
  * would catch this node's traffic to that node (the API server reaching a kubelet, say), and an
- * endpoint on it at a NodePort would send traffic round between nodes until conntrack fills.
+ * endpoint on it at a NodePort would send traffic round between nodes until conntrack fills. Nor is
+ * a pod on another node: an externalIP on its address would catch this node's traffic to it,
+ * whether or not the operator set {@code --cluster-cidr}.
  */
 public final class ClusterNodeAddresses {
-  public static final ClusterNodeAddresses NONE = new ClusterNodeAddresses(Map.of());
+  public static final ClusterNodeAddresses NONE = new ClusterNodeAddresses(Map.of(), Set.of());
 
   private final Map<IpAddress, String> nodeByAddress;
+  private final Set<String> podCidrs;
 
-  private ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress) {
+  private ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress, Set<String> podCidrs) {
     this.nodeByAddress = nodeByAddress;
+    this.podCidrs = podCidrs;
   }
 
   /** The addresses of {@code nodes}; an address two Nodes give is told as the first name's. */
   public static ClusterNodeAddresses of(Collection<Node> nodes) {
     var result = new HashMap<IpAddress, String>();
+    var ranges = new HashSet<String>();
     for (var node : nodes) {
       if (node == null || node.getMetadata() == null || node.getMetadata().getName() == null) {
         continue;
@@ -37,8 +42,25 @@ public final class ClusterNodeAddresses {
       for (var ip : addressesOf(node)) {
         result.merge(ip, name, (a, b) -> a.compareTo(b) <= 0 ? a : b);
       }
+      ranges.addAll(NodePodCidrs.of(node));
     }
-    return result.isEmpty() ? NONE : new ClusterNodeAddresses(Map.copyOf(result));
+    return result.isEmpty() && ranges.isEmpty()
+        ? NONE
+        : new ClusterNodeAddresses(Map.copyOf(result), Set.copyOf(ranges));
+  }
+
+  /**
+   * Whether a Node update changes what this class holds: its addresses or pod CIDRs, not a
+   * heartbeat.
+   */
+  public static boolean changes(Node previous, Node current) {
+    return !addressesOf(previous).equals(addressesOf(current))
+        || !NodePodCidrs.of(previous).equals(NodePodCidrs.of(current));
+  }
+
+  /** Every Node's pod CIDRs, as the Nodes write them. */
+  public Set<String> podCidrs() {
+    return podCidrs;
   }
 
   /**
@@ -81,16 +103,18 @@ public final class ClusterNodeAddresses {
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof ClusterNodeAddresses that && nodeByAddress.equals(that.nodeByAddress);
+    return other instanceof ClusterNodeAddresses that
+        && nodeByAddress.equals(that.nodeByAddress)
+        && podCidrs.equals(that.podCidrs);
   }
 
   @Override
   public int hashCode() {
-    return nodeByAddress.hashCode();
+    return nodeByAddress.hashCode() * 31 + podCidrs.hashCode();
   }
 
   @Override
   public String toString() {
-    return nodeByAddress.size() + " node addresses";
+    return nodeByAddress.size() + " node addresses, " + podCidrs.size() + " pod CIDRs";
   }
 }

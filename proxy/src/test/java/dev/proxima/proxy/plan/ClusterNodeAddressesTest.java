@@ -69,6 +69,24 @@ class ClusterNodeAddressesTest {
   }
 
   @Test
+  void everyNodesPodCidrsAreKnownAndAnAssignedPodCidrIsAChange() {
+    var unassigned = node("node-b", new NodeAddress("192.168.0.3", "InternalIP"));
+    var assigned =
+        new NodeBuilder(unassigned)
+            .withNewSpec()
+            .withPodCIDRs("10.244.3.0/24", "fd00:10:244:3::/64")
+            .endSpec()
+            .build();
+    var nodes = ClusterNodeAddresses.of(List.of(assigned, node("node-c")));
+
+    assertThat(nodes.podCidrs()).containsExactlyInAnyOrder("10.244.3.0/24", "fd00:10:244:3::/64");
+    assertThat(ClusterNodeAddresses.changes(unassigned, assigned)).isTrue();
+    assertThat(ClusterNodeAddresses.changes(assigned, new NodeBuilder(assigned).build())).isFalse();
+    assertThat(policy(nodes).externalIpRefusal("10.244.3.7")).contains("pod ranges");
+    assertThat(policy(nodes).externalIpRefusal("10.244.4.7")).isNull();
+  }
+
+  @Test
   void noNodesAreNoAddresses() {
     assertThat(ClusterNodeAddresses.of(List.of())).isEqualTo(ClusterNodeAddresses.NONE);
     assertThat(ClusterNodeAddresses.addressesOf(null)).isEmpty();

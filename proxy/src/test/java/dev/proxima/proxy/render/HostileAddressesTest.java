@@ -118,6 +118,38 @@ class HostileAddressesTest {
 
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
+  void externalIpOnAPodOfAnotherNodeIsNotProgrammedWithoutAClusterCidr(ProxyMode mode) {
+    var nodeC =
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName("node-c")
+            .endMetadata()
+            .withNewSpec()
+            .withPodCIDRs("10.244.2.0/24")
+            .endSpec()
+            .build();
+    var policy =
+        new AddressPolicy(
+            NodeIps.all(NODE),
+            NodePodCidrs.of(NODE),
+            List.of(),
+            List.of(),
+            Set.of(),
+            ClusterNodeAddresses.of(List.of(NODE, NODE_B, nodeC)));
+    var attacker =
+        service("evil", "a", "10.96.0.99").externalIps("10.244.2.9", "203.0.113.9").build();
+
+    var plan = plan(policy, List.of(attacker), slice("evil", "a", "10.244.9.9"));
+    var rules = HostileSizesTest.render(mode, plan);
+
+    assertThat(rules)
+        .doesNotContain(externalIpRule(mode, "evil/a:http", "10.244.2.9"))
+        .contains(externalIpRule(mode, "evil/a:http", "203.0.113.9"));
+    assertThat(String.join("\n", plan.warnings())).contains("10.244.2.9", "pod ranges");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProxyMode.class)
   void externalIpOnAnotherServicesClusterIpIsRefusedAtAPortThatServiceDoesNotServe(ProxyMode mode) {
     var dns = service("kube-system", "dns", "10.96.0.10").build(); // serves 80 only
     var attacker = service("evil", "a", "10.96.0.99").externalIps("10.96.0.10").build();
