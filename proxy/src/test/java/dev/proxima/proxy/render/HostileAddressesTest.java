@@ -192,29 +192,18 @@ class HostileAddressesTest {
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void anEndpointThatIsThisNodeAtItsOwnNodePortIsNotProgrammed(ProxyMode mode) {
-    var service = service("evil", "loop", "10.96.0.30").build();
-    service.getSpec().setType("NodePort");
-    service.getSpec().getPorts().get(0).setNodePort(30080);
+    var service = nodePortService("10.96.0.30", 30080);
     var looping = endpointsAt(30080, NODE_IP, "10.244.1.5");
 
     var plan = plan(AddressPolicy.ofNode(NODE), List.of(service), looping);
-    var rules = HostileSizesTest.render(mode, plan);
 
-    assertThat(plan.ports().get(0).endpoints())
-        .extracting(e -> e.ip())
-        .containsExactly("10.244.1.5");
-    assertThat(rules).doesNotContain(NODE_IP + ":30080").doesNotContain(NODE_IP + " . 30080");
-    assertThat(PlanWarnings.group(plan.warnings()))
-        .singleElement()
-        .satisfies(group -> assertThat(group.reason()).isEqualTo("nodeport-loop"));
+    assertOnlyThePodIsAnEndpointAndTheLoopIsWarned(mode, plan, NODE_IP, 30080);
   }
 
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void aNodeAddressAtAnotherPortIsStillAnEndpoint(ProxyMode mode) {
-    var service = service("evil", "loop", "10.96.0.31").build(); // a host-network exporter
-    service.getSpec().setType("NodePort");
-    service.getSpec().getPorts().get(0).setNodePort(30081);
+    var service = nodePortService("10.96.0.31", 30081); // a host-network exporter
 
     var plan = plan(AddressPolicy.ofNode(NODE), List.of(service), endpointsAt(9100, NODE_IP));
 
@@ -268,21 +257,12 @@ class HostileAddressesTest {
   @EnumSource(ProxyMode.class)
   void anEndpointAtAnotherNodesAddressAtANodePortIsNotProgrammed(ProxyMode mode) {
     // node-a would forward to node-b's NodePort, and node-b, told the same, back to node-a's.
-    var service = service("evil", "loop", "10.96.0.32").build();
-    service.getSpec().setType("NodePort");
-    service.getSpec().getPorts().get(0).setNodePort(30082);
+    var service = nodePortService("10.96.0.32", 30082);
     var looping = endpointsAt(30082, NODE_B_IP, NODE_IP, "10.244.1.5");
 
     var plan = plan(CLUSTER, List.of(service), looping);
-    var rules = HostileSizesTest.render(mode, plan);
 
-    assertThat(plan.ports().get(0).endpoints())
-        .extracting(e -> e.ip())
-        .containsExactly("10.244.1.5");
-    assertThat(rules).doesNotContain(NODE_B_IP + ":30082").doesNotContain(NODE_B_IP + " . 30082");
-    assertThat(PlanWarnings.group(plan.warnings()))
-        .singleElement()
-        .satisfies(group -> assertThat(group.reason()).isEqualTo("nodeport-loop"));
+    assertOnlyThePodIsAnEndpointAndTheLoopIsWarned(mode, plan, NODE_B_IP, 30082);
   }
 
   @ParameterizedTest
@@ -317,15 +297,35 @@ class HostileAddressesTest {
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void anotherNodesAddressAtAPortThatIsNoNodePortIsStillAnEndpoint(ProxyMode mode) {
-    var service = service("evil", "loop", "10.96.0.35").build(); // a host-network exporter
-    service.getSpec().setType("NodePort");
-    service.getSpec().getPorts().get(0).setNodePort(30085);
+    var service = nodePortService("10.96.0.35", 30085); // a host-network exporter
 
     var plan = plan(CLUSTER, List.of(service), endpointsAt(9100, NODE_B_IP));
 
     assertThat(plan.ports().get(0).endpoints()).extracting(e -> e.ip()).containsExactly(NODE_B_IP);
     assertThat(HostileSizesTest.render(mode, plan)).contains(NODE_B_IP);
     assertThat(plan.warnings()).isEmpty();
+  }
+
+  /** Service evil/loop of type NodePort, its one port at {@code nodePort}. */
+  private static Service nodePortService(String clusterIp, int nodePort) {
+    var service = service("evil", "loop", clusterIp).build();
+    service.getSpec().setType("NodePort");
+    service.getSpec().getPorts().get(0).setNodePort(nodePort);
+    return service;
+  }
+
+  /** The pod 10.244.1.5 is the only endpoint, no rule leads to the node's NodePort, one warning. */
+  private static void assertOnlyThePodIsAnEndpointAndTheLoopIsWarned(
+      ProxyMode mode, NodePlanner.FamilyPlan plan, String nodeAddress, int nodePort) {
+    assertThat(plan.ports().get(0).endpoints())
+        .extracting(e -> e.ip())
+        .containsExactly("10.244.1.5");
+    assertThat(HostileSizesTest.render(mode, plan))
+        .doesNotContain(nodeAddress + ":" + nodePort)
+        .doesNotContain(nodeAddress + " . " + nodePort);
+    assertThat(PlanWarnings.group(plan.warnings()))
+        .singleElement()
+        .satisfies(group -> assertThat(group.reason()).isEqualTo("nodeport-loop"));
   }
 
   private static NodePlanner.FamilyPlan plan(
