@@ -19,11 +19,9 @@ import java.util.Set;
  * dropped (nft rejects nested ranges in interval sets; for matching a source they add nothing),
  * addresses are printed canonically, and duplicates are removed.
  *
- * @param family the IP family of the rules
  * @param clusterCidrs this family's pod CIDRs: traffic from outside them to a ClusterIP is
  *     masqueraded, traffic from inside them to an eTP=Local external address short-circuits to the
  *     Cluster endpoints. Empty, with no {@code podInterface}, turns local-traffic detection off.
- * @param masqueradeAll masquerade all ClusterIP traffic, whatever its source
  * @param masqueradeBit the bit of the packet mark that requests masquerading (kube-proxy's default
  *     is 14, mark 0x4000)
  * @param nodePortAddresses this node's addresses that accept NodePorts; empty means every local
@@ -88,7 +86,6 @@ public record FamilySettings(
     return with(masqueradeAll, value, nodePortAddresses, podInterface, nodePortsListed);
   }
 
-  /** These addresses only; an empty list means every local address again. */
   public FamilySettings withNodePortAddresses(List<String> value) {
     return with(masqueradeAll, masqueradeBit, value, podInterface, !value.isEmpty());
   }
@@ -97,12 +94,10 @@ public record FamilySettings(
     return with(masqueradeAll, masqueradeBit, nodePortAddresses, value, nodePortsListed);
   }
 
-  /** NodePorts on {@code nodePortAddresses} only (none when empty), or on every local address. */
   public FamilySettings withNodePortsListed(boolean value) {
     return with(masqueradeAll, masqueradeBit, nodePortAddresses, podInterface, value);
   }
 
-  /** With or without the kernel's connection counters ({@code --observe-locality=off}). */
   public FamilySettings withCountsLocality(boolean value) {
     return new FamilySettings(
         family,
@@ -115,7 +110,6 @@ public record FamilySettings(
         value);
   }
 
-  /** True when the rules can tell pod traffic from other traffic. */
   public boolean detectsLocalTraffic() {
     return podInterface != null || !clusterCidrs.isEmpty();
   }

@@ -12,7 +12,6 @@ import java.util.Optional;
  * One Service port with the endpoint lists that endpoint selection chose for it: the input of the
  * renderer, which renders them as given.
  *
- * @param port the Service port (of the ruleset's family)
  * @param clusterEndpoints the endpoints for Cluster traffic policy, in load-balancing order; null
  *     when the list is not used
  * @param localEndpoints the endpoints for Local traffic policy; null when not used or none
@@ -30,12 +29,10 @@ public record ServicePortRules(
     localEndpoints = localEndpoints == null ? null : List.copyOf(localEndpoints);
   }
 
-  /** The Cluster list, or an empty list when it is unused. */
   public List<Endpoint> clusterOrEmpty() {
     return clusterEndpoints == null ? List.of() : clusterEndpoints;
   }
 
-  /** The Local list, or an empty list when it is unused. */
   public List<Endpoint> localOrEmpty() {
     return localEndpoints == null ? List.of() : localEndpoints;
   }

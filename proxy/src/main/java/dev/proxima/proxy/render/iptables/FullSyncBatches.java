@@ -41,7 +41,6 @@ final class FullSyncBatches {
   private final Map<String, Integer> written = new TreeMap<>();
   private final List<IptablesTransaction> buffers = new ArrayList<>();
 
-  /** Per table and dispatch chain: how many new rules are at its top. */
   private final Map<String, Integer> inserted = new HashMap<>();
 
   /** Per table and dispatch chain: the old rules below the new ones, in kernel order. */
@@ -49,7 +48,6 @@ final class FullSyncBatches {
 
   private final Set<Integer> healthPorts = new HashSet<>();
 
-  /** How many old dispatch rules each group owns. */
   private final Map<Integer, Integer> oldRules = new HashMap<>();
 
   /** A rule read from the kernel and the group of Service ports that owns it, or -1. */
@@ -60,12 +58,9 @@ final class FullSyncBatches {
   }
 
   /**
-   * @param services the Service ports, in name order
    * @param fixed per table, every top-level chain with its fixed rules ({@code PROXIMA-SERVICES} of
    *     nat ends with the NodePort jump)
    * @param counters per table, the counter chains the kernel lacks
-   * @param stale per table, Proxima chains to delete
-   * @return the buffers, and the rules written per table
    */
   static Result split(
       Map<ServicePortName, ServiceChains> services,
@@ -183,7 +178,6 @@ final class FullSyncBatches {
     }
   }
 
-  /** A group's lines: own chains and rules, dispatch rules and the old ones deleted. */
   private int lines(List<ServiceChains> group, int index) {
     int lines = oldRules.getOrDefault(index, 0);
     for (ServiceChains service : group) {
@@ -294,7 +288,6 @@ final class FullSyncBatches {
     packed(out);
   }
 
-  /** Splits a transaction's statements into transactions within the budget, in order. */
   private void packed(IptablesTransaction all) {
     IptablesTransaction out = new IptablesTransaction();
     for (IptablesTransaction.Op op : all.ops()) {

@@ -89,12 +89,9 @@ public final class IptablesAssembler {
    * As {@link #replaceAll}, as buffers of at most about {@code lineBudget} lines to load in order
    * (see {@link FullSyncBatches}): after each one every Service port is wholly old or wholly new
    * and no rule jumps to a missing chain. One buffer when the whole ruleset fits the budget, and
-   * when the kernel's dispatch rules are not known.
-   *
-   * <p>Why: iptables 1.8's nft backend handles {@code --noflush} in time quadratic in the rules of
-   * one buffer (measured: 1,000 Services 0.5 s, 3,000 6.4 s, 10,000 over 5 minutes), and a buffer
-   * that rewrites the top-level chains rewrites one rule per Service (2 to 3 s at 10,000), while a
-   * long restore holds the xtables lock other tools wait for.
+   * when the kernel's dispatch rules are not known. Why: iptables 1.8's nft backend handles {@code
+   * --noflush} in time quadratic in the rules of one buffer, and a long restore holds the xtables
+   * lock other tools wait for.
    */
   public List<String> replaceAllInBatches(
       List<ServicePortRules> ports, IptablesListing kernel, int lineBudget) {
@@ -169,7 +166,6 @@ public final class IptablesAssembler {
     return batches.transactions();
   }
 
-  /** About how many lines one buffer of the whole ruleset has (declarations and rules). */
   private long estimatedLines() {
     long lines = 40;
     for (ServiceChains service : rendered.values()) {
@@ -252,8 +248,6 @@ public final class IptablesAssembler {
    * Follows which changed ports are counted per locality: the counter chains of a port that became
    * counted go into {@link #countersToCreate}, those of one that stopped into {@code uncounted}; a
    * port counted before and after keeps its chains untouched, so their counts go on.
-   *
-   * @return whether any port's counting changed
    */
   private boolean countingChanges(
       Map<ServicePortName, ServicePortRules> changes, Set<String> uncounted) {
@@ -277,7 +271,6 @@ public final class IptablesAssembler {
     return changed;
   }
 
-  /** Whether a port's connections are counted per locality. */
   private boolean counts(ServicePortRules rules) {
     return config.countsLocality() && rules.port().observeLocality();
   }
@@ -306,8 +299,7 @@ public final class IptablesAssembler {
    * A partial buffer for large rulesets: instead of rewriting the top-level chains, whose size
    * grows with the cluster, it deletes the changed Services' old top-level rules and inserts their
    * new ones at the top (rules of different Services match different packets, and the NodePort jump
-   * stays last). With the nft backend, rewriting a 10,000-rule chain took 2 to 3 s here, these
-   * edits 0.2 s. A rule that is not where Proxima left it makes the restore fail, which makes the
+   * stays last). A rule that is not where Proxima left it makes the restore fail, which makes the
    * next sync full.
    */
   private IptablesTransaction writeEdits(
@@ -381,7 +373,6 @@ public final class IptablesAssembler {
         : 0;
   }
 
-  /** A Service port's rules in the top-level chains of one table. */
   private static List<IptablesRule> sharedRules(ServiceChains service, String table) {
     List<IptablesRule> rules = new ArrayList<>();
     for (IptablesRule rule : service.shared()) {
@@ -461,7 +452,6 @@ public final class IptablesAssembler {
     return sharedChains(table, rendered.values());
   }
 
-  /** The fixed rules and these Services' shared rules, per top-level chain, in order. */
   private Map<String, List<IptablesRule>> sharedChains(
       String table, java.util.Collection<ServiceChains> services) {
     Map<String, List<IptablesRule>> chains = new LinkedHashMap<>();

@@ -83,7 +83,6 @@ public final class IptablesChains {
     return SERVICE_COUNT_PREFIX + serviceHash(name).substring(0, SERVICE_COUNTER_HASH_LENGTH) + "-";
   }
 
-  /** The counter chain of a counted port's connections to endpoints of this locality. */
   public static String serviceCounter(String stem, Locality locality) {
     return stem + localityCode(locality);
   }

@@ -13,11 +13,7 @@ import java.util.TreeSet;
 public final class IptablesCleanup {
   private IptablesCleanup() {}
 
-  /**
-   * @param saveByTable {@code iptables-save -t TABLE} output per table
-   * @return the input for {@code iptables-restore --noflush}, or "" when nothing of Proxima's is
-   *     there
-   */
+  /** "" when nothing of Proxima's is there. */
   public static String buffer(Map<String, String> saveByTable) {
     IptablesTransaction out = new IptablesTransaction();
     for (var entry : new java.util.TreeMap<>(saveByTable).entrySet()) {

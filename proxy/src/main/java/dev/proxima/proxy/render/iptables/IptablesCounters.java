@@ -46,7 +46,6 @@ public final class IptablesCounters {
     };
   }
 
-  /** The counter chains of one counted Service port (nat), one per locality. */
   public static List<String> serviceChains(String stem) {
     var chains = new ArrayList<String>();
     for (var locality : Locality.values()) {
@@ -62,11 +61,8 @@ public final class IptablesCounters {
   }
 
   /**
-   * Each counted Service port's connections by locality, from one {@link #parse parsed} listing.
-   *
-   * @param counted the counted ports by their counter chains' stem ({@link
-   *     IptablesChains#serviceCounterStem}); a port none of whose chains the listing has is left
-   *     out
+   * Each counted Service port's connections by locality, from one {@link #parse parsed} listing; a
+   * port none of whose chains the listing has is left out.
    */
   public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
       Map<String, Long> counts, Map<String, ServicePortName> counted) {
@@ -87,7 +83,6 @@ public final class IptablesCounters {
     return ports;
   }
 
-  /** A counter chain's one rule. */
   static IptablesRule rule(String table, String chain) {
     return IptablesRule.of(table, chain, "-j RETURN");
   }

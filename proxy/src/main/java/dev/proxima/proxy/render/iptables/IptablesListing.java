@@ -13,18 +13,12 @@ import java.util.TreeMap;
  * buffers deletes a Service port's old rules there, by position, in the buffer that inserts its new
  * ones. This is where the kernel's text is read; nothing after it parses a line.
  *
- * @param chains Proxima's chains per table (see {@link IptablesCleanup#chains})
  * @param dispatchRules per table, the rules of its dispatch chains in kernel order; a table that
  *     could not be read is missing, and then nothing is known of its rules
  */
 public record IptablesListing(
     Map<String, Set<String>> chains, Map<String, List<SavedRule>> dispatchRules) {
-  /**
-   * A rule as {@code iptables-save} printed it, read as far as a full sync needs.
-   *
-   * @param chain the chain it is in
-   * @param comment its comment's text, or null
-   */
+  /** A rule as {@code iptables-save} printed it, read as far as a full sync needs. */
   public record SavedRule(String chain, String comment) {}
 
   /** The top-level chains where each Service port has its own rules, per table. */

@@ -9,8 +9,6 @@ import java.util.Objects;
  * target in a line again. Held for every rule of the ruleset (about 100,000 at 10,000 Services with
  * two endpoints), hence four references and no parsed argument list.
  *
- * @param table {@code filter} or {@code nat}
- * @param chain the chain the rule is in
  * @param comment the rule's comment as the renderer wrote it, from names a tenant chooses; null for
  *     none. Sanitised and quoted only when written ({@link IptablesRestoreText#commentText}).
  * @param spec the matches and the target after the comment ({@code -m tcp -p tcp ... -j X}), built

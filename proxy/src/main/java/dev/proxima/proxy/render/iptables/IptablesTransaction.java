@@ -77,7 +77,7 @@ public final class IptablesTransaction {
     return ops.isEmpty();
   }
 
-  /** How many statements (lines besides table headers and COMMITs) it holds. */
+  /** Statements: lines besides table headers and COMMITs. */
   public int size() {
     return ops.size();
   }
@@ -115,7 +115,6 @@ public final class IptablesTransaction {
     return add(new DeleteChain(table, chain));
   }
 
-  /** The restore input: see {@link IptablesRestoreText#of}. */
   public String text() {
     return IptablesRestoreText.of(this);
   }

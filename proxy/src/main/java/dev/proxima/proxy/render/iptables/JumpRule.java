@@ -8,10 +8,6 @@ import java.util.Objects;
  * One jump from a built-in chain into a Proxima chain. {@code iptables-restore --noflush} cannot
  * test whether a rule exists, so these are ensured one by one with {@code iptables -C ... ||
  * iptables -I ...}; see {@link IptablesRenderer#jumpRules}.
- *
- * @param table {@code filter} or {@code nat}
- * @param chain the built-in chain, e.g. {@code PREROUTING}
- * @param spec the rule specification after the chain name (matches, comment, {@code -j target})
  */
 public record JumpRule(String table, String chain, List<String> spec) {
   public JumpRule {

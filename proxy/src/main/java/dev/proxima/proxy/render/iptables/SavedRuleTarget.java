@@ -13,10 +13,7 @@ final class SavedRuleTarget {
 
   private record Word(String text, boolean quoted) {}
 
-  /**
-   * @param line one {@code -A CHAIN ...} line of {@code iptables-save}
-   * @return the word after the last unquoted {@code -j} or {@code -g}, or null when there is none
-   */
+  /** The word after the last unquoted {@code -j} or {@code -g}, or null when there is none. */
   static String of(String line) {
     var words = words(line);
     String target = null;

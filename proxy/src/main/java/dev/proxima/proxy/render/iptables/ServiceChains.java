@@ -9,11 +9,9 @@ import java.util.Map;
  * and the nat chains it owns. The assembler rewrites the shared chains on every sync from these,
  * and writes a Service port's own chains only when that Service changed.
  *
- * @param shared rules in top-level chains, in order
  * @param ownChains the Service port's own nat chains (SVC, SVL, EXT, FW, SEP) with their rules, in
  *     declaration order; a chain may be empty
  * @param healthCheckNodePort the port to accept in filter PROXIMA-NODEPORTS, or 0
- * @param healthCheck the rule accepting it, or null
  * @param endpointAddresses how many distinct endpoint addresses the port uses (for the
  *     large-cluster threshold)
  */

@@ -103,7 +103,6 @@ final class AffinityChains {
     return chain;
   }
 
-  /** By name, so the output order is stable. */
   Map<String, List<String>> chains() {
     return new TreeMap<>(chains);
   }

@@ -97,7 +97,6 @@ final class GenerationSwitch {
     return new RulesetAssembler.Deleting(first.transactions, last.transactions);
   }
 
-  /** Transactions of at most {@code budget} lines, in order. */
   private final class Bounded {
     final List<NftTransaction> transactions = new ArrayList<>();
     private final int budget;
@@ -107,7 +106,6 @@ final class GenerationSwitch {
       this.budget = budget;
     }
 
-    /** The transaction the next {@code adding} lines go in. */
     NftTransaction next(int adding) {
       if (transactions.isEmpty() || lines + adding > budget) {
         transactions.add(new NftTransaction(text));

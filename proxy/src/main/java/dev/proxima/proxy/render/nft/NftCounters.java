@@ -125,7 +125,6 @@ public final class NftCounters {
 
   private static final String PACKETS = " counter packets ";
 
-  /** Null unless it looks like a key. */
   private static String key(String listing, int from, int to) {
     while (from < to && Character.isWhitespace(listing.charAt(from))) {
       from++;
@@ -154,11 +153,8 @@ public final class NftCounters {
   }
 
   /**
-   * Each counted Service port's connections by locality; empty when the listing held none of the
-   * sets.
-   *
-   * @param owners a key without one is left out (it went since)
-   * @param counted each is in the result, at 0 where it has no count yet
+   * Empty when the listing held none of the sets; a key without an owner is left out (it went
+   * since), and each {@code counted} port is in, at 0 where it has no count yet.
    */
   public static ServicePortCounts servicePortCounts(
       String listing, Map<String, ServicePortName> owners, Set<ServicePortName> counted) {

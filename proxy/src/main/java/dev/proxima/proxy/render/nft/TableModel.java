@@ -97,7 +97,6 @@ final class TableModel {
     }
   }
 
-  /** Its warnings count as the table's. */
   ServiceFragment render(ServicePortRules rules) {
     var parts = renderAgain(rules);
     warnings.addAll(parts.warnings());
@@ -172,7 +171,6 @@ final class TableModel {
     return inUse.size() == wanted.size() && wanted.stream().allMatch(inUse::containsKey);
   }
 
-  /** {@code droppedChains} and {@code droppedSets} get what nothing uses any more. */
   void remove(
       ServicePortName port,
       ServiceFragment parts,
