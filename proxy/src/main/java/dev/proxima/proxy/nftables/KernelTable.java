@@ -11,19 +11,14 @@ import java.util.Set;
  * -t list chains}, {@code sets} and {@code maps} (or {@code nft -t list table}): its chains (which
  * are base chains) and its sets and maps. A full sync builds its objects beside these under names
  * of a free generation ({@link #freeGeneration}), then deletes these but the base chains and the
- * sets that hold state.
- *
- * @param chains chain name to its kind
- * @param sets set or map name to {@code "set"} or {@code "map"}
- * @param counters the names of its named counters
+ * sets that hold state. {@code sets} maps a name to {@code "set"} or {@code "map"}.
  */
 public record KernelTable(
     Map<String, Chain> chains, Map<String, String> sets, Set<String> counters) {
   /**
-   * @param base hooked into netfilter; nothing can jump to it, so it can be deleted and recreated
-   *     (its hook or priority may differ in another Proxima version)
-   * @param empty has no rules: Proxima flushed it at an earlier sync when it stopped using it, so
-   *     nothing refers to it any more and it can be deleted
+   * A base chain can be deleted and recreated (its hook or priority may differ in another Proxima
+   * version): nothing jumps to it. An empty one was flushed when Proxima stopped using it, so
+   * nothing refers to it any more.
    */
   public record Chain(boolean base, boolean empty) {}
 
@@ -34,7 +29,6 @@ public record KernelTable(
     counters = Collections.unmodifiableSet(new LinkedHashSet<>(counters));
   }
 
-  /** A table without named counters. */
   public KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
     this(chains, sets, Set.of());
   }
@@ -64,7 +58,6 @@ public record KernelTable(
         var words = line.split("\\s+");
         ours = words.length >= 3 && words[2].equals(NftNames.TABLE);
       } else if (!ours) {
-        // another table's object
       } else if (depth == 1 && line.endsWith("{")) {
         var words = line.split("\\s+");
         if (words.length == 3 && words[0].equals("chain")) {

@@ -3,10 +3,8 @@ package dev.proxima.proxy.nftables;
 import java.util.Objects;
 
 /**
- * A chain of table {@code proxima}: a regular chain, reached by jumps and verdict maps, or a base
- * chain hooked into netfilter.
+ * A chain of table {@code proxima}.
  *
- * @param name the chain's name
  * @param hook where a base chain is hooked; null for a regular chain
  * @param map the set or map its rules look up, declared, emptied and deleted with it: an {@code
  *     lb-N} chain's own endpoints map (nft 1.0.6 can type a rule that looks up a {@code typeof} map
@@ -18,13 +16,6 @@ public record NftChain(String name, Hook hook, NftSet map) {
     Objects.requireNonNull(name, "name");
   }
 
-  /**
-   * A base chain's hook.
-   *
-   * @param type {@code nat} or {@code filter}
-   * @param hook the netfilter hook, e.g. {@code prerouting}
-   * @param priority the chain's priority at that hook
-   */
   public record Hook(String type, String hook, int priority) {}
 
   public static NftChain regular(String name) {

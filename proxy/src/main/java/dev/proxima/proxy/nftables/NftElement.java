@@ -19,11 +19,7 @@ public final class NftElement {
 
   private final String comment;
 
-  /**
-   * @param key what identifies the element, e.g. {@code 10.96.0.10 . tcp . 80}
-   * @param value a map element's value (a verdict, {@code address . port}); null in a set
-   * @param comment a comment, sanitised on the way in ({@link NftText#comment}); null for none
-   */
+  /** {@code value} is null in a set; {@code comment} is sanitised ({@link NftText#comment}). */
   public NftElement(String key, String value, String comment) {
     Objects.requireNonNull(key, "key");
     if (value != null && value.isEmpty()) {
@@ -42,7 +38,6 @@ public final class NftElement {
     return hasValue() ? keyAndValue.substring(0, keyLength) : keyAndValue;
   }
 
-  /** The value; null for a set element. */
   public String value() {
     return hasValue() ? keyAndValue.substring(keyLength) : null;
   }
@@ -59,7 +54,6 @@ public final class NftElement {
     out.append(keyAndValue, 0, keyLength);
   }
 
-  /** Writes the value; nothing for a set element. */
   public void appendValue(StringBuilder out) {
     out.append(keyAndValue, keyLength, keyAndValue.length());
   }

@@ -37,7 +37,6 @@ public final class NftNames {
       java.util.List.of(LB_PREFIX, LOCAL_LB_PREFIX, NODEPORT_LB_PREFIX, NODEPORT_LOCAL_LB_PREFIX);
   public static final String ENDPOINTS_CHAIN_PREFIX = "endpoints-";
 
-  /** Whether {@code name} is an {@code lb-N} chain (or its map). */
   public static boolean isLbChain(String name) {
     for (String prefix : LB_PREFIXES) {
       if (name.startsWith(prefix)
@@ -55,7 +54,6 @@ public final class NftNames {
    */
   public static final String FIREWALL_PREFIX = "fw-";
 
-  /** Whether {@code name} is a firewall chain (or its set). */
   public static boolean isFirewallChain(String name) {
     return name.startsWith(FIREWALL_PREFIX);
   }

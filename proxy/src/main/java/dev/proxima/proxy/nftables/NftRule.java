@@ -3,12 +3,9 @@ package dev.proxima.proxy.nftables;
 import java.util.Objects;
 
 /**
- * One rule of a chain: its expression, spelled as nft reads it, which the proxy never reads back.
+ * One rule of a chain, spelled as nft reads it, which the proxy never reads back.
  *
- * @param chain the chain it is in
- * @param expression matches, statements and verdict, e.g. {@code jump services}
- * @param comment the rule's comment, sanitised on the way in ({@link NftText#comment}); null for
- *     none
+ * @param comment sanitised on the way in ({@link NftText#comment}); null for none
  * @param mapLookup whether the expression looks up a {@code typeof} map: nft 1.0.6 types such a
  *     rule only in the transaction that declares the map, which decides where it can be loaded
  */
@@ -21,7 +18,6 @@ public record NftRule(String chain, String expression, String comment, boolean m
     }
   }
 
-  /** A rule without comment that looks up no map. */
   public static NftRule of(String chain, String expression) {
     return new NftRule(chain, expression, null, false);
   }

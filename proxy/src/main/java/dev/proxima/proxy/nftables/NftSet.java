@@ -4,14 +4,12 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * A set or map of table {@code proxima}: its name, its kind, and its declaration.
+ * A set or map of table {@code proxima}.
  *
- * @param name the set's name
- * @param kind a set or a map: what deletes it, and whether its elements have values
  * @param declaration its type, flags and options, each ending in {@code ;}, e.g. {@code type
  *     ipv4_addr ; flags interval ;}
- * @param comment the set's comment; null for none. Our own fixed text: the serializer keeps it
- *     readable, but takes out what would end the quoted string ({@link NftText#setComment})
+ * @param comment our own fixed text, or null: the serializer keeps it readable, but takes out what
+ *     would end the quoted string ({@link NftText#setComment})
  */
 public record NftSet(String name, Kind kind, String declaration, String comment) {
   public NftSet {
@@ -24,12 +22,10 @@ public record NftSet(String name, Kind kind, String declaration, String comment)
     SET,
     MAP;
 
-    /** The keyword: {@code set} or {@code map}. */
     public String keyword() {
       return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The kind of nft's keyword {@code set} or {@code map}. */
     public static Kind of(String keyword) {
       return valueOf(keyword.toUpperCase(Locale.ROOT));
     }

@@ -16,36 +16,24 @@ import java.util.regex.Pattern;
  * value a tenant chose can end a quoted string. Nothing reads this text back.
  */
 public final class NftText {
-  /**
-   * A chain or set reference in a rule or a verdict: {@code @set}, {@code jump c}, {@code goto c}.
-   */
   private static final Pattern REFERENCE =
       Pattern.compile("(@|\\bjump |\\bgoto )([A-Za-z0-9_][A-Za-z0-9_\\-]*)");
 
   private final String table;
 
-  /**
-   * The suffix of this generation's names ({@link #chain}, {@link #set}); empty for generation 0.
-   */
   private final String suffix;
 
   /** The base chains, which keep their names in every generation: the dispatch switches in them. */
   private final Set<String> baseChains;
 
-  /**
-   * @param family whose table {@code proxima} the statements address
-   */
   public NftText(IpFamily family) {
     this(family, 0, Set.of());
   }
 
   /**
-   * @param family whose table {@code proxima} the statements address
-   * @param generation which full sync's objects the statements name: 0 names them as {@link
-   *     NftNames} does, generation {@code g} adds {@code -g<g>} to every chain but {@code
-   *     baseChains} and every set but the ones that hold state ({@link #keepsName}), so a full sync
-   *     can build its objects beside the ones in use
-   * @param baseChains the hooked chains, which every generation shares
+   * Generation {@code g} > 0 adds {@code -g<g>} to every chain but the hooked {@code baseChains}
+   * and every set but those that hold state ({@link #keepsName}), so a full sync can build its
+   * objects beside the ones in use.
    */
   public NftText(IpFamily family, int generation, Set<String> baseChains) {
     this.table = NftSyntax.family(family) + " " + NftNames.TABLE;
@@ -67,12 +55,10 @@ public final class NftText {
         || set.equals(NftNames.COUNTERS);
   }
 
-  /** The kernel's name of chain {@code name} in this generation. */
   public String chain(String name) {
     return suffix.isEmpty() || baseChains.contains(name) ? name : name + suffix;
   }
 
-  /** The kernel's name of set or map {@code name} in this generation. */
   public String set(String name) {
     return suffix.isEmpty() || keepsName(name) ? name : name + suffix;
   }
@@ -117,15 +103,11 @@ public final class NftText {
     return out.toString();
   }
 
-  /** {@code ip proxima}: the family and table every statement names. */
+  /** {@code ip proxima}. */
   public String table() {
     return table;
   }
 
-  /**
-   * An element as it stands in a block: key, comment, then the value, a verdict naming its chain in
-   * this generation.
-   */
   public void element(StringBuilder out, NftElement element) {
     element.appendKey(out);
     if (element.comment() != null) {

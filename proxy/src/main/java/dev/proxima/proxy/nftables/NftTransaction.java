@@ -18,10 +18,7 @@ public final class NftTransaction {
     this(text, 256);
   }
 
-  /**
-   * @param capacity about the characters it will hold: a full sync's runs to megabytes, and a
-   *     builder that grows by doubling copies it several times
-   */
+  // A full sync's text runs to megabytes: a builder that grows by doubling copies it many times.
   public NftTransaction(NftText text, int capacity) {
     this.table = text.table();
     this.text = text;
@@ -33,23 +30,19 @@ public final class NftTransaction {
     return this;
   }
 
-  /** Deletes the table, whether or not it exists. */
+  // The add makes the delete succeed whether or not the table exists.
   public NftTransaction deleteTable() {
     out.append("add table ").append(table).append("\ndelete table ").append(table).append('\n');
     return this;
   }
 
-  /** Creates the table, deletes it with everything in it, and creates it again. */
   public NftTransaction replaceTable() {
     addTable();
     out.append("delete table ").append(table).append('\n');
     return addTable();
   }
 
-  /**
-   * {@code add chain}: a regular chain, or a base chain with its hook; a chain with a map of its
-   * own after the map.
-   */
+  /** A chain with a map of its own goes after the map. */
   public NftTransaction addChain(NftChain chain) {
     if (chain.map() != null) {
       addSet(chain.map());
@@ -105,20 +98,15 @@ public final class NftTransaction {
     return statement("delete " + kind.keyword() + " ", text.set(set));
   }
 
-  /**
-   * {@code flush chain} of a chain by its name in the kernel, whatever generation it is of: for the
-   * objects an earlier full sync left.
-   */
+  /** By its name in the kernel, whatever generation: for the objects an earlier full sync left. */
   public NftTransaction flushKernelChain(String name) {
     return statement("flush chain ", name);
   }
 
-  /** {@code delete chain} of a chain by its name in the kernel. */
   public NftTransaction deleteKernelChain(String name) {
     return statement("delete chain ", name);
   }
 
-  /** {@code delete set} or {@code delete map} of one by its name in the kernel. */
   public NftTransaction deleteKernelSet(NftSet.Kind kind, String name) {
     return statement("delete " + kind.keyword() + " ", name);
   }
@@ -128,12 +116,10 @@ public final class NftTransaction {
     return this;
   }
 
-  /** Adds these elements to {@code set}, one per line; nothing when there are none. */
   public NftTransaction addElements(String set, List<NftElement> elements) {
     return block("add element ", set, elements, false);
   }
 
-  /** Deletes these elements from {@code set}, by key; nothing when there are none. */
   public NftTransaction deleteElements(String set, List<NftElement> elements) {
     return block("delete element ", set, elements, true);
   }
@@ -191,15 +177,12 @@ public final class NftTransaction {
     return this;
   }
 
-  /**
-   * Operations written earlier, kept as their text: the fixed table, written once per assembler.
-   */
+  /** The fixed table, written once per assembler and kept as text. */
   public NftTransaction appendWritten(String script) {
     out.append(script);
     return this;
   }
 
-  /** Forgets every operation, keeping the buffer. */
   public void clear() {
     out.setLength(0);
   }
@@ -212,7 +195,6 @@ public final class NftTransaction {
     return out.length();
   }
 
-  /** How many lines it holds: each statement ends its line. */
   public int lines() {
     return (int) out.chars().filter(c -> c == '\n').count();
   }
