@@ -77,11 +77,7 @@ public final class AddressOwners {
           .thenComparing(claim -> claim.port().origin())
           .thenComparing(claim -> claim.port().name());
 
-  /**
-   * Two Service ports claiming one key, and which keeps it.
-   *
-   * @param key {@code address protocol/port}
-   */
+  /** Two Service ports claiming one key ({@code address protocol/port}), and which keeps it. */
   public record Collision(
       String key, ServicePortName winner, Kind winnerKind, ServicePortName loser, Kind loserKind) {
     @Override
@@ -221,7 +217,6 @@ public final class AddressOwners {
     }
   }
 
-  /** Whether a ClusterIP of another Service than {@code service} is among {@code holders}. */
   private static boolean shadows(Set<ObjectKey> holders, ObjectKey service) {
     return holders.size() > 1 || (holders.size() == 1 && !holders.contains(service));
   }
@@ -269,7 +264,6 @@ public final class AddressOwners {
     }
   }
 
-  /** The strongest claim on a key someone claims. */
   private Claim winner(Key key) {
     var held = claims.get(key);
     if (held instanceof Claim claim) {

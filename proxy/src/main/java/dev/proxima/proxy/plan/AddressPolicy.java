@@ -51,9 +51,6 @@ public final class AddressPolicy {
   private final Supplier<Set<String>> knownNodePorts;
 
   /**
-   * @param nodeAddresses this node's addresses (its status and its interfaces)
-   * @param podRanges the node's pod CIDRs and the cluster CIDRs
-   * @param serviceRanges the cluster's Service CIDRs
    * @param allowedExternal {@code --external-ip-cidrs}: when not empty, externalIPs only inside
    * @param knownNodePorts NodePorts ({@code protocol/port}) of Services not in the plan at hand (a
    *     partial sync's other Services)
@@ -73,11 +70,7 @@ public final class AddressPolicy {
         ClusterNodeAddresses.NONE);
   }
 
-  /**
-   * As above, with the addresses of every Node in the cluster, refused like this node's own.
-   *
-   * @param clusterNodes every Node's InternalIP and ExternalIP addresses
-   */
+  /** As above, with every Node's InternalIP and ExternalIP addresses, refused like this node's. */
   public AddressPolicy(
       Collection<String> nodeAddresses,
       Collection<String> podRanges,

@@ -58,7 +58,6 @@ public final class ClusterNodeAddresses {
         || !NodePodCidrs.of(previous).equals(NodePodCidrs.of(current));
   }
 
-  /** Every Node's pod CIDRs, as the Nodes write them. */
   public Set<String> podCidrs() {
     return podCidrs;
   }
@@ -83,7 +82,6 @@ public final class ClusterNodeAddresses {
     return result;
   }
 
-  /** Whether a Node address of this type is one a tenant may not take. */
   private static boolean counts(String type) {
     return "InternalIP".equals(type) || "ExternalIP".equals(type);
   }

@@ -17,10 +17,7 @@ import java.util.List;
  * detection at all (as kube-proxy's ClusterCIDR mode without a cluster CIDR: Services work, and
  * traffic from outside the cluster to a ClusterIP is not masqueraded).
  *
- * @param configured the mode asked for
- * @param effective the mode the rules use, or null when they detect no local traffic
- * @param localCidrs the sources taken for pod traffic (CIDR modes), else empty
- * @param podInterface the interface pod traffic arrives on (interface modes), else null
+ * @param effective null when the rules detect no local traffic
  * @param missing what the configured mode lacks, in words, when {@code effective} differs from it;
  *     null when the configured mode is in use
  */
@@ -58,12 +55,7 @@ public record LocalDetection(
     return degraded() ? what + "; " + configured.apiName() + " is configured but " + missing : what;
   }
 
-  /**
-   * The detection for one family.
-   *
-   * @param nodePodCidrs the Node's {@code spec.podCIDRs} as written (entries that are not CIDRs are
-   *     skipped: the Node is read from the API)
-   */
+  /** {@code nodePodCidrs} as written: entries that are not CIDRs are skipped. */
   public static LocalDetection of(
       RuleSettings settings, IpFamily family, List<String> nodePodCidrs) {
     var configured = settings.detectLocalMode();

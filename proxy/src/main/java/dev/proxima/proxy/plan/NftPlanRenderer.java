@@ -13,9 +13,6 @@ import java.util.List;
 public final class NftPlanRenderer {
   private NftPlanRenderer() {}
 
-  /**
-   * @param nodeAddresses the node's addresses (status.addresses), for --nodeport-addresses
-   */
   public static NftRendering render(
       NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
     return render(plan, settings, nodeAddresses, List.of());
@@ -43,11 +40,6 @@ public final class NftPlanRenderer {
     return new NftRendering(script, assembler.warnings());
   }
 
-  /**
-   * The plan rendered with these settings.
-   *
-   * @param serviceCidrs the ServiceCIDR objects' ranges: addresses in them no Service holds drop
-   */
   public static NftRendering render(
       NodePlanner.FamilyPlan plan, FamilySettings config, List<String> serviceCidrs) {
     var assembler = new RulesetAssembler(config);
@@ -56,7 +48,6 @@ public final class NftPlanRenderer {
     return new NftRendering(script, assembler.warnings());
   }
 
-  /** {@link #rules(NodePlanner.PlannedPort)}, with the port counted per locality or not. */
   public static ServicePortRules rules(NodePlanner.PlannedPort planned, boolean counted) {
     return new ServicePortRules(
         planned.port().withObserveLocality(counted),
@@ -65,7 +56,6 @@ public final class NftPlanRenderer {
         planned.selection().hasAnyEndpoints());
   }
 
-  /** What the renderer needs of one planned Service port. */
   public static ServicePortRules rules(NodePlanner.PlannedPort planned) {
     return new ServicePortRules(
         planned.port(),

@@ -18,9 +18,6 @@ import java.util.List;
 final class NodeSourcedLoadBalancer {
   private NodeSourcedLoadBalancer() {}
 
-  /**
-   * {@code port} with its load-balancer IPs added to its source ranges when those admit the node.
-   */
   static ServicePort admitLoadBalancerSources(ServicePort port, List<String> nodeAddresses) {
     if (port.loadBalancerIps().isEmpty() || port.loadBalancerSourceRanges().isEmpty()) {
       return port;

@@ -63,10 +63,7 @@ public final class ObservedPortCap {
     }
   }
 
-  /**
-   * @param mode which ports want counting
-   * @param maxSeries the cap on series; four per port
-   */
+  /** Four series per port count against {@code maxSeries}. */
   public ObservedPortCap(ObserveLocality mode, int maxSeries) {
     this.mode = mode;
     namespaces.target(Math.max(0, maxSeries) / Locality.values().length);
@@ -77,11 +74,7 @@ public final class ObservedPortCap {
     return mode == ObserveLocality.ALL || (mode.counts() && port.observeLocality());
   }
 
-  /**
-   * Records whether a port (there or gone) wants counting.
-   *
-   * @return the other ports whose counting this changes
-   */
+  /** Records whether a port (there or gone) wants counting; returns the other ports it flips. */
   public Set<ServicePortName> want(ServicePortName port, boolean wanted) {
     if (wanted == portsOf.containsKey(port)) {
       return Set.of();
@@ -146,7 +139,6 @@ public final class ObservedPortCap {
     portsOf.clear();
   }
 
-  /** Comparisons made so far: what a test bounds instead of time. */
   long comparisons() {
     return comparisons;
   }

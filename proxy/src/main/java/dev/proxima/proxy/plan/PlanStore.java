@@ -34,11 +34,8 @@ public final class PlanStore {
   private AddressOwners owners = new AddressOwners();
 
   /**
-   * What a partial update changed.
-   *
-   * @param ports the ports to render again, by name; null for a port that is gone
-   * @param touchedUdp whether a UDP port was among them, before or after, so stale UDP flows may
-   *     need clearing
+   * The ports to render again (null for one gone), and whether a UDP port was among them, before or
+   * after, so stale UDP flows may need clearing.
    */
   public record Changes(Map<ServicePortName, NodePlanner.PlannedPort> ports, boolean touchedUdp) {
     public Changes {
@@ -51,12 +48,7 @@ public final class PlanStore {
     this.nodeName = nodeName;
   }
 
-  /**
-   * Forgets everything and takes every Service's claims, as {@link NodePlanner#planClaims} plans
-   * them.
-   *
-   * @return every port as programmed now
-   */
+  /** Forgets everything and takes every Service's claims; returns every port as programmed. */
   public List<NodePlanner.PlannedPort> replaceAll(
       List<NodePlanner.PlannedPort> claims, String zone) {
     plannedByService.clear();
@@ -79,11 +71,8 @@ public final class PlanStore {
   }
 
   /**
-   * Takes the claims of the Services that changed, in the map's iteration order (empty claims: the
-   * Service is gone or not handled here).
-   *
-   * @return the ports whose programmed form differs now, of these Services and of every other whose
-   *     address ownership the change moved
+   * Takes the claims of the Services that changed (empty: gone or not handled here); returns the
+   * ports whose programmed form differs now, theirs and those whose address ownership moved.
    */
   public Changes update(Map<ObjectKey, List<NodePlanner.PlannedPort>> changedClaims, String zone) {
     var affected = new TreeSet<ObjectKey>();

@@ -16,10 +16,7 @@ public final class ProxyState {
   private final PendingChanges changes;
   private final Map<IpFamily, PlanStore> plans = new EnumMap<>(IpFamily.class);
 
-  /**
-   * @param startedAt when the proxy started: slice changes triggered before were its predecessor's
-   * @param nodeName the node whose rules are planned
-   */
+  /** Slice changes triggered before {@code startedAt} were the predecessor's. */
   public ProxyState(Instant startedAt, String nodeName) {
     this.changes = new PendingChanges(startedAt);
     for (var family : IpFamily.values()) {

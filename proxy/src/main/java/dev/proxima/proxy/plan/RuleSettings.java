@@ -14,14 +14,9 @@ import java.util.Objects;
  * The node-wide settings that shape the rules, whatever the Services: where pods live (for
  * masquerading), the masquerade mark, and which node addresses accept NodePorts.
  *
- * @param clusterCidrs pod CIDRs of both families
  * @param nodePortCidrs CIDRs selecting the node addresses that accept NodePorts; empty means every
  *     local address (the proxy's nftables mode never runs with it empty: see {@link
  *     #withDefaultNodePortAddressesOf})
- * @param detectLocalMode how pod traffic is told from other traffic
- * @param podBridgeInterface the bridge of {@link DetectLocalMode#BRIDGE_INTERFACE}, else ignored
- * @param podInterfaceNamePrefix the prefix of {@link DetectLocalMode#INTERFACE_NAME_PREFIX}, else
- *     ignored
  * @param observeLocality which Service ports get per-Service locality counters; {@code OFF} turns
  *     every kernel connection counter off, the node's own included
  * @param observeMaxSeries at most this many per-Service locality series per family (four per
@@ -40,7 +35,6 @@ public record RuleSettings(
     ObserveLocality observeLocality,
     int observeMaxSeries,
     List<String> externalIpCidrs) {
-  /** The {@code --nodeport-addresses} keyword for the node's primary IPs, as in kube-proxy. */
   public static final String PRIMARY = "primary";
 
   /** The default of {@code --observe-locality-max-series}: a thousand Service ports. */
@@ -195,7 +189,6 @@ public record RuleSettings(
         .withCountsLocality(observeLocality.counts());
   }
 
-  /** The interface pod traffic arrives on in the interface modes, else null. */
   public PodInterface podInterface() {
     return podInterface(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix);
   }
@@ -228,8 +221,6 @@ public record RuleSettings(
    * or equal to one of the node's primary IPs when it names {@code primary}; never loopback, where
    * NodePorts are not supported. Empty when the family is not restricted (every local address) or
    * when nothing matches (no address at all: see {@link #restrictsNodePorts}).
-   *
-   * @param primaryIps the node's primary IPs, see {@link NodeIps#primary}
    */
   public List<String> nodePortAddresses(
       IpFamily family, List<String> candidates, List<String> primaryIps) {
@@ -251,7 +242,6 @@ public record RuleSettings(
     return result;
   }
 
-  /** {@link #nodePortAddresses(IpFamily, List, List)} when the candidates are the Node's own. */
   public List<String> nodePortAddresses(IpFamily family, List<String> nodeAddresses) {
     return nodePortAddresses(family, nodeAddresses, List.of());
   }

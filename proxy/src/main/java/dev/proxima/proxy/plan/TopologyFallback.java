@@ -30,10 +30,7 @@ public enum TopologyFallback {
     return label;
   }
 
-  /**
-   * Classifies the gap between what the Service asks for and the level selection reached. When
-   * PreferSameNode falls back to the zone, the node-level reason is reported.
-   */
+  /** When PreferSameNode falls back to the zone, the node-level reason is reported. */
   public static TopologyFallback classify(
       String trafficDistribution,
       TopologyLevel reached,
