@@ -33,11 +33,7 @@ public final class ExplainServer implements AutoCloseable {
     this.server = server;
   }
 
-  /**
-   * @param snapshot the explanation for one Service (or every one, for null) at this moment; called
-   *     on the HTTP event loop, so it must not wait for a sync in progress
-   * @throws IllegalArgumentException when the address is not a loopback address
-   */
+  /** {@code snapshot} is called on the HTTP event loop: it must not wait for a sync. */
   public static ExplainServer start(
       InetSocketAddress address, Function<ObjectKey, LiveExplain> snapshot) throws IOException {
     requireLoopback(address);

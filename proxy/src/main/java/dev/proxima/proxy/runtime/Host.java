@@ -33,7 +33,6 @@ public final class Host {
     this.udpFlows = udpFlows;
   }
 
-  /** This network namespace's interfaces and its {@code conntrack} tool. */
   public static Host thisHost() {
     return new Host(cache -> HostAddresses.read(), ConntrackCleaner.onThisHost()::cleanup);
   }
@@ -53,12 +52,7 @@ public final class Host {
     return addresses.apply(cache);
   }
 
-  /**
-   * Deletes UDP flows to endpoints these ports no longer use, and to the UDP Service addresses
-   * {@code previous} had and {@code ports} no longer has.
-   *
-   * @return how many deletions ran
-   */
+  /** Also deletes the flows to the UDP Service addresses {@code previous} had and ports lost. */
   public int deleteStaleUdpFlows(
       IpFamily family,
       List<NodePlanner.PlannedPort> ports,

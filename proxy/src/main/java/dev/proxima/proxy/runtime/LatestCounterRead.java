@@ -13,10 +13,9 @@ import java.util.function.Supplier;
 /**
  * One family's connection counters as a scrape sees them: a fresh kernel read when it finishes
  * within {@code wait}, otherwise the latest read that did finish, while the slow one goes on in the
- * background. nft 1.0.6 answers a counter listing by reading the whole ruleset (about a second at
- * 50,000 chains, ten at 5,000 Services × 50 endpoints), longer than a scrape may take; this way a
- * scrape stays quick, at most one read per family is under way, and on a large table the figures
- * lag by one read instead of never arriving.
+ * background. nft 1.0.6 answers a counter listing by reading the whole ruleset, which on a large
+ * table takes longer than a scrape may; this way a scrape stays quick, at most one read per family
+ * is under way, and on a large table the figures lag by one read instead of never arriving.
  */
 final class LatestCounterRead implements Supplier<Optional<ConnectionCounts>> {
   private final Supplier<Optional<ConnectionCounts>> read;

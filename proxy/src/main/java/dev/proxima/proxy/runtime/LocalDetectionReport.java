@@ -25,9 +25,6 @@ final class LocalDetectionReport {
   /** The description at the last report; null before the first. */
   private String reported;
 
-  /**
-   * @param explain receives the detection's one-line description for {@code explain --live}
-   */
   LocalDetectionReport(
       IpFamily family, ProxyMetrics metrics, ProxyHealth health, Consumer<String> explain) {
     this.family = family;

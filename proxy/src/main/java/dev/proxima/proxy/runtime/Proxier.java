@@ -86,12 +86,6 @@ public final class Proxier {
   private final LivePublisher publisher;
   private final List<SyncObserver> observers = new CopyOnWriteArrayList<>();
 
-  /**
-   * @param plane renders and loads this family's rules in the chosen mode
-   * @param host the addresses --nodeport-addresses selects from and the UDP conntrack cleanup
-   * @param store where this family's plans are kept between syncs: the server's {@link
-   *     dev.proxima.proxy.plan.ProxyState} holds one per family
-   */
   public Proxier(
       IpFamily family,
       ProxyConfig config,
@@ -140,7 +134,6 @@ public final class Proxier {
             clock);
   }
 
-  /** Logs the partial syncs that added up since the last summary, when one is due. */
   public void flushLogSummary() {
     partialSyncs.flushIfDue();
   }
@@ -164,7 +157,6 @@ public final class Proxier {
     return publisher.published();
   }
 
-  /** Adds an observer of every later sync's {@link SyncResult}, after those already there. */
   public void subscribe(SyncObserver observer) {
     observers.add(observer);
   }
@@ -187,16 +179,11 @@ public final class Proxier {
     }
   }
 
-  /** Forces the next sync to reload everything, e.g. after another tool touched the table. */
   public synchronized void requireFullSync() {
     policy.requested();
   }
 
-  /**
-   * Checks that the kernel still holds what Proxima relies on; if not, the next sync is full.
-   *
-   * @return false when a full sync is now needed
-   */
+  /** False, and the next sync is full, when the kernel lost what Proxima relies on. */
   public synchronized boolean checkKernel() {
     if (!policy.loadedOnce() || plane.intact()) {
       return true;
@@ -208,31 +195,17 @@ public final class Proxier {
     return false;
   }
 
-  /**
-   * One sync.
-   *
-   * @param changed the Services that changed since the previous sync
-   * @return false when the rules could not be loaded and the sync must be retried
-   */
+  /** False when the rules could not be loaded and the sync must be retried. */
   public synchronized boolean sync(Set<ObjectKey> changed) {
     return sync(changed, host.addresses(cache));
   }
 
-  /**
-   * One sync, with the host's addresses read once for every family of a sync pass.
-   *
-   * @param hostAddresses the candidates for --nodeport-addresses, from {@link Host#addresses}
-   */
+  /** With the host's addresses read once for every family of a sync pass. */
   public synchronized boolean sync(Set<ObjectKey> changed, List<String> hostAddresses) {
     return sync(changed, hostAddresses, new OnePassObjects(cache));
   }
 
-  /**
-   * One sync of a pass over every family.
-   *
-   * @param objects the cache's Services and slices, asked for only by a full sync; the families of
-   *     a pass share one, so that they plan from the same objects
-   */
+  /** The families of a pass share {@code objects}, so that they plan from the same objects. */
   public synchronized boolean sync(
       Set<ObjectKey> changed,
       List<String> hostAddresses,

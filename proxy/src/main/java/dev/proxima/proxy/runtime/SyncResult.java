@@ -11,15 +11,11 @@ import java.util.List;
  * What one family's sync did, handed to every {@link SyncObserver}: metrics, health, the UDP
  * conntrack cleanup and {@code explain --live} read it instead of being called from the sync.
  *
- * @param decision full or partial, and why
  * @param error the tool's message when {@code FAILED}, else null
  * @param rulesLoaded lines handed to the kernel; 0 when nothing was loaded
  * @param plan the plan now programmed when the sync succeeded, else null
- * @param touchedUdp whether a UDP Service port was added, changed or removed
  * @param triggers when the changes this sync programmed were first seen
  * @param waitingFor what the family waits for before it programs anything, when {@code WAITING}
- * @param hostAddresses the host's addresses this sync pass read, the --nodeport-addresses
- *     candidates
  */
 public record SyncResult(
     IpFamily family,
