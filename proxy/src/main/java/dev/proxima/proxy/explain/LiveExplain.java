@@ -13,7 +13,6 @@ import java.util.Objects;
  * (the one its last successful sync loaded), cut to one Service or to a bounded number of Service
  * ports, with how the syncs went.
  *
- * @param service the one Service asked for, or null for all
  * @param servicePortsTotal the Service ports there were to show before the cut
  */
 public record LiveExplain(
@@ -41,11 +40,7 @@ public record LiveExplain(
     plans = List.copyOf(plans);
   }
 
-  /**
-   * @param plans each family's latest plan, IPv4 first; IPv6 is shown only when it has Service
-   *     ports, as the offline {@code explain} does
-   * @param service null for every Service, cut to {@code maxServicePorts}
-   */
+  /** IPv6 is shown only when it has Service ports, as the offline {@code explain} does. */
   public static LiveExplain of(
       String node,
       Instant at,
@@ -96,7 +91,6 @@ public record LiveExplain(
     return plans.stream().mapToInt(plan -> plan.ports().size()).sum();
   }
 
-  /** Whether Service ports were left out to keep the answer bounded. */
   public boolean truncated() {
     return servicePortsShown() < servicePortsTotal;
   }

@@ -25,7 +25,6 @@ public interface ObservedLocality {
   /** The port's counts, or null when nothing was counted for it. */
   Counts of(ServicePortName port);
 
-  /** A proxy that counts nothing per Service port, for {@code reason}. */
   static ObservedLocality notCounted(String reason) {
     return new ObservedLocality() {
       @Override

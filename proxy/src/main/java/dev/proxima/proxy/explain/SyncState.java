@@ -12,9 +12,8 @@ import java.util.Objects;
  * @param lastPartialSync when the latest successful partial sync ended, or null before the first
  * @param rulesLoaded lines (nft statements or iptables-restore lines) of the latest transaction
  *     loaded into the kernel; 0 before the first
- * @param servicePorts Service ports the rules program after the latest successful sync
- * @param failing whether the latest sync failed (the kernel then keeps the previous rules)
- * @param lastError the latest failure, or null when no sync has failed since start
+ * @param failing the kernel then keeps the previous rules
+ * @param lastError null when no sync has failed since start
  * @param waitingFor what the proxier waits for before it programs anything, or, after its first
  *     sync kept the rules a restart found, before it has a plan; null otherwise
  * @param localTraffic how the rules detect traffic from this node's pods, and what the configured
@@ -30,7 +29,6 @@ public record SyncState(
     SyncError lastError,
     String waitingFor,
     String localTraffic) {
-  /** A failed sync: the tool's message and when the sync that got it ended. */
   public record SyncError(String message, Instant at) {
     public SyncError {
       Objects.requireNonNull(at, "at");

@@ -22,7 +22,7 @@ public interface ProxyCache {
 
   Collection<EndpointSlice> endpointSlices();
 
-  /** One Service from the cache, or null when it is gone. */
+  /** Null when it is gone. */
   Service service(ObjectKey key);
 
   /** The slices labelled with this Service's name, whoever manages them. */

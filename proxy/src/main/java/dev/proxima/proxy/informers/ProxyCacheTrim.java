@@ -29,8 +29,8 @@ public final class ProxyCacheTrim {
 
   /**
    * One conditions object per combination of ready, serving and terminating (each true, false or
-   * unset: 27 at most), shared by every cached endpoint that has it: at 100,000 endpoints that is
-   * about 3 MiB less than one object each. Nothing writes cached objects, so sharing is safe.
+   * unset: 27 at most), shared by every cached endpoint that has it. Nothing writes cached objects,
+   * so sharing is safe.
    */
   private static final Map<List<Boolean>, EndpointConditions> CONDITIONS =
       new ConcurrentHashMap<>();
@@ -39,8 +39,7 @@ public final class ProxyCacheTrim {
    * Put in place of a trimmed object's own (empty) map of unknown fields: an empty map like any
    * other, equal to one and serialized the same, whose identity says the object needs no second
    * trim. Objects are trimmed as they are decoded ({@code TrimOnDecode}) and again when the
-   * informer caches them; at 100,000 endpoints the second pass would intern every zone and node
-   * name again.
+   * informer caches them, where a second pass would intern every zone and node name again.
    */
   private static final Map<String, Object> TRIMMED = Collections.unmodifiableMap(new HashMap<>(0));
 

@@ -55,17 +55,15 @@ public final class TrimOnDecode {
   /**
    * fabric8's serialization with the proxy's trimming added to its object mapper. It knows only the
    * {@link #WATCHED_KINDS} by kind: told to search the class path instead, fabric8 loads every
-   * model class its jars list the first time it decodes a watch event (about 0.2 s in a cold JVM, a
-   * kubeconfig is parsed without it too). An object of a kind it does not know comes as a
-   * GenericKubernetesResource, which fabric8 decodes a second time into the informer's class; an
-   * ERROR event's Status it would not know at all, and an informer would then retry its watch where
-   * a 410 asks it to list again.
+   * model class its jars list the first time it decodes a watch event. An object of a kind it does
+   * not know comes as a GenericKubernetesResource, which fabric8 decodes a second time into the
+   * informer's class; an ERROR event's Status it would not know at all, and an informer would then
+   * retry its watch where a 410 asks it to list again.
    */
   public static KubernetesSerialization serialization() {
     return serialization(new ObjectMapper());
   }
 
-  /** As {@link #serialization()}, on {@code mapper}: for tests that add a module of their own. */
   static KubernetesSerialization serialization(ObjectMapper mapper) {
     var serialization = new KubernetesSerialization(mapper, false);
     WATCHED_KINDS.forEach(serialization::registerKubernetesResource);

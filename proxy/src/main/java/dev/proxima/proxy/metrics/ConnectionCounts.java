@@ -42,13 +42,8 @@ public record ConnectionCounts(
   }
 
   /**
-   * The counts in a listing of named kernel counters, as each mode's reader parses it.
-   *
-   * @param counters packets per counter name
-   * @param nameOf the counter name of a locality
-   * @param withoutEndpoints the name of the counter of connections without endpoints
-   * @return empty unless the listing holds every one of these counters (the rules are not loaded,
-   *     or were only partly there): a read that shows nothing, not zeros
+   * Empty unless the listing holds every one of these counters (the rules are not loaded, or were
+   * only partly there): a read that shows nothing, not zeros.
    */
   public static Optional<ConnectionCounts> from(
       Map<String, Long> counters, Function<Locality, String> nameOf, String withoutEndpoints) {

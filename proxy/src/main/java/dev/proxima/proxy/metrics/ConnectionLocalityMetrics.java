@@ -61,9 +61,6 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
   /** Each counted port's totals as the latest scrape read them, for the streamed family. */
   private volatile ServicePortCounts exposed = ServicePortCounts.NONE;
 
-  /**
-   * @param sources each family's reader (label to reader); each call reads the kernel once
-   */
   public ConnectionLocalityMetrics(
       Map<String, Supplier<Optional<ConnectionCounts>>> sources, Supplier<String> nodeZone) {
     this.sources = Map.copyOf(sources);

@@ -29,9 +29,7 @@ public final class GaugeNamedTotal implements Collector {
     this.labelNames = List.copyOf(labelNames);
   }
 
-  /**
-   * @param baseName the name without {@code _total}, which the exposition adds back
-   */
+  // The exposition adds _total back to baseName.
   public static GaugeNamedTotal register(
       PrometheusRegistry registry, String baseName, String help, String... labelNames) {
     var metric = new GaugeNamedTotal(baseName, help, List.of(labelNames));

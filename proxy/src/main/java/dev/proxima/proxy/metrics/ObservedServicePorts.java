@@ -15,9 +15,6 @@ import java.util.TreeSet;
  * shared fairly, round-robin across namespaces and then Services ({@link
  * dev.proxima.proxy.plan.ObservedPortCap}), so every node and every restart picks the same ones,
  * and the rest are reported as dropped rather than silently missing.
- *
- * @param counted the ports to count, sorted
- * @param dropped how many wanted ports the cap left out
  */
 public record ObservedServicePorts(SortedSet<ServicePortName> counted, int dropped) {
   /** Series one counted port adds: one per locality. */
@@ -27,11 +24,7 @@ public record ObservedServicePorts(SortedSet<ServicePortName> counted, int dropp
     counted = Collections.unmodifiableSortedSet(new TreeSet<>(counted));
   }
 
-  /**
-   * @param mode annotated: only ports of opted-in Services; all: every port; off: none
-   * @param maxSeries the cap on per-Service series; 0 or less counts none
-   * @param ports every Service port of this node's ruleset (a port in two families counts once)
-   */
+  /** A port in two families counts once; {@code maxSeries} 0 or less counts none. */
   public static ObservedServicePorts choose(
       ObserveLocality mode, int maxSeries, Collection<ServicePort> ports) {
 

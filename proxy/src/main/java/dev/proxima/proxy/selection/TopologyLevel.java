@@ -19,7 +19,6 @@ public enum TopologyLevel {
     this.displayName = displayName;
   }
 
-  /** {@code PreferSameNode}, {@code PreferSameZone} or {@code None}, as explain output shows it. */
   public String displayName() {
     return displayName;
   }
