@@ -181,10 +181,7 @@ final class FullSyncBatches {
   private int lines(List<ServiceChains> group, int index) {
     int lines = oldRules.getOrDefault(index, 0);
     for (ServiceChains service : group) {
-      lines += service.ownChains().size() + service.shared().size() + 1;
-      for (List<IptablesRule> rules : service.ownChains().values()) {
-        lines += rules.size();
-      }
+      lines += service.lines();
     }
     return lines;
   }

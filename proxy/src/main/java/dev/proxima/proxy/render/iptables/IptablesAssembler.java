@@ -169,10 +169,7 @@ public final class IptablesAssembler {
   private long estimatedLines() {
     long lines = 40;
     for (ServiceChains service : rendered.values()) {
-      lines += service.ownChains().size() + service.shared().size() + 1;
-      for (List<IptablesRule> rules : service.ownChains().values()) {
-        lines += rules.size();
-      }
+      lines += service.lines();
     }
     return lines;
   }

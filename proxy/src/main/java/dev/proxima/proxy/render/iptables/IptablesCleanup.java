@@ -31,7 +31,7 @@ public final class IptablesCleanup {
         // By the rule's target, not its text: another tool's comment may name a Proxima chain.
         if (line.startsWith("-A ") && !line.startsWith("-A " + IptablesChains.PREFIX)) {
           // A rule without a target (a counting rule) jumps nowhere.
-          var target = SavedRuleTarget.of(line);
+          var target = target(line);
           if (target != null && chains.contains(target)) {
             jumps.add(IptablesRule.saved(table, line));
           }
@@ -73,5 +73,49 @@ public final class IptablesCleanup {
           result.put(table, names);
         });
     return result;
+  }
+
+  /**
+   * The chain an {@code iptables-save} rule line jumps or goes to: the word after the last unquoted
+   * {@code -j} or {@code -g}, or null. Words are split as iptables quotes them (inside double
+   * quotes a backslash escapes the next character), so a quoted comment holding {@code -j NAME} is
+   * no target.
+   */
+  static String target(String line) {
+    String target = null;
+    boolean afterJump = false;
+    var word = new StringBuilder();
+    boolean inQuotes = false;
+    boolean quoted = false;
+    boolean inWord = false;
+    for (int i = 0; i < line.length(); i++) {
+      char c = line.charAt(i);
+      if (inQuotes) {
+        if (c == '\\' && i + 1 < line.length()) {
+          word.append(line.charAt(++i));
+        } else if (c == '"') {
+          inQuotes = false;
+        } else {
+          word.append(c);
+        }
+      } else if (c == '"') {
+        inQuotes = true;
+        quoted = true;
+        inWord = true;
+      } else if (c == ' ' || c == '\t') {
+        if (inWord) {
+          String text = word.toString();
+          target = afterJump ? text : target;
+          afterJump = !quoted && (text.equals("-j") || text.equals("-g"));
+          word.setLength(0);
+          quoted = false;
+          inWord = false;
+        }
+      } else {
+        word.append(c);
+        inWord = true;
+      }
+    }
+    return inWord && afterJump ? word.toString() : target;
   }
 }

@@ -29,4 +29,13 @@ record ServiceChains(
     ownChains = java.util.Collections.unmodifiableMap(copy);
     warnings = List.copyOf(warnings);
   }
+
+  /** Its lines in a buffer: chain declarations, own rules, shared rules and the health check. */
+  int lines() {
+    int lines = ownChains.size() + shared.size() + 1;
+    for (List<IptablesRule> rules : ownChains.values()) {
+      lines += rules.size();
+    }
+    return lines;
+  }
 }
