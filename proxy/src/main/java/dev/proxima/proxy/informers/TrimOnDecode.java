@@ -83,28 +83,16 @@ public final class TrimOnDecode {
         JsonDeserializer<?> deserializer) {
       var type = description.getBeanClass();
       if (type == Service.class) {
-        return new TrimmedAfterDecoding(deserializer, TrimOnDecode::service);
+        return new TrimmedAfterDecoding(deserializer, d -> ProxyCacheTrim.service((Service) d));
       }
       if (type == EndpointSlice.class) {
-        return new TrimmedAfterDecoding(deserializer, TrimOnDecode::slice);
+        return new TrimmedAfterDecoding(deserializer, d -> ProxyCacheTrim.slice((EndpointSlice) d));
       }
       if (type == Node.class) {
-        return new TrimmedAfterDecoding(deserializer, TrimOnDecode::node);
+        return new TrimmedAfterDecoding(deserializer, d -> ProxyCacheTrim.node((Node) d));
       }
       return deserializer;
     }
-  }
-
-  private static void service(Object decoded) {
-    ProxyCacheTrim.service((Service) decoded);
-  }
-
-  private static void slice(Object decoded) {
-    ProxyCacheTrim.slice((EndpointSlice) decoded);
-  }
-
-  private static void node(Object decoded) {
-    ProxyCacheTrim.node((Node) decoded);
   }
 
   private static final class TrimmedAfterDecoding extends DelegatingDeserializer {

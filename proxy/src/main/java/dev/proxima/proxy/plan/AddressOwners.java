@@ -17,25 +17,13 @@ import java.util.TreeSet;
 /**
  * Decides which Service port owns each address key ({@code address . protocol . port}) that more
  * than one claims, the same way in full and partial syncs and in both modes, so no renderer ever
- * sees two claims on one key.
- *
- * <p>The order cannot be chosen by a tenant. A ClusterIP wins over everything: the API server
- * allocates it, uniquely. Then load-balancer ingress IPs, which a trusted controller writes to the
- * Service's status. ExternalIPs come last: anyone who can write a Service can set them to any
- * address, another Service's ClusterIP included. Within one class the older Service wins, then the
- * smaller UID ({@link dev.proxima.proxy.model.ServiceOrigin}); the Service port name breaks a tie
- * only when neither is known (offline files without metadata). Upstream kube-proxy has no rule
- * here: the outcome depends on rule order or on which element nft sees first.
- *
- * <p>An externalIP that is another Service's ClusterIP is refused at every port, not only at the
- * ports that Service serves: the ClusterIP's address belongs to its Service whole (kube-dns's
- * ClusterIP at 853, say, is not for another tenant to take). What the node itself owns is refused
- * earlier, by {@link AddressPolicy}.
- *
- * <p>The loser of an externalIP or load-balancer key programs its other addresses without that one.
- * A port that loses its ClusterIP key (two Services given one ClusterIP, which the API server never
- * does) is left out whole. Incremental: {@link #put} replaces one Service's claims and says which
- * Services' outcome it may change, so a partial sync re-renders only those.
+ * sees two claims on one key. The order, which a tenant cannot choose, is in docs/proxy.md ("Who
+ * owns an address"): ClusterIP, then load-balancer IP (written by a trusted controller), then
+ * externalIP (anyone who can write a Service can set it); within a class the older Service, then
+ * the smaller UID ({@link dev.proxima.proxy.model.ServiceOrigin}). A ClusterIP's address belongs to
+ * its Service at every port. What the node itself owns is refused earlier, by {@link
+ * AddressPolicy}. Incremental: {@link #put} says which Services' outcome a change may move, so a
+ * partial sync re-renders only those.
  */
 public final class AddressOwners {
   public enum Kind {

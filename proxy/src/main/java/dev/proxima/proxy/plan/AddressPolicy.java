@@ -17,26 +17,12 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * What a tenant's Service may not point at on this node, decided before address ownership.
- *
- * <p>An externalIP is never programmed when it is one of this node's addresses (it would take the
- * node's own ports: ssh, the kubelet, the health-check port, other Services' NodePorts), an address
- * of another Node (it would take this node's traffic to that node's ports), inside the cluster's
- * pod ranges (it would take another tenant's pod) or Service ranges, or, when the operator gave
- * {@code --external-ip-cidrs}, outside those ranges. The node-level counterpart of upstream's
- * DenyServiceExternalIPs admission plugin: without configuration any other externalIP is allowed,
- * as upstream kube-proxy allows it. (Another Service's ClusterIP, at any port, is refused by {@link
- * AddressOwners}, which knows every Service.)
- *
- * <p>An endpoint that is one of this node's or another Node's addresses at a NodePort is not
- * programmed: DNAT to it would come back into NodePort rules, here or on that node, and nodes
- * pointed at each other would forward one packet between them until conntrack fills. NodePorts are
- * allocated cluster-wide, so any Service's NodePort of the protocol counts. The same address at
- * another port (a host-network pod) is an endpoint like any other.
- *
- * <p>Each refusal is a plan warning naming the Service, once per Service and plan (see {@link
- * PlanWarnings}: one line per object and reason, metric reason {@code external-ip-forbidden} or
- * {@code nodeport-loop}).
+ * What a tenant's Service may not point at on this node, decided before address ownership; the
+ * rules and their reasons are in docs/proxy.md. An externalIP may not take this node's or another
+ * Node's address, the pod or Service ranges, or (with {@code --external-ip-cidrs}) anything outside
+ * those ranges. An endpoint that is a node's address at a NodePort (allocated cluster-wide, so any
+ * Service's counts) would loop between nodes until conntrack fills; the same address at another
+ * port is an endpoint like any other. Each refusal is a plan warning naming the Service.
  */
 public final class AddressPolicy {
   /** Nothing known about the node: only {@code allowed} applies. */
