@@ -93,11 +93,7 @@ public final class ServiceCatalog {
     }
   }
 
-  /**
-   * @param skipped Services deliberately not programmed, with the reason (headless, ExternalName,
-   *     …)
-   * @param warnings invalid fields that were ignored
-   */
+  /** {@code skipped}: Services deliberately not programmed (headless, ExternalName, …). */
   public record Result(List<Entry> entries, List<String> skipped, List<String> warnings) {
     public Result {
       entries = List.copyOf(entries);

@@ -44,10 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>The first list's additions are not changes: fabric8 hands the handlers the list's additions,
  * ending with {@code onList}, in order, on the client's executor. The cache counts as synced once
  * the stores hold the lists, and the first sync, always a full one, plans every Service from them;
- * the additions that reach the handlers before {@code onList} are dropped. Passing them on made a
- * partial sync re-plan most of the cluster right after the first sync (about 30,000 of 44,000
- * Services in the extreme benchmark), and waiting for them before the first sync, when the client's
- * pool delivered them one task each, made a cold start 0.5 s longer at 10,000 Services.
+ * the additions that reach the handlers before {@code onList} are dropped: passed on, they made a
+ * partial sync re-plan most of the cluster right after the first sync.
  */
 public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
@@ -193,12 +191,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
         });
   }
 
-  /**
-   * Starts the informers.
-   *
-   * @return completed once every informer's store holds its first list; failed when an informer
-   *     stops before
-   */
+  /** Completes once every informer's store holds its first list; fails if one stops before. */
   public CompletableFuture<Void> start() {
     // Not part of what start waits for: see serviceCidrObjects.
     serviceCidrObjects
@@ -221,10 +214,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
    * an event loop of its own. Completes once the informer has started (its first list sent), with
    * what completes once the informer has listed; {@link #close} waits for the first. The Vert.x
    * client binds each request to the calling thread's context, one per thread and so one event loop
-   * per thread: the Services and the slices, started from the same thread, were decoded one after
-   * the other on one core while the other had little to do (docs/performance.md, new node). Each
-   * informer still stores and delivers from one thread at a time, which is all its handlers rely
-   * on.
+   * per thread: started from one thread, the Services and the slices were decoded one after the
+   * other on one core. Each informer still stores and delivers from one thread at a time, which is
+   * all its handlers rely on.
    */
   private CompletableFuture<CompletableFuture<Void>> startFromItsOwnThread(
       SharedIndexInformer<?> informer, String kind) {

@@ -11,11 +11,8 @@ import java.util.List;
  * canonical, of the family, and usable; what was not is named in the warnings of {@link
  * RouteDecision}.
  *
- * @param port the Service port as the catalog built it
  * @param clusterIp the ClusterIP, canonical; null when it is not an address of the family (the port
  *     then has no internal entry point)
- * @param externalIps the externalIPs, canonical and distinct
- * @param loadBalancerIps the load-balancer ingress IPs, canonical and distinct
  * @param nodePort the NodePort, 0 when the port has none
  * @param firewall true when the load-balancer IPs accept {@code allowedSources} only: the Service
  *     restricts its sources and has load-balancer IPs
@@ -75,7 +72,6 @@ public record PortRoute(
     return !cluster.isEmpty() && port.usesClusterEndpoints();
   }
 
-  /** Whether the Local list is reached from any entry point. */
   public boolean usesLocal() {
     return !local.isEmpty() && port.usesLocalEndpoints();
   }

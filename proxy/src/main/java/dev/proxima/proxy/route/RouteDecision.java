@@ -39,10 +39,6 @@ public final class RouteDecision {
   /**
    * The route of one port, or null when the port itself is out of range (the whole port is then
    * skipped, with a warning).
-   *
-   * @param clusterEndpoints the endpoints for Cluster traffic policy, in load-balancing order
-   * @param localEndpoints the endpoints for Local traffic policy
-   * @param anyEndpoints whether the Service has usable endpoints anywhere
    */
   public PortRoute decide(
       ServicePort port,

@@ -242,11 +242,8 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   /**
-   * {@link #start(InetSocketAddress, InetSocketAddress)}, and {@code explain --live}'s endpoint.
-   *
-   * @param explain a loopback address, or null for none. A port it cannot bind is logged, not
-   *     fatal: a debugging aid must not keep the node's Services from being programmed.
-   * @throws IllegalArgumentException when {@code explain} is not a loopback address
+   * With {@code explain --live} on a loopback address (or none for null). A port it cannot bind is
+   * logged, not fatal: a debugging aid must not keep the node's Services from being programmed.
    */
   public void start(
       InetSocketAddress healthz, InetSocketAddress metricsAddress, InetSocketAddress explain)
@@ -255,12 +252,9 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   /**
-   * {@link #start(InetSocketAddress, InetSocketAddress, InetSocketAddress)}, with host work that
-   * runs beside the informers' first list and must end before any rules are loaded.
-   *
-   * @param hostPrepared completes once the host is ready for this proxy's rules (the other mode's
-   *     leftover rules removed, or their removal failed and was logged); no sync runs before both
-   *     it and the informers' first lists have completed
+   * With host work that runs beside the informers' first list: no sync runs before {@code
+   * hostPrepared} (the other mode's leftover rules removed, or their removal failed and was logged)
+   * and the first lists have completed.
    */
   public void start(
       InetSocketAddress healthz,
@@ -351,7 +345,7 @@ public final class ProxyServer implements AutoCloseable {
   /**
    * {@code /metrics}, plus the two paths client_java's exporter served here before: {@code
    * /-/healthy} and a page at every other path that links to the metrics. The per-Service locality
-   * family is streamed rather than snapshotted: with every port counted it is 40,000 series.
+   * family is streamed rather than snapshotted: it can hold tens of thousands of series.
    */
   private static ProbeHttpServer startMetrics(
       InetSocketAddress address,
@@ -446,8 +440,6 @@ public final class ProxyServer implements AutoCloseable {
   /**
    * What {@code explain --live} shows now: each family's latest loaded plan and sync state. Reads
    * only what the sync thread published, so it never waits for a sync in progress.
-   *
-   * @param service one Service, or null for all (at most {@link LiveExplain#MAX_SERVICE_PORTS})
    */
   public LiveExplain liveExplain(ObjectKey service) {
     var plans = new ArrayList<dev.proxima.proxy.plan.NodePlanner.FamilyPlan>();
@@ -501,7 +493,7 @@ public final class ProxyServer implements AutoCloseable {
     };
   }
 
-  /** The port {@code explain --live} is served on, or -1 when it is not served. */
+  /** -1 when it is not served. */
   public int explainPort() {
     return explainServer == null ? -1 : explainServer.port();
   }

@@ -10,9 +10,10 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * Which Service ports get per-Service locality counters. Each counted port costs one series per
- * locality, so at most {@code maxSeries / localities} ports are counted; beyond that the cap is
- * shared fairly, round-robin across namespaces and then Services ({@link
+ * For tests: the whole choice of {@link dev.proxima.proxy.plan.ObservedPortCap} over a set of ports
+ * at once. Which Service ports get per-Service locality counters. Each counted port costs one
+ * series per locality, so at most {@code maxSeries / localities} ports are counted; beyond that the
+ * cap is shared fairly, round-robin across namespaces and then Services ({@link
  * dev.proxima.proxy.plan.ObservedPortCap}), so every node and every restart picks the same ones,
  * and the rest are reported as dropped rather than silently missing.
  */
