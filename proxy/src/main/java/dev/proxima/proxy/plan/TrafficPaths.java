@@ -55,9 +55,7 @@ public final class TrafficPaths {
    * What happens to one source's traffic.
    *
    * @param to the addresses this traffic arrives at ({@code ip:port}, or {@code nodePort N})
-   * @param policy {@code Cluster} or {@code Local}: the policy that applies to this source
-   * @param verdict what the rules do with it
-   * @param endpoints the endpoints it is spread over; empty when dropped or rejected
+   * @param endpoints empty when dropped or rejected
    * @param why one sentence: which list and why, or why the traffic goes nowhere
    */
   public record Path(
@@ -87,10 +85,7 @@ public final class TrafficPaths {
   /**
    * The addresses of one Service port as this node programs them.
    *
-   * @param clusterIp the ClusterIP of the family, or null when it has none
-   * @param nodePort 0 without one
-   * @param healthCheckNodePort 0 without one
-   * @param firewall the load-balancer IPs admit only {@code sourceRanges}
+   * @param clusterIp null when the family has none
    * @param sourceRanges the sources the load-balancer IPs admit when {@code firewall}; empty then
    *     means none (ranges nobody could read fail closed)
    */

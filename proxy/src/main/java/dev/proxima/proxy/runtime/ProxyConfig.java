@@ -7,10 +7,8 @@ import java.util.Objects;
 /**
  * How the live proxy is tuned, as one immutable value the CLI builds and tests construct.
  *
- * @param rules pod CIDRs, masquerading and NodePort addresses
  * @param minSyncPeriod the least time between two syncs; changes within it are batched
  * @param syncPeriod how soon a failed sync is retried
- * @param fullSyncPeriod the longest time between two full syncs
  * @param serviceProxyName handle only the Services labelled
  *     service.kubernetes.io/service-proxy-name with this value; null handles unlabelled Services
  *     only

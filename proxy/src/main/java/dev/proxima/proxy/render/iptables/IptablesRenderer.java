@@ -34,11 +34,9 @@ public final class IptablesRenderer {
   }
 
   /**
-   * As {@link #render}, plus the {@link #jumpRules} as {@code -I} lines before each {@code COMMIT}:
-   * a complete, self-contained ruleset for display ({@code proxima render}) or for loading into an
-   * empty namespace. Unlike {@link #render} it is NOT idempotent: iptables-restore cannot test for
-   * an existing rule, so loading it twice inserts every jump twice. The live proxy loads {@link
-   * #render} and ensures the jumps with {@code iptables -C ... || iptables -I ...}.
+   * As {@link #render}, plus the {@link #jumpRules} as {@code -I} lines, for display or an empty
+   * namespace. NOT idempotent: iptables-restore cannot test for an existing rule, so loading it
+   * twice inserts every jump twice.
    */
   public static IptablesRendering renderWithJumps(
       FamilySettings config, List<ServicePortRules> services) {
@@ -48,8 +46,7 @@ public final class IptablesRenderer {
   /**
    * The jumps from the built-in chains into Proxima's, in the order to ensure them: each with
    * {@code iptables -C} ({@link JumpRule#checkArgs}) and, when missing, {@code iptables -I} ({@link
-   * JumpRule#insertArgs}); as every one is prepended, the last in this list ends up first. Same for
-   * both families (run with {@link FamilySettings#command}).
+   * JumpRule#insertArgs}); as every one is prepended, the last in this list ends up first.
    */
   public static List<JumpRule> jumpRules(FamilySettings config) {
     List<String> newConn = List.of("-m", "conntrack", "--ctstate", "NEW");

@@ -57,9 +57,8 @@ public final class RulesetAssembler {
   @FunctionalInterface
   public interface TransactionSink {
     /**
-     * False once loading stopped.
-     *
-     * @param alone false for a port batch that may load beside others
+     * False once loading stopped; {@code alone} is false for a port batch that may load beside
+     * others.
      */
     boolean accept(NftTransaction transaction, boolean alone);
   }
@@ -82,10 +81,7 @@ public final class RulesetAssembler {
     this(config, clock, 0);
   }
 
-  /**
-   * @param generation whose names the objects get ({@link NftText}), so a full sync can build
-   *     beside the objects the table holds
-   */
+  // The generation names the objects (NftText), so a full sync can build beside the old ones.
   public RulesetAssembler(FamilySettings config, Clock clock, int generation) {
     this(config, clock, generation, NameHash::of);
   }
@@ -211,10 +207,7 @@ public final class RulesetAssembler {
     return generation;
   }
 
-  /**
-   * @param countingKeys the keys the kernel's counting sets hold
-   * @param budget the most lines of one transaction
-   */
+  /** {@code countingKeys}: the keys the kernel's counting sets hold. */
   public Deleting deletingEarlier(KernelTable before, Set<String> countingKeys, int budget) {
     return switcher.deletingEarlier(before, countingKeys, model, budget);
   }
