@@ -97,7 +97,6 @@ public final class AddressOwners {
   /** The Services whose ClusterIP each address is (one, unless the API server erred). */
   private final Map<String, Set<ObjectKey>> clusterIpHolders = new HashMap<>();
 
-  /** The ports that name each address as an externalIP. */
   private final Map<String, Map<ServicePortName, Integer>> externalIpPorts = new HashMap<>();
 
   /**

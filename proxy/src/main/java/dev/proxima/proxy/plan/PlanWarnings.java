@@ -52,7 +52,6 @@ public final class PlanWarnings {
       this(object, reason, count, examples, 1);
     }
 
-    /** The one line that tells this group. */
     public String line() {
       var line = new StringBuilder();
       if (!MORE_OBJECTS.equals(object)) {

@@ -117,7 +117,6 @@ public final class TrafficPaths {
       return out;
     }
 
-    /** The addresses external traffic arrives at. */
     List<String> externalPhrases() {
       var out = new ArrayList<String>();
       if (nodePort != 0) {
