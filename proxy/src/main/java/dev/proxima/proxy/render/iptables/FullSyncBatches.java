@@ -15,24 +15,12 @@ import java.util.TreeMap;
 /**
  * A full sync as ordered {@code iptables-restore --noflush} buffers of at most about {@code
  * lineBudget} lines each, for a kernel whose Proxima chains and dispatch rules are known ({@link
- * IptablesListing}). After every buffer no rule jumps to a missing chain and every Service port is
- * wholly old or wholly new:
- *
- * <ol>
- *   <li>the fixed chains (canaries, missing counter chains, the masquerade helpers, forwarding and
- *       postrouting rules) and any missing dispatch chain, empty;
- *   <li>whole Service ports in name order: their own chains, then, in the same buffer, their old
- *       rules in the dispatch chains deleted and their new ones inserted below those of the ports
- *       written before, so the dispatch chains end in the order one buffer writes;
- *   <li>the dispatch chains' fixed rules (the NodePort jump, last) appended, then the rules no
- *       wanted Service port owns deleted;
- *   <li>the stale chains, all flushed before any is deleted.
- * </ol>
- *
- * <p>No dispatch chain is ever declared once it exists, as declaring flushes it: that rewrite of
- * every Service's rule is what made one buffer take seconds at 10,000 Services. Old rules are
- * deleted by their position, computed from the listing read just before, because {@code -D} with a
- * rule's text makes iptables-nft compare it with every rule of the chain. Pure: no I/O.
+ * IptablesListing}): fixed chains, whole Service ports in name order, the dispatch chains' fixed
+ * rules and leftovers, then stale chains, as docs/architecture.md ("Syncs") lays out. After every
+ * buffer no rule jumps to a missing chain and every Service port is wholly old or wholly new. No
+ * dispatch chain is declared once it exists, as declaring flushes it; old rules are deleted by
+ * position, as {@code -D} with a rule's text makes iptables-nft compare it with every rule of the
+ * chain. Pure: no I/O.
  */
 final class FullSyncBatches {
   private static final List<String> TABLES = List.of("filter", "nat");
