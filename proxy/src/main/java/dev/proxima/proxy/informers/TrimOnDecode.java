@@ -27,18 +27,10 @@ import java.util.function.Consumer;
 
 /**
  * The proxy's API client trims each Service, EndpointSlice and Node to what its caches keep ({@link
- * ProxyCacheTrim}) as soon as databind has built it, not when the informer caches it. A first list
- * holds every decoded object of the response until the last one is read; trimmed one by one, what
- * the proxy never reads dies young instead of being promoted with the list, which at 10,000
- * Services × 10 endpoints kept tens of MiB in the old generation and cost a series of full
- * collections during a cold start. Fields the proxy never reads and an object can hold many of
- * (managed fields, owner references, endpoint target references, status conditions) are skipped by
- * the parser through mixins and never built at all.
- *
- * <p>The informers' {@code CompactingItemStore} still trims what reaches the caches by any other
- * path (a second trim of the same object does no work). An object the trim cannot handle (a hostile
- * or partial one) is kept as far as the trim got, so decoding never fails where databind alone
- * would not.
+ * ProxyCacheTrim}) as soon as databind has built it, so a first list never holds the untrimmed
+ * objects at once; fields the proxy never reads are skipped by mixins and never built (see
+ * docs/architecture.md). An object the trim cannot handle (a hostile or partial one) is kept as far
+ * as the trim got, so decoding never fails where databind alone would not.
  */
 public final class TrimOnDecode {
   private TrimOnDecode() {}
@@ -53,12 +45,10 @@ public final class TrimOnDecode {
       List.of(Service.class, EndpointSlice.class, Node.class, ServiceCIDR.class, Status.class);
 
   /**
-   * fabric8's serialization with the proxy's trimming added to its object mapper. It knows only the
-   * {@link #WATCHED_KINDS} by kind: told to search the class path instead, fabric8 loads every
-   * model class its jars list the first time it decodes a watch event. An object of a kind it does
-   * not know comes as a GenericKubernetesResource, which fabric8 decodes a second time into the
-   * informer's class; an ERROR event's Status it would not know at all, and an informer would then
-   * retry its watch where a 410 asks it to list again.
+   * fabric8's serialization with the trimming added, knowing only the {@link #WATCHED_KINDS} by
+   * kind rather than searching the class path. An unknown kind would come as a
+   * GenericKubernetesResource, decoded twice; an ERROR event's Status not at all, and an informer
+   * would then retry its watch where a 410 asks it to list again.
    */
   public static KubernetesSerialization serialization() {
     return serialization(new ObjectMapper());

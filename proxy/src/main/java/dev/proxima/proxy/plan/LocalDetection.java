@@ -9,13 +9,8 @@ import java.util.List;
  * How one family's rules tell pod traffic from other traffic at one sync: the configured {@code
  * --detect-local-mode} when its input is there, otherwise the best mode the settings allow.
  *
- * <p>NodeCIDR needs the Node's {@code spec.podCIDRs}, which many clusters never set (the node IPAM
- * controller is off: EKS with the VPC CNI, Calico or Cilium with their own IPAM). Waiting for them
- * would leave the node without a Service proxy, so NodeCIDR on a Node without any pod CIDR falls
- * back, in this order, to {@code --cluster-cidr} of this family, {@code
- * --pod-interface-name-prefix}, {@code --pod-bridge-interface}, and finally to no local-traffic
- * detection at all (as kube-proxy's ClusterCIDR mode without a cluster CIDR: Services work, and
- * traffic from outside the cluster to a ClusterIP is not masqueraded).
+ * <p>NodeCIDR on a Node without {@code spec.podCIDRs}, which many clusters never set, falls back
+ * rather than leave the node without a Service proxy; docs/proxy.md gives the order.
  *
  * @param effective null when the rules detect no local traffic
  * @param missing what the configured mode lacks, in words, when {@code effective} differs from it;
