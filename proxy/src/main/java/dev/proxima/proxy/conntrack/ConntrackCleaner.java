@@ -33,10 +33,7 @@ public final class ConntrackCleaner {
     return new ConntrackCleaner(List.of("conntrack"), TIMEOUT);
   }
 
-  /**
-   * Deletes the stale UDP flows of this family's Service ports (see {@link StaleFlows#find});
-   * returns how many were deleted.
-   */
+  /** Returns how many stale UDP flows were deleted. */
   public int cleanup(
       IpFamily family,
       List<NodePlanner.PlannedPort> ports,
@@ -73,7 +70,7 @@ public final class ConntrackCleaner {
     return deleted;
   }
 
-  /** The tool's output whatever its exit code, or null when it did not run or finish. */
+  /** Whatever the exit code; null when it did not run or finish. */
   private String run(List<String> arguments) {
     var full = new ArrayList<>(command);
     full.addAll(arguments);

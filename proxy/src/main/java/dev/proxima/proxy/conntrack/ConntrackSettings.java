@@ -5,16 +5,9 @@ import java.util.Objects;
 
 /**
  * kube-proxy's conntrack tuning ({@code --conntrack-*}, the configuration file's {@code
- * conntrack}), with its defaults and meanings: a zero leaves the host's value as it is.
+ * conntrack}), with its defaults and meanings: a zero (or false) leaves the host's value as it is.
  *
- * @param maxPerCore {@code nf_conntrack_max} per CPU the proxy may use; 0 leaves it and ignores
- *     {@code min}
- * @param min the least {@code nf_conntrack_max} whatever the CPUs
- * @param tcpEstablishedTimeout {@code nf_conntrack_tcp_timeout_established}; 0 leaves it
- * @param tcpCloseWaitTimeout {@code nf_conntrack_tcp_timeout_close_wait}; 0 leaves it
- * @param tcpBeLiberal sets {@code nf_conntrack_tcp_be_liberal} to 1; false leaves it
- * @param udpTimeout {@code nf_conntrack_udp_timeout}; 0 leaves it
- * @param udpStreamTimeout {@code nf_conntrack_udp_timeout_stream}; 0 leaves it
+ * @param maxPerCore {@code nf_conntrack_max} per CPU; 0 leaves it and ignores {@code min}
  */
 public record ConntrackSettings(
     int maxPerCore,
@@ -43,7 +36,6 @@ public record ConntrackSettings(
     }
   }
 
-  /** kube-proxy's defaults. */
   public static ConntrackSettings defaults() {
     return new ConntrackSettings(
         DEFAULT_MAX_PER_CORE,
@@ -55,7 +47,6 @@ public record ConntrackSettings(
         Duration.ZERO);
   }
 
-  /** Leaves every conntrack sysctl as the host has it. */
   public static ConntrackSettings none() {
     return new ConntrackSettings(
         0, 0, Duration.ZERO, Duration.ZERO, false, Duration.ZERO, Duration.ZERO);

@@ -35,11 +35,10 @@ public final class StaleFlows {
   /**
    * The flows whose endpoint no longer serves their Service port, and every flow to a UDP Service
    * address or NodePort the previous plan had and this one does not (the Service was deleted, or
-   * lost that port): nothing answers there any more, so the flow's entry would keep sending the
-   * client's datagrams to an endpoint of a Service that is gone until it times out.
+   * lost that port).
    *
-   * @param previous the ports the previous successful sync programmed; empty when unknown (the
-   *     first sync after a restart keeps every entry whose endpoint still serves)
+   * @param previous empty when unknown (the first sync after a restart keeps every entry whose
+   *     endpoint still serves)
    */
   public static Set<Deletion> find(
       List<UdpFlow> flows,
