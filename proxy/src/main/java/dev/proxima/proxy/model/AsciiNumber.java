@@ -7,10 +7,7 @@ package dev.proxima.proxy.model;
 final class AsciiNumber {
   private AsciiNumber() {}
 
-  /**
-   * The non-negative number in {@code text} from {@code from} to {@code to}, or -1 when that range
-   * is empty, longer than {@code maxDigits} or holds anything but ASCII digits of {@code radix}.
-   */
+  /** -1 when the range is empty, longer than maxDigits or holds anything but ASCII digits. */
   static int parse(String text, int from, int to, int radix, int maxDigits) {
     if (from == to || to - from > maxDigits) {
       return -1;

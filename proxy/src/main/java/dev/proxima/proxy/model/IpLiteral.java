@@ -13,7 +13,7 @@ import java.util.List;
 public final class IpLiteral {
   private IpLiteral() {}
 
-  /** The address bytes (4 for IPv4, 16 for IPv6), or null when it is not an IP literal. */
+  /** 4 or 16 bytes, or null when it is not an IP literal. */
   public static byte[] bytes(String ip) {
     if (ip == null || ip.isEmpty()) {
       return null;
@@ -41,14 +41,12 @@ public final class IpLiteral {
     return bytes.length == 4 ? IpFamily.IPV4 : IpFamily.IPV6;
   }
 
-  /** The family of a CIDR such as {@code 10.0.0.0/8}, or null when it is not one. */
+  /** Null when it is not a CIDR. */
   public static IpFamily familyOfCidr(String cidr) {
     return prefixLength(cidr) < 0 ? null : familyOf(cidr.substring(0, cidr.indexOf('/')));
   }
 
-  /**
-   * Whether the address lies inside the CIDR; false when either is malformed or families differ.
-   */
+  /** False when either is malformed or families differ. */
   public static boolean contains(String cidr, String ip) {
     int length = prefixLength(cidr);
     if (length < 0) {
@@ -171,7 +169,6 @@ public final class IpLiteral {
     return true;
   }
 
-  /** A non-negative number of at most {@code maxDigits} ASCII digits, or -1. */
   private static int parseNumber(String digits, int radix, int maxDigits) {
     return AsciiNumber.parse(digits, 0, digits.length(), radix, maxDigits);
   }
