@@ -283,6 +283,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     ProxyConfig config;
     io.fabric8.kubernetes.client.Config clientConfig;
+    ConntrackSettings conntrackSettings;
     var explain = explainAddress.getPort() == 0 ? null : explainAddress;
     try {
       if (explain != null) {
@@ -295,14 +296,8 @@ public final class RunCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("error: " + placeholder);
         return 2;
       }
-    } catch (IllegalArgumentException | KubeconfigException invalid) {
-      spec.commandLine().getErr().println("error: " + invalid.getMessage());
-      return 2;
-    }
-    ConntrackSettings conntrackSettings;
-    try {
       conntrackSettings = conntrack.toSettings();
-    } catch (IllegalArgumentException invalid) {
+    } catch (IllegalArgumentException | KubeconfigException invalid) {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
     }

@@ -55,12 +55,6 @@ public final class ServiceHealthServers implements AutoCloseable {
     this.bindFailed = bindFailed;
   }
 
-  /** As before --nodeport-addresses is known. */
-  public synchronized void sync(
-      Map<ObjectKey, Integer> ports, Map<ObjectKey, Integer> readyLocalEndpoints) {
-    sync(ports, readyLocalEndpoints, EVERY_ADDRESS);
-  }
-
   /**
    * Also tries again the addresses that could not bind before, leaving the others open.
    *

@@ -8,23 +8,17 @@ import dev.proxima.proxy.model.IpFamily;
  * node (kubelet, the CNI plugin) uses.
  */
 public enum IptablesBackend {
-  NFT("nft"),
-  LEGACY("legacy");
+  NFT,
+  LEGACY;
 
-  private final String label;
-
-  IptablesBackend(String label) {
-    this.label = label;
-  }
-
-  /** As in the metric label and the log. */
+  /** As in the metric label, the log and the tools' names. */
   public String label() {
-    return label;
+    return name().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** With suffix {@code -restore}, e.g. {@code ip6tables-nft-restore}. */
   public String tool(IpFamily family, String suffix) {
-    return (family == IpFamily.IPV6 ? "ip6tables-" : "iptables-") + label + suffix;
+    return (family == IpFamily.IPV6 ? "ip6tables-" : "iptables-") + label() + suffix;
   }
 
   public record Decision(IptablesBackend backend, String reason) {}

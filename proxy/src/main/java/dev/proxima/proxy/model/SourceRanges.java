@@ -133,7 +133,7 @@ public final class SourceRanges extends AbstractList<String> implements RandomAc
       if (work != null) {
         work[0]++;
       }
-      if (last != null && inside(key, last)) {
+      if (last != null && last.cidr().contains(key.cidr())) {
         continue; // a duplicate of the last kept range or inside it
       }
       kept.add(key);
@@ -141,21 +141,6 @@ public final class SourceRanges extends AbstractList<String> implements RandomAc
     }
     kept.sort(Comparator.comparingInt(Key::index));
     return kept.stream().map(Key::cidr).toList();
-  }
-
-  private static boolean inside(Key inner, Key outer) {
-    if (inner.bytes.length != outer.bytes.length || inner.cidr.prefix() < outer.cidr.prefix()) {
-      return false;
-    }
-    int prefix = outer.cidr.prefix();
-    for (int i = 0; i < outer.bytes.length; i++) {
-      int keep = Math.max(0, Math.min(8, prefix - i * 8));
-      int mask = (0xff << (8 - keep)) & 0xff;
-      if ((inner.bytes[i] & mask) != (outer.bytes[i] & 0xff)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private record Key(Cidr cidr, byte[] bytes, int index) {}
