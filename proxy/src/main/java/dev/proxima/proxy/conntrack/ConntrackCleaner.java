@@ -38,16 +38,15 @@ public final class ConntrackCleaner {
       IpFamily family,
       List<NodePlanner.PlannedPort> ports,
       List<NodePlanner.PlannedPort> previous) {
-    var listing = run(List.of("-L", "-p", "udp", "-f", family == IpFamily.IPV4 ? "ipv4" : "ipv6"));
+    var familyArgument = family == IpFamily.IPV4 ? "ipv4" : "ipv6";
+    var listing = run(List.of("-L", "-p", "udp", "-f", familyArgument));
     if (listing == null) {
       return 0;
     }
     var deletions = StaleFlows.find(ConntrackListing.parse(listing), ports, previous);
     int deleted = 0;
     for (var deletion : deletions) {
-      var arguments =
-          new ArrayList<>(
-              List.of("-D", "-p", "udp", "-f", family == IpFamily.IPV4 ? "ipv4" : "ipv6"));
+      var arguments = new ArrayList<>(List.of("-D", "-p", "udp", "-f", familyArgument));
       if (deletion.serviceIp() != null) {
         arguments.addAll(List.of("--orig-dst", deletion.serviceIp()));
       } else {
