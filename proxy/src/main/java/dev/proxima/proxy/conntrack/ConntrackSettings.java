@@ -17,9 +17,6 @@ public record ConntrackSettings(
     boolean tcpBeLiberal,
     Duration udpTimeout,
     Duration udpStreamTimeout) {
-  public static final int DEFAULT_MAX_PER_CORE = 32768;
-  public static final int DEFAULT_MIN = 131072;
-
   public ConntrackSettings {
     if (maxPerCore < 0) {
       throw new IllegalArgumentException("--conntrack-max-per-core must be 0 or more");
@@ -34,22 +31,6 @@ public record ConntrackSettings(
         throw new IllegalArgumentException("conntrack timeouts must be 0 or more, got " + timeout);
       }
     }
-  }
-
-  public static ConntrackSettings defaults() {
-    return new ConntrackSettings(
-        DEFAULT_MAX_PER_CORE,
-        DEFAULT_MIN,
-        Duration.ofHours(24),
-        Duration.ofHours(1),
-        false,
-        Duration.ZERO,
-        Duration.ZERO);
-  }
-
-  public static ConntrackSettings none() {
-    return new ConntrackSettings(
-        0, 0, Duration.ZERO, Duration.ZERO, false, Duration.ZERO, Duration.ZERO);
   }
 
   /**

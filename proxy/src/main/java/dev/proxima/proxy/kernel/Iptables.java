@@ -133,11 +133,6 @@ public final class Iptables implements IptablesKernel {
   /** iptables-restore names the failing line ("line 7 failed", "Error occurred at line: 7"). */
   static String failedLine(String output, String buffer) {
     var match = FAILED_LINE.matcher(output);
-    if (match.find()) {
-      int number = Integer.parseInt(match.group(1));
-      var lines = buffer.lines().toList();
-      return number >= 1 && number <= lines.size() ? lines.get(number - 1) : null;
-    }
-    return null;
+    return match.find() ? Nft.scriptLine(buffer, match.group(1)) : null;
   }
 }

@@ -163,11 +163,16 @@ public final class Nft implements RuleLoader {
     for (var line : output.lines().toList()) {
       var match = ERROR_LOCATION.matcher(line);
       if (match.find()) {
-        int number = Integer.parseInt(match.group(1));
-        var lines = script.lines().toList();
-        return number >= 1 && number <= lines.size() ? lines.get(number - 1) : null;
+        return scriptLine(script, match.group(1));
       }
     }
     return null;
+  }
+
+  /** The script's line of that 1-based number, or null. */
+  static String scriptLine(String script, String number) {
+    int n = Integer.parseInt(number);
+    var lines = script.lines().toList();
+    return n >= 1 && n <= lines.size() ? lines.get(n - 1) : null;
   }
 }
