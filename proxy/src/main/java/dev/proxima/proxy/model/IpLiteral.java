@@ -33,17 +33,9 @@ public final class IpLiteral {
     return ip.indexOf(':') >= 0 ? parseIpv6(ip, true) : parseIpv4(ip, true);
   }
 
-  static IpFamily familyOf(String address) {
-    var bytes = bytes(address);
-    if (bytes == null) {
-      return null;
-    }
-    return bytes.length == 4 ? IpFamily.IPV4 : IpFamily.IPV6;
-  }
-
   /** Null when it is not a CIDR. */
   public static IpFamily familyOfCidr(String cidr) {
-    return prefixLength(cidr) < 0 ? null : familyOf(cidr.substring(0, cidr.indexOf('/')));
+    return prefixLength(cidr) < 0 ? null : IpFamily.of(cidr.substring(0, cidr.indexOf('/')));
   }
 
   /** False when either is malformed or families differ. */

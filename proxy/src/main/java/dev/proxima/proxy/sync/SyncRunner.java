@@ -20,9 +20,6 @@ import org.slf4j.LoggerFactory;
  * passing problem (a tool killed, another program holding the lock) at once; the backoff keeps a
  * lasting one from running full syncs back to back.
  *
- * <p>The decision logic lives in {@link #tick()}, driven by an injected {@link Clock}, so tests
- * step it deterministically; {@link #start()} adds the thread that calls it when something is due.
- *
  * <p>Between runs the thread calls an optional idle task, at most about once a second, for work
  * that must happen on the sync's thread but not at a sync (the nftables mode deletes chains it
  * emptied a second earlier). {@link #idle()} is that step, for tests.
