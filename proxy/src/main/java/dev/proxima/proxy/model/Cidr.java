@@ -22,7 +22,7 @@ public record Cidr(IpAddress network, int prefix) {
       return null;
     }
     var address = IpAddress.parse(trimmed.substring(0, slash));
-    int prefix = AsciiNumber.parse(trimmed, slash + 1, trimmed.length(), 10, 3);
+    int prefix = IpLiteral.asciiNumber(trimmed, slash + 1, trimmed.length(), 10, 3);
     if (address == null || prefix < 0) {
       return null;
     }

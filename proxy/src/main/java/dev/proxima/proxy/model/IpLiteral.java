@@ -67,7 +67,7 @@ public final class IpLiteral {
       return -1;
     }
     var network = bytes(cidr.substring(0, slash));
-    int length = parseNumber(cidr.substring(slash + 1), 10, 3);
+    int length = asciiNumber(cidr, slash + 1, cidr.length(), 10, 3);
     if (network == null || length < 0 || length > network.length * 8) {
       return -1;
     }
@@ -89,7 +89,7 @@ public final class IpLiteral {
       if (octets == 4) {
         return null;
       }
-      int value = AsciiNumber.parse(ip, start, end, 10, leadingZeros ? 8 : 3);
+      int value = asciiNumber(ip, start, end, 10, leadingZeros ? 8 : 3);
       if (value < 0
           || value > 255
           || (!leadingZeros && end - start > 1 && ip.charAt(start) == '0')) {
@@ -152,7 +152,7 @@ public final class IpLiteral {
         out.add(((v4[2] & 0xff) << 8) | (v4[3] & 0xff));
         continue;
       }
-      int value = parseNumber(part, 16, 4);
+      int value = asciiNumber(part, 0, part.length(), 16, 4);
       if (value < 0) {
         return false;
       }
@@ -161,7 +161,24 @@ public final class IpLiteral {
     return true;
   }
 
-  private static int parseNumber(String digits, int radix, int maxDigits) {
-    return AsciiNumber.parse(digits, 0, digits.length(), radix, maxDigits);
+  /**
+   * The number in ASCII digits only, or -1 when the range is empty, longer than maxDigits or holds
+   * anything else: Java's own parsers also accept other scripts' digits and signs, which no API
+   * field the proxy reads may carry.
+   */
+  static int asciiNumber(String text, int from, int to, int radix, int maxDigits) {
+    if (from == to || to - from > maxDigits) {
+      return -1;
+    }
+    int value = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      int digit = c < 0x80 ? Character.digit(c, radix) : -1;
+      if (digit < 0) {
+        return -1;
+      }
+      value = value * radix + digit;
+    }
+    return value;
   }
 }
