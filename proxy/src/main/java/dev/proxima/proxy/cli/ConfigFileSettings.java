@@ -24,10 +24,7 @@ final class ConfigFileSettings {
     this.spec = spec;
   }
 
-  /**
-   * @return one sentence per field of the file that Proxima ignores
-   * @throws ConfigFileException when the file cannot be used; the message names it
-   */
+  /** Returns one sentence per field of the file that Proxima ignores. */
   static List<String> apply(Path file, RunCommand run, CommandSpec spec)
       throws ConfigFileException {
     var settings = new ConfigFileSettings(spec);

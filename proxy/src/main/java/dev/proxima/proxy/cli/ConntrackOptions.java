@@ -74,9 +74,7 @@ final class ConntrackOptions {
         udpStreamTimeout);
   }
 
-  /**
-   * Go's duration spelling, as kube-proxy's flags take it: {@code 24h}, {@code 1h0m0s}, {@code 0}.
-   */
+  /** Go's duration spelling, as kube-proxy's flags take it. */
   static final class GoDurationConverter implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {

@@ -36,7 +36,6 @@ import picocli.CommandLine.Option;
       "2:the state file, the kubeconfig, the node or the options are invalid"
     })
 public final class ExplainCommand implements Callable<Integer> {
-  /** Where the running proxy serves {@code explain --live} unless told otherwise. */
   public static final int DEFAULT_PORT = 10358;
 
   public enum Output {
@@ -44,7 +43,6 @@ public final class ExplainCommand implements Callable<Integer> {
     json
   }
 
-  /** Offline (a state and a node) or live. */
   static final class Source {
     @ArgGroup(exclusive = false, multiplicity = "1")
     StateOptions offline;
@@ -81,8 +79,8 @@ public final class ExplainCommand implements Callable<Integer> {
       var missingSlices = state.missingSlicesWarning();
       if (missingSlices != null) {
         err.println("warning: " + missingSlices);
-      } else if (waitForHints(plans) > 0) {
-        long waiting = waitForHints(plans);
+      } else if (waitingForHints(plans) > 0) {
+        long waiting = waitingForHints(plans);
         err.println(
             "note: "
                 + (waiting == 1 ? "1 Service port asks" : waiting + " Service ports ask")
@@ -107,8 +105,8 @@ public final class ExplainCommand implements Callable<Integer> {
     }
   }
 
-  /** The Service ports routed wider than asked because their slices lack the hints. */
-  private static long waitForHints(List<NodePlanner.FamilyPlan> plans) {
+  /** Routed wider than asked because their slices lack the hints. */
+  private static long waitingForHints(List<NodePlanner.FamilyPlan> plans) {
     return plans.stream()
         .flatMap(plan -> plan.ports().stream())
         .filter(

@@ -27,7 +27,6 @@ final class LiveExplainClient {
   /** Rendering happens on the proxy's HTTP event loop from a ready snapshot: seconds at most. */
   private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
 
-  /** The proxy could not be asked, or answered with an error. */
   static final class Failure extends Exception {
     private final int exitCode;
 
@@ -44,9 +43,7 @@ final class LiveExplainClient {
   private LiveExplainClient() {}
 
   /**
-   * @param service one Service, or null for all
-   * @param format json or text
-   * @return the report, as the proxy rendered it
+   * @param service null for all
    * @throws Failure exit code 1 when no proxy answers, 2 when it refused the question
    */
   static String fetch(InetSocketAddress address, ObjectKey service, String format) throws Failure {

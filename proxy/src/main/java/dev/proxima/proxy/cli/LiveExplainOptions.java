@@ -32,11 +32,8 @@ final class LiveExplainOptions {
   Integer port;
 
   /**
-   * The address to ask: the host and port of {@code PROXIMA_EXPLAIN_BIND_ADDRESS} when set (a
-   * {@code kubectl exec} shell has the proxy container's environment), --explain-port over its
-   * port.
-   *
-   * @throws IllegalArgumentException when the variable or the port is not usable
+   * The host and port of {@code PROXIMA_EXPLAIN_BIND_ADDRESS} when set (a {@code kubectl exec}
+   * shell has the proxy container's environment), --explain-port over its port.
    */
   InetSocketAddress address(String environmentValue) {
     var host = "127.0.0.1";

@@ -4,7 +4,6 @@ import dev.proxima.cli.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** Entry point of {@code proxima-proxy.jar}. */
 @Command(
     name = "proxima-proxy",
     mixinStandardHelpOptions = true,
@@ -17,7 +16,7 @@ public final class ProxyMain implements Runnable {
     System.exit(commandLineFor(args).execute(args));
   }
 
-  /** Every command, in the order {@code --help} lists them. */
+  /** In the order {@code --help} lists them. */
   public static CommandLine commandLine() {
     return new CommandLine(new ProxyMain())
         .addSubcommand(new RunCommand())

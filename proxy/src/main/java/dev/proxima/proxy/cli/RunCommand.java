@@ -224,7 +224,6 @@ public final class RunCommand implements Callable<Integer> {
     }
   }
 
-  /** The manifests' placeholder for the API server's host, which a node cannot resolve. */
   static final String API_SERVER_PLACEHOLDER = "set-api-server-host.invalid";
 
   /**
@@ -244,7 +243,7 @@ public final class RunCommand implements Callable<Integer> {
         + " address every node reaches the API server at, and apply again";
   }
 
-  /** Every option's value as this process took it, for {@code /flagz}. */
+  /** For {@code /flagz}. */
   static java.util.Map<String, String> flagValues(CommandLine.Model.CommandSpec spec) {
     var values = new java.util.TreeMap<String, String>();
     for (var option : spec.options()) {
@@ -284,6 +283,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     ProxyConfig config;
     io.fabric8.kubernetes.client.Config clientConfig;
+    ConntrackSettings conntrackSettings;
     var explain = explainAddress.getPort() == 0 ? null : explainAddress;
     try {
       if (explain != null) {
@@ -296,14 +296,8 @@ public final class RunCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("error: " + placeholder);
         return 2;
       }
-    } catch (IllegalArgumentException | KubeconfigException invalid) {
-      spec.commandLine().getErr().println("error: " + invalid.getMessage());
-      return 2;
-    }
-    ConntrackSettings conntrackSettings;
-    try {
       conntrackSettings = conntrack.toSettings();
-    } catch (IllegalArgumentException invalid) {
+    } catch (IllegalArgumentException | KubeconfigException invalid) {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
     }

@@ -35,7 +35,7 @@ final class StateOptions {
 
   private Node self;
 
-  /** The --node's Node, once {@link #plans} loaded the state. */
+  /** Once {@link #plans} loaded the state. */
   Node self() {
     return self;
   }
@@ -55,7 +55,6 @@ final class StateOptions {
         + " (kubectl get services,endpointslices,nodes -A -o yaml)";
   }
 
-  /** The ranges of the state's ServiceCIDR objects, both families. */
   List<String> serviceCidrs() {
     return cluster.serviceCidrs().stream()
         .filter(object -> object.getSpec() != null && object.getSpec().getCidrs() != null)
@@ -65,10 +64,8 @@ final class StateOptions {
   }
 
   /**
-   * Loads the state and plans every family the node's Services use, IPv4 first.
-   *
-   * @throws StateFileException also when the node is not one of the state's Nodes: a typo would
-   *     otherwise print a plausible plan for a node that does not exist
+   * Every family the node's Services use, IPv4 first. A node that is not one of the state's Nodes
+   * is an error: a typo would otherwise print a plausible plan for a node that does not exist.
    */
   List<NodePlanner.FamilyPlan> plans(List<String> notes, String serviceProxyName)
       throws StateFileException, KubeconfigException, LiveClusterState.UnreachableException {

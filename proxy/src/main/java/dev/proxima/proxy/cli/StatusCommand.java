@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
       "2:the kubeconfig or the options are invalid"
     })
 public final class StatusCommand implements Callable<Integer> {
-  /** Each pod is asked in turn; a proxy that does not answer in this time is shown as such. */
+  /** Each pod is asked in turn. */
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(10);
 
   /** A metrics page of a proxy is some kilobytes; anything far larger is not one. */
@@ -178,7 +178,6 @@ public final class StatusCommand implements Callable<Integer> {
     }
   }
 
-  /** The pod's container port of that name, else the default the proxy listens on. */
   private static int port(Pod pod, String name, int fallback) {
     if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
       return fallback;

@@ -15,9 +15,6 @@ public final class GoDuration {
 
   private GoDuration() {}
 
-  /**
-   * @throws IllegalArgumentException when the text is not a duration
-   */
   public static Duration parse(String text) {
     var value = text.trim();
     if (value.equals("0")) {

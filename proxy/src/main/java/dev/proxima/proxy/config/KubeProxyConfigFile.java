@@ -51,64 +51,35 @@ public final class KubeProxyConfigFile {
               "iptables.snatNodeInternalIP",
               "Proxima masquerades with the address of the outgoing interface"));
 
-  /** Every v1alpha1 field this reader knows; {@code logging} and maps are checked by prefix. */
+  /** Every v1alpha1 field this reader knows, by section; {@code logging} and maps by prefix. */
   private static final Set<String> KNOWN =
-      Set.of(
-          "apiVersion",
-          "kind",
-          "featureGates",
-          "clientConnection.kubeconfig",
-          "clientConnection.acceptContentTypes",
-          "clientConnection.contentType",
-          "clientConnection.qps",
-          "clientConnection.burst",
-          "hostnameOverride",
-          "bindAddress",
-          "healthzBindAddress",
-          "metricsBindAddress",
-          "bindAddressHardFail",
-          "enableProfiling",
-          "showHiddenMetricsForVersion",
-          "mode",
-          "iptables.masqueradeBit",
-          "iptables.masqueradeAll",
-          "iptables.localhostNodePorts",
-          "iptables.snatNodeInternalIP",
-          "iptables.syncPeriod",
-          "iptables.minSyncPeriod",
-          "ipvs.syncPeriod",
-          "ipvs.minSyncPeriod",
-          "ipvs.scheduler",
-          "ipvs.excludeCIDRs",
-          "ipvs.strictARP",
-          "ipvs.tcpTimeout",
-          "ipvs.tcpFinTimeout",
-          "ipvs.udpTimeout",
-          "nftables.masqueradeBit",
-          "nftables.masqueradeAll",
-          "nftables.syncPeriod",
-          "nftables.minSyncPeriod",
-          "winkernel.networkName",
-          "winkernel.sourceVip",
-          "winkernel.enableDSR",
-          "winkernel.rootHnsEndpointName",
-          "winkernel.forwardHealthCheckVip",
-          "detectLocalMode",
-          "detectLocal.bridgeInterface",
-          "detectLocal.interfaceNamePrefix",
-          "clusterCIDR",
-          "nodePortAddresses",
-          "oomScoreAdj",
-          "conntrack.maxPerCore",
-          "conntrack.min",
-          "conntrack.tcpEstablishedTimeout",
-          "conntrack.tcpCloseWaitTimeout",
-          "conntrack.tcpBeLiberal",
-          "conntrack.udpTimeout",
-          "conntrack.udpStreamTimeout",
-          "configSyncPeriod",
-          "portRange",
-          "windowsRunAsService");
+      fields(
+          " apiVersion kind featureGates hostnameOverride bindAddress healthzBindAddress",
+          " metricsBindAddress bindAddressHardFail enableProfiling showHiddenMetricsForVersion",
+          " mode detectLocalMode clusterCIDR nodePortAddresses oomScoreAdj configSyncPeriod",
+          " portRange windowsRunAsService",
+          "clientConnection kubeconfig acceptContentTypes contentType qps burst",
+          "iptables masqueradeBit masqueradeAll localhostNodePorts snatNodeInternalIP syncPeriod"
+              + " minSyncPeriod",
+          "ipvs syncPeriod minSyncPeriod scheduler excludeCIDRs strictARP tcpTimeout"
+              + " tcpFinTimeout udpTimeout",
+          "nftables masqueradeBit masqueradeAll syncPeriod minSyncPeriod",
+          "winkernel networkName sourceVip enableDSR rootHnsEndpointName forwardHealthCheckVip",
+          "detectLocal bridgeInterface interfaceNamePrefix",
+          "conntrack maxPerCore min tcpEstablishedTimeout tcpCloseWaitTimeout tcpBeLiberal"
+              + " udpTimeout udpStreamTimeout");
+
+  /** Each line: its section (empty at the top level), then the section's fields. */
+  private static Set<String> fields(String... sections) {
+    var fields = new java.util.HashSet<String>();
+    for (var section : sections) {
+      var words = section.split(" ");
+      for (int i = 1; i < words.length; i++) {
+        fields.add(words[0].isEmpty() ? words[i] : words[0] + "." + words[i]);
+      }
+    }
+    return Set.copyOf(fields);
+  }
 
   private final String file;
   private final JsonNode root;
@@ -122,8 +93,6 @@ public final class KubeProxyConfigFile {
   /**
    * @param modeFromFlags the mode given on the command line or in the environment, which decides
    *     whose section ({@code iptables} or {@code nftables}) applies; null to take the file's
-   * @throws ConfigFileException when the file is unreadable, not YAML, not a v1alpha1
-   *     KubeProxyConfiguration, or holds a value of the wrong shape; the message names the file
    */
   public static KubeProxySettings read(Path path, ProxyMode modeFromFlags)
       throws ConfigFileException {
@@ -137,7 +106,6 @@ public final class KubeProxyConfigFile {
     return parse(path.toString(), text, modeFromFlags);
   }
 
-  /** Maps the text of a file; {@code file} names it in messages. */
   public static KubeProxySettings parse(String file, String text, ProxyMode modeFromFlags)
       throws ConfigFileException {
     JsonNode root;
@@ -194,9 +162,7 @@ public final class KubeProxyConfigFile {
     mapped.addAll(List.of("nodePortAddresses", "healthzBindAddress", "metricsBindAddress"));
     mapped.addAll(List.of("configSyncPeriod", "detectLocalMode", "logging.format"));
     mapped.addAll(List.of("detectLocal.bridgeInterface", "detectLocal.interfaceNamePrefix"));
-    for (var field : CONNTRACK_FIELDS) {
-      mapped.add("conntrack." + field);
-    }
+    KNOWN.stream().filter(field -> field.startsWith("conntrack.")).forEach(mapped::add);
     for (var field : List.of("masqueradeBit", "masqueradeAll", "syncPeriod", "minSyncPeriod")) {
       mapped.add(section + "." + field);
     }
@@ -222,16 +188,6 @@ public final class KubeProxyConfigFile {
     reportUnused(root, "", mapped, mode, other);
     return settings;
   }
-
-  private static final List<String> CONNTRACK_FIELDS =
-      List.of(
-          "maxPerCore",
-          "min",
-          "tcpEstablishedTimeout",
-          "tcpCloseWaitTimeout",
-          "tcpBeLiberal",
-          "udpTimeout",
-          "udpStreamTimeout");
 
   /**
    * The {@code conntrack} section. Unlike elsewhere in the file, an explicit zero is kept: for
@@ -498,7 +454,7 @@ public final class KubeProxyConfigFile {
     return node;
   }
 
-  /** A scalar's text, or null when empty or absent. */
+  /** Null when empty or absent. */
   private String text(String path) {
     var node = at(path);
     if (node == null || node.isNull() || !node.isValueNode()) {

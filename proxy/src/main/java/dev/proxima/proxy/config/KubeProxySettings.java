@@ -9,8 +9,6 @@ import java.util.List;
  * What a kube-proxy configuration file says in Proxima's terms. A null component was not set in the
  * file (absent, or kube-proxy's "use the default" zero value), so Proxima's own default applies.
  *
- * @param nodePortAddresses CIDRs; empty means every local address (kube-proxy's {@code all})
- * @param detectLocalMode kube-proxy's name of the mode, already checked: {@code ClusterCIDR}, ...
  * @param ignored one sentence per field Proxima does not use, naming it and saying why
  */
 public record KubeProxySettings(

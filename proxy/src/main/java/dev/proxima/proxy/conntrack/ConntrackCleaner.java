@@ -33,24 +33,20 @@ public final class ConntrackCleaner {
     return new ConntrackCleaner(List.of("conntrack"), TIMEOUT);
   }
 
-  /**
-   * Deletes the stale UDP flows of this family's Service ports (see {@link StaleFlows#find});
-   * returns how many were deleted.
-   */
+  /** Returns how many stale UDP flows were deleted. */
   public int cleanup(
       IpFamily family,
       List<NodePlanner.PlannedPort> ports,
       List<NodePlanner.PlannedPort> previous) {
-    var listing = run(List.of("-L", "-p", "udp", "-f", family == IpFamily.IPV4 ? "ipv4" : "ipv6"));
+    var familyArgument = family == IpFamily.IPV4 ? "ipv4" : "ipv6";
+    var listing = run(List.of("-L", "-p", "udp", "-f", familyArgument));
     if (listing == null) {
       return 0;
     }
     var deletions = StaleFlows.find(ConntrackListing.parse(listing), ports, previous);
     int deleted = 0;
     for (var deletion : deletions) {
-      var arguments =
-          new ArrayList<>(
-              List.of("-D", "-p", "udp", "-f", family == IpFamily.IPV4 ? "ipv4" : "ipv6"));
+      var arguments = new ArrayList<>(List.of("-D", "-p", "udp", "-f", familyArgument));
       if (deletion.serviceIp() != null) {
         arguments.addAll(List.of("--orig-dst", deletion.serviceIp()));
       } else {
@@ -73,7 +69,7 @@ public final class ConntrackCleaner {
     return deleted;
   }
 
-  /** The tool's output whatever its exit code, or null when it did not run or finish. */
+  /** Whatever the exit code; null when it did not run or finish. */
   private String run(List<String> arguments) {
     var full = new ArrayList<>(command);
     full.addAll(arguments);

@@ -27,15 +27,13 @@ public final class ConntrackTuning {
   private ConntrackTuning() {}
 
   /**
-   * One sysctl under {@code net/netfilter}: what it should be and, when that needs a write, what it
-   * is.
+   * One sysctl under {@code net/netfilter}.
    *
-   * @param current the host's value, empty when it could not be read
-   * @param write whether to write {@code wanted}
+   * @param current empty when it could not be read
    */
   public record Decision(String key, long wanted, OptionalLong current, boolean write) {}
 
-  /** The {@code nf_conntrack_max} the settings ask for on this many CPUs; 0 for none. */
+  /** 0 for none. */
   public static long wantedMax(ConntrackSettings settings, int cpus) {
     if (settings.maxPerCore() <= 0) {
       return 0;
@@ -44,9 +42,6 @@ public final class ConntrackTuning {
     return Math.max(scaled, settings.min());
   }
 
-  /**
-   * @param current a sysctl's current value by key, empty when unreadable
-   */
   public static List<Decision> decide(
       ConntrackSettings settings, int cpus, Function<String, OptionalLong> current) {
     var decisions = new ArrayList<Decision>();

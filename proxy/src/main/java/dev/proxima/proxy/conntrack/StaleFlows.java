@@ -3,6 +3,7 @@ package dev.proxima.proxy.conntrack;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.plan.NodePlanner;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -35,105 +36,73 @@ public final class StaleFlows {
   /**
    * The flows whose endpoint no longer serves their Service port, and every flow to a UDP Service
    * address or NodePort the previous plan had and this one does not (the Service was deleted, or
-   * lost that port): nothing answers there any more, so the flow's entry would keep sending the
-   * client's datagrams to an endpoint of a Service that is gone until it times out.
+   * lost that port).
    *
-   * @param previous the ports the previous successful sync programmed; empty when unknown (the
-   *     first sync after a restart keeps every entry whose endpoint still serves)
+   * @param previous empty when unknown (the first sync after a restart keeps every entry whose
+   *     endpoint still serves)
    */
   public static Set<Deletion> find(
       List<UdpFlow> flows,
       List<NodePlanner.PlannedPort> ports,
       List<NodePlanner.PlannedPort> previous) {
-    var deletions = new TreeSet<Deletion>();
-    if (!previous.isEmpty()) {
-      var current = udpAddresses(ports);
-      var currentNodePorts = udpNodePorts(ports);
-      var gone = udpAddresses(previous);
-      gone.removeAll(current);
-      var goneNodePorts = udpNodePorts(previous);
-      goneNodePorts.removeAll(currentNodePorts);
-      for (var flow : flows) {
-        if (gone.contains(flow.originalDestination() + ":" + flow.originalDestinationPort())) {
-          deletions.add(new Deletion(flow.originalDestination(), 0, flow.replySource()));
-        } else if (goneNodePorts.contains(flow.originalDestinationPort())
-            && !current.contains(flow.originalDestination() + ":" + flow.originalDestinationPort())
-            && !flow.originalDestination().equals(flow.replySource())) {
-          // Only a DNATed flow: a NodePort's own entries were translated to an endpoint.
-          deletions.add(new Deletion(null, flow.originalDestinationPort(), flow.replySource()));
-        }
-      }
-    }
-    deletions.addAll(findAgainstCurrent(flows, ports));
-    return deletions;
-  }
-
-  private static Set<String> udpAddresses(List<NodePlanner.PlannedPort> ports) {
-    var addresses = new HashSet<String>();
-    for (var planned : ports) {
-      if (planned.port().protocol() == Protocol.UDP) {
-        for (var ip : addressesOf(planned.port())) {
-          addresses.add(ip + ":" + planned.port().port());
-        }
-      }
-    }
-    return addresses;
-  }
-
-  private static Set<Integer> udpNodePorts(List<NodePlanner.PlannedPort> ports) {
-    var nodePorts = new HashSet<Integer>();
-    for (var planned : ports) {
-      if (planned.port().protocol() == Protocol.UDP && planned.port().nodePort() != 0) {
-        nodePorts.add(planned.port().nodePort());
-      }
-    }
-    return nodePorts;
-  }
-
-  private static Set<Deletion> findAgainstCurrent(
-      List<UdpFlow> flows, List<NodePlanner.PlannedPort> ports) {
-    Map<String, Set<String>> servingByAddress = new HashMap<>();
-    Map<Integer, Set<String>> servingByNodePort = new HashMap<>();
-    for (var planned : ports) {
-      var port = planned.port();
-      if (port.protocol() != Protocol.UDP) {
-        continue;
-      }
-      var serving = new HashSet<String>();
-      for (Endpoint endpoint : planned.endpoints()) {
-        if (endpoint.serving()) {
-          serving.add(endpoint.ip());
-        }
-      }
-      for (var ip : addressesOf(port)) {
-        servingByAddress
-            .computeIfAbsent(ip + ":" + port.port(), k -> new HashSet<>())
-            .addAll(serving);
-      }
-      if (port.nodePort() != 0) {
-        servingByNodePort.computeIfAbsent(port.nodePort(), k -> new HashSet<>()).addAll(serving);
-      }
-    }
+    var now = Serving.of(ports);
+    var before = Serving.of(previous);
     var deletions = new TreeSet<Deletion>();
     for (var flow : flows) {
-      var byAddress =
-          servingByAddress.get(flow.originalDestination() + ":" + flow.originalDestinationPort());
-      if (byAddress != null && !byAddress.contains(flow.replySource())) {
+      var address = flow.originalDestination() + ":" + flow.originalDestinationPort();
+      var byAddress = now.byAddress().get(address);
+      if (byAddress != null) {
+        if (!byAddress.contains(flow.replySource())) {
+          deletions.add(new Deletion(flow.originalDestination(), 0, flow.replySource()));
+        }
+        continue;
+      }
+      boolean addressGone = before.byAddress().containsKey(address);
+      if (addressGone) {
         deletions.add(new Deletion(flow.originalDestination(), 0, flow.replySource()));
       }
-      var byNodePort = servingByNodePort.get(flow.originalDestinationPort());
-      if (byAddress == null && byNodePort != null && !byNodePort.contains(flow.replySource())) {
+      var byNodePort = now.byNodePort().get(flow.originalDestinationPort());
+      if (byNodePort != null
+          ? !byNodePort.contains(flow.replySource())
+          // Only a DNATed flow: a NodePort's own entries were translated to an endpoint.
+          : !addressGone
+              && before.byNodePort().containsKey(flow.originalDestinationPort())
+              && !flow.originalDestination().equals(flow.replySource())) {
         deletions.add(new Deletion(null, flow.originalDestinationPort(), flow.replySource()));
       }
     }
     return deletions;
   }
 
-  private static List<String> addressesOf(dev.proxima.proxy.model.ServicePort port) {
-    var addresses = new java.util.ArrayList<String>();
-    addresses.add(port.clusterIp());
-    addresses.addAll(port.externalIps());
-    addresses.addAll(port.loadBalancerIps());
-    return addresses;
+  /** The serving endpoints' IPs of a plan's UDP ports, by Service address and by NodePort. */
+  private record Serving(Map<String, Set<String>> byAddress, Map<Integer, Set<String>> byNodePort) {
+    static Serving of(List<NodePlanner.PlannedPort> ports) {
+      var serving = new Serving(new HashMap<>(), new HashMap<>());
+      for (var planned : ports) {
+        var port = planned.port();
+        if (port.protocol() != Protocol.UDP) {
+          continue;
+        }
+        var ips = new HashSet<String>();
+        for (Endpoint endpoint : planned.endpoints()) {
+          if (endpoint.serving()) {
+            ips.add(endpoint.ip());
+          }
+        }
+        var addresses = new ArrayList<String>(port.externalIps());
+        addresses.add(port.clusterIp());
+        addresses.addAll(port.loadBalancerIps());
+        for (var ip : addresses) {
+          serving
+              .byAddress
+              .computeIfAbsent(ip + ":" + port.port(), k -> new HashSet<>())
+              .addAll(ips);
+        }
+        if (port.nodePort() != 0) {
+          serving.byNodePort.computeIfAbsent(port.nodePort(), k -> new HashSet<>()).addAll(ips);
+        }
+      }
+      return serving;
+    }
   }
 }

@@ -34,33 +34,26 @@ public interface DataPlane {
   }
 
   /**
-   * Replaces every Proxima rule of this family with these Service ports.
-   *
-   * @param nodePortAddresses the node's addresses that accept NodePorts; empty means all local
+   * @param nodePortAddresses empty means every local address
    * @param nodePodCidrs the node's spec.podCIDRs, pod traffic in --detect-local-mode=NodeCIDR
    */
   Outcome replaceAll(
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs);
 
-  /** {@link #replaceAll(List, List, List)} for a node without pod CIDRs. */
   default Outcome replaceAll(List<ServicePortRules> ports, List<String> nodePortAddresses) {
     return replaceAll(ports, nodePortAddresses, List.of());
   }
 
   /**
-   * The Service CIDRs (from ServiceCIDR objects) for the next {@link #replaceAll} or {@link
-   * #update}, which load what changed. Only the nftables mode uses them, as kube-proxy's: it drops
-   * traffic to addresses of these ranges that no Service holds. The iptables mode ignores them.
+   * The ServiceCIDR objects' ranges for the next sync. Only the nftables mode uses them, as
+   * kube-proxy's: it drops traffic to addresses of these ranges that no Service holds.
    */
   default void serviceCidrs(List<String> cidrs) {}
 
   /** Loads only these changes; a null value removes the Service port. */
   Outcome update(Map<ServicePortName, ServicePortRules> changes);
 
-  /**
-   * Lines handed to the kernel by the latest {@link #replaceAll} or {@link #update} (nft statements
-   * or iptables-restore lines), for the sync's log line; 0 when nothing was loaded.
-   */
+  /** Lines handed to the kernel by the latest sync, for its log line. */
   default int linesLoaded() {
     return 0;
   }
@@ -69,14 +62,13 @@ public interface DataPlane {
 
   /**
    * Deletes what earlier syncs stopped using once it is safe to (nftables: chains and sets unused
-   * for a second or more). Called on the sync thread between syncs; failures are logged and retried
-   * later, and never affect the rules in use.
+   * for a second or more). Called on the sync thread between syncs.
    */
   default void removeStale() {}
 
   /**
-   * False when rules Proxima relies on vanished behind its back (another tool flushed a table): the
-   * next sync must then be full. Checked every sync period, so it may run host tools.
+   * False when rules Proxima relies on vanished behind its back (another tool flushed a table).
+   * Checked every sync period, so it may run host tools.
    */
   default boolean intact() {
     return true;
@@ -91,9 +83,7 @@ public interface DataPlane {
   }
 
   /**
-   * The kernel's connection counters for this family, read now in one call (at scrape time); empty
-   * when they cannot be read (dry run, no table yet, the tool failed or timed out), or when this
-   * mode does not count.
+   * Read in one call at scrape time; empty when they cannot be read or this mode does not count.
    */
   default Optional<ConnectionCounts> connectionCounts() {
     return Optional.empty();

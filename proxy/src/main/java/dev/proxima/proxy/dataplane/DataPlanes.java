@@ -16,25 +16,16 @@ import java.util.function.Function;
 public interface DataPlanes {
   DataPlane forFamily(IpFamily family, ProxyMetrics metrics, Clock clock);
 
-  /**
-   * @param nft loads both families' transactions (a printing loader in a dry run)
-   */
   static DataPlanes nftables(RuleSettings settings, RuleLoader nft) {
     return (family, metrics, clock) -> new NftDataPlane(family, settings, nft, metrics, clock);
   }
 
-  /**
-   * @param kernels each family's iptables tools (a printing loader in a dry run)
-   */
   static DataPlanes iptables(RuleSettings settings, Function<IpFamily, IptablesKernel> kernels) {
     return (family, metrics, clock) ->
         new IptablesDataPlane(family, settings, kernels.apply(family), metrics);
   }
 
-  /**
-   * The planes for a mode, loading through {@code loader}: every mode's rules go to it, as they do
-   * in a dry run, where it prints them.
-   */
+  /** Every family's rules go to one loader, as in a dry run, where it prints them. */
   static <L extends IptablesKernel & RuleLoader> DataPlanes of(
       ProxyMode mode, RuleSettings settings, L loader) {
     return mode == ProxyMode.iptables
@@ -42,7 +33,6 @@ public interface DataPlanes {
         : nftables(settings, loader);
   }
 
-  /** The planes for a mode on this host: nft, or the backend's iptables tools. */
   static DataPlanes onThisHost(
       ProxyMode mode, RuleSettings settings, IptablesBackend backend, RuleLoader nft) {
     return mode == ProxyMode.iptables

@@ -93,10 +93,7 @@ public final class IptablesDataPlane implements DataPlane {
     return settings.observeLocality().counts();
   }
 
-  /**
-   * One {@code iptables-save -c} call; empty until the node counter chains are all there. The
-   * counted Service ports' figures come from the same read.
-   */
+  /** Empty until the node counter chains are all there. */
   @Override
   public Optional<ConnectionCounts> connectionCounts() {
     var ports = countedPorts;
@@ -125,7 +122,6 @@ public final class IptablesDataPlane implements DataPlane {
     return assembler == null ? List.of() : assembler.warnings();
   }
 
-  /** The canary chains and every jump into Proxima's chains are still there. */
   @Override
   public boolean intact() {
     if (assembler == null) {
@@ -140,7 +136,7 @@ public final class IptablesDataPlane implements DataPlane {
   }
 
   private Outcome load(String buffer, boolean partial) {
-    linesLoaded += Lines.count(buffer);
+    linesLoaded += lines(buffer);
     var result = iptables.apply(buffer);
     if (!result.succeeded()) {
       metrics.iptablesRestoreFailed(family, partial);
@@ -149,5 +145,16 @@ public final class IptablesDataPlane implements DataPlane {
     countedPorts = assembler.countedPorts();
     metrics.iptablesRules(family, assembler.ruleCounts(), assembler.lastWritten());
     return Outcome.LOADED;
+  }
+
+  /** Newline-terminated lines, plus an unterminated last one, without a copy of the buffer. */
+  static int lines(String text) {
+    int lines = 0;
+    for (int i = 0; i < text.length(); i++) {
+      if (text.charAt(i) == '\n') {
+        lines++;
+      }
+    }
+    return text.isEmpty() || text.charAt(text.length() - 1) == '\n' ? lines : lines + 1;
   }
 }

@@ -17,7 +17,6 @@ final class LoadPipeline<T> {
   /** Transactions written and not yet being loaded, at most: one is enough to keep nft busy. */
   static final int WAITING = 1;
 
-  /** The end of the transactions: compared by identity. */
   private static final Object END = new Object();
 
   private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(WAITING);
@@ -25,12 +24,11 @@ final class LoadPipeline<T> {
   private final Thread thread;
   private volatile boolean refused;
 
-  /** The first thing loading threw; written by the loading thread before it ends. */
+  /** Written by the loading thread before it ends. */
   private volatile Throwable failure;
 
   /**
-   * @param name the loading thread's name
-   * @param load loads one transaction; false when the kernel refused it
+   * @param load false when the kernel refused the transaction
    */
   LoadPipeline(String name, Predicate<T> load) {
     this.load = load;
@@ -69,10 +67,7 @@ final class LoadPipeline<T> {
     }
   }
 
-  /**
-   * Hands over the next transaction, waiting while the loader is behind; false once a transaction
-   * was refused (this one is then not loaded).
-   */
+  /** Waits while the loader is behind; false once a transaction was refused (this one too). */
   boolean offer(T transaction) {
     if (refused) {
       return false;
@@ -90,9 +85,7 @@ final class LoadPipeline<T> {
 
   /**
    * Waits until every transaction handed over is loaded or dropped; true when the loader took them
-   * all. What the loader did is visible to the caller once this returns.
-   *
-   * @throws RuntimeException what loading a transaction threw (an Error as itself)
+   * all. Rethrows what loading threw.
    */
   boolean finish() {
     try {

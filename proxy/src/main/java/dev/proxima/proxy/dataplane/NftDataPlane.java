@@ -60,10 +60,8 @@ public final class NftDataPlane implements DataPlane {
   private final Clock clock;
   private RulesetAssembler assembler;
 
-  /** The counted Service ports, read at scrape time: the assembler's live view. */
+  // Read at scrape time: the assembler's live views.
   private volatile Set<ServicePortName> countedPorts = Set.of();
-
-  /** Each counting key's port, read at scrape time: the assembler's live view. */
   private volatile Map<String, ServicePortName> countingOwners = Map.of();
 
   /**
@@ -175,7 +173,7 @@ public final class NftDataPlane implements DataPlane {
     return keys;
   }
 
-  /** Loads the transactions in order; the kernel's refusal, or null when it took them all. */
+  /** The kernel's refusal, or null when it took them all. */
   private Nft.Result loadAll(List<NftTransaction> transactions) {
     for (var transaction : transactions) {
       longestTransaction = Math.max(longestTransaction, transaction.lines());
@@ -230,8 +228,7 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * The transactions of one load; whichever threads load them, {@link #outcome} runs on the sync's,
-   * once they are all loaded or one was refused.
+   * {@link #outcome} runs on the sync's thread once every transaction loaded or one was refused.
    */
   private final class Loading {
     private int lines;
@@ -300,7 +297,6 @@ public final class NftDataPlane implements DataPlane {
                     NftCounters.servicePortCounts(listing.get(), countingOwners, countedPorts)));
   }
 
-  /** The counters set and the per-Service counting sets: listing them reads nothing else. */
   private List<String> countingSets() {
     if (!settings.observeLocality().counts()) {
       return List.of();
@@ -335,11 +331,7 @@ public final class NftDataPlane implements DataPlane {
     return outcome;
   }
 
-  /**
-   * Deletes the chains and sets that have been stale for a second or more, in bounded transactions
-   * of their own. Should the kernel refuse one, its objects stay recorded and are tried again
-   * later; the rules in use are untouched either way.
-   */
+  /** In bounded transactions; what the kernel refuses is tried again later. */
   @Override
   public void removeStale() {
     if (assembler == null || !kernelAsAssembled) {
@@ -396,14 +388,10 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Whether the table still holds what this proxy loaded last: a rule still refers to this
-   * generation's ServiceCIDR set. An {@code nft flush ruleset}, which a firewall service's reload
-   * runs, a deleted or flushed table, or a full sync by another process fails it, and the next full
-   * sync then builds the table again. One small nft call (a delete of the set in check mode, which
-   * the kernel refuses while a rule refers to it): no read-back of the table. An edit of single
-   * rules inside the table is not seen, as by the full syncs. When nft cannot tell (a timeout, an
-   * error other than the set being busy or missing), the table counts as intact and the next check
-   * asks again.
+   * Whether a rule still refers to this generation's ServiceCIDR set: an {@code nft flush ruleset}
+   * (a firewall service's reload), a deleted or flushed table, or another process's full sync fails
+   * it. One small nft call, no read-back of the table; an edit of single rules is not seen. When
+   * nft cannot tell, the table counts as intact and the next check asks again.
    */
   @Override
   public boolean intact() {
@@ -425,7 +413,7 @@ public final class NftDataPlane implements DataPlane {
     return referenced.get();
   }
 
-  /** Lines of the longest transaction of the latest sync, for the benchmarks' figures. */
+  /** For the benchmarks' figures. */
   int longestTransaction() {
     return longestTransaction;
   }

@@ -27,10 +27,8 @@ public final class ComponentPages {
   private ComponentPages() {}
 
   /**
-   * @param version the binary's version line, e.g. {@code 0.1.0 (abc1234)}
-   * @param paths the other read-only paths served, e.g. {@code /healthz /livez /metrics}
-   * @param untunedSysctls the sysctls the component wanted to set at start but could not, each
-   *     {@code name=wanted value}; a line names them when there are any
+   * @param paths the other read-only paths served
+   * @param untunedSysctls each {@code name=wanted value}
    */
   public static String statusz(
       String component,
@@ -71,8 +69,7 @@ public final class ComponentPages {
   }
 
   /**
-   * @param flags each option's name without dashes and its value as the process took it (given or
-   *     default); listed sorted by name
+   * @param flags each option's name without dashes and its value, given or default
    */
   public static String flagz(String component, Map<String, String> flags) {
     var out = new StringBuilder(component).append(" flags\n").append(WARNING).append("\n\n");

@@ -25,10 +25,7 @@ public final class HealthServer implements AutoCloseable {
     this.server = server;
   }
 
-  /**
-   * @param healthzResponses and livezResponses receive each status code, for proxy_healthz_total
-   *     and proxy_livez_total
-   */
+  /** The response consumers receive each status code, for proxy_healthz_total and livez_total. */
   public static HealthServer start(
       InetSocketAddress address,
       ProxyHealth health,
@@ -113,7 +110,6 @@ public final class HealthServer implements AutoCloseable {
     return jsonSafe(String.join("; ", reasons));
   }
 
-  /** A JSON object of one member per family, named by the family, valued by {@code value}. */
   private static <T> void object(
       StringBuilder body, Map<IpFamily, T> members, Function<T, String> value) {
     var joined = new StringJoiner(", ", "{", "}");
@@ -122,7 +118,7 @@ public final class HealthServer implements AutoCloseable {
     body.append(joined);
   }
 
-  /** Text that needs no JSON escape: quotes become apostrophes, backslashes and controls go. */
+  /** Quotes become apostrophes, backslashes and controls go: nothing left to escape. */
   private static String jsonSafe(String text) {
     return text.replace("\"", "'").replace("\\", "/").replaceAll("\\p{Cntrl}", " ");
   }

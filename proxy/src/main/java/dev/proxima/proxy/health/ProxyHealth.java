@@ -28,10 +28,9 @@ public final class ProxyHealth {
   private Instant firstSyncPendingSince;
   private final Map<IpFamily, String> localDetection = new EnumMap<>(IpFamily.class);
 
-  /** When the sync loop started; null before, and /livez passes until then. */
+  /** Null before the loop starts, and /livez passes until then. */
   private Instant loopStarted;
 
-  /** When the latest sync pass ended, whatever its outcome. */
   private Instant lastPassEnded;
 
   public ProxyHealth(Clock clock, Duration healthTimeout) {
@@ -39,38 +38,36 @@ public final class ProxyHealth {
     this.healthTimeout = healthTimeout;
   }
 
-  /** A change is waiting to be programmed; the first pending one starts the clock. */
+  /** The first pending change starts the clock. */
   public synchronized void queued(IpFamily family) {
     oldestPendingQueued.putIfAbsent(family, clock.instant());
   }
 
-  /** Everything queued so far is programmed. */
   public synchronized void updated(IpFamily family) {
     oldestPendingQueued.remove(family);
     lastUpdated.put(family, clock.instant());
     firstSyncPendingSince = null;
   }
 
-  /** The proxy has started and has not programmed anything yet. */
   public synchronized void awaitingFirstSync() {
     if (lastUpdated.isEmpty()) {
       firstSyncPendingSince = clock.instant();
     }
   }
 
-  /** The sync loop runs from now on: from here a loop that stops passing fails /livez. */
+  /** From here a loop that stops passing fails /livez. */
   public synchronized void syncLoopStarted() {
     loopStarted = clock.instant();
   }
 
-  /** A sync pass ended, whatever it did: the loop is alive. */
+  /** Whatever the pass did: the loop is alive. */
   public synchronized void passEnded() {
     lastPassEnded = clock.instant();
   }
 
   /**
-   * @param degraded what the family's local-traffic detection lacks and uses instead, for the
-   *     health bodies; null when it uses the configured mode
+   * @param degraded what the family's local-traffic detection lacks and uses instead; null when it
+   *     uses the configured mode
    */
   public synchronized void localDetection(IpFamily family, String degraded) {
     if (degraded == null) {
@@ -80,15 +77,11 @@ public final class ProxyHealth {
     }
   }
 
-  /** The family's local-detection warning, or null. */
   public synchronized String localDetectionWarning(IpFamily family) {
     return localDetection.get(family);
   }
 
-  /**
-   * @param why why load balancers should stop sending traffic to this node (for the /healthz body),
-   *     or null when the node is eligible
-   */
+  /** Why load balancers should stop sending traffic to this node, or null when it is eligible. */
   public synchronized void nodeIneligible(String why) {
     nodeIneligible = why;
   }
@@ -96,8 +89,7 @@ public final class ProxyHealth {
   /**
    * A consistent view for one response.
    *
-   * @param firstSyncOverdue the proxy has not programmed its first ruleset within the health
-   *     timeout, typically because it cannot reach the API server; /healthz reports it
+   * @param firstSyncOverdue typically because the proxy cannot reach the API server
    */
   public record Snapshot(
       Instant currentTime,

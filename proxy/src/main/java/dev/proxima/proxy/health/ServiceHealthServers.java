@@ -44,10 +44,7 @@ public final class ServiceHealthServers implements AutoCloseable {
   /** Where a listener on every address is kept in {@link Listener#servers()}. */
   private static final String EVERY = "*";
 
-  /**
-   * One Service's listeners: the addresses asked for (null: every one), and the server of each
-   * address that bound, by address.
-   */
+  /** The addresses asked for (null: every one), and the server of each address that bound. */
   private record Listener(int port, List<String> addresses, Map<String, ProbeHttpServer> servers) {}
 
   /**
@@ -58,16 +55,8 @@ public final class ServiceHealthServers implements AutoCloseable {
     this.bindFailed = bindFailed;
   }
 
-  /** Listeners on every address, as before --nodeport-addresses is known. */
-  public synchronized void sync(
-      Map<ObjectKey, Integer> ports, Map<ObjectKey, Integer> readyLocalEndpoints) {
-    sync(ports, readyLocalEndpoints, EVERY_ADDRESS);
-  }
-
   /**
-   * Opens listeners for new health-check ports, closes those no longer wanted, tries again the
-   * addresses that could not bind before (leaving the others open), and updates the local endpoint
-   * counts the listeners report.
+   * Also tries again the addresses that could not bind before, leaving the others open.
    *
    * @param addresses the node addresses --nodeport-addresses selects, both families (none: listen
    *     nowhere, as NodePorts are served nowhere then); {@link #EVERY_ADDRESS} without the flag

@@ -21,10 +21,7 @@ public final class ConntrackTuner {
 
   private ConntrackTuner() {}
 
-  /**
-   * @return the settings ({@code net.netfilter.KEY=VALUE}) left as the node has them although the
-   *     settings ask for another value
-   */
+  /** Returns the sysctls ({@code net.netfilter.KEY=VALUE}) left as the node has them. */
   public static List<String> apply(ConntrackSettings settings, int cpus, SysctlFiles files) {
     var notWritable = new ArrayList<String>();
     var failed = new ArrayList<String>();

@@ -49,15 +49,14 @@ public final class HostCommand {
 
   public enum Ending {
     EXITED,
-    /** Could not be started, usually because it is not installed. */
+    /** Usually because it is not installed. */
     NOT_STARTED,
-    /** Killed, with what it started, when the timeout expired. */
     TIMED_OUT,
     INTERRUPTED
   }
 
   /**
-   * @param exitCode the tool's exit code, or -1 when it could not be started or did not finish
+   * @param exitCode -1 when the tool could not be started or did not finish
    * @param output stdout and stderr together, or why the tool did not run or finish
    */
   public record Outcome(int exitCode, String output, Ending ending) {
@@ -67,10 +66,6 @@ public final class HostCommand {
 
     public boolean succeeded() {
       return ending == Ending.EXITED && exitCode == 0;
-    }
-
-    public boolean timedOut() {
-      return ending == Ending.TIMED_OUT;
     }
 
     public boolean started() {
@@ -145,7 +140,7 @@ public final class HostCommand {
         });
   }
 
-  /** ByteArrayOutputStream's methods are synchronized, so a timeout may read what came so far. */
+  // ByteArrayOutputStream's methods are synchronized, so a timeout may read what came so far.
   private static Void copyOutput(Process process, ByteArrayOutputStream output) throws IOException {
     try (var in = process.getInputStream()) {
       in.transferTo(output);

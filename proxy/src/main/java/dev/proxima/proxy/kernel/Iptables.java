@@ -23,49 +23,32 @@ public final class Iptables implements IptablesKernel {
   /** Every table Proxima writes to; mangle holds only the canary. */
   public static final List<String> TABLES = List.of("filter", "nat", "mangle");
 
-  /** Lines per full-sync buffer on the nft backend; see {@link #fullSyncLines}. */
   static final int NFT_BUFFER_LINES = 6000;
 
   private static final Pattern FAILED_LINE = Pattern.compile("line:? (\\d+)");
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-  /**
-   * How long a counter read may take. Scrapes do not wait for it (the runtime reads in the
-   * background and shows the latest finished read); the tool lists the whole ruleset to answer,
-   * which takes seconds on the largest tables.
-   */
+  /** Scrapes never wait for a counter read; iptables-save -c lists the whole ruleset to answer. */
   static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(60);
 
+  /** What runs before each tool, e.g. {@code ip netns exec x}; empty on a node. */
   private final List<String> prefix;
-  private final IpFamily family;
+
   private final IptablesBackend backend;
   // Resolved once: the canary and jump checks run these every sync period.
   private final String iptables;
   private final String restore;
   private final String save;
 
-  /**
-   * @param prefix what runs before each tool, e.g. {@code ["ip","netns","exec","x"]}; empty on a
-   *     node
-   */
   public Iptables(List<String> prefix, IpFamily family, IptablesBackend backend) {
     this.prefix = List.copyOf(prefix);
-    this.family = family;
     this.backend = backend;
     this.iptables = tool(backend, family, "");
     this.restore = tool(backend, family, "-restore");
     this.save = tool(backend, family, "-save");
   }
 
-  public IpFamily family() {
-    return family;
-  }
-
-  public IptablesBackend backend() {
-    return backend;
-  }
-
-  /** Loads the buffer with {@code --noflush}: only the chains it names are rewritten. */
+  /** With {@code --noflush}: only the chains the buffer names are rewritten. */
   @Override
   public Nft.Result apply(String buffer) {
     var outcome = run(restore, List.of("--noflush", "-w", "5"), buffer);
@@ -75,19 +58,17 @@ public final class Iptables implements IptablesKernel {
     return new Nft.Result(false, outcome.output(), failedLine(outcome.output(), buffer));
   }
 
-  /** Proxima's chains now in the kernel, per table; a table that cannot be read is left out. */
   @Override
   public Map<String, Set<String>> proximaChains() {
     return IptablesCleanup.chains(save());
   }
 
-  /** The chains and dispatch rules, from one {@code iptables-save -t TABLE} per table. */
   @Override
   public IptablesListing listing() {
     return IptablesListing.fromSave(save());
   }
 
-  /** {@code iptables-save -t TABLE} per table Proxima uses; tables that fail are left out. */
+  /** One {@code iptables-save -t TABLE} per table Proxima uses; tables that fail are left out. */
   public Map<String, String> save() {
     Map<String, String> result = new LinkedHashMap<>();
     for (String table : TABLES) {
@@ -99,20 +80,14 @@ public final class Iptables implements IptablesKernel {
     return result;
   }
 
-  /**
-   * One {@code iptables-save -c} of every table, cut off after {@link #COUNTERS_TIMEOUT}: the
-   * counters sit in nat and filter, and one call reads both. It prints every rule, so its cost
-   * grows with the ruleset (a restore reads as much).
-   */
+  /** One call for every table: the counters sit in nat and filter. */
   @Override
   public Optional<String> savedCounters() {
     var command = new ArrayList<>(prefix);
     command.add(save);
     command.add("-c");
     var outcome = HostCommand.run(command, "", COUNTERS_TIMEOUT);
-    return outcome.started() && outcome.ending() == HostCommand.Ending.EXITED && outcome.succeeded()
-        ? Optional.of(outcome.output())
-        : Optional.empty();
+    return outcome.succeeded() ? Optional.of(outcome.output()) : Optional.empty();
   }
 
   @Override
@@ -125,10 +100,7 @@ public final class Iptables implements IptablesKernel {
     return run(iptables, withWait(jump.insertArgs()), "");
   }
 
-  /**
-   * {@value #NFT_BUFFER_LINES} lines per buffer on the nft backend (about 500 Services of two
-   * endpoints), one buffer on legacy.
-   */
+  /** About 500 Services of two endpoints per buffer on the nft backend, one buffer on legacy. */
   @Override
   public int fullSyncLines() {
     return backend == IptablesBackend.NFT ? NFT_BUFFER_LINES : Integer.MAX_VALUE;
@@ -161,11 +133,6 @@ public final class Iptables implements IptablesKernel {
   /** iptables-restore names the failing line ("line 7 failed", "Error occurred at line: 7"). */
   static String failedLine(String output, String buffer) {
     var match = FAILED_LINE.matcher(output);
-    if (match.find()) {
-      int number = Integer.parseInt(match.group(1));
-      var lines = buffer.lines().toList();
-      return number >= 1 && number <= lines.size() ? lines.get(number - 1) : null;
-    }
-    return null;
+    return match.find() ? Nft.scriptLine(buffer, match.group(1)) : null;
   }
 }

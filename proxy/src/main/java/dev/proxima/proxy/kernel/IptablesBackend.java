@@ -8,39 +8,26 @@ import dev.proxima.proxy.model.IpFamily;
  * node (kubelet, the CNI plugin) uses.
  */
 public enum IptablesBackend {
-  NFT("nft"),
-  LEGACY("legacy");
+  NFT,
+  LEGACY;
 
-  private final String label;
-
-  IptablesBackend(String label) {
-    this.label = label;
-  }
-
-  /** As in the metric label and the log: {@code nft} or {@code legacy}. */
+  /** As in the metric label, the log and the tools' names. */
   public String label() {
-    return label;
+    return name().toLowerCase(java.util.Locale.ROOT);
   }
 
-  /**
-   * The tool's name for this backend, e.g. {@code ip6tables-nft-restore}.
-   *
-   * @param suffix {@code ""}, {@code "-save"} or {@code "-restore"}
-   */
+  /** With suffix {@code -restore}, e.g. {@code ip6tables-nft-restore}. */
   public String tool(IpFamily family, String suffix) {
-    return (family == IpFamily.IPV6 ? "ip6tables-" : "iptables-") + label + suffix;
+    return (family == IpFamily.IPV6 ? "ip6tables-" : "iptables-") + label() + suffix;
   }
 
-  /** Why a backend was chosen, for the log. */
   public record Decision(IptablesBackend backend, String reason) {}
 
   /**
    * kube-proxy's choice (as its image's iptables wrapper makes it): the backend holding kubelet's
    * hint or canary chain; otherwise the one with more rules, nft on a tie (nft is the default of
-   * current distributions, and an empty node has no rules in either).
-   *
-   * @param nftSave {@code iptables-nft-save} output (both families), or null when unavailable
-   * @param legacySave {@code iptables-legacy-save} output (both families), or null when unavailable
+   * current distributions, and an empty node has no rules in either). A null save output means that
+   * backend's tools are not installed.
    */
   public static Decision decide(String nftSave, String legacySave) {
     if (legacySave == null && nftSave == null) {

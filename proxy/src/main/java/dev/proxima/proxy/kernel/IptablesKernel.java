@@ -11,7 +11,7 @@ public interface IptablesKernel {
   /** Loads one {@code iptables-restore} buffer. */
   Nft.Result apply(String buffer);
 
-  /** Proxima's chains now in the kernel, per table. */
+  /** Proxima's chains now in the kernel, per table; a table that cannot be read is left out. */
   Map<String, Set<String>> proximaChains();
 
   /**
@@ -22,19 +22,14 @@ public interface IptablesKernel {
     return IptablesListing.ofChains(proximaChains());
   }
 
-  /** True when this jump is in its built-in chain. */
   boolean has(JumpRule jump);
 
   /** Prepends the jump to its built-in chain. */
   HostCommand.Outcome insert(JumpRule jump);
 
-  /** True when Proxima's canary chain exists in the table. */
   boolean hasCanary(String table);
 
-  /**
-   * The rules with their counters ({@code iptables-save -c}), read in one call at scrape time for
-   * the connection counters; empty when they cannot be read, and always for loaders that cannot.
-   */
+  /** The rules with their counters ({@code iptables-save -c}); empty when they cannot be read. */
   default Optional<String> savedCounters() {
     return Optional.empty();
   }

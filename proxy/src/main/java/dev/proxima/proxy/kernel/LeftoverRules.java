@@ -14,10 +14,7 @@ import java.util.List;
 public final class LeftoverRules {
   private LeftoverRules() {}
 
-  /**
-   * Deletes tables {@code ip proxima} and {@code ip6 proxima}; absent tables, or no nft on the
-   * host, are fine.
-   */
+  /** Absent tables, or no nft on the host, are fine. */
   public static List<String> removeNftables(Nft nft) {
     if (HostCommand.find("nft").isEmpty()) {
       return List.of();
@@ -28,10 +25,8 @@ public final class LeftoverRules {
   }
 
   /**
-   * Deletes Proxima's chains and the jumps into them, in both families and in every installed
-   * iptables backend (rules written through one backend are invisible to the other).
-   *
-   * @param prefix what runs before each tool; empty on a node
+   * Deletes Proxima's chains and the jumps into them in every installed iptables backend: rules
+   * written through one backend are invisible to the other.
    */
   public static List<String> removeIptables(List<String> prefix) {
     var problems = new ArrayList<String>();
@@ -54,17 +49,12 @@ public final class LeftoverRules {
     return problems;
   }
 
-  /**
-   * Which backend this node uses, read from both backends' rules as kube-proxy's image does.
-   *
-   * @param prefix what runs before each tool; empty on a node
-   */
   public static IptablesBackend.Decision detectBackend(List<String> prefix) {
     return IptablesBackend.decide(
         saveAll(prefix, IptablesBackend.NFT), saveAll(prefix, IptablesBackend.LEGACY));
   }
 
-  /** Both families' rules in one backend, or null when its tools are not installed. */
+  /** Null when the backend's tools are not installed. */
   private static String saveAll(List<String> prefix, IptablesBackend backend) {
     var out = new StringBuilder();
     boolean any = false;

@@ -19,25 +19,19 @@ public final class Nft implements RuleLoader {
   private static final Pattern ELEMENT_END = Pattern.compile(" (?:counter|comment|:) ");
   private static final Pattern ELEMENT_KEY = Pattern.compile("[0-9A-Za-z:./ -]+");
 
-  /**
-   * How long a counter read may take. Scrapes do not wait for it (the runtime reads in the
-   * background and shows the latest finished read); the tool lists the whole ruleset to answer,
-   * which takes seconds on the largest tables.
-   */
+  /** Scrapes never wait for a counter read; on the largest tables it takes seconds. */
   static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(60);
 
+  /** E.g. {@code nft} or {@code ip netns exec x nft}. */
   private final List<String> command;
+
   private final Duration timeout;
 
-  /**
-   * @param command how to run nft, e.g. {@code ["nft"]} or {@code ["ip","netns","exec","x","nft"]}
-   */
   public Nft(List<String> command, Duration timeout) {
     this.command = List.copyOf(command);
     this.timeout = timeout;
   }
 
-  /** nft from PATH, or from /usr/sbin where non-root PATHs often leave it out. */
   public static Nft onThisHost() {
     return new Nft(List.of(HostCommand.find("nft").orElse("nft")), Duration.ofSeconds(60));
   }
@@ -66,12 +60,10 @@ public final class Nft implements RuleLoader {
     return run(List.of("-f", "-"), transaction.toString());
   }
 
-  /** Checks the transaction without applying it ({@code nft -c}). */
   public Result check(NftTransaction transaction) {
     return run(List.of("-c", "-f", "-"), transaction.toString());
   }
 
-  /** Lists a table, for reading back what is programmed. */
   public Result list(String family, String table) {
     return run(List.of("list", "table", family, table), "");
   }
@@ -114,14 +106,8 @@ public final class Nft implements RuleLoader {
   /**
    * Asks the kernel to delete the set in check mode, which it refuses with EBUSY while a rule
    * refers to the set: 10–18 ms at 44,000 Services (nft fetches chains and sets, not rules or
-   * elements). Any other answer, a deletion it would take included, is false.
+   * elements).
    */
-  @Override
-  public boolean referenced(String family, String table, String set) {
-    return referencedIfKnown(family, table, set).orElse(false);
-  }
-
-  /** {@link #referenced}'s question, with an answer other than busy, free or missing unknown. */
   @Override
   public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
     var result =
@@ -135,13 +121,10 @@ public final class Nft implements RuleLoader {
   }
 
   /**
-   * The sets {@code sets} with their elements (and their counters), listed by one nft process, cut
-   * off after {@link #COUNTERS_TIMEOUT}: a scrape must not wait for the sync timeout. Reading while
-   * a transaction loads is safe; the kernel serialises the two.
-   *
-   * <p>The commands go to {@code nft -i}, which runs each line as a command of its own: {@code nft
-   * -f} runs them as one batch, and nft 1.0.6 then fetches only the last {@code list set}'s set, so
-   * the others are "not found". A set the table lacks is left out of the output.
+   * Reading while a transaction loads is safe; the kernel serialises the two. The commands go to
+   * {@code nft -i}, which runs each line as a command of its own: {@code nft -f} runs them as one
+   * batch, and nft 1.0.6 then fetches only the last {@code list set}'s set, so the others are "not
+   * found". A set the table lacks is left out of the output.
    */
   @Override
   public Optional<String> counters(String family, String table, List<String> sets) {
@@ -151,10 +134,7 @@ public final class Nft implements RuleLoader {
     return outcome.succeeded() ? Optional.of(outcome.output()) : Optional.empty();
   }
 
-  /**
-   * The {@code list} commands of {@link #counters}: each set. No {@code list counters}: nft 1.0.6
-   * reads the whole table to list a named counter.
-   */
+  /** No {@code list counters}: nft 1.0.6 reads the whole table to list a named counter. */
   static String countersScript(String family, String table, List<String> sets) {
     var script = new StringBuilder();
     for (var set : sets) {
@@ -183,11 +163,16 @@ public final class Nft implements RuleLoader {
     for (var line : output.lines().toList()) {
       var match = ERROR_LOCATION.matcher(line);
       if (match.find()) {
-        int number = Integer.parseInt(match.group(1));
-        var lines = script.lines().toList();
-        return number >= 1 && number <= lines.size() ? lines.get(number - 1) : null;
+        return scriptLine(script, match.group(1));
       }
     }
     return null;
+  }
+
+  /** The script's line of that 1-based number, or null. */
+  static String scriptLine(String script, String number) {
+    int n = Integer.parseInt(number);
+    var lines = script.lines().toList();
+    return n >= 1 && n <= lines.size() ? lines.get(n - 1) : null;
   }
 }

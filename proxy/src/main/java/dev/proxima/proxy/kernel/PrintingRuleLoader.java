@@ -56,7 +56,7 @@ public final class PrintingRuleLoader implements IptablesKernel, RuleLoader {
     return true;
   }
 
-  /** Each set as nft lists it, its elements at 0 and the per-Service counting sets empty. */
+  /** Its elements at 0 and the per-Service counting sets empty. */
   @Override
   public Optional<String> counters(String family, String table, List<String> sets) {
     var listing =

@@ -35,9 +35,8 @@ public interface RuleLoader {
   }
 
   /**
-   * Whether a rule refers to the set: the kernel refuses to delete such a set as busy, which {@code
-   * nft -c} asks without changing anything. False when the set is free, missing, or the loader
-   * cannot tell.
+   * Whether a rule refers to the set. False when the set is free, missing, or the loader cannot
+   * tell.
    */
   default boolean referenced(String family, String table, String set) {
     return false;

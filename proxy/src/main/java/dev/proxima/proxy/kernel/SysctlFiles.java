@@ -6,10 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 
-/**
- * Reads and writes integer sysctls as files under one directory: {@code /proc/sys/net/netfilter} on
- * a node, a temporary directory in tests.
- */
+/** Integer sysctls as files under one directory, so that tests can use a temporary one. */
 public final class SysctlFiles {
   private final Path directory;
 
@@ -25,7 +22,6 @@ public final class SysctlFiles {
     return directory;
   }
 
-  /** The value, or empty when the file is missing or not an integer. */
   public OptionalLong read(String key) {
     try {
       return OptionalLong.of(

@@ -11,7 +11,7 @@ import java.util.List;
  */
 public record Cidr(IpAddress network, int prefix) {
 
-  /** The network, or null when {@code raw} is not {@code address/length}. */
+  /** Null when {@code raw} is not {@code address/length}. */
   public static Cidr parse(String raw) {
     var trimmed = IpAddress.trim(raw);
     if (trimmed == null) {
@@ -22,7 +22,7 @@ public record Cidr(IpAddress network, int prefix) {
       return null;
     }
     var address = IpAddress.parse(trimmed.substring(0, slash));
-    int prefix = AsciiNumber.parse(trimmed, slash + 1, trimmed.length(), 10, 3);
+    int prefix = IpLiteral.asciiNumber(trimmed, slash + 1, trimmed.length(), 10, 3);
     if (address == null || prefix < 0) {
       return null;
     }
@@ -46,7 +46,6 @@ public record Cidr(IpAddress network, int prefix) {
     return network.family();
   }
 
-  /** Whether every address of {@code other} lies in this network (same family only). */
   public boolean contains(Cidr other) {
     var mine = network.bytes();
     var theirs = other.network.bytes();
@@ -55,11 +54,7 @@ public record Cidr(IpAddress network, int prefix) {
         && Arrays.equals(mask(theirs, prefix), mine);
   }
 
-  /**
-   * The networks that are not inside another one of the list, in their first-seen order, without
-   * duplicates, in O(n log n) ({@link SourceRanges}). nft interval sets reject nested ranges ("File
-   * exists"), and for matching a source the inner range adds nothing.
-   */
+  /** nft interval sets reject nested ranges ("File exists"); see {@link SourceRanges}. */
   public static List<Cidr> outermost(List<Cidr> cidrs) {
     return SourceRanges.outermost(cidrs, null);
   }

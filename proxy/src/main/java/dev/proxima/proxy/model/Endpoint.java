@@ -4,13 +4,9 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * One endpoint of one Service port, as the proxy sees it after parsing the EndpointSlices.
- *
- * <p>Conditions follow kube-proxy's reading of a slice: {@code ready} and {@code serving} default
- * to true when unset, {@code terminating} to false. {@code local} means the endpoint's nodeName is
- * this proxy's node. Hints are the names in {@code hints.forZones} and {@code hints.forNodes}.
- *
- * @param locality where the endpoint is relative to this node, from its nodeName and zone
+ * One endpoint of one Service port. Conditions follow kube-proxy's reading of a slice: {@code
+ * ready} and {@code serving} default to true when unset, {@code terminating} to false. {@code
+ * local} means the endpoint's nodeName is this proxy's node.
  */
 public record Endpoint(
     String ip,
@@ -31,7 +27,7 @@ public record Endpoint(
     nodeHints = nodeHints == null ? Set.of() : Set.copyOf(nodeHints);
   }
 
-  /** An endpoint whose zone is not known: on this node when {@code local}, else unknown. */
+  /** Its zone not known: on this node when {@code local}, else unknown. */
   public Endpoint(
       String ip,
       int port,
@@ -45,7 +41,7 @@ public record Endpoint(
     this(ip, port, ready, serving, terminating, nodeName, local, zoneHints, nodeHints, null);
   }
 
-  /** {@code ip:port}, or {@code [ip]:port} for IPv6, the identity kube-proxy de-duplicates by. */
+  /** The identity kube-proxy de-duplicates by. */
   public String address() {
     return ip.indexOf(':') >= 0 ? "[" + ip + "]:" + port : ip + ":" + port;
   }

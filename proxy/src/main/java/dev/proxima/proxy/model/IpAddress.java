@@ -23,7 +23,7 @@ public final class IpAddress {
     this.text = canonical.equals(raw) ? raw : canonical;
   }
 
-  /** The address, or null when {@code raw} is not an IP literal. */
+  /** Null when {@code raw} is not an IP literal. */
   public static IpAddress parse(String raw) {
     var trimmed = trim(raw);
     if (trimmed == null || trimmed.isEmpty()) {
@@ -89,7 +89,7 @@ public final class IpAddress {
     return null;
   }
 
-  /** The IPv4 address inside an IPv4-mapped IPv6 address ({@code ::ffff:a.b.c.d}), or null. */
+  /** The IPv4 address inside {@code ::ffff:a.b.c.d}, or null. */
   private byte[] mappedIpv4() {
     for (int i = 0; i < 10; i++) {
       if (bytes[i] != 0) {
@@ -102,7 +102,6 @@ public final class IpAddress {
     return Arrays.copyOfRange(bytes, 12, 16);
   }
 
-  /** Dotted decimal, or RFC 5952 for IPv6 (lower case, longest zero run compressed). */
   @Override
   public String toString() {
     return text;
@@ -142,7 +141,7 @@ public final class IpAddress {
     return Character.isWhitespace(c) || Character.isSpaceChar(c) || c == '\u0085';
   }
 
-  /** The canonical text of 4 or 16 address bytes. */
+  /** Dotted decimal, or RFC 5952 for IPv6 (lower case, longest zero run compressed). */
   public static String format(byte[] address) {
     return address.length == 4 ? formatV4(address) : formatV6(address);
   }

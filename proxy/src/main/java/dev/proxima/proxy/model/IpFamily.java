@@ -1,10 +1,6 @@
 package dev.proxima.proxy.model;
 
-/**
- * The IP family a proxier programs; dual-stack nodes run one of each. The one family type of the
- * proxy: the translators spell it for their tool ({@code NftSyntax}: {@code ip}/{@code ip6}; {@code
- * IptablesSyntax}: {@code iptables}/{@code ip6tables}).
- */
+/** Dual-stack nodes run one proxier of each; the translators spell the family for their tool. */
 public enum IpFamily {
   IPV4("IPv4", 4),
   IPV6("IPv6", 16);
@@ -21,7 +17,7 @@ public enum IpFamily {
     return addressBytes;
   }
 
-  /** The loopback range, which never accepts NodePorts: {@code 127.0.0.0/8} or {@code ::1/128}. */
+  /** Never accepts NodePorts. */
   public String loopback() {
     return this == IPV6 ? "::1/128" : "127.0.0.0/8";
   }
@@ -31,8 +27,9 @@ public enum IpFamily {
     return apiName;
   }
 
-  /** The family of a literal address, or null when it is not a valid IP literal. */
+  /** Null when it is not a valid IP literal. */
   public static IpFamily of(String address) {
-    return IpLiteral.familyOf(address);
+    var bytes = IpLiteral.bytes(address);
+    return bytes == null ? null : bytes.length == 4 ? IPV4 : IPV6;
   }
 }

@@ -13,7 +13,7 @@ import java.util.List;
 public final class IpLiteral {
   private IpLiteral() {}
 
-  /** The address bytes (4 for IPv4, 16 for IPv6), or null when it is not an IP literal. */
+  /** 4 or 16 bytes, or null when it is not an IP literal. */
   public static byte[] bytes(String ip) {
     if (ip == null || ip.isEmpty()) {
       return null;
@@ -33,22 +33,12 @@ public final class IpLiteral {
     return ip.indexOf(':') >= 0 ? parseIpv6(ip, true) : parseIpv4(ip, true);
   }
 
-  static IpFamily familyOf(String address) {
-    var bytes = bytes(address);
-    if (bytes == null) {
-      return null;
-    }
-    return bytes.length == 4 ? IpFamily.IPV4 : IpFamily.IPV6;
-  }
-
-  /** The family of a CIDR such as {@code 10.0.0.0/8}, or null when it is not one. */
+  /** Null when it is not a CIDR. */
   public static IpFamily familyOfCidr(String cidr) {
-    return prefixLength(cidr) < 0 ? null : familyOf(cidr.substring(0, cidr.indexOf('/')));
+    return prefixLength(cidr) < 0 ? null : IpFamily.of(cidr.substring(0, cidr.indexOf('/')));
   }
 
-  /**
-   * Whether the address lies inside the CIDR; false when either is malformed or families differ.
-   */
+  /** False when either is malformed or families differ. */
   public static boolean contains(String cidr, String ip) {
     int length = prefixLength(cidr);
     if (length < 0) {
@@ -77,7 +67,7 @@ public final class IpLiteral {
       return -1;
     }
     var network = bytes(cidr.substring(0, slash));
-    int length = parseNumber(cidr.substring(slash + 1), 10, 3);
+    int length = asciiNumber(cidr, slash + 1, cidr.length(), 10, 3);
     if (network == null || length < 0 || length > network.length * 8) {
       return -1;
     }
@@ -99,7 +89,7 @@ public final class IpLiteral {
       if (octets == 4) {
         return null;
       }
-      int value = AsciiNumber.parse(ip, start, end, 10, leadingZeros ? 8 : 3);
+      int value = asciiNumber(ip, start, end, 10, leadingZeros ? 8 : 3);
       if (value < 0
           || value > 255
           || (!leadingZeros && end - start > 1 && ip.charAt(start) == '0')) {
@@ -162,7 +152,7 @@ public final class IpLiteral {
         out.add(((v4[2] & 0xff) << 8) | (v4[3] & 0xff));
         continue;
       }
-      int value = parseNumber(part, 16, 4);
+      int value = asciiNumber(part, 0, part.length(), 16, 4);
       if (value < 0) {
         return false;
       }
@@ -171,8 +161,24 @@ public final class IpLiteral {
     return true;
   }
 
-  /** A non-negative number of at most {@code maxDigits} ASCII digits, or -1. */
-  private static int parseNumber(String digits, int radix, int maxDigits) {
-    return AsciiNumber.parse(digits, 0, digits.length(), radix, maxDigits);
+  /**
+   * The number in ASCII digits only, or -1 when the range is empty, longer than maxDigits or holds
+   * anything else: Java's own parsers also accept other scripts' digits and signs, which no API
+   * field the proxy reads may carry.
+   */
+  static int asciiNumber(String text, int from, int to, int radix, int maxDigits) {
+    if (from == to || to - from > maxDigits) {
+      return -1;
+    }
+    int value = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      int digit = c < 0x80 ? Character.digit(c, radix) : -1;
+      if (digit < 0) {
+        return -1;
+      }
+      value = value * radix + digit;
+    }
+    return value;
   }
 }

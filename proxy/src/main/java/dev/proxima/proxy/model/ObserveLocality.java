@@ -10,7 +10,7 @@ public enum ObserveLocality {
   ANNOTATED,
   ALL;
 
-  /** Parses {@code off}, {@code annotated} or {@code all}, ignoring case. */
+  /** Ignores case. */
   public static ObserveLocality parse(String value) {
     for (ObserveLocality mode : values()) {
       if (mode.name().equalsIgnoreCase(value == null ? "" : value.trim())) {
@@ -21,7 +21,7 @@ public enum ObserveLocality {
         "observe-locality must be off, annotated or all, not \"" + value + "\"");
   }
 
-  /** Whether the kernel counts connections at all (per node, and per Service port). */
+  /** Per node and per Service port. */
   public boolean counts() {
     return this != OFF;
   }

@@ -5,7 +5,7 @@ public enum Protocol {
   UDP,
   SCTP;
 
-  /** The lowercase spelling nftables and iptables use. */
+  /** As nftables and iptables spell it. */
   public String lower() {
     return name().toLowerCase(java.util.Locale.ROOT);
   }

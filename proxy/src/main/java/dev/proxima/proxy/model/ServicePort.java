@@ -10,19 +10,16 @@ import java.util.Objects;
  * addresses are gone, values are within what the kernel tools accept.
  *
  * @param nodePort 0 when the Service has none
- * @param externalIps spec.externalIPs of this family
  * @param loadBalancerIps status.loadBalancer.ingress IPs of this family whose ipMode is VIP or
  *     unset
- * @param loadBalancerSourceRanges this family's CIDRs allowed to reach the load-balancer IPs,
- *     canonical and outermost only: a {@link SourceRanges}, which the catalog makes once per
- *     Service and its ports share
+ * @param loadBalancerSourceRanges a {@link SourceRanges}, which the catalog makes once per Service
+ *     and its ports share
  * @param restrictSources the Service sets loadBalancerSourceRanges: only those ranges may reach its
  *     load-balancer IPs, and none at all when the list is empty (ranges that could not be
  *     understood, or only ranges of the other family): a restriction fails closed
  * @param stickyTimeout ClientIP session affinity timeout, or null without affinity
  * @param healthCheckNodePort 0 when the Service has none
  * @param trafficDistribution the raw spec.trafficDistribution, for explain output
- * @param origin who keeps an address another Service claims in the same class
  * @param observeLocality the port's connections are counted per locality: as the catalog builds it,
  *     the Service opts in with the annotation {@code proxima.dev/observe-locality: "true"}; the
  *     proxy then sets it for the ports it counts ({@code --observe-locality}, under the series cap)
@@ -55,17 +52,15 @@ public record ServicePort(
     restrictSources |= !ranges.isEmpty() || !ranges.unreadable().isEmpty();
   }
 
-  /** This port with only the given externalIPs and load-balancer IPs (a key another port owns). */
   public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {
     return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
 
-  /** This port with only the given externalIPs (the others refused on this node). */
   public ServicePort withExternalIps(List<String> externalIps) {
     return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
 
-  /** This port with other load-balancer source ranges (still restricted, whatever the list). */
+  /** Still restricted, whatever the list. */
   public ServicePort withSourceRanges(List<String> loadBalancerSourceRanges) {
     return with(externalIps, loadBalancerIps, loadBalancerSourceRanges, observeLocality);
   }
@@ -103,9 +98,7 @@ public record ServicePort(
     return name.protocol();
   }
 
-  /**
-   * Reachable from outside the cluster network: a NodePort, a load-balancer IP or an external IP.
-   */
+  /** A NodePort, a load-balancer IP or an external IP. */
   public boolean externallyAccessible() {
     return nodePort != 0 || !loadBalancerIps.isEmpty() || !externalIps.isEmpty();
   }
@@ -115,10 +108,7 @@ public record ServicePort(
     return !internalTrafficLocal || externallyAccessible();
   }
 
-  /**
-   * Whether the Local endpoint list is needed; eTP=Local alone does not count without external
-   * access.
-   */
+  /** eTP=Local alone does not count without external access. */
   public boolean usesLocalEndpoints() {
     return internalTrafficLocal || (externalTrafficLocal && externallyAccessible());
   }

@@ -23,7 +23,7 @@ public final class ServicePortCounts {
     this.byPort = byPort;
   }
 
-  /** From a map of ports to their counts (a locality a port lacks is 0). */
+  /** A locality a port lacks is 0. */
   public static ServicePortCounts of(Map<ServicePortName, Map<Locality, Long>> byPort) {
     var counts = new TreeMap<ServicePortName, long[]>();
     byPort.forEach(
@@ -54,13 +54,12 @@ public final class ServicePortCounts {
     return byPort.containsKey(port);
   }
 
-  /** 0 for a port not here. */
   public long count(ServicePortName port, Locality locality) {
     var figures = byPort.get(port);
     return figures == null ? 0 : figures[locality.ordinal()];
   }
 
-  /** The same figures as sorted maps, for the few readers that want them (explain, tests). */
+  /** For the few readers that want maps (explain, tests). */
   public SortedMap<ServicePortName, Map<Locality, Long>> asMap() {
     var map = new TreeMap<ServicePortName, Map<Locality, Long>>();
     byPort.forEach(
@@ -74,7 +73,7 @@ public final class ServicePortCounts {
     return Collections.unmodifiableSortedMap(map);
   }
 
-  /** Both sets of ports, with the figures of a port in both added up. */
+  /** The figures of a port in both added up. */
   public ServicePortCounts plus(ServicePortCounts other) {
     if (other.isEmpty()) {
       return this;

@@ -4,10 +4,7 @@ import dev.proxima.model.ObjectKey;
 import java.util.Comparator;
 import java.util.Objects;
 
-/**
- * Identifies one port of one Service, as kube-proxy does: namespace, name, port name (empty for an
- * unnamed port) and protocol. Prints as {@code ns/name:port}, or {@code ns/name} when unnamed.
- */
+/** As kube-proxy identifies a Service port; the port name is empty for an unnamed port. */
 public record ServicePortName(ObjectKey service, String port, Protocol protocol)
     implements Comparable<ServicePortName> {
   private static final Comparator<ServicePortName> ORDER =

@@ -31,7 +31,6 @@ public final class SourceRanges extends AbstractList<String> implements RandomAc
     this.unreadable = List.copyOf(unreadable);
   }
 
-  /** The outermost of already parsed ranges. */
   public static SourceRanges outermostOf(List<Cidr> cidrs) {
     return cidrs.isEmpty() ? NONE : new SourceRanges(outermost(cidrs, null), List.of());
   }
@@ -60,12 +59,12 @@ public final class SourceRanges extends AbstractList<String> implements RandomAc
     return new SourceRanges(outermost(parsed, null), unreadable);
   }
 
-  /** Every outermost range, of both families. */
+  /** Both families. */
   public List<Cidr> cidrs() {
     return cidrs;
   }
 
-  /** The ranges of {@code family}: {@link #cidrs} itself when every range is of it. */
+  /** {@link #cidrs} itself when every range is of the family. */
   public List<Cidr> of(IpFamily family) {
     for (var cidr : cidrs) {
       if (cidr.family() != family) {
@@ -75,12 +74,11 @@ public final class SourceRanges extends AbstractList<String> implements RandomAc
     return cidrs;
   }
 
-  /** Strings given to {@link #of(List)} that are not CIDRs; never any from the catalog. */
+  /** Never any from the catalog. */
   public List<String> unreadable() {
     return unreadable;
   }
 
-  /** These ranges and {@code more}, reduced again. */
   public SourceRanges plus(List<Cidr> more) {
     var all = new ArrayList<Cidr>(cidrs.size() + more.size());
     all.addAll(cidrs);
@@ -135,7 +133,7 @@ public final class SourceRanges extends AbstractList<String> implements RandomAc
       if (work != null) {
         work[0]++;
       }
-      if (last != null && inside(key, last)) {
+      if (last != null && last.cidr().contains(key.cidr())) {
         continue; // a duplicate of the last kept range or inside it
       }
       kept.add(key);
@@ -143,21 +141,6 @@ public final class SourceRanges extends AbstractList<String> implements RandomAc
     }
     kept.sort(Comparator.comparingInt(Key::index));
     return kept.stream().map(Key::cidr).toList();
-  }
-
-  private static boolean inside(Key inner, Key outer) {
-    if (inner.bytes.length != outer.bytes.length || inner.cidr.prefix() < outer.cidr.prefix()) {
-      return false;
-    }
-    int prefix = outer.cidr.prefix();
-    for (int i = 0; i < outer.bytes.length; i++) {
-      int keep = Math.max(0, Math.min(8, prefix - i * 8));
-      int mask = (0xff << (8 - keep)) & 0xff;
-      if ((inner.bytes[i] & mask) != (outer.bytes[i] & 0xff)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private record Key(Cidr cidr, byte[] bytes, int index) {}

@@ -50,12 +50,10 @@ public final class MetricsText {
         || samples.stream().anyMatch(s -> s.name().equals(name));
   }
 
-  /** The sum of every sample of {@code name}; 0 when there is none. */
   public double sum(String name) {
     return samples.stream().filter(s -> s.name().equals(name)).mapToDouble(Sample::value).sum();
   }
 
-  /** The sum of the samples of {@code name} whose {@code label} is {@code value}. */
   public double sum(String name, String label, String value) {
     return samples.stream()
         .filter(s -> s.name().equals(name) && value.equals(s.labels().get(label)))
@@ -63,7 +61,7 @@ public final class MetricsText {
         .sum();
   }
 
-  /** The largest sample of {@code name}, or NaN when there is none. */
+  /** NaN when there is none. */
   public double max(String name) {
     return samples.stream()
         .filter(s -> s.name().equals(name))
@@ -72,7 +70,6 @@ public final class MetricsText {
         .orElse(Double.NaN);
   }
 
-  /** A label of the first sample of {@code name}, or null. */
   public String label(String name, String label) {
     return samples.stream()
         .filter(s -> s.name().equals(name))

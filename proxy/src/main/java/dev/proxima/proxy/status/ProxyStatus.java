@@ -11,16 +11,10 @@ import java.util.Map;
 /**
  * One node's proxy as {@code status} shows it, read from its metrics and health check. Pure.
  *
- * @param pod the proxy pod on the node, or null when there is none
  * @param problem why the proxy could not be read (or why there is none), or null
- * @param mode nftables or iptables (with the iptables backend), or null when unknown
- * @param lastSync the latest successful sync of any family, or null before the first
- * @param healthy the proxy's /healthz answered 200; null when it could not be asked
- * @param failures failed syncs since the proxy started
- * @param pendingChanges Service and EndpointSlice changes no sync has taken in yet
- * @param servicePorts Service ports programmed, both families
+ * @param healthy null when /healthz could not be asked
  * @param rules iptables rules in Proxima's chains (iptables mode), or -1 when not counted
- * @param connections connections counted by locality: node, zone, other-zone, unknown
+ * @param connections by locality label
  */
 public record ProxyStatus(
     String node,
@@ -40,12 +34,10 @@ public record ProxyStatus(
     connections = Map.copyOf(connections);
   }
 
-  /** A node whose proxy could not be read, for {@code problem}. */
   public static ProxyStatus unreadable(String node, String zone, String pod, String problem) {
     return new ProxyStatus(node, zone, pod, problem, null, null, null, null, 0, 0, 0, -1, Map.of());
   }
 
-  /** What a proxy's /metrics and /healthz say. */
   public static ProxyStatus of(
       String node, String zone, String pod, MetricsText metrics, Boolean healthy) {
     String mode = null;
@@ -93,13 +85,13 @@ public record ProxyStatus(
     return connections.values().stream().mapToLong(Long::longValue).sum();
   }
 
-  /** The share kept on the node, or null without connections. */
+  /** Null without connections. */
   public Double onNode() {
     long total = connectionsTotal();
     return total == 0 ? null : (double) connections.getOrDefault("node", 0L) / total;
   }
 
-  /** The share kept in the node's zone (the node included), or null without connections. */
+  /** The node included; null without connections. */
   public Double inZone() {
     long total = connectionsTotal();
     return total == 0

@@ -13,7 +13,7 @@ import java.util.Objects;
  * and what the rules are built for now; the policy keeps nothing else and does no I/O.
  */
 public final class SyncPolicy {
-  /** Why a sync is full, or {@link #NONE} for a partial one. Labels are one token, for logs. */
+  /** Labels are one token, for logs. */
   public enum Reason {
     NONE("partial"),
     FIRST_SYNC("first-sync"),
@@ -54,8 +54,6 @@ public final class SyncPolicy {
    *
    * @param node the fields of the Node the rules depend on (name, zone, addresses), compared by
    *     {@code equals}; anything that stands for "no Node" when there is none
-   * @param nodePortAddresses the addresses --nodeport-addresses selects
-   * @param localCidrs the pod CIDRs that mark local traffic
    * @param addressPolicy what decides which externalIPs and endpoints a Service may not use (the
    *     node's and its interfaces' addresses, every other Node's addresses, the pod and Service
    *     ranges, --external-ip-cidrs), compared by {@code equals}: a change re-judges every Service,
@@ -68,7 +66,6 @@ public final class SyncPolicy {
       localCidrs = List.copyOf(localCidrs);
     }
 
-    /** A basis without an address policy: nothing beyond the Node decides addresses. */
     public Basis(Object node, List<String> nodePortAddresses, List<String> localCidrs) {
       this(node, nodePortAddresses, localCidrs, null);
     }
@@ -77,7 +74,7 @@ public final class SyncPolicy {
   private final Duration fullSyncPeriod;
   private final Clock clock;
 
-  /** Why the next sync must be full whatever else holds; null when nothing forces it. */
+  /** Null when nothing forces the next sync to be full. */
   private Reason forced = Reason.FIRST_SYNC;
 
   private Instant lastFull;
@@ -88,7 +85,6 @@ public final class SyncPolicy {
     this.clock = clock;
   }
 
-  /** The kind of the sync starting now, for rules that must be built for {@code basis}. */
   public Decision decide(Basis basis) {
     if (forced != null) {
       return Decision.full(forced);
@@ -137,7 +133,6 @@ public final class SyncPolicy {
     }
   }
 
-  /** A full sync loaded now, for {@code basis}: partial syncs may follow. */
   public void fullLoaded(Basis basis) {
     forced = null;
     lastFull = clock.instant();

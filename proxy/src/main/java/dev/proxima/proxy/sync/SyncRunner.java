@@ -20,9 +20,6 @@ import org.slf4j.LoggerFactory;
  * passing problem (a tool killed, another program holding the lock) at once; the backoff keeps a
  * lasting one from running full syncs back to back.
  *
- * <p>The decision logic lives in {@link #tick()}, driven by an injected {@link Clock}, so tests
- * step it deterministically; {@link #start()} adds the thread that calls it when something is due.
- *
  * <p>Between runs the thread calls an optional idle task, at most about once a second, for work
  * that must happen on the sync's thread but not at a sync (the nftables mode deletes chains it
  * emptied a second earlier). {@link #idle()} is that step, for tests.
@@ -54,8 +51,7 @@ public final class SyncRunner implements AutoCloseable {
   private Thread thread;
 
   /**
-   * @param sync the work; returns false (or throws) when it failed and must be retried
-   * @param idleTask runs on the sync thread between runs, about once a second while none is due
+   * @param sync returns false (or throws) when it failed and must be retried
    */
   public SyncRunner(
       String name,
@@ -78,7 +74,7 @@ public final class SyncRunner implements AutoCloseable {
     this.idleTask = Objects.requireNonNull(idleTask);
   }
 
-  /** Asks for a sync as soon as the minimum interval allows; repeated requests coalesce. */
+  /** Repeated requests coalesce. */
   public void request() {
     lock.lock();
     try {
@@ -89,11 +85,7 @@ public final class SyncRunner implements AutoCloseable {
     }
   }
 
-  /**
-   * Runs the sync if one is due now.
-   *
-   * @return true when it ran
-   */
+  /** Runs the sync if one is due now; true when it ran. */
   public boolean tick() {
     lock.lock();
     try {
@@ -126,9 +118,7 @@ public final class SyncRunner implements AutoCloseable {
 
   /**
    * Runs the idle task unless stopped, a run is due, or it ran less than {@link #IDLE_INTERVAL}
-   * ago; it never runs alongside a run, since only the sync thread calls both.
-   *
-   * @return true when it ran
+   * ago; true when it ran. Only the sync thread calls both this and {@link #tick}.
    */
   public boolean idle() {
     lock.lock();
@@ -149,16 +139,15 @@ public final class SyncRunner implements AutoCloseable {
     return true;
   }
 
-  /** The wait before retrying after {@code failures} failed runs in a row (at least one). */
-  private Duration retryDelay(int failures) {
+  private Duration retryDelay(int failuresInARow) {
     var delay = minInterval.compareTo(FIRST_RETRY) > 0 ? minInterval : FIRST_RETRY;
-    for (int i = 1; i < failures && delay.compareTo(retryInterval) < 0; i++) {
+    for (int i = 1; i < failuresInARow && delay.compareTo(retryInterval) < 0; i++) {
       delay = delay.multipliedBy(2);
     }
     return delay.compareTo(retryInterval) > 0 ? retryInterval : delay;
   }
 
-  /** When the next run is due, or null when nothing is pending and no periodic run is scheduled. */
+  /** Null when nothing is pending and no periodic run is scheduled. */
   public Instant nextDue() {
     lock.lock();
     try {

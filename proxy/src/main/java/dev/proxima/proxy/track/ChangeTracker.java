@@ -11,26 +11,20 @@ import java.util.function.Function;
  * equal again, so updates that change nothing the proxy uses (a resync, a status or annotation
  * change) cost nothing.
  *
- * @param <K> the object's key
- * @param <T> the object type
  * @param <P> the projection of an object that the proxy depends on; equality decides no-ops
  */
 public final class ChangeTracker<K, T, P> {
   private final Function<T, P> projection;
   private final Map<K, Change<P>> pending = new HashMap<>();
 
-  /** The state before the first pending change and after the last; null means absent. */
+  /** Null means absent. */
   public record Change<P>(P previous, P current) {}
 
   public ChangeTracker(Function<T, P> projection) {
     this.projection = projection;
   }
 
-  /**
-   * Records a change; {@code previous} or {@code current} is null for an add or a delete.
-   *
-   * @return true when something is pending afterwards
-   */
+  /** Null previous or current for an add or a delete; true when something is pending after. */
   public synchronized boolean update(K key, T previous, T current) {
     var before = previous == null ? null : projection.apply(previous);
     var after = current == null ? null : projection.apply(current);

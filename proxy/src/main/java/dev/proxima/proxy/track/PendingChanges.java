@@ -39,20 +39,14 @@ public final class PendingChanges {
     this.startedAt = startedAt;
   }
 
-  /**
-   * Records a Service's change; {@code previous} or {@code current} is null for an add or delete.
-   *
-   * @return how many Services have changes pending
-   */
+  /** Returns how many Services have changes pending. */
   public int serviceChanged(ObjectKey key, Service previous, Service current) {
     services.update(key, previous, current);
     return services.pendingCount();
   }
 
   /**
-   * Records a slice's change; {@code previous} or {@code current} is null for an add or delete.
-   *
-   * @return the slice's trigger-time annotation when it is not a time, for the caller to report
+   * Returns the slice's trigger-time annotation when it is not a time, for the caller to report.
    */
   public synchronized Optional<String> sliceChanged(
       ObjectKey key, EndpointSlice previous, EndpointSlice current) {
@@ -91,7 +85,7 @@ public final class PendingChanges {
     return slices.pendingCount();
   }
 
-  /** The Services whose own changes or whose slices' changes are pending; starts afresh. */
+  /** The Services whose own or whose slices' changes are pending; starts afresh. */
   public Set<ObjectKey> drainChangedServices() {
     var changed = new HashSet<>(services.drain().keySet());
     slices
@@ -110,7 +104,7 @@ public final class PendingChanges {
     return changed;
   }
 
-  /** When the slice changes a sync of {@code family} takes in were made, for its latency metric. */
+  /** For the family's network programming latency. */
   public synchronized List<Instant> drainTriggerTimes(IpFamily family) {
     var drained = triggerTimes.remove(family);
     return drained == null ? List.of() : drained;

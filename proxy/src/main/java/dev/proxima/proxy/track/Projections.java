@@ -28,7 +28,6 @@ public final class Projections {
       String creationTimestamp,
       boolean observesLocality) {}
 
-  /** What of an EndpointSlice the proxy uses. */
   public record SliceProjection(
       Map<String, String> labels, String addressType, List<?> ports, List<?> endpoints) {}
 

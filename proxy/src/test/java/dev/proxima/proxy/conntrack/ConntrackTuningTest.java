@@ -2,6 +2,7 @@ package dev.proxima.proxy.conntrack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.proxy.testing.ConntrackFixtures;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,7 +15,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Which conntrack sysctls kube-proxy's settings write, on which host. */
 class ConntrackTuningTest {
-  private static final ConntrackSettings DEFAULTS = ConntrackSettings.defaults();
+  private static final ConntrackSettings DEFAULTS = ConntrackFixtures.DEFAULTS;
 
   static Stream<Arguments> maxima() {
     return Stream.of(

@@ -82,9 +82,10 @@ class NftColdLoadTest {
     // on one loader thread.
     assertThat(loaded).containsExactlyElementsOf(expected);
     assertThat(loadingThreads).containsOnly("nft-load-ipv4");
-    assertThat(plane.linesLoaded()).isEqualTo(expected.stream().mapToInt(Lines::count).sum());
+    assertThat(plane.linesLoaded())
+        .isEqualTo(expected.stream().mapToInt(IptablesDataPlane::lines).sum());
     assertThat(plane.longestTransaction())
-        .isEqualTo(expected.stream().mapToInt(Lines::count).max().orElseThrow());
+        .isEqualTo(expected.stream().mapToInt(IptablesDataPlane::lines).max().orElseThrow());
   }
 
   @Test

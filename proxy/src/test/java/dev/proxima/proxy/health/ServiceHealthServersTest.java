@@ -117,7 +117,7 @@ class ServiceHealthServersTest {
   @Test
   void answers200WithTheLocalEndpointCountWhileTheNodeCanServe() throws Exception {
     int port = freePort();
-    servers.sync(Map.of(web, port), Map.of(web, 2));
+    servers.sync(Map.of(web, port), Map.of(web, 2), ServiceHealthServers.EVERY_ADDRESS);
 
     var response = get(port);
 
@@ -132,10 +132,10 @@ class ServiceHealthServersTest {
   @Test
   void answers503WithoutLocalEndpointsOrWhenTheProxyIsUnhealthy() throws Exception {
     int port = freePort();
-    servers.sync(Map.of(web, port), Map.of());
+    servers.sync(Map.of(web, port), Map.of(), ServiceHealthServers.EVERY_ADDRESS);
     assertThat(get(port).statusCode()).isEqualTo(503);
 
-    servers.sync(Map.of(web, port), Map.of(web, 1));
+    servers.sync(Map.of(web, port), Map.of(web, 1), ServiceHealthServers.EVERY_ADDRESS);
     proxyHealthy.set(false);
 
     var response = get(port);
@@ -146,9 +146,9 @@ class ServiceHealthServersTest {
   @Test
   void closesTheListenerWhenTheServiceNoLongerNeedsIt() throws Exception {
     int port = freePort();
-    servers.sync(Map.of(web, port), Map.of(web, 1));
+    servers.sync(Map.of(web, port), Map.of(web, 1), ServiceHealthServers.EVERY_ADDRESS);
 
-    servers.sync(Map.of(), Map.of());
+    servers.sync(Map.of(), Map.of(), ServiceHealthServers.EVERY_ADDRESS);
 
     assertThat(servers.port(web)).isEqualTo(-1);
     // Refused, rather than bound again here: while parallel builds open connections, any port
@@ -159,7 +159,8 @@ class ServiceHealthServersTest {
   @Test
   void aPortThatCannotBeBoundIsLoggedAndSkipped() throws Exception {
     try (var taken = new ServerSocket(0)) {
-      servers.sync(Map.of(web, taken.getLocalPort()), Map.of(web, 1));
+      servers.sync(
+          Map.of(web, taken.getLocalPort()), Map.of(web, 1), ServiceHealthServers.EVERY_ADDRESS);
 
       assertThat(servers.port(web)).isEqualTo(-1);
     }
@@ -168,7 +169,7 @@ class ServiceHealthServersTest {
   @Test
   void theHealthCheckPortAnswersPromptlyWhileManyConnectionsStall() throws Exception {
     int port = freePort();
-    servers.sync(Map.of(web, port), Map.of(web, 1));
+    servers.sync(Map.of(web, port), Map.of(web, 1), ServiceHealthServers.EVERY_ADDRESS);
 
     try (var stalled = StalledClients.open("127.0.0.1", port, 5, 5)) {
       for (int i = 0; i < 5; i++) {
@@ -182,9 +183,12 @@ class ServiceHealthServersTest {
   void aHealthCheckPortThatAnotherListenerOfTheProxyHoldsIsSkipped() throws Exception {
     int port = freePort();
     var other = new ObjectKey("shop", "other");
-    servers.sync(Map.of(web, port), Map.of(web, 1));
+    servers.sync(Map.of(web, port), Map.of(web, 1), ServiceHealthServers.EVERY_ADDRESS);
 
-    servers.sync(Map.of(web, port, other, port), Map.of(web, 1, other, 1));
+    servers.sync(
+        Map.of(web, port, other, port),
+        Map.of(web, 1, other, 1),
+        ServiceHealthServers.EVERY_ADDRESS);
 
     assertThat(servers.port(other)).isEqualTo(-1);
     assertThat(servers.port(web)).isEqualTo(port);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.conntrack.ConntrackSettings;
 import dev.proxima.proxy.conntrack.ConntrackTuning;
+import dev.proxima.proxy.testing.ConntrackFixtures;
 import dev.proxima.proxy.testing.RootTier;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -123,7 +124,7 @@ class ConntrackSysctlNetnsIT {
   /** Runs inside the namespace: kube-proxy's defaults plus tcp_be_liberal, on /proc/sys. */
   public static final class TuneHere {
     public static void main(String[] args) {
-      var defaults = ConntrackSettings.defaults();
+      var defaults = ConntrackFixtures.DEFAULTS;
       var settings =
           new ConntrackSettings(
               defaults.maxPerCore(),

@@ -7,7 +7,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import dev.proxima.proxy.conntrack.ConntrackSettings;
+import dev.proxima.proxy.testing.ConntrackFixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -56,7 +56,7 @@ class ConntrackTunerTest {
     host("nf_conntrack_tcp_timeout_close_wait", 60);
     host("nf_conntrack_udp_timeout", 30);
 
-    var failed = ConntrackTuner.apply(ConntrackSettings.defaults(), 4, new SysctlFiles(sysctls));
+    var failed = ConntrackTuner.apply(ConntrackFixtures.DEFAULTS, 4, new SysctlFiles(sysctls));
 
     assertThat(failed).isEmpty();
     assertThat(value("nf_conntrack_max")).isEqualTo("2000000");
@@ -69,7 +69,7 @@ class ConntrackTunerTest {
   void aMissingSysctlIsAWarningNotFatal() throws Exception {
     var missing = new SysctlFiles(sysctls.resolve("no-conntrack-module"));
 
-    var failed = ConntrackTuner.apply(ConntrackSettings.defaults(), 4, missing);
+    var failed = ConntrackTuner.apply(ConntrackFixtures.DEFAULTS, 4, missing);
 
     assertThat(failed)
         .containsExactly(
@@ -85,7 +85,7 @@ class ConntrackTunerTest {
     readOnly("nf_conntrack_tcp_timeout_established");
     host("nf_conntrack_tcp_timeout_close_wait", 60);
 
-    var untuned = ConntrackTuner.apply(ConntrackSettings.defaults(), 4, new SysctlFiles(sysctls));
+    var untuned = ConntrackTuner.apply(ConntrackFixtures.DEFAULTS, 4, new SysctlFiles(sysctls));
 
     assertThat(untuned)
         .containsExactly(
@@ -112,7 +112,7 @@ class ConntrackTunerTest {
     host("nf_conntrack_tcp_timeout_established", 86400);
     host("nf_conntrack_tcp_timeout_close_wait", 3600);
 
-    assertThat(ConntrackTuner.apply(ConntrackSettings.defaults(), 4, new SysctlFiles(sysctls)))
+    assertThat(ConntrackTuner.apply(ConntrackFixtures.DEFAULTS, 4, new SysctlFiles(sysctls)))
         .isEmpty();
     assertThat(appender.list).isEmpty();
   }
@@ -121,8 +121,7 @@ class ConntrackTunerTest {
   void settingEverythingToZeroTouchesNothing() throws Exception {
     host("nf_conntrack_max", 1);
 
-    assertThat(ConntrackTuner.apply(ConntrackSettings.none(), 4, new SysctlFiles(sysctls)))
-        .isEmpty();
+    assertThat(ConntrackTuner.apply(ConntrackFixtures.NONE, 4, new SysctlFiles(sysctls))).isEmpty();
     assertThat(value("nf_conntrack_max")).isEqualTo("1");
   }
 }
