@@ -51,37 +51,68 @@ public final class KubeProxyConfigFile {
               "iptables.snatNodeInternalIP",
               "Proxima masquerades with the address of the outgoing interface"));
 
-  /** Every v1alpha1 field this reader knows, by section; {@code logging} and maps by prefix. */
+  /** Every v1alpha1 field this reader knows; {@code logging} and maps are checked by prefix. */
   private static final Set<String> KNOWN =
-      fields(
-          " apiVersion kind featureGates hostnameOverride bindAddress healthzBindAddress",
-          " metricsBindAddress bindAddressHardFail enableProfiling showHiddenMetricsForVersion",
-          " mode detectLocalMode clusterCIDR nodePortAddresses oomScoreAdj configSyncPeriod",
-          " portRange windowsRunAsService",
-          "clientConnection kubeconfig acceptContentTypes contentType qps burst",
-          "iptables masqueradeBit masqueradeAll localhostNodePorts snatNodeInternalIP syncPeriod"
-              + " minSyncPeriod",
-          "ipvs syncPeriod minSyncPeriod scheduler excludeCIDRs strictARP tcpTimeout"
-              + " tcpFinTimeout udpTimeout",
-          "nftables masqueradeBit masqueradeAll syncPeriod minSyncPeriod",
-          "winkernel networkName sourceVip enableDSR rootHnsEndpointName forwardHealthCheckVip",
-          "detectLocal bridgeInterface interfaceNamePrefix",
-          "conntrack maxPerCore min tcpEstablishedTimeout tcpCloseWaitTimeout tcpBeLiberal"
-              + " udpTimeout udpStreamTimeout");
+      Set.of(
+          "apiVersion",
+          "kind",
+          "featureGates",
+          "clientConnection.kubeconfig",
+          "clientConnection.acceptContentTypes",
+          "clientConnection.contentType",
+          "clientConnection.qps",
+          "clientConnection.burst",
+          "hostnameOverride",
+          "bindAddress",
+          "healthzBindAddress",
+          "metricsBindAddress",
+          "bindAddressHardFail",
+          "enableProfiling",
+          "showHiddenMetricsForVersion",
+          "mode",
+          "iptables.masqueradeBit",
+          "iptables.masqueradeAll",
+          "iptables.localhostNodePorts",
+          "iptables.snatNodeInternalIP",
+          "iptables.syncPeriod",
+          "iptables.minSyncPeriod",
+          "ipvs.syncPeriod",
+          "ipvs.minSyncPeriod",
+          "ipvs.scheduler",
+          "ipvs.excludeCIDRs",
+          "ipvs.strictARP",
+          "ipvs.tcpTimeout",
+          "ipvs.tcpFinTimeout",
+          "ipvs.udpTimeout",
+          "nftables.masqueradeBit",
+          "nftables.masqueradeAll",
+          "nftables.syncPeriod",
+          "nftables.minSyncPeriod",
+          "winkernel.networkName",
+          "winkernel.sourceVip",
+          "winkernel.enableDSR",
+          "winkernel.rootHnsEndpointName",
+          "winkernel.forwardHealthCheckVip",
+          "detectLocalMode",
+          "detectLocal.bridgeInterface",
+          "detectLocal.interfaceNamePrefix",
+          "clusterCIDR",
+          "nodePortAddresses",
+          "oomScoreAdj",
+          "conntrack.maxPerCore",
+          "conntrack.min",
+          "conntrack.tcpEstablishedTimeout",
+          "conntrack.tcpCloseWaitTimeout",
+          "conntrack.tcpBeLiberal",
+          "conntrack.udpTimeout",
+          "conntrack.udpStreamTimeout",
+          "configSyncPeriod",
+          "portRange",
+          "windowsRunAsService");
 
   /** Each line: its section (empty at the top level), then the section's fields. */
-  private static Set<String> fields(String... sections) {
-    var fields = new java.util.HashSet<String>();
-    for (var section : sections) {
-      var words = section.split(" ");
-      for (int i = 1; i < words.length; i++) {
-        fields.add(words[0].isEmpty() ? words[i] : words[0] + "." + words[i]);
-      }
-    }
-    return Set.copyOf(fields);
-  }
-
   private final String file;
+
   private final JsonNode root;
   private final List<String> ignored = new ArrayList<>();
 

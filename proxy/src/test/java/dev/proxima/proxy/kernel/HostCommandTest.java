@@ -109,7 +109,13 @@ class HostCommandTest {
 
   @Test
   void aLargeInputIsStreamedWhileALargeOutputIsRead() throws Exception {
-    var outcome = runWithin(CUT_OFF, tool("echoes", "exec cat"), LARGE_INPUT);
+    // A run that wrote all its input before reading any output would block on the full pipes
+    // until the timeout killed it. The timeout here is long so that only that deadlock fails the
+    // test: copying 19 MB both ways took over a second on a loaded 2-core machine.
+    var outcome =
+        assertTimeoutPreemptively(
+            CUT_OFF,
+            () -> HostCommand.run(tool("echoes", "exec cat"), LARGE_INPUT, Duration.ofSeconds(15)));
 
     assertThat(outcome.succeeded()).isTrue();
     assertThat(outcome.output()).isEqualTo(LARGE_INPUT);
