@@ -62,7 +62,8 @@ public final class NftPlanRenderer {
         planned.port().withObserveLocality(counted),
         planned.selection().clusterEndpoints(),
         planned.selection().localEndpoints(),
-        planned.selection().hasAnyEndpoints());
+        planned.selection().hasAnyEndpoints(),
+        planned.spill().spill());
   }
 
   /** What the renderer needs of one planned Service port. */
@@ -71,6 +72,7 @@ public final class NftPlanRenderer {
         planned.port(),
         planned.selection().clusterEndpoints(),
         planned.selection().localEndpoints(),
-        planned.selection().hasAnyEndpoints());
+        planned.selection().hasAnyEndpoints(),
+        planned.spill().spill());
   }
 }
