@@ -160,7 +160,8 @@ public final class ProxyServer implements AutoCloseable {
               public void nodeEvent() {
                 changed();
               }
-            });
+            },
+            config.zoneDemandNamespace());
     this.host = host;
     var counters = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     for (var family : IpFamily.values()) {
