@@ -211,7 +211,7 @@ public final class ExplainReport {
         field(out, "reachable", joinedOrNone(selection.allReachableEndpoints()));
         field(out, "why", selection.reason());
         if (ZoneSpillLines.asked(planned)) {
-          field(out, "zone spill-over", planned.spill().why());
+          field(out, "spill-over", planned.spill().why());
         }
         if (planned.fallback() != TopologyFallback.NONE) {
           field(out, "fallback", planned.fallback().label());
