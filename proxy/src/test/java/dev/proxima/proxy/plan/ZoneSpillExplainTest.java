@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Labels;
 import dev.proxima.model.ZoneDemand;
+import dev.proxima.proxy.explain.LiveExplain;
+import dev.proxima.proxy.explain.LiveExplainReport;
+import dev.proxima.proxy.explain.ObservedLocality;
+import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ServicePortName;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -12,6 +17,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.ForZone;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -108,6 +114,38 @@ class ZoneSpillExplainTest {
   void textSaysWhyThereIsNoFractionWhenTheDemandIsUnknown() {
     assertThat(ExplainReport.text(List.of(plan(ZoneDemand.unknown()))))
         .contains("spill-over:     zone demand unknown (ConfigMap proxima-zone-demand");
+  }
+
+  @Test
+  void explainLiveShowsTheMeasuredInZoneShareBesideTheFraction() {
+    var counting =
+        new ObservedLocality() {
+          @Override
+          public String notCountedBecause() {
+            return null;
+          }
+
+          @Override
+          public Counts of(ServicePortName port) {
+            return port.service().name().equals("web") ? new Counts(0, 40, 60, 0) : null;
+          }
+        };
+    var live =
+        LiveExplain.of(
+            "node-a",
+            Instant.parse("2026-12-07T21:00:00Z"),
+            true,
+            new LiveExplain.PendingChanges(0, 0),
+            List.of(SyncState.notSynced(IpFamily.IPV4)),
+            List.of(plan(HALVES)),
+            null,
+            LiveExplain.MAX_SERVICE_PORTS,
+            counting);
+
+    assertThat(LiveExplainReport.text(live))
+        .contains(
+            "(0% kept on the node, 40% in the zone) since the proxy began counting it; zone"
+                + " spill-over keeps 37.5% in-zone");
   }
 
   @Test
