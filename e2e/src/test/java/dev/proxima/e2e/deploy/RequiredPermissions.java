@@ -86,8 +86,8 @@ final class RequiredPermissions {
 
   /**
    * proxima-proxy: informers/KubeProxyCache's informers on Services, on EndpointSlices, on every
-   * Node (its own for its zone and pod CIDRs, the others for the addresses no Service may take),
-   * on ServiceCIDRs (cluster-scoped), and on the zone-demand ConfigMap. It writes nothing, not even
+   * Node (its own for its zone and pod CIDRs, the others for the addresses no Service may take), on
+   * ServiceCIDRs (cluster-scoped), and on the zone-demand ConfigMap. It writes nothing, not even
    * Events.
    */
   static final Set<Permission> PROXY =
