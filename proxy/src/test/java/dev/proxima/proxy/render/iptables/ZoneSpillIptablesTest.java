@@ -91,6 +91,20 @@ class ZoneSpillIptablesTest {
   }
 
   @Test
+  void aPortThatStopsSpillingHasItsInZoneChainDeletedInAPartialBuffer() {
+    var assembler = new IptablesAssembler(CONFIG);
+    var spilling = web(417, null);
+    assembler.replaceAll(List.of(spilling), Map.of());
+    var plain = new ServicePortRules(spilling.port(), IN_ZONE, null, true);
+
+    var buffer = assembler.update(Map.of(plain.port().name(), plain));
+
+    var spz = IptablesChains.SPZ_PREFIX + IptablesChains.serviceHash(plain.port().name());
+    assertThat(buffer).isPresent();
+    assertThat(buffer.get()).contains("-X " + spz + "\n").doesNotContain("--probability 0.417");
+  }
+
+  @Test
   void aPortThatKeepsEverythingInZoneRendersExactlyAsWithoutSpillOver() {
     var port = service("shop/web", "10.96.0.10", 80).build();
     var plain = new ServicePortRules(port, IN_ZONE, null, true);
