@@ -95,7 +95,22 @@ public final class NodePlanner {
       Collection<Service> services,
       Collection<EndpointSlice> slices,
       AddressPolicy policy) {
-    var claimed = planClaims(family, nodeName, node, serviceProxyName, services, slices, policy);
+    return plan(
+        family, nodeName, node, serviceProxyName, services, slices, policy, ZoneDemand.unknown());
+  }
+
+  /** As above, with the zone demand that zone spill-over follows. */
+  public static FamilyPlan plan(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Collection<Service> services,
+      Collection<EndpointSlice> slices,
+      AddressPolicy policy,
+      ZoneDemand demand) {
+    var claimed =
+        planClaims(family, nodeName, node, serviceProxyName, services, slices, policy, demand);
     var owners = AddressOwners.of(claimed.ports().stream().map(PlannedPort::port).toList());
     var ports = new ArrayList<PlannedPort>();
     for (var planned : claimed.ports()) {
