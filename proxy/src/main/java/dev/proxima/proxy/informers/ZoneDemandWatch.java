@@ -64,10 +64,33 @@ public final class ZoneDemandWatch {
           }
         });
     var api = client.getMasterUrl().toString().replaceAll("/+$", "");
+    var url = api + "/api/v1/namespaces/" + namespace + "/configmaps";
+    var retrying = ApiServerFailures.retryingInformer(log, url);
     informer.exceptionHandler(
-        ApiServerFailures.retryingInformer(
-            log, api + "/api/v1/namespaces/" + namespace + "/configmaps"));
+        (started, failure) -> {
+          int status = ApiServerFailures.statusCode(failure);
+          if (status != 403 && status != 404) {
+            refusedWith = 0;
+            return retrying.retryAfterException(started, failure);
+          }
+          // An install without the proxy's Role for it: say so once, then keep trying quietly.
+          if (status != refusedWith) {
+            refusedWith = status;
+            log.atWarn()
+                .addKeyValue("url", url)
+                .addKeyValue("cause", ApiServerFailures.cause(failure))
+                .log(
+                    "Cannot read the zone demand; Services with zone spill-over keep every"
+                        + " connection in-zone until it can be read");
+          } else {
+            log.atDebug().addKeyValue("url", url).log("Still cannot read the zone demand");
+          }
+          return true;
+        });
   }
+
+  /** The HTTP status the latest refusal came with, so that a lasting one is logged once. */
+  private volatile int refusedWith;
 
   /** Starts watching; the returned stage completes once the watch has started. */
   public CompletableFuture<Void> start() {
