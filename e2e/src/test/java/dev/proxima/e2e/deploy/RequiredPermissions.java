@@ -86,8 +86,9 @@ final class RequiredPermissions {
 
   /**
    * proxima-proxy: informers/KubeProxyCache's informers on Services, on EndpointSlices, on every
-   * Node (its own for its zone and pod CIDRs, the others for the addresses no Service may take),
-   * and on ServiceCIDRs (cluster-scoped). It writes nothing, not even Events.
+   * Node (its own for its zone and pod CIDRs, the others for the addresses no Service may take), on
+   * ServiceCIDRs (cluster-scoped), and on the zone-demand ConfigMap. It writes nothing, not even
+   * Events.
    */
   static final Set<Permission> PROXY =
       Set.of(
@@ -98,5 +99,9 @@ final class RequiredPermissions {
           Permission.clusterWide("discovery.k8s.io", "endpointslices", "list"),
           Permission.clusterWide("discovery.k8s.io", "endpointslices", "watch"),
           Permission.clusterWide("networking.k8s.io", "servicecidrs", "list"),
-          Permission.clusterWide("networking.k8s.io", "servicecidrs", "watch"));
+          Permission.clusterWide("networking.k8s.io", "servicecidrs", "watch"),
+          // informers/ZoneDemandWatch: configMaps().inNamespace(ns).withName(n), as an informer,
+          // which lists and watches with a metadata.name field selector.
+          new Permission(LEASE_NAMESPACE, "", "configmaps", "list", ZONE_DEMAND),
+          new Permission(LEASE_NAMESPACE, "", "configmaps", "watch", ZONE_DEMAND));
 }

@@ -3,6 +3,7 @@ package dev.proxima.proxy.catalog;
 import dev.proxima.model.Annotations;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.ZoneSpillOverSetting;
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpAddress;
@@ -213,6 +214,9 @@ public final class ServiceCatalog {
       boolean observesLocality =
           service.getMetadata() != null
               && Annotations.observesLocality(service.getMetadata().getAnnotations());
+      var spillOver =
+          ZoneSpillOverSetting.parse(
+              service.getMetadata() == null ? null : service.getMetadata().getAnnotations());
       var key = keyOf(service);
       var spec = service.getSpec();
       var clusterIp = clusterIpOf(spec, family);
@@ -351,7 +355,8 @@ public final class ServiceCatalog {
                 healthCheckNodePort,
                 spec.getTrafficDistribution(),
                 origin,
-                observesLocality));
+                observesLocality,
+                spillOver));
       }
       return ports;
     }

@@ -151,6 +151,14 @@ public final class RunCommand implements Callable<Integer> {
       description = "text or json (default: ${DEFAULT-VALUE}).")
   LogFormat logFormat;
 
+  @Option(
+      names = "--zone-demand-namespace",
+      defaultValue = "${env:PROXIMA_ZONE_DEMAND_NAMESPACE:-proxima-system}",
+      description =
+          "Namespace of the controller's proxima-zone-demand ConfigMap, which zone spill-over"
+              + " follows (default: ${DEFAULT-VALUE}).")
+  String zoneDemandNamespace;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   ProxyConfig config() {
@@ -160,7 +168,8 @@ public final class RunCommand implements Callable<Integer> {
         minSyncPeriod,
         syncPeriod,
         Duration.ofHours(1),
-        serviceProxyName.value);
+        serviceProxyName.value,
+        zoneDemandNamespace);
   }
 
   private static IptablesBackend detectIptablesBackend() {

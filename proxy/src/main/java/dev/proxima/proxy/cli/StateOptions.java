@@ -3,13 +3,16 @@ package dev.proxima.proxy.cli;
 import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.LiveClusterState;
 import dev.proxima.cli.StateSource;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.model.state.ClusterState;
 import dev.proxima.model.state.StateFileException;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NodePlanner;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
@@ -30,6 +33,17 @@ final class StateOptions {
       paramLabel = "NAME",
       description = "The node whose proxy to plan for; it must be one of the state's Nodes.")
   String node;
+
+  @Option(
+      names = "--zone-demand",
+      split = ",",
+      paramLabel = "ZONE=SHARE",
+      description =
+          "Each zone's share of the demand, as the controller publishes it in the"
+              + " proxima-zone-demand ConfigMap (kubectl -n proxima-system get configmap"
+              + " proxima-zone-demand -o jsonpath='{.data}'), for zone spill-over; without it the"
+              + " demand is unknown.")
+  Map<String, String> zoneDemand;
 
   private ClusterState cluster;
 
@@ -76,11 +90,20 @@ final class StateOptions {
             .filter(n -> node.equals(n.getMetadata().getName()))
             .findFirst()
             .orElseThrow(() -> new StateFileException(unknownNode(), null));
+    var demand = ZoneDemand.parse(zoneDemand);
+    demand.problems().forEach(problem -> notes.add("--zone-demand: " + problem));
     var plans = new ArrayList<NodePlanner.FamilyPlan>();
     for (var family : IpFamily.values()) {
       var plan =
           NodePlanner.plan(
-              family, node, self, serviceProxyName, cluster.services(), cluster.endpointSlices());
+              family,
+              node,
+              self,
+              serviceProxyName,
+              cluster.services(),
+              cluster.endpointSlices(),
+              AddressPolicy.ofNode(self),
+              demand.demand());
       if (family == IpFamily.IPV4 || !plan.ports().isEmpty()) {
         plans.add(plan);
       }

@@ -2,6 +2,7 @@ package dev.proxima.proxy.explain;
 
 import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.NodePlanner;
+import dev.proxima.proxy.plan.ZoneSpillLines;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -192,7 +193,11 @@ public final class LiveExplainReport {
               + percent(counts.local() + counts.sameZone(), counts.total())
               + " in the zone)";
     }
-    return List.of(line + " since the proxy began counting it");
+    line += " since the proxy began counting it";
+    if (planned.spill().active()) {
+      line += "; zone spill-over keeps " + ZoneSpillLines.percent(planned) + " in-zone";
+    }
+    return List.of(line);
   }
 
   private static String percent(long part, long whole) {

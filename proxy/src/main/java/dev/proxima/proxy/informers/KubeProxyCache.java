@@ -5,6 +5,7 @@ import dev.proxima.cli.DaemonThreads;
 import dev.proxima.informers.CompactingItemStore;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.explain.LiveExplain;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.ClusterNodeAddresses;
@@ -73,6 +74,8 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
    */
   private final SharedIndexInformer<ServiceCIDR> serviceCidrObjects;
 
+  private final ZoneDemandWatch zoneDemand;
+
   /** The pure state the handlers feed; the sync runner and the proxiers drain it. */
   private final PendingChanges changes;
 
@@ -96,6 +99,32 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       Duration resync,
       PendingChanges changes,
       Listener listener) {
+    this(client, nodeName, resync, changes, listener, null);
+  }
+
+  /**
+   * @param zoneDemandNamespace where the controller publishes the zone demand; null watches none
+   *     (the demand stays unknown)
+   */
+  public KubeProxyCache(
+      KubernetesClient client,
+      String nodeName,
+      Duration resync,
+      PendingChanges changes,
+      Listener listener,
+      String zoneDemandNamespace) {
+    // A new demand concerns only the Services that opted in: they alone are planned again.
+    this.zoneDemand =
+        zoneDemandNamespace == null
+            ? null
+            : new ZoneDemandWatch(
+                client,
+                zoneDemandNamespace,
+                resync,
+                () -> {
+                  changes.touched(ZoneDemandWatch.optedIn(services()));
+                  listener.serviceEvent(changes.pendingServices());
+                });
     this.changes = changes;
     this.nodeName = nodeName;
     long resyncMillis = resync.toMillis();
@@ -201,6 +230,15 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
               log.atDebug().setCause(failure).log("ServiceCIDR informer stopped");
               return null;
             });
+    if (zoneDemand != null) {
+      zoneDemand
+          .start()
+          .exceptionally(
+              failure -> {
+                log.atDebug().setCause(failure).log("Zone demand informer stopped");
+                return null;
+              });
+    }
     var servicesListed = startFromItsOwnThread(services, "services");
     var slicesListed = startFromItsOwnThread(slices, "endpointslices");
     return CompletableFuture.allOf(
@@ -259,6 +297,11 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static List<String> cidrsOf(ServiceCIDR object) {
     var spec = object.getSpec();
     return spec == null || spec.getCidrs() == null ? List.of() : spec.getCidrs();
+  }
+
+  @Override
+  public ZoneDemand zoneDemand() {
+    return zoneDemand == null ? ZoneDemand.unknown() : zoneDemand.demand();
   }
 
   @Override
@@ -367,6 +410,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       log.atDebug().setCause(notStarted).log("An informer had not started when the cache closed");
     }
     serviceCidrObjects.stop();
+    if (zoneDemand != null) {
+      zoneDemand.close();
+    }
     for (var informer : List.of(services, slices, nodes)) {
       informer.stop();
     }

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.informers;
 
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import io.fabric8.kubernetes.api.model.Node;
@@ -57,6 +58,11 @@ public interface ProxyCache {
    */
   default ClusterNodeAddresses clusterNodeAddresses() {
     return ClusterNodeAddresses.NONE;
+  }
+
+  /** Each zone's share of the demand, for zone spill-over; unknown when not published. */
+  default ZoneDemand zoneDemand() {
+    return ZoneDemand.unknown();
   }
 
   /** This node's addresses from its status, for --nodeport-addresses. */

@@ -43,7 +43,7 @@ public final class ProxyCacheTrim {
    */
   private static final Map<String, Object> TRIMMED = Collections.unmodifiableMap(new HashMap<>(0));
 
-  /** Trims a Service in place, keeping only the locality opt-in among its annotations. */
+  /** Trims a Service in place, keeping only the proxy's opt-ins among its annotations. */
   public static void service(Service service) {
     if (service.getAdditionalProperties() == TRIMMED) {
       return;
@@ -51,10 +51,7 @@ public final class ProxyCacheTrim {
     var metadata = service.getMetadata();
     dropBookkeeping(metadata);
     if (metadata != null) {
-      metadata.setAnnotations(
-          Annotations.observesLocality(metadata.getAnnotations())
-              ? Map.of(Annotations.OBSERVE_LOCALITY, "true")
-              : Collections.emptyMap());
+      metadata.setAnnotations(ProxyAnnotations.kept(metadata.getAnnotations()));
     }
     if (service.getStatus() != null) {
       service.getStatus().setConditions(Collections.emptyList());

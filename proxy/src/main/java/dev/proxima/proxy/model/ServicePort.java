@@ -1,5 +1,6 @@
 package dev.proxima.proxy.model;
 
+import dev.proxima.model.ZoneSpillOverSetting;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -23,6 +24,7 @@ import java.util.Objects;
  * @param observeLocality the port's connections are counted per locality: as the catalog builds it,
  *     the Service opts in with the annotation {@code proxima.dev/observe-locality: "true"}; the
  *     proxy then sets it for the ports it counts ({@code --observe-locality}, under the series cap)
+ * @param zoneSpillOver the Service's zone spill-over annotations, parsed once by the catalog
  */
 public record ServicePort(
     ServicePortName name,
@@ -39,9 +41,11 @@ public record ServicePort(
     int healthCheckNodePort,
     String trafficDistribution,
     ServiceOrigin origin,
-    boolean observeLocality) {
+    boolean observeLocality,
+    ZoneSpillOverSetting zoneSpillOver) {
 
   public ServicePort {
+    zoneSpillOver = zoneSpillOver == null ? ZoneSpillOverSetting.parse(null) : zoneSpillOver;
     Objects.requireNonNull(name, "name");
     origin = origin == null ? ServiceOrigin.UNKNOWN : origin;
     Objects.requireNonNull(clusterIp, "clusterIp");
@@ -50,6 +54,42 @@ public record ServicePort(
     var ranges = SourceRanges.of(loadBalancerSourceRanges);
     loadBalancerSourceRanges = ranges;
     restrictSources |= !ranges.isEmpty() || !ranges.unreadable().isEmpty();
+  }
+
+  /** A port of a Service without zone spill-over annotations. */
+  public ServicePort(
+      ServicePortName name,
+      String clusterIp,
+      int port,
+      int nodePort,
+      List<String> externalIps,
+      List<String> loadBalancerIps,
+      List<String> loadBalancerSourceRanges,
+      boolean restrictSources,
+      Duration stickyTimeout,
+      boolean internalTrafficLocal,
+      boolean externalTrafficLocal,
+      int healthCheckNodePort,
+      String trafficDistribution,
+      ServiceOrigin origin,
+      boolean observeLocality) {
+    this(
+        name,
+        clusterIp,
+        port,
+        nodePort,
+        externalIps,
+        loadBalancerIps,
+        loadBalancerSourceRanges,
+        restrictSources,
+        stickyTimeout,
+        internalTrafficLocal,
+        externalTrafficLocal,
+        healthCheckNodePort,
+        trafficDistribution,
+        origin,
+        observeLocality,
+        null);
   }
 
   public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {
@@ -85,7 +125,8 @@ public record ServicePort(
         healthCheckNodePort,
         trafficDistribution,
         origin,
-        observeLocality);
+        observeLocality,
+        zoneSpillOver);
   }
 
   public ServicePort withObserveLocality(boolean value) {

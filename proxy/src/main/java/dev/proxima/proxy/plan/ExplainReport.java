@@ -54,6 +54,9 @@ public final class ExplainReport {
           "fallback",
           planned.fallback() == TopologyFallback.NONE ? null : planned.fallback().label());
       row.put("reason", selection.reason());
+      if (ZoneSpillLines.asked(planned)) {
+        row.put("zoneSpillOver", ZoneSpillLines.json(planned));
+      }
       row.put("addressCollisions", collisionsOf(plan, planned));
       rows.add(row);
     }
@@ -207,6 +210,9 @@ public final class ExplainReport {
         list(out, "Local policy", localList(planned), "not used", "none on this node", "");
         field(out, "reachable", joinedOrNone(selection.allReachableEndpoints()));
         field(out, "why", selection.reason());
+        if (ZoneSpillLines.asked(planned)) {
+          field(out, "spill-over", planned.spill().why());
+        }
         if (planned.fallback() != TopologyFallback.NONE) {
           field(out, "fallback", planned.fallback().label());
         }

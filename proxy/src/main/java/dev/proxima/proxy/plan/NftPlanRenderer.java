@@ -53,7 +53,8 @@ public final class NftPlanRenderer {
         planned.port().withObserveLocality(counted),
         planned.selection().clusterEndpoints(),
         planned.selection().localEndpoints(),
-        planned.selection().hasAnyEndpoints());
+        planned.selection().hasAnyEndpoints(),
+        planned.spill().spill());
   }
 
   public static ServicePortRules rules(NodePlanner.PlannedPort planned) {
@@ -61,6 +62,7 @@ public final class NftPlanRenderer {
         planned.port(),
         planned.selection().clusterEndpoints(),
         planned.selection().localEndpoints(),
-        planned.selection().hasAnyEndpoints());
+        planned.selection().hasAnyEndpoints(),
+        planned.spill().spill());
   }
 }

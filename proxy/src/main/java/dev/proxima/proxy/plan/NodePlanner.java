@@ -1,12 +1,14 @@
 package dev.proxima.proxy.plan;
 
 import dev.proxima.model.Labels;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.catalog.ServiceCatalog;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.selection.EndpointSelection;
 import dev.proxima.proxy.selection.EndpointSelector;
+import dev.proxima.proxy.selection.ZoneSpillChoice;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -21,13 +23,28 @@ import java.util.List;
 public final class NodePlanner {
   private NodePlanner() {}
 
+  /**
+   * @param demand the zone demand the port was planned with, to plan it again the same way
+   * @param spill its zone spill-over on this node
+   */
   public record PlannedPort(
       ServicePort port,
       List<Endpoint> endpoints,
       EndpointSelection selection,
-      TopologyFallback fallback) {
+      TopologyFallback fallback,
+      ZoneDemand demand,
+      ZoneSpillChoice spill) {
     public PlannedPort {
       endpoints = List.copyOf(endpoints);
+    }
+
+    /** A port planned without zone demand. */
+    public PlannedPort(
+        ServicePort port,
+        List<Endpoint> endpoints,
+        EndpointSelection selection,
+        TopologyFallback fallback) {
+      this(port, endpoints, selection, fallback, ZoneDemand.unknown(), ZoneSpillChoice.none());
     }
   }
 
@@ -78,7 +95,22 @@ public final class NodePlanner {
       Collection<Service> services,
       Collection<EndpointSlice> slices,
       AddressPolicy policy) {
-    var claimed = planClaims(family, nodeName, node, serviceProxyName, services, slices, policy);
+    return plan(
+        family, nodeName, node, serviceProxyName, services, slices, policy, ZoneDemand.unknown());
+  }
+
+  /** As above, with the zone demand that zone spill-over follows. */
+  public static FamilyPlan plan(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Collection<Service> services,
+      Collection<EndpointSlice> slices,
+      AddressPolicy policy,
+      ZoneDemand demand) {
+    var claimed =
+        planClaims(family, nodeName, node, serviceProxyName, services, slices, policy, demand);
     var owners = AddressOwners.of(claimed.ports().stream().map(PlannedPort::port).toList());
     var ports = new ArrayList<PlannedPort>();
     for (var planned : claimed.ports()) {
@@ -106,6 +138,20 @@ public final class NodePlanner {
       Collection<Service> services,
       Collection<EndpointSlice> slices,
       AddressPolicy policy) {
+    return planClaims(
+        family, nodeName, node, serviceProxyName, services, slices, policy, ZoneDemand.unknown());
+  }
+
+  /** As above, with the zone demand that zone spill-over follows. */
+  public static FamilyPlan planClaims(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Collection<Service> services,
+      Collection<EndpointSlice> slices,
+      AddressPolicy policy,
+      ZoneDemand demand) {
     var zone = zoneOf(node);
     var catalog =
         ServiceCatalog.build(
@@ -122,7 +168,8 @@ public final class NodePlanner {
                             entry.port(), nodeAddresses),
                         entry.endpoints(),
                         nodeName,
-                        zone))
+                        zone,
+                        demand))
             .toList();
     return new FamilyPlan(family, nodeName, zone, ports, catalog.skipped(), warnings, List.of());
   }
@@ -136,6 +183,20 @@ public final class NodePlanner {
       Service service,
       Collection<EndpointSlice> slices,
       AddressPolicy policy) {
+    return planServiceClaims(
+        family, nodeName, node, serviceProxyName, service, slices, policy, ZoneDemand.unknown());
+  }
+
+  /** As above, with the zone demand that zone spill-over follows. */
+  public static FamilyPlan planServiceClaims(
+      IpFamily family,
+      String nodeName,
+      Node node,
+      String serviceProxyName,
+      Service service,
+      Collection<EndpointSlice> slices,
+      AddressPolicy policy,
+      ZoneDemand demand) {
     return planClaims(
         family,
         nodeName,
@@ -143,7 +204,8 @@ public final class NodePlanner {
         serviceProxyName,
         service == null ? List.of() : List.of(service),
         slices,
-        policy);
+        policy,
+        demand);
   }
 
   /**
@@ -157,16 +219,17 @@ public final class NodePlanner {
     if (port == planned.port() || port == null) {
       return port == null ? null : planned;
     }
-    return planned(port, planned.endpoints(), nodeName, nodeZone);
+    return planned(port, planned.endpoints(), nodeName, nodeZone, planned.demand());
   }
 
   private static PlannedPort planned(
-      ServicePort port, List<Endpoint> endpoints, String nodeName, String zone) {
+      ServicePort port, List<Endpoint> endpoints, String nodeName, String zone, ZoneDemand demand) {
     var selection = EndpointSelector.select(endpoints, port, nodeName, zone);
     var fallback =
         TopologyFallback.classify(
             port.trafficDistribution(), selection.topology(), endpoints, nodeName, zone);
-    return new PlannedPort(port, endpoints, selection, fallback);
+    var spill = ZoneSpillChoice.choose(port, endpoints, selection, zone, demand);
+    return new PlannedPort(port, endpoints, selection, fallback, demand, spill);
   }
 
   /** The Node's zone label, or null when it has none (or the Node is not known). */

@@ -2,6 +2,7 @@ package dev.proxima.proxy.render;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import java.util.List;
@@ -17,16 +18,28 @@ import java.util.Optional;
  * @param localEndpoints the endpoints for Local traffic policy; null when not used or none
  * @param hasAnyEndpoints whether the Service has usable endpoints anywhere; false makes every
  *     address of the port reject, true with an empty Local list makes that traffic drop
+ * @param spill the Cluster list's zone spill-over: {@link ZoneSpill#NONE} routes as without it
  */
 public record ServicePortRules(
     ServicePort port,
     List<Endpoint> clusterEndpoints,
     List<Endpoint> localEndpoints,
-    boolean hasAnyEndpoints) {
+    boolean hasAnyEndpoints,
+    ZoneSpill spill) {
   public ServicePortRules {
     Objects.requireNonNull(port, "port");
     clusterEndpoints = clusterEndpoints == null ? null : List.copyOf(clusterEndpoints);
     localEndpoints = localEndpoints == null ? null : List.copyOf(localEndpoints);
+    spill = spill == null ? ZoneSpill.NONE : spill;
+  }
+
+  /** A port without zone spill-over. */
+  public ServicePortRules(
+      ServicePort port,
+      List<Endpoint> clusterEndpoints,
+      List<Endpoint> localEndpoints,
+      boolean hasAnyEndpoints) {
+    this(port, clusterEndpoints, localEndpoints, hasAnyEndpoints, ZoneSpill.NONE);
   }
 
   public List<Endpoint> clusterOrEmpty() {
@@ -40,6 +53,6 @@ public record ServicePortRules(
   /** This port's routing decision; empty when the port cannot be routed at all. */
   public Optional<PortRoute> route(RouteDecision decision) {
     return Optional.ofNullable(
-        decision.decide(port, clusterOrEmpty(), localOrEmpty(), hasAnyEndpoints));
+        decision.decide(port, clusterOrEmpty(), localOrEmpty(), hasAnyEndpoints, spill));
   }
 }

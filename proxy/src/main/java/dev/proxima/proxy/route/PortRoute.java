@@ -3,6 +3,7 @@ package dev.proxima.proxy.route;
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ZoneSpill;
 import java.util.List;
 
 /**
@@ -29,6 +30,8 @@ import java.util.List;
  *     external address short-circuits to the Cluster list
  * @param affinitySeconds the ClientIP affinity timeout in whole seconds (at least 1), 0 without
  *     affinity
+ * @param spill the Cluster list's zone spill-over, its spread list validated like the others;
+ *     {@link ZoneSpill#NONE} when nothing spills
  */
 public record PortRoute(
     ServicePort port,
@@ -44,7 +47,8 @@ public record PortRoute(
     Verdict internal,
     Verdict external,
     boolean externalLocal,
-    long affinitySeconds) {
+    long affinitySeconds,
+    ZoneSpill spill) {
 
   public PortRoute {
     externalIps = List.copyOf(externalIps);
@@ -52,6 +56,12 @@ public record PortRoute(
     allowedSources = List.copyOf(allowedSources);
     cluster = List.copyOf(cluster);
     local = List.copyOf(local);
+    spill = spill == null ? ZoneSpill.NONE : spill;
+  }
+
+  /** Whether the Cluster list spills: a weighted choice goes in front of it. */
+  public boolean spills() {
+    return spill.spills() && !cluster.isEmpty();
   }
 
   public boolean externallyAccessible() {

@@ -7,6 +7,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.model.SourceRanges;
+import dev.proxima.proxy.model.ZoneSpill;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -45,6 +46,16 @@ public final class RouteDecision {
       List<Endpoint> clusterEndpoints,
       List<Endpoint> localEndpoints,
       boolean anyEndpoints) {
+    return decide(port, clusterEndpoints, localEndpoints, anyEndpoints, ZoneSpill.NONE);
+  }
+
+  /** As above, with the Cluster list's zone spill-over. */
+  public PortRoute decide(
+      ServicePort port,
+      List<Endpoint> clusterEndpoints,
+      List<Endpoint> localEndpoints,
+      boolean anyEndpoints,
+      ZoneSpill spill) {
     ServicePortName name = port.name();
     if (!validPort(port.port())) {
       warnings.add(name + ": port " + port.port() + " is out of range; service port skipped");
@@ -80,7 +91,8 @@ public final class RouteDecision {
         verdict(anyEndpoints, port.internalTrafficLocal(), cluster, local),
         verdict(anyEndpoints, externalLocal, cluster, local),
         externalLocal,
-        port.stickyTimeout() == null ? 0 : seconds(port.stickyTimeout()));
+        port.stickyTimeout() == null ? 0 : seconds(port.stickyTimeout()),
+        spilled(name, spill, cluster));
   }
 
   /**
@@ -96,6 +108,15 @@ public final class RouteDecision {
       return local.isEmpty() ? Verdict.DROP : Verdict.LOCAL_ENDPOINTS;
     }
     return cluster.isEmpty() ? Verdict.DROP : Verdict.CLUSTER_ENDPOINTS;
+  }
+
+  /** The spill with its spread list validated; none without a Cluster list to spill from. */
+  private ZoneSpill spilled(ServicePortName name, ZoneSpill spill, List<Endpoint> cluster) {
+    if (!spill.spills() || cluster.isEmpty()) {
+      return ZoneSpill.NONE;
+    }
+    var spread = endpoints(name, spill.spread());
+    return spread.isEmpty() ? ZoneSpill.NONE : new ZoneSpill(spill.keepPerMille(), spread);
   }
 
   /** Whole seconds, rounded up, at least 1: both tools count affinity in seconds. */

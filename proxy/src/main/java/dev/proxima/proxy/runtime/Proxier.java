@@ -252,7 +252,8 @@ public final class Proxier {
               config.serviceProxyName(),
               services,
               slices,
-              addressPolicy(node, hostAddresses, podCidrs));
+              addressPolicy(node, hostAddresses, podCidrs),
+              cache.zoneDemand());
       warnings.full(plan.warnings(), this::warn);
       var all = store.replaceAll(plan.ports(), plan.nodeZone());
       planned = Duration.between(started, clock.instant());
@@ -277,7 +278,8 @@ public final class Proxier {
                 config.serviceProxyName(),
                 service,
                 slices,
-                addresses);
+                addresses,
+                cache.zoneDemand());
         changedWarnings.addAll(plan.warnings());
         claims.put(key, plan.ports());
       }

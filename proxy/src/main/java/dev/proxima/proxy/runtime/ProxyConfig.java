@@ -12,6 +12,8 @@ import java.util.Objects;
  * @param serviceProxyName handle only the Services labelled
  *     service.kubernetes.io/service-proxy-name with this value; null handles unlabelled Services
  *     only
+ * @param zoneDemandNamespace where the controller publishes the zone demand that zone spill-over
+ *     follows; null watches none
  */
 public record ProxyConfig(
     String nodeName,
@@ -19,7 +21,29 @@ public record ProxyConfig(
     Duration minSyncPeriod,
     Duration syncPeriod,
     Duration fullSyncPeriod,
-    String serviceProxyName) {
+    String serviceProxyName,
+    String zoneDemandNamespace) {
+
+  /** Where the manifests run the controller, and so where it publishes the zone demand. */
+  public static final String DEFAULT_ZONE_DEMAND_NAMESPACE = "proxima-system";
+
+  /** With the zone demand in {@link #DEFAULT_ZONE_DEMAND_NAMESPACE}. */
+  public ProxyConfig(
+      String nodeName,
+      RuleSettings rules,
+      Duration minSyncPeriod,
+      Duration syncPeriod,
+      Duration fullSyncPeriod,
+      String serviceProxyName) {
+    this(
+        nodeName,
+        rules,
+        minSyncPeriod,
+        syncPeriod,
+        fullSyncPeriod,
+        serviceProxyName,
+        DEFAULT_ZONE_DEMAND_NAMESPACE);
+  }
 
   public ProxyConfig {
     Objects.requireNonNull(nodeName, "nodeName");
@@ -50,7 +74,13 @@ public record ProxyConfig(
 
   public ProxyConfig withRules(RuleSettings value) {
     return new ProxyConfig(
-        nodeName, value, minSyncPeriod, syncPeriod, fullSyncPeriod, serviceProxyName);
+        nodeName,
+        value,
+        minSyncPeriod,
+        syncPeriod,
+        fullSyncPeriod,
+        serviceProxyName,
+        zoneDemandNamespace);
   }
 
   /** Unapplied changes older than this make /healthz fail, as in kube-proxy. */

@@ -20,6 +20,7 @@ import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ConnectionLocalityMetrics;
 import dev.proxima.proxy.metrics.ProxyMetrics;
+import dev.proxima.proxy.metrics.ZoneSpillMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
@@ -37,6 +38,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -160,7 +162,8 @@ public final class ProxyServer implements AutoCloseable {
               public void nodeEvent() {
                 changed();
               }
-            });
+            },
+            config.zoneDemandNamespace());
     this.host = host;
     var counters = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     for (var family : IpFamily.values()) {
@@ -172,6 +175,12 @@ public final class ProxyServer implements AutoCloseable {
           new Proxier(
               family, config, cache, plane, host, metrics, health, clock, state.plans(family)));
     }
+    ZoneSpillMetrics.register(
+        registry,
+        () ->
+            ZoneSpillMetrics.of(
+                proxiers.stream().map(p -> p.published().plan()).filter(Objects::nonNull).toList()),
+        config.rules().observeMaxSeries());
     if (config.rules().observeLocality().counts()) {
       // --observe-locality=off counts nothing: no series rather than zeros that look like no
       // traffic.

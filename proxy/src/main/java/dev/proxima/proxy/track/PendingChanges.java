@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
@@ -30,6 +31,7 @@ public final class PendingChanges {
       new ChangeTracker<>(Projections::of);
   private final Map<IpFamily, List<Instant>> triggerTimes = new EnumMap<>(IpFamily.class);
   private final Instant startedAt;
+  private final Set<ObjectKey> touched = new HashSet<>();
 
   /**
    * @param startedAt when the proxy started: changes triggered before then were programmed by its
@@ -77,8 +79,19 @@ public final class PendingChanges {
     return Optional.empty();
   }
 
+  /**
+   * Services to plan again though they did not change, such as those a new zone demand concerns.
+   */
+  public synchronized void touched(Collection<ObjectKey> keys) {
+    touched.addAll(keys);
+  }
+
   public int pendingServices() {
-    return services.pendingCount();
+    return services.pendingCount() + touchedCount();
+  }
+
+  private synchronized int touchedCount() {
+    return touched.size();
   }
 
   public int pendingSlices() {
@@ -88,6 +101,10 @@ public final class PendingChanges {
   /** The Services whose own or whose slices' changes are pending; starts afresh. */
   public Set<ObjectKey> drainChangedServices() {
     var changed = new HashSet<>(services.drain().keySet());
+    synchronized (this) {
+      changed.addAll(touched);
+      touched.clear();
+    }
     slices
         .drain()
         .forEach(

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.track;
 
 import dev.proxima.model.Annotations;
+import dev.proxima.model.ZoneSpillOverSetting;
 import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
@@ -26,7 +27,8 @@ public final class Projections {
       LoadBalancerStatus loadBalancer,
       String uid,
       String creationTimestamp,
-      boolean observesLocality) {}
+      boolean observesLocality,
+      ZoneSpillOverSetting zoneSpillOver) {}
 
   public record SliceProjection(
       Map<String, String> labels, String addressType, List<?> ports, List<?> endpoints) {}
@@ -38,7 +40,8 @@ public final class Projections {
         service.getStatus() == null ? null : service.getStatus().getLoadBalancer(),
         service.getMetadata().getUid(),
         service.getMetadata().getCreationTimestamp(),
-        Annotations.observesLocality(service.getMetadata().getAnnotations()));
+        Annotations.observesLocality(service.getMetadata().getAnnotations()),
+        ZoneSpillOverSetting.parse(service.getMetadata().getAnnotations()));
   }
 
   public static SliceProjection of(EndpointSlice slice) {

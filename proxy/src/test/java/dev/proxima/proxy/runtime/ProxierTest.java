@@ -239,6 +239,13 @@ class ProxierTest {
     public Set<ObjectKey> drainChangedServices() {
       return Set.of();
     }
+
+    dev.proxima.model.ZoneDemand zoneDemand = dev.proxima.model.ZoneDemand.unknown();
+
+    @Override
+    public dev.proxima.model.ZoneDemand zoneDemand() {
+      return zoneDemand;
+    }
   }
 
   /**

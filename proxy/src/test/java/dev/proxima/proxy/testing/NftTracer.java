@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * goto, return) and compiles every rule of the table before it traces anything, so a rule of
  * another shape fails the trace loudly wherever it stands: new renderer syntax cannot pass
  * unnoticed. A {@code numgen random mod N} is followed for each of its N values ({@link
- * #traceAll}).
+ * #traceAll}), or for one value given ({@link #trace}).
  */
 public final class NftTracer {
   private static final Pattern BASE_CHAIN =
@@ -102,6 +102,14 @@ public final class NftTracer {
       choices = Math.max(choices, flow.widest);
     }
     return traces;
+  }
+
+  /**
+   * The packet's trace when every {@code numgen random mod N} on its way draws {@code draw} mod N:
+   * a weighted draw {@code numgen random mod 1000 < K} passes for a draw below K.
+   */
+  public Trace trace(Packet packet, int draw) {
+    return run(new Flow(packet, draw));
   }
 
   private Trace run(Flow flow) {
@@ -247,6 +255,13 @@ public final class NftTracer {
         tokens.next();
         return flow -> Control.ON;
       }
+      case "update" -> {
+        // Remembers the client in a timeout set; a trace follows one first packet, so nothing.
+        tokens.next();
+        setName(tokens.next());
+        tokens.next();
+        return flow -> Control.ON;
+      }
       case "masquerade" -> {
         tokens.next();
         if (tokens.peekIs("fully-random") || tokens.peekIs("random")) {
@@ -304,12 +319,29 @@ public final class NftTracer {
       throw new IllegalStateException("dnat of family " + family);
     }
     tokens.expect("to");
+    if (tokens.peek() != null && tokens.peek().matches("[0-9.]+:\\d+|\\[[0-9a-fA-F:]+]:\\d+")) {
+      // One fixed endpoint, as an affinity chain writes it.
+      var fixed = tokens.next();
+      tokens.requireEnd();
+      int colon = fixed.lastIndexOf(':');
+      var address = canonical(fixed.substring(0, colon).replace("[", "").replace("]", ""));
+      int port = Integer.parseInt(fixed.substring(colon + 1));
+      return flow -> {
+        flow.daddr = address;
+        flow.port = port;
+        flow.endpoint = (address.contains(":") ? "[" + address + "]" : address) + ":" + port;
+        return Control.ACCEPT;
+      };
+    }
     var key = concatenation(tokens);
     tokens.expect("map");
-    var map = setName(tokens.next());
+    var map = tokens.next();
+    if (!map.startsWith("{")) {
+      setName(map);
+    }
     tokens.requireEnd();
     return flow -> {
-      var value = lookup(map, values(key, flow));
+      var value = lookupIn(map, values(key, flow));
       if (value == null) {
         return Control.MISS;
       }
@@ -349,15 +381,27 @@ public final class NftTracer {
     var key = concatenation(tokens);
     if (tokens.peekIs("vmap")) {
       tokens.next();
-      var map = setName(tokens.next());
+      var map = tokens.next();
+      if (!map.startsWith("{")) {
+        setName(map);
+      }
       tokens.requireEnd();
       return flow -> {
-        var verdict = lookup(map, values(key, flow));
+        var verdict = lookupIn(map, values(key, flow));
         if (verdict == null) {
           return Control.MISS;
         }
         return rule(compileVerdict(verdict), flow);
       };
+    }
+    if (tokens.peekIs("<")) {
+      // A weighted draw: numgen random mod N < K.
+      tokens.next();
+      int bound = Integer.parseInt(tokens.next());
+      if (key.size() != 1) {
+        throw new IllegalStateException("a concatenation compared with <");
+      }
+      return flow -> Integer.parseInt(key.get(0).apply(flow)) < bound ? Control.ON : Control.MISS;
     }
     boolean negated = false;
     if (tokens.peekIs("!=")) {
@@ -537,6 +581,28 @@ public final class NftTracer {
       }
       if (all) {
         return colon < 0 ? text.strip() : text.substring(colon + 3).strip();
+      }
+    }
+    return null;
+  }
+
+  /** A lookup in a named map ({@code @name}) or in an anonymous one written in the rule. */
+  private String lookupIn(String map, List<String> key) {
+    if (!map.startsWith("{")) {
+      return lookup(setName(map), key);
+    }
+    for (var item : anonymousSet(map)) {
+      int colon = item.indexOf(" : ");
+      if (colon < 0) {
+        throw new IllegalStateException("not a map element: " + item);
+      }
+      var elementKey = item.substring(0, colon).strip().split(" \\. ");
+      boolean all = elementKey.length == key.size();
+      for (int i = 0; i < elementKey.length && all; i++) {
+        all = matches(elementKey[i], key.get(i));
+      }
+      if (all) {
+        return item.substring(colon + 3).strip();
       }
     }
     return null;

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.testing;
 
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.ZoneSpillOverSetting;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.Protocol;
@@ -55,6 +56,8 @@ public final class ServicePortFixtures {
       this.clusterIp = clusterIp;
       this.port = port;
     }
+
+    private ZoneSpillOverSetting zoneSpillOver;
 
     public Svc portName(String value) {
       portName = value;
@@ -112,6 +115,11 @@ public final class ServicePortFixtures {
       return this;
     }
 
+    public Svc zoneSpillOver(ZoneSpillOverSetting value) {
+      zoneSpillOver = value;
+      return this;
+    }
+
     public ServicePort build() {
       return new ServicePort(
           new ServicePortName(key, portName, protocol),
@@ -128,7 +136,8 @@ public final class ServicePortFixtures {
           healthCheckNodePort,
           null,
           null,
-          observeLocality);
+          observeLocality,
+          zoneSpillOver);
     }
 
     /** Only a Cluster list; hasAnyEndpoints when it is non-empty. */

@@ -103,6 +103,9 @@ public final class IptablesChains {
   public static final String FW_PREFIX = "PROXIMA-FW-";
   public static final String SEP_PREFIX = "PROXIMA-SEP-";
 
+  /** A spilling port's in-zone choice, reached with the zone's probability from its SVC chain. */
+  public static final String SPZ_PREFIX = "PROXIMA-SPZ-";
+
   /** base32(sha256(servicePortName + lowercase protocol)), as kube-proxy's per-Service hash. */
   public static String serviceHash(ServicePortName name) {
     return hash(name.toString() + name.protocol().lower());

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -64,6 +65,7 @@ final class ServiceChainsRenderer {
     Set<String> addresses = new HashSet<>();
     rules.clusterOrEmpty().forEach(e -> addresses.add(e.address()));
     rules.localOrEmpty().forEach(e -> addresses.add(e.address()));
+    rules.spill().spread().forEach(e -> addresses.add(e.address()));
     return addresses.size();
   }
 
@@ -72,7 +74,8 @@ final class ServiceChainsRenderer {
         || chain.startsWith(IptablesChains.SVL_PREFIX)
         || chain.startsWith(IptablesChains.EXT_PREFIX)
         || chain.startsWith(IptablesChains.FW_PREFIX)
-        || chain.startsWith(IptablesChains.SEP_PREFIX);
+        || chain.startsWith(IptablesChains.SEP_PREFIX)
+        || chain.startsWith(IptablesChains.SPZ_PREFIX);
   }
 
   private void nat(String chain, String comment, String... parts) {
@@ -271,7 +274,9 @@ final class ServiceChainsRenderer {
 
     // Endpoint dispatch and endpoint chains.
     Long sticky = route.sticky() ? route.affinitySeconds() : null;
-    if (route.usesCluster()) {
+    if (route.usesCluster() && route.spills()) {
+      spill(name, svc, IptablesChains.SPZ_PREFIX + hash, route, sticky);
+    } else if (route.usesCluster()) {
       dispatch(name, svc, cluster, sticky);
     }
     if (route.usesLocal()) {
@@ -280,6 +285,7 @@ final class ServiceChainsRenderer {
     Map<String, Endpoint> reachable = new LinkedHashMap<>();
     if (route.usesCluster()) {
       cluster.forEach(e -> reachable.putIfAbsent(e.address(), e));
+      route.spill().spread().forEach(e -> reachable.putIfAbsent(e.address(), e));
     }
     if (route.usesLocal()) {
       local.forEach(e -> reachable.putIfAbsent(e.address(), e));
@@ -308,16 +314,28 @@ final class ServiceChainsRenderer {
     }
   }
 
+  /**
+   * Zone spill-over: a client an endpoint remembers keeps it; otherwise the zone's share of new
+   * connections jumps to the in-zone choice and the rest fall through to the choice of any ready
+   * endpoint.
+   */
+  private void spill(ServicePortName name, String svc, String spz, PortRoute route, Long sticky) {
+    if (sticky != null) {
+      remembered(name, svc, route.spill().spread(), sticky);
+    }
+    nat(
+        svc,
+        name + " keeps its zone's share in-zone",
+        "-m statistic --mode random --probability "
+            + String.format(Locale.ROOT, "%.10f", route.spill().keepPerMille() / 1000.0),
+        jumpTo(spz));
+    dispatch(name, svc, route.spill().spread(), null);
+    dispatch(name, spz, route.cluster(), null);
+  }
+
   private void dispatch(ServicePortName name, String chain, List<Endpoint> endpoints, Long sticky) {
     if (sticky != null) {
-      for (Endpoint endpoint : endpoints) {
-        String sep = sepName(name, endpoint);
-        nat(
-            chain,
-            endpointComment(name + " -> " + endpoint.address()),
-            "-m recent --name " + sep + " --rcheck --seconds " + sticky + " --reap",
-            jumpTo(sep));
-      }
+      remembered(name, chain, endpoints, sticky);
     }
     int n = endpoints.size();
     for (int i = 0; i < n; i++) {
@@ -329,6 +347,19 @@ final class ServiceChainsRenderer {
               ? "-m statistic --mode random --probability " + IptablesRenderer.probability(n - i)
               : "",
           jumpTo(sepName(name, endpoint)));
+    }
+  }
+
+  /** ClientIP affinity: a client an endpoint's recent list holds goes back to it. */
+  private void remembered(
+      ServicePortName name, String chain, List<Endpoint> endpoints, long sticky) {
+    for (Endpoint endpoint : endpoints) {
+      String sep = sepName(name, endpoint);
+      nat(
+          chain,
+          endpointComment(name + " -> " + endpoint.address()),
+          "-m recent --name " + sep + " --rcheck --seconds " + sticky + " --reap",
+          jumpTo(sep));
     }
   }
 

@@ -6,6 +6,7 @@ import static dev.proxima.proxy.nftables.NftNames.STICKY_PREFIX;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.nftables.NftSyntax;
 import dev.proxima.proxy.route.RouteDecision;
 import java.util.ArrayList;
@@ -47,6 +48,14 @@ final class AffinityChains {
 
   /** The {@code sticky-<hash>} chain of {@code list}, {@code kind} cluster or local. */
   String chain(ServicePort sp, String kind, List<Endpoint> list) {
+    return chain(sp, kind, list, ZoneSpill.NONE);
+  }
+
+  /**
+   * As above; with a spill, a client remembered by any ready endpoint keeps it, and a new one goes
+   * through the weighted draw to {@code list} or to any of the spread endpoints.
+   */
+  String chain(ServicePort sp, String kind, List<Endpoint> list, ZoneSpill spill) {
     String base = sp.name() + "/" + sp.protocol().lower();
     String listKey = base + "#" + kind;
     String existing = nameByKey.get(listKey);
@@ -57,8 +66,15 @@ final class AffinityChains {
     String chain = hashedName(STICKY_PREFIX, listKey);
     List<String> chainRules = new ArrayList<>(leadingRules);
     List<String> endpointChains = new ArrayList<>();
+    List<String> spreadChains = new ArrayList<>();
     Set<String> distinct = new LinkedHashSet<>();
-    for (Endpoint target : list) {
+    var spreads = spill.spills();
+    List<Endpoint> all = new ArrayList<>(list);
+    if (spreads) {
+      all.addAll(spill.spread());
+    }
+    for (int index = 0; index < all.size(); index++) {
+      Endpoint target = all.get(index);
       String addressPort = NftSyntax.addressPort(family, target.ip(), target.port());
       // The timeout is part of the name: a full sync keeps an affinity set by name, and a set
       // declared again with another timeout would keep the old one.
@@ -84,23 +100,31 @@ final class AffinityChains {
                     + " to "
                     + addressPort));
       }
-      endpointChains.add(endpoint);
+      (index < list.size() ? endpointChains : spreadChains).add(endpoint);
       if (distinct.add(endpoint)) {
         chainRules.add(NftSyntax.saddr(family) + " @" + endpoint + " goto " + endpoint);
       }
     }
+    if (spreads) {
+      chainRules.add(SpillRules.draw(spill) + " " + choice(endpointChains));
+      chainRules.add(choice(spreadChains));
+    } else {
+      chainRules.add(choice(endpointChains));
+    }
+    chains.put(chain, chainRules);
+    return chain;
+  }
+
+  private static String choice(List<String> endpointChains) {
     List<String> choices = new ArrayList<>();
     for (int i = 0; i < endpointChains.size(); i++) {
       choices.add(i + " : goto " + endpointChains.get(i));
     }
-    chainRules.add(
-        "numgen random mod "
-            + endpointChains.size()
-            + " vmap { "
-            + String.join(", ", choices)
-            + " }");
-    chains.put(chain, chainRules);
-    return chain;
+    return "numgen random mod "
+        + endpointChains.size()
+        + " vmap { "
+        + String.join(", ", choices)
+        + " }";
   }
 
   Map<String, List<String>> chains() {

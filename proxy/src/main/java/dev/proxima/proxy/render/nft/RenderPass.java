@@ -7,6 +7,7 @@ import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.nftables.NftElement;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftRule;
@@ -150,6 +151,7 @@ final class RenderPass extends TableObjects {
         clusterIpsSeen.add(route.clusterIp());
       }
       route.cluster().forEach(target -> endpointsSeen.add(target.ip()));
+      route.spill().spread().forEach(target -> endpointsSeen.add(target.ip()));
       route.local().forEach(target -> endpointsSeen.add(target.ip()));
       if (route.port().stickyTimeout() != null) {
         continue; // Every dispatch goes through the port's own affinity chains.
@@ -194,8 +196,8 @@ final class RenderPass extends TableObjects {
 
   private static void sharedChainOf(
       Verdict verdict, PortRoute route, Entry entry, Map<String, TreeSet<Integer>> out, int ways) {
-    if (!verdict.dispatches()) {
-      return;
+    if (!verdict.dispatches() || (verdict == Verdict.CLUSTER_ENDPOINTS && route.spills())) {
+      return; // a spilling Cluster list has a chain of its own
     }
     int size = listOf(verdict, route).size();
     if (!ownChain(ways, size)) {
@@ -243,7 +245,7 @@ final class RenderPass extends TableObjects {
     ServicePort sp = route.port();
     String proto = sp.protocol().lower();
     String comment = NftText.comment(sp.name().toString());
-    for (List<Endpoint> list : List.of(route.cluster(), route.local())) {
+    for (List<Endpoint> list : List.of(route.cluster(), route.local(), route.spill().spread())) {
       for (Endpoint target : list) {
         hairpins.add(target.ip() + " . " + target.ip());
         countLocality(target);
@@ -356,8 +358,12 @@ final class RenderPass extends TableObjects {
     ServicePort sp = route.port();
     List<Endpoint> list = listOf(verdict, route);
     String kind = verdict == Verdict.CLUSTER_ENDPOINTS ? "CLUSTER" : "LOCAL";
+    var spill = verdict == Verdict.CLUSTER_ENDPOINTS ? route.spill() : ZoneSpill.NONE;
     if (sp.stickyTimeout() != null) {
-      return "goto " + affinity.chain(sp, kind.toLowerCase(Locale.ROOT), list);
+      return "goto " + affinity.chain(sp, kind.toLowerCase(Locale.ROOT), list, spill);
+    }
+    if (spill.spills()) {
+      return "goto " + spillChain(sp, list, spill);
     }
     if (ownChain(waysIn, list.size())) {
       return "goto " + endpointsChain(sp, kind, list);
@@ -406,26 +412,32 @@ final class RenderPass extends TableObjects {
       return name;
     }
     chain(name, masquerade);
-    var choices = new StringBuilder();
-    for (int i = 0; i < list.size(); i++) {
-      Endpoint target = list.get(i);
-      choices.append(i == 0 ? "" : ", ").append(i).append(" : ");
-      choices.append(target.ip()).append(" . ").append(target.port());
+    rules.get(name).add(NftRule.of(name, SpillRules.dnat(family, sp.protocol(), list)));
+    return name;
+  }
+
+  /**
+   * A spilling Cluster list's chain: one weighted draw keeps the zone's share on the hinted
+   * endpoints, the rest go to any ready one. Each list once, whatever the ways in.
+   */
+  private String spillChain(ServicePort sp, List<Endpoint> inZone, ZoneSpill spill) {
+    String name =
+        NftNames.ENDPOINTS_CHAIN_PREFIX
+            + nameHash
+                .apply(sp.name() + "/" + sp.protocol().lower() + "#SPILL")
+                .substring(0, 13)
+                .toLowerCase(Locale.ROOT);
+    if (chains.containsKey(name)) {
+      return name;
     }
+    chain(name, masquerade);
     rules
         .get(name)
         .add(
             NftRule.of(
                 name,
-                "meta l4proto "
-                    + sp.protocol().lower()
-                    + " dnat "
-                    + NftSyntax.family(family)
-                    + " to numgen random mod "
-                    + list.size()
-                    + " map { "
-                    + choices
-                    + " }"));
+                SpillRules.draw(spill) + " " + SpillRules.dnat(family, sp.protocol(), inZone)));
+    rules.get(name).add(NftRule.of(name, SpillRules.dnat(family, sp.protocol(), spill.spread())));
     return name;
   }
 

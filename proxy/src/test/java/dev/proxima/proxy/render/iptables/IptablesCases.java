@@ -7,6 +7,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.render.ServicePortRules;
@@ -48,6 +49,26 @@ final class IptablesCases {
 
   static FamilySettings v6() {
     return FamilySettings.of(IpFamily.IPV6, List.of("fd00:10::/64"));
+  }
+
+  /** Keeps 37.5% on the two in-zone endpoints, spreads the rest over all four. */
+  static ServicePortRules zoneSpillOver(Duration sticky) {
+    var svc = service("ns4/spill", "172.30.0.45", 80).portName("p80").nodePort(30045);
+    if (sticky != null) {
+      svc.sticky(sticky);
+    }
+    return new ServicePortRules(
+        svc.build(),
+        List.of(remote("10.180.0.4", 80), remote("10.180.0.5", 80)),
+        null,
+        true,
+        new ZoneSpill(
+            375,
+            List.of(
+                remote("10.180.0.4", 80),
+                remote("10.180.0.5", 80),
+                remote("10.180.1.4", 80),
+                remote("10.180.2.4", 80))));
   }
 
   static ServicePortRules twoEndpoints() {
@@ -152,6 +173,9 @@ final class IptablesCases {
     FamilySettings v6 = v6();
     return List.of(
         new Case("v4 two endpoints", v4, List.of(twoEndpoints())),
+        new Case("v4 zone spill-over", v4, List.of(zoneSpillOver(null))),
+        new Case(
+            "v4 zone spill-over with affinity", v4, List.of(zoneSpillOver(Duration.ofSeconds(60)))),
         new Case("v4 three endpoints", v4, List.of(threeEndpoints())),
         new Case("v4 no endpoints", v4, List.of(noEndpoints())),
         new Case("v4 iTP Local none local", v4, List.of(internalLocalNoneLocal())),

@@ -7,6 +7,7 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
+import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.PodInterface;
 import dev.proxima.proxy.render.ServicePortRules;
@@ -186,6 +187,35 @@ final class RenderCases {
                 .protocol(Protocol.UDP)
                 .sticky(Duration.ofMinutes(30))
                 .cluster(remote("fd00:10::3", 5353), remote("fd00:10::4", 5353))));
+  }
+
+  /** Ports that keep a share in-zone and spread the rest, one of them with ClientIP affinity. */
+  static Case zoneSpillOver() {
+    var inZone = List.of(remote("10.1.0.1", 8080), remote("10.1.0.2", 8080));
+    var all =
+        List.of(
+            remote("10.1.0.1", 8080),
+            remote("10.1.0.2", 8080),
+            remote("10.2.0.1", 8080),
+            remote("10.3.0.1", 8080));
+    return new Case(
+        "zone spill-over",
+        v4(),
+        List.of(
+            new ServicePortRules(
+                service("ns/spill", "172.30.0.110", 80).nodePort(30110).build(),
+                inZone,
+                null,
+                true,
+                new ZoneSpill(375, all)),
+            new ServicePortRules(
+                service("ns/spill-sticky", "172.30.0.111", 80)
+                    .sticky(Duration.ofSeconds(60))
+                    .build(),
+                inZone,
+                null,
+                true,
+                new ZoneSpill(0, all))));
   }
 
   static Case sessionAffinity() {
@@ -436,6 +466,7 @@ final class RenderCases {
         udpAndSctp(),
         ipv6(),
         sessionAffinity(),
+        zoneSpillOver(),
         masqueradeAll(),
         noClusterCidrs(),
         sharedEndpoints(),
