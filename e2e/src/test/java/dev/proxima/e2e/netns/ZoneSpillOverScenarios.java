@@ -173,8 +173,11 @@ abstract class ZoneSpillOverScenarios implements NetnsClusterExtension.PicksProx
       }
       var answers = running.stream().map(CompletableFuture::join).toList();
       System.out.printf(
-          "netns e2e: %d connections to %s in %d ms%n",
-          TOTAL, workload.name, Duration.between(started, Instant.now()).toMillis());
+          "netns e2e: %d connections to %s in %d ms, per endpoint %s%n",
+          TOTAL,
+          workload.name,
+          Duration.between(started, Instant.now()).toMillis(),
+          perEndpoint(answers));
       var all = Answers.describe(answers);
       assertThat(answers)
           .as("every connection is answered%s", all)
