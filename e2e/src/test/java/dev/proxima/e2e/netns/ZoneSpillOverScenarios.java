@@ -128,6 +128,21 @@ abstract class ZoneSpillOverScenarios implements NetnsClusterExtension.PicksProx
                           assertThat(condition.getMessage())
                               .contains("zone-a 37.5%, zone-b 100%, zone-c 100%");
                         }));
+    // Each node's proxy publishes the fraction it keeps: zone-a's nodes 0.375, the others all.
+    for (var node : CLIENT_NODES) {
+      double keeps = node.startsWith("a") ? 0.375 : 1.0;
+      await("the proxy on " + node + " keeps " + keeps)
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(300))
+          .until(
+              () ->
+                  Metrics.value(
+                      cluster.metrics(cluster.node(node)),
+                      "proxima_proxy_zone_spill_local_fraction",
+                      "service=\"" + spilled.name + "\"",
+                      "port=\"tcp\""),
+              value -> value == keeps);
+    }
     // Each zone-a node spills once its proxy has the fraction: a connection leaves zone-a half the
     // time then, so 20 in a row that all stay mean the rules are not there yet.
     for (var node : List.of("a1", "a2")) {
