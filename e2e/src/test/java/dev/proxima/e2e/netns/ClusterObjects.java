@@ -3,6 +3,8 @@ package dev.proxima.e2e.netns;
 import static org.awaitility.Awaitility.await;
 
 import dev.proxima.model.Labels;
+import dev.proxima.model.ZoneDemand;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -20,6 +23,9 @@ import java.util.stream.Collectors;
  * the Nodes, and each scenario's Services and EndpointSlices, with addresses allocated per run.
  */
 final class ClusterObjects {
+  /** Where the controller, run without --leader-election-namespace, publishes the zone demand. */
+  static final String CONTROLLER_NAMESPACE = "proxima-system";
+
   private final KubernetesClient kube;
   private final List<Workload> workloads = new ArrayList<>();
   private int nextService = 10;
@@ -37,6 +43,30 @@ final class ClusterObjects {
     for (var node : nodes) {
       kube.nodes().resource(nodeObject(node)).create();
     }
+  }
+
+  /** Sets the Node's allocatable CPU, as kubelet reports a resized node. */
+  void setAllocatableCpu(Layout.Node node, int cpu) {
+    kube.nodes()
+        .withName(node.name())
+        .edit(
+            existing -> {
+              existing.getStatus().getAllocatable().put("cpu", new Quantity(String.valueOf(cpu)));
+              return existing;
+            });
+  }
+
+  /**
+   * The zone demand the controller publishes, as its data (zone to share); empty while there is
+   * none. The controller runs with its default namespace, so the object is there.
+   */
+  Map<String, String> zoneDemand() {
+    var published =
+        kube.configMaps()
+            .inNamespace(CONTROLLER_NAMESPACE)
+            .withName(ZoneDemand.CONFIG_MAP_NAME)
+            .get();
+    return published == null || published.getData() == null ? Map.of() : published.getData();
   }
 
   private static Node nodeObject(Layout.Node node) {
@@ -129,6 +159,18 @@ final class ClusterObjects {
         .inNamespace(Workload.NAMESPACE)
         .withName(workload.sliceName())
         .get();
+  }
+
+  /** The Service's condition of {@code type} as the controller last wrote it, or null. */
+  Condition condition(Workload workload, String type) {
+    var service = kube.services().inNamespace(Workload.NAMESPACE).withName(workload.name).get();
+    if (service == null || service.getStatus() == null) {
+      return null;
+    }
+    return service.getStatus().getConditions().stream()
+        .filter(condition -> type.equals(condition.getType()))
+        .findFirst()
+        .orElse(null);
   }
 
   /** Waits until the controller has given every endpoint of the slice a hint. */

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.testing.ReachableApiServer;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -296,6 +297,11 @@ final class NetnsCluster implements AutoCloseable {
     return objects.slice(workload);
   }
 
+  /** The Service's condition of {@code type} as the controller last wrote it, or null. */
+  Condition condition(Workload workload, String type) {
+    return objects.condition(workload, type);
+  }
+
   void awaitHints(Workload workload) {
     objects.awaitHints(workload);
   }
@@ -317,7 +323,34 @@ final class NetnsCluster implements AutoCloseable {
     }
   }
 
+  // --- Nodes and zone demand ----------------------------------------------------------------
+
+  /**
+   * Reports {@code cpu} as the Node's allocatable CPU; {@link Layout.Node#cpu} is what the cluster
+   * starts with and what a scenario that changes it must restore.
+   */
+  void setAllocatableCpu(Layout.Node node, int cpu) {
+    objects.setAllocatableCpu(node, cpu);
+  }
+
+  /** Waits until the controller publishes {@code expected} (zone to share) as the zone demand. */
+  void awaitZoneDemand(Map<String, String> expected) {
+    await("zone demand " + expected + " published")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(objects::zoneDemand, expected::equals);
+  }
+
   // --- traffic -------------------------------------------------------------------------------
+
+  /**
+   * {@code count} TCP connections from {@code client}'s pod to the Service's ClusterIP, quickly;
+   * see {@link Clients#burst}.
+   */
+  Answers burst(Layout.Pod client, Workload workload, int count) {
+    return clients.burst(
+        client.name(), client.namespace(), workload.clusterIp, Workload.PORT, count);
+  }
 
   /** {@code count} connections from {@code client}'s pod to the Service's ClusterIP. */
   Answers probe(Layout.Pod client, Workload workload, String protocol, int count) {

@@ -29,6 +29,12 @@ final class NetnsClusterExtension
   /** Marks a test class whose cluster runs the images as the manifests say, not the jars. */
   interface InContainers {}
 
+  /**
+   * Marks a test class that runs the proxies in a mode of its own choosing (it calls {@link
+   * NetnsCluster#useMode} before its scenarios); every other class gets nftables mode.
+   */
+  interface PicksProxyMode {}
+
   private record Shared(NetnsCluster cluster) implements ExtensionContext.Store.CloseableResource {
     @Override
     public void close() {
@@ -55,8 +61,8 @@ final class NetnsClusterExtension
     }
     var cluster = cluster(context);
     // The cluster outlives each class, so a class must not inherit the mode the one before it
-    // chose: the routing scenarios pick theirs, everything else assumes the default.
-    if (!RoutingScenarios.class.isAssignableFrom(context.getRequiredTestClass())) {
+    // chose: the classes that pick theirs do so, everything else assumes the default.
+    if (!PicksProxyMode.class.isAssignableFrom(context.getRequiredTestClass())) {
       cluster.useMode(ProxyMode.nftables);
     }
   }

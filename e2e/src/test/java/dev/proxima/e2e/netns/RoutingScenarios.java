@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(NetnsClusterExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RoutingScenarios {
+abstract class RoutingScenarios implements NetnsClusterExtension.PicksProxyMode {
   abstract ProxyMode mode();
 
   @BeforeAll

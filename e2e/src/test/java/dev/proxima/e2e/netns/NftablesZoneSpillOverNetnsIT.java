@@ -1,0 +1,11 @@
+package dev.proxima.e2e.netns;
+
+import dev.proxima.proxy.model.ProxyMode;
+
+/** The zone spill-over scenarios with the proxies in nftables mode. */
+class NftablesZoneSpillOverNetnsIT extends ZoneSpillOverScenarios {
+  @Override
+  ProxyMode mode() {
+    return ProxyMode.nftables;
+  }
+}
