@@ -1,6 +1,11 @@
 package dev.proxima.bench;
 
+import dev.proxima.model.Annotations;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.ObserveLocality;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointHintsBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,6 +64,7 @@ final class LatencyBenchmark {
       }
       rows("nftables", sizes, nft, new Stats(direct).median(), true);
       countingCost(clusters.get(clusters.size() - 1));
+      spillCost(clusters.get(clusters.size() - 1));
       Namespaces.exec(node, "nft", "delete", "table", "ip", "proxima");
 
       Map<Integer, List<double[]>> iptables = new LinkedHashMap<>();
@@ -109,54 +115,121 @@ final class LatencyBenchmark {
 
   /**
    * The locality counting's cost bound: the largest cluster's rules with locality counting off (no
-   * counters) and on for every Service port (the node's counters plus each port's), loaded in
-   * alternation so machine noise hits both alike; more rounds when the per-round ratios fall on
-   * both sides of 1.1×.
+   * counters) and on for every Service port (the node's counters plus each port's).
    */
   private void countingCost(SyntheticCluster cluster) {
-    var scripts =
-        List.of(
-            new RenderedRules(cluster, ObserveLocality.OFF).fullScript(),
-            new RenderedRules(cluster, ObserveLocality.ALL).fullScript());
-    var off = new ArrayList<double[]>();
-    var on = new ArrayList<double[]>();
+    costRows(
+        "with locality counting on (the node's counters and every Service port's) vs off",
+        "off",
+        cluster,
+        new RenderedRules(cluster, ObserveLocality.OFF).fullScript(),
+        new RenderedRules(cluster, ObserveLocality.ALL).fullScript(),
+        "locality counting cost");
+  }
+
+  /**
+   * What zone spill-over adds to a first packet: the largest cluster's rules with Service 0 (the
+   * probed one) hinted PreferSameZone, once without the annotation and once opted in under a zone
+   * demand that makes the node's zone keep p = 0.75 of its new connections: the extra random choice
+   * in front of the zone's endpoints, and for the rest the choice among all of them.
+   */
+  private void spillCost(SyntheticCluster cluster) {
+    // Service 0's endpoints are in zone-a (the node's zone) and zone-b; zone-a's demand of 0.6 on
+    // one of two endpoints is 1.2 times the mean before zone-c spreads its 0.2 onto it.
+    var demand = ZoneDemand.ofRatios(Map.of("zone-a", 0.6, "zone-b", 0.2, "zone-c", 0.2));
+    var without = spillScript(cluster, demand, false);
+    var with = spillScript(cluster, demand, true);
+    if (with.equals(without)) {
+      throw new HarnessError("Service 0 does not spill with the annotation: no row to measure");
+    }
+    costRows(
+        "with Service 0 spilling over zones (p = 0.75) vs the same PreferSameZone Service without"
+            + " the annotation",
+        "without spill-over",
+        cluster,
+        without,
+        with,
+        "spill-over cost");
+  }
+
+  private static String spillScript(SyntheticCluster cluster, ZoneDemand demand, boolean opted) {
+    var services = new ArrayList<>(cluster.services());
+    var zonal =
+        new ServiceBuilder(services.get(0))
+            .editSpec()
+            .withTrafficDistribution("PreferSameZone")
+            .endSpec()
+            .build();
+    if (opted) {
+      zonal.getMetadata().setAnnotations(Map.of(Annotations.ZONE_SPILL_OVER, "true"));
+    }
+    services.set(0, zonal);
+    var slices = new ArrayList<>(cluster.slices());
+    var hinted = new EndpointSliceBuilder(slices.get(0)).build();
+    hinted
+        .getEndpoints()
+        .forEach(
+            endpoint ->
+                endpoint.setHints(
+                    new EndpointHintsBuilder().addNewForZone(endpoint.getZone()).build()));
+    slices.set(0, hinted);
+    return new RenderedRules(cluster, services, slices, demand).fullScript();
+  }
+
+  /**
+   * Two rows (p50 and p99) comparing the first packet under {@code withScript} against {@code
+   * withoutScript}, loaded in alternation so machine noise hits both alike; more rounds when the
+   * per-round ratios fall on both sides of 1.1×.
+   */
+  private void costRows(
+      String what,
+      String baselineName,
+      SyntheticCluster cluster,
+      String withoutScript,
+      String withScript,
+      String progressName) {
+    var scripts = List.of(withoutScript, withScript);
+    var without = new ArrayList<double[]>();
+    var with = new ArrayList<double[]>();
     int rounds = scale.latencyRounds();
     for (int round = 0; round < rounds; round++) {
       for (int mode = 0; mode < 2; mode++) {
         Sh.run(Sh.in(node, "nft", "-f", "-"), scripts.get(mode)).orThrow(List.of("nft -f"));
-        (mode == 0 ? off : on).add(probe(SyntheticCluster.clusterIp(0), 80));
+        (mode == 0 ? without : with).add(probe(SyntheticCluster.clusterIp(0), 80));
       }
       if (round == rounds - 1 && rounds == scale.latencyRounds()) {
-        var byMode = Map.<Integer, List<double[]>>of(0, off, 1, on);
+        var byMode = Map.<Integer, List<double[]>>of(0, without, 1, with);
         if (crosses(List.of(0, 1), byMode)) {
           rounds *= 2;
-          Progress.log(
-              "locality counting cost: the ratio crosses its target; " + rounds + " rounds");
+          Progress.log(progressName + ": the ratio crosses its target; " + rounds + " rounds");
         }
       }
     }
-    var byMode = Map.<Integer, List<double[]>>of(0, off, 1, on);
+    var byMode = Map.<Integer, List<double[]>>of(0, without, 1, with);
     String[] names = {"p50", "p99"};
     for (int q = 0; q < 2; q++) {
       final int which = q;
-      double a = new Stats(off.stream().map(s -> s[which]).toList()).median();
-      double b = new Stats(on.stream().map(s -> s[which]).toList()).median();
+      double a = new Stats(without.stream().map(s -> s[which]).toList()).median();
+      double b = new Stats(with.stream().map(s -> s[which]).toList()).median();
       var ratios = roundRatios(List.of(0, 1), byMode, q);
       rows.add(
-          Row.countingCost(
+          Row.check(
               "First-packet (connect) latency "
                   + names[q]
-                  + " with locality counting on (the node's counters and every Service port's)"
-                  + " vs off, nftables (median of "
-                  + off.size()
+                  + " "
+                  + what
+                  + ", nftables (median of "
+                  + without.size()
                   + " alternating rounds × "
                   + scale.latencySamples()
                   + String.format(
                       " connects; ratio per round %.2f–%.2f×)", ratios.min(), ratios.max()),
               cluster.serviceCount() + " svc",
-              b,
-              a,
-              LatencyBenchmark::micros));
+              micros(b),
+              baselineName + ": " + micros(a),
+              Row.ratio(b, a),
+              "≤ 1.1×",
+              b <= 1.1 * a));
     }
   }
 

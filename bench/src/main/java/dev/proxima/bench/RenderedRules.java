@@ -1,5 +1,6 @@
 package dev.proxima.bench;
 
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.metrics.ObservedServicePorts;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
@@ -52,11 +53,32 @@ public final class RenderedRules {
     this(cluster, services, slices, ObserveLocality.ANNOTATED);
   }
 
+  /**
+   * The ruleset of {@code services} and {@code slices} with the zone demand the proxy has read:
+   * what a Service that opts in to zone spill-over is planned with.
+   */
+  public RenderedRules(
+      SyntheticCluster cluster,
+      List<io.fabric8.kubernetes.api.model.Service> services,
+      List<EndpointSlice> slices,
+      ZoneDemand demand) {
+    this(cluster, services, slices, ObserveLocality.ANNOTATED, demand);
+  }
+
   private RenderedRules(
       SyntheticCluster cluster,
       List<io.fabric8.kubernetes.api.model.Service> services,
       List<EndpointSlice> slices,
       ObserveLocality observe) {
+    this(cluster, services, slices, observe, ZoneDemand.unknown());
+  }
+
+  private RenderedRules(
+      SyntheticCluster cluster,
+      List<io.fabric8.kubernetes.api.model.Service> services,
+      List<EndpointSlice> slices,
+      ObserveLocality observe,
+      ZoneDemand demand) {
     this.cluster = cluster;
     this.node = cluster.nodes().get(0);
     this.countsEveryPort = observe == ObserveLocality.ALL;
@@ -72,7 +94,7 @@ public final class RenderedRules {
                 IpFamily.IPV4, settings.nodePortAddresses(IpFamily.IPV4, addresses), List.of()));
     this.fullScript =
         assembler.replaceAll(
-            plannedPorts(cluster, services, slices).stream()
+            plannedPorts(cluster, services, slices, demand).stream()
                 .map(p -> NftPlanRenderer.rules(p, countsEveryPort))
                 .toList());
   }
@@ -86,20 +108,37 @@ public final class RenderedRules {
       SyntheticCluster cluster,
       List<io.fabric8.kubernetes.api.model.Service> services,
       List<EndpointSlice> slices) {
-    return plannedPorts(cluster, services, slices).stream().map(NftPlanRenderer::rules).toList();
+    return plannedPorts(cluster, services, slices, ZoneDemand.unknown()).stream()
+        .map(NftPlanRenderer::rules)
+        .toList();
   }
 
   private static List<NodePlanner.PlannedPort> plannedPorts(
       SyntheticCluster cluster,
       List<io.fabric8.kubernetes.api.model.Service> services,
-      List<EndpointSlice> slices) {
-    return NodePlanner.plan(
+      List<EndpointSlice> slices,
+      ZoneDemand demand) {
+    if (!demand.isKnown()) {
+      return NodePlanner.plan(
+              IpFamily.IPV4,
+              SyntheticCluster.PROXY_NODE,
+              cluster.nodes().get(0),
+              null,
+              services,
+              slices)
+          .ports();
+    }
+    // The synthetic Services claim distinct addresses, so each claim is its owner's.
+    var node = cluster.nodes().get(0);
+    return NodePlanner.planClaims(
             IpFamily.IPV4,
             SyntheticCluster.PROXY_NODE,
-            cluster.nodes().get(0),
+            node,
             null,
             services,
-            slices)
+            slices,
+            AddressPolicy.ofNode(node),
+            demand)
         .ports();
   }
 
