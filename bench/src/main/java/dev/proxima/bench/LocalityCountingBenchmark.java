@@ -1,6 +1,6 @@
 package dev.proxima.bench;
 
-import dev.proxima.proxy.metrics.ObservedServicePorts;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ObserveLocality;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,7 +124,6 @@ final class LocalityCountingBenchmark {
   private static List<String> arguments(ObserveLocality mode, SyntheticCluster cluster) {
     return List.of(
         "--observe-locality=" + mode.name().toLowerCase(java.util.Locale.ROOT),
-        "--observe-locality-max-series="
-            + ObservedServicePorts.SERIES_PER_PORT * cluster.serviceCount());
+        "--observe-locality-max-series=" + Locality.values().length * cluster.serviceCount());
   }
 }

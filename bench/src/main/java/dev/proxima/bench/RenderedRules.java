@@ -1,8 +1,8 @@
 package dev.proxima.bench;
 
 import dev.proxima.model.ZoneDemand;
-import dev.proxima.proxy.metrics.ObservedServicePorts;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.AddressPolicy;
@@ -84,8 +84,7 @@ public final class RenderedRules {
     this.countsEveryPort = observe == ObserveLocality.ALL;
     var settings =
         RuleSettings.defaults()
-            .withObserveLocality(
-                observe, ObservedServicePorts.SERIES_PER_PORT * Math.max(1, services.size()));
+            .withObserveLocality(observe, Locality.values().length * Math.max(1, services.size()));
     var addresses =
         node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
     this.assembler =
