@@ -4,9 +4,11 @@ import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ObserveLocality;
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NftPlanRenderer;
+import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.ServicePortRules;
@@ -62,7 +64,7 @@ public final class RenderedRules {
       List<io.fabric8.kubernetes.api.model.Service> services,
       List<EndpointSlice> slices,
       ZoneDemand demand) {
-    this(cluster, services, slices, ObserveLocality.ANNOTATED, demand);
+    this(cluster, services, slices, ObserveLocality.ANNOTATED, demand, null);
   }
 
   private RenderedRules(
@@ -70,7 +72,23 @@ public final class RenderedRules {
       List<io.fabric8.kubernetes.api.model.Service> services,
       List<EndpointSlice> slices,
       ObserveLocality observe) {
-    this(cluster, services, slices, observe, ZoneDemand.unknown());
+    this(cluster, services, slices, observe, ZoneDemand.unknown(), null);
+  }
+
+  /**
+   * The ruleset a running proxy programs for {@code services} and {@code slices}: the nftables
+   * mode's default NodePort addresses (the Node's primary IPs among {@code hostAddresses}, the
+   * addresses the proxy finds on its host) rather than the offline render's, which takes the Node's
+   * status.addresses as the host's. The benchmark Node's InternalIP is not on the proxy's host, so
+   * a running proxy accepts NodePorts on no address.
+   */
+  public static RenderedRules asRunning(
+      SyntheticCluster cluster,
+      List<io.fabric8.kubernetes.api.model.Service> services,
+      List<EndpointSlice> slices,
+      List<String> hostAddresses) {
+    return new RenderedRules(
+        cluster, services, slices, ObserveLocality.ANNOTATED, ZoneDemand.unknown(), hostAddresses);
   }
 
   private RenderedRules(
@@ -78,19 +96,26 @@ public final class RenderedRules {
       List<io.fabric8.kubernetes.api.model.Service> services,
       List<EndpointSlice> slices,
       ObserveLocality observe,
-      ZoneDemand demand) {
+      ZoneDemand demand,
+      List<String> hostAddresses) {
     this.cluster = cluster;
     this.node = cluster.nodes().get(0);
     this.countsEveryPort = observe == ObserveLocality.ALL;
     var settings =
         RuleSettings.defaults()
             .withObserveLocality(observe, Locality.values().length * Math.max(1, services.size()));
-    var addresses =
+    var nodeAddresses =
         node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
+    List<String> nodePortAddresses;
+    if (hostAddresses == null) {
+      nodePortAddresses = settings.nodePortAddresses(IpFamily.IPV4, nodeAddresses);
+    } else {
+      settings = settings.withDefaultNodePortAddressesOf(ProxyMode.nftables);
+      nodePortAddresses =
+          settings.nodePortAddresses(IpFamily.IPV4, hostAddresses, NodeIps.primary(node));
+    }
     this.assembler =
-        new RulesetAssembler(
-            settings.forFamily(
-                IpFamily.IPV4, settings.nodePortAddresses(IpFamily.IPV4, addresses), List.of()));
+        new RulesetAssembler(settings.forFamily(IpFamily.IPV4, nodePortAddresses, List.of()));
     this.fullScript =
         assembler.replaceAll(
             plannedPorts(cluster, services, slices, demand).stream()

@@ -241,7 +241,7 @@ final class SoakBenchmark {
             .inNamespace(SyntheticCluster.NAMESPACE)
             .list()
             .getItems();
-    var fresh = new RenderedRules(cluster, services, slices);
+    var fresh = RenderedRules.asRunning(cluster, services, slices, List.of(node.nodeAddress));
     var freshNamespace = namespaces.create("soak-fresh");
     try {
       Sh.run(Sh.in(freshNamespace, "nft", "-f", "-"), fresh.fullScript())
