@@ -142,19 +142,8 @@ public final class RenderedRules {
       List<io.fabric8.kubernetes.api.model.Service> services,
       List<EndpointSlice> slices,
       ZoneDemand demand) {
-    if (!demand.isKnown()) {
-      return NodePlanner.plan(
-              IpFamily.IPV4,
-              SyntheticCluster.PROXY_NODE,
-              cluster.nodes().get(0),
-              null,
-              services,
-              slices)
-          .ports();
-    }
-    // The synthetic Services claim distinct addresses, so each claim is its owner's.
     var node = cluster.nodes().get(0);
-    return NodePlanner.planClaims(
+    return NodePlanner.plan(
             IpFamily.IPV4,
             SyntheticCluster.PROXY_NODE,
             node,
