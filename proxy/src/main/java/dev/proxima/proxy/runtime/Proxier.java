@@ -11,6 +11,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.AddressOwners;
 import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.LocalDetection;
 import dev.proxima.proxy.plan.NftPlanRenderer;
@@ -27,12 +28,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,10 +72,17 @@ public final class Proxier {
   /** The plan's warnings as last told: each object and reason logged once, when it changes. */
   private final PlanWarnings warnings = new PlanWarnings();
 
-  private final AddressCollisionReport collisions;
-  private final NodePortAddressReport nodePortAddresses;
-  private final LocalDetectionReport localDetection;
+  /** The collisions as last logged: each one is logged once, when it appears. */
+  private Set<String> reportedCollisions = Set.of();
+
+  /** Whether NodePorts were served nowhere at the last sync; null before the first. */
+  private Boolean servedNowhere;
+
+  /** How the rules detected local traffic at the last sync; null before the first. */
+  private String reportedDetection;
+
   private final SyncPolicy policy;
+  private final ProxyHealth health;
   private boolean loggedFirstSync;
 
   private final RateLimitedSummary partialSyncs;
@@ -83,8 +93,13 @@ public final class Proxier {
    */
   public record Published(NodePlanner.FamilyPlan plan, SyncState state) {}
 
-  private final LivePublisher publisher;
-  private final List<SyncObserver> observers = new CopyOnWriteArrayList<>();
+  // Replaced whole on the sync thread, so a reader sees one sync's plan and state together.
+  private volatile Published published;
+
+  /** The UDP ports of the latest successful sync's plan, for the conntrack cleanup. */
+  private List<NodePlanner.PlannedPort> previousUdp = List.of();
+
+  private final List<Consumer<SyncResult>> observers = new CopyOnWriteArrayList<>();
 
   public Proxier(
       IpFamily family,
@@ -105,25 +120,12 @@ public final class Proxier {
     this.clock = clock;
     this.policy = new SyncPolicy(config.fullSyncPeriod(), clock);
     this.store = store;
-    this.collisions = new AddressCollisionReport(family, metrics);
-    this.nodePortAddresses = new NodePortAddressReport(family, config.rules(), metrics);
+    this.health = health;
     this.observed =
         new ObservedPortCap(
             plane.countsPerServicePort() ? config.rules().observeLocality() : ObserveLocality.OFF,
             config.rules().observeMaxSeries());
-    // What every sync tells: explain --live, health, metrics, then the UDP conntrack cleanup.
-    this.publisher = new LivePublisher(family);
-    this.localDetection =
-        new LocalDetectionReport(family, metrics, health, publisher::localTraffic);
-    subscribe(publisher);
-    subscribe(
-        result -> {
-          if (result.succeeded()) {
-            health.updated(result.family());
-          }
-        });
-    subscribe(new SyncMetrics(metrics));
-    subscribe(new UdpFlowCleanup(host, metrics, clock));
+    this.published = new Published(null, SyncState.notSynced(family));
     this.partialSyncs =
         new RateLimitedSummary(
             log,
@@ -142,11 +144,6 @@ public final class Proxier {
     return family;
   }
 
-  /** Whether a sync has loaded rules; cheaper than {@link #lastPlan}, which lists every port. */
-  public synchronized boolean loadedOnce() {
-    return policy.loadedOnce();
-  }
-
   /** The plan of the latest sync, or null before the first. */
   public synchronized NodePlanner.FamilyPlan lastPlan() {
     return policy.loadedOnce() ? currentPlan() : null;
@@ -154,15 +151,62 @@ public final class Proxier {
 
   /** The latest loaded plan and sync state, without waiting for a sync in progress. */
   public Published published() {
-    return publisher.published();
+    return published;
   }
 
-  public void subscribe(SyncObserver observer) {
+  /** Told after each sync, on the sync thread, after the load, in subscribe order. */
+  public void subscribe(Consumer<SyncResult> observer) {
     observers.add(observer);
   }
 
+  /**
+   * What every sync tells: explain --live, health, metrics, the UDP conntrack cleanup, observers.
+   */
   private void tell(SyncResult result) {
-    observers.forEach(observer -> observer.synced(result));
+    publish(result);
+    if (result.succeeded()) {
+      health.updated(family);
+    }
+    SyncMetrics.record(metrics, result);
+    deleteStaleUdpFlows(result);
+    observers.forEach(observer -> observer.accept(result));
+  }
+
+  private void publish(SyncResult result) {
+    var state = published.state();
+    published =
+        result.succeeded()
+            ? new Published(
+                result.plan(),
+                state.succeeded(
+                    result.decision().full(),
+                    result.finished(),
+                    result.outcome() == SyncResult.Outcome.LOADED
+                        ? result.rulesLoaded()
+                        : state.rulesLoaded(),
+                    result.plan().ports().size()))
+            : new Published(published.plan(), state.failed(result.error(), result.finished()));
+  }
+
+  /**
+   * After a sync that loaded a change to a UDP Service port, deletes the conntrack entries that
+   * would keep its flows on endpoints that no longer serve (a port left without endpoints too: its
+   * rejecting rules meet only new flows) and every flow to a deleted UDP Service's address. A
+   * restart's first sync has no previous plan, so it breaks no working UDP flow.
+   */
+  private void deleteStaleUdpFlows(SyncResult result) {
+    if (!result.succeeded()) {
+      return;
+    }
+    var before = previousUdp;
+    previousUdp =
+        result.plan().ports().stream().filter(p -> p.port().protocol() == Protocol.UDP).toList();
+    if (result.outcome() != SyncResult.Outcome.LOADED || !result.touchedUdp()) {
+      return;
+    }
+    var started = clock.instant();
+    int deleted = host.deleteStaleUdpFlows(family, result.plan().ports(), before);
+    metrics.conntrackReconciled(family, Duration.between(started, clock.instant()), deleted);
   }
 
   private NodePlanner.FamilyPlan currentPlan() {
@@ -197,15 +241,13 @@ public final class Proxier {
 
   /** False when the rules could not be loaded and the sync must be retried. */
   public synchronized boolean sync(Set<ObjectKey> changed) {
-    return sync(changed, host.addresses(cache));
+    return sync(changed, host.addresses(cache), new OnePassObjects(cache));
   }
 
-  /** With the host's addresses read once for every family of a sync pass. */
-  public synchronized boolean sync(Set<ObjectKey> changed, List<String> hostAddresses) {
-    return sync(changed, hostAddresses, new OnePassObjects(cache));
-  }
-
-  /** The families of a pass share {@code objects}, so that they plan from the same objects. */
+  /**
+   * The families of a pass share the host's addresses and {@code objects}, so that they plan from
+   * the same.
+   */
   public synchronized boolean sync(
       Set<ObjectKey> changed,
       List<String> hostAddresses,
@@ -219,12 +261,12 @@ public final class Proxier {
     var node = cache.node();
     var nodeAddresses =
         config.rules().nodePortAddresses(family, hostAddresses, NodeIps.primary(node));
-    nodePortAddresses.report(nodeAddresses);
+    reportNodePortAddresses(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
     // NodeCIDR on a Node without spec.podCIDRs falls back (LocalDetection) rather than waiting:
     // many clusters never set them, and a node must not go without a Service proxy for it.
     var detection = LocalDetection.of(config.rules(), family, podCidrs);
-    localDetection.report(detection);
+    reportLocalDetection(detection);
     var localCidrs = detection.localCidrs();
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
     var basis =
@@ -295,7 +337,7 @@ public final class Proxier {
         outcome = plane.replaceAll(rules(store.allPorts()), nodeAddresses, podCidrs);
       }
     }
-    collisions.report(store.collisions());
+    reportCollisions(store.collisions());
     reportObservedCap();
     warnings.partial(plane.warnings(), this::warn);
     metrics.planWarnings(family, warnings.countsByReason());
@@ -320,7 +362,6 @@ public final class Proxier {
               null,
               touchedUdp,
               triggers,
-              null,
               hostAddresses));
       return false;
     }
@@ -344,7 +385,6 @@ public final class Proxier {
             plan,
             touchedUdp,
             triggers,
-            null,
             hostAddresses));
     logSync(decision, changed.size(), ports, Duration.between(started, finished), planned);
     return true;
@@ -430,6 +470,82 @@ public final class Proxier {
                 name,
                 planned == null ? null : NftPlanRenderer.rules(planned, observed.counted(name))));
     return changes;
+  }
+
+  /** Each collision logged once, when it appears, naming both Services; the gauge kept current. */
+  private void reportCollisions(List<AddressOwners.Collision> collisions) {
+    var now = new HashSet<String>();
+    for (var collision : collisions) {
+      var text = collision.toString();
+      now.add(text);
+      if (!reportedCollisions.contains(text)) {
+        log.atWarn()
+            .addKeyValue("family", family.apiName())
+            .addKeyValue("address", collision.key())
+            .addKeyValue("owner", collision.winner().service())
+            .addKeyValue("loser", collision.loser().service())
+            .log("Address collision: " + text);
+      }
+    }
+    reportedCollisions = now;
+    metrics.addressCollisions(family, collisions.size());
+  }
+
+  /** A WARN and a gauge while --nodeport-addresses matches no address here, a line when it does. */
+  private void reportNodePortAddresses(List<String> addresses) {
+    var rules = config.rules();
+    boolean nowhere = rules.restrictsNodePorts(family) && addresses.isEmpty();
+    metrics.nodePortsServedNowhere(family, nowhere);
+    if (servedNowhere != null && servedNowhere == nowhere) {
+      return;
+    }
+    servedNowhere = nowhere;
+    if (nowhere) {
+      log.atWarn()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("nodeportAddresses", String.join(",", rules.nodePortCidrs()))
+          .log(
+              "--nodeport-addresses matches no address of this node in this family; NodePorts"
+                  + " are accepted on no address until one matches");
+    } else if (rules.restrictsNodePorts(family)) {
+      log.atInfo()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("addresses", String.join(",", addresses))
+          .log("NodePorts are accepted on the addresses --nodeport-addresses selects");
+    }
+  }
+
+  /**
+   * When local traffic detection falls back from the configured mode: a WARN when that starts or
+   * changes (not every sync), an INFO when the configured mode is back, the gauge, the health
+   * bodies and {@code explain --live}.
+   */
+  private void reportLocalDetection(LocalDetection detection) {
+    var description = detection.describe();
+    if (description.equals(reportedDetection)) {
+      return;
+    }
+    boolean wasDegraded = reportedDetection != null && health.localDetectionWarning(family) != null;
+    reportedDetection = description;
+    metrics.localDetectionDegraded(family, detection.degraded());
+    health.localDetection(family, detection.degraded() ? description : null);
+    published = new Published(published.plan(), published.state().withLocalTraffic(description));
+    if (detection.degraded()) {
+      log.atWarn()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("configured", detection.configured().apiName())
+          .addKeyValue("effective", detection.effectiveName())
+          .addKeyValue("missing", detection.missing())
+          .log(
+              "Local traffic detection falls back: the rules are programmed with "
+                  + detection.effectiveName()
+                  + " until the configured mode's input is there (see docs/install.md)");
+    } else if (wasDegraded) {
+      log.atInfo()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("mode", detection.effectiveName())
+          .log("Local traffic detection uses the configured mode again");
+    }
   }
 
   private void reportObservedCap() {

@@ -26,8 +26,8 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.ProxyState;
-import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -56,6 +56,9 @@ import org.slf4j.LoggerFactory;
 public final class ProxyServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ProxyServer.class);
 
+  /** The taint the cluster autoscaler puts on a node it is about to delete. */
+  static final String TO_BE_DELETED_TAINT = "ToBeDeletedByClusterAutoscaler";
+
   private final KubeProxyCache cache;
   private final List<Proxier> proxiers = new ArrayList<>();
 
@@ -72,7 +75,6 @@ public final class ProxyServer implements AutoCloseable {
   private HealthServer healthServer;
   private final ServiceHealthServers serviceHealth;
   private final Host host;
-  private final RuleSettings rules;
   private ProbeHttpServer metricsServer;
   private ExplainServer explainServer;
   private final Duration kernelCheckPeriod;
@@ -82,9 +84,6 @@ public final class ProxyServer implements AutoCloseable {
 
   /** The kernel's connection counters, or null when this proxy counts nothing. */
   private ConnectionLocalityMetrics connectionCounters;
-
-  /** Why explain --live shows no per-Service figures, or null when it does. */
-  private final String notCountedBecause;
 
   /**
    * How long a scrape waits for a family's kernel counter read before it shows the latest finished
@@ -132,7 +131,6 @@ public final class ProxyServer implements AutoCloseable {
       Clock clock) {
     this.clock = clock;
     this.registry = registry;
-    this.rules = config.rules();
     this.metrics = new ProxyMetrics(registry, mode);
     this.kernelCheckPeriod = config.syncPeriod();
     this.health = new ProxyHealth(clock, config.healthTimeout());
@@ -188,11 +186,9 @@ public final class ProxyServer implements AutoCloseable {
           ConnectionLocalityMetrics.register(
               registry, counters, () -> NodePlanner.zoneOf(cache.node()));
     }
-    this.notCountedBecause =
-        connectionCounters == null ? "--observe-locality=off: the rules count no connection" : null;
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
-    var healthChecks = new ServiceHealthChecks(serviceHealth, rules, cache);
+    var healthChecks = new ServiceHealthChecks(serviceHealth, config.rules(), cache);
     proxiers.forEach(proxier -> proxier.subscribe(healthChecks));
     this.runner =
         new SyncRunner(
@@ -216,13 +212,34 @@ public final class ProxyServer implements AutoCloseable {
       metrics.queued(proxier.family(), now);
     }
     var node = cache.node();
-    health.nodeIneligible(NodeEligibility.whyNot(node, nodeName).orElse(null));
+    health.nodeIneligible(whyIneligible(node));
     // Until every informer has listed, a sync does nothing yet would still count as a run and
     // hold the first real one back by --min-sync-period; and until the host is prepared, the
     // other mode's rules may still be in place. start() asks for the first sync.
     if (readyToSync) {
       runner.request();
     }
+  }
+
+  /**
+   * Why load balancers should stop sending traffic to this node, as kube-proxy's /healthz decides
+   * (KEP-3836), or null: its Node is missing, being deleted, or tainted by the cluster autoscaler
+   * for scale-down, so load balancers drain it before it goes. /livez ignores this.
+   */
+  private String whyIneligible(Node node) {
+    if (node == null) {
+      return "node " + nodeName + " not found";
+    }
+    if (node.getMetadata() != null && node.getMetadata().getDeletionTimestamp() != null) {
+      return "node is being deleted";
+    }
+    if (node.getSpec() != null
+        && node.getSpec().getTaints() != null
+        && node.getSpec().getTaints().stream()
+            .anyMatch(taint -> TO_BE_DELETED_TAINT.equals(taint.getKey()))) {
+      return "node has the " + TO_BE_DELETED_TAINT + " taint";
+    }
+    return null;
   }
 
   private boolean syncAll() {
@@ -247,23 +264,14 @@ public final class ProxyServer implements AutoCloseable {
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
   public void start(InetSocketAddress healthz, InetSocketAddress metricsAddress)
       throws IOException {
-    start(healthz, metricsAddress, null);
+    start(healthz, metricsAddress, null, CompletableFuture.completedFuture(null));
   }
 
   /**
-   * With {@code explain --live} on a loopback address (or none for null). A port it cannot bind is
-   * logged, not fatal: a debugging aid must not keep the node's Services from being programmed.
-   */
-  public void start(
-      InetSocketAddress healthz, InetSocketAddress metricsAddress, InetSocketAddress explain)
-      throws IOException {
-    start(healthz, metricsAddress, explain, CompletableFuture.completedFuture(null));
-  }
-
-  /**
-   * With host work that runs beside the informers' first list: no sync runs before {@code
-   * hostPrepared} (the other mode's leftover rules removed, or their removal failed and was logged)
-   * and the first lists have completed.
+   * With {@code explain --live} on a loopback address (or none for null): a port it cannot bind is
+   * logged, not fatal, since a debugging aid must not keep the node's Services from being
+   * programmed. No sync runs before {@code hostPrepared} (the other mode's leftover rules removed,
+   * or their removal failed and was logged) and the informers' first lists, which run beside it.
    */
   public void start(
       InetSocketAddress healthz,
@@ -477,8 +485,8 @@ public final class ProxyServer implements AutoCloseable {
    * scrape reads them.
    */
   private ObservedLocality observedLocality() {
-    if (notCountedBecause != null) {
-      return ObservedLocality.notCounted(notCountedBecause);
+    if (connectionCounters == null) {
+      return ObservedLocality.notCounted("--observe-locality=off: the rules count no connection");
     }
     var ports = connectionCounters.readServicePorts();
     return new ObservedLocality() {

@@ -873,7 +873,7 @@ class ProxierTest {
   void aCollisionIsLoggedOnceAtWarnNamingBothServices(ProxyMode mode) {
     var appender = new ListAppender<ILoggingEvent>();
     appender.start();
-    var logger = (Logger) LoggerFactory.getLogger(AddressCollisionReport.class);
+    var logger = (Logger) LoggerFactory.getLogger(Proxier.class);
     logger.addAppender(appender);
     try {
       start(mode);

@@ -256,7 +256,8 @@ class ProxyServerTest {
     proxy.start(
         new InetSocketAddress("127.0.0.1", 0),
         new InetSocketAddress("127.0.0.1", 0),
-        new InetSocketAddress("127.0.0.1", 0));
+        new InetSocketAddress("127.0.0.1", 0),
+        CompletableFuture.completedFuture(null));
 
     await()
         .untilAsserted(
@@ -318,7 +319,8 @@ class ProxyServerTest {
                 proxy.start(
                     new InetSocketAddress("127.0.0.1", 0),
                     new InetSocketAddress("127.0.0.1", 0),
-                    new InetSocketAddress("0.0.0.0", 0)))
+                    new InetSocketAddress("0.0.0.0", 0),
+                    CompletableFuture.completedFuture(null)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("must be a loopback address");
     assertThat(proxy.explainPort()).isEqualTo(-1);
