@@ -43,7 +43,7 @@ public final class ConntrackCleaner {
     if (listing == null) {
       return 0;
     }
-    var deletions = StaleFlows.find(ConntrackListing.parse(listing), ports, previous);
+    var deletions = StaleFlows.find(StaleFlows.parse(listing), ports, previous);
     int deleted = 0;
     for (var deletion : deletions) {
       var arguments = new ArrayList<>(List.of("-D", "-p", "udp", "-f", familyArgument));

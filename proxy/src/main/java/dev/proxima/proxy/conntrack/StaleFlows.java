@@ -22,9 +22,49 @@ public final class StaleFlows {
   private StaleFlows() {}
 
   /**
-   * What to delete: flows to this destination (IP, or NodePort when ip is null) answered by
-   * replySource.
+   * One UDP conntrack entry, reduced to where the client sent it and who answers (after DNAT, the
+   * endpoint; without DNAT, the original destination).
    */
+  public record UdpFlow(
+      String originalDestination, int originalDestinationPort, String replySource) {}
+
+  /** Parses {@code conntrack -L -p udp} output; lines it does not understand are skipped. */
+  public static List<UdpFlow> parse(String output) {
+    var flows = new ArrayList<UdpFlow>();
+    for (var line : output.lines().toList()) {
+      var fields = line.trim().split("\\s+");
+      if (fields.length == 0 || !fields[0].equals("udp")) {
+        continue;
+      }
+      String dst = null;
+      String dport = null;
+      String replySrc = null;
+      int sources = 0;
+      for (var field : fields) {
+        if (field.startsWith("src=")) {
+          sources++;
+          if (sources == 2) {
+            replySrc = field.substring(4);
+          }
+        } else if (field.startsWith("dst=") && dst == null) {
+          dst = field.substring(4);
+        } else if (field.startsWith("dport=") && dport == null) {
+          dport = field.substring(6);
+        }
+      }
+      if (dst == null || dport == null || replySrc == null) {
+        continue;
+      }
+      try {
+        flows.add(new UdpFlow(dst, Integer.parseInt(dport), replySrc));
+      } catch (NumberFormatException malformed) {
+        // conntrack printed something unexpected; the next reconcile sees the flow again.
+      }
+    }
+    return flows;
+  }
+
+  /** Flows to this destination (IP, or NodePort when the IP is null) answered by replySource. */
   public record Deletion(String serviceIp, int nodePort, String replySource)
       implements Comparable<Deletion> {
     @Override
