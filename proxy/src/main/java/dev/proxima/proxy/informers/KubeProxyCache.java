@@ -85,21 +85,8 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
     void endpointsEvent(int pendingSlices);
 
+    /** Also when a ServiceCIDR came, changed or went: the rules need a sync then too. */
     void nodeEvent();
-
-    /** A ServiceCIDR came, changed or went: the rules need a sync, as for the Node. */
-    default void serviceCidrsEvent() {
-      nodeEvent();
-    }
-  }
-
-  public KubeProxyCache(
-      KubernetesClient client,
-      String nodeName,
-      Duration resync,
-      PendingChanges changes,
-      Listener listener) {
-    this(client, nodeName, resync, changes, listener, null);
   }
 
   /**
@@ -194,7 +181,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
               var before = previous == null ? null : cidrsOf(previous);
               var after = current == null ? null : cidrsOf(current);
               if (!java.util.Objects.equals(before, after)) {
-                listener.serviceCidrsEvent();
+                listener.nodeEvent();
               }
             }));
     var api = client.getMasterUrl().toString().replaceAll("/+$", "");
@@ -223,21 +210,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   /** Completes once every informer's store holds its first list; fails if one stops before. */
   public CompletableFuture<Void> start() {
     // Not part of what start waits for: see serviceCidrObjects.
-    serviceCidrObjects
-        .start()
-        .exceptionally(
-            failure -> {
-              log.atDebug().setCause(failure).log("ServiceCIDR informer stopped");
-              return null;
-            });
+    logStop(serviceCidrObjects.start().toCompletableFuture(), "ServiceCIDR informer stopped");
     if (zoneDemand != null) {
-      zoneDemand
-          .start()
-          .exceptionally(
-              failure -> {
-                log.atDebug().setCause(failure).log("Zone demand informer stopped");
-                return null;
-              });
+      logStop(zoneDemand.start(), "Zone demand informer stopped");
     }
     var servicesListed = startFromItsOwnThread(services, "services");
     var slicesListed = startFromItsOwnThread(slices, "endpointslices");
@@ -245,6 +220,14 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
         servicesListed.thenCompose(started -> started),
         slicesListed.thenCompose(started -> started),
         nodes.start().toCompletableFuture());
+  }
+
+  private static void logStop(CompletableFuture<?> started, String message) {
+    started.exceptionally(
+        failure -> {
+          log.atDebug().setCause(failure).log(message);
+          return null;
+        });
   }
 
   /**

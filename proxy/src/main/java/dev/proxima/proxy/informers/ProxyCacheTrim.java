@@ -51,7 +51,7 @@ public final class ProxyCacheTrim {
     var metadata = service.getMetadata();
     dropBookkeeping(metadata);
     if (metadata != null) {
-      metadata.setAnnotations(ProxyAnnotations.kept(metadata.getAnnotations()));
+      metadata.setAnnotations(keptAnnotations(metadata.getAnnotations()));
     }
     if (service.getStatus() != null) {
       service.getStatus().setConditions(Collections.emptyList());
@@ -124,6 +124,24 @@ public final class ProxyCacheTrim {
     if (hasNoUnknownFields(node.getAdditionalProperties())) {
       node.setAdditionalProperties(TRIMMED);
     }
+  }
+
+  private static Map<String, String> keptAnnotations(Map<String, String> annotations) {
+    if (annotations == null || annotations.isEmpty()) {
+      return Collections.emptyMap();
+    }
+    Map<String, String> kept = new HashMap<>(2);
+    if (Annotations.observesLocality(annotations)) {
+      kept.put(Annotations.OBSERVE_LOCALITY, "true");
+    }
+    for (var key : List.of(Annotations.ZONE_SPILL_OVER, Annotations.ZONE_SPILL_OVER_TOLERANCE)) {
+      var value = annotations.get(key);
+      if (value != null) {
+        // Parsing reads at most a few characters; a long value is kept only as far as it shows.
+        kept.put(key, value.length() > 64 ? value.substring(0, 64) : value);
+      }
+    }
+    return kept.isEmpty() ? Collections.emptyMap() : Map.copyOf(kept);
   }
 
   /** The shared conditions equal to {@code conditions}; itself when it has unknown fields. */
