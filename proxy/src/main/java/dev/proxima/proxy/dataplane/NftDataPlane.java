@@ -81,11 +81,6 @@ public final class NftDataPlane implements DataPlane {
   private int linesLoaded;
   private int longestTransaction;
 
-  public NftDataPlane(
-      IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics) {
-    this(family, settings, nft, metrics, Clock.systemUTC());
-  }
-
   /**
    * @param clock dates the chains and sets that stop being used, deleted a second later
    */

@@ -77,7 +77,7 @@ public final class PrintingRuleLoader implements IptablesKernel, RuleLoader {
   }
 
   @Override
-  public boolean referenced(String family, String table, String set) {
-    return true;
+  public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
+    return Optional.of(true);
   }
 }

@@ -35,19 +35,12 @@ public interface RuleLoader {
   }
 
   /**
-   * Whether a rule refers to the set. False when the set is free, missing, or the loader cannot
-   * tell.
-   */
-  default boolean referenced(String family, String table, String set) {
-    return false;
-  }
-
-  /**
-   * {@link #referenced}, or empty when nft could not tell (it timed out, or failed for another
-   * reason than the set being busy or missing): a periodic check then leaves the table alone.
+   * Whether a rule refers to the set: false when it is free or missing, and always for loaders that
+   * cannot tell; empty when nft could not tell (it timed out, or failed for another reason than the
+   * set being busy or missing), and a periodic check then leaves the table alone.
    */
   default Optional<Boolean> referencedIfKnown(String family, String table, String set) {
-    return Optional.of(referenced(family, table, set));
+    return Optional.of(false);
   }
 
   /**
