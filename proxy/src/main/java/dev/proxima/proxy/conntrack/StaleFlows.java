@@ -12,11 +12,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Finds UDP flows that would keep sending a client's datagrams to an endpoint that is gone, or past
- * a Service that was rejecting them before it had endpoints. UDP has no connection to break, so
- * without this a client can talk to a removed endpoint until its conntrack entry times out. Like
- * upstream's reconciler it ignores traffic policy and topology: any serving endpoint of the Service
- * port keeps its flows.
+ * Finds UDP flows that would keep a client's datagrams on an endpoint that is gone, or past a
+ * Service that rejected them before it had endpoints, until the entry times out. Like upstream's
+ * reconciler it ignores traffic policy and topology: any serving endpoint keeps its flows.
  */
 public final class StaleFlows {
   private StaleFlows() {}
@@ -75,11 +73,8 @@ public final class StaleFlows {
 
   /**
    * The flows whose endpoint no longer serves their Service port, and every flow to a UDP Service
-   * address or NodePort the previous plan had and this one does not (the Service was deleted, or
-   * lost that port).
-   *
-   * @param previous empty when unknown (the first sync after a restart keeps every entry whose
-   *     endpoint still serves)
+   * address or NodePort {@code previous} had and this plan lacks; with {@code previous} empty (a
+   * restart), every entry whose endpoint still serves stays.
    */
   public static Set<Deletion> find(
       List<UdpFlow> flows,

@@ -17,8 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the proxy reads from and does to the host besides loading rules: the addresses {@code
- * --nodeport-addresses} selects from, and the UDP conntrack cleanup. The CLI picks {@link
- * #thisHost()} for a node and {@link #none()} for a dry run; the runtime never asks which.
+ * --nodeport-addresses} selects from, and the UDP conntrack cleanup.
  */
 public final class Host {
   private static final Logger log = LoggerFactory.getLogger(Host.class);
@@ -75,9 +74,8 @@ public final class Host {
   }
 
   /**
-   * This network namespace's interface addresses (the node's with hostNetwork) without IPv6 zone
-   * suffixes, as kube-proxy reads them for --nodeport-addresses; read every sync, so an address
-   * that comes or goes is followed. Empty when they cannot be read.
+   * This network namespace's interface addresses without IPv6 zones, read every sync so that an
+   * address that comes or goes is followed; empty when they cannot be read.
    */
   private static List<String> interfaceAddresses() {
     var result = new ArrayList<String>();

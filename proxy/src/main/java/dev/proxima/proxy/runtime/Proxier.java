@@ -24,9 +24,12 @@ import dev.proxima.proxy.plan.PlanWarnings;
 import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -41,10 +44,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Programs one IP family. A full sync plans every Service and replaces table {@code proxima} in one
- * transaction; a partial sync re-plans only the Services that changed, renders only their ports and
- * loads only the difference. A failed transaction leaves the previous ruleset in place (nft is
- * atomic), is counted, and makes the next sync full.
+ * Programs one IP family: a full sync plans every Service and replaces its rules, a partial sync
+ * re-plans the changed Services and loads only the difference. A failed load leaves the previous
+ * rules in place and makes the next sync full.
  */
 public final class Proxier {
   private static final Logger log = LoggerFactory.getLogger(Proxier.class);
@@ -60,7 +62,6 @@ public final class Proxier {
   private final ProxyMetrics metrics;
   private final Clock clock;
 
-  /** This family's plan between syncs: claims, address owners, and ports as programmed. */
   private final PlanStore store;
 
   /** Which ports are counted per locality, under --observe-locality-max-series. */
@@ -87,10 +88,7 @@ public final class Proxier {
 
   private final RateLimitedSummary partialSyncs;
 
-  /**
-   * What {@code explain --live} reads of this family, from another thread: the plan the latest
-   * successful sync loaded (null before the first) and how the syncs went.
-   */
+  /** What {@code explain --live} reads: the latest loaded plan (or null) and how syncs went. */
   public record Published(NodePlanner.FamilyPlan plan, SyncState state) {}
 
   // Replaced whole on the sync thread, so a reader sees one sync's plan and state together.
@@ -213,10 +211,7 @@ public final class Proxier {
     return store.current(NodePlanner.zoneOf(cache.node()));
   }
 
-  /**
-   * Deletes what earlier syncs stopped using, when it is safe to; nothing while the next sync must
-   * be full, since the kernel may then not hold what the last sync meant to load.
-   */
+  /** Nothing while the next sync must be full: the kernel may not hold what the last one meant. */
   public synchronized void removeStale() {
     if (!policy.fullSyncForced()) {
       plane.removeStale();
@@ -245,8 +240,7 @@ public final class Proxier {
   }
 
   /**
-   * The families of a pass share the host's addresses and {@code objects}, so that they plan from
-   * the same.
+   * The families of a pass share the host's addresses and {@code objects}, to plan from the same.
    */
   public synchronized boolean sync(
       Set<ObjectKey> changed,
@@ -284,16 +278,14 @@ public final class Proxier {
     if (full) {
       // The pass's one listing: the families plan from the same objects.
       var pass = objects.get();
-      var services = pass.services();
-      var slices = pass.slices();
       var plan =
           NodePlanner.planClaims(
               family,
               config.nodeName(),
               node,
               config.serviceProxyName(),
-              services,
-              slices,
+              pass.services(),
+              pass.slices(),
               addressPolicy(node, hostAddresses, podCidrs),
               cache.zoneDemand());
       warnings.full(plan.warnings(), this::warn);
@@ -310,16 +302,14 @@ public final class Proxier {
           addressPolicy(node, hostAddresses, podCidrs)
               .withKnownNodePorts(this::programmedNodePorts);
       for (var key : changed) {
-        var service = cache.service(key);
-        var slices = cache.slicesOf(key);
         var plan =
             NodePlanner.planServiceClaims(
                 family,
                 config.nodeName(),
                 node,
                 config.serviceProxyName(),
-                service,
-                slices,
+                cache.service(key),
+                cache.slicesOf(key),
                 addresses,
                 cache.zoneDemand());
         changedWarnings.addAll(plan.warnings());
@@ -341,7 +331,8 @@ public final class Proxier {
     reportObservedCap();
     warnings.partial(plane.warnings(), this::warn);
     metrics.planWarnings(family, warnings.countsByReason());
-    if (outcome.status() == DataPlane.Status.FAILED) {
+    boolean failed = outcome.status() == DataPlane.Status.FAILED;
+    if (failed) {
       policy.failed();
       log.atError()
           .addKeyValue("family", family.apiName())
@@ -350,50 +341,36 @@ public final class Proxier {
           .addKeyValue("error", outcome.error())
           .log(
               "Loading the rules failed; the previous rules stay in place and the next sync is full");
-      tell(
-          new SyncResult(
-              family,
-              decision,
-              SyncResult.Outcome.FAILED,
-              outcome.error(),
-              started,
-              clock.instant(),
-              0,
-              null,
-              touchedUdp,
-              triggers,
-              hostAddresses));
-      return false;
     }
     var finished = clock.instant();
-    if (full) {
+    if (full && !failed) {
       policy.fullLoaded(basis);
     }
-    var plan = currentPlan();
-    var ports = plan.ports();
+    var plan = failed ? null : currentPlan();
     tell(
         new SyncResult(
             family,
             decision,
-            outcome.status() == DataPlane.Status.LOADED
-                ? SyncResult.Outcome.LOADED
-                : SyncResult.Outcome.UNCHANGED,
-            null,
+            failed
+                ? SyncResult.Outcome.FAILED
+                : outcome.status() == DataPlane.Status.LOADED
+                    ? SyncResult.Outcome.LOADED
+                    : SyncResult.Outcome.UNCHANGED,
+            outcome.error(),
             started,
             finished,
-            plane.linesLoaded(),
+            failed ? 0 : plane.linesLoaded(),
             plan,
             touchedUdp,
             triggers,
             hostAddresses));
-    logSync(decision, changed.size(), ports, Duration.between(started, finished), planned);
-    return true;
+    if (!failed) {
+      logSync(decision, changed.size(), plan.ports(), Duration.between(started, finished), planned);
+    }
+    return !failed;
   }
 
-  /**
-   * Full syncs and the first one after start get their own INFO line; partial syncs, which follow
-   * every change, are summed up at most once per {@link #PARTIAL_SYNC_SUMMARY_INTERVAL}.
-   */
+  /** Full syncs and the first get an INFO line; partial syncs are summed up now and then. */
   private void logSync(
       SyncPolicy.Decision decision,
       int changedServices,
@@ -437,9 +414,8 @@ public final class Proxier {
   }
 
   /**
-   * The changed ports as the data plane takes them, each counted per locality or not; a port that
-   * comes or goes can push another out of the series cap or let one in, and that port is
-   * re-rendered too.
+   * The changed ports as the data plane takes them, counted per locality or not; a port that comes
+   * or goes can push another out of the series cap or let one in, which is re-rendered too.
    */
   private Map<ServicePortName, ServicePortRules> countedChanges(
       Map<ServicePortName, NodePlanner.PlannedPort> changedPorts) {
@@ -585,9 +561,7 @@ public final class Proxier {
   }
 
   /**
-   * What a tenant's Service may not point at on this node: the node's addresses (its status and its
-   * interfaces), every other Node's addresses, the pod ranges (the Node's and --cluster-cidr), the
-   * ServiceCIDRs, and --external-ip-cidrs.
+   * What a tenant's Service may not point at: node and pod addresses, Service and external CIDRs.
    */
   private AddressPolicy addressPolicy(
       Node node, List<String> hostAddresses, List<String> podCidrs) {
@@ -606,7 +580,7 @@ public final class Proxier {
 
   /** The NodePorts programmed now, for a partial sync's loop check: asked for rarely. */
   private Set<String> programmedNodePorts() {
-    var result = new java.util.HashSet<String>();
+    var result = new HashSet<String>();
     for (var planned : store.allPorts()) {
       if (planned.port().nodePort() != 0) {
         result.add(AddressPolicy.nodePortKey(planned.port().protocol(), planned.port().nodePort()));
@@ -623,5 +597,28 @@ public final class Proxier {
         .addKeyValue("reason", group.reason())
         .addKeyValue("count", group.count())
         .log(group.line());
+  }
+
+  /**
+   * The cache's Services and slices, taken once per sync pass and only when a full sync asks for
+   * them, so the families of a pass plan from the same objects.
+   */
+  static final class OnePassObjects implements Supplier<OnePassObjects.Objects> {
+    record Objects(Collection<Service> services, Collection<EndpointSlice> slices) {}
+
+    private final ProxyCache cache;
+    private Objects objects;
+
+    OnePassObjects(ProxyCache cache) {
+      this.cache = cache;
+    }
+
+    @Override
+    public Objects get() {
+      if (objects == null) {
+        objects = new Objects(cache.services(), cache.endpointSlices());
+      }
+      return objects;
+    }
   }
 }

@@ -85,10 +85,7 @@ public final class ProxyServer implements AutoCloseable {
   /** The kernel's connection counters, or null when this proxy counts nothing. */
   private ConnectionLocalityMetrics connectionCounters;
 
-  /**
-   * How long a scrape waits for a family's kernel counter read before it shows the latest finished
-   * one ({@link LatestCounterRead}); two families stay within a scrape's usual 10 s timeout.
-   */
+  /** A scrape's wait per family for a fresh counter read: two stay within its usual 10 s. */
   private static final Duration COUNTER_READ_WAIT = Duration.ofSeconds(2);
 
   /** One thread per family, so a slow read of one delays neither the other nor any sync. */
@@ -98,10 +95,7 @@ public final class ProxyServer implements AutoCloseable {
   private final ScheduledExecutorService kernelCheck =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
 
-  /**
-   * The nftables mode off the host (a dry run, tests, the demo): rules go to {@code nft}, the
-   * Node's status.addresses stand in for the interfaces, and no conntrack entries are deleted.
-   */
+  /** The nftables mode off the host (tests, the demo): no interfaces read, no conntrack touched. */
   public ProxyServer(
       KubernetesClient client,
       ProxyConfig config,
@@ -213,18 +207,16 @@ public final class ProxyServer implements AutoCloseable {
     }
     var node = cache.node();
     health.nodeIneligible(whyIneligible(node));
-    // Until every informer has listed, a sync does nothing yet would still count as a run and
-    // hold the first real one back by --min-sync-period; and until the host is prepared, the
-    // other mode's rules may still be in place. start() asks for the first sync.
+    // Before the first lists a sync would do nothing yet hold the first real one back by
+    // --min-sync-period, and before the host is prepared the other mode's rules may be in place.
     if (readyToSync) {
       runner.request();
     }
   }
 
   /**
-   * Why load balancers should stop sending traffic to this node, as kube-proxy's /healthz decides
-   * (KEP-3836), or null: its Node is missing, being deleted, or tainted by the cluster autoscaler
-   * for scale-down, so load balancers drain it before it goes. /livez ignores this.
+   * Why load balancers should drain this node, as kube-proxy's /healthz decides (KEP-3836), or
+   * null: its Node is missing, being deleted, or tainted for scale-down. /livez ignores this.
    */
   private String whyIneligible(Node node) {
     if (node == null) {
@@ -247,7 +239,7 @@ public final class ProxyServer implements AutoCloseable {
     var changed = cache.drainChangedServices();
     // Read once per pass: both families and the health-check listeners select from the same.
     var hostAddresses = host.addresses(cache);
-    var objects = new OnePassObjects(cache);
+    var objects = new Proxier.OnePassObjects(cache);
     try {
       for (var proxier : proxiers) {
         ok &= proxier.sync(changed, hostAddresses, objects);
@@ -268,10 +260,9 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   /**
-   * With {@code explain --live} on a loopback address (or none for null): a port it cannot bind is
-   * logged, not fatal, since a debugging aid must not keep the node's Services from being
-   * programmed. No sync runs before {@code hostPrepared} (the other mode's leftover rules removed,
-   * or their removal failed and was logged) and the informers' first lists, which run beside it.
+   * With {@code explain --live} on a loopback address, or none for null; a port it cannot bind is
+   * logged, not fatal: a debugging aid must not keep Services from being programmed. No sync runs
+   * before {@code hostPrepared} (the other mode's rules removed, or that failed and was logged).
    */
   public void start(
       InetSocketAddress healthz,
@@ -336,9 +327,7 @@ public final class ProxyServer implements AutoCloseable {
               // Only from here may a change ask for a sync (changed()), and /livez watch the loop.
               health.syncLoopStarted();
               readyToSync = true;
-              // The first lists' additions reach no handler (the first sync reads the stores),
-              // so what they used to mark is marked here: the queued sync and the node's
-              // eligibility.
+              // The first lists' additions reach no handler: mark the queued sync and eligibility.
               try {
                 changed();
               } catch (RuntimeException unexpected) {
@@ -360,9 +349,8 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   /**
-   * {@code /metrics}, plus the two paths client_java's exporter served here before: {@code
-   * /-/healthy} and a page at every other path that links to the metrics. The per-Service locality
-   * family is streamed rather than snapshotted: it can hold tens of thousands of series.
+   * {@code /metrics} with the per-Service locality family streamed (tens of thousands of series),
+   * plus client_java's exporter's {@code /-/healthy} and a page linking to the metrics.
    */
   private static ProbeHttpServer startMetrics(
       InetSocketAddress address,
@@ -390,10 +378,7 @@ public final class ProxyServer implements AutoCloseable {
     return ProbeHttpServer.start(address, paths);
   }
 
-  /**
-   * {@code /statusz} and {@code /flagz}, kube-proxy's z-pages, on the metrics server as upstream
-   * serves them.
-   */
+  /** {@code /statusz} and {@code /flagz}, kube-proxy's z-pages, on the metrics server. */
   private Map<String, ProbeHandler> componentPages() {
     var build = dev.proxima.cli.BuildInfo.current();
     var version = build.version() + " (" + build.shortRevision() + ")";
@@ -417,10 +402,7 @@ public final class ProxyServer implements AutoCloseable {
     flags = Map.copyOf(value);
   }
 
-  /**
-   * The sysctls this process wanted to set at start but could not, each {@code name=wanted value}:
-   * a line of {@code /statusz} and one {@code proxima_proxy_sysctl_untuned} series each.
-   */
+  /** The sysctls ({@code name=value}) not set at start: lines of /statusz and a series each. */
   public void untunedSysctls(List<String> settings) {
     untunedSysctls = List.copyOf(settings);
     metrics.sysctlsUntuned(untunedSysctls);
@@ -454,10 +436,7 @@ public final class ProxyServer implements AutoCloseable {
     return proxiers.stream().map(Proxier::lastPlan).filter(java.util.Objects::nonNull).toList();
   }
 
-  /**
-   * What {@code explain --live} shows now: each family's latest loaded plan and sync state. Reads
-   * only what the sync thread published, so it never waits for a sync in progress.
-   */
+  /** What {@code explain --live} shows, from what the sync thread published: it never waits. */
   public LiveExplain liveExplain(ObjectKey service) {
     var plans = new ArrayList<dev.proxima.proxy.plan.NodePlanner.FamilyPlan>();
     var states = new ArrayList<SyncState>();
@@ -480,10 +459,7 @@ public final class ProxyServer implements AutoCloseable {
         observedLocality());
   }
 
-  /**
-   * The per-Service counts explain --live shows: read from the kernel now, once per family, as a
-   * scrape reads them.
-   */
+  /** Read from the kernel now, once per family, as a scrape reads them. */
   private ObservedLocality observedLocality() {
     if (connectionCounters == null) {
       return ObservedLocality.notCounted("--observe-locality=off: the rules count no connection");

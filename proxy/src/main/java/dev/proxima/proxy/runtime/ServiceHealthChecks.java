@@ -17,9 +17,8 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Opens and closes the {@code healthCheckNodePort} listeners of {@code externalTrafficPolicy:
- * Local} load balancers after each successful sync, counting the ready endpoints on this node in
- * the plans every family loaded last.
+ * After each successful sync, opens and closes the {@code healthCheckNodePort} listeners of {@code
+ * externalTrafficPolicy: Local} Services, counting this node's ready endpoints in every family.
  */
 final class ServiceHealthChecks implements Consumer<SyncResult> {
   private final ServiceHealthServers servers;

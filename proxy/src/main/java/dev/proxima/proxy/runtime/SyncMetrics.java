@@ -11,9 +11,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The metrics of a successful sync: its duration and kind, how long each change took to be
- * programmed, and how the programmed ports came out by topology. Failures are counted by the data
- * planes, which know the tool that failed.
+ * The metrics of a successful sync: duration, kind, network programming latency, ports by topology.
+ * The data planes count failures: they know the tool that failed.
  */
 final class SyncMetrics {
   private SyncMetrics() {}

@@ -8,8 +8,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * What one family's sync did, handed to its observers: metrics, health, the UDP conntrack cleanup
- * and {@code explain --live} read it instead of being called from the sync.
+ * What one family's sync did, handed to what follows the syncs (metrics, health, explain).
  *
  * @param error the tool's message when {@code FAILED}, else null
  * @param rulesLoaded lines handed to the kernel; 0 when nothing was loaded
@@ -40,7 +39,6 @@ public record SyncResult(
     hostAddresses = List.copyOf(hostAddresses);
   }
 
-  /** True when the kernel now holds the plan: loaded or already in place. */
   public boolean succeeded() {
     return outcome == Outcome.LOADED || outcome == Outcome.UNCHANGED;
   }

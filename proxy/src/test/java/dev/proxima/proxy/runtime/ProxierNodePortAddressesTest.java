@@ -130,7 +130,7 @@ class ProxierNodePortAddressesTest {
     start(mode, List.of("10.1.0.0/16"), true);
 
     // The server reads the host once per pass; the proxier must not read it again.
-    proxier.sync(Set.of(), List.of("10.1.5.5"), new OnePassObjects(cache));
+    proxier.sync(Set.of(), List.of("10.1.5.5"), new Proxier.OnePassObjects(cache));
 
     assertThat(loader.scripts.get(0))
         .contains(mode == ProxyMode.nftables ? "10.1.5.5" : "-d 10.1.5.5 ")

@@ -272,7 +272,7 @@ class ProxierTest {
     @Override
     public HostCommand.Outcome insert(JumpRule jump) {
       inserted.add(jump);
-      return new HostCommand.Outcome(0, "");
+      return new HostCommand.Outcome(0, "", HostCommand.Ending.EXITED);
     }
 
     @Override

@@ -86,7 +86,8 @@ class ProxyServerTest {
         minSyncPeriod,
         minSyncPeriod.plus(Duration.ofSeconds(30)),
         minSyncPeriod.plus(Duration.ofHours(1)),
-        null);
+        null,
+        ProxyConfig.DEFAULT_ZONE_DEMAND_NAMESPACE);
   }
 
   private int status(int port, String path) throws Exception {
@@ -145,7 +146,8 @@ class ProxyServerTest {
                 Duration.ofMillis(100),
                 Duration.ofSeconds(30),
                 Duration.ofHours(1),
-                null),
+                null,
+                ProxyConfig.DEFAULT_ZONE_DEMAND_NAMESPACE),
             new PrintingRuleLoader(scripts::add),
             new PrometheusRegistry(),
             Duration.ZERO,
