@@ -67,7 +67,8 @@ final class DemoProxy implements AutoCloseable {
             Duration.ofMillis(100),
             Duration.ofSeconds(30),
             Duration.ofHours(1),
-            null);
+            null,
+            ProxyConfig.DEFAULT_ZONE_DEMAND_NAMESPACE);
     this.server =
         new ProxyServer(
             client,

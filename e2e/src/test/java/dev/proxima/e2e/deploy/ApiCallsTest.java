@@ -163,7 +163,8 @@ class ApiCallsTest {
             Duration.ofMillis(100),
             Duration.ofSeconds(30),
             Duration.ofHours(1),
-            null);
+            null,
+            ProxyConfig.DEFAULT_ZONE_DEMAND_NAMESPACE);
     try (var client = server.createClient();
         var proxy =
             new ProxyServer(

@@ -10,9 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the {@code conntrack} tool: lists UDP flows, deletes the stale ones {@link StaleFlows}
- * finds. A missing tool is logged once and the cleanup skipped; rules are still programmed. Each
- * run is bounded by {@link HostCommand}'s timeout, so a hung conntrack cannot hold the sync.
+ * Runs {@code conntrack}: lists UDP flows and deletes the stale ones {@link StaleFlows} finds, each
+ * run under a timeout. A missing tool is logged once and the cleanup skipped.
  */
 public final class ConntrackCleaner {
   private static final Logger log = LoggerFactory.getLogger(ConntrackCleaner.class);
@@ -43,7 +42,7 @@ public final class ConntrackCleaner {
     if (listing == null) {
       return 0;
     }
-    var deletions = StaleFlows.find(ConntrackListing.parse(listing), ports, previous);
+    var deletions = StaleFlows.find(StaleFlows.parse(listing), ports, previous);
     int deleted = 0;
     for (var deletion : deletions) {
       var arguments = new ArrayList<>(List.of("-D", "-p", "udp", "-f", familyArgument));

@@ -34,8 +34,7 @@ public record ConntrackSettings(
   }
 
   /**
-   * What a kube-proxy configuration file's {@code conntrack} section sets; a null field is absent
-   * (kube-proxy's default applies). An explicit 0 is kept: it means "leave the host's value".
+   * A configuration file's {@code conntrack} section: null is absent, 0 leaves the host's value.
    */
   public record FromFile(
       Integer maxPerCore,

@@ -8,10 +8,9 @@ import java.util.function.Function;
 
 /**
  * Decides which conntrack sysctls to write, as kube-proxy does: {@code nf_conntrack_max} becomes
- * {@code maxPerCore} × CPUs (at most {@link #MAX_SCALED}, as kube-proxy caps it since Kubernetes
- * 1.36) or {@code min} when that is larger, and is only ever raised, never lowered below a value
- * the host set higher; the timeouts and {@code tcp_be_liberal} are written when they differ from
- * the host's. A zero setting writes nothing. Pure: the current values come in, the writes go out.
+ * {@code maxPerCore} × CPUs (at most {@link #MAX_SCALED}) or {@code min} if larger, and is never
+ * lowered; the timeouts and {@code tcp_be_liberal} are written when they differ from the host's. A
+ * zero setting writes nothing.
  */
 public final class ConntrackTuning {
   public static final String MAX = "nf_conntrack_max";
@@ -26,27 +25,15 @@ public final class ConntrackTuning {
 
   private ConntrackTuning() {}
 
-  /**
-   * One sysctl under {@code net/netfilter}.
-   *
-   * @param current empty when it could not be read
-   */
+  /** One sysctl under {@code net/netfilter}; {@code current} is empty when unreadable. */
   public record Decision(String key, long wanted, OptionalLong current, boolean write) {}
-
-  /** 0 for none. */
-  public static long wantedMax(ConntrackSettings settings, int cpus) {
-    if (settings.maxPerCore() <= 0) {
-      return 0;
-    }
-    long scaled = Math.min((long) settings.maxPerCore() * Math.max(cpus, 1), MAX_SCALED);
-    return Math.max(scaled, settings.min());
-  }
 
   public static List<Decision> decide(
       ConntrackSettings settings, int cpus, Function<String, OptionalLong> current) {
     var decisions = new ArrayList<Decision>();
-    long max = wantedMax(settings, cpus);
-    if (max > 0) {
+    if (settings.maxPerCore() > 0) {
+      long scaled = Math.min((long) settings.maxPerCore() * Math.max(cpus, 1), MAX_SCALED);
+      long max = Math.max(scaled, settings.min());
       var now = current.apply(MAX);
       // Never lower: a host (or its operator) that set more connections than asked keeps them.
       decisions.add(new Decision(MAX, max, now, now.isEmpty() || now.getAsLong() < max));

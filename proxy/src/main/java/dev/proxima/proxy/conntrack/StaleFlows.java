@@ -12,19 +12,57 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Finds UDP flows that would keep sending a client's datagrams to an endpoint that is gone, or past
- * a Service that was rejecting them before it had endpoints. UDP has no connection to break, so
- * without this a client can talk to a removed endpoint until its conntrack entry times out. Like
- * upstream's reconciler it ignores traffic policy and topology: any serving endpoint of the Service
- * port keeps its flows.
+ * Finds UDP flows that would keep a client's datagrams on an endpoint that is gone, or past a
+ * Service that rejected them before it had endpoints, until the entry times out. Like upstream's
+ * reconciler it ignores traffic policy and topology: any serving endpoint keeps its flows.
  */
 public final class StaleFlows {
   private StaleFlows() {}
 
   /**
-   * What to delete: flows to this destination (IP, or NodePort when ip is null) answered by
-   * replySource.
+   * One UDP conntrack entry, reduced to where the client sent it and who answers (after DNAT, the
+   * endpoint; without DNAT, the original destination).
    */
+  public record UdpFlow(
+      String originalDestination, int originalDestinationPort, String replySource) {}
+
+  /** Parses {@code conntrack -L -p udp} output; lines it does not understand are skipped. */
+  public static List<UdpFlow> parse(String output) {
+    var flows = new ArrayList<UdpFlow>();
+    for (var line : output.lines().toList()) {
+      var fields = line.trim().split("\\s+");
+      if (fields.length == 0 || !fields[0].equals("udp")) {
+        continue;
+      }
+      String dst = null;
+      String dport = null;
+      String replySrc = null;
+      int sources = 0;
+      for (var field : fields) {
+        if (field.startsWith("src=")) {
+          sources++;
+          if (sources == 2) {
+            replySrc = field.substring(4);
+          }
+        } else if (field.startsWith("dst=") && dst == null) {
+          dst = field.substring(4);
+        } else if (field.startsWith("dport=") && dport == null) {
+          dport = field.substring(6);
+        }
+      }
+      if (dst == null || dport == null || replySrc == null) {
+        continue;
+      }
+      try {
+        flows.add(new UdpFlow(dst, Integer.parseInt(dport), replySrc));
+      } catch (NumberFormatException malformed) {
+        // conntrack printed something unexpected; the next reconcile sees the flow again.
+      }
+    }
+    return flows;
+  }
+
+  /** Flows to this destination (IP, or NodePort when the IP is null) answered by replySource. */
   public record Deletion(String serviceIp, int nodePort, String replySource)
       implements Comparable<Deletion> {
     @Override
@@ -35,11 +73,8 @@ public final class StaleFlows {
 
   /**
    * The flows whose endpoint no longer serves their Service port, and every flow to a UDP Service
-   * address or NodePort the previous plan had and this one does not (the Service was deleted, or
-   * lost that port).
-   *
-   * @param previous empty when unknown (the first sync after a restart keeps every entry whose
-   *     endpoint still serves)
+   * address or NodePort {@code previous} had and this plan lacks; with {@code previous} empty (a
+   * restart), every entry whose endpoint still serves stays.
    */
   public static Set<Deletion> find(
       List<UdpFlow> flows,

@@ -8,10 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One family's rules in the kernel, as one mode expresses them. The runtime's proxier decides what
- * to program (planning is shared by every mode); a data plane renders it and loads it atomically.
- * After a failure it may have moved ahead of the kernel, so the caller's next call is {@link
- * #replaceAll}.
+ * One family's rules in the kernel, as one mode renders and loads them atomically. After a failure
+ * it may have moved ahead of the kernel, so the caller's next call is {@link #replaceAll}.
  */
 public interface DataPlane {
   enum Status {
@@ -33,10 +31,7 @@ public interface DataPlane {
     }
   }
 
-  /**
-   * @param nodePortAddresses empty means every local address
-   * @param nodePodCidrs the node's spec.podCIDRs, pod traffic in --detect-local-mode=NodeCIDR
-   */
+  /** No {@code nodePortAddresses} means every local address. */
   Outcome replaceAll(
       List<ServicePortRules> ports, List<String> nodePortAddresses, List<String> nodePodCidrs);
 
@@ -44,10 +39,7 @@ public interface DataPlane {
     return replaceAll(ports, nodePortAddresses, List.of());
   }
 
-  /**
-   * The ServiceCIDR objects' ranges for the next sync. Only the nftables mode uses them, as
-   * kube-proxy's: it drops traffic to addresses of these ranges that no Service holds.
-   */
+  /** For the next sync; the nftables mode drops traffic to their addresses no Service holds. */
   default void serviceCidrs(List<String> cidrs) {}
 
   /** Loads only these changes; a null value removes the Service port. */
@@ -60,24 +52,15 @@ public interface DataPlane {
 
   List<String> warnings();
 
-  /**
-   * Deletes what earlier syncs stopped using once it is safe to (nftables: chains and sets unused
-   * for a second or more). Called on the sync thread between syncs.
-   */
+  /** Deletes what earlier syncs stopped using once safe to; on the sync thread between syncs. */
   default void removeStale() {}
 
-  /**
-   * False when rules Proxima relies on vanished behind its back (another tool flushed a table).
-   * Checked every sync period, so it may run host tools.
-   */
+  /** False when rules Proxima relies on vanished (another tool flushed a table); may run tools. */
   default boolean intact() {
     return true;
   }
 
-  /**
-   * Whether this data plane counts the connections of Service ports marked {@code observeLocality}
-   * per locality; the proxier applies {@code --observe-locality} and its series cap only then.
-   */
+  /** Whether it counts connections per Service port; only then --observe-locality's cap applies. */
   default boolean countsPerServicePort() {
     return false;
   }

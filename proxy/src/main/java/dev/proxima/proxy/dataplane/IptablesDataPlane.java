@@ -18,12 +18,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The iptables mode: Proxima's {@code PROXIMA-} chains in filter and nat, written with {@code
- * iptables-restore --noflush}. A full sync writes every chain, deletes Proxima chains it no longer
- * needs, then ensures the jumps from the built-in chains and the canary; on the nft backend a large
- * one goes in ordered buffers of whole Service ports, read against the kernel's listing; a partial
- * sync rewrites the top-level chains and only the changed Services' own chains. The connection
- * counter chains are written only when missing, so their counters survive every later restore.
+ * The iptables mode: Proxima's {@code PROXIMA-} chains, written with {@code iptables-restore
+ * --noflush}. A full sync writes every chain (on the nft backend in buffers of whole Service
+ * ports), deletes those no longer needed, then ensures the jumps and the canary; a partial sync
+ * rewrites the top-level chains and the changed Services' own. Counter chains are written only when
+ * missing, so their counters survive every later restore.
  */
 public final class IptablesDataPlane implements DataPlane {
   private final IpFamily family;
@@ -33,10 +32,7 @@ public final class IptablesDataPlane implements DataPlane {
   private IptablesAssembler assembler;
   private int linesLoaded;
 
-  /**
-   * The counted Service ports by counter chain stem, read at scrape time: a copy taken after each
-   * buffer the kernel took, so a scrape never names chains that are not loaded yet.
-   */
+  /** Read at scrape time: taken after each loaded buffer, so it never names unloaded chains. */
   private volatile Map<String, ServicePortName> countedPorts = Map.of();
 
   public IptablesDataPlane(

@@ -5,13 +5,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.function.Predicate;
 
 /**
- * Loads a cold rebuild's transactions, in order, on a thread of its own while the caller writes the
- * next ones: the rebuild renders batch k+1 while nft loads batch k, where it would otherwise render
- * them all and then wait for nft. The hand-over queue holds {@link #WAITING} transactions at most,
- * so the batches of a large table are never all in memory at once; a caller that gets ahead waits.
- *
- * <p>Loading stops at the first transaction the kernel refuses: later ones are taken and dropped
- * unloaded, and {@link #offer} says so, so the caller can stop writing them.
+ * Loads a cold rebuild's transactions in order on a thread of its own, so batch k+1 renders while
+ * nft loads batch k. The queue holds {@link #WAITING} at most, so a large table's batches are never
+ * all in memory. Loading stops at the first refusal: later ones are dropped, and {@link #offer}
+ * says so, so the caller can stop writing them.
  */
 final class LoadPipeline<T> {
   /** Transactions written and not yet being loaded, at most: one is enough to keep nft busy. */
@@ -27,9 +24,7 @@ final class LoadPipeline<T> {
   /** Written by the loading thread before it ends. */
   private volatile Throwable failure;
 
-  /**
-   * @param load false when the kernel refused the transaction
-   */
+  /** {@code load} answers false when the kernel refused the transaction. */
   LoadPipeline(String name, Predicate<T> load) {
     this.load = load;
     this.thread = new Thread(this::run, name);
@@ -83,10 +78,7 @@ final class LoadPipeline<T> {
     return !refused;
   }
 
-  /**
-   * Waits until every transaction handed over is loaded or dropped; true when the loader took them
-   * all. Rethrows what loading threw.
-   */
+  /** Waits for every transaction; true when the loader took them all. Rethrows what it threw. */
   boolean finish() {
     try {
       queue.put(END);

@@ -26,16 +26,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The nftables mode: table {@code proxima}. A partial sync is one transaction. Every full sync, the
- * first after a start included, builds the whole table beside what the kernel holds, under names of
- * a generation no object there has, in ordered transactions of whole Service ports bounded in size;
- * then one small transaction switches the base chains to them, and bounded transactions delete what
- * was there before. It needs the names of the table's chains, sets and maps only, never their
- * elements, and no file: a restarted proxy does what any full sync does. The sets that hold state
+ * The nftables mode: table {@code proxima}. A partial sync is one transaction. A full sync (a
+ * restart's first too) builds the whole table beside the kernel's under a new generation's names,
+ * in bounded transactions of whole Service ports, switches the base chains to it in one small one,
+ * then deletes the old objects; it reads only the names of the table's objects. Stateful sets
  * (ClientIP affinity, per-Service counts) and the named counters keep their names across
- * generations, so clients keep their endpoints and the counts go on. Chains and sets a partial sync
- * stops using are emptied at once and deleted by {@link #removeStale()} a second or more later, in
- * a transaction of their own.
+ * generations, so clients keep their endpoints and counts go on. What a partial sync stops using is
+ * emptied at once and deleted by {@link #removeStale()} a second or more later.
  */
 public final class NftDataPlane implements DataPlane {
   private static final Logger LOG = LoggerFactory.getLogger(NftDataPlane.class);
@@ -44,10 +41,9 @@ public final class NftDataPlane implements DataPlane {
   static final Duration STALE_RETRY = Duration.ofSeconds(30);
 
   /**
-   * About the most lines one transaction of a full sync holds. Measured on the project's 2-core
-   * machines, nft loads about 70,000 lines a second of a large table, so this keeps a transaction
-   * near 0.2 s, well under the 1 s that would hold the nftables lock too long, with room for a
-   * loaded machine; a Service port larger than this still goes whole, in one transaction.
+   * About the most lines of one full-sync transaction: at nft's ~70,000 lines/s on 2 cores, near
+   * 0.2 s, well under the 1 s that holds the nftables lock too long. A larger Service port goes
+   * whole.
    */
   static final int TRANSACTION_LINES = 15_000;
 
@@ -65,30 +61,18 @@ public final class NftDataPlane implements DataPlane {
   private volatile Map<String, ServicePortName> countingOwners = Map.of();
 
   /**
-   * True once a transaction loaded; false from a failed one until the next full sync loads, since
-   * the kernel may then not hold what the assembler thinks and no stale chain is deleted on its
-   * word.
+   * False from a failed transaction until the next full sync loads: the kernel may then not hold
+   * what the assembler thinks, so no stale chain is deleted on its word.
    */
   private boolean kernelAsAssembled;
 
-  /**
-   * The generation of the last full sync whose switch loaded: what the kernel's base chains jump
-   * to, as far as this process knows. Kept across failed syncs, which drop the assembler.
-   */
+  /** The generation the base chains jump to since this process's last switch; kept on failure. */
   private Integer liveGeneration;
 
   private List<String> serviceCidrs = List.of();
   private int linesLoaded;
   private int longestTransaction;
 
-  public NftDataPlane(
-      IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics) {
-    this(family, settings, nft, metrics, Clock.systemUTC());
-  }
-
-  /**
-   * @param clock dates the chains and sets that stop being used, deleted a second later
-   */
   public NftDataPlane(
       IpFamily family, RuleSettings settings, RuleLoader nft, ProxyMetrics metrics, Clock clock) {
     this.clock = clock;
@@ -108,13 +92,11 @@ public final class NftDataPlane implements DataPlane {
     var before = listing.orElse(KernelTable.none());
     int generation = before.freeGeneration();
     if (listing.isEmpty() && liveGeneration != null && liveGeneration == generation) {
-      // nft could not list the table (or this loader cannot): never build into the names the
-      // base chains jumped to after this process's last switch, also when a full sync failed
-      // since then.
+      // nft could not list the table: never build into the names the base chains jump to.
       generation++;
     }
-    // Let the old state go first: at scale two assemblers side by side cost tens of MiB of heap.
-    // Should the new one fail to build, no assembler means the next sync is a full one again.
+    // Let the old state go first: two assemblers at scale cost tens of MiB of heap. Should the new
+    // one fail to build, no assembler means the next sync is full again.
     assembler = null;
     kernelAsAssembled = false;
     assembler = new RulesetAssembler(config, clock, generation);
@@ -123,8 +105,7 @@ public final class NftDataPlane implements DataPlane {
     assembler.serviceCidrs(serviceCidrs);
     var outcome = loadBeside(ports);
     if (outcome.status() == Status.FAILED) {
-      // The switch may not have loaded: the kernel may still run the rules it had, so no assembler
-      // stands for it, and the next sync is a full one again.
+      // The kernel may still run the old rules: no assembler stands for it; the next sync is full.
       assembler = null;
       kernelAsAssembled = false;
       return outcome;
@@ -137,9 +118,8 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Deletes what the table held before the switch, but the base chains and the sets the new objects
-   * keep ({@link RulesetAssembler#deletingEarlier}), each transaction bounded in size. Should the
-   * kernel refuse one, what is left is unreachable, and the next full sync deletes it.
+   * Deletes what the table held before the switch but what the new objects keep, in bounded
+   * transactions; what a refusal leaves is unreachable, and the next full sync deletes it.
    */
   private void deleteEarlier(KernelTable before) {
     var deleting = assembler.deletingEarlier(before, countingKeysIn(before), TRANSACTION_LINES);
@@ -158,9 +138,8 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * The keys the kernel's counting sets hold, so that those no port wants any more go: the one
-   * listing of elements a full sync makes, of those four sets only (nft fetches each set alone), as
-   * a metrics scrape reads them. None when the table has no counting sets.
+   * The keys the kernel's counting sets hold, so that those no port wants go: a full sync's one
+   * listing of elements, of those sets only (nft fetches each set alone).
    */
   private Set<String> countingKeysIn(KernelTable before) {
     var keys = new HashSet<String>();
@@ -186,12 +165,11 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Builds the table beside what the kernel holds in bounded transactions and switches to it,
-   * loading each transaction on a thread of its own while the next is rendered ({@link
-   * LoadPipeline}), stopping at the first the kernel refuses: until the switch loads, no packet
-   * meets anything loaded here. Should the assembler find, part way, that the first transaction
-   * lacks a shared chain a port needs (a defect of {@code RenderPass.sharedChainsOf}), the table
-   * goes in one transaction instead, still beside the old one.
+   * Builds the table beside the kernel's and switches to it, loading each transaction while the
+   * next is rendered ({@link LoadPipeline}) up to the first refusal; no packet meets any of it
+   * before the switch. Should the first transaction lack a shared chain a port needs (a defect of
+   * {@code RenderPass.sharedChainsOf}), the table goes in one transaction instead, still beside the
+   * old.
    */
   private Outcome loadBeside(List<ServicePortRules> ports) {
     var load = new Loading();
@@ -219,9 +197,8 @@ public final class NftDataPlane implements DataPlane {
           .log(
               "The new table's first transaction lacks a shared chain a Service port needs;"
                   + " loading the table in one transaction instead");
-      // Over the part already loaded, unreachable still: the objects are declared again as they
-      // are, and a chain's rules twice, the second copy after a verdict that ends the first. The
-      // next full sync builds a clean table beside it.
+      // Over the unreachable part already loaded: a chain's second copy of rules follows a verdict
+      // that ends the first. The next full sync builds a clean table beside it.
       load.transaction(assembler.inOneTransaction());
     }
     return load.outcome();
@@ -388,10 +365,9 @@ public final class NftDataPlane implements DataPlane {
   }
 
   /**
-   * Whether a rule still refers to this generation's ServiceCIDR set: an {@code nft flush ruleset}
-   * (a firewall service's reload), a deleted or flushed table, or another process's full sync fails
-   * it. One small nft call, no read-back of the table; an edit of single rules is not seen. When
-   * nft cannot tell, the table counts as intact and the next check asks again.
+   * Whether a rule still refers to this generation's ServiceCIDR set, which a flushed ruleset or
+   * table or another process's full sync breaks: one small nft call, no read-back, so an edit of
+   * single rules is not seen. When nft cannot tell, the next check asks again.
    */
   @Override
   public boolean intact() {
@@ -413,7 +389,6 @@ public final class NftDataPlane implements DataPlane {
     return referenced.get();
   }
 
-  /** For the benchmarks' figures. */
   int longestTransaction() {
     return longestTransaction;
   }

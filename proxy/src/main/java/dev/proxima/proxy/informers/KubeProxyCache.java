@@ -35,18 +35,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Informers on Services, on EndpointSlices carrying the service-name label, and on the Nodes. This
- * proxy's own Node shapes its rules; of the other Nodes only the addresses matter (no Service may
- * take them, {@link ClusterNodeAddresses}), so their cache keeps little else ({@link
- * ProxyCacheTrim#node}) and an update that changes no address (a heartbeat, every few seconds per
- * Node) asks for no sync. Handlers only feed change trackers, which drop updates the rules do not
- * depend on and keep the slices' trigger times, and ask the {@link Listener} for a sync.
+ * Informers on Services, on EndpointSlices carrying the service-name label, and on the Nodes. Of
+ * the other Nodes only the addresses matter ({@link ClusterNodeAddresses}), so an update that
+ * changes none (a heartbeat) asks for no sync. Handlers only feed the change trackers and ask the
+ * {@link Listener} for a sync.
  *
- * <p>The first list's additions are not changes: fabric8 hands the handlers the list's additions,
- * ending with {@code onList}, in order, on the client's executor. The cache counts as synced once
- * the stores hold the lists, and the first sync, always a full one, plans every Service from them;
- * the additions that reach the handlers before {@code onList} are dropped: passed on, they made a
- * partial sync re-plan most of the cluster right after the first sync.
+ * <p>The first list's additions are not changes: the first sync, always full, plans every Service
+ * from the stores; passed on, they made a partial sync re-plan most of the cluster right after.
  */
 public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeProxyCache.class);
@@ -60,23 +55,16 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   private final SharedIndexInformer<Node> nodes;
   private final String nodeName;
 
-  /**
-   * The Nodes' addresses as last read from the store; rebuilt when {@link #nodeAddressesChanged}
-   * says an address came, changed or went, not on every Node update.
-   */
+  /** Rebuilt from the store only when {@link #nodeAddressesChanged}, not on every Node update. */
   private ClusterNodeAddresses clusterNodeAddresses = ClusterNodeAddresses.NONE;
 
   private volatile boolean nodeAddressesChanged = true;
 
-  /**
-   * ServiceCIDR objects: their ranges let the nftables rules drop traffic to unallocated Service
-   * addresses. Not waited for: a cluster without the API (404) or without objects drops nothing.
-   */
+  /** Not waited for: a cluster without the API (404) or without objects drops nothing. */
   private final SharedIndexInformer<ServiceCIDR> serviceCidrObjects;
 
   private final ZoneDemandWatch zoneDemand;
 
-  /** The pure state the handlers feed; the sync runner and the proxiers drain it. */
   private final PendingChanges changes;
 
   /** What the cache reports; implementations must only record and request a sync. */
@@ -85,27 +73,11 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
     void endpointsEvent(int pendingSlices);
 
+    /** Also when a ServiceCIDR came, changed or went: the rules need a sync then too. */
     void nodeEvent();
-
-    /** A ServiceCIDR came, changed or went: the rules need a sync, as for the Node. */
-    default void serviceCidrsEvent() {
-      nodeEvent();
-    }
   }
 
-  public KubeProxyCache(
-      KubernetesClient client,
-      String nodeName,
-      Duration resync,
-      PendingChanges changes,
-      Listener listener) {
-    this(client, nodeName, resync, changes, listener, null);
-  }
-
-  /**
-   * @param zoneDemandNamespace where the controller publishes the zone demand; null watches none
-   *     (the demand stays unknown)
-   */
+  /** A null {@code zoneDemandNamespace} watches none: the demand stays unknown. */
   public KubeProxyCache(
       KubernetesClient client,
       String nodeName,
@@ -194,7 +166,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
               var before = previous == null ? null : cidrsOf(previous);
               var after = current == null ? null : cidrsOf(current);
               if (!java.util.Objects.equals(before, after)) {
-                listener.serviceCidrsEvent();
+                listener.nodeEvent();
               }
             }));
     var api = client.getMasterUrl().toString().replaceAll("/+$", "");
@@ -223,21 +195,9 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   /** Completes once every informer's store holds its first list; fails if one stops before. */
   public CompletableFuture<Void> start() {
     // Not part of what start waits for: see serviceCidrObjects.
-    serviceCidrObjects
-        .start()
-        .exceptionally(
-            failure -> {
-              log.atDebug().setCause(failure).log("ServiceCIDR informer stopped");
-              return null;
-            });
+    logStop(serviceCidrObjects.start().toCompletableFuture(), "ServiceCIDR informer stopped");
     if (zoneDemand != null) {
-      zoneDemand
-          .start()
-          .exceptionally(
-              failure -> {
-                log.atDebug().setCause(failure).log("Zone demand informer stopped");
-                return null;
-              });
+      logStop(zoneDemand.start(), "Zone demand informer stopped");
     }
     var servicesListed = startFromItsOwnThread(services, "services");
     var slicesListed = startFromItsOwnThread(slices, "endpointslices");
@@ -247,14 +207,19 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
         nodes.start().toCompletableFuture());
   }
 
+  private static void logStop(CompletableFuture<?> started, String message) {
+    started.exceptionally(
+        failure -> {
+          log.atDebug().setCause(failure).log(message);
+          return null;
+        });
+  }
+
   /**
-   * Starts an informer from a short-lived thread of its own, so that its first list is decoded on
-   * an event loop of its own. Completes once the informer has started (its first list sent), with
-   * what completes once the informer has listed; {@link #close} waits for the first. The Vert.x
-   * client binds each request to the calling thread's context, one per thread and so one event loop
-   * per thread: started from one thread, the Services and the slices were decoded one after the
-   * other on one core. Each informer still stores and delivers from one thread at a time, which is
-   * all its handlers rely on.
+   * Starts an informer from a thread of its own: the Vert.x client binds a request to the calling
+   * thread's event loop, so started from one thread, Services and slices were decoded one after the
+   * other on one core. Completes once started, with what completes once listed; {@link #close}
+   * waits for the first.
    */
   private CompletableFuture<CompletableFuture<Void>> startFromItsOwnThread(
       SharedIndexInformer<?> informer, String kind) {
@@ -359,12 +324,8 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
   }
 
   /**
-   * A handler that passes every change on, but for an informer {@link #start} waits for, not the
-   * first list's additions, which fabric8 ends with {@code onList} on the same thread: the first
-   * sync is a full one and reads them from the store.
-   *
-   * @param firstList takes each addition of the first list instead; null for an informer whose
-   *     first list is not waited for, whose additions are changes like any other
+   * Passes every change on but the first list's additions (ended by {@code onList}), which go to
+   * {@code firstList}, or are changes too when it is null.
    */
   private static <T> ResourceEventHandler<T> handler(
       Consumer<T> firstList, BiConsumer<T, T> change) {

@@ -29,33 +29,21 @@ public interface ProxyCache {
   /** The slices labelled with this Service's name, whoever manages them. */
   List<EndpointSlice> slicesOf(ObjectKey service);
 
-  /**
-   * The Services whose Service object or slices changed in a way the rules depend on since the
-   * previous call; a partial sync re-plans only these.
-   */
+  /** The Services whose object or slices changed for the rules since the previous call. */
   Set<ObjectKey> drainChangedServices();
 
   /** This proxy's Node, or null when it does not exist (yet). */
   Node node();
 
-  /**
-   * The last-change-trigger-time of endpoint changes seen since the previous call for this family,
-   * for the network programming latency metric.
-   */
+  /** The last-change-trigger-times seen since the previous call, for the latency metric. */
   List<Instant> drainTriggerTimes(IpFamily family);
 
-  /**
-   * The ranges of the cluster's ServiceCIDR objects (networking.k8s.io/v1), both families; empty
-   * when there are none or the API server does not serve them.
-   */
+  /** The ranges of the cluster's ServiceCIDR objects, both families; empty when none. */
   default List<String> serviceCidrs() {
     return List.of();
   }
 
-  /**
-   * The addresses of every Node in the cluster, which no Service may take as an externalIP or point
-   * an endpoint at at a NodePort; none when not known.
-   */
+  /** Every Node's addresses, which no Service may take; none when not known. */
   default ClusterNodeAddresses clusterNodeAddresses() {
     return ClusterNodeAddresses.NONE;
   }

@@ -19,27 +19,19 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the proxy keeps of the Services, EndpointSlices and Nodes it caches: the fields its rules,
- * its explain output and its latency metric read, compacted. The proxy never writes these objects
- * back, so the rest (managed fields, owner references, target references, most annotations) is
- * dropped as it arrives; on a real cluster managed fields alone are often the largest part of an
- * object.
+ * explain output and latency metric read, compacted. It never writes them back, so the rest is
+ * dropped as it arrives.
  */
 public final class ProxyCacheTrim {
   private ProxyCacheTrim() {}
 
-  /**
-   * One conditions object per combination of ready, serving and terminating (each true, false or
-   * unset: 27 at most), shared by every cached endpoint that has it. Nothing writes cached objects,
-   * so sharing is safe.
-   */
+  /** One per combination of ready, serving and terminating (27 at most); nothing writes them. */
   private static final Map<List<Boolean>, EndpointConditions> CONDITIONS =
       new ConcurrentHashMap<>();
 
   /**
-   * Put in place of a trimmed object's own (empty) map of unknown fields: an empty map like any
-   * other, equal to one and serialized the same, whose identity says the object needs no second
-   * trim. Objects are trimmed as they are decoded ({@code TrimOnDecode}) and again when the
-   * informer caches them, where a second pass would intern every zone and node name again.
+   * Stands in for a trimmed object's empty map of unknown fields: equal to any empty map, its
+   * identity says the object needs no second trim when the informer caches it after decoding.
    */
   private static final Map<String, Object> TRIMMED = Collections.unmodifiableMap(new HashMap<>(0));
 
@@ -51,7 +43,7 @@ public final class ProxyCacheTrim {
     var metadata = service.getMetadata();
     dropBookkeeping(metadata);
     if (metadata != null) {
-      metadata.setAnnotations(ProxyAnnotations.kept(metadata.getAnnotations()));
+      metadata.setAnnotations(keptAnnotations(metadata.getAnnotations()));
     }
     if (service.getStatus() != null) {
       service.getStatus().setConditions(Collections.emptyList());
@@ -90,10 +82,8 @@ public final class ProxyCacheTrim {
   }
 
   /**
-   * Trims a Node in place to what the proxy reads: its name, deletion time and zone label, its pod
-   * CIDRs and taints (the own Node's rules and /healthz), and its addresses (every Node's, which no
-   * Service may take). Images, conditions, capacity and the rest go: the proxy caches every Node of
-   * the cluster, and a Node's images list alone is often several KiB.
+   * Trims a Node in place to its name, deletion time, zone label, pod CIDRs, taints and addresses:
+   * the proxy caches every Node, and a Node's images list alone is often several KiB.
    */
   public static void node(Node node) {
     if (node.getAdditionalProperties() == TRIMMED) {
@@ -124,6 +114,24 @@ public final class ProxyCacheTrim {
     if (hasNoUnknownFields(node.getAdditionalProperties())) {
       node.setAdditionalProperties(TRIMMED);
     }
+  }
+
+  private static Map<String, String> keptAnnotations(Map<String, String> annotations) {
+    if (annotations == null || annotations.isEmpty()) {
+      return Collections.emptyMap();
+    }
+    Map<String, String> kept = new HashMap<>(2);
+    if (Annotations.observesLocality(annotations)) {
+      kept.put(Annotations.OBSERVE_LOCALITY, "true");
+    }
+    for (var key : List.of(Annotations.ZONE_SPILL_OVER, Annotations.ZONE_SPILL_OVER_TOLERANCE)) {
+      var value = annotations.get(key);
+      if (value != null) {
+        // Parsing reads at most a few characters; a long value is kept only as far as it shows.
+        kept.put(key, value.length() > 64 ? value.substring(0, 64) : value);
+      }
+    }
+    return kept.isEmpty() ? Collections.emptyMap() : Map.copyOf(kept);
   }
 
   /** The shared conditions equal to {@code conditions}; itself when it has unknown fields. */

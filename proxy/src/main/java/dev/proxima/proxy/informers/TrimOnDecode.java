@@ -26,29 +26,22 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The proxy's API client trims each Service, EndpointSlice and Node to what its caches keep ({@link
- * ProxyCacheTrim}) as soon as databind has built it, so a first list never holds the untrimmed
- * objects at once; fields the proxy never reads are skipped by mixins and never built (see
- * docs/architecture.md). An object the trim cannot handle (a hostile or partial one) is kept as far
- * as the trim got, so decoding never fails where databind alone would not.
+ * The proxy's API client trims each Service, EndpointSlice and Node ({@link ProxyCacheTrim}) as
+ * soon as databind built it, so a first list never holds the untrimmed objects at once; mixins skip
+ * fields never read. An object the trim cannot handle is kept as far as it got: decoding never
+ * fails where databind alone would not.
  */
 public final class TrimOnDecode {
   private TrimOnDecode() {}
 
-  /**
-   * What arrives typed only by its {@code kind} and {@code apiVersion}: the object of a watch event
-   * (the four kinds the proxy watches, and the Status of an ERROR event, such as 410 Gone after
-   * which an informer lists again). Lists and API errors are decoded into a class fabric8 names and
-   * need no entry.
-   */
+  /** What a watch event types only by kind: the watched kinds, and an ERROR event's Status. */
   static final List<Class<? extends KubernetesResource>> WATCHED_KINDS =
       List.of(Service.class, EndpointSlice.class, Node.class, ServiceCIDR.class, Status.class);
 
   /**
-   * fabric8's serialization with the trimming added, knowing only the {@link #WATCHED_KINDS} by
-   * kind rather than searching the class path. An unknown kind would come as a
-   * GenericKubernetesResource, decoded twice; an ERROR event's Status not at all, and an informer
-   * would then retry its watch where a 410 asks it to list again.
+   * fabric8's serialization with the trimming, knowing only the {@link #WATCHED_KINDS} rather than
+   * searching the class path. Without an entry a kind is decoded twice, and an ERROR event's Status
+   * not at all, so an informer would retry its watch where a 410 asks it to list again.
    */
   public static KubernetesSerialization serialization() {
     return serialization(new ObjectMapper());
@@ -114,10 +107,7 @@ public final class TrimOnDecode {
     }
   }
 
-  /**
-   * Fields skipped by the parser, never built: on a real cluster managed fields are often the
-   * largest part of an object. Decoding only: the proxy never writes API objects back.
-   */
+  /** Managed fields are often an object's largest part; the proxy never writes objects back. */
   static void skipUnread(ObjectMapper mapper) {
     mapper.addMixIn(ObjectMeta.class, SkipBookkeeping.class);
     mapper.addMixIn(Endpoint.class, SkipEndpointDetails.class);

@@ -18,10 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches the one ConfigMap in which the controller publishes each zone's share of the demand, for
- * zone spill-over. Not waited for: until it is read, and whenever it is missing or refused, the
- * demand is unknown and every Service routes as without spill-over. A problem is logged once when
- * it starts or changes, not for every event.
+ * Watches the ConfigMap where the controller publishes each zone's share of the demand. Not waited
+ * for: while it is unread, missing or refused, the demand is unknown and Services route without
+ * spill-over. A problem is logged when it starts or changes, not per event.
  */
 public final class ZoneDemandWatch {
   private static final Logger log = LoggerFactory.getLogger(ZoneDemandWatch.class);
@@ -32,10 +31,7 @@ public final class ZoneDemandWatch {
   private volatile ZoneDemand demand = ZoneDemand.unknown();
   private String problem = "";
 
-  /**
-   * @param changed told when the demand changes, on the informer's thread; it must only record and
-   *     ask for a sync
-   */
+  /** {@code changed} runs on the informer's thread: it must only record and ask for a sync. */
   public ZoneDemandWatch(
       KubernetesClient client, String namespace, Duration resync, Runnable changed) {
     this.namespace = namespace;

@@ -7,14 +7,13 @@ import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 
 /**
- * Applies {@link ConntrackTuning}'s decisions at start: one INFO per value written. A value this
- * process may not write (a read-only {@code /proc/sys}, as in the unprivileged pod the manifests
- * run, or a key the kernel keeps per host while the proxy runs in another network namespace) is an
- * expected setup, not a fault: one INFO names every such setting, so an operator knows what to set
- * on the node. Only a write that fails on a file that looked writable is a WARN. Never fatal: the
- * Services are programmed either way.
+ * Applies {@link ConntrackTuning}'s decisions at start, one INFO per value written. A value this
+ * process may not write (a read-only {@code /proc/sys} in an unprivileged pod, a per-host key from
+ * another network namespace) is expected: one INFO names them all. Only a write failing on a file
+ * that looked writable is a WARN. Never fatal.
  */
 public final class ConntrackTuner {
   private static final Logger log = LoggerFactory.getLogger(ConntrackTuner.class);
@@ -49,28 +48,33 @@ public final class ConntrackTuner {
         failed.add(setting);
       }
     }
-    if (!notWritable.isEmpty()) {
-      log.atInfo()
-          .addKeyValue("sysctls", String.join(",", notWritable))
-          .addKeyValue("directory", files.directory().toString())
-          .log(
-              "Conntrack sysctls not tuned: this process may not write them (an unprivileged pod"
-                  + " has /proc/sys read-only; outside the host's network namespace the kernel"
-                  + " keeps nf_conntrack_max per host). Set them on the node (sysctl.d or the node"
-                  + " image) or set the --conntrack-* options to 0; Services are programmed either"
-                  + " way");
-    }
-    if (!failed.isEmpty()) {
-      log.atWarn()
-          .addKeyValue("sysctls", String.join(",", failed))
-          .addKeyValue("directory", files.directory().toString())
-          .log(
-              "Cannot set these conntrack sysctls although /proc/sys looked writable: set them on"
-                  + " the node, or set the --conntrack-* options to 0 to leave them; Services are"
-                  + " programmed either way");
-    }
+    report(
+        log.atInfo(),
+        notWritable,
+        files,
+        "Conntrack sysctls not tuned: this process may not write them (an unprivileged pod"
+            + " has /proc/sys read-only; outside the host's network namespace the kernel"
+            + " keeps nf_conntrack_max per host). Set them on the node (sysctl.d or the node"
+            + " image) or set the --conntrack-* options to 0; Services are programmed either"
+            + " way");
+    report(
+        log.atWarn(),
+        failed,
+        files,
+        "Cannot set these conntrack sysctls although /proc/sys looked writable: set them on"
+            + " the node, or set the --conntrack-* options to 0 to leave them; Services are"
+            + " programmed either way");
     var untuned = new ArrayList<>(notWritable);
     untuned.addAll(failed);
     return untuned;
+  }
+
+  private static void report(
+      LoggingEventBuilder line, List<String> sysctls, SysctlFiles files, String message) {
+    if (!sysctls.isEmpty()) {
+      line.addKeyValue("sysctls", String.join(",", sysctls))
+          .addKeyValue("directory", files.directory().toString())
+          .log(message);
+    }
   }
 }

@@ -19,16 +19,13 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs one host tool (nft, iptables-restore, conntrack, ...) with its input on stdin, bounded by a
- * timeout that covers everything: writing stdin, reading the output and waiting for the exit. When
- * it expires the tool and the processes it started are killed and the outcome says so; a hung tool
- * must never hold the sync thread. Every failure, including a tool that is not installed, comes
- * back as a value: a failed sync must leave the proxy running.
+ * Runs one host tool with its input on stdin, under one timeout for writing, reading and the exit,
+ * after which the tool and what it started are killed: a hung tool must never hold the sync thread.
+ * Every failure comes back as a value, so a failed sync leaves the proxy running.
  *
- * <p>A small class over {@link ProcessBuilder} and {@link ProcessHandle} rather than zt-exec or
- * commons-exec: those stop only the tool itself, not what it started, and take stdin as an
- * InputStream, which would need one more copy of a ruleset that can be tens of MB. Stdin is written
- * and the output read on two pooled daemon threads, so the caller only ever waits on the clock.
+ * <p>Not zt-exec or commons-exec: those stop only the tool, not what it started, and take stdin as
+ * an InputStream, one more copy of a ruleset of tens of MB. Stdin and output use two pooled daemon
+ * threads, so the caller only ever waits on the clock.
  */
 public final class HostCommand {
   private static final AtomicInteger THREADS = new AtomicInteger();
@@ -55,15 +52,8 @@ public final class HostCommand {
     INTERRUPTED
   }
 
-  /**
-   * @param exitCode -1 when the tool could not be started or did not finish
-   * @param output stdout and stderr together, or why the tool did not run or finish
-   */
+  /** {@code exitCode} is -1 and {@code output} says why when the tool did not run or finish. */
   public record Outcome(int exitCode, String output, Ending ending) {
-    public Outcome(int exitCode, String output) {
-      this(exitCode, output, Ending.EXITED);
-    }
-
     public boolean succeeded() {
       return ending == Ending.EXITED && exitCode == 0;
     }
@@ -92,12 +82,9 @@ public final class HostCommand {
       if (!process.waitFor(remaining(deadline), TimeUnit.NANOSECONDS)) {
         return timedOut(process, name, timeout, output);
       }
-      // The output ends when the last holder of the pipe closes it; a child the tool left running
-      // can hold it past the tool's exit, and the timeout covers that wait too. (When the tool
-      // exits before this reader's first read, the JDK drains the pipe and closes it: the output
-      // ends at once.)
+      // A child the tool left running can hold the pipe open past its exit: the timeout covers it.
       reading.get(remaining(deadline), TimeUnit.NANOSECONDS);
-      return new Outcome(process.exitValue(), text(output));
+      return new Outcome(process.exitValue(), text(output), Ending.EXITED);
     } catch (TimeoutException outputStillOpen) {
       return timedOut(process, name, timeout, output);
     } catch (InterruptedException interrupted) {
@@ -162,10 +149,7 @@ public final class HostCommand {
         Ending.TIMED_OUT);
   }
 
-  /**
-   * Kills the tool and everything it started. The descendants are listed before the tool dies,
-   * since once it is gone they belong to init and can no longer be found from here.
-   */
+  /** Its descendants are listed first: once it is gone they belong to init and cannot be found. */
   private static void kill(Process process) {
     var descendants = process.descendants().toList();
     process.destroyForcibly();
@@ -177,8 +161,7 @@ public final class HostCommand {
     } catch (ExecutionException | TimeoutException stillThere) {
       // SIGKILL cannot be refused; a process stuck in the kernel goes when the kernel lets it.
     }
-    // stdin is not closed here: closing waits for a blocked write. The write fails now that the
-    // reader is dead, and the writing thread closes it.
+    // stdin is not closed here, which would wait for a blocked write; the writer closes it.
   }
 
   private static void closeQuietly(Process process) {

@@ -14,11 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/**
- * Runs one family's iptables tools of one backend: {@code iptables-restore --noflush} for buffers,
- * {@code iptables-save} to read Proxima's chains back, and {@code iptables -C/-I} for the jumps
- * from the built-in chains. Failures come back as values.
- */
+/** Runs one family's iptables tools of one backend; failures come back as values. */
 public final class Iptables implements IptablesKernel {
   /** Every table Proxima writes to; mangle holds only the canary. */
   public static final List<String> TABLES = List.of("filter", "nat", "mangle");

@@ -3,9 +3,8 @@ package dev.proxima.proxy.kernel;
 import dev.proxima.proxy.model.IpFamily;
 
 /**
- * The two iptables implementations Linux distributions ship: the nf_tables-based one and the legacy
- * xtables one. Rules written with one are invisible to the other, so Proxima must use the one the
- * node (kubelet, the CNI plugin) uses.
+ * The two iptables implementations, nf_tables-based and legacy: rules written with one are
+ * invisible to the other, so Proxima must use the one the node (kubelet, the CNI plugin) uses.
  */
 public enum IptablesBackend {
   NFT,
@@ -24,10 +23,9 @@ public enum IptablesBackend {
   public record Decision(IptablesBackend backend, String reason) {}
 
   /**
-   * kube-proxy's choice (as its image's iptables wrapper makes it): the backend holding kubelet's
-   * hint or canary chain; otherwise the one with more rules, nft on a tie (nft is the default of
-   * current distributions, and an empty node has no rules in either). A null save output means that
-   * backend's tools are not installed.
+   * kube-proxy's image's choice: the backend holding kubelet's hint or canary chain, else the one
+   * with more rules, nft (current distributions' default) on a tie. A null save: tools not
+   * installed.
    */
   public static Decision decide(String nftSave, String legacySave) {
     if (legacySave == null && nftSave == null) {

@@ -15,8 +15,7 @@ public interface IptablesKernel {
   Map<String, Set<String>> proximaChains();
 
   /**
-   * Proxima's chains and the rules of its dispatch chains, for a full sync in several buffers; by
-   * default the chains only, which makes a full sync one buffer.
+   * Proxima's chains and its dispatch chains' rules; the chains only make a full sync one buffer.
    */
   default IptablesListing listing() {
     return IptablesListing.ofChains(proximaChains());
@@ -35,9 +34,8 @@ public interface IptablesKernel {
   }
 
   /**
-   * About how many lines a full sync should put in one restore buffer: the nft backend's {@code
-   * --noflush} restore slows down quadratically with a buffer's size, the legacy backend rewrites
-   * its whole table per buffer.
+   * Lines per full-sync restore buffer: the nft backend slows quadratically with a buffer's size,
+   * the legacy backend rewrites its whole table per buffer.
    */
   default int fullSyncLines() {
     return Integer.MAX_VALUE;

@@ -7,9 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Removes what one mode left in the kernel, so that switching modes leaves no stale rules behind
- * and {@code cleanup} removes everything. Each method returns one line per problem; an empty list
- * means nothing of that mode is left.
+ * Removes what one mode left in the kernel, for a switch of modes and {@code cleanup}. Each method
+ * returns one line per problem; none means nothing of that mode is left.
  */
 public final class LeftoverRules {
   private LeftoverRules() {}
@@ -24,10 +23,7 @@ public final class LeftoverRules {
     return result.succeeded() ? List.of() : List.of("nftables: " + result.summary());
   }
 
-  /**
-   * Deletes Proxima's chains and the jumps into them in every installed iptables backend: rules
-   * written through one backend are invisible to the other.
-   */
+  /** In every installed backend: rules written through one are invisible to the other. */
   public static List<String> removeIptables(List<String> prefix) {
     var problems = new ArrayList<String>();
     for (var backend : IptablesBackend.values()) {

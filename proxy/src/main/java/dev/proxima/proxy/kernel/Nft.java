@@ -10,9 +10,9 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Runs the {@code nft} binary. A script goes in on stdin as one transaction, so the kernel applies
- * all of it or none of it. Failures come back as values with the offending script line attached,
- * never as exceptions, because a failed sync must leave the proxy running.
+ * Runs {@code nft}, a script on stdin as one all-or-nothing transaction. Failures come back as
+ * values with the offending script line, never as exceptions: a failed sync leaves the proxy
+ * running.
  */
 public final class Nft implements RuleLoader {
   private static final Pattern ERROR_LOCATION = Pattern.compile("^/dev/stdin:(\\d+):");
@@ -103,11 +103,7 @@ public final class Nft implements RuleLoader {
     return elements;
   }
 
-  /**
-   * Asks the kernel to delete the set in check mode, which it refuses with EBUSY while a rule
-   * refers to the set: 10–18 ms at 44,000 Services (nft fetches chains and sets, not rules or
-   * elements).
-   */
+  /** A check-mode delete, refused with EBUSY while a rule refers to the set: 10–18 ms at scale. */
   @Override
   public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
     var result =
@@ -121,10 +117,8 @@ public final class Nft implements RuleLoader {
   }
 
   /**
-   * Reading while a transaction loads is safe; the kernel serialises the two. The commands go to
-   * {@code nft -i}, which runs each line as a command of its own: {@code nft -f} runs them as one
-   * batch, and nft 1.0.6 then fetches only the last {@code list set}'s set, so the others are "not
-   * found". A set the table lacks is left out of the output.
+   * Through {@code nft -i}, one command per line: as one {@code nft -f} batch, nft 1.0.6 fetches
+   * only the last set, and the others are "not found". A set the table lacks is left out.
    */
   @Override
   public Optional<String> counters(String family, String table, List<String> sets) {

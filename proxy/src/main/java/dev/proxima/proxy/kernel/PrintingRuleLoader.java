@@ -12,11 +12,9 @@ import java.util.StringJoiner;
 import java.util.function.Consumer;
 
 /**
- * {@code run --dry-run}'s loader: every transaction (nft) or restore buffer (iptables) goes to the
- * output instead of the kernel and counts as loaded. Reads of the kernel see an empty one that
- * holds every jump, canary and rule Proxima relies on, so nothing is inserted behind the output's
- * back and no sync is forced by a check, and whose connection counters have counted nothing yet.
- * The CLI picks it; the runtime cannot tell it from the kernel.
+ * {@code run --dry-run}'s loader: every transaction or restore buffer goes to the output and counts
+ * as loaded. Its kernel holds every jump, canary and rule Proxima relies on, so nothing is inserted
+ * behind the output's back and no check forces a sync, and its counters have counted nothing.
  */
 public final class PrintingRuleLoader implements IptablesKernel, RuleLoader {
   private final Consumer<String> output;
@@ -48,7 +46,7 @@ public final class PrintingRuleLoader implements IptablesKernel, RuleLoader {
 
   @Override
   public HostCommand.Outcome insert(JumpRule jump) {
-    return new HostCommand.Outcome(0, "");
+    return new HostCommand.Outcome(0, "", HostCommand.Ending.EXITED);
   }
 
   @Override
@@ -77,7 +75,7 @@ public final class PrintingRuleLoader implements IptablesKernel, RuleLoader {
   }
 
   @Override
-  public boolean referenced(String family, String table, String set) {
-    return true;
+  public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
+    return Optional.of(true);
   }
 }

@@ -33,8 +33,7 @@ public final class SysctlFiles {
   }
 
   /**
-   * Whether this process may write the key, as the kernel answers access(2): false on a read-only
-   * mount and for a sysctl the kernel shows read-only here, whose mode even root cannot override. A
+   * As access(2) answers, which even root cannot override for a read-only mount or sysctl. A
    * missing key counts as writable: that the write then fails is worth a warning.
    */
   public boolean writable(String key) {

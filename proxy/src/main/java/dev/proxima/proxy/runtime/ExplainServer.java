@@ -16,13 +16,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Serves {@code GET /explain} for {@code proxima-proxy explain --live}: the proxy's current plan
- * and sync state, read-only. It listens on a loopback address only: the proxy runs in the host's
- * network namespace, where any other address would let every pod on the node read which endpoints
- * each Service uses.
- *
- * <p>Query: {@code service=NAMESPACE/NAME} for one Service, {@code format=text} for the text report
- * (default JSON).
+ * Serves {@code GET /explain?service=NAMESPACE/NAME&format=text|json} for {@code explain --live},
+ * on a loopback address only: in the host's network namespace any other would let every pod on the
+ * node read which endpoints each Service uses.
  */
 public final class ExplainServer implements AutoCloseable {
   public static final String PATH = "/explain";

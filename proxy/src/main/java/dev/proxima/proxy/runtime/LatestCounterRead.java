@@ -11,11 +11,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
- * One family's connection counters as a scrape sees them: a fresh kernel read when it finishes
- * within {@code wait}, otherwise the latest read that did finish, while the slow one goes on in the
- * background. nft 1.0.6 answers a counter listing by reading the whole ruleset, which on a large
- * table takes longer than a scrape may; this way a scrape stays quick, at most one read per family
- * is under way, and on a large table the figures lag by one read instead of never arriving.
+ * One family's connection counters as a scrape sees them: a fresh read when it finishes within
+ * {@code wait}, else the latest finished one while the slow one goes on. nft 1.0.6 reads the whole
+ * ruleset to list counters, longer than a scrape may take on a large table: this way the figures
+ * lag by one read instead of never arriving, with at most one read under way.
  */
 final class LatestCounterRead implements Supplier<Optional<ConnectionCounts>> {
   private final Supplier<Optional<ConnectionCounts>> read;

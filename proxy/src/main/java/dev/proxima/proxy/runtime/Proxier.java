@@ -11,6 +11,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePortName;
+import dev.proxima.proxy.plan.AddressOwners;
 import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.LocalDetection;
 import dev.proxima.proxy.plan.NftPlanRenderer;
@@ -23,25 +24,29 @@ import dev.proxima.proxy.plan.PlanWarnings;
 import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.sync.SyncPolicy;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Programs one IP family. A full sync plans every Service and replaces table {@code proxima} in one
- * transaction; a partial sync re-plans only the Services that changed, renders only their ports and
- * loads only the difference. A failed transaction leaves the previous ruleset in place (nft is
- * atomic), is counted, and makes the next sync full.
+ * Programs one IP family: a full sync plans every Service and replaces its rules, a partial sync
+ * re-plans the changed Services and loads only the difference. A failed load leaves the previous
+ * rules in place and makes the next sync full.
  */
 public final class Proxier {
   private static final Logger log = LoggerFactory.getLogger(Proxier.class);
@@ -57,7 +62,6 @@ public final class Proxier {
   private final ProxyMetrics metrics;
   private final Clock clock;
 
-  /** This family's plan between syncs: claims, address owners, and ports as programmed. */
   private final PlanStore store;
 
   /** Which ports are counted per locality, under --observe-locality-max-series. */
@@ -69,22 +73,31 @@ public final class Proxier {
   /** The plan's warnings as last told: each object and reason logged once, when it changes. */
   private final PlanWarnings warnings = new PlanWarnings();
 
-  private final AddressCollisionReport collisions;
-  private final NodePortAddressReport nodePortAddresses;
-  private final LocalDetectionReport localDetection;
+  /** The collisions as last logged: each one is logged once, when it appears. */
+  private Set<String> reportedCollisions = Set.of();
+
+  /** Whether NodePorts were served nowhere at the last sync; null before the first. */
+  private Boolean servedNowhere;
+
+  /** How the rules detected local traffic at the last sync; null before the first. */
+  private String reportedDetection;
+
   private final SyncPolicy policy;
+  private final ProxyHealth health;
   private boolean loggedFirstSync;
 
   private final RateLimitedSummary partialSyncs;
 
-  /**
-   * What {@code explain --live} reads of this family, from another thread: the plan the latest
-   * successful sync loaded (null before the first) and how the syncs went.
-   */
+  /** What {@code explain --live} reads: the latest loaded plan (or null) and how syncs went. */
   public record Published(NodePlanner.FamilyPlan plan, SyncState state) {}
 
-  private final LivePublisher publisher;
-  private final List<SyncObserver> observers = new CopyOnWriteArrayList<>();
+  // Replaced whole on the sync thread, so a reader sees one sync's plan and state together.
+  private volatile Published published;
+
+  /** The UDP ports of the latest successful sync's plan, for the conntrack cleanup. */
+  private List<NodePlanner.PlannedPort> previousUdp = List.of();
+
+  private final List<Consumer<SyncResult>> observers = new CopyOnWriteArrayList<>();
 
   public Proxier(
       IpFamily family,
@@ -105,25 +118,12 @@ public final class Proxier {
     this.clock = clock;
     this.policy = new SyncPolicy(config.fullSyncPeriod(), clock);
     this.store = store;
-    this.collisions = new AddressCollisionReport(family, metrics);
-    this.nodePortAddresses = new NodePortAddressReport(family, config.rules(), metrics);
+    this.health = health;
     this.observed =
         new ObservedPortCap(
             plane.countsPerServicePort() ? config.rules().observeLocality() : ObserveLocality.OFF,
             config.rules().observeMaxSeries());
-    // What every sync tells: explain --live, health, metrics, then the UDP conntrack cleanup.
-    this.publisher = new LivePublisher(family);
-    this.localDetection =
-        new LocalDetectionReport(family, metrics, health, publisher::localTraffic);
-    subscribe(publisher);
-    subscribe(
-        result -> {
-          if (result.succeeded()) {
-            health.updated(result.family());
-          }
-        });
-    subscribe(new SyncMetrics(metrics));
-    subscribe(new UdpFlowCleanup(host, metrics, clock));
+    this.published = new Published(null, SyncState.notSynced(family));
     this.partialSyncs =
         new RateLimitedSummary(
             log,
@@ -142,11 +142,6 @@ public final class Proxier {
     return family;
   }
 
-  /** Whether a sync has loaded rules; cheaper than {@link #lastPlan}, which lists every port. */
-  public synchronized boolean loadedOnce() {
-    return policy.loadedOnce();
-  }
-
   /** The plan of the latest sync, or null before the first. */
   public synchronized NodePlanner.FamilyPlan lastPlan() {
     return policy.loadedOnce() ? currentPlan() : null;
@@ -154,25 +149,69 @@ public final class Proxier {
 
   /** The latest loaded plan and sync state, without waiting for a sync in progress. */
   public Published published() {
-    return publisher.published();
+    return published;
   }
 
-  public void subscribe(SyncObserver observer) {
+  /** Told after each sync, on the sync thread, after the load, in subscribe order. */
+  public void subscribe(Consumer<SyncResult> observer) {
     observers.add(observer);
   }
 
+  /**
+   * What every sync tells: explain --live, health, metrics, the UDP conntrack cleanup, observers.
+   */
   private void tell(SyncResult result) {
-    observers.forEach(observer -> observer.synced(result));
+    publish(result);
+    if (result.succeeded()) {
+      health.updated(family);
+    }
+    SyncMetrics.record(metrics, result);
+    deleteStaleUdpFlows(result);
+    observers.forEach(observer -> observer.accept(result));
+  }
+
+  private void publish(SyncResult result) {
+    var state = published.state();
+    published =
+        result.succeeded()
+            ? new Published(
+                result.plan(),
+                state.succeeded(
+                    result.decision().full(),
+                    result.finished(),
+                    result.outcome() == SyncResult.Outcome.LOADED
+                        ? result.rulesLoaded()
+                        : state.rulesLoaded(),
+                    result.plan().ports().size()))
+            : new Published(published.plan(), state.failed(result.error(), result.finished()));
+  }
+
+  /**
+   * After a sync that loaded a change to a UDP Service port, deletes the conntrack entries that
+   * would keep its flows on endpoints that no longer serve (a port left without endpoints too: its
+   * rejecting rules meet only new flows) and every flow to a deleted UDP Service's address. A
+   * restart's first sync has no previous plan, so it breaks no working UDP flow.
+   */
+  private void deleteStaleUdpFlows(SyncResult result) {
+    if (!result.succeeded()) {
+      return;
+    }
+    var before = previousUdp;
+    previousUdp =
+        result.plan().ports().stream().filter(p -> p.port().protocol() == Protocol.UDP).toList();
+    if (result.outcome() != SyncResult.Outcome.LOADED || !result.touchedUdp()) {
+      return;
+    }
+    var started = clock.instant();
+    int deleted = host.deleteStaleUdpFlows(family, result.plan().ports(), before);
+    metrics.conntrackReconciled(family, Duration.between(started, clock.instant()), deleted);
   }
 
   private NodePlanner.FamilyPlan currentPlan() {
     return store.current(NodePlanner.zoneOf(cache.node()));
   }
 
-  /**
-   * Deletes what earlier syncs stopped using, when it is safe to; nothing while the next sync must
-   * be full, since the kernel may then not hold what the last sync meant to load.
-   */
+  /** Nothing while the next sync must be full: the kernel may not hold what the last one meant. */
   public synchronized void removeStale() {
     if (!policy.fullSyncForced()) {
       plane.removeStale();
@@ -197,15 +236,12 @@ public final class Proxier {
 
   /** False when the rules could not be loaded and the sync must be retried. */
   public synchronized boolean sync(Set<ObjectKey> changed) {
-    return sync(changed, host.addresses(cache));
+    return sync(changed, host.addresses(cache), new OnePassObjects(cache));
   }
 
-  /** With the host's addresses read once for every family of a sync pass. */
-  public synchronized boolean sync(Set<ObjectKey> changed, List<String> hostAddresses) {
-    return sync(changed, hostAddresses, new OnePassObjects(cache));
-  }
-
-  /** The families of a pass share {@code objects}, so that they plan from the same objects. */
+  /**
+   * The families of a pass share the host's addresses and {@code objects}, to plan from the same.
+   */
   public synchronized boolean sync(
       Set<ObjectKey> changed,
       List<String> hostAddresses,
@@ -219,12 +255,12 @@ public final class Proxier {
     var node = cache.node();
     var nodeAddresses =
         config.rules().nodePortAddresses(family, hostAddresses, NodeIps.primary(node));
-    nodePortAddresses.report(nodeAddresses);
+    reportNodePortAddresses(nodeAddresses);
     var podCidrs = NodePodCidrs.of(node);
     // NodeCIDR on a Node without spec.podCIDRs falls back (LocalDetection) rather than waiting:
     // many clusters never set them, and a node must not go without a Service proxy for it.
     var detection = LocalDetection.of(config.rules(), family, podCidrs);
-    localDetection.report(detection);
+    reportLocalDetection(detection);
     var localCidrs = detection.localCidrs();
     // The zone and addresses of the node shape every Service's rules: re-plan everything then.
     var basis =
@@ -242,16 +278,14 @@ public final class Proxier {
     if (full) {
       // The pass's one listing: the families plan from the same objects.
       var pass = objects.get();
-      var services = pass.services();
-      var slices = pass.slices();
       var plan =
           NodePlanner.planClaims(
               family,
               config.nodeName(),
               node,
               config.serviceProxyName(),
-              services,
-              slices,
+              pass.services(),
+              pass.slices(),
               addressPolicy(node, hostAddresses, podCidrs),
               cache.zoneDemand());
       warnings.full(plan.warnings(), this::warn);
@@ -268,16 +302,14 @@ public final class Proxier {
           addressPolicy(node, hostAddresses, podCidrs)
               .withKnownNodePorts(this::programmedNodePorts);
       for (var key : changed) {
-        var service = cache.service(key);
-        var slices = cache.slicesOf(key);
         var plan =
             NodePlanner.planServiceClaims(
                 family,
                 config.nodeName(),
                 node,
                 config.serviceProxyName(),
-                service,
-                slices,
+                cache.service(key),
+                cache.slicesOf(key),
                 addresses,
                 cache.zoneDemand());
         changedWarnings.addAll(plan.warnings());
@@ -295,11 +327,12 @@ public final class Proxier {
         outcome = plane.replaceAll(rules(store.allPorts()), nodeAddresses, podCidrs);
       }
     }
-    collisions.report(store.collisions());
+    reportCollisions(store.collisions());
     reportObservedCap();
     warnings.partial(plane.warnings(), this::warn);
     metrics.planWarnings(family, warnings.countsByReason());
-    if (outcome.status() == DataPlane.Status.FAILED) {
+    boolean failed = outcome.status() == DataPlane.Status.FAILED;
+    if (failed) {
       policy.failed();
       log.atError()
           .addKeyValue("family", family.apiName())
@@ -308,52 +341,36 @@ public final class Proxier {
           .addKeyValue("error", outcome.error())
           .log(
               "Loading the rules failed; the previous rules stay in place and the next sync is full");
-      tell(
-          new SyncResult(
-              family,
-              decision,
-              SyncResult.Outcome.FAILED,
-              outcome.error(),
-              started,
-              clock.instant(),
-              0,
-              null,
-              touchedUdp,
-              triggers,
-              null,
-              hostAddresses));
-      return false;
     }
     var finished = clock.instant();
-    if (full) {
+    if (full && !failed) {
       policy.fullLoaded(basis);
     }
-    var plan = currentPlan();
-    var ports = plan.ports();
+    var plan = failed ? null : currentPlan();
     tell(
         new SyncResult(
             family,
             decision,
-            outcome.status() == DataPlane.Status.LOADED
-                ? SyncResult.Outcome.LOADED
-                : SyncResult.Outcome.UNCHANGED,
-            null,
+            failed
+                ? SyncResult.Outcome.FAILED
+                : outcome.status() == DataPlane.Status.LOADED
+                    ? SyncResult.Outcome.LOADED
+                    : SyncResult.Outcome.UNCHANGED,
+            outcome.error(),
             started,
             finished,
-            plane.linesLoaded(),
+            failed ? 0 : plane.linesLoaded(),
             plan,
             touchedUdp,
             triggers,
-            null,
             hostAddresses));
-    logSync(decision, changed.size(), ports, Duration.between(started, finished), planned);
-    return true;
+    if (!failed) {
+      logSync(decision, changed.size(), plan.ports(), Duration.between(started, finished), planned);
+    }
+    return !failed;
   }
 
-  /**
-   * Full syncs and the first one after start get their own INFO line; partial syncs, which follow
-   * every change, are summed up at most once per {@link #PARTIAL_SYNC_SUMMARY_INTERVAL}.
-   */
+  /** Full syncs and the first get an INFO line; partial syncs are summed up now and then. */
   private void logSync(
       SyncPolicy.Decision decision,
       int changedServices,
@@ -397,9 +414,8 @@ public final class Proxier {
   }
 
   /**
-   * The changed ports as the data plane takes them, each counted per locality or not; a port that
-   * comes or goes can push another out of the series cap or let one in, and that port is
-   * re-rendered too.
+   * The changed ports as the data plane takes them, counted per locality or not; a port that comes
+   * or goes can push another out of the series cap or let one in, which is re-rendered too.
    */
   private Map<ServicePortName, ServicePortRules> countedChanges(
       Map<ServicePortName, NodePlanner.PlannedPort> changedPorts) {
@@ -430,6 +446,82 @@ public final class Proxier {
                 name,
                 planned == null ? null : NftPlanRenderer.rules(planned, observed.counted(name))));
     return changes;
+  }
+
+  /** Each collision logged once, when it appears, naming both Services; the gauge kept current. */
+  private void reportCollisions(List<AddressOwners.Collision> collisions) {
+    var now = new HashSet<String>();
+    for (var collision : collisions) {
+      var text = collision.toString();
+      now.add(text);
+      if (!reportedCollisions.contains(text)) {
+        log.atWarn()
+            .addKeyValue("family", family.apiName())
+            .addKeyValue("address", collision.key())
+            .addKeyValue("owner", collision.winner().service())
+            .addKeyValue("loser", collision.loser().service())
+            .log("Address collision: " + text);
+      }
+    }
+    reportedCollisions = now;
+    metrics.addressCollisions(family, collisions.size());
+  }
+
+  /** A WARN and a gauge while --nodeport-addresses matches no address here, a line when it does. */
+  private void reportNodePortAddresses(List<String> addresses) {
+    var rules = config.rules();
+    boolean nowhere = rules.restrictsNodePorts(family) && addresses.isEmpty();
+    metrics.nodePortsServedNowhere(family, nowhere);
+    if (servedNowhere != null && servedNowhere == nowhere) {
+      return;
+    }
+    servedNowhere = nowhere;
+    if (nowhere) {
+      log.atWarn()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("nodeportAddresses", String.join(",", rules.nodePortCidrs()))
+          .log(
+              "--nodeport-addresses matches no address of this node in this family; NodePorts"
+                  + " are accepted on no address until one matches");
+    } else if (rules.restrictsNodePorts(family)) {
+      log.atInfo()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("addresses", String.join(",", addresses))
+          .log("NodePorts are accepted on the addresses --nodeport-addresses selects");
+    }
+  }
+
+  /**
+   * When local traffic detection falls back from the configured mode: a WARN when that starts or
+   * changes (not every sync), an INFO when the configured mode is back, the gauge, the health
+   * bodies and {@code explain --live}.
+   */
+  private void reportLocalDetection(LocalDetection detection) {
+    var description = detection.describe();
+    if (description.equals(reportedDetection)) {
+      return;
+    }
+    boolean wasDegraded = reportedDetection != null && health.localDetectionWarning(family) != null;
+    reportedDetection = description;
+    metrics.localDetectionDegraded(family, detection.degraded());
+    health.localDetection(family, detection.degraded() ? description : null);
+    published = new Published(published.plan(), published.state().withLocalTraffic(description));
+    if (detection.degraded()) {
+      log.atWarn()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("configured", detection.configured().apiName())
+          .addKeyValue("effective", detection.effectiveName())
+          .addKeyValue("missing", detection.missing())
+          .log(
+              "Local traffic detection falls back: the rules are programmed with "
+                  + detection.effectiveName()
+                  + " until the configured mode's input is there (see docs/install.md)");
+    } else if (wasDegraded) {
+      log.atInfo()
+          .addKeyValue("family", family.apiName())
+          .addKeyValue("mode", detection.effectiveName())
+          .log("Local traffic detection uses the configured mode again");
+    }
   }
 
   private void reportObservedCap() {
@@ -469,9 +561,7 @@ public final class Proxier {
   }
 
   /**
-   * What a tenant's Service may not point at on this node: the node's addresses (its status and its
-   * interfaces), every other Node's addresses, the pod ranges (the Node's and --cluster-cidr), the
-   * ServiceCIDRs, and --external-ip-cidrs.
+   * What a tenant's Service may not point at: node and pod addresses, Service and external CIDRs.
    */
   private AddressPolicy addressPolicy(
       Node node, List<String> hostAddresses, List<String> podCidrs) {
@@ -490,7 +580,7 @@ public final class Proxier {
 
   /** The NodePorts programmed now, for a partial sync's loop check: asked for rarely. */
   private Set<String> programmedNodePorts() {
-    var result = new java.util.HashSet<String>();
+    var result = new HashSet<String>();
     for (var planned : store.allPorts()) {
       if (planned.port().nodePort() != 0) {
         result.add(AddressPolicy.nodePortKey(planned.port().protocol(), planned.port().nodePort()));
@@ -507,5 +597,28 @@ public final class Proxier {
         .addKeyValue("reason", group.reason())
         .addKeyValue("count", group.count())
         .log(group.line());
+  }
+
+  /**
+   * The cache's Services and slices, taken once per sync pass and only when a full sync asks for
+   * them, so the families of a pass plan from the same objects.
+   */
+  static final class OnePassObjects implements Supplier<OnePassObjects.Objects> {
+    record Objects(Collection<Service> services, Collection<EndpointSlice> slices) {}
+
+    private final ProxyCache cache;
+    private Objects objects;
+
+    OnePassObjects(ProxyCache cache) {
+      this.cache = cache;
+    }
+
+    @Override
+    public Objects get() {
+      if (objects == null) {
+        objects = new Objects(cache.services(), cache.endpointSlices());
+      }
+      return objects;
+    }
   }
 }

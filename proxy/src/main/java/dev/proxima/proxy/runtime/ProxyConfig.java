@@ -5,15 +5,12 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How the live proxy is tuned, as one immutable value the CLI builds and tests construct.
+ * How the live proxy is tuned.
  *
- * @param minSyncPeriod the least time between two syncs; changes within it are batched
  * @param syncPeriod how soon a failed sync is retried
- * @param serviceProxyName handle only the Services labelled
- *     service.kubernetes.io/service-proxy-name with this value; null handles unlabelled Services
- *     only
- * @param zoneDemandNamespace where the controller publishes the zone demand that zone spill-over
- *     follows; null watches none
+ * @param serviceProxyName handle only the Services with this service-proxy-name label; null handles
+ *     unlabelled Services only
+ * @param zoneDemandNamespace where the controller publishes the zone demand; null watches none
  */
 public record ProxyConfig(
     String nodeName,
@@ -26,24 +23,6 @@ public record ProxyConfig(
 
   /** Where the manifests run the controller, and so where it publishes the zone demand. */
   public static final String DEFAULT_ZONE_DEMAND_NAMESPACE = "proxima-system";
-
-  /** With the zone demand in {@link #DEFAULT_ZONE_DEMAND_NAMESPACE}. */
-  public ProxyConfig(
-      String nodeName,
-      RuleSettings rules,
-      Duration minSyncPeriod,
-      Duration syncPeriod,
-      Duration fullSyncPeriod,
-      String serviceProxyName) {
-    this(
-        nodeName,
-        rules,
-        minSyncPeriod,
-        syncPeriod,
-        fullSyncPeriod,
-        serviceProxyName,
-        DEFAULT_ZONE_DEMAND_NAMESPACE);
-  }
 
   public ProxyConfig {
     Objects.requireNonNull(nodeName, "nodeName");
@@ -69,7 +48,8 @@ public record ProxyConfig(
         Duration.ofSeconds(1),
         Duration.ofSeconds(30),
         Duration.ofHours(1),
-        null);
+        null,
+        DEFAULT_ZONE_DEMAND_NAMESPACE);
   }
 
   public ProxyConfig withRules(RuleSettings value) {

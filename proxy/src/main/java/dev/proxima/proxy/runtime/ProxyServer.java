@@ -26,8 +26,8 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.ProxyState;
-import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.sync.SyncRunner;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -56,6 +56,9 @@ import org.slf4j.LoggerFactory;
 public final class ProxyServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ProxyServer.class);
 
+  /** The taint the cluster autoscaler puts on a node it is about to delete. */
+  static final String TO_BE_DELETED_TAINT = "ToBeDeletedByClusterAutoscaler";
+
   private final KubeProxyCache cache;
   private final List<Proxier> proxiers = new ArrayList<>();
 
@@ -72,7 +75,6 @@ public final class ProxyServer implements AutoCloseable {
   private HealthServer healthServer;
   private final ServiceHealthServers serviceHealth;
   private final Host host;
-  private final RuleSettings rules;
   private ProbeHttpServer metricsServer;
   private ExplainServer explainServer;
   private final Duration kernelCheckPeriod;
@@ -83,13 +85,7 @@ public final class ProxyServer implements AutoCloseable {
   /** The kernel's connection counters, or null when this proxy counts nothing. */
   private ConnectionLocalityMetrics connectionCounters;
 
-  /** Why explain --live shows no per-Service figures, or null when it does. */
-  private final String notCountedBecause;
-
-  /**
-   * How long a scrape waits for a family's kernel counter read before it shows the latest finished
-   * one ({@link LatestCounterRead}); two families stay within a scrape's usual 10 s timeout.
-   */
+  /** A scrape's wait per family for a fresh counter read: two stay within its usual 10 s. */
   private static final Duration COUNTER_READ_WAIT = Duration.ofSeconds(2);
 
   /** One thread per family, so a slow read of one delays neither the other nor any sync. */
@@ -99,10 +95,7 @@ public final class ProxyServer implements AutoCloseable {
   private final ScheduledExecutorService kernelCheck =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
 
-  /**
-   * The nftables mode off the host (a dry run, tests, the demo): rules go to {@code nft}, the
-   * Node's status.addresses stand in for the interfaces, and no conntrack entries are deleted.
-   */
+  /** The nftables mode off the host (tests, the demo): no interfaces read, no conntrack touched. */
   public ProxyServer(
       KubernetesClient client,
       ProxyConfig config,
@@ -132,7 +125,6 @@ public final class ProxyServer implements AutoCloseable {
       Clock clock) {
     this.clock = clock;
     this.registry = registry;
-    this.rules = config.rules();
     this.metrics = new ProxyMetrics(registry, mode);
     this.kernelCheckPeriod = config.syncPeriod();
     this.health = new ProxyHealth(clock, config.healthTimeout());
@@ -188,11 +180,9 @@ public final class ProxyServer implements AutoCloseable {
           ConnectionLocalityMetrics.register(
               registry, counters, () -> NodePlanner.zoneOf(cache.node()));
     }
-    this.notCountedBecause =
-        connectionCounters == null ? "--observe-locality=off: the rules count no connection" : null;
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
-    var healthChecks = new ServiceHealthChecks(serviceHealth, rules, cache);
+    var healthChecks = new ServiceHealthChecks(serviceHealth, config.rules(), cache);
     proxiers.forEach(proxier -> proxier.subscribe(healthChecks));
     this.runner =
         new SyncRunner(
@@ -216,13 +206,32 @@ public final class ProxyServer implements AutoCloseable {
       metrics.queued(proxier.family(), now);
     }
     var node = cache.node();
-    health.nodeIneligible(NodeEligibility.whyNot(node, nodeName).orElse(null));
-    // Until every informer has listed, a sync does nothing yet would still count as a run and
-    // hold the first real one back by --min-sync-period; and until the host is prepared, the
-    // other mode's rules may still be in place. start() asks for the first sync.
+    health.nodeIneligible(whyIneligible(node));
+    // Before the first lists a sync would do nothing yet hold the first real one back by
+    // --min-sync-period, and before the host is prepared the other mode's rules may be in place.
     if (readyToSync) {
       runner.request();
     }
+  }
+
+  /**
+   * Why load balancers should drain this node, as kube-proxy's /healthz decides (KEP-3836), or
+   * null: its Node is missing, being deleted, or tainted for scale-down. /livez ignores this.
+   */
+  private String whyIneligible(Node node) {
+    if (node == null) {
+      return "node " + nodeName + " not found";
+    }
+    if (node.getMetadata() != null && node.getMetadata().getDeletionTimestamp() != null) {
+      return "node is being deleted";
+    }
+    if (node.getSpec() != null
+        && node.getSpec().getTaints() != null
+        && node.getSpec().getTaints().stream()
+            .anyMatch(taint -> TO_BE_DELETED_TAINT.equals(taint.getKey()))) {
+      return "node has the " + TO_BE_DELETED_TAINT + " taint";
+    }
+    return null;
   }
 
   private boolean syncAll() {
@@ -230,7 +239,7 @@ public final class ProxyServer implements AutoCloseable {
     var changed = cache.drainChangedServices();
     // Read once per pass: both families and the health-check listeners select from the same.
     var hostAddresses = host.addresses(cache);
-    var objects = new OnePassObjects(cache);
+    var objects = new Proxier.OnePassObjects(cache);
     try {
       for (var proxier : proxiers) {
         ok &= proxier.sync(changed, hostAddresses, objects);
@@ -247,23 +256,13 @@ public final class ProxyServer implements AutoCloseable {
   /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
   public void start(InetSocketAddress healthz, InetSocketAddress metricsAddress)
       throws IOException {
-    start(healthz, metricsAddress, null);
+    start(healthz, metricsAddress, null, CompletableFuture.completedFuture(null));
   }
 
   /**
-   * With {@code explain --live} on a loopback address (or none for null). A port it cannot bind is
-   * logged, not fatal: a debugging aid must not keep the node's Services from being programmed.
-   */
-  public void start(
-      InetSocketAddress healthz, InetSocketAddress metricsAddress, InetSocketAddress explain)
-      throws IOException {
-    start(healthz, metricsAddress, explain, CompletableFuture.completedFuture(null));
-  }
-
-  /**
-   * With host work that runs beside the informers' first list: no sync runs before {@code
-   * hostPrepared} (the other mode's leftover rules removed, or their removal failed and was logged)
-   * and the first lists have completed.
+   * With {@code explain --live} on a loopback address, or none for null; a port it cannot bind is
+   * logged, not fatal: a debugging aid must not keep Services from being programmed. No sync runs
+   * before {@code hostPrepared} (the other mode's rules removed, or that failed and was logged).
    */
   public void start(
       InetSocketAddress healthz,
@@ -328,9 +327,7 @@ public final class ProxyServer implements AutoCloseable {
               // Only from here may a change ask for a sync (changed()), and /livez watch the loop.
               health.syncLoopStarted();
               readyToSync = true;
-              // The first lists' additions reach no handler (the first sync reads the stores),
-              // so what they used to mark is marked here: the queued sync and the node's
-              // eligibility.
+              // The first lists' additions reach no handler: mark the queued sync and eligibility.
               try {
                 changed();
               } catch (RuntimeException unexpected) {
@@ -352,9 +349,8 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   /**
-   * {@code /metrics}, plus the two paths client_java's exporter served here before: {@code
-   * /-/healthy} and a page at every other path that links to the metrics. The per-Service locality
-   * family is streamed rather than snapshotted: it can hold tens of thousands of series.
+   * {@code /metrics} with the per-Service locality family streamed (tens of thousands of series),
+   * plus client_java's exporter's {@code /-/healthy} and a page linking to the metrics.
    */
   private static ProbeHttpServer startMetrics(
       InetSocketAddress address,
@@ -382,10 +378,7 @@ public final class ProxyServer implements AutoCloseable {
     return ProbeHttpServer.start(address, paths);
   }
 
-  /**
-   * {@code /statusz} and {@code /flagz}, kube-proxy's z-pages, on the metrics server as upstream
-   * serves them.
-   */
+  /** {@code /statusz} and {@code /flagz}, kube-proxy's z-pages, on the metrics server. */
   private Map<String, ProbeHandler> componentPages() {
     var build = dev.proxima.cli.BuildInfo.current();
     var version = build.version() + " (" + build.shortRevision() + ")";
@@ -409,10 +402,7 @@ public final class ProxyServer implements AutoCloseable {
     flags = Map.copyOf(value);
   }
 
-  /**
-   * The sysctls this process wanted to set at start but could not, each {@code name=wanted value}:
-   * a line of {@code /statusz} and one {@code proxima_proxy_sysctl_untuned} series each.
-   */
+  /** The sysctls ({@code name=value}) not set at start: lines of /statusz and a series each. */
   public void untunedSysctls(List<String> settings) {
     untunedSysctls = List.copyOf(settings);
     metrics.sysctlsUntuned(untunedSysctls);
@@ -446,10 +436,7 @@ public final class ProxyServer implements AutoCloseable {
     return proxiers.stream().map(Proxier::lastPlan).filter(java.util.Objects::nonNull).toList();
   }
 
-  /**
-   * What {@code explain --live} shows now: each family's latest loaded plan and sync state. Reads
-   * only what the sync thread published, so it never waits for a sync in progress.
-   */
+  /** What {@code explain --live} shows, from what the sync thread published: it never waits. */
   public LiveExplain liveExplain(ObjectKey service) {
     var plans = new ArrayList<dev.proxima.proxy.plan.NodePlanner.FamilyPlan>();
     var states = new ArrayList<SyncState>();
@@ -472,13 +459,10 @@ public final class ProxyServer implements AutoCloseable {
         observedLocality());
   }
 
-  /**
-   * The per-Service counts explain --live shows: read from the kernel now, once per family, as a
-   * scrape reads them.
-   */
+  /** Read from the kernel now, once per family, as a scrape reads them. */
   private ObservedLocality observedLocality() {
-    if (notCountedBecause != null) {
-      return ObservedLocality.notCounted(notCountedBecause);
+    if (connectionCounters == null) {
+      return ObservedLocality.notCounted("--observe-locality=off: the rules count no connection");
     }
     var ports = connectionCounters.readServicePorts();
     return new ObservedLocality() {

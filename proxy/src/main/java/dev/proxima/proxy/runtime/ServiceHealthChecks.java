@@ -14,13 +14,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
- * Opens and closes the {@code healthCheckNodePort} listeners of {@code externalTrafficPolicy:
- * Local} load balancers after each successful sync, counting the ready endpoints on this node in
- * the plans every family loaded last.
+ * After each successful sync, opens and closes the {@code healthCheckNodePort} listeners of {@code
+ * externalTrafficPolicy: Local} Services, counting this node's ready endpoints in every family.
  */
-final class ServiceHealthChecks implements SyncObserver {
+final class ServiceHealthChecks implements Consumer<SyncResult> {
   private final ServiceHealthServers servers;
   private final RuleSettings rules;
   private final ProxyCache cache;
@@ -33,7 +33,7 @@ final class ServiceHealthChecks implements SyncObserver {
   }
 
   @Override
-  public void synced(SyncResult result) {
+  public void accept(SyncResult result) {
     if (!result.succeeded() || result.plan() == null) {
       return;
     }

@@ -1,6 +1,7 @@
 package dev.proxima.proxy.runtime;
 
 import dev.proxima.proxy.metrics.ProxyMetrics;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.TopologyFallback;
 import dev.proxima.proxy.selection.TopologyLevel;
@@ -10,19 +11,13 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The metrics of a successful sync: its duration and kind, how long each change took to be
- * programmed, and how the programmed ports came out by topology. Failures are counted by the data
- * planes, which know the tool that failed.
+ * The metrics of a successful sync: duration, kind, network programming latency, ports by topology.
+ * The data planes count failures: they know the tool that failed.
  */
-final class SyncMetrics implements SyncObserver {
-  private final ProxyMetrics metrics;
+final class SyncMetrics {
+  private SyncMetrics() {}
 
-  SyncMetrics(ProxyMetrics metrics) {
-    this.metrics = metrics;
-  }
-
-  @Override
-  public void synced(SyncResult result) {
+  static void record(ProxyMetrics metrics, SyncResult result) {
     if (!result.succeeded()) {
       return;
     }
@@ -33,12 +28,12 @@ final class SyncMetrics implements SyncObserver {
         .triggers()
         .forEach(trigger -> metrics.networkProgrammed(family, Duration.between(trigger, finished)));
     if (result.plan() != null) {
-      topology(result.family(), result.plan().ports());
+      topology(metrics, family, result.plan().ports());
     }
   }
 
-  private void topology(
-      dev.proxima.proxy.model.IpFamily family, List<NodePlanner.PlannedPort> ports) {
+  private static void topology(
+      ProxyMetrics metrics, IpFamily family, List<NodePlanner.PlannedPort> ports) {
     int noLocalInternal = 0;
     int noLocalExternal = 0;
     Map<String, Integer> byLevel = new TreeMap<>();

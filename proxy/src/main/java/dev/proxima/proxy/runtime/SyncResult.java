@@ -8,14 +8,12 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * What one family's sync did, handed to every {@link SyncObserver}: metrics, health, the UDP
- * conntrack cleanup and {@code explain --live} read it instead of being called from the sync.
+ * What one family's sync did, handed to what follows the syncs (metrics, health, explain).
  *
  * @param error the tool's message when {@code FAILED}, else null
  * @param rulesLoaded lines handed to the kernel; 0 when nothing was loaded
  * @param plan the plan now programmed when the sync succeeded, else null
  * @param triggers when the changes this sync programmed were first seen
- * @param waitingFor what the family waits for before it programs anything, when {@code WAITING}
  */
 public record SyncResult(
     IpFamily family,
@@ -28,15 +26,12 @@ public record SyncResult(
     NodePlanner.FamilyPlan plan,
     boolean touchedUdp,
     List<Instant> triggers,
-    String waitingFor,
     List<String> hostAddresses) {
   public enum Outcome {
     LOADED,
     UNCHANGED,
     /** Loading failed; the previous rules stay in place. */
-    FAILED,
-    /** Nothing was programmed: the family waits for {@code waitingFor}. */
-    WAITING
+    FAILED
   }
 
   public SyncResult {
@@ -44,7 +39,6 @@ public record SyncResult(
     hostAddresses = List.copyOf(hostAddresses);
   }
 
-  /** True when the kernel now holds the plan: loaded or already in place. */
   public boolean succeeded() {
     return outcome == Outcome.LOADED || outcome == Outcome.UNCHANGED;
   }

@@ -7,10 +7,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Decides whether one family's next sync is full or partial, and why. A full sync re-plans every
- * Service and replaces the family's rules; a partial one re-plans only the changed Services. The
- * caller reports what happened (a load failed, another tool touched the rules, a full sync loaded)
- * and what the rules are built for now; the policy keeps nothing else and does no I/O.
+ * Decides whether one family's next sync is full (re-plans every Service) or partial (the changed
+ * ones), and why, from what the caller reports happened and what the rules are built for now.
  */
 public final class SyncPolicy {
   /** Labels are one token, for logs. */
@@ -50,24 +48,15 @@ public final class SyncPolicy {
   }
 
   /**
-   * What a family's rules are built for, besides the Services: any change here re-plans all.
-   *
-   * @param node the fields of the Node the rules depend on (name, zone, addresses), compared by
-   *     {@code equals}; anything that stands for "no Node" when there is none
-   * @param addressPolicy what decides which externalIPs and endpoints a Service may not use (the
-   *     node's and its interfaces' addresses, every other Node's addresses, the pod and Service
-   *     ranges, --external-ip-cidrs), compared by {@code equals}: a change re-judges every Service,
-   *     which only a full sync does
+   * What a family's rules are built for besides the Services, compared by {@code equals}: any
+   * change re-plans all, since only a full sync re-judges every Service against a new address
+   * policy.
    */
   public record Basis(
       Object node, List<String> nodePortAddresses, List<String> localCidrs, Object addressPolicy) {
     public Basis {
       nodePortAddresses = List.copyOf(nodePortAddresses);
       localCidrs = List.copyOf(localCidrs);
-    }
-
-    public Basis(Object node, List<String> nodePortAddresses, List<String> localCidrs) {
-      this(node, nodePortAddresses, localCidrs, null);
     }
   }
 

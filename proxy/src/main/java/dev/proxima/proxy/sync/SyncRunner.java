@@ -12,17 +12,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the proxy's sync at a bounded frequency, as kube-proxy's BoundedFrequencyRunner does:
- * requests coalesce, runs are at least {@code minInterval} apart (counted from the end of the
- * previous run), failed runs are retried with exponential backoff (1 s or {@code minInterval},
- * whichever is longer, doubling after each failure in a row, up to {@code retryInterval}), and a
- * run happens at least every {@code maxInterval} even without requests. A quick first retry fixes a
- * passing problem (a tool killed, another program holding the lock) at once; the backoff keeps a
- * lasting one from running full syncs back to back.
+ * Runs the sync at a bounded frequency, as kube-proxy's BoundedFrequencyRunner: requests coalesce,
+ * runs are at least {@code minInterval} apart (from the previous run's end), and happen at least
+ * every {@code maxInterval}. A failed run is retried after 1 s or {@code minInterval}, doubling per
+ * failure in a row up to {@code retryInterval}: a quick retry fixes a passing problem, the backoff
+ * keeps a lasting one from running full syncs back to back.
  *
- * <p>Between runs the thread calls an optional idle task, at most about once a second, for work
- * that must happen on the sync's thread but not at a sync (the nftables mode deletes chains it
- * emptied a second earlier). {@link #idle()} is that step, for tests.
+ * <p>Between runs, at most about once a second, the thread calls the idle task, for work due on the
+ * sync's thread but not at a sync (deleting chains emptied a second earlier).
  */
 public final class SyncRunner implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SyncRunner.class);
@@ -50,9 +47,7 @@ public final class SyncRunner implements AutoCloseable {
   private boolean stopped;
   private Thread thread;
 
-  /**
-   * @param sync returns false (or throws) when it failed and must be retried
-   */
+  /** {@code sync} returns false (or throws) when it failed and must be retried. */
   public SyncRunner(
       String name,
       BooleanSupplier sync,
@@ -116,10 +111,7 @@ public final class SyncRunner implements AutoCloseable {
     }
   }
 
-  /**
-   * Runs the idle task unless stopped, a run is due, or it ran less than {@link #IDLE_INTERVAL}
-   * ago; true when it ran. Only the sync thread calls both this and {@link #tick}.
-   */
+  /** Runs the idle task unless stopped, a run is due or it ran recently; true when it ran. */
   public boolean idle() {
     lock.lock();
     try {

@@ -6,12 +6,9 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Accumulates changes between syncs the way kube-proxy's change trackers do: per key it keeps the
- * state before the first change and after the latest one, and forgets the key when the two are
- * equal again, so updates that change nothing the proxy uses (a resync, a status or annotation
- * change) cost nothing.
- *
- * @param <P> the projection of an object that the proxy depends on; equality decides no-ops
+ * Accumulates changes between syncs as kube-proxy's change trackers do: per key the projection
+ * before the first change and after the latest, forgotten when the two are equal again, so updates
+ * that change nothing the proxy uses cost nothing.
  */
 public final class ChangeTracker<K, T, P> {
   private final Function<T, P> projection;

@@ -18,11 +18,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The Service and EndpointSlice changes no sync has taken in yet, for every family: the informers'
- * handlers feed it, the sync runner drains the Services to re-plan, and each family's sync drains
- * its slices' trigger times. A slice change that a sync must take in also brings the slice's {@code
- * endpoints.kubernetes.io/last-change-trigger-time}, kept per IP family until that family's sync
- * hands it to the network programming latency.
+ * The Service and EndpointSlice changes no sync has taken in yet: the informers' handlers feed it,
+ * the sync runner drains the Services to re-plan, and each family's sync drains the trigger times
+ * its slices' changes brought, for the network programming latency.
  */
 public final class PendingChanges {
   private final ChangeTracker<ObjectKey, Service, Projections.ServiceProjection> services =
@@ -33,10 +31,7 @@ public final class PendingChanges {
   private final Instant startedAt;
   private final Set<ObjectKey> touched = new HashSet<>();
 
-  /**
-   * @param startedAt when the proxy started: changes triggered before then were programmed by its
-   *     predecessor, so their times are ignored
-   */
+  /** Changes triggered before {@code startedAt} were programmed by a predecessor: not timed. */
   public PendingChanges(Instant startedAt) {
     this.startedAt = startedAt;
   }

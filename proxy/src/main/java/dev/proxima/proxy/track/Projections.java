@@ -9,11 +9,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.List;
 import java.util.Map;
 
-/**
- * The parts of Services and EndpointSlices the proxy's rules depend on. Everything else
- * (resourceVersion, managedFields, most annotations, conditions) changes often and must not cause a
- * sync.
- */
+/** The parts of Services and EndpointSlices the rules depend on; the rest must not cause a sync. */
 public final class Projections {
   private Projections() {}
 

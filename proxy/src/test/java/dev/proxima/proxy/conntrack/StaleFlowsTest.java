@@ -56,12 +56,12 @@ class StaleFlowsTest {
 
   @Test
   void parsesUdpFlowsAndSkipsTheRest() {
-    assertThat(ConntrackListing.parse(LISTING))
+    assertThat(StaleFlows.parse(LISTING))
         .containsExactly(
-            new UdpFlow("10.96.0.10", 53, "10.244.1.5"),
-            new UdpFlow("10.96.0.10", 53, "10.244.2.5"),
-            new UdpFlow("10.96.0.20", 53, "10.96.0.20"),
-            new UdpFlow("192.168.0.11", 30053, "10.244.2.5"));
+            new StaleFlows.UdpFlow("10.96.0.10", 53, "10.244.1.5"),
+            new StaleFlows.UdpFlow("10.96.0.10", 53, "10.244.2.5"),
+            new StaleFlows.UdpFlow("10.96.0.20", 53, "10.96.0.20"),
+            new StaleFlows.UdpFlow("192.168.0.11", 30053, "10.244.2.5"));
   }
 
   @Test
@@ -71,7 +71,7 @@ class StaleFlowsTest {
             udp("dns", "10.96.0.10", 30053, List.of(serving("10.244.1.5"))),
             udp("fresh", "10.96.0.20", 0, List.of(serving("10.244.3.5"))));
 
-    var deletions = StaleFlows.find(ConntrackListing.parse(LISTING), ports, List.of());
+    var deletions = StaleFlows.find(StaleFlows.parse(LISTING), ports, List.of());
 
     assertThat(deletions)
         .containsExactlyInAnyOrder(
@@ -85,14 +85,14 @@ class StaleFlowsTest {
     var terminating = new Endpoint("10.244.2.5", 53, false, true, true, "n", false, null, null);
     var ports = List.of(udp("dns", "10.96.0.10", 0, List.of(serving("10.244.1.5"), terminating)));
 
-    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports, List.of())).isEmpty();
+    assertThat(StaleFlows.find(StaleFlows.parse(LISTING), ports, List.of())).isEmpty();
   }
 
   @Test
   void aServiceScaledToZeroLosesEveryFlowSoTheRejectRuleAnswers() {
     var ports = List.of(udp("dns", "10.96.0.10", 30053, List.of()));
 
-    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports, List.of()))
+    assertThat(StaleFlows.find(StaleFlows.parse(LISTING), ports, List.of()))
         .containsExactlyInAnyOrder(
             new StaleFlows.Deletion("10.96.0.10", 0, "10.244.1.5"),
             new StaleFlows.Deletion("10.96.0.10", 0, "10.244.2.5"),
@@ -107,7 +107,7 @@ class StaleFlowsTest {
             udp("fresh", "10.96.0.20", 0, List.of(serving("10.244.3.5"))));
     var after = List.of(udp("fresh", "10.96.0.20", 0, List.of(serving("10.244.3.5"))));
 
-    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), after, before))
+    assertThat(StaleFlows.find(StaleFlows.parse(LISTING), after, before))
         .containsExactlyInAnyOrder(
             new StaleFlows.Deletion("10.96.0.20", 0, "10.96.0.20"),
             new StaleFlows.Deletion("10.96.0.10", 0, "10.244.1.5"),
@@ -121,6 +121,6 @@ class StaleFlowsTest {
         List.of(
             udp("dns", "10.96.0.10", 30053, List.of(serving("10.244.1.5"), serving("10.244.2.5"))));
 
-    assertThat(StaleFlows.find(ConntrackListing.parse(LISTING), ports, List.of())).isEmpty();
+    assertThat(StaleFlows.find(StaleFlows.parse(LISTING), ports, List.of())).isEmpty();
   }
 }

@@ -20,6 +20,7 @@ import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -153,7 +154,8 @@ class FullSyncKernelTest {
           }
         };
     var metrics = new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables);
-    return new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), recording, metrics);
+    return new NftDataPlane(
+        IpFamily.IPV4, RuleSettings.defaults(), recording, metrics, Clock.systemUTC());
   }
 
   private String nft(String script) {

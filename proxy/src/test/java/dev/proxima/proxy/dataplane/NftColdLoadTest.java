@@ -15,6 +15,7 @@ import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.render.nft.RulesetAssembler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -60,7 +61,8 @@ class NftColdLoadTest {
           return new Nft.Result(true, "", null);
         };
     var metrics = new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables);
-    return new NftDataPlane(IpFamily.IPV4, RuleSettings.defaults(), loader, metrics);
+    return new NftDataPlane(
+        IpFamily.IPV4, RuleSettings.defaults(), loader, metrics, Clock.systemUTC());
   }
 
   private static List<String> batchesOf(List<ServicePortRules> ports) {

@@ -78,7 +78,8 @@ class FirstListsInParallelTest {
 
               @Override
               public void nodeEvent() {}
-            });
+            },
+            null);
 
     cache.start().join();
 

@@ -109,7 +109,8 @@ class KubeProxyCacheTest {
               public void nodeEvent() {
                 nodeEvents.incrementAndGet();
               }
-            });
+            },
+            null);
     cache.start();
     return cache;
   }

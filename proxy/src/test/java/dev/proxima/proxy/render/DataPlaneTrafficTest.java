@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -353,7 +354,11 @@ class DataPlaneTrafficTest {
       var nft = new ArrayList<>(prefix);
       nft.add("nft");
       return new NftDataPlane(
-          IpFamily.IPV4, settings, new Nft(nft, Duration.ofSeconds(60)), metrics);
+          IpFamily.IPV4,
+          settings,
+          new Nft(nft, Duration.ofSeconds(60)),
+          metrics,
+          Clock.systemUTC());
     }
     return new IptablesDataPlane(
         IpFamily.IPV4, settings, new Iptables(prefix, IpFamily.IPV4, IptablesBackend.NFT), metrics);

@@ -14,6 +14,7 @@ import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.testing.ApiObjects;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -40,7 +41,7 @@ class ProxierDetectLocalTest {
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics)
+            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics, Clock.systemUTC())
             : new IptablesDataPlane(IpFamily.IPV4, settings, loader, metrics);
     var config = ProxyConfig.defaults("node-a").withRules(settings);
     proxier = Ipv4Proxiers.of(config, cache, plane, Host.none(), metrics, health, clock);

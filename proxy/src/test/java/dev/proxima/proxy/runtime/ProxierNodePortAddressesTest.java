@@ -17,6 +17,7 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +47,7 @@ class ProxierNodePortAddressesTest {
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics)
+            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics, Clock.systemUTC())
             : new IptablesDataPlane(IpFamily.IPV4, settings, loader, metrics);
     var config = ProxyConfig.defaults("node-a").withRules(settings);
     proxier =
@@ -129,7 +130,7 @@ class ProxierNodePortAddressesTest {
     start(mode, List.of("10.1.0.0/16"), true);
 
     // The server reads the host once per pass; the proxier must not read it again.
-    proxier.sync(Set.of(), List.of("10.1.5.5"));
+    proxier.sync(Set.of(), List.of("10.1.5.5"), new Proxier.OnePassObjects(cache));
 
     assertThat(loader.scripts.get(0))
         .contains(mode == ProxyMode.nftables ? "10.1.5.5" : "-d 10.1.5.5 ")

@@ -272,7 +272,7 @@ class ProxierTest {
     @Override
     public HostCommand.Outcome insert(JumpRule jump) {
       inserted.add(jump);
-      return new HostCommand.Outcome(0, "");
+      return new HostCommand.Outcome(0, "", HostCommand.Ending.EXITED);
     }
 
     @Override
@@ -873,7 +873,7 @@ class ProxierTest {
   void aCollisionIsLoggedOnceAtWarnNamingBothServices(ProxyMode mode) {
     var appender = new ListAppender<ILoggingEvent>();
     appender.start();
-    var logger = (Logger) LoggerFactory.getLogger(AddressCollisionReport.class);
+    var logger = (Logger) LoggerFactory.getLogger(Proxier.class);
     logger.addAppender(appender);
     try {
       start(mode);

@@ -23,6 +23,7 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +63,7 @@ class ProxierWarningsTest {
     var metrics = new ProxyMetrics(registry, mode);
     var plane =
         mode == ProxyMode.nftables
-            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics)
+            ? new NftDataPlane(IpFamily.IPV4, settings, loader, metrics, Clock.systemUTC())
             : new IptablesDataPlane(IpFamily.IPV4, settings, loader, metrics);
     var config = ProxyConfig.defaults("node-a").withRules(settings);
     return Ipv4Proxiers.of(

@@ -86,7 +86,8 @@ class ProxyServerTest {
         minSyncPeriod,
         minSyncPeriod.plus(Duration.ofSeconds(30)),
         minSyncPeriod.plus(Duration.ofHours(1)),
-        null);
+        null,
+        ProxyConfig.DEFAULT_ZONE_DEMAND_NAMESPACE);
   }
 
   private int status(int port, String path) throws Exception {
@@ -145,7 +146,8 @@ class ProxyServerTest {
                 Duration.ofMillis(100),
                 Duration.ofSeconds(30),
                 Duration.ofHours(1),
-                null),
+                null,
+                ProxyConfig.DEFAULT_ZONE_DEMAND_NAMESPACE),
             new PrintingRuleLoader(scripts::add),
             new PrometheusRegistry(),
             Duration.ZERO,
@@ -256,7 +258,8 @@ class ProxyServerTest {
     proxy.start(
         new InetSocketAddress("127.0.0.1", 0),
         new InetSocketAddress("127.0.0.1", 0),
-        new InetSocketAddress("127.0.0.1", 0));
+        new InetSocketAddress("127.0.0.1", 0),
+        CompletableFuture.completedFuture(null));
 
     await()
         .untilAsserted(
@@ -318,7 +321,8 @@ class ProxyServerTest {
                 proxy.start(
                     new InetSocketAddress("127.0.0.1", 0),
                     new InetSocketAddress("127.0.0.1", 0),
-                    new InetSocketAddress("0.0.0.0", 0)))
+                    new InetSocketAddress("0.0.0.0", 0),
+                    CompletableFuture.completedFuture(null)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("must be a loopback address");
     assertThat(proxy.explainPort()).isEqualTo(-1);

@@ -14,6 +14,7 @@ import dev.proxima.proxy.testing.ApiObjects;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +40,7 @@ class UdpFlowCleanupTest {
   private void start() {
     var settings = new RuleSettings(List.of("10.0.0.0/8"), false, 14, List.of());
     var metrics = new ProxyMetrics(new PrometheusRegistry(), ProxyMode.nftables);
-    var plane = new NftDataPlane(IpFamily.IPV4, settings, loader, metrics);
+    var plane = new NftDataPlane(IpFamily.IPV4, settings, loader, metrics, Clock.systemUTC());
     var host =
         Host.withUdpFlows(
             List::of,

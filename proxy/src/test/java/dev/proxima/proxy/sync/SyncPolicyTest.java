@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SyncPolicyTest {
   private static final Duration HOUR = Duration.ofHours(1);
   private static final Basis LOADED =
-      new Basis(List.of("node-a", "zone-a"), List.of("10.1.2.3"), List.of("10.244.1.0/24"));
+      new Basis(List.of("node-a", "zone-a"), List.of("10.1.2.3"), List.of("10.244.1.0/24"), null);
 
   private final MutableClock clock = new MutableClock();
 
@@ -62,17 +62,18 @@ class SyncPolicyTest {
         Arguments.of(
             "the Node's zone changed",
             nothing,
-            new Basis(List.of("node-a", "zone-b"), LOADED.nodePortAddresses(), LOADED.localCidrs()),
+            new Basis(
+                List.of("node-a", "zone-b"), LOADED.nodePortAddresses(), LOADED.localCidrs(), null),
             new Decision(true, Reason.NODE_CHANGED)),
         Arguments.of(
             "an interface address came",
             nothing,
-            new Basis(LOADED.node(), List.of("10.1.2.3", "10.1.2.4"), LOADED.localCidrs()),
+            new Basis(LOADED.node(), List.of("10.1.2.3", "10.1.2.4"), LOADED.localCidrs(), null),
             new Decision(true, Reason.NODE_PORT_ADDRESSES_CHANGED)),
         Arguments.of(
             "the pod CIDRs changed",
             nothing,
-            new Basis(LOADED.node(), LOADED.nodePortAddresses(), List.of("10.244.2.0/24")),
+            new Basis(LOADED.node(), LOADED.nodePortAddresses(), List.of("10.244.2.0/24"), null),
             new Decision(true, Reason.LOCAL_CIDRS_CHANGED)),
         Arguments.of(
             "the addresses that decide which externalIPs are refused changed",

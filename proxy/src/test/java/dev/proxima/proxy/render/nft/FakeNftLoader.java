@@ -57,10 +57,10 @@ final class FakeNftLoader implements RuleLoader {
   }
 
   @Override
-  public boolean referenced(String family, String table, String set) {
+  public Optional<Boolean> referencedIfKnown(String family, String table, String set) {
     boolean referenced = nft.referenced(set);
     // Counted once answered: a test waiting for the count may then change the table.
     referenceChecks.incrementAndGet();
-    return referenced;
+    return Optional.of(referenced);
   }
 }
