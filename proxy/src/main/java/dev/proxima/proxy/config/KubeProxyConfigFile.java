@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,92 +30,57 @@ public final class KubeProxyConfigFile {
   static final String API_VERSION = "kubeproxy.config.k8s.io/v1alpha1";
   static final String KIND = "KubeProxyConfiguration";
 
-  /** The v1alpha1 fields Proxima has no use for, by prefix, with the reason. */
+  private static final String IPVS = "Proxima has no IPVS mode";
+  private static final String WINDOWS = "it applies to Windows only";
+  private static final String CLIENT =
+      "Proxima connects with --kubeconfig or, in a pod, its service account";
+
+  /**
+   * The v1alpha1 fields Proxima knows but does not map, with the reason; the mapped ones are those
+   * {@link #at} reads. {@code logging} and maps are checked by prefix.
+   */
   private static final Map<String, String> NOT_USED =
       Map.ofEntries(
-          Map.entry("ipvs.", "Proxima has no IPVS mode"),
-          Map.entry("winkernel.", "it applies to Windows only"),
-          Map.entry("windowsRunAsService", "it applies to Windows only"),
-          Map.entry(
-              "clientConnection.",
-              "Proxima connects with --kubeconfig or, in a pod, its service account"),
+          Map.entry("featureGates", "Proxima has no feature gates"),
+          Map.entry("clientConnection.kubeconfig", CLIENT),
+          Map.entry("clientConnection.acceptContentTypes", CLIENT),
+          Map.entry("clientConnection.contentType", CLIENT),
+          Map.entry("clientConnection.qps", CLIENT),
+          Map.entry("clientConnection.burst", CLIENT),
           Map.entry("bindAddress", "Proxima takes the node's addresses from its Node object"),
           Map.entry("bindAddressHardFail", "Proxima always exits when it cannot bind its servers"),
-          Map.entry("featureGates", "Proxima has no feature gates"),
-          Map.entry("logging.", "Proxima logs at the level PROXIMA_LOG_LEVEL sets"),
-          Map.entry("oomScoreAdj", "set the pod's priority and resources instead"),
           Map.entry("enableProfiling", "Proxima serves no profiling endpoints"),
           Map.entry("showHiddenMetricsForVersion", "Proxima has no hidden metrics"),
-          Map.entry("portRange", "kube-proxy no longer uses it either"),
           Map.entry("iptables.localhostNodePorts", "Proxima never accepts NodePorts on loopback"),
           Map.entry(
               "iptables.snatNodeInternalIP",
-              "Proxima masquerades with the address of the outgoing interface"));
+              "Proxima masquerades with the address of the outgoing interface"),
+          Map.entry("ipvs.syncPeriod", IPVS),
+          Map.entry("ipvs.minSyncPeriod", IPVS),
+          Map.entry("ipvs.scheduler", IPVS),
+          Map.entry("ipvs.excludeCIDRs", IPVS),
+          Map.entry("ipvs.strictARP", IPVS),
+          Map.entry("ipvs.tcpTimeout", IPVS),
+          Map.entry("ipvs.tcpFinTimeout", IPVS),
+          Map.entry("ipvs.udpTimeout", IPVS),
+          Map.entry("winkernel.networkName", WINDOWS),
+          Map.entry("winkernel.sourceVip", WINDOWS),
+          Map.entry("winkernel.enableDSR", WINDOWS),
+          Map.entry("winkernel.rootHnsEndpointName", WINDOWS),
+          Map.entry("winkernel.forwardHealthCheckVip", WINDOWS),
+          Map.entry("windowsRunAsService", WINDOWS),
+          Map.entry("oomScoreAdj", "set the pod's priority and resources instead"),
+          Map.entry("portRange", "kube-proxy no longer uses it either"));
 
-  /** Every v1alpha1 field this reader knows; {@code logging} and maps are checked by prefix. */
-  private static final Set<String> KNOWN =
-      Set.of(
-          "apiVersion",
-          "kind",
-          "featureGates",
-          "clientConnection.kubeconfig",
-          "clientConnection.acceptContentTypes",
-          "clientConnection.contentType",
-          "clientConnection.qps",
-          "clientConnection.burst",
-          "hostnameOverride",
-          "bindAddress",
-          "healthzBindAddress",
-          "metricsBindAddress",
-          "bindAddressHardFail",
-          "enableProfiling",
-          "showHiddenMetricsForVersion",
-          "mode",
-          "iptables.masqueradeBit",
-          "iptables.masqueradeAll",
-          "iptables.localhostNodePorts",
-          "iptables.snatNodeInternalIP",
-          "iptables.syncPeriod",
-          "iptables.minSyncPeriod",
-          "ipvs.syncPeriod",
-          "ipvs.minSyncPeriod",
-          "ipvs.scheduler",
-          "ipvs.excludeCIDRs",
-          "ipvs.strictARP",
-          "ipvs.tcpTimeout",
-          "ipvs.tcpFinTimeout",
-          "ipvs.udpTimeout",
-          "nftables.masqueradeBit",
-          "nftables.masqueradeAll",
-          "nftables.syncPeriod",
-          "nftables.minSyncPeriod",
-          "winkernel.networkName",
-          "winkernel.sourceVip",
-          "winkernel.enableDSR",
-          "winkernel.rootHnsEndpointName",
-          "winkernel.forwardHealthCheckVip",
-          "detectLocalMode",
-          "detectLocal.bridgeInterface",
-          "detectLocal.interfaceNamePrefix",
-          "clusterCIDR",
-          "nodePortAddresses",
-          "oomScoreAdj",
-          "conntrack.maxPerCore",
-          "conntrack.min",
-          "conntrack.tcpEstablishedTimeout",
-          "conntrack.tcpCloseWaitTimeout",
-          "conntrack.tcpBeLiberal",
-          "conntrack.udpTimeout",
-          "conntrack.udpStreamTimeout",
-          "configSyncPeriod",
-          "portRange",
-          "windowsRunAsService");
+  /** The fields of the {@code iptables} and {@code nftables} sections Proxima maps. */
+  private static final List<String> SECTION_FIELDS =
+      List.of("masqueradeBit", "masqueradeAll", "syncPeriod", "minSyncPeriod");
 
-  /** Each line: its section (empty at the top level), then the section's fields. */
   private final String file;
-
   private final JsonNode root;
   private final List<String> ignored = new ArrayList<>();
+  private final Set<String> mapped = new HashSet<>(Set.of("apiVersion", "kind"));
+  private final Set<String> known = new HashSet<>(NOT_USED.keySet());
 
   private KubeProxyConfigFile(String file, JsonNode root) {
     this.file = file;
@@ -188,15 +154,6 @@ public final class KubeProxyConfigFile {
         modeFromFlags != null ? modeFromFlags : fileMode != null ? fileMode : ProxyMode.nftables;
     var section = mode == ProxyMode.iptables ? "iptables" : "nftables";
     var other = mode == ProxyMode.iptables ? "nftables" : "iptables";
-    var mapped = new ArrayList<String>();
-    mapped.addAll(List.of("apiVersion", "kind", "mode", "hostnameOverride", "clusterCIDR"));
-    mapped.addAll(List.of("nodePortAddresses", "healthzBindAddress", "metricsBindAddress"));
-    mapped.addAll(List.of("configSyncPeriod", "detectLocalMode", "logging.format"));
-    mapped.addAll(List.of("detectLocal.bridgeInterface", "detectLocal.interfaceNamePrefix"));
-    KNOWN.stream().filter(field -> field.startsWith("conntrack.")).forEach(mapped::add);
-    for (var field : List.of("masqueradeBit", "masqueradeAll", "syncPeriod", "minSyncPeriod")) {
-      mapped.add(section + "." + field);
-    }
     var settings =
         new KubeProxySettings(
             fileMode,
@@ -216,7 +173,9 @@ public final class KubeProxyConfigFile {
             text("detectLocal.interfaceNamePrefix"),
             ignored,
             conntrack());
-    reportUnused(root, "", mapped, mode, other);
+    SECTION_FIELDS.forEach(field -> known.add(other + "." + field));
+    known.addAll(mapped);
+    reportUnused(root, "", mode, other);
     return settings;
   }
 
@@ -394,8 +353,7 @@ public final class KubeProxyConfigFile {
     return value;
   }
 
-  private void reportUnused(
-      JsonNode node, String prefix, List<String> mapped, ProxyMode mode, String otherSection) {
+  private void reportUnused(JsonNode node, String prefix, ProxyMode mode, String otherSection) {
     var names = node.fieldNames();
     while (names.hasNext()) {
       var name = names.next();
@@ -406,11 +364,10 @@ public final class KubeProxyConfigFile {
       }
       boolean logging = path.equals("logging") || path.startsWith("logging.");
       if (child.isObject() && !path.equals("featureGates") && (logging || hasKnownFields(path))) {
-        reportUnused(child, path + ".", mapped, mode, otherSection);
+        reportUnused(child, path + ".", mode, otherSection);
         continue;
       }
-      boolean known = KNOWN.contains(path) || logging;
-      if (!known) {
+      if (!known.contains(path) && !logging) {
         ignored.add(path + " is ignored: it is not a field of " + KIND + " " + API_VERSION);
       } else if (path.startsWith(otherSection + ".")) {
         ignored.add(
@@ -421,27 +378,23 @@ public final class KubeProxyConfigFile {
                 + (mode == ProxyMode.iptables ? "iptables." : "nftables.")
                 + "*");
       } else {
-        ignored.add(path + " is ignored: " + reason(path));
+        var reason =
+            path.startsWith("logging.")
+                ? "Proxima logs at the level PROXIMA_LOG_LEVEL sets"
+                : "Proxima has no such setting";
+        ignored.add(path + " is ignored: " + NOT_USED.getOrDefault(path, reason));
       }
     }
   }
 
-  private static boolean hasKnownFields(String path) {
-    return KNOWN.stream().anyMatch(field -> field.startsWith(path + "."));
+  private boolean hasKnownFields(String path) {
+    return known.stream().anyMatch(field -> field.startsWith(path + "."));
   }
 
   /** kubeadm writes {@code bindAddress: 0.0.0.0}, which is kube-proxy's "not set". */
   private static boolean isAnyAddress(String path, JsonNode value) {
     return path.equals("bindAddress")
         && (value.asText().equals("0.0.0.0") || value.asText().equals("::"));
-  }
-
-  private static String reason(String path) {
-    return NOT_USED.entrySet().stream()
-        .filter(entry -> path.equals(entry.getKey()) || path.startsWith(entry.getKey()))
-        .map(Map.Entry::getValue)
-        .findFirst()
-        .orElse("Proxima has no such setting");
   }
 
   /** kube-proxy's "not set": null, empty, zero, false, or a mapping of nothing but those. */
@@ -478,6 +431,7 @@ public final class KubeProxyConfigFile {
   }
 
   private JsonNode at(String path) {
+    mapped.add(path);
     var node = root;
     for (var part : path.split("\\.")) {
       node = node == null ? null : node.get(part);

@@ -126,6 +126,20 @@ class KubeProxyConfigFileTest {
   }
 
   @Test
+  void aMisspelledFieldOfAKnownSectionIsNamedAsNoField() throws Exception {
+    var settings = parse("ipvs: {sheduler: rr}\nconntrack: {mni: 5}\nnftables: {syncPriod: 1m}\n");
+
+    assertThat(settings.ignored())
+        .containsExactly(
+            "ipvs.sheduler is ignored: it is not a field of KubeProxyConfiguration"
+                + " kubeproxy.config.k8s.io/v1alpha1",
+            "conntrack.mni is ignored: it is not a field of KubeProxyConfiguration"
+                + " kubeproxy.config.k8s.io/v1alpha1",
+            "nftables.syncPriod is ignored: it is not a field of KubeProxyConfiguration"
+                + " kubeproxy.config.k8s.io/v1alpha1");
+  }
+
+  @Test
   void theConntrackSectionIsMappedWithItsExplicitZeros() throws Exception {
     var settings =
         parse(
