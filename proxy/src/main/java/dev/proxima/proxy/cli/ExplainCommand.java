@@ -77,10 +77,10 @@ public final class ExplainCommand implements Callable<Integer> {
       var plans = state.plans(notes, serviceProxyName.value);
       notes.forEach(note -> err.println("note: " + note));
       var missingSlices = state.missingSlicesWarning();
+      long waiting = waitingForHints(plans);
       if (missingSlices != null) {
         err.println("warning: " + missingSlices);
-      } else if (waitingForHints(plans) > 0) {
-        long waiting = waitingForHints(plans);
+      } else if (waiting > 0) {
         err.println(
             "note: "
                 + (waiting == 1 ? "1 Service port asks" : waiting + " Service ports ask")

@@ -83,8 +83,8 @@ public final class RenderCommand implements Callable<Integer> {
         // Offline there are no host interfaces: the Node's status.addresses stand in for them.
         var nodePortAddresses =
             settings.nodePortAddresses(
-                plan.family(), NodeIps.all(state.self()), NodeIps.primary(state.self()));
-        var podCidrs = NodePodCidrs.of(state.self());
+                plan.family(), NodeIps.all(state.self), NodeIps.primary(state.self));
+        var podCidrs = NodePodCidrs.of(state.self);
         if (mode == ProxyMode.iptables) {
           var rendering =
               IptablesRenderer.renderWithJumps(
