@@ -604,7 +604,10 @@ class DashboardAndDocsTest {
                 () ->
                     Optional.of(
                         new ConnectionCounts(
-                            Map.of(Locality.ZONE, 3L), 1, Map.of(web, Map.of(Locality.ZONE, 3L))))),
+                            Map.of(Locality.ZONE, 3L),
+                            1,
+                            dev.proxima.proxy.model.ServicePortCounts.of(
+                                Map.of(web, Map.of(Locality.ZONE, 3L)))))),
             () -> "zone-a");
     dev.proxima.proxy.metrics.ZoneSpillMetrics.register(registry, () -> Map.of(web, 375), 1000);
     return new Served(registry, List.of(connections.serviceConnections()));

@@ -235,8 +235,8 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
    * again, or with the table; a port the latest read lacks is forgotten, and its series go.
    */
   private static final class Monotonic {
-    private ConnectionCounts last = new ConnectionCounts(Map.of(), 0);
-    private ConnectionCounts carried = new ConnectionCounts(Map.of(), 0);
+    private ConnectionCounts last = new ConnectionCounts(Map.of(), 0, ServicePortCounts.NONE);
+    private ConnectionCounts carried = new ConnectionCounts(Map.of(), 0, ServicePortCounts.NONE);
 
     /** What each port of {@code last} counted before its counters last restarted. */
     private ServicePortCounts portCarried = ServicePortCounts.NONE;
@@ -288,7 +288,8 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
       for (var locality : Locality.values()) {
         byLocality.put(locality, a.byLocality().get(locality) + b.byLocality().get(locality));
       }
-      return new ConnectionCounts(byLocality, a.withoutEndpoints() + b.withoutEndpoints());
+      return new ConnectionCounts(
+          byLocality, a.withoutEndpoints() + b.withoutEndpoints(), ServicePortCounts.NONE);
     }
   }
 }

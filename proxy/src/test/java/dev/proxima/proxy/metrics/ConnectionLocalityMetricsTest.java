@@ -3,6 +3,7 @@ package dev.proxima.proxy.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortCounts;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -21,7 +22,9 @@ class ConnectionLocalityMetricsTest {
 
   private static ConnectionCounts counts(long node, long zone, long otherZone, long none) {
     return new ConnectionCounts(
-        Map.of(Locality.NODE, node, Locality.ZONE, zone, Locality.OTHER_ZONE, otherZone), none);
+        Map.of(Locality.NODE, node, Locality.ZONE, zone, Locality.OTHER_ZONE, otherZone),
+        none,
+        ServicePortCounts.NONE);
   }
 
   /** Hands out the given reads in order, then repeats the last; counts the calls. */
@@ -112,7 +115,7 @@ class ConnectionLocalityMetricsTest {
     return new ConnectionCounts(
         Map.of(Locality.NODE, node, Locality.ZONE, zone),
         0,
-        Map.of(WEB, Map.of(Locality.NODE, node, Locality.ZONE, zone)));
+        ServicePortCounts.of(Map.of(WEB, Map.of(Locality.NODE, node, Locality.ZONE, zone))));
   }
 
   /**
