@@ -111,6 +111,8 @@ class LiveExplainReportTest {
 
     var sync = json.path("sync");
     assertThat(sync.path("informersSynced").asBoolean()).isTrue();
+    assertThat(sync.path("pendingChanges").toString())
+        .isEqualTo("{\"services\":1,\"endpointSlices\":3}");
     assertThat(sync.path("pendingChanges").path("services").asInt()).isEqualTo(1);
     assertThat(sync.path("pendingChanges").path("endpointSlices").asInt()).isEqualTo(3);
     var ipv4 = sync.path("families").get(0);
@@ -187,6 +189,8 @@ class LiveExplainReportTest {
         .contains("observed locality:  counted");
     var rows = json(live).path("servicePorts");
     var web = rows.get(0).path("service").asText().equals("shop/web") ? rows.get(0) : rows.get(1);
+    assertThat(web.path("observedLocality").toString())
+        .isEqualTo("{\"local\":5,\"sameZone\":2,\"otherZones\":1,\"unknown\":0}");
     assertThat(web.path("observedLocality").path("local").asLong()).isEqualTo(5);
     assertThat(web.path("observedLocality").path("otherZones").asLong()).isEqualTo(1);
     assertThat(web.path("observedLocality").path("unknown").asLong()).isZero();
