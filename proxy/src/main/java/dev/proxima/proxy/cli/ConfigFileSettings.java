@@ -2,7 +2,6 @@ package dev.proxima.proxy.cli;
 
 import dev.proxima.cli.BindAddressConverter;
 import dev.proxima.cli.LogFormat;
-import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.config.KubeProxyConfigFile;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -20,8 +19,7 @@ final class ConfigFileSettings {
   private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Za-z0-9_]+)");
 
   /** Returns one sentence per field of the file that Proxima ignores. */
-  static List<String> apply(Path file, RunCommand run, CommandSpec spec)
-      throws ConfigFileException {
+  static List<String> apply(Path file, RunCommand run, CommandSpec spec) {
     var read = KubeProxyConfigFile.read(file, explicit(spec, "--mode") ? run.mode : null);
     var conntrack = read.conntrack();
     var values = new LinkedHashMap<String, Object>();
@@ -61,15 +59,14 @@ final class ConfigFileSettings {
     return read.ignored();
   }
 
-  private static InetSocketAddress bindAddress(Path file, String field, String value)
-      throws ConfigFileException {
+  private static InetSocketAddress bindAddress(Path file, String field, String value) {
     if (value == null) {
       return null;
     }
     try {
       return new BindAddressConverter().convert(value);
     } catch (CommandLine.TypeConversionException | IllegalArgumentException invalid) {
-      throw new ConfigFileException(file + ": " + field + ": " + invalid.getMessage());
+      throw new IllegalArgumentException(file + ": " + field + ": " + invalid.getMessage());
     }
   }
 

@@ -8,7 +8,6 @@ import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
-import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.conntrack.ConntrackSettings;
 import dev.proxima.proxy.dataplane.DataPlanes;
 import dev.proxima.proxy.informers.TrimOnDecode;
@@ -298,7 +297,7 @@ public final class RunCommand implements Callable<Integer> {
         throw new IllegalArgumentException(placeholder);
       }
       conntrackSettings = conntrack.toSettings();
-    } catch (ConfigFileException | IllegalArgumentException | KubeconfigException invalid) {
+    } catch (IllegalArgumentException | KubeconfigException invalid) {
       spec.commandLine().getErr().println("error: " + invalid.getMessage());
       return 2;
     }

@@ -24,7 +24,8 @@ import java.util.Set;
  * kube-system/kube-proxy ConfigMap) and maps what Proxima implements onto its settings. Every other
  * field that is set is reported once, by name, with the reason Proxima does not use it;
  * kube-proxy's zero values ({@code ""}, {@code 0}, {@code 0s}, {@code false}, {@code null}), which
- * mean "the default", are not reported.
+ * mean "the default", are not reported. A file it cannot use is an IllegalArgumentException whose
+ * message names the file and the problem.
  */
 public final class KubeProxyConfigFile {
   static final String API_VERSION = "kubeproxy.config.k8s.io/v1alpha1";
@@ -91,26 +92,24 @@ public final class KubeProxyConfigFile {
    * @param modeFromFlags the mode given on the command line or in the environment, which decides
    *     whose section ({@code iptables} or {@code nftables}) applies; null to take the file's
    */
-  public static KubeProxySettings read(Path path, ProxyMode modeFromFlags)
-      throws ConfigFileException {
+  public static KubeProxySettings read(Path path, ProxyMode modeFromFlags) {
     String text;
     try {
       text = Files.readString(path);
     } catch (IOException unreadable) {
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           path + ": cannot read the kube-proxy configuration: " + describe(unreadable));
     }
     return parse(path.toString(), text, modeFromFlags);
   }
 
-  public static KubeProxySettings parse(String file, String text, ProxyMode modeFromFlags)
-      throws ConfigFileException {
+  public static KubeProxySettings parse(String file, String text, ProxyMode modeFromFlags) {
     JsonNode root;
     try {
       root = new YAMLMapper().readTree(text);
     } catch (JsonProcessingException malformed) {
       var location = malformed.getLocation();
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           file
               + ": not valid YAML"
               + (location == null
@@ -120,20 +119,20 @@ public final class KubeProxyConfigFile {
               + firstLine(malformed.getOriginalMessage()));
     }
     if (root == null || !root.isObject()) {
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           file + ": expected a " + KIND + " (" + API_VERSION + "), found no YAML mapping");
     }
     var apiVersion = root.path("apiVersion").asText("");
     var kind = root.path("kind").asText("");
     if ("ConfigMap".equals(kind)) {
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           file
               + ": this is a ConfigMap; give the file its config.conf key holds (mount the"
               + " ConfigMap as a volume, or: kubectl -n kube-system get configmap kube-proxy"
               + " -o jsonpath='{.data.config\\.conf}')");
     }
     if (!API_VERSION.equals(apiVersion) || !KIND.equals(kind)) {
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           file
               + ": expected apiVersion "
               + API_VERSION
@@ -148,7 +147,7 @@ public final class KubeProxyConfigFile {
     return new KubeProxyConfigFile(file, root).map(modeFromFlags);
   }
 
-  private KubeProxySettings map(ProxyMode modeFromFlags) throws ConfigFileException {
+  private KubeProxySettings map(ProxyMode modeFromFlags) {
     var fileMode = mode();
     var mode =
         modeFromFlags != null ? modeFromFlags : fileMode != null ? fileMode : ProxyMode.nftables;
@@ -183,7 +182,7 @@ public final class KubeProxyConfigFile {
    * The {@code conntrack} section. Unlike elsewhere in the file, an explicit zero is kept: for
    * kube-proxy it means "leave the host's value", not "the default".
    */
-  private ConntrackSettings.FromFile conntrack() throws ConfigFileException {
+  private ConntrackSettings.FromFile conntrack() {
     return new ConntrackSettings.FromFile(
         count("conntrack.maxPerCore"),
         count("conntrack.min"),
@@ -194,7 +193,7 @@ public final class KubeProxyConfigFile {
         timeout("conntrack.udpStreamTimeout"));
   }
 
-  private Integer count(String path) throws ConfigFileException {
+  private Integer count(String path) {
     var node = at(path);
     if (node == null || node.isNull()) {
       return null;
@@ -205,7 +204,7 @@ public final class KubeProxyConfigFile {
     return node.asInt();
   }
 
-  private Duration timeout(String path) throws ConfigFileException {
+  private Duration timeout(String path) {
     var value = text(path);
     if (value == null) {
       return null;
@@ -237,7 +236,7 @@ public final class KubeProxyConfigFile {
     }
   }
 
-  private List<String> clusterCidrs() throws ConfigFileException {
+  private List<String> clusterCidrs() {
     var value = text("clusterCIDR");
     if (value == null) {
       return null;
@@ -256,7 +255,7 @@ public final class KubeProxyConfigFile {
     return cidrs.isEmpty() ? null : cidrs;
   }
 
-  private String detectLocalMode() throws ConfigFileException {
+  private String detectLocalMode() {
     var value = text("detectLocalMode");
     if (value != null && DetectLocalMode.of(value).isEmpty()) {
       throw invalid(
@@ -265,7 +264,7 @@ public final class KubeProxyConfigFile {
     return value;
   }
 
-  private List<String> nodePortAddresses() throws ConfigFileException {
+  private List<String> nodePortAddresses() {
     var node = at("nodePortAddresses");
     if (isUnset(node)) {
       return null;
@@ -296,7 +295,7 @@ public final class KubeProxyConfigFile {
     return all ? RuleSettings.EVERY_ADDRESS : cidrs;
   }
 
-  private Boolean flag(String path) throws ConfigFileException {
+  private Boolean flag(String path) {
     var node = at(path);
     if (isUnset(node)) {
       return null;
@@ -307,7 +306,7 @@ public final class KubeProxyConfigFile {
     return node.asBoolean();
   }
 
-  private Integer masqueradeBit(String path) throws ConfigFileException {
+  private Integer masqueradeBit(String path) {
     var node = at(path);
     if (node == null || node.isNull()) {
       return null;
@@ -323,7 +322,7 @@ public final class KubeProxyConfigFile {
   }
 
   /** A duration outside the conntrack section, where zero means kube-proxy's default. */
-  private Duration duration(String path) throws ConfigFileException {
+  private Duration duration(String path) {
     var duration = timeout(path);
     return duration == null || duration.isZero() ? null : duration;
   }
@@ -342,7 +341,7 @@ public final class KubeProxyConfigFile {
     return (value.contains(":") ? "[" + value + "]" : value) + ":" + defaultPort;
   }
 
-  private String logFormat() throws ConfigFileException {
+  private String logFormat() {
     var value = text("logging.format");
     if (value == null) {
       return null;
@@ -402,24 +401,7 @@ public final class KubeProxyConfigFile {
     if (node == null || node.isNull() || node.isMissingNode()) {
       return true;
     }
-    if (node.isBoolean()) {
-      return !node.asBoolean();
-    }
-    if (node.isNumber()) {
-      return node.asDouble() == 0;
-    }
-    if (node.isTextual()) {
-      var text = node.asText().trim();
-      if (text.isEmpty() || text.equals("0")) {
-        return true;
-      }
-      try {
-        return GoDuration.parse(text).isZero();
-      } catch (IllegalArgumentException notADuration) {
-        return false;
-      }
-    }
-    if (node.isArray() || node.isObject()) {
+    if (node.isContainerNode()) {
       for (var child : node) {
         if (!isUnset(child)) {
           return false;
@@ -427,7 +409,14 @@ public final class KubeProxyConfigFile {
       }
       return true;
     }
-    return false;
+    if (node.isTextual()) {
+      try {
+        return node.asText().isBlank() || GoDuration.parse(node.asText()).isZero();
+      } catch (IllegalArgumentException notADuration) {
+        return false;
+      }
+    }
+    return node.isBoolean() ? !node.asBoolean() : node.isNumber() && node.asDouble() == 0;
   }
 
   private JsonNode at(String path) {
@@ -449,8 +438,8 @@ public final class KubeProxyConfigFile {
     return value.isEmpty() ? null : value;
   }
 
-  private ConfigFileException invalid(String path, String problem) {
-    return new ConfigFileException(file + ": " + path + ": " + problem);
+  private IllegalArgumentException invalid(String path, String problem) {
+    return new IllegalArgumentException(file + ": " + path + ": " + problem);
   }
 
   private static String firstLine(String message) {

@@ -14,7 +14,7 @@ class KubeProxyConfigFileTest {
   private static final String HEADER =
       "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n";
 
-  private static KubeProxySettings parse(String body) throws ConfigFileException {
+  private static KubeProxySettings parse(String body) {
     return KubeProxyConfigFile.parse("kube-proxy.conf", HEADER + body, null);
   }
 
@@ -182,7 +182,7 @@ class KubeProxyConfigFileTest {
   @Test
   void anUnknownDetectLocalModeIsAnErrorNamingTheModes() {
     assertThatThrownBy(() -> parse("detectLocalMode: PodCIDR\n"))
-        .isInstanceOf(ConfigFileException.class)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageEndingWith(
             "detectLocalMode: \"PodCIDR\" is not one of ClusterCIDR, NodeCIDR, BridgeInterface,"
                 + " InterfaceNamePrefix");
@@ -210,7 +210,7 @@ class KubeProxyConfigFileTest {
                     "/etc/kube-proxy/config.conf",
                     "apiVersion: kubeproxy.config.k8s.io/v1alpha2\nkind: KubeProxyConfiguration\n",
                     null))
-        .isInstanceOf(ConfigFileException.class)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "/etc/kube-proxy/config.conf: expected apiVersion kubeproxy.config.k8s.io/v1alpha1 and"
                 + " kind KubeProxyConfiguration, found apiVersion"
@@ -229,7 +229,7 @@ class KubeProxyConfigFileTest {
   @Test
   void malformedYamlIsAnErrorWithLineAndColumn() {
     assertThatThrownBy(() -> KubeProxyConfigFile.parse("f.yaml", HEADER + "mode: [\n", null))
-        .isInstanceOf(ConfigFileException.class)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("f.yaml: not valid YAML at line ")
         .hasMessageNotContaining("\n");
   }
