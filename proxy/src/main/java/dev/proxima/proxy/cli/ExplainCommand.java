@@ -96,12 +96,11 @@ public final class ExplainCommand implements Callable<Integer> {
       out.print(output == Output.json ? ExplainReport.json(plans) : ExplainReport.text(plans));
       out.flush();
       return 0;
-    } catch (StateFileException | KubeconfigException invalid) {
-      err.println("error: " + invalid.getMessage());
-      return 2;
-    } catch (LiveClusterState.UnreachableException unreachable) {
-      err.println("error: " + unreachable.getMessage());
-      return 1;
+    } catch (StateFileException
+        | KubeconfigException
+        | LiveClusterState.UnreachableException failure) {
+      err.println("error: " + failure.getMessage());
+      return failure instanceof LiveClusterState.UnreachableException ? 1 : 2;
     }
   }
 

@@ -104,12 +104,12 @@ public final class RenderCommand implements Callable<Integer> {
       }
       out.flush();
       return 0;
-    } catch (StateFileException | KubeconfigException | IllegalArgumentException invalid) {
-      err.println("error: " + invalid.getMessage());
-      return 2;
-    } catch (LiveClusterState.UnreachableException unreachable) {
-      err.println("error: " + unreachable.getMessage());
-      return 1;
+    } catch (StateFileException
+        | KubeconfigException
+        | IllegalArgumentException
+        | LiveClusterState.UnreachableException failure) {
+      err.println("error: " + failure.getMessage());
+      return failure instanceof LiveClusterState.UnreachableException ? 1 : 2;
     }
   }
 }
