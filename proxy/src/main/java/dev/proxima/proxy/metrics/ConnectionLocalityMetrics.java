@@ -6,7 +6,6 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
@@ -66,15 +65,6 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
     this.sources = Map.copyOf(sources);
     this.nodeZone = nodeZone;
     sources.keySet().forEach(family -> families.put(family, new Monotonic()));
-  }
-
-  public static ConnectionLocalityMetrics register(
-      PrometheusRegistry registry,
-      Map<String, Supplier<Optional<ConnectionCounts>>> sources,
-      Supplier<String> nodeZone) {
-    var metrics = new ConnectionLocalityMetrics(sources, nodeZone);
-    registry.register(metrics);
-    return metrics;
   }
 
   /**

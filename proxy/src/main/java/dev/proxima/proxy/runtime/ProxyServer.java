@@ -175,18 +175,21 @@ public final class ProxyServer implements AutoCloseable {
           new Proxier(
               family, config, cache, plane, host, metrics, health, clock, state.plans(family)));
     }
-    ZoneSpillMetrics.register(
-        registry,
-        () ->
-            ZoneSpillMetrics.of(
-                proxiers.stream().map(p -> p.published().plan()).filter(Objects::nonNull).toList()),
-        config.rules().observeMaxSeries());
+    registry.register(
+        new ZoneSpillMetrics(
+            () ->
+                ZoneSpillMetrics.of(
+                    proxiers.stream()
+                        .map(p -> p.published().plan())
+                        .filter(Objects::nonNull)
+                        .toList()),
+            config.rules().observeMaxSeries()));
     if (config.rules().observeLocality().counts()) {
       // --observe-locality=off counts nothing: no series rather than zeros that look like no
       // traffic.
       connectionCounters =
-          ConnectionLocalityMetrics.register(
-              registry, counters, () -> NodePlanner.zoneOf(cache.node()));
+          new ConnectionLocalityMetrics(counters, () -> NodePlanner.zoneOf(cache.node()));
+      registry.register(connectionCounters);
     }
     this.notCountedBecause =
         connectionCounters == null ? "--observe-locality=off: the rules count no connection" : null;

@@ -64,7 +64,7 @@ class ConnectionLocalityMetricsTest {
     var sources = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     sources.put("IPv4", v4);
     sources.put("IPv6", v6);
-    ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
+    registry.register(new ConnectionLocalityMetrics(sources, () -> "zone-a"));
 
     var scraped = registry.scrape();
 
@@ -89,7 +89,7 @@ class ConnectionLocalityMetricsTest {
             Optional.empty(),
             Optional.of(counts(1, 0, 0, 0)),
             Optional.of(counts(2, 3, 0, 0)));
-    ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
+    registry.register(new ConnectionLocalityMetrics(Map.of("IPv4", reads), () -> null));
 
     registry.scrape();
     var failed = registry.scrape();
@@ -159,7 +159,8 @@ class ConnectionLocalityMetricsTest {
     var sources = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     sources.put("IPv4", v4);
     sources.put("IPv6", v6);
-    var metrics = ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
+    var metrics = new ConnectionLocalityMetrics(sources, () -> "zone-a");
+    registry.register(metrics);
 
     var counted = scrapeServices(metrics);
     var gone = scrapeServices(metrics);
@@ -182,7 +183,8 @@ class ConnectionLocalityMetricsTest {
             Optional.empty(),
             Optional.of(withWeb(1, 0)),
             Optional.of(withWeb(2, 1)));
-    var metrics = ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
+    var metrics = new ConnectionLocalityMetrics(Map.of("IPv4", reads), () -> null);
+    registry.register(metrics);
 
     var first = scrapeServices(metrics);
     var failed = scrapeServices(metrics);
