@@ -24,6 +24,7 @@ import dev.proxima.proxy.metrics.ZoneSpillMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.ProxyState;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -35,6 +36,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -483,26 +485,19 @@ public final class ProxyServer implements AutoCloseable {
     if (notCountedBecause != null) {
       return ObservedLocality.notCounted(notCountedBecause);
     }
-    var ports = connectionCounters.readServicePorts();
-    return new ObservedLocality() {
-      @Override
-      public String notCountedBecause() {
-        return null;
-      }
-
-      @Override
-      public Counts of(dev.proxima.proxy.model.ServicePortName port) {
-        var counts = ports.get(port);
-        if (counts == null) {
-          return null;
-        }
-        return new Counts(
-            counts.getOrDefault(Locality.NODE, 0L),
-            counts.getOrDefault(Locality.ZONE, 0L),
-            counts.getOrDefault(Locality.OTHER_ZONE, 0L),
-            counts.getOrDefault(Locality.UNKNOWN, 0L));
-      }
-    };
+    var counts = new HashMap<ServicePortName, ObservedLocality.Counts>();
+    connectionCounters
+        .readServicePorts()
+        .forEach(
+            (port, byLocality) ->
+                counts.put(
+                    port,
+                    new ObservedLocality.Counts(
+                        byLocality.getOrDefault(Locality.NODE, 0L),
+                        byLocality.getOrDefault(Locality.ZONE, 0L),
+                        byLocality.getOrDefault(Locality.OTHER_ZONE, 0L),
+                        byLocality.getOrDefault(Locality.UNKNOWN, 0L))));
+    return new ObservedLocality(null, counts);
   }
 
   /** -1 when it is not served. */

@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.testing.ClusterObjects;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LiveExplainReportTest {
@@ -166,18 +166,14 @@ class LiveExplainReportTest {
 
   @Test
   void aCountingSourceShowsItsFiguresUnderEachServicePort() throws Exception {
+    var webPort =
+        plan().ports().stream()
+            .map(planned -> planned.port().name())
+            .filter(port -> port.service().name().equals("web"))
+            .findFirst()
+            .orElseThrow();
     var counting =
-        new ObservedLocality() {
-          @Override
-          public String notCountedBecause() {
-            return null;
-          }
-
-          @Override
-          public Counts of(ServicePortName port) {
-            return port.service().name().equals("web") ? new Counts(5, 2, 1, 0) : null;
-          }
-        };
+        new ObservedLocality(null, Map.of(webPort, new ObservedLocality.Counts(5, 2, 1, 0)));
 
     var live = live(null, 10, counting);
 
@@ -229,18 +225,8 @@ class LiveExplainReportTest {
             null,
             List.of(annotated),
             List.of(ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5")));
-    var countingOthers =
-        new ObservedLocality() {
-          @Override
-          public String notCountedBecause() {
-            return null;
-          }
-
-          @Override
-          public Counts of(ServicePortName port) {
-            return null; // the cap left it out
-          }
-        };
+    // The cap left it out.
+    var countingOthers = new ObservedLocality(null, Map.of());
 
     var text =
         LiveExplainReport.text(
