@@ -129,12 +129,9 @@ public final class ExplainCommand implements Callable<Integer> {
       out.print(LiveExplainClient.fetch(address, live.serviceKey(), output.name()));
       out.flush();
       return 0;
-    } catch (IllegalArgumentException invalid) {
-      err.println("error: " + invalid.getMessage());
-      return 2;
-    } catch (LiveExplainClient.Failure failure) {
+    } catch (IllegalArgumentException | LiveExplainClient.Failure failure) {
       err.println("error: " + failure.getMessage());
-      return failure.exitCode();
+      return failure instanceof LiveExplainClient.Failure answered ? answered.exitCode() : 2;
     }
   }
 }

@@ -16,6 +16,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -110,7 +111,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
                     + " instance to see connections from zone to zone")
             .dataPoint(
                 GaugeSnapshot.GaugeDataPointSnapshot.builder()
-                    .labels(Labels.of("zone", zoneNow()))
+                    .labels(Labels.of("zone", Objects.requireNonNullElse(nodeZone.get(), "")))
                     .value(1)
                     .build())
             .build());
@@ -200,11 +201,6 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
         return family.build();
       }
     };
-  }
-
-  private String zoneNow() {
-    var zone = nodeZone.get();
-    return zone == null ? "" : zone;
   }
 
   @Override
