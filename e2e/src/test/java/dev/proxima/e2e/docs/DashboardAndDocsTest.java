@@ -597,16 +597,19 @@ class DashboardAndDocsTest {
         new dev.proxima.proxy.model.ServicePortName(
             new ObjectKey("shop", "web"), "http", dev.proxima.proxy.model.Protocol.TCP);
     var connections =
-        ConnectionLocalityMetrics.register(
-            registry,
+        new ConnectionLocalityMetrics(
             Map.of(
                 "IPv4",
                 () ->
                     Optional.of(
                         new ConnectionCounts(
-                            Map.of(Locality.ZONE, 3L), 1, Map.of(web, Map.of(Locality.ZONE, 3L))))),
+                            Map.of(Locality.ZONE, 3L),
+                            1,
+                            dev.proxima.proxy.model.ServicePortCounts.of(
+                                Map.of(web, Map.of(Locality.ZONE, 3L)))))),
             () -> "zone-a");
-    dev.proxima.proxy.metrics.ZoneSpillMetrics.register(registry, () -> Map.of(web, 375), 1000);
+    registry.register(connections);
+    registry.register(new dev.proxima.proxy.metrics.ZoneSpillMetrics(() -> Map.of(web, 375), 1000));
     return new Served(registry, List.of(connections.serviceConnections()));
   }
 

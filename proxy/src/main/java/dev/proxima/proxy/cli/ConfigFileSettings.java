@@ -2,8 +2,8 @@ package dev.proxima.proxy.cli;
 
 import dev.proxima.cli.BindAddressConverter;
 import dev.proxima.cli.LogFormat;
-import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.config.KubeProxyConfigFile;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,17 +18,9 @@ import picocli.CommandLine.Model.CommandSpec;
 final class ConfigFileSettings {
   private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Za-z0-9_]+)");
 
-  private final CommandSpec spec;
-
-  private ConfigFileSettings(CommandSpec spec) {
-    this.spec = spec;
-  }
-
   /** Returns one sentence per field of the file that Proxima ignores. */
-  static List<String> apply(Path file, RunCommand run, CommandSpec spec)
-      throws ConfigFileException {
-    var settings = new ConfigFileSettings(spec);
-    var read = KubeProxyConfigFile.read(file, settings.explicit("--mode") ? run.mode : null);
+  static List<String> apply(Path file, RunCommand run, CommandSpec spec) {
+    var read = KubeProxyConfigFile.read(file, explicit(spec, "--mode") ? run.mode : null);
     var conntrack = read.conntrack();
     var values = new LinkedHashMap<String, Object>();
     values.put("--mode", read.mode());
@@ -60,27 +52,26 @@ final class ConfigFileSettings {
     values.put("--conntrack-udp-timeout-stream", conntrack.udpStreamTimeout());
     values.forEach(
         (option, value) -> {
-          if (value != null && !settings.explicit(option)) {
+          if (value != null && !explicit(spec, option)) {
             spec.findOption(option).setValue(value);
           }
         });
     return read.ignored();
   }
 
-  private static java.net.InetSocketAddress bindAddress(Path file, String field, String value)
-      throws ConfigFileException {
+  private static InetSocketAddress bindAddress(Path file, String field, String value) {
     if (value == null) {
       return null;
     }
     try {
       return new BindAddressConverter().convert(value);
     } catch (CommandLine.TypeConversionException | IllegalArgumentException invalid) {
-      throw new ConfigFileException(file + ": " + field + ": " + invalid.getMessage());
+      throw new IllegalArgumentException(file + ": " + field + ": " + invalid.getMessage());
     }
   }
 
   /** Given on the command line, or through the environment variable its default names. */
-  private boolean explicit(String name) {
+  private static boolean explicit(CommandSpec spec, String name) {
     var option = spec.findOption(name);
     if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
       return true;

@@ -77,10 +77,10 @@ public final class ExplainCommand implements Callable<Integer> {
       var plans = state.plans(notes, serviceProxyName.value);
       notes.forEach(note -> err.println("note: " + note));
       var missingSlices = state.missingSlicesWarning();
+      long waiting = waitingForHints(plans);
       if (missingSlices != null) {
         err.println("warning: " + missingSlices);
-      } else if (waitingForHints(plans) > 0) {
-        long waiting = waitingForHints(plans);
+      } else if (waiting > 0) {
         err.println(
             "note: "
                 + (waiting == 1 ? "1 Service port asks" : waiting + " Service ports ask")
@@ -96,12 +96,11 @@ public final class ExplainCommand implements Callable<Integer> {
       out.print(output == Output.json ? ExplainReport.json(plans) : ExplainReport.text(plans));
       out.flush();
       return 0;
-    } catch (StateFileException | KubeconfigException invalid) {
-      err.println("error: " + invalid.getMessage());
-      return 2;
-    } catch (LiveClusterState.UnreachableException unreachable) {
-      err.println("error: " + unreachable.getMessage());
-      return 1;
+    } catch (StateFileException
+        | KubeconfigException
+        | LiveClusterState.UnreachableException failure) {
+      err.println("error: " + failure.getMessage());
+      return failure instanceof LiveClusterState.UnreachableException ? 1 : 2;
     }
   }
 
@@ -130,12 +129,9 @@ public final class ExplainCommand implements Callable<Integer> {
       out.print(LiveExplainClient.fetch(address, live.serviceKey(), output.name()));
       out.flush();
       return 0;
-    } catch (IllegalArgumentException invalid) {
-      err.println("error: " + invalid.getMessage());
-      return 2;
-    } catch (LiveExplainClient.Failure failure) {
+    } catch (IllegalArgumentException | LiveExplainClient.Failure failure) {
       err.println("error: " + failure.getMessage());
-      return failure.exitCode();
+      return failure instanceof LiveExplainClient.Failure answered ? answered.exitCode() : 2;
     }
   }
 }

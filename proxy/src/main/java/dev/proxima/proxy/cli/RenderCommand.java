@@ -83,8 +83,8 @@ public final class RenderCommand implements Callable<Integer> {
         // Offline there are no host interfaces: the Node's status.addresses stand in for them.
         var nodePortAddresses =
             settings.nodePortAddresses(
-                plan.family(), NodeIps.all(state.self()), NodeIps.primary(state.self()));
-        var podCidrs = NodePodCidrs.of(state.self());
+                plan.family(), NodeIps.all(state.self), NodeIps.primary(state.self));
+        var podCidrs = NodePodCidrs.of(state.self);
         if (mode == ProxyMode.iptables) {
           var rendering =
               IptablesRenderer.renderWithJumps(
@@ -104,12 +104,12 @@ public final class RenderCommand implements Callable<Integer> {
       }
       out.flush();
       return 0;
-    } catch (StateFileException | KubeconfigException | IllegalArgumentException invalid) {
-      err.println("error: " + invalid.getMessage());
-      return 2;
-    } catch (LiveClusterState.UnreachableException unreachable) {
-      err.println("error: " + unreachable.getMessage());
-      return 1;
+    } catch (StateFileException
+        | KubeconfigException
+        | IllegalArgumentException
+        | LiveClusterState.UnreachableException failure) {
+      err.println("error: " + failure.getMessage());
+      return failure instanceof LiveClusterState.UnreachableException ? 1 : 2;
     }
   }
 }

@@ -8,7 +8,6 @@ import dev.proxima.cli.KubeconfigException;
 import dev.proxima.cli.KubeconfigOption;
 import dev.proxima.cli.LogFormat;
 import dev.proxima.cli.TerminationSignals;
-import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.conntrack.ConntrackSettings;
 import dev.proxima.proxy.dataplane.DataPlanes;
 import dev.proxima.proxy.informers.TrimOnDecode;
@@ -271,30 +270,23 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    List<String> ignoredInConfig = List.of();
-    if (configFile != null) {
-      try {
-        ignoredInConfig = ConfigFileSettings.apply(configFile, this, spec);
-      } catch (ConfigFileException invalid) {
-        spec.commandLine().getErr().println("error: " + invalid.getMessage());
-        return 2;
-      }
-    }
-    logFormat.apply();
-    ignoredInConfig.forEach(
-        ignored -> log.atWarn().addKeyValue("config", configFile.toString()).log(ignored));
-    if (stateDir != null) {
-      log.atWarn()
-          .addKeyValue("stateDir", stateDir)
-          .log(
-              "--state-dir is ignored and will be removed: the proxy keeps no files on the host;"
-                  + " drop the flag (and any /var/lib/proxima volume)");
-    }
     ProxyConfig config;
     io.fabric8.kubernetes.client.Config clientConfig;
     ConntrackSettings conntrackSettings;
     var explain = explainAddress.getPort() == 0 ? null : explainAddress;
     try {
+      var ignoredInConfig =
+          configFile == null ? List.<String>of() : ConfigFileSettings.apply(configFile, this, spec);
+      logFormat.apply();
+      ignoredInConfig.forEach(
+          ignored -> log.atWarn().addKeyValue("config", configFile.toString()).log(ignored));
+      if (stateDir != null) {
+        log.atWarn()
+            .addKeyValue("stateDir", stateDir)
+            .log(
+                "--state-dir is ignored and will be removed: the proxy keeps no files on the host;"
+                    + " drop the flag (and any /var/lib/proxima volume)");
+      }
       if (explain != null) {
         ExplainServer.requireLoopback(explain);
       }
@@ -302,8 +294,7 @@ public final class RunCommand implements Callable<Integer> {
       clientConfig = kubernetes.clientConfig();
       var placeholder = placeholderError(clientConfig.getMasterUrl());
       if (placeholder != null) {
-        spec.commandLine().getErr().println("error: " + placeholder);
-        return 2;
+        throw new IllegalArgumentException(placeholder);
       }
       conntrackSettings = conntrack.toSettings();
     } catch (IllegalArgumentException | KubeconfigException invalid) {

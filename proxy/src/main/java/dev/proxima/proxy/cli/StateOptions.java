@@ -47,12 +47,8 @@ final class StateOptions {
 
   private ClusterState cluster;
 
-  private Node self;
-
   /** Once {@link #plans} loaded the state. */
-  Node self() {
-    return self;
-  }
+  Node self;
 
   /**
    * A warning when the state has Services but no EndpointSlice at all (an export that left them

@@ -147,15 +147,13 @@ public final class StatusCommand implements Callable<Integer> {
 
   private Answer ask(KubernetesClient client, Pod pod, int port, String path) {
     var url =
-        client.getMasterUrl().toString().replaceAll("/+$", "")
-            + "/api/v1/namespaces/"
-            + namespace
-            + "/pods/"
-            + pod.getMetadata().getName()
-            + ":"
-            + port
-            + "/proxy/"
-            + path;
+        String.format(
+            "%s/api/v1/namespaces/%s/pods/%s:%d/proxy/%s",
+            client.getMasterUrl().toString().replaceAll("/+$", ""),
+            namespace,
+            pod.getMetadata().getName(),
+            port,
+            path);
     var http = client.getHttpClient();
     try {
       var response =

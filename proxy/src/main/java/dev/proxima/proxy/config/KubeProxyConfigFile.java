@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,98 +24,64 @@ import java.util.Set;
  * kube-system/kube-proxy ConfigMap) and maps what Proxima implements onto its settings. Every other
  * field that is set is reported once, by name, with the reason Proxima does not use it;
  * kube-proxy's zero values ({@code ""}, {@code 0}, {@code 0s}, {@code false}, {@code null}), which
- * mean "the default", are not reported.
+ * mean "the default", are not reported. A file it cannot use is an IllegalArgumentException whose
+ * message names the file and the problem.
  */
 public final class KubeProxyConfigFile {
   static final String API_VERSION = "kubeproxy.config.k8s.io/v1alpha1";
   static final String KIND = "KubeProxyConfiguration";
 
-  /** The v1alpha1 fields Proxima has no use for, by prefix, with the reason. */
+  private static final String IPVS = "Proxima has no IPVS mode";
+  private static final String WINDOWS = "it applies to Windows only";
+  private static final String CLIENT =
+      "Proxima connects with --kubeconfig or, in a pod, its service account";
+
+  /**
+   * The v1alpha1 fields Proxima knows but does not map, with the reason; the mapped ones are those
+   * {@link #at} reads. {@code logging} and maps are checked by prefix.
+   */
   private static final Map<String, String> NOT_USED =
       Map.ofEntries(
-          Map.entry("ipvs.", "Proxima has no IPVS mode"),
-          Map.entry("winkernel.", "it applies to Windows only"),
-          Map.entry("windowsRunAsService", "it applies to Windows only"),
-          Map.entry(
-              "clientConnection.",
-              "Proxima connects with --kubeconfig or, in a pod, its service account"),
+          Map.entry("featureGates", "Proxima has no feature gates"),
+          Map.entry("clientConnection.kubeconfig", CLIENT),
+          Map.entry("clientConnection.acceptContentTypes", CLIENT),
+          Map.entry("clientConnection.contentType", CLIENT),
+          Map.entry("clientConnection.qps", CLIENT),
+          Map.entry("clientConnection.burst", CLIENT),
           Map.entry("bindAddress", "Proxima takes the node's addresses from its Node object"),
           Map.entry("bindAddressHardFail", "Proxima always exits when it cannot bind its servers"),
-          Map.entry("featureGates", "Proxima has no feature gates"),
-          Map.entry("logging.", "Proxima logs at the level PROXIMA_LOG_LEVEL sets"),
-          Map.entry("oomScoreAdj", "set the pod's priority and resources instead"),
           Map.entry("enableProfiling", "Proxima serves no profiling endpoints"),
           Map.entry("showHiddenMetricsForVersion", "Proxima has no hidden metrics"),
-          Map.entry("portRange", "kube-proxy no longer uses it either"),
           Map.entry("iptables.localhostNodePorts", "Proxima never accepts NodePorts on loopback"),
           Map.entry(
               "iptables.snatNodeInternalIP",
-              "Proxima masquerades with the address of the outgoing interface"));
+              "Proxima masquerades with the address of the outgoing interface"),
+          Map.entry("ipvs.syncPeriod", IPVS),
+          Map.entry("ipvs.minSyncPeriod", IPVS),
+          Map.entry("ipvs.scheduler", IPVS),
+          Map.entry("ipvs.excludeCIDRs", IPVS),
+          Map.entry("ipvs.strictARP", IPVS),
+          Map.entry("ipvs.tcpTimeout", IPVS),
+          Map.entry("ipvs.tcpFinTimeout", IPVS),
+          Map.entry("ipvs.udpTimeout", IPVS),
+          Map.entry("winkernel.networkName", WINDOWS),
+          Map.entry("winkernel.sourceVip", WINDOWS),
+          Map.entry("winkernel.enableDSR", WINDOWS),
+          Map.entry("winkernel.rootHnsEndpointName", WINDOWS),
+          Map.entry("winkernel.forwardHealthCheckVip", WINDOWS),
+          Map.entry("windowsRunAsService", WINDOWS),
+          Map.entry("oomScoreAdj", "set the pod's priority and resources instead"),
+          Map.entry("portRange", "kube-proxy no longer uses it either"));
 
-  /** Every v1alpha1 field this reader knows; {@code logging} and maps are checked by prefix. */
-  private static final Set<String> KNOWN =
-      Set.of(
-          "apiVersion",
-          "kind",
-          "featureGates",
-          "clientConnection.kubeconfig",
-          "clientConnection.acceptContentTypes",
-          "clientConnection.contentType",
-          "clientConnection.qps",
-          "clientConnection.burst",
-          "hostnameOverride",
-          "bindAddress",
-          "healthzBindAddress",
-          "metricsBindAddress",
-          "bindAddressHardFail",
-          "enableProfiling",
-          "showHiddenMetricsForVersion",
-          "mode",
-          "iptables.masqueradeBit",
-          "iptables.masqueradeAll",
-          "iptables.localhostNodePorts",
-          "iptables.snatNodeInternalIP",
-          "iptables.syncPeriod",
-          "iptables.minSyncPeriod",
-          "ipvs.syncPeriod",
-          "ipvs.minSyncPeriod",
-          "ipvs.scheduler",
-          "ipvs.excludeCIDRs",
-          "ipvs.strictARP",
-          "ipvs.tcpTimeout",
-          "ipvs.tcpFinTimeout",
-          "ipvs.udpTimeout",
-          "nftables.masqueradeBit",
-          "nftables.masqueradeAll",
-          "nftables.syncPeriod",
-          "nftables.minSyncPeriod",
-          "winkernel.networkName",
-          "winkernel.sourceVip",
-          "winkernel.enableDSR",
-          "winkernel.rootHnsEndpointName",
-          "winkernel.forwardHealthCheckVip",
-          "detectLocalMode",
-          "detectLocal.bridgeInterface",
-          "detectLocal.interfaceNamePrefix",
-          "clusterCIDR",
-          "nodePortAddresses",
-          "oomScoreAdj",
-          "conntrack.maxPerCore",
-          "conntrack.min",
-          "conntrack.tcpEstablishedTimeout",
-          "conntrack.tcpCloseWaitTimeout",
-          "conntrack.tcpBeLiberal",
-          "conntrack.udpTimeout",
-          "conntrack.udpStreamTimeout",
-          "configSyncPeriod",
-          "portRange",
-          "windowsRunAsService");
+  /** The fields of the {@code iptables} and {@code nftables} sections Proxima maps. */
+  private static final List<String> SECTION_FIELDS =
+      List.of("masqueradeBit", "masqueradeAll", "syncPeriod", "minSyncPeriod");
 
-  /** Each line: its section (empty at the top level), then the section's fields. */
   private final String file;
-
   private final JsonNode root;
   private final List<String> ignored = new ArrayList<>();
+  private final Set<String> mapped = new HashSet<>(Set.of("apiVersion", "kind"));
+  private final Set<String> known = new HashSet<>(NOT_USED.keySet());
 
   private KubeProxyConfigFile(String file, JsonNode root) {
     this.file = file;
@@ -125,26 +92,24 @@ public final class KubeProxyConfigFile {
    * @param modeFromFlags the mode given on the command line or in the environment, which decides
    *     whose section ({@code iptables} or {@code nftables}) applies; null to take the file's
    */
-  public static KubeProxySettings read(Path path, ProxyMode modeFromFlags)
-      throws ConfigFileException {
+  public static KubeProxySettings read(Path path, ProxyMode modeFromFlags) {
     String text;
     try {
       text = Files.readString(path);
     } catch (IOException unreadable) {
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           path + ": cannot read the kube-proxy configuration: " + describe(unreadable));
     }
     return parse(path.toString(), text, modeFromFlags);
   }
 
-  public static KubeProxySettings parse(String file, String text, ProxyMode modeFromFlags)
-      throws ConfigFileException {
+  public static KubeProxySettings parse(String file, String text, ProxyMode modeFromFlags) {
     JsonNode root;
     try {
       root = new YAMLMapper().readTree(text);
     } catch (JsonProcessingException malformed) {
       var location = malformed.getLocation();
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           file
               + ": not valid YAML"
               + (location == null
@@ -154,20 +119,20 @@ public final class KubeProxyConfigFile {
               + firstLine(malformed.getOriginalMessage()));
     }
     if (root == null || !root.isObject()) {
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           file + ": expected a " + KIND + " (" + API_VERSION + "), found no YAML mapping");
     }
     var apiVersion = root.path("apiVersion").asText("");
     var kind = root.path("kind").asText("");
     if ("ConfigMap".equals(kind)) {
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           file
               + ": this is a ConfigMap; give the file its config.conf key holds (mount the"
               + " ConfigMap as a volume, or: kubectl -n kube-system get configmap kube-proxy"
               + " -o jsonpath='{.data.config\\.conf}')");
     }
     if (!API_VERSION.equals(apiVersion) || !KIND.equals(kind)) {
-      throw new ConfigFileException(
+      throw new IllegalArgumentException(
           file
               + ": expected apiVersion "
               + API_VERSION
@@ -182,21 +147,12 @@ public final class KubeProxyConfigFile {
     return new KubeProxyConfigFile(file, root).map(modeFromFlags);
   }
 
-  private KubeProxySettings map(ProxyMode modeFromFlags) throws ConfigFileException {
+  private KubeProxySettings map(ProxyMode modeFromFlags) {
     var fileMode = mode();
     var mode =
         modeFromFlags != null ? modeFromFlags : fileMode != null ? fileMode : ProxyMode.nftables;
     var section = mode == ProxyMode.iptables ? "iptables" : "nftables";
     var other = mode == ProxyMode.iptables ? "nftables" : "iptables";
-    var mapped = new ArrayList<String>();
-    mapped.addAll(List.of("apiVersion", "kind", "mode", "hostnameOverride", "clusterCIDR"));
-    mapped.addAll(List.of("nodePortAddresses", "healthzBindAddress", "metricsBindAddress"));
-    mapped.addAll(List.of("configSyncPeriod", "detectLocalMode", "logging.format"));
-    mapped.addAll(List.of("detectLocal.bridgeInterface", "detectLocal.interfaceNamePrefix"));
-    KNOWN.stream().filter(field -> field.startsWith("conntrack.")).forEach(mapped::add);
-    for (var field : List.of("masqueradeBit", "masqueradeAll", "syncPeriod", "minSyncPeriod")) {
-      mapped.add(section + "." + field);
-    }
     var settings =
         new KubeProxySettings(
             fileMode,
@@ -216,7 +172,9 @@ public final class KubeProxyConfigFile {
             text("detectLocal.interfaceNamePrefix"),
             ignored,
             conntrack());
-    reportUnused(root, "", mapped, mode, other);
+    SECTION_FIELDS.forEach(field -> known.add(other + "." + field));
+    known.addAll(mapped);
+    reportUnused(root, "", mode, other);
     return settings;
   }
 
@@ -224,7 +182,7 @@ public final class KubeProxyConfigFile {
    * The {@code conntrack} section. Unlike elsewhere in the file, an explicit zero is kept: for
    * kube-proxy it means "leave the host's value", not "the default".
    */
-  private ConntrackSettings.FromFile conntrack() throws ConfigFileException {
+  private ConntrackSettings.FromFile conntrack() {
     return new ConntrackSettings.FromFile(
         count("conntrack.maxPerCore"),
         count("conntrack.min"),
@@ -235,7 +193,7 @@ public final class KubeProxyConfigFile {
         timeout("conntrack.udpStreamTimeout"));
   }
 
-  private Integer count(String path) throws ConfigFileException {
+  private Integer count(String path) {
     var node = at(path);
     if (node == null || node.isNull()) {
       return null;
@@ -246,7 +204,7 @@ public final class KubeProxyConfigFile {
     return node.asInt();
   }
 
-  private Duration timeout(String path) throws ConfigFileException {
+  private Duration timeout(String path) {
     var value = text(path);
     if (value == null) {
       return null;
@@ -278,7 +236,7 @@ public final class KubeProxyConfigFile {
     }
   }
 
-  private List<String> clusterCidrs() throws ConfigFileException {
+  private List<String> clusterCidrs() {
     var value = text("clusterCIDR");
     if (value == null) {
       return null;
@@ -297,7 +255,7 @@ public final class KubeProxyConfigFile {
     return cidrs.isEmpty() ? null : cidrs;
   }
 
-  private String detectLocalMode() throws ConfigFileException {
+  private String detectLocalMode() {
     var value = text("detectLocalMode");
     if (value != null && DetectLocalMode.of(value).isEmpty()) {
       throw invalid(
@@ -306,7 +264,7 @@ public final class KubeProxyConfigFile {
     return value;
   }
 
-  private List<String> nodePortAddresses() throws ConfigFileException {
+  private List<String> nodePortAddresses() {
     var node = at("nodePortAddresses");
     if (isUnset(node)) {
       return null;
@@ -337,7 +295,7 @@ public final class KubeProxyConfigFile {
     return all ? RuleSettings.EVERY_ADDRESS : cidrs;
   }
 
-  private Boolean flag(String path) throws ConfigFileException {
+  private Boolean flag(String path) {
     var node = at(path);
     if (isUnset(node)) {
       return null;
@@ -348,7 +306,7 @@ public final class KubeProxyConfigFile {
     return node.asBoolean();
   }
 
-  private Integer masqueradeBit(String path) throws ConfigFileException {
+  private Integer masqueradeBit(String path) {
     var node = at(path);
     if (node == null || node.isNull()) {
       return null;
@@ -364,7 +322,7 @@ public final class KubeProxyConfigFile {
   }
 
   /** A duration outside the conntrack section, where zero means kube-proxy's default. */
-  private Duration duration(String path) throws ConfigFileException {
+  private Duration duration(String path) {
     var duration = timeout(path);
     return duration == null || duration.isZero() ? null : duration;
   }
@@ -383,7 +341,7 @@ public final class KubeProxyConfigFile {
     return (value.contains(":") ? "[" + value + "]" : value) + ":" + defaultPort;
   }
 
-  private String logFormat() throws ConfigFileException {
+  private String logFormat() {
     var value = text("logging.format");
     if (value == null) {
       return null;
@@ -394,8 +352,7 @@ public final class KubeProxyConfigFile {
     return value;
   }
 
-  private void reportUnused(
-      JsonNode node, String prefix, List<String> mapped, ProxyMode mode, String otherSection) {
+  private void reportUnused(JsonNode node, String prefix, ProxyMode mode, String otherSection) {
     var names = node.fieldNames();
     while (names.hasNext()) {
       var name = names.next();
@@ -406,11 +363,10 @@ public final class KubeProxyConfigFile {
       }
       boolean logging = path.equals("logging") || path.startsWith("logging.");
       if (child.isObject() && !path.equals("featureGates") && (logging || hasKnownFields(path))) {
-        reportUnused(child, path + ".", mapped, mode, otherSection);
+        reportUnused(child, path + ".", mode, otherSection);
         continue;
       }
-      boolean known = KNOWN.contains(path) || logging;
-      if (!known) {
+      if (!known.contains(path) && !logging) {
         ignored.add(path + " is ignored: it is not a field of " + KIND + " " + API_VERSION);
       } else if (path.startsWith(otherSection + ".")) {
         ignored.add(
@@ -421,13 +377,17 @@ public final class KubeProxyConfigFile {
                 + (mode == ProxyMode.iptables ? "iptables." : "nftables.")
                 + "*");
       } else {
-        ignored.add(path + " is ignored: " + reason(path));
+        var reason =
+            path.startsWith("logging.")
+                ? "Proxima logs at the level PROXIMA_LOG_LEVEL sets"
+                : "Proxima has no such setting";
+        ignored.add(path + " is ignored: " + NOT_USED.getOrDefault(path, reason));
       }
     }
   }
 
-  private static boolean hasKnownFields(String path) {
-    return KNOWN.stream().anyMatch(field -> field.startsWith(path + "."));
+  private boolean hasKnownFields(String path) {
+    return known.stream().anyMatch(field -> field.startsWith(path + "."));
   }
 
   /** kubeadm writes {@code bindAddress: 0.0.0.0}, which is kube-proxy's "not set". */
@@ -436,37 +396,12 @@ public final class KubeProxyConfigFile {
         && (value.asText().equals("0.0.0.0") || value.asText().equals("::"));
   }
 
-  private static String reason(String path) {
-    return NOT_USED.entrySet().stream()
-        .filter(entry -> path.equals(entry.getKey()) || path.startsWith(entry.getKey()))
-        .map(Map.Entry::getValue)
-        .findFirst()
-        .orElse("Proxima has no such setting");
-  }
-
   /** kube-proxy's "not set": null, empty, zero, false, or a mapping of nothing but those. */
   private static boolean isUnset(JsonNode node) {
     if (node == null || node.isNull() || node.isMissingNode()) {
       return true;
     }
-    if (node.isBoolean()) {
-      return !node.asBoolean();
-    }
-    if (node.isNumber()) {
-      return node.asDouble() == 0;
-    }
-    if (node.isTextual()) {
-      var text = node.asText().trim();
-      if (text.isEmpty() || text.equals("0")) {
-        return true;
-      }
-      try {
-        return GoDuration.parse(text).isZero();
-      } catch (IllegalArgumentException notADuration) {
-        return false;
-      }
-    }
-    if (node.isArray() || node.isObject()) {
+    if (node.isContainerNode()) {
       for (var child : node) {
         if (!isUnset(child)) {
           return false;
@@ -474,10 +409,18 @@ public final class KubeProxyConfigFile {
       }
       return true;
     }
-    return false;
+    if (node.isTextual()) {
+      try {
+        return node.asText().isBlank() || GoDuration.parse(node.asText()).isZero();
+      } catch (IllegalArgumentException notADuration) {
+        return false;
+      }
+    }
+    return node.isBoolean() ? !node.asBoolean() : node.isNumber() && node.asDouble() == 0;
   }
 
   private JsonNode at(String path) {
+    mapped.add(path);
     var node = root;
     for (var part : path.split("\\.")) {
       node = node == null ? null : node.get(part);
@@ -495,8 +438,8 @@ public final class KubeProxyConfigFile {
     return value.isEmpty() ? null : value;
   }
 
-  private ConfigFileException invalid(String path, String problem) {
-    return new ConfigFileException(file + ": " + path + ": " + problem);
+  private IllegalArgumentException invalid(String path, String problem) {
+    return new IllegalArgumentException(file + ": " + path + ": " + problem);
   }
 
   private static String firstLine(String message) {

@@ -5,6 +5,7 @@ import dev.proxima.proxy.kernel.IptablesKernel;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ProxyMetrics;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ServicePortCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.ServicePortRules;
@@ -105,7 +106,8 @@ public final class IptablesDataPlane implements DataPlane {
                             new ConnectionCounts(
                                 node.byLocality(),
                                 node.withoutEndpoints(),
-                                IptablesCounters.servicePorts(counts, ports))));
+                                ServicePortCounts.of(
+                                    IptablesCounters.servicePorts(counts, ports)))));
   }
 
   @Override

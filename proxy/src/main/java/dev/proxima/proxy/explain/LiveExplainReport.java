@@ -35,7 +35,8 @@ public final class LiveExplainReport {
         var row = new LinkedHashMap<String, Object>();
         row.put("family", plan.family().apiName());
         row.putAll(planRows.get(i));
-        row.put("observedLocality", counts(live, plan.ports().get(i)));
+        // Jackson writes a record's components in order: local, sameZone, otherZones, unknown.
+        row.put("observedLocality", live.locality().of(plan.ports().get(i).port().name()));
         rows.add(row);
       }
     }
@@ -48,10 +49,7 @@ public final class LiveExplainReport {
   private static Map<String, Object> sync(LiveExplain live) {
     var sync = new LinkedHashMap<String, Object>();
     sync.put("informersSynced", live.informersSynced());
-    var pending = new LinkedHashMap<String, Object>();
-    pending.put("services", live.pending().services());
-    pending.put("endpointSlices", live.pending().endpointSlices());
-    sync.put("pendingChanges", pending);
+    sync.put("pendingChanges", live.pending());
     var families = new ArrayList<Map<String, Object>>();
     for (var state : live.sync()) {
       var family = new LinkedHashMap<String, Object>();
@@ -74,19 +72,6 @@ public final class LiveExplainReport {
     }
     sync.put("families", families);
     return sync;
-  }
-
-  private static Map<String, Object> counts(LiveExplain live, NodePlanner.PlannedPort planned) {
-    var counts = live.locality().of(planned.port().name());
-    if (counts == null) {
-      return null;
-    }
-    var row = new LinkedHashMap<String, Object>();
-    row.put("local", counts.local());
-    row.put("sameZone", counts.sameZone());
-    row.put("otherZones", counts.otherZones());
-    row.put("unknown", counts.unknown());
-    return row;
   }
 
   /** The offline report's text, then the cut, the sync state and the observed locality. */

@@ -7,7 +7,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -73,10 +72,10 @@ public final class ComponentPages {
    */
   public static String flagz(String component, Map<String, String> flags) {
     var out = new StringBuilder(component).append(" flags\n").append(WARNING).append("\n\n");
-    SortedMap<String, String> sorted = new TreeMap<>(flags);
-    sorted.forEach(
-        (name, value) ->
-            out.append(name).append('=').append(value.replace('\n', ' ')).append('\n'));
+    new TreeMap<>(flags)
+        .forEach(
+            (name, value) ->
+                out.append(name).append('=').append(value.replace('\n', ' ')).append('\n'));
     return out.toString();
   }
 }

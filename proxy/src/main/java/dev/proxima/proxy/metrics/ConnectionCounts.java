@@ -2,9 +2,9 @@ package dev.proxima.proxy.metrics;
 
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortCounts;
-import dev.proxima.proxy.model.ServicePortName;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -15,30 +15,14 @@ import java.util.function.Function;
  */
 public record ConnectionCounts(
     Map<Locality, Long> byLocality, long withoutEndpoints, ServicePortCounts servicePorts) {
+  /** Every locality, 0 where {@code byLocality} has none. */
   public ConnectionCounts {
-    byLocality = complete(byLocality);
-    java.util.Objects.requireNonNull(servicePorts, "servicePorts");
-  }
-
-  /** Counts with each counted Service port's given as a map (a locality it lacks is 0). */
-  public ConnectionCounts(
-      Map<Locality, Long> byLocality,
-      long withoutEndpoints,
-      Map<ServicePortName, Map<Locality, Long>> byServicePort) {
-    this(byLocality, withoutEndpoints, ServicePortCounts.of(byServicePort));
-  }
-
-  public ConnectionCounts(Map<Locality, Long> byLocality, long withoutEndpoints) {
-    this(byLocality, withoutEndpoints, ServicePortCounts.NONE);
-  }
-
-  /** Every locality, 0 where {@code counts} has none. */
-  static Map<Locality, Long> complete(Map<Locality, Long> counts) {
-    var copy = new EnumMap<Locality, Long>(Locality.class);
+    var complete = new EnumMap<Locality, Long>(Locality.class);
     for (var locality : Locality.values()) {
-      copy.put(locality, counts.getOrDefault(locality, 0L));
+      complete.put(locality, byLocality.getOrDefault(locality, 0L));
     }
-    return Map.copyOf(copy);
+    byLocality = Map.copyOf(complete);
+    Objects.requireNonNull(servicePorts, "servicePorts");
   }
 
   /**
@@ -58,6 +42,7 @@ public record ConnectionCounts(
       }
       byLocality.put(locality, count);
     }
-    return Optional.of(new ConnectionCounts(byLocality, counters.get(withoutEndpoints)));
+    return Optional.of(
+        new ConnectionCounts(byLocality, counters.get(withoutEndpoints), ServicePortCounts.NONE));
   }
 }

@@ -6,7 +6,6 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortCounts;
 import dev.proxima.proxy.model.ServicePortName;
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
@@ -17,6 +16,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -68,15 +68,6 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
     sources.keySet().forEach(family -> families.put(family, new Monotonic()));
   }
 
-  public static ConnectionLocalityMetrics register(
-      PrometheusRegistry registry,
-      Map<String, Supplier<Optional<ConnectionCounts>>> sources,
-      Supplier<String> nodeZone) {
-    var metrics = new ConnectionLocalityMetrics(sources, nodeZone);
-    registry.register(metrics);
-    return metrics;
-  }
-
   /**
    * Each counted Service port's connections by locality, summed over the families, as the metric
    * shows them: read from the kernel now, once per family, like a scrape.
@@ -120,7 +111,7 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
                     + " instance to see connections from zone to zone")
             .dataPoint(
                 GaugeSnapshot.GaugeDataPointSnapshot.builder()
-                    .labels(Labels.of("zone", zoneNow()))
+                    .labels(Labels.of("zone", Objects.requireNonNullElse(nodeZone.get(), "")))
                     .value(1)
                     .build())
             .build());
@@ -212,11 +203,6 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
     };
   }
 
-  private String zoneNow() {
-    var zone = nodeZone.get();
-    return zone == null ? "" : zone;
-  }
-
   @Override
   public List<String> getPrometheusNames() {
     return List.of(CONNECTIONS, SERVICE_CONNECTIONS, WITHOUT_ENDPOINTS, READ_FAILURES, NODE_ZONE);
@@ -235,8 +221,8 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
    * again, or with the table; a port the latest read lacks is forgotten, and its series go.
    */
   private static final class Monotonic {
-    private ConnectionCounts last = new ConnectionCounts(Map.of(), 0);
-    private ConnectionCounts carried = new ConnectionCounts(Map.of(), 0);
+    private ConnectionCounts last = new ConnectionCounts(Map.of(), 0, ServicePortCounts.NONE);
+    private ConnectionCounts carried = new ConnectionCounts(Map.of(), 0, ServicePortCounts.NONE);
 
     /** What each port of {@code last} counted before its counters last restarted. */
     private ServicePortCounts portCarried = ServicePortCounts.NONE;
@@ -288,7 +274,8 @@ public final class ConnectionLocalityMetrics implements MultiCollector {
       for (var locality : Locality.values()) {
         byLocality.put(locality, a.byLocality().get(locality) + b.byLocality().get(locality));
       }
-      return new ConnectionCounts(byLocality, a.withoutEndpoints() + b.withoutEndpoints());
+      return new ConnectionCounts(
+          byLocality, a.withoutEndpoints() + b.withoutEndpoints(), ServicePortCounts.NONE);
     }
   }
 }

@@ -4,7 +4,6 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.plan.NodePlanner;
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -37,15 +36,6 @@ public final class ZoneSpillMetrics implements MultiCollector {
   public ZoneSpillMetrics(Supplier<Map<ServicePortName, Integer>> fractions, int maxSeries) {
     this.fractions = fractions;
     this.maxSeries = maxSeries;
-  }
-
-  public static ZoneSpillMetrics register(
-      PrometheusRegistry registry,
-      Supplier<Map<ServicePortName, Integer>> fractions,
-      int maxSeries) {
-    var metrics = new ZoneSpillMetrics(fractions, maxSeries);
-    registry.register(metrics);
-    return metrics;
   }
 
   /** The fractions of the ports whose spill-over applies, from each family's latest plan. */

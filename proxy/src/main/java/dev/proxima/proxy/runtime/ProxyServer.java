@@ -24,6 +24,7 @@ import dev.proxima.proxy.metrics.ZoneSpillMetrics;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.ProxyState;
 import dev.proxima.proxy.sync.SyncRunner;
@@ -35,6 +36,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -167,18 +169,21 @@ public final class ProxyServer implements AutoCloseable {
           new Proxier(
               family, config, cache, plane, host, metrics, health, clock, state.plans(family)));
     }
-    ZoneSpillMetrics.register(
-        registry,
-        () ->
-            ZoneSpillMetrics.of(
-                proxiers.stream().map(p -> p.published().plan()).filter(Objects::nonNull).toList()),
-        config.rules().observeMaxSeries());
+    registry.register(
+        new ZoneSpillMetrics(
+            () ->
+                ZoneSpillMetrics.of(
+                    proxiers.stream()
+                        .map(p -> p.published().plan())
+                        .filter(Objects::nonNull)
+                        .toList()),
+            config.rules().observeMaxSeries()));
     if (config.rules().observeLocality().counts()) {
       // --observe-locality=off counts nothing: no series rather than zeros that look like no
       // traffic.
       connectionCounters =
-          ConnectionLocalityMetrics.register(
-              registry, counters, () -> NodePlanner.zoneOf(cache.node()));
+          new ConnectionLocalityMetrics(counters, () -> NodePlanner.zoneOf(cache.node()));
+      registry.register(connectionCounters);
     }
     this.serviceHealth =
         new ServiceHealthServers(() -> health.snapshot().healthy(), metrics::healthCheckBindFailed);
@@ -464,26 +469,19 @@ public final class ProxyServer implements AutoCloseable {
     if (connectionCounters == null) {
       return ObservedLocality.notCounted("--observe-locality=off: the rules count no connection");
     }
-    var ports = connectionCounters.readServicePorts();
-    return new ObservedLocality() {
-      @Override
-      public String notCountedBecause() {
-        return null;
-      }
-
-      @Override
-      public Counts of(dev.proxima.proxy.model.ServicePortName port) {
-        var counts = ports.get(port);
-        if (counts == null) {
-          return null;
-        }
-        return new Counts(
-            counts.getOrDefault(Locality.NODE, 0L),
-            counts.getOrDefault(Locality.ZONE, 0L),
-            counts.getOrDefault(Locality.OTHER_ZONE, 0L),
-            counts.getOrDefault(Locality.UNKNOWN, 0L));
-      }
-    };
+    var counts = new HashMap<ServicePortName, ObservedLocality.Counts>();
+    connectionCounters
+        .readServicePorts()
+        .forEach(
+            (port, byLocality) ->
+                counts.put(
+                    port,
+                    new ObservedLocality.Counts(
+                        byLocality.getOrDefault(Locality.NODE, 0L),
+                        byLocality.getOrDefault(Locality.ZONE, 0L),
+                        byLocality.getOrDefault(Locality.OTHER_ZONE, 0L),
+                        byLocality.getOrDefault(Locality.UNKNOWN, 0L))));
+    return new ObservedLocality(null, counts);
   }
 
   /** -1 when it is not served. */

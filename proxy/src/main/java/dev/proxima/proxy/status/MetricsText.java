@@ -6,38 +6,54 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.MatchResult;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The samples of a Prometheus text exposition, as much as {@code status} needs: metric name, labels
  * and value per line. Comments, timestamps and lines it cannot read are skipped. Pure.
+ *
+ * @param declared the names of the {@code # TYPE} lines
  */
-public final class MetricsText {
+public record MetricsText(List<Sample> samples, Set<String> declared) {
+  /** The name, the labels up to the line's last brace, the value; a timestamp may follow. */
+  private static final Pattern SAMPLE = Pattern.compile("([^{\\s]+)(?:\\{(.*)})? +(\\S+).*");
+
+  /** {@code a="x"}, with backslash escapes inside the quotes. */
+  private static final Pattern LABEL =
+      Pattern.compile("([^=,\\s]+)\\s*=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+  private static final Pattern ESCAPE = Pattern.compile("\\\\(.)");
 
   public record Sample(String name, Map<String, String> labels, double value) {}
-
-  private final List<Sample> samples;
-  private final Set<String> declared;
-
-  private MetricsText(List<Sample> samples, Set<String> declared) {
-    this.samples = List.copyOf(samples);
-    this.declared = Set.copyOf(declared);
-  }
 
   public static MetricsText parse(String text) {
     var samples = new ArrayList<Sample>();
     var declared = new HashSet<String>();
     for (var line : text.split("\n")) {
+      var sample = SAMPLE.matcher(line.strip());
       if (line.startsWith("# TYPE ")) {
-        var parts = line.substring(7).strip().split("\\s+");
-        declared.add(parts[0]);
-        continue;
-      }
-      var sample = sample(line.strip());
-      if (sample != null) {
-        samples.add(sample);
+        declared.add(line.substring(7).strip().split("\\s+")[0]);
+      } else if (!line.strip().startsWith("#") && sample.matches()) {
+        var labels = new LinkedHashMap<String, String>();
+        var label = LABEL.matcher(sample.group(2) == null ? "" : sample.group(2));
+        while (label.find()) {
+          labels.put(
+              label.group(1), ESCAPE.matcher(label.group(2)).replaceAll(MetricsText::unescape));
+        }
+        try {
+          samples.add(new Sample(sample.group(1), labels, Double.parseDouble(sample.group(3))));
+        } catch (NumberFormatException notANumber) {
+          // Not a sample.
+        }
       }
     }
     return new MetricsText(samples, declared);
+  }
+
+  private static String unescape(MatchResult escape) {
+    return Matcher.quoteReplacement(escape.group(1).equals("n") ? "\n" : escape.group(1));
   }
 
   /**
@@ -76,65 +92,5 @@ public final class MetricsText {
         .map(s -> s.labels().get(label))
         .findFirst()
         .orElse(null);
-  }
-
-  private static Sample sample(String line) {
-    if (line.isEmpty() || line.startsWith("#")) {
-      return null;
-    }
-    int brace = line.indexOf('{');
-    int space = line.indexOf(' ');
-    if (space < 0) {
-      return null;
-    }
-    String name;
-    var labels = new LinkedHashMap<String, String>();
-    String rest;
-    if (brace >= 0 && brace < space) {
-      name = line.substring(0, brace);
-      int close = line.lastIndexOf('}');
-      if (close < brace) {
-        return null;
-      }
-      labels(line.substring(brace + 1, close), labels);
-      rest = line.substring(close + 1).strip();
-    } else {
-      name = line.substring(0, space);
-      rest = line.substring(space + 1).strip();
-    }
-    var value = rest.split("\\s+")[0];
-    try {
-      return new Sample(name, labels, Double.parseDouble(value));
-    } catch (NumberFormatException notANumber) {
-      return null;
-    }
-  }
-
-  /** {@code a="x",b="y"}, with backslash escapes inside the quotes. */
-  private static void labels(String text, Map<String, String> into) {
-    int i = 0;
-    while (i < text.length()) {
-      int equals = text.indexOf('=', i);
-      if (equals < 0 || equals + 1 >= text.length() || text.charAt(equals + 1) != '"') {
-        return;
-      }
-      var key = text.substring(i, equals).strip();
-      var value = new StringBuilder();
-      int j = equals + 2;
-      for (; j < text.length() && text.charAt(j) != '"'; j++) {
-        char c = text.charAt(j);
-        if (c == '\\' && j + 1 < text.length()) {
-          char next = text.charAt(++j);
-          value.append(next == 'n' ? '\n' : next);
-        } else {
-          value.append(c);
-        }
-      }
-      into.put(key, value.toString());
-      i = j + 1;
-      while (i < text.length() && (text.charAt(i) == ',' || text.charAt(i) == ' ')) {
-        i++;
-      }
-    }
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.proxima.cli.LogFormat;
-import dev.proxima.proxy.config.ConfigFileException;
 import dev.proxima.proxy.model.ProxyMode;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -27,7 +26,7 @@ class ConfigFileSettingsTest {
   }
 
   /** Parses {@code run} with these arguments and applies the file as the command does. */
-  private static RunCommand run(Path file, String... args) throws ConfigFileException {
+  private static RunCommand run(Path file, String... args) {
     var commandLine = ProxyMain.commandLine();
     var all = new java.util.ArrayList<String>(List.of("run", "--config=" + file));
     all.addAll(List.of(args));
@@ -98,7 +97,7 @@ class ConfigFileSettingsTest {
     var file = config("metricsBindAddress: \"localhost:http\"\n");
 
     assertThatThrownBy(() -> run(file))
-        .isInstanceOf(ConfigFileException.class)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(file + ": metricsBindAddress: ");
   }
 

@@ -14,7 +14,7 @@ class KubeProxyConfigFileTest {
   private static final String HEADER =
       "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n";
 
-  private static KubeProxySettings parse(String body) throws ConfigFileException {
+  private static KubeProxySettings parse(String body) {
     return KubeProxyConfigFile.parse("kube-proxy.conf", HEADER + body, null);
   }
 
@@ -126,6 +126,20 @@ class KubeProxyConfigFileTest {
   }
 
   @Test
+  void aMisspelledFieldOfAKnownSectionIsNamedAsNoField() throws Exception {
+    var settings = parse("ipvs: {sheduler: rr}\nconntrack: {mni: 5}\nnftables: {syncPriod: 1m}\n");
+
+    assertThat(settings.ignored())
+        .containsExactly(
+            "ipvs.sheduler is ignored: it is not a field of KubeProxyConfiguration"
+                + " kubeproxy.config.k8s.io/v1alpha1",
+            "conntrack.mni is ignored: it is not a field of KubeProxyConfiguration"
+                + " kubeproxy.config.k8s.io/v1alpha1",
+            "nftables.syncPriod is ignored: it is not a field of KubeProxyConfiguration"
+                + " kubeproxy.config.k8s.io/v1alpha1");
+  }
+
+  @Test
   void theConntrackSectionIsMappedWithItsExplicitZeros() throws Exception {
     var settings =
         parse(
@@ -168,7 +182,7 @@ class KubeProxyConfigFileTest {
   @Test
   void anUnknownDetectLocalModeIsAnErrorNamingTheModes() {
     assertThatThrownBy(() -> parse("detectLocalMode: PodCIDR\n"))
-        .isInstanceOf(ConfigFileException.class)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageEndingWith(
             "detectLocalMode: \"PodCIDR\" is not one of ClusterCIDR, NodeCIDR, BridgeInterface,"
                 + " InterfaceNamePrefix");
@@ -196,7 +210,7 @@ class KubeProxyConfigFileTest {
                     "/etc/kube-proxy/config.conf",
                     "apiVersion: kubeproxy.config.k8s.io/v1alpha2\nkind: KubeProxyConfiguration\n",
                     null))
-        .isInstanceOf(ConfigFileException.class)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "/etc/kube-proxy/config.conf: expected apiVersion kubeproxy.config.k8s.io/v1alpha1 and"
                 + " kind KubeProxyConfiguration, found apiVersion"
@@ -215,7 +229,7 @@ class KubeProxyConfigFileTest {
   @Test
   void malformedYamlIsAnErrorWithLineAndColumn() {
     assertThatThrownBy(() -> KubeProxyConfigFile.parse("f.yaml", HEADER + "mode: [\n", null))
-        .isInstanceOf(ConfigFileException.class)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("f.yaml: not valid YAML at line ")
         .hasMessageNotContaining("\n");
   }

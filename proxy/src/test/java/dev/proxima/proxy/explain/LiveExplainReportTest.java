@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.model.ObjectKey;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.testing.ClusterObjects;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LiveExplainReportTest {
@@ -111,6 +111,8 @@ class LiveExplainReportTest {
 
     var sync = json.path("sync");
     assertThat(sync.path("informersSynced").asBoolean()).isTrue();
+    assertThat(sync.path("pendingChanges").toString())
+        .isEqualTo("{\"services\":1,\"endpointSlices\":3}");
     assertThat(sync.path("pendingChanges").path("services").asInt()).isEqualTo(1);
     assertThat(sync.path("pendingChanges").path("endpointSlices").asInt()).isEqualTo(3);
     var ipv4 = sync.path("families").get(0);
@@ -164,18 +166,14 @@ class LiveExplainReportTest {
 
   @Test
   void aCountingSourceShowsItsFiguresUnderEachServicePort() throws Exception {
+    var webPort =
+        plan().ports().stream()
+            .map(planned -> planned.port().name())
+            .filter(port -> port.service().name().equals("web"))
+            .findFirst()
+            .orElseThrow();
     var counting =
-        new ObservedLocality() {
-          @Override
-          public String notCountedBecause() {
-            return null;
-          }
-
-          @Override
-          public Counts of(ServicePortName port) {
-            return port.service().name().equals("web") ? new Counts(5, 2, 1, 0) : null;
-          }
-        };
+        new ObservedLocality(null, Map.of(webPort, new ObservedLocality.Counts(5, 2, 1, 0)));
 
     var live = live(null, 10, counting);
 
@@ -187,6 +185,8 @@ class LiveExplainReportTest {
         .contains("observed locality:  counted");
     var rows = json(live).path("servicePorts");
     var web = rows.get(0).path("service").asText().equals("shop/web") ? rows.get(0) : rows.get(1);
+    assertThat(web.path("observedLocality").toString())
+        .isEqualTo("{\"local\":5,\"sameZone\":2,\"otherZones\":1,\"unknown\":0}");
     assertThat(web.path("observedLocality").path("local").asLong()).isEqualTo(5);
     assertThat(web.path("observedLocality").path("otherZones").asLong()).isEqualTo(1);
     assertThat(web.path("observedLocality").path("unknown").asLong()).isZero();
@@ -225,18 +225,8 @@ class LiveExplainReportTest {
             null,
             List.of(annotated),
             List.of(ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5")));
-    var countingOthers =
-        new ObservedLocality() {
-          @Override
-          public String notCountedBecause() {
-            return null;
-          }
-
-          @Override
-          public Counts of(ServicePortName port) {
-            return null; // the cap left it out
-          }
-        };
+    // The cap left it out.
+    var countingOthers = new ObservedLocality(null, Map.of());
 
     var text =
         LiveExplainReport.text(

@@ -3,6 +3,7 @@ package dev.proxima.proxy.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortCounts;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -21,7 +22,9 @@ class ConnectionLocalityMetricsTest {
 
   private static ConnectionCounts counts(long node, long zone, long otherZone, long none) {
     return new ConnectionCounts(
-        Map.of(Locality.NODE, node, Locality.ZONE, zone, Locality.OTHER_ZONE, otherZone), none);
+        Map.of(Locality.NODE, node, Locality.ZONE, zone, Locality.OTHER_ZONE, otherZone),
+        none,
+        ServicePortCounts.NONE);
   }
 
   /** Hands out the given reads in order, then repeats the last; counts the calls. */
@@ -61,7 +64,7 @@ class ConnectionLocalityMetricsTest {
     var sources = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     sources.put("IPv4", v4);
     sources.put("IPv6", v6);
-    ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
+    registry.register(new ConnectionLocalityMetrics(sources, () -> "zone-a"));
 
     var scraped = registry.scrape();
 
@@ -86,7 +89,7 @@ class ConnectionLocalityMetricsTest {
             Optional.empty(),
             Optional.of(counts(1, 0, 0, 0)),
             Optional.of(counts(2, 3, 0, 0)));
-    ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
+    registry.register(new ConnectionLocalityMetrics(Map.of("IPv4", reads), () -> null));
 
     registry.scrape();
     var failed = registry.scrape();
@@ -112,7 +115,7 @@ class ConnectionLocalityMetricsTest {
     return new ConnectionCounts(
         Map.of(Locality.NODE, node, Locality.ZONE, zone),
         0,
-        Map.of(WEB, Map.of(Locality.NODE, node, Locality.ZONE, zone)));
+        ServicePortCounts.of(Map.of(WEB, Map.of(Locality.NODE, node, Locality.ZONE, zone))));
   }
 
   /**
@@ -156,7 +159,8 @@ class ConnectionLocalityMetricsTest {
     var sources = new LinkedHashMap<String, Supplier<Optional<ConnectionCounts>>>();
     sources.put("IPv4", v4);
     sources.put("IPv6", v6);
-    var metrics = ConnectionLocalityMetrics.register(registry, sources, () -> "zone-a");
+    var metrics = new ConnectionLocalityMetrics(sources, () -> "zone-a");
+    registry.register(metrics);
 
     var counted = scrapeServices(metrics);
     var gone = scrapeServices(metrics);
@@ -179,7 +183,8 @@ class ConnectionLocalityMetricsTest {
             Optional.empty(),
             Optional.of(withWeb(1, 0)),
             Optional.of(withWeb(2, 1)));
-    var metrics = ConnectionLocalityMetrics.register(registry, Map.of("IPv4", reads), () -> null);
+    var metrics = new ConnectionLocalityMetrics(Map.of("IPv4", reads), () -> null);
+    registry.register(metrics);
 
     var first = scrapeServices(metrics);
     var failed = scrapeServices(metrics);

@@ -27,7 +27,7 @@ class ZoneSpillMetricsTest {
   @Test
   void eachSpillingPortShowsItsInZoneFractionLabelledByNamespaceServiceAndPortName() {
     var registry = new PrometheusRegistry();
-    ZoneSpillMetrics.register(registry, () -> Map.of(port("web"), 375, port("api"), 1000), 10);
+    registry.register(new ZoneSpillMetrics(() -> Map.of(port("web"), 375, port("api"), 1000), 10));
 
     var points = scrape(registry).getDataPoints();
 
@@ -45,8 +45,8 @@ class ZoneSpillMetricsTest {
   @Test
   void theSeriesAreCappedLikeThePerServiceLocalitySeriesFirstPortsInNameOrder() {
     var registry = new PrometheusRegistry();
-    ZoneSpillMetrics.register(
-        registry, () -> Map.of(port("c"), 100, port("a"), 200, port("b"), 300), 2);
+    registry.register(
+        new ZoneSpillMetrics(() -> Map.of(port("c"), 100, port("a"), 200, port("b"), 300), 2));
 
     assertThat(scrape(registry).getDataPoints())
         .extracting(p -> p.getLabels().get("service"))

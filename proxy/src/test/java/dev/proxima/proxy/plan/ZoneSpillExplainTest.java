@@ -9,7 +9,6 @@ import dev.proxima.proxy.explain.LiveExplainReport;
 import dev.proxima.proxy.explain.ObservedLocality;
 import dev.proxima.proxy.explain.SyncState;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.ServicePortName;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -118,18 +117,14 @@ class ZoneSpillExplainTest {
 
   @Test
   void explainLiveShowsTheMeasuredInZoneShareBesideTheFraction() {
+    var web =
+        plan(HALVES).ports().stream()
+            .map(planned -> planned.port().name())
+            .filter(port -> port.service().name().equals("web"))
+            .findFirst()
+            .orElseThrow();
     var counting =
-        new ObservedLocality() {
-          @Override
-          public String notCountedBecause() {
-            return null;
-          }
-
-          @Override
-          public Counts of(ServicePortName port) {
-            return port.service().name().equals("web") ? new Counts(0, 40, 60, 0) : null;
-          }
-        };
+        new ObservedLocality(null, Map.of(web, new ObservedLocality.Counts(0, 40, 60, 0)));
     var live =
         LiveExplain.of(
             "node-a",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.ServicePortCounts;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -24,7 +25,8 @@ class LatestCounterReadTest {
   }
 
   private static Optional<ConnectionCounts> counts(long node) {
-    return Optional.of(new ConnectionCounts(Map.of(Locality.NODE, node), 0));
+    return Optional.of(
+        new ConnectionCounts(Map.of(Locality.NODE, node), 0, ServicePortCounts.NONE));
   }
 
   @Test
