@@ -10,39 +10,34 @@ import dev.proxima.proxy.nftables.NftSyntax;
 import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.PodInterface;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
-/** Builds table {@code proxima} without any Service port. */
+/** Table {@code proxima} without any Service port. */
 final class FixedLayout extends TableObjects {
   private final FamilySettings config;
   private final IpFamily family;
   private final NftText text;
-  private final List<String> warnings = new ArrayList<>();
+  final List<String> warnings = new ArrayList<>();
+
+  /** Replaces the kernel's table with this one. */
+  final String script;
 
   FixedLayout(FamilySettings config) {
     this.config = config;
     this.family = config.family();
     this.text = new NftText(family);
+    var body = print();
+    var script = new NftTransaction(text, body.length() + 200).replaceTable();
+    this.script = script.appendWritten(body).toString();
   }
 
-  FixedTable build() {
-    var body = print();
-    var maps = new HashSet<String>();
-    sets.forEach(
-        (name, set) -> {
-          if (set.isMap()) {
-            maps.add(name);
-          }
-        });
-    var script = new NftTransaction(text, body.length() + 200).replaceTable();
-    return new FixedTable(
-        script.appendWritten(body).toString(),
-        Set.copyOf(chains.keySet()),
-        Set.copyOf(maps),
-        warnings);
+  boolean isMap(String name) {
+    var set = sets.get(name);
+    return set != null && set.isMap();
   }
 
   private String print() {
@@ -237,11 +232,37 @@ final class FixedLayout extends TableObjects {
   private List<String> externalLocal(String match, String clusterMap, String localMap) {
     List<String> list = new ArrayList<>();
     if (config.detectsLocalTraffic()) {
-      list.add(TrafficMatches.podTraffic(config, false) + " " + match + " vmap @" + clusterMap);
+      list.add(podTraffic(config, false) + " " + match + " vmap @" + clusterMap);
     }
     list.add("fib saddr type local jump " + MARK_FOR_MASQUERADE);
     list.add("fib saddr type local " + match + " vmap @" + clusterMap);
     list.add(match + " vmap @" + localMap);
     return list;
+  }
+
+  /** First in every lb and sticky chain; none when pod traffic cannot be told apart. */
+  static Optional<String> masqueradeClusterIp(FamilySettings config) {
+    IpFamily family = config.family();
+    String clusterIpMatch =
+        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " jump " + MARK_FOR_MASQUERADE;
+    if (config.masqueradeAll()) {
+      return Optional.of(clusterIpMatch);
+    }
+    if (config.detectsLocalTraffic()) {
+      return Optional.of(podTraffic(config, true) + " " + clusterIpMatch);
+    }
+    return Optional.empty();
+  }
+
+  static String podTraffic(FamilySettings config, boolean negated) {
+    IpFamily family = config.family();
+    String op = negated ? " != " : " ";
+    PodInterface pods = config.podInterface();
+    if (pods != null) {
+      return "iifname" + op + "\"" + pods.name() + (pods.prefix() ? "*" : "") + "\"";
+    }
+    List<String> cidrs = config.clusterCidrs();
+    String set = cidrs.size() == 1 ? cidrs.get(0) : "{ " + String.join(", ", cidrs) + " }";
+    return NftSyntax.saddr(family) + op + set;
   }
 }

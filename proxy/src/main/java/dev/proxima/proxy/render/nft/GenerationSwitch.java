@@ -15,8 +15,7 @@ import java.util.Set;
 
 /**
  * One generation's fixed objects, the switch of the hooked chains to them, and the deletion of what
- * earlier generations left. Only the hooked chains and the sets that hold state ({@link
- * NftText#keepsName}) keep their names across generations, so nothing those sets hold is lost.
+ * earlier generations left.
  */
 final class GenerationSwitch {
   private final FixedLayout layout;
@@ -45,10 +44,7 @@ final class GenerationSwitch {
     layout.appendTo(out.addTable(), baseChains);
   }
 
-  /**
-   * One small transaction, after everything the base chains lead to is loaded, so every packet
-   * meets the old objects or the new ones, never a part of either.
-   */
+  /** Loaded last and small, so every packet meets the old objects or the new, never a mix. */
   NftTransaction switchTo() {
     var out = new NftTransaction(text, 2048);
     for (var chain : baseChains) {
@@ -58,10 +54,7 @@ final class GenerationSwitch {
     return out;
   }
 
-  /**
-   * In transactions of at most {@code budget} lines. A counting key no counted port wants is added
-   * before it is deleted, so the delete finds it.
-   */
+  /** A counting key no counted port wants is added before it is deleted, so the delete finds it. */
   RulesetAssembler.Deleting deletingEarlier(
       KernelTable before, Set<String> countingKeys, TableModel model, int budget) {
     var first = new Bounded(budget);

@@ -16,10 +16,7 @@ import java.util.Set;
 public final class NftCounters {
   private NftCounters() {}
 
-  /**
-   * Each node-wide count by its name ({@link #of}, {@link #withoutEndpoints}); the rules count only
-   * a connection's first packet, so this is connections.
-   */
+  /** Each node-wide count of connections (first packets) by its name. */
   public static Map<String, Long> parse(String listing) {
     var names = new java.util.HashMap<String, String>();
     for (var locality : Locality.values()) {
@@ -55,10 +52,7 @@ public final class NftCounters {
     void accept(Locality locality, String key, long packets);
   }
 
-  /**
-   * Without building a map: at 10,000 counted ports the listing holds 40,000 elements and is read
-   * on every scrape.
-   */
+  /** Builds no map: at 10,000 counted ports, 40,000 elements are read on every scrape. */
   static void forEachServiceSetElement(
       String listing, java.util.function.Consumer<Locality> setFound, ElementCount each) {
     for (var locality : Locality.values()) {
@@ -152,10 +146,7 @@ public final class NftCounters {
     return listing.substring(from, to);
   }
 
-  /**
-   * Empty when the listing held none of the sets; a key without an owner is left out (it went
-   * since), and each {@code counted} port is in, at 0 where it has no count yet.
-   */
+  /** Empty without the sets; an ownerless key is left out, a counted port without one is 0. */
   public static ServicePortCounts servicePortCounts(
       String listing, Map<String, ServicePortName> owners, Set<ServicePortName> counted) {
     var figures = new java.util.TreeMap<ServicePortName, long[]>();

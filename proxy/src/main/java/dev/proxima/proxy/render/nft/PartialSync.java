@@ -16,12 +16,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Applies some ports' changes to the table model and writes the one transaction that takes the
- * kernel from what it holds to the model.
- *
- * <p>nft 1.0.6 cannot rebuild a {@code typeof} map's types from the kernel ("conflicting protocols
- * specified"), so a rule using such a map only loads in the transaction that declares the map:
- * hence a map per {@code lb-N} chain, declared with it. The rules of such a chain never change.
+ * Applies ports' changes to the table model and writes the one transaction that takes the kernel
+ * there. nft 1.0.6 cannot rebuild a {@code typeof} map's types from the kernel, so a rule using one
+ * loads only with the map's declaration: hence a map per {@code lb-N} chain, whose rules never
+ * change.
  */
 final class PartialSync {
   private PartialSync() {}
@@ -52,7 +50,7 @@ final class PartialSync {
         (port, rules) -> {
           if (rules != null) {
             var fresh = model.render(rules);
-            fresh.elements().forEach((set, e) -> note(model, touched, set, TableModel.distinct(e)));
+            fresh.elements.forEach((set, e) -> note(model, touched, set, TableModel.distinct(e)));
             if (model.add(port, rules, fresh)) {
               loaded.revive(fresh);
             }

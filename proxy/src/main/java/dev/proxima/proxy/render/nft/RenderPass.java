@@ -6,9 +6,9 @@ import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ZoneSpill;
-import dev.proxima.proxy.nftables.NftElement;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftRule;
 import dev.proxima.proxy.nftables.NftSet;
@@ -32,9 +32,8 @@ import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
 /**
- * Translates one Service port's routing decision into what it adds to the fixed table: elements,
- * and the chains and sets it needs. Also predicts, without rendering, the shared chains a cold
- * rebuild's first transaction needs ({@link #sharedChainsOf}).
+ * One Service port's routing decision as what it adds to the fixed table: elements, and the chains
+ * and sets it needs. Also predicts the shared chains a cold rebuild's first transaction needs.
  */
 final class RenderPass extends TableObjects {
   private static final String REJECT_VERDICT = "goto " + REJECT_CHAIN;
@@ -78,7 +77,7 @@ final class RenderPass extends TableObjects {
 
   private final FamilySettings config;
   private final IpFamily family;
-  private final List<String> warnings = new ArrayList<>();
+  final List<String> warnings = new ArrayList<>();
   private final RouteDecision decision;
 
   /** Endpoint counts in use per {@code lb-N} prefix. */
@@ -90,7 +89,7 @@ final class RenderPass extends TableObjects {
       new java.util.EnumMap<>(Locality.class);
 
   private int waysIn;
-  private boolean counted;
+  boolean counted;
 
   /** An address that is both the port's ClusterIP and an externalIP is written once. */
   private final Set<String> written = new HashSet<>();
@@ -108,24 +107,31 @@ final class RenderPass extends TableObjects {
     this.nameHash = nameHash;
     this.family = config.family();
     this.decision = new RouteDecision(family, warnings);
-    this.masquerade = TrafficMatches.masqueradeClusterIp(config).stream().toList();
+    this.masquerade = FixedLayout.masqueradeClusterIp(config).stream().toList();
     this.affinity = new AffinityChains(family, masquerade, nameHash);
   }
 
-  /** Called once per changed port, so it must stay cheap: it does not build the fixed table. */
-  ServiceFragment fragment(ServicePortRules rules) {
+  /**
+   * Renders what one port adds to the fixed table into this pass, which it returns. Called once per
+   * changed port, so it must stay cheap: it does not build the fixed table.
+   */
+  RenderPass fragment(ServicePortRules rules) {
     rules.route(decision).ifPresent(this::translate);
     allLbChains();
     affinity.chains().forEach(this::chain);
-    var fragmentSets = new LinkedHashMap<String, NftSet>();
-    affinity.sets().forEach((name, body) -> fragmentSets.put(name, NftSet.set(name, body, null)));
-    var fragmentElements = new LinkedHashMap<String, List<NftElement>>(elements);
-    keys(fragmentElements, CLUSTER_IPS, clusterIps);
-    keys(fragmentElements, HAIRPINS, hairpins);
+    affinity.sets().forEach((name, body) -> sets.put(name, NftSet.set(name, body, null)));
+    keys(elements, CLUSTER_IPS, clusterIps);
+    keys(elements, HAIRPINS, hairpins);
     localityEndpoints.forEach(
-        (locality, addresses) -> keys(fragmentElements, NftNames.localitySet(locality), addresses));
-    return new ServiceFragment(
-        chains, this.rules, fragmentSets, fragmentElements, counted, List.copyOf(warnings));
+        (locality, addresses) -> keys(elements, NftNames.localitySet(locality), addresses));
+    return this;
+  }
+
+  List<String> countingKeys() {
+    var counting = elements.getOrDefault(NftNames.serviceSet(Locality.NODE), List.of());
+    var keys = new ArrayList<String>(counting.size());
+    counting.forEach(element -> keys.add(element.key()));
+    return keys;
   }
 
   /**
@@ -216,11 +222,11 @@ final class RenderPass extends TableObjects {
   record SharedChains(
       List<String> names, Map<String, TreeSet<Integer>> sizes, int elementsAtLeast) {}
 
-  static ServiceFragment sharedChainObjects(FamilySettings config, SharedChains shared) {
+  static RenderPass sharedChainObjects(FamilySettings config, SharedChains shared) {
     var pass = new RenderPass(config);
     shared.sizes().forEach((prefix, sizes) -> pass.lbSizes.get(prefix).addAll(sizes));
     pass.allLbChains();
-    return new ServiceFragment(pass.chains, pass.rules, Map.of(), Map.of(), false, List.of());
+    return pass;
   }
 
   private static Map<String, TreeSet<Integer>> newLbSizes() {
@@ -282,7 +288,7 @@ final class RenderPass extends TableObjects {
       held.add(entry.getKey());
       external(Entry.ADDRESS, tuple, route, comment);
       if (entry.getValue()) {
-        firewall(tuple, comment, route.allowedSources());
+        element(FIREWALL_IPS, tuple, comment, "goto " + firewallChain(route.allowedSources()));
       }
     }
 
@@ -363,10 +369,16 @@ final class RenderPass extends TableObjects {
       return "goto " + affinity.chain(sp, kind.toLowerCase(Locale.ROOT), list, spill);
     }
     if (spill.spills()) {
-      return "goto " + spillChain(sp, list, spill);
+      // One weighted draw keeps the zone's share on the hinted endpoints, the rest go to any.
+      return "goto "
+          + endpointsChain(
+              sp,
+              "SPILL",
+              draw(spill) + " " + dnat(family, sp.protocol(), list),
+              dnat(family, sp.protocol(), spill.spread()));
     }
     if (ownChain(waysIn, list.size())) {
-      return "goto " + endpointsChain(sp, kind, list);
+      return "goto " + endpointsChain(sp, kind, dnat(family, sp.protocol(), list));
     }
     String prefix = entry.lbPrefix(verdict);
     String map = prefix + list.size();
@@ -400,60 +412,30 @@ final class RenderPass extends TableObjects {
     return addresses.size() + (route.nodePort() != 0 ? 1 : 0);
   }
 
-  /** Holds {@code list} once for every way in, in an anonymous map written in its rule. */
-  private String endpointsChain(ServicePort sp, String kind, List<Endpoint> list) {
+  /**
+   * The port's own chain of {@code kind}, which holds the list once whatever the ways in, in an
+   * anonymous map written in its rules.
+   */
+  private String endpointsChain(ServicePort sp, String kind, String... dnats) {
     String name =
         NftNames.ENDPOINTS_CHAIN_PREFIX
             + nameHash
                 .apply(sp.name() + "/" + sp.protocol().lower() + "#" + kind)
                 .substring(0, 13)
                 .toLowerCase(Locale.ROOT);
-    if (chains.containsKey(name)) {
-      return name;
+    if (!chains.containsKey(name)) {
+      var chainRules = new ArrayList<>(masquerade);
+      chainRules.addAll(List.of(dnats));
+      chain(name, chainRules);
     }
-    chain(name, masquerade);
-    rules.get(name).add(NftRule.of(name, SpillRules.dnat(family, sp.protocol(), list)));
     return name;
   }
 
   /**
-   * A spilling Cluster list's chain: one weighted draw keeps the zone's share on the hinted
-   * endpoints, the rest go to any ready one. Each list once, whatever the ways in.
-   */
-  private String spillChain(ServicePort sp, List<Endpoint> inZone, ZoneSpill spill) {
-    String name =
-        NftNames.ENDPOINTS_CHAIN_PREFIX
-            + nameHash
-                .apply(sp.name() + "/" + sp.protocol().lower() + "#SPILL")
-                .substring(0, 13)
-                .toLowerCase(Locale.ROOT);
-    if (chains.containsKey(name)) {
-      return name;
-    }
-    chain(name, masquerade);
-    rules
-        .get(name)
-        .add(
-            NftRule.of(
-                name,
-                SpillRules.draw(spill) + " " + SpillRules.dnat(family, sp.protocol(), inZone)));
-    rules.get(name).add(NftRule.of(name, SpillRules.dnat(family, sp.protocol(), spill.spread())));
-    return name;
-  }
-
-  /**
-   * The address goes to the chain of its source-range list, which drops every source outside the
-   * list's set: with no range (none could be read) every source, so the address fails closed.
-   */
-  private void firewall(String tuple, String comment, List<Cidr> sourceRanges) {
-    element(FIREWALL_IPS, tuple, comment, "goto " + firewallChain(sourceRanges));
-  }
-
-  /**
-   * The chain of one source-range list and its same-named set, named by a hash of the sorted list,
-   * so every Service port with that list shares them; the table model keeps two lists apart should
-   * their hashes meet. A plain interval set of addresses loads in n log n, where the ranges
-   * concatenated with each address (nft's pipapo) load in time that grows faster than they do.
+   * The chain of one source-range list, which drops every source outside its same-named set (with
+   * no range readable, every source: fail closed). Named by a hash of the sorted list, so ports
+   * with that list share it; the table model keeps two lists apart should their hashes meet. A
+   * plain interval set loads in n log n, ranges concatenated with each address faster than that.
    */
   private String firewallChain(List<Cidr> sourceRanges) {
     var ranges = new TreeSet<String>();
@@ -524,5 +506,29 @@ final class RenderPass extends TableObjects {
 
   private String tuple(String address, String proto, int port) {
     return address + " . " + proto + " . " + port;
+  }
+
+  /** Matches {@code keepPerMille} of every thousand new connections, drawn afresh for each. */
+  static String draw(ZoneSpill spill) {
+    return "numgen random mod " + ZoneSpill.WHOLE + " < " + spill.keepPerMille();
+  }
+
+  /** DNAT to one of {@code list} at random, the list written once in an anonymous map. */
+  static String dnat(IpFamily family, Protocol protocol, List<Endpoint> list) {
+    var choices = new StringBuilder();
+    for (int i = 0; i < list.size(); i++) {
+      Endpoint target = list.get(i);
+      choices.append(i == 0 ? "" : ", ").append(i).append(" : ");
+      choices.append(target.ip()).append(" . ").append(target.port());
+    }
+    return "meta l4proto "
+        + protocol.lower()
+        + " dnat "
+        + NftSyntax.family(family)
+        + " to numgen random mod "
+        + list.size()
+        + " map { "
+        + choices
+        + " }";
   }
 }

@@ -109,21 +109,19 @@ class SharedChainsTest {
     var rendered = new LinkedHashSet<String>();
     for (var rules : sorted) {
       var parts = new RenderPass(c.config()).fragment(rules);
-      parts
-          .rules()
-          .forEach(
-              (chain, rules2) -> {
-                if (rules2.stream().anyMatch(NftRule::mapLookup)) {
-                  rendered.add(chain);
-                }
-              });
+      parts.rules.forEach(
+          (chain, rules2) -> {
+            if (rules2.stream().anyMatch(NftRule::mapLookup)) {
+              rendered.add(chain);
+            }
+          });
     }
 
     var shared = RenderPass.sharedChainsOf(c.config(), sorted);
 
     assertThat(shared.names()).containsExactlyElementsOf(rendered);
     var objects = RenderPass.sharedChainObjects(c.config(), shared);
-    assertThat(objects.chains().keySet()).containsExactlyInAnyOrderElementsOf(rendered);
+    assertThat(objects.chains.keySet()).containsExactlyInAnyOrderElementsOf(rendered);
   }
 
   @ParameterizedTest(name = "{0}")
