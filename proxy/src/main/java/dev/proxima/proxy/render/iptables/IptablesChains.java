@@ -6,10 +6,8 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.NameHash;
 
 /**
- * Proxima's chain names. Every name starts with {@code PROXIMA-} so that Proxima's chains never
- * collide with kube-proxy's {@code KUBE-} chains or anyone else's; per-Service and per-endpoint
- * chains are a prefix plus the first {@value #HASH_LENGTH} characters of base32(sha256(...)), at
- * most {@value #MAX_LENGTH} characters in all (the kernel's limit).
+ * Proxima's chain names, all starting {@code PROXIMA-} so they never collide with kube-proxy's or
+ * anyone's; per-Service and per-endpoint chains end in {@value #HASH_LENGTH} characters of a hash.
  */
 public final class IptablesChains {
   private IptablesChains() {}
@@ -22,10 +20,7 @@ public final class IptablesChains {
   /** Every Proxima chain starts with this; chains without it are never touched. */
   public static final String PREFIX = "PROXIMA-";
 
-  /**
-   * An empty chain in mangle, nat and filter that Proxima creates on every full sync. When another
-   * tool flushes the tables it disappears, and its absence triggers a full resync.
-   */
+  /** Empty, in mangle, nat and filter, made by every full sync: its absence triggers a resync. */
   public static final String CANARY = "PROXIMA-PROXY-CANARY";
 
   // Top-level chains, in both tables unless noted.
@@ -54,10 +49,7 @@ public final class IptablesChains {
   /** filter only. */
   public static final String FORWARD = "PROXIMA-FORWARD";
 
-  /**
-   * Connection counters: chains holding one {@code -j RETURN} rule whose packet counter is the
-   * figure. Created once and never declared again by a sync, so their counters survive restores.
-   */
+  /** Connection counters ({@link IptablesCounters}). */
   public static final String COUNT_PREFIX = "PROXIMA-COUNT-";
 
   /** filter only: jumped to just before each drop or reject for lack of endpoints. */
@@ -69,10 +61,8 @@ public final class IptablesChains {
   }
 
   /**
-   * Per-Service-port connection counters (nat only), for the ports counted per locality: {@code
-   * PROXIMA-SC-<hash>-<LOC>}, with the first {@value #SERVICE_COUNTER_HASH_LENGTH} characters of
-   * the port's hash so that the longest ({@code UNKNOWN}) fits in {@value #MAX_LENGTH}. Like the
-   * node counters, created once and never declared again while the port is counted.
+   * Per-Service-port counters (nat only): {@code PROXIMA-SC-<hash>-<LOC>}, with {@value
+   * #SERVICE_COUNTER_HASH_LENGTH} characters of hash so the longest fits in {@value #MAX_LENGTH}.
    */
   public static final String SERVICE_COUNT_PREFIX = "PROXIMA-SC-";
 
@@ -83,18 +73,9 @@ public final class IptablesChains {
     return SERVICE_COUNT_PREFIX + serviceHash(name).substring(0, SERVICE_COUNTER_HASH_LENGTH) + "-";
   }
 
+  /** OTHER_ZONE is OTHER, to fit the chain name limit. */
   public static String serviceCounter(String stem, Locality locality) {
-    return stem + localityCode(locality);
-  }
-
-  /** NODE, ZONE, OTHER, UNKNOWN: short enough for the chain name limit. */
-  private static String localityCode(Locality locality) {
-    return switch (locality) {
-      case NODE -> "NODE";
-      case ZONE -> "ZONE";
-      case OTHER_ZONE -> "OTHER";
-      case UNKNOWN -> "UNKNOWN";
-    };
+    return stem + (locality == Locality.OTHER_ZONE ? "OTHER" : locality.name());
   }
 
   public static final String SVC_PREFIX = "PROXIMA-SVC-";
