@@ -54,8 +54,7 @@ public record KernelTable(
         // A listing of the family's chains, sets or maps names every table: only ours counts.
         var words = line.split("\\s+");
         ours = words.length >= 3 && words[2].equals(NftNames.TABLE);
-      } else if (!ours) {
-      } else if (depth == 1 && line.endsWith("{")) {
+      } else if (ours && depth == 1 && line.endsWith("{")) {
         var words = line.split("\\s+");
         if (words.length == 3 && words[0].equals("chain")) {
           chain = words[1];

@@ -90,19 +90,6 @@ public final class NftTransaction {
     return statement("delete " + kind.keyword() + " ", text.set(set));
   }
 
-  /** By its name in the kernel, whatever generation: for the objects an earlier full sync left. */
-  public NftTransaction flushKernelChain(String name) {
-    return statement("flush chain ", name);
-  }
-
-  public NftTransaction deleteKernelChain(String name) {
-    return statement("delete chain ", name);
-  }
-
-  public NftTransaction deleteKernelSet(NftSet.Kind kind, String name) {
-    return statement("delete " + kind.keyword() + " ", name);
-  }
-
   private NftTransaction statement(String verb, String name) {
     out.append(verb).append(table).append(' ').append(name).append('\n');
     return this;

@@ -20,11 +20,8 @@ public record PodInterface(String name, boolean prefix) {
     Objects.requireNonNull(name, "name");
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
-          "not an interface name"
-              + (prefix ? " prefix" : "")
-              + " (1-15 of letters, digits, _ . : @ -): \""
-              + name
-              + "\"");
+          "not an interface name%s (1-15 of letters, digits, _ . : @ -): \"%s\""
+              .formatted(prefix ? " prefix" : "", name));
     }
   }
 

@@ -70,8 +70,7 @@ final class AffinityChains {
     for (int index = 0; index < all.size(); index++) {
       Endpoint target = all.get(index);
       String addressPort = NftSyntax.addressPort(family, target.ip(), target.port());
-      // The timeout is part of the name: a full sync keeps an affinity set by name, and a set
-      // declared again with another timeout would keep the old one.
+      // The timeout is in the name: a set kept by name and declared again keeps its old timeout.
       String endpointKey = base + "@" + addressPort + "~" + timeout;
       String endpoint = nameByKey.get(endpointKey);
       if (endpoint == null) {

@@ -31,11 +31,11 @@ final class FullSyncBatches {
   private final NftText text;
   private final FixedLayout fixed;
 
-  FullSyncBatches(TableModel model, GenerationSwitch generation, FixedLayout fixed) {
+  FullSyncBatches(TableModel model, GenerationSwitch generation) {
     this.model = model;
     this.generation = generation;
-    this.text = generation.text();
-    this.fixed = fixed;
+    this.text = generation.text;
+    this.fixed = model.fixed;
   }
 
   RulesetAssembler.ColdRebuild write(

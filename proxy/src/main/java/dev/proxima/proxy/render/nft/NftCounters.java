@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Reads the connection counts from listings of the sets declared with {@code counter}: nft 1.0.6
@@ -119,31 +120,12 @@ public final class NftCounters {
 
   private static final String PACKETS = " counter packets ";
 
+  /** What nft prints of an address, protocol and port tuple or a mark, lower case but hex. */
+  private static final Pattern KEY = Pattern.compile("[0-9a-zA-F:. -]+");
+
   private static String key(String listing, int from, int to) {
-    while (from < to && Character.isWhitespace(listing.charAt(from))) {
-      from++;
-    }
-    while (to > from && Character.isWhitespace(listing.charAt(to - 1))) {
-      to--;
-    }
-    if (from == to) {
-      return null;
-    }
-    for (int i = from; i < to; i++) {
-      char c = listing.charAt(i);
-      boolean allowed =
-          (c >= '0' && c <= '9')
-              || (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'F')
-              || c == ':'
-              || c == '.'
-              || c == ' '
-              || c == '-';
-      if (!allowed) {
-        return null;
-      }
-    }
-    return listing.substring(from, to);
+    var key = listing.substring(from, to).strip();
+    return KEY.matcher(key).matches() ? key : null;
   }
 
   /** Empty without the sets; an ownerless key is left out, a counted port without one is 0. */

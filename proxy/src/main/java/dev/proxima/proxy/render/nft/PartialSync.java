@@ -35,8 +35,7 @@ final class PartialSync {
     var sorted = new TreeMap<>(changes);
     var dropped = new LinkedHashMap<String, NftChain>();
     var droppedSets = new ArrayList<NftSet>();
-    // Every old fragment goes before any new one comes in: when a change hands a key from one port
-    // to another, the new owner must find it free, whatever the order of their names.
+    // Every old fragment goes before any new one comes in, so a key handed on is found free.
     for (var port : sorted.keySet()) {
       var rules = model.ports.get(port);
       if (rules != null) {
@@ -95,8 +94,7 @@ final class PartialSync {
           if (model.chainRules.containsKey(chain) || inKernel == null) {
             return; // used again, or never loaded
           }
-          // An lb-N chain keeps its rule until the cleanup: nft 1.0.6 could not load the rule
-          // again over its map, should a port take the chain back before then.
+          // An lb-N chain keeps its rule until the cleanup: nft 1.0.6 could not load it again.
           if (!inKernel.isEmpty() && declaration.map() == null) {
             newRules.flushChain(chain);
             loaded.chains.put(chain, List.of());

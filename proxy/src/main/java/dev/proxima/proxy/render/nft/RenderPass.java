@@ -9,6 +9,7 @@ import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ZoneSpill;
+import dev.proxima.proxy.nftables.NftElement;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftRule;
 import dev.proxima.proxy.nftables.NftSet;
@@ -80,7 +81,6 @@ final class RenderPass extends TableObjects {
   final List<String> warnings = new ArrayList<>();
   private final RouteDecision decision;
 
-  /** Endpoint counts in use per {@code lb-N} prefix. */
   private final Map<String, TreeSet<Integer>> lbSizes = newLbSizes();
 
   private final Set<String> clusterIps = new LinkedHashSet<>();
@@ -129,16 +129,13 @@ final class RenderPass extends TableObjects {
 
   List<String> countingKeys() {
     var counting = elements.getOrDefault(NftNames.serviceSet(Locality.NODE), List.of());
-    var keys = new ArrayList<String>(counting.size());
-    counting.forEach(element -> keys.add(element.key()));
-    return keys;
+    return counting.stream().map(NftElement::key).toList();
   }
 
   /**
-   * The shared {@code lb-N} chains rendering {@code ports} adds, in the order the render first adds
-   * them, found from the routing decisions alone, so a cold rebuild's first transaction can load
-   * while the ports are rendered. This follows {@link #translate}, {@link #external} and {@link
-   * #dispatch}; a table test holds them together, and the assembler checks each fragment.
+   * The shared {@code lb-N} chains the render adds, in its order, from the routing decisions alone,
+   * so a cold rebuild's first transaction loads while the ports render. This follows {@link
+   * #translate} and {@link #dispatch}; a table test holds them together.
    */
   static SharedChains sharedChainsOf(FamilySettings config, Iterable<ServicePortRules> ports) {
     var decision = new RouteDecision(config.family(), new ArrayList<>());
@@ -215,10 +212,7 @@ final class RenderPass extends TableObjects {
     return list == Verdict.CLUSTER_ENDPOINTS ? route.cluster() : route.local();
   }
 
-  /**
-   * @param elementsAtLeast elements the render is sure to add: enough to know, before rendering,
-   *     that a table needs more than one transaction
-   */
+  /** {@code elementsAtLeast}: enough to know before rendering that a table needs several. */
   record SharedChains(
       List<String> names, Map<String, TreeSet<Integer>> sizes, int elementsAtLeast) {}
 
@@ -302,9 +296,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * A counted port's keys: its Service addresses as the client dialled them, in all four counting
-   * sets, so endpoints coming and going leave them alone. Not its NodePort: every node address
-   * would be a key of every counted NodePort.
+   * A counted port's keys, its addresses as dialled, in all four counting sets, so endpoints coming
+   * and going leave them alone. Not its NodePort: every node address would be a key of each.
    */
   private void observe(ServicePort sp, List<String> addresses) {
     if (!config.countsLocality() || !sp.observeLocality()) {
@@ -321,9 +314,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * With eTP=Local and no local endpoint but endpoints elsewhere, as upstream: pods and the host
-   * still short-circuit to the Cluster list; external clients find no {@code local-dispatch}
-   * element and are dropped after DNAT by the no-endpoint element.
+   * With eTP=Local and endpoints elsewhere only, as upstream: pods and the host short-circuit to
+   * the Cluster list, external clients find no {@code local-dispatch} element and are dropped.
    */
   private void external(Entry entry, String key, PortRoute route, String comment) {
     if (route.anyEndpoints()) {
@@ -391,9 +383,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * In the shared maps every way in has its own copy of the list, so many addresses times many
-   * endpoints would cost their product. One chain costs about what a few dozen elements cost to
-   * load, so the common case (a ClusterIP, perhaps a NodePort) adds no chain per Service.
+   * In the shared maps every way in has its own copy of the list; a chain costs about a few dozen
+   * elements, so the common case (a ClusterIP, perhaps a NodePort) adds no chain per Service.
    */
   static boolean ownChain(int waysIn, int listSize) {
     return (long) (waysIn - 1) * listSize > SHARED_COPIES_LIMIT;
@@ -401,7 +392,6 @@ final class RenderPass extends TableObjects {
 
   static final int SHARED_COPIES_LIMIT = 64;
 
-  /** Its distinct addresses, and its NodePort. */
   static int waysIn(PortRoute route) {
     var addresses = new HashSet<String>();
     if (route.clusterIp() != null) {
@@ -464,8 +454,7 @@ final class RenderPass extends TableObjects {
 
   /**
    * Each {@code lb-N} chain has its own map, keyed by way in and endpoint index: nft 1.0.6 types a
-   * rule that looks up a {@code typeof} map only in the transaction that declares the map, so a
-   * partial sync brings in a new endpoint count by loading the chain and its map together.
+   * rule looking up a {@code typeof} map only where the map is declared, so they load together.
    */
   private void lbChains(String prefix, List<String> before, String match) {
     String endpoint = NftSyntax.daddr(family) + " . th dport";

@@ -89,9 +89,9 @@ public final class RulesetAssembler {
     this.generation = generation;
     this.fixed = new FixedLayout(config);
     this.switcher = new GenerationSwitch(fixed, config.family(), generation);
-    this.text = switcher.text();
+    this.text = switcher.text;
     this.model = new TableModel(config, fixed, nameHash);
-    this.batches = new FullSyncBatches(model, switcher, fixed);
+    this.batches = new FullSyncBatches(model, switcher);
   }
 
   /** Returns the script that replaces the table. */
@@ -101,7 +101,6 @@ public final class RulesetAssembler {
     return fullScript();
   }
 
-  /** {@link #replaceAllInBatches(List, int, TransactionSink)}, collected. */
   public List<String> replaceAllInBatches(List<ServicePortRules> ports, int budget) {
     var batches = new ArrayList<String>();
     if (replaceAllInBatches(ports, budget, (batch, alone) -> batches.add(batch.toString()))

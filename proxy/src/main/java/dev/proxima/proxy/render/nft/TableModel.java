@@ -32,7 +32,7 @@ import java.util.function.UnaryOperator;
  */
 final class TableModel {
   final FamilySettings config;
-  private final FixedLayout fixed;
+  final FixedLayout fixed;
   private final UnaryOperator<String> nameHash;
 
   /** Each port's input: rendering it again gives what it added, which would cost more to keep. */
@@ -110,12 +110,8 @@ final class TableModel {
       var owner = NftNames.isSharedChain(chain) ? null : chainOwners.get(chain);
       if (owner != null && !owner.equals(port)) {
         warnings.add(
-            port
-                + ": its chain "
-                + chain
-                + " has the name of "
-                + owner
-                + "'s chain; port left out");
+            "%s: its chain %s has the name of %s's chain; port left out"
+                .formatted(port, chain, owner));
         return false;
       }
       if (!sameSourcesAsInUse(chain, parts)) {
@@ -207,14 +203,8 @@ final class TableModel {
       var owner = owners == null ? null : owners.putIfAbsent(element.key(), port);
       if (owner != null && !owner.equals(port)) {
         warnings.add(
-            port
-                + ": "
-                + element.key()
-                + " in "
-                + set
-                + " is already held by "
-                + owner
-                + "; skipped");
+            "%s: %s in %s is already held by %s; skipped"
+                .formatted(port, element.key(), set, owner));
       } else {
         elementUses
             .computeIfAbsent(set, s -> new LinkedHashMap<>())
@@ -234,13 +224,7 @@ final class TableModel {
             held.put(set, distinct);
             return;
           }
-          var ofSet = new ArrayList<NftElement>(distinct.size());
-          for (var element : distinct) {
-            if (port.equals(owners.get(element.key()))) {
-              ofSet.add(element);
-            }
-          }
-          held.put(set, ofSet);
+          held.put(set, distinct.stream().filter(e -> port.equals(owners.get(e.key()))).toList());
         });
     return held;
   }
@@ -261,12 +245,8 @@ final class TableModel {
     countingOwners.put(key, first);
     var other = first.equals(port) ? owner : port;
     warnings.add(
-        other
-            + ": its connections to "
-            + key
-            + " are counted as "
-            + first
-            + "'s (same address and port)");
+        "%s: its connections to %s are counted as %s's (same address and port)"
+            .formatted(other, key, first));
   }
 
   private void releaseCounting(ServicePortName port, String key) {
@@ -292,12 +272,8 @@ final class TableModel {
 
   long lines() {
     long lines = fixed.chains.size() + chainDeclarations.size() + setDeclarations.size();
-    for (var rules : chainRules.values()) {
-      lines += rules.size();
-    }
-    for (var uses : elementUses.values()) {
-      lines += uses.size();
-    }
+    lines += chainRules.values().stream().mapToLong(List::size).sum();
+    lines += elementUses.values().stream().mapToLong(Map::size).sum();
     return lines + serviceCidrs.size();
   }
 
