@@ -154,11 +154,7 @@ final class FullSyncBatches {
   }
 
   private int lines(List<ServiceChains> group, int index) {
-    int lines = oldRules.getOrDefault(index, 0);
-    for (ServiceChains service : group) {
-      lines += service.lines();
-    }
-    return lines;
+    return oldRules.getOrDefault(index, 0) + group.stream().mapToInt(ServiceChains::lines).sum();
   }
 
   /**

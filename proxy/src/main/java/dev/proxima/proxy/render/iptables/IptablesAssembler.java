@@ -14,6 +14,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -51,7 +52,6 @@ public final class IptablesAssembler {
   /** Per table, the counter chains the kernel lacks, for the next buffer to create. */
   private final Map<String, Set<String>> countersToCreate = new TreeMap<>();
 
-  /** By their counter chains' stem. */
   private final Map<String, ServicePortName> counted = new TreeMap<>();
 
   public IptablesAssembler(FamilySettings config) {
@@ -154,11 +154,7 @@ public final class IptablesAssembler {
   }
 
   private long estimatedLines() {
-    long lines = 40;
-    for (ServiceChains service : rendered.values()) {
-      lines += service.lines();
-    }
-    return lines;
+    return 40 + rendered.values().stream().mapToLong(ServiceChains::lines).sum();
   }
 
   /**
@@ -286,6 +282,18 @@ public final class IptablesAssembler {
       before.forEach(service -> oldRules.addAll(sharedRules(service, table)));
       List<IptablesRule> newRules = new ArrayList<>();
       after.forEach(service -> newRules.addAll(sharedRules(service, table)));
+      Set<String> counters = countersToCreate.getOrDefault(table, Set.of());
+      // Counted from the change, not the whole ruleset, so that an edit costs what changed.
+      int delta = newRules.size() - oldRules.size() + counters.size();
+      if (table.equals("nat")) {
+        delta += ownRules(after) - ownRules(before);
+        delta -=
+            (int)
+                removedChains.stream()
+                    .filter(c -> c.startsWith(IptablesChains.SERVICE_COUNT_PREFIX))
+                    .count();
+      }
+      ruleCounts.merge(table, delta, Integer::sum);
       List<IptablesRule> unchanged = new ArrayList<>(oldRules);
       unchanged.retainAll(newRules);
       oldRules.removeAll(unchanged);
@@ -295,7 +303,6 @@ public final class IptablesAssembler {
         after.forEach(service -> own.putAll(service.ownChains()));
       }
       Set<String> deleted = table.equals("nat") ? removedChains : Set.of();
-      Set<String> counters = countersToCreate.getOrDefault(table, Set.of());
       if (oldRules.isEmpty()
           && newRules.isEmpty()
           && own.isEmpty()
@@ -320,32 +327,14 @@ public final class IptablesAssembler {
       deleted.forEach(chain -> out.deleteChain(table, chain));
       lastWritten.put(table, written);
     }
-    // Counted from the change, not the whole ruleset, so that an edit costs what changed.
-    for (String table : List.of("filter", "nat")) {
-      int delta = 0;
-      for (ServiceChains service : before) {
-        delta -= sharedRules(service, table).size() + ownRules(service, table);
-      }
-      for (ServiceChains service : after) {
-        delta += sharedRules(service, table).size() + ownRules(service, table);
-      }
-      delta += countersToCreate.getOrDefault(table, Set.of()).size();
-      if (table.equals("nat")) {
-        delta -=
-            (int)
-                removedChains.stream()
-                    .filter(c -> c.startsWith(IptablesChains.SERVICE_COUNT_PREFIX))
-                    .count();
-      }
-      ruleCounts.merge(table, delta, Integer::sum);
-    }
     return out;
   }
 
-  private static int ownRules(ServiceChains service, String table) {
-    return table.equals("nat")
-        ? service.ownChains().values().stream().mapToInt(List::size).sum()
-        : 0;
+  private static int ownRules(Collection<ServiceChains> services) {
+    return services.stream()
+        .flatMap(service -> service.ownChains().values().stream())
+        .mapToInt(List::size)
+        .sum();
   }
 
   private static List<IptablesRule> sharedRules(ServiceChains service, String table) {
@@ -421,7 +410,7 @@ public final class IptablesAssembler {
   }
 
   private Map<String, List<IptablesRule>> sharedChains(
-      String table, java.util.Collection<ServiceChains> services) {
+      String table, Collection<ServiceChains> services) {
     Map<String, List<IptablesRule>> chains = new LinkedHashMap<>();
     topLevel(table).forEach(chain -> chains.put(chain, new ArrayList<>()));
     String mark = config.masqueradeMark() + "/" + config.masqueradeMark();
@@ -501,7 +490,7 @@ public final class IptablesAssembler {
   }
 
   private IptablesTransaction write(
-      java.util.Collection<ServiceChains> written, Map<String, Set<String>> stale, boolean full) {
+      Collection<ServiceChains> written, Map<String, Set<String>> stale, boolean full) {
     IptablesTransaction out = new IptablesTransaction();
     ruleCounts.clear();
     lastWritten.clear();
@@ -547,11 +536,6 @@ public final class IptablesAssembler {
 
   private int ownedRules(String table, Map<String, List<IptablesRule>> shared) {
     int owned = shared.values().stream().mapToInt(List::size).sum() + counterChains(table).size();
-    if (table.equals("nat")) {
-      for (ServiceChains service : rendered.values()) {
-        owned += ownRules(service, table);
-      }
-    }
-    return owned;
+    return table.equals("nat") ? owned + ownRules(rendered.values()) : owned;
   }
 }

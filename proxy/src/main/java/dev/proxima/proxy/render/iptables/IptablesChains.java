@@ -12,12 +12,12 @@ import dev.proxima.proxy.render.NameHash;
 public final class IptablesChains {
   private IptablesChains() {}
 
-  /** iptables chain names are at most 28 characters (XT_EXTENSION_MAXNAMELEN 29 with NUL). */
+  /** XT_EXTENSION_MAXNAMELEN 29, with NUL. */
   public static final int MAX_LENGTH = 28;
 
   public static final int HASH_LENGTH = 16;
 
-  /** Every Proxima chain starts with this; chains without it are never touched. */
+  /** Chains without it are never touched. */
   public static final String PREFIX = "PROXIMA-";
 
   /** Empty, in mangle, nat and filter, made by every full sync: its absence triggers a resync. */
@@ -68,7 +68,6 @@ public final class IptablesChains {
 
   static final int SERVICE_COUNTER_HASH_LENGTH = 9;
 
-  /** The part of a counted port's counter chain names before the locality code. */
   public static String serviceCounterStem(ServicePortName name) {
     return SERVICE_COUNT_PREFIX + serviceHash(name).substring(0, SERVICE_COUNTER_HASH_LENGTH) + "-";
   }
@@ -89,35 +88,15 @@ public final class IptablesChains {
 
   /** base32(sha256(servicePortName + lowercase protocol)), as kube-proxy's per-Service hash. */
   public static String serviceHash(ServicePortName name) {
-    return hash(name.toString() + name.protocol().lower());
+    return NameHash.of(name.toString() + name.protocol().lower()).substring(0, HASH_LENGTH);
   }
 
-  /** base32(sha256(servicePortName + lowercase protocol + endpoint address)). */
   public static String endpointHash(ServicePortName name, Endpoint endpoint) {
-    return hash(name.toString() + name.protocol().lower() + endpoint.address());
-  }
-
-  public static String svc(ServicePortName name) {
-    return SVC_PREFIX + serviceHash(name);
-  }
-
-  public static String svl(ServicePortName name) {
-    return SVL_PREFIX + serviceHash(name);
-  }
-
-  public static String ext(ServicePortName name) {
-    return EXT_PREFIX + serviceHash(name);
-  }
-
-  public static String fw(ServicePortName name) {
-    return FW_PREFIX + serviceHash(name);
+    return NameHash.of(name.toString() + name.protocol().lower() + endpoint.address())
+        .substring(0, HASH_LENGTH);
   }
 
   public static String sep(ServicePortName name, Endpoint endpoint) {
     return SEP_PREFIX + endpointHash(name, endpoint);
-  }
-
-  static String hash(String input) {
-    return NameHash.of(input).substring(0, HASH_LENGTH);
   }
 }

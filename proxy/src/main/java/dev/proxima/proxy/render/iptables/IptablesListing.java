@@ -29,13 +29,6 @@ public record IptablesListing(
           "nat",
           Set.of(IptablesChains.SERVICES, IptablesChains.NODEPORTS));
 
-  public IptablesListing {
-    chains = Map.copyOf(chains);
-    var copy = new TreeMap<String, List<SavedRule>>();
-    dispatchRules.forEach((table, rules) -> copy.put(table, List.copyOf(rules)));
-    dispatchRules = java.util.Collections.unmodifiableMap(copy);
-  }
-
   /** Rules unknown: a full sync then goes in one buffer. */
   public static IptablesListing ofChains(Map<String, Set<String>> chains) {
     return new IptablesListing(chains, Map.of());

@@ -69,15 +69,13 @@ public final class IptablesRenderer {
 
   /** {@code %.10f} of 1/(n-i), kube-proxy's probability for rule i of n; common ones cached. */
   static String probability(int remaining) {
-    if (remaining < PROBABILITIES.length) {
-      String cached = PROBABILITIES[remaining];
-      if (cached == null) {
-        cached = String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
-        PROBABILITIES[remaining] = cached;
-      }
-      return cached;
+    if (remaining >= PROBABILITIES.length) {
+      return String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
     }
-    return String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
+    if (PROBABILITIES[remaining] == null) {
+      PROBABILITIES[remaining] = String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
+    }
+    return PROBABILITIES[remaining];
   }
 
   private static IptablesRendering renderAll(

@@ -28,7 +28,6 @@ public final class IptablesTransaction {
 
   public record Append(IptablesRule rule) implements RuleOp {}
 
-  /** {@code -I CHAIN position ...}. */
   public record Insert(IptablesRule rule, int position) implements RuleOp {
     public Insert {
       if (position < 1) {
@@ -37,7 +36,6 @@ public final class IptablesTransaction {
     }
   }
 
-  /** {@code -I CHAIN spec...}. */
   public record InsertJump(JumpRule jump) implements Op {
     @Override
     public String table() {
@@ -45,10 +43,8 @@ public final class IptablesTransaction {
     }
   }
 
-  /** {@code -D CHAIN ...}. */
   public record Delete(IptablesRule rule) implements RuleOp {}
 
-  /** {@code -D CHAIN position}. */
   public record DeleteAt(String table, String chain, int position) implements Op {
     public DeleteAt {
       if (position < 1) {
@@ -57,7 +53,6 @@ public final class IptablesTransaction {
     }
   }
 
-  /** {@code -X CHAIN}. */
   public record DeleteChain(String table, String chain) implements Op {}
 
   private final List<Op> ops = new ArrayList<>();

@@ -18,7 +18,6 @@ public record JumpRule(String table, String chain, List<String> spec) {
     return args("-C");
   }
 
-  /** {@code -t TABLE -I CHAIN spec...}. */
   public List<String> insertArgs() {
     return args("-I");
   }

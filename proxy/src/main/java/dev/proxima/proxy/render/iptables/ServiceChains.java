@@ -18,10 +18,9 @@ record ServiceChains(
     List<String> warnings) {
   /** Its lines in a buffer: chain declarations, own rules, shared rules and the health check. */
   int lines() {
-    int lines = ownChains.size() + shared.size() + 1;
-    for (List<IptablesRule> rules : ownChains.values()) {
-      lines += rules.size();
-    }
-    return lines;
+    return ownChains.size()
+        + shared.size()
+        + 1
+        + ownChains.values().stream().mapToInt(List::size).sum();
   }
 }

@@ -118,17 +118,9 @@ final class ServiceChainsRenderer {
     String protoMatch = "-m " + proto + " -p " + proto;
     String dport = "--dport " + sp.port();
 
-    List<String> externalIps = route.externalIps();
-    List<String> lbIps = route.loadBalancerIps();
-    int nodePort = route.nodePort();
-    List<Endpoint> cluster = route.cluster();
-    List<Endpoint> local = route.local();
-
     boolean hasAny = route.anyEndpoints();
     boolean externalLocal = route.externalLocal();
-    boolean hasInternal = route.internal().dispatches();
     boolean hasExternal = route.external().dispatches();
-    boolean usesExternalChain = hasAny && route.externallyAccessible();
     // Without endpoints nothing is DNATed and the reject answers every source alike.
     boolean usesFirewallChain = hasAny && route.firewall();
 
@@ -139,11 +131,10 @@ final class ServiceChainsRenderer {
     String ext = IptablesChains.EXT_PREFIX + hash;
     String fw = IptablesChains.FW_PREFIX + hash;
     String internalChain = route.internal() == Verdict.LOCAL_ENDPOINTS ? svl : svc;
-    String externalPolicyChain = externalLocal ? svl : svc;
 
     if (route.clusterIp() != null) {
       String dest = protoMatch + " -d " + route.clusterIp() + " " + dport;
-      if (hasInternal) {
+      if (route.internal().dispatches()) {
         nat(SERVICES, name + DispatchComments.CLUSTER_IP, dest, jumpTo(internalChain));
         String masq = "";
         if (config.masqueradeAll()) {
@@ -163,7 +154,7 @@ final class ServiceChainsRenderer {
       }
     }
 
-    for (String ip : externalIps) {
+    for (String ip : route.externalIps()) {
       String dest = protoMatch + " -d " + ip + " " + dport;
       if (hasAny) {
         nat(SERVICES, name + DispatchComments.EXTERNAL_IP, dest, jumpTo(ext));
@@ -173,7 +164,7 @@ final class ServiceChainsRenderer {
       }
     }
 
-    for (String ip : lbIps) {
+    for (String ip : route.loadBalancerIps()) {
       String dest = protoMatch + " -d " + ip + " " + dport;
       if (hasAny) {
         nat(
@@ -190,8 +181,8 @@ final class ServiceChainsRenderer {
       }
     }
 
-    if (nodePort != 0) {
-      String dest = protoMatch + " --dport " + nodePort;
+    if (route.nodePort() != 0) {
+      String dest = protoMatch + " --dport " + route.nodePort();
       if (hasAny) {
         nat(NODEPORTS, name.toString(), dest, jumpTo(ext));
       }
@@ -215,7 +206,7 @@ final class ServiceChainsRenderer {
               "-m tcp -p tcp --dport " + healthCheckPort + " -j ACCEPT");
     }
 
-    if (usesExternalChain) {
+    if (hasAny && route.externallyAccessible()) {
       if (!externalLocal) {
         nat(ext, "masquerade traffic for " + name + " external destinations", "-j " + MARK_MASQ);
       } else {
@@ -241,12 +232,11 @@ final class ServiceChainsRenderer {
             jumpTo(svc));
       }
       if (hasExternal) {
-        nat(ext, null, jumpTo(externalPolicyChain));
+        nat(ext, null, jumpTo(externalLocal ? svl : svc));
       }
     }
 
-    // Firewall chain: accepted sources go on to EXT, the rest fall through to the DROP in
-    // filter PROXIMA-FIREWALL (they are not DNATed, so the DROP rule still matches them).
+    // Accepted sources go on to EXT; the rest, not DNATed, meet the DROP in filter FIREWALL.
     if (usesFirewallChain) {
       for (Cidr range : route.allowedSources()) {
         nat(fw, name + DispatchComments.LOAD_BALANCER_IP, "-s " + range, jumpTo(ext));
@@ -258,18 +248,18 @@ final class ServiceChainsRenderer {
     if (route.usesCluster() && route.spills()) {
       spill(name, svc, IptablesChains.SPZ_PREFIX + hash, route, sticky);
     } else if (route.usesCluster()) {
-      dispatch(name, svc, cluster, sticky);
+      dispatch(name, svc, route.cluster(), sticky);
     }
     if (route.usesLocal()) {
-      dispatch(name, svl, local, sticky);
+      dispatch(name, svl, route.local(), sticky);
     }
     Map<String, Endpoint> reachable = new LinkedHashMap<>();
     if (route.usesCluster()) {
-      cluster.forEach(e -> reachable.putIfAbsent(e.address(), e));
+      route.cluster().forEach(e -> reachable.putIfAbsent(e.address(), e));
       route.spill().spread().forEach(e -> reachable.putIfAbsent(e.address(), e));
     }
     if (route.usesLocal()) {
-      local.forEach(e -> reachable.putIfAbsent(e.address(), e));
+      route.local().forEach(e -> reachable.putIfAbsent(e.address(), e));
     }
     for (Endpoint endpoint : reachable.values()) {
       String sep = sepName(name, endpoint);

@@ -88,7 +88,9 @@ class IptablesValidationTest {
               assertThat(saved).contains(line.substring(0, line.indexOf(' ')) + " - [");
             }
           }
-          String svc4 = IptablesChains.svc(IptablesCases.twoEndpoints().port().name());
+          String svc4 =
+              IptablesChains.SVC_PREFIX
+                  + IptablesChains.serviceHash(IptablesCases.twoEndpoints().port().name());
           assertThat(saved.lines().filter(l -> l.startsWith("-A " + svc4 + " ")))
               .hasSize(3)
               .anyMatch(l -> l.contains("--probability 0.5"));
