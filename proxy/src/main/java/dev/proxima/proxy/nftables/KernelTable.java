@@ -27,12 +27,8 @@ public record KernelTable(
     counters = Collections.unmodifiableSet(new LinkedHashSet<>(counters));
   }
 
-  public KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
-    this(chains, sets, Set.of());
-  }
-
   public static KernelTable none() {
-    return new KernelTable(Map.of(), Map.of());
+    return new KernelTable(Map.of(), Map.of(), Set.of());
   }
 
   /** Reads nft's listing; lines other than chain, set, map and counter blocks are ignored. */

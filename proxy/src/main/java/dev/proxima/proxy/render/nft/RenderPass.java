@@ -98,10 +98,6 @@ final class RenderPass extends TableObjects {
   private final AffinityChains affinity;
   private final UnaryOperator<String> nameHash;
 
-  RenderPass(FamilySettings config) {
-    this(config, NameHash::of);
-  }
-
   RenderPass(FamilySettings config, UnaryOperator<String> nameHash) {
     this.config = config;
     this.nameHash = nameHash;
@@ -217,7 +213,7 @@ final class RenderPass extends TableObjects {
       List<String> names, Map<String, TreeSet<Integer>> sizes, int elementsAtLeast) {}
 
   static RenderPass sharedChainObjects(FamilySettings config, SharedChains shared) {
-    var pass = new RenderPass(config);
+    var pass = new RenderPass(config, NameHash::of);
     shared.sizes().forEach((prefix, sizes) -> pass.lbSizes.get(prefix).addAll(sizes));
     pass.allLbChains();
     return pass;

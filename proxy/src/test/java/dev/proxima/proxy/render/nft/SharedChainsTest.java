@@ -11,6 +11,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftRule;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.NameHash;
 import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.FakeNft;
 import java.time.Duration;
@@ -108,7 +109,7 @@ class SharedChainsTest {
     sorted.sort(java.util.Comparator.comparing(rules -> rules.port().name()));
     var rendered = new LinkedHashSet<String>();
     for (var rules : sorted) {
-      var parts = new RenderPass(c.config()).fragment(rules);
+      var parts = new RenderPass(c.config(), NameHash::of).fragment(rules);
       parts.rules.forEach(
           (chain, rules2) -> {
             if (rules2.stream().anyMatch(NftRule::mapLookup)) {
