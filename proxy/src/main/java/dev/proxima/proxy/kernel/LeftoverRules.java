@@ -1,8 +1,9 @@
 package dev.proxima.proxy.kernel;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.iptables.IptablesCleanup;
-import dev.proxima.proxy.render.nft.NftRenderer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,7 +20,10 @@ public final class LeftoverRules {
       return List.of();
     }
     var result =
-        nft.apply(NftRenderer.cleanup(IpFamily.IPV4).append(NftRenderer.cleanup(IpFamily.IPV6)));
+        nft.apply(
+            new NftTransaction(new NftText(IpFamily.IPV4))
+                .deleteTable()
+                .append(new NftTransaction(new NftText(IpFamily.IPV6)).deleteTable()));
     return result.succeeded() ? List.of() : List.of("nftables: " + result.summary());
   }
 

@@ -7,18 +7,16 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What table {@code proxima} holds in the kernel before a full sync, by name, read from {@code nft
- * -t list chains}, {@code sets} and {@code maps} (or {@code nft -t list table}): its chains (which
- * are base chains) and its sets and maps. A full sync builds its objects beside these under names
- * of a free generation ({@link #freeGeneration}), then deletes these but the base chains and the
- * sets that hold state. {@code sets} maps a name to {@code "set"} or {@code "map"}.
+ * The names table {@code proxima} holds before a full sync, which builds beside them under a free
+ * generation's names, then deletes them but the base chains and the sets that hold state.
+ *
+ * @param sets each name to {@code "set"} or {@code "map"}
  */
 public record KernelTable(
     Map<String, Chain> chains, Map<String, String> sets, Set<String> counters) {
   /**
-   * A base chain can be deleted and recreated (its hook or priority may differ in another Proxima
-   * version): nothing jumps to it. An empty one was flushed when Proxima stopped using it, so
-   * nothing refers to it any more.
+   * A base chain can be recreated (another version may hook it otherwise): nothing jumps to it. An
+   * empty one was flushed when Proxima stopped using it.
    */
   public record Chain(boolean base, boolean empty) {}
 
@@ -29,13 +27,8 @@ public record KernelTable(
     counters = Collections.unmodifiableSet(new LinkedHashSet<>(counters));
   }
 
-  public KernelTable(Map<String, Chain> chains, Map<String, String> sets) {
-    this(chains, sets, Set.of());
-  }
-
-  /** An empty table: nothing to delete first. */
   public static KernelTable none() {
-    return new KernelTable(Map.of(), Map.of());
+    return new KernelTable(Map.of(), Map.of(), Set.of());
   }
 
   /** Reads nft's listing; lines other than chain, set, map and counter blocks are ignored. */
@@ -57,8 +50,7 @@ public record KernelTable(
         // A listing of the family's chains, sets or maps names every table: only ours counts.
         var words = line.split("\\s+");
         ours = words.length >= 3 && words[2].equals(NftNames.TABLE);
-      } else if (!ours) {
-      } else if (depth == 1 && line.endsWith("{")) {
+      } else if (ours && depth == 1 && line.endsWith("{")) {
         var words = line.split("\\s+");
         if (words.length == 3 && words[0].equals("chain")) {
           chain = words[1];
@@ -85,11 +77,7 @@ public record KernelTable(
     return new KernelTable(chains, sets, counters);
   }
 
-  /**
-   * The lowest generation no chain or set here is named for ({@link NftText}): a full sync builds
-   * its objects under that generation's names, beside all of these. The hooked chains and the sets
-   * that hold state keep their names in every generation and do not count.
-   */
+  /** The lowest generation no chain or set here is named for, but those that keep their names. */
   public int freeGeneration() {
     var used = new java.util.HashSet<Integer>();
     chains.forEach(

@@ -5,11 +5,10 @@ import java.util.Objects;
 /**
  * A chain of table {@code proxima}.
  *
- * @param hook where a base chain is hooked; null for a regular chain
- * @param map the set or map its rules look up, declared, emptied and deleted with it: an {@code
- *     lb-N} chain's own endpoints map (nft 1.0.6 can type a rule that looks up a {@code typeof} map
- *     only in the transaction that declares the map, so a chain and its map go in together), or a
- *     firewall chain's set of allowed sources; null for none
+ * @param hook null for a regular chain
+ * @param map the set or map its rules look up, declared and deleted with it: an {@code lb-N}
+ *     chain's endpoints (nft 1.0.6 types a rule looking up a {@code typeof} map only in the
+ *     transaction declaring the map), or a firewall chain's allowed sources; or null
  */
 public record NftChain(String name, Hook hook, NftSet map) {
   public NftChain {
@@ -22,7 +21,6 @@ public record NftChain(String name, Hook hook, NftSet map) {
     return new NftChain(name, null, null);
   }
 
-  /** A regular chain declared together with the set or map its rules look up. */
   public static NftChain withMap(String name, NftSet map) {
     return new NftChain(name, null, Objects.requireNonNull(map, "map"));
   }

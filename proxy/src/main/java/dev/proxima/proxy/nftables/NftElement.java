@@ -3,16 +3,11 @@ package dev.proxima.proxy.nftables;
 import java.util.Objects;
 
 /**
- * One element of a set or map: its key, and for a map its value; a comment optionally. The
- * assembler diffs and claims elements by their key, so nothing reads a key back out of nft text.
- *
- * <p>The table holds hundreds of thousands of these at 10,000 Services, so an element is one small
- * object: key and value are kept as one string and the key's length (24 bytes, where a record of
- * two strings cost 64 more per map element), and a Service port's elements share its comment
- * string. Key and value are separate fields all the same: nothing is searched for a separator.
+ * One element of a set or map: a key, a value in a map, a comment optionally. The table holds
+ * hundreds of thousands, so key and value are one string and the key's length (a record of two
+ * strings cost 64 bytes more), and a port's elements share its comment string.
  */
 public final class NftElement {
-  /** The key, followed directly by the value when there is one. */
   private final String keyAndValue;
 
   private final int keyLength;

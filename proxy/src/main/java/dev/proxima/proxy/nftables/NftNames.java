@@ -48,20 +48,14 @@ public final class NftNames {
     return false;
   }
 
-  /**
-   * A firewall chain and its set of allowed sources, one per distinct source-range list, named by a
-   * hash of the list, so Services sharing a list share them.
-   */
+  /** A firewall chain and its set, one per source-range list, named by a hash of the list. */
   public static final String FIREWALL_PREFIX = "fw-";
 
   public static boolean isFirewallChain(String name) {
     return name.startsWith(FIREWALL_PREFIX);
   }
 
-  /**
-   * Whether Service ports share the chain {@code name}: an {@code lb-N} chain, or a firewall chain,
-   * which is named by what it holds.
-   */
+  /** Whether Service ports share the chain: an {@code lb-N} or a firewall chain. */
   public static boolean isSharedChain(String name) {
     return isLbChain(name) || isFirewallChain(name);
   }

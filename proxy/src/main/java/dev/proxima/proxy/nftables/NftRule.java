@@ -3,11 +3,11 @@ package dev.proxima.proxy.nftables;
 import java.util.Objects;
 
 /**
- * One rule of a chain, spelled as nft reads it, which the proxy never reads back.
+ * One rule of a chain.
  *
- * @param comment sanitised on the way in ({@link NftText#comment}); null for none
- * @param mapLookup whether the expression looks up a {@code typeof} map: nft 1.0.6 types such a
- *     rule only in the transaction that declares the map, which decides where it can be loaded
+ * @param comment sanitised on the way in; null for none
+ * @param mapLookup whether it looks up a {@code typeof} map, which nft 1.0.6 types only in the
+ *     transaction declaring the map: that decides where it can load
  */
 public record NftRule(String chain, String expression, String comment, boolean mapLookup) {
   public NftRule {

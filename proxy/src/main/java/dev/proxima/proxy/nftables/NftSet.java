@@ -6,10 +6,8 @@ import java.util.Objects;
 /**
  * A set or map of table {@code proxima}.
  *
- * @param declaration its type, flags and options, each ending in {@code ;}, e.g. {@code type
- *     ipv4_addr ; flags interval ;}
- * @param comment our own fixed text, or null: the serializer keeps it readable, but takes out what
- *     would end the quoted string ({@link NftText#setComment})
+ * @param declaration e.g. {@code type ipv4_addr ; flags interval ;}
+ * @param comment our own fixed text, or null
  */
 public record NftSet(String name, Kind kind, String declaration, String comment) {
   public NftSet {

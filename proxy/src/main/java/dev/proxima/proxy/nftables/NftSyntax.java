@@ -22,12 +22,12 @@ public final class NftSyntax {
     return family(family) + " daddr";
   }
 
-  /** The loopback range NodePorts are never matched on. */
+  /** NodePorts are never matched on it. */
   public static String loopback(IpFamily family) {
     return family == IpFamily.IPV6 ? "::1" : "127.0.0.0/8";
   }
 
-  /** {@code 10.0.0.1:80} or {@code [fd00::1]:80}, the target of a single-address DNAT. */
+  /** {@code 10.0.0.1:80} or {@code [fd00::1]:80}. */
   public static String addressPort(IpFamily family, String address, int port) {
     return family == IpFamily.IPV6 ? "[" + address + "]:" + port : address + ":" + port;
   }

@@ -7,13 +7,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The serializer, with {@link NftTransaction}: the one place nft text is produced from the table's
- * objects ({@link NftChain}, {@link NftRule}, {@link NftSet}, {@link NftElement}). Every script and
- * transaction the proxy loads (full render, in-place full sync, cold batches, partial sync, Service
- * CIDRs, stale cleanup) is an {@link NftTransaction}, its statements written in order; this class
- * spells what they share (the family's table, an element, a comment), so the fake and the kernel
- * see one format. Names are Proxima's own; comments are sanitised here ({@link #comment}), so no
- * value a tenant chose can end a quoted string. Nothing reads this text back.
+ * The serializer, with {@link NftTransaction}, the one place nft text is written: this class spells
+ * what statements share (the table, generation names, an element, a comment). Comments are
+ * sanitised here, so no value a tenant chose can end a quoted string.
  */
 public final class NftText {
   private static final Pattern REFERENCE =
@@ -23,7 +19,7 @@ public final class NftText {
 
   private final String suffix;
 
-  /** The base chains, which keep their names in every generation: the dispatch switches in them. */
+  /** They keep their names in every generation: the switch is made in them. */
   private final Set<String> baseChains;
 
   public NftText(IpFamily family) {
@@ -31,9 +27,8 @@ public final class NftText {
   }
 
   /**
-   * Generation {@code g} > 0 adds {@code -g<g>} to every chain but the hooked {@code baseChains}
-   * and every set but those that hold state ({@link #keepsName}), so a full sync can build its
-   * objects beside the ones in use.
+   * Generation {@code g} > 0 adds {@code -g<g>} to every name but {@code baseChains} and the sets
+   * that {@link #keepsName}, so a full sync can build beside the objects in use.
    */
   public NftText(IpFamily family, int generation, Set<String> baseChains) {
     this.table = NftSyntax.family(family) + " " + NftNames.TABLE;
@@ -41,13 +36,12 @@ public final class NftText {
     this.baseChains = Set.copyOf(baseChains);
   }
 
-  /** What separates a name from its generation: {@code service-ips-g1}. */
+  /** {@code service-ips-g1}. */
   public static final String GENERATION_MARK = "-g";
 
   /**
-   * Whether a set keeps its name in every generation because its elements are state a full sync
-   * must not lose: the ClientIP affinity sets (the clients' endpoints), the per-Service counting
-   * sets and the node-wide connection counts (their counts).
+   * Whether a set holds state a full sync must not lose, and so keeps its name: the affinity sets,
+   * the per-Service counting sets and the node-wide counts.
    */
   public static boolean keepsName(String set) {
     return set.startsWith(NftNames.AFFINITY_PREFIX)
@@ -80,20 +74,15 @@ public final class NftText {
   }
 
   /**
-   * A comment nft can read: a quoted nft string cannot escape anything and ends at the next {@code
-   * "}, so anything outside {@code [A-Za-z0-9._/:-]} becomes {@code _}, and the text is cut to
-   * nft's limit. Returns {@code text} itself when it is clean already, so elements keep sharing
-   * their port's comment string.
+   * A quoted nft string escapes nothing, so all but {@code [A-Za-z0-9._/:-]} becomes {@code _}, cut
+   * to nft's limit. Returns {@code text} itself when clean, so elements share their port's string.
    */
   public static String comment(String text) {
     var clean = RuleComment.sanitise(text, "", RuleComment.NFT_MAX);
     return clean.equals(text) ? text : clean;
   }
 
-  /**
-   * A fixed comment of a set or map (our own words, spaces and commas included) with what could end
-   * the quoted string or the line, a quote, a backslash or a control character, made {@code _}.
-   */
+  /** Our own set comment with a quote, backslash or control character made {@code _}. */
   public static String setComment(String text) {
     var out = new StringBuilder(text.length());
     for (int i = 0; i < text.length(); i++) {
@@ -103,7 +92,6 @@ public final class NftText {
     return out.toString();
   }
 
-  /** {@code ip proxima}. */
   public String table() {
     return table;
   }

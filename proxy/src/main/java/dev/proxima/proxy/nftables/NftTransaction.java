@@ -3,11 +3,8 @@ package dev.proxima.proxy.nftables;
 import java.util.List;
 
 /**
- * One nft transaction (an {@code nft -f} input) as its operations on the table's objects, in order:
- * add, flush and delete of the table, chains, rules, sets and maps, counters and elements. It is
- * the serializer's statement writer: each operation is written as it is made, with the pieces
- * {@link NftText} spells (the table's name, elements, comments), so a transaction of hundreds of
- * thousands of elements costs its text and no object per statement.
+ * One {@code nft -f} input as its operations in order, each written as it is made, so hundreds of
+ * thousands of elements cost their text and no object per statement.
  */
 public final class NftTransaction {
   private final String table;
@@ -77,11 +74,6 @@ public final class NftTransaction {
     return this;
   }
 
-  /** {@code add counter}: a named counter, which an existing one of that name keeps its count. */
-  public NftTransaction addCounter(String name) {
-    return statement("add counter ", name);
-  }
-
   public NftTransaction deleteCounter(String name) {
     return statement("delete counter ", name);
   }
@@ -96,19 +88,6 @@ public final class NftTransaction {
 
   public NftTransaction deleteSet(NftSet.Kind kind, String set) {
     return statement("delete " + kind.keyword() + " ", text.set(set));
-  }
-
-  /** By its name in the kernel, whatever generation: for the objects an earlier full sync left. */
-  public NftTransaction flushKernelChain(String name) {
-    return statement("flush chain ", name);
-  }
-
-  public NftTransaction deleteKernelChain(String name) {
-    return statement("delete chain ", name);
-  }
-
-  public NftTransaction deleteKernelSet(NftSet.Kind kind, String name) {
-    return statement("delete " + kind.keyword() + " ", name);
   }
 
   private NftTransaction statement(String verb, String name) {
@@ -153,23 +132,11 @@ public final class NftTransaction {
   }
 
   public NftTransaction addKeys(String set, List<String> keys) {
-    return keys("add element ", set, keys);
+    return addElements(set, keys.stream().map(NftElement::of).toList());
   }
 
   public NftTransaction deleteKeys(String set, List<String> keys) {
-    return keys("delete element ", set, keys);
-  }
-
-  private NftTransaction keys(String verb, String set, List<String> keys) {
-    if (keys.isEmpty()) {
-      return this;
-    }
-    out.append(verb).append(table).append(' ').append(text.set(set)).append(" {\n");
-    for (int i = 0; i < keys.size(); i++) {
-      out.append('\t').append(keys.get(i)).append(i + 1 < keys.size() ? ",\n" : "\n");
-    }
-    out.append("}\n");
-    return this;
+    return deleteElements(set, keys.stream().map(NftElement::of).toList());
   }
 
   public NftTransaction append(NftTransaction other) {
@@ -177,7 +144,6 @@ public final class NftTransaction {
     return this;
   }
 
-  /** The fixed table, written once per assembler and kept as text. */
   public NftTransaction appendWritten(String script) {
     out.append(script);
     return this;

@@ -1,6 +1,2 @@
-/**
- * The typed objects of table {@code proxima} and the transactions on them ({@link
- * dev.proxima.proxy.nftables.NftTransaction}, written as {@code nft -f} reads them): no I/O and no
- * Service. The renderer builds them; the kernel adapter loads and reads them.
- */
+/** The typed objects of table {@code proxima} and the transactions on them: no I/O, no Service. */
 package dev.proxima.proxy.nftables;

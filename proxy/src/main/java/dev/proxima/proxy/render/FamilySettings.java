@@ -11,29 +11,18 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The node-wide settings of one family's rules, in both modes: the nft and the iptables translator
- * read the same record. Invalid values are configuration errors and are rejected here, at startup,
- * rather than producing a ruleset that {@code nft} or {@code iptables-restore} refuses.
- *
- * <p>The lists are normalized: CIDRs get their host bits cleared and ranges inside another one are
- * dropped (nft rejects nested ranges in interval sets; for matching a source they add nothing),
- * addresses are printed canonically, and duplicates are removed.
+ * The node-wide settings of one family's rules, in both modes. Invalid values are rejected here, at
+ * startup, rather than making a ruleset the tools refuse. CIDRs are normalized (host bits cleared,
+ * nested ranges dropped: nft rejects them in interval sets), addresses canonical and distinct.
  *
  * @param clusterCidrs this family's pod CIDRs: traffic from outside them to a ClusterIP is
- *     masqueraded, traffic from inside them to an eTP=Local external address short-circuits to the
- *     Cluster endpoints. Empty, with no {@code podInterface}, turns local-traffic detection off.
- * @param masqueradeBit the bit of the packet mark that requests masquerading (kube-proxy's default
- *     is 14, mark 0x4000)
- * @param nodePortAddresses this node's addresses that accept NodePorts; empty means every local
- *     address except loopback
- * @param podInterface pod traffic is what arrives on this interface (kube-proxy's BridgeInterface
- *     and InterfaceNamePrefix modes), or null to tell it by {@code clusterCidrs}
- * @param nodePortsListed true when {@code --nodeport-addresses} restricts this family: NodePorts
- *     are accepted on {@code nodePortAddresses} only, on no address at all when it is empty (fail
- *     closed); false accepts them on every local address
- * @param countsLocality the rules count new connections by endpoint locality (node-wide and for the
- *     Service ports marked {@code observeLocality}); false ({@code --observe-locality=off}) leaves
- *     every counter out
+ *     masqueraded, from inside them to an eTP=Local external address goes to the Cluster endpoints.
+ *     Empty, with no {@code podInterface}, turns local-traffic detection off.
+ * @param masqueradeBit the mark bit requesting masquerade (kube-proxy's default 14, 0x4000)
+ * @param podInterface pod traffic is what arrives on it, or null to tell it by {@code clusterCidrs}
+ * @param nodePortsListed whether {@code --nodeport-addresses} restricts this family: NodePorts are
+ *     then accepted on {@code nodePortAddresses} only, on none when it is empty (fail closed)
+ * @param countsLocality whether the rules count new connections by endpoint locality
  */
 public record FamilySettings(
     IpFamily family,
@@ -72,7 +61,6 @@ public record FamilySettings(
     nodePortAddresses = List.copyOf(addresses);
   }
 
-  /** The defaults: no masqueradeAll, mark bit 14, NodePorts on every local address. */
   public static FamilySettings of(IpFamily family, List<String> clusterCidrs) {
     return new FamilySettings(
         family, clusterCidrs, false, DEFAULT_MASQUERADE_BIT, List.of(), null, false, true);
@@ -114,7 +102,7 @@ public record FamilySettings(
     return podInterface != null || !clusterCidrs.isEmpty();
   }
 
-  /** The mark value, {@code 1 << masqueradeBit}, in hex as both tools print it: {@code 0x4000}. */
+  /** In hex as both tools print it: {@code 0x4000}. */
   public String masqueradeMark() {
     return "0x" + Long.toHexString(1L << masqueradeBit);
   }

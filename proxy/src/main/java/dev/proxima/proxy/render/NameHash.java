@@ -4,10 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
-/**
- * The hash both modes put in the names of per-Service chains and sets: base32 (RFC 4648, standard
- * alphabet, no padding) of the SHA-256 of a key, as kube-proxy names its chains.
- */
+/** base32 (RFC 4648, no padding) of a key's SHA-256, as kube-proxy names its chains. */
 public final class NameHash {
   private NameHash() {}
 

@@ -4,11 +4,10 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Pod traffic recognised by the interface it arrives on rather than by its source address
- * (kube-proxy's BridgeInterface and InterfaceNamePrefix detect-local modes).
+ * Pod traffic told by the interface it arrives on (kube-proxy's BridgeInterface and
+ * InterfaceNamePrefix detect-local modes).
  *
- * @param name the bridge's name, or the prefix every pod interface's name starts with
- * @param prefix true when {@code name} is a prefix (veth pairs), false for one bridge
+ * @param prefix whether {@code name} is a prefix of the pods' interfaces rather than a bridge
  */
 public record PodInterface(String name, boolean prefix) {
   /**
@@ -21,11 +20,8 @@ public record PodInterface(String name, boolean prefix) {
     Objects.requireNonNull(name, "name");
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
-          "not an interface name"
-              + (prefix ? " prefix" : "")
-              + " (1-15 of letters, digits, _ . : @ -): \""
-              + name
-              + "\"");
+          "not an interface name%s (1-15 of letters, digits, _ . : @ -): \"%s\""
+              .formatted(prefix ? " prefix" : "", name));
     }
   }
 

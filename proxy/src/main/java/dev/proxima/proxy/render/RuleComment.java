@@ -1,12 +1,10 @@
 package dev.proxima.proxy.render;
 
 /**
- * The one sanitiser for rule comments in both modes. Comments carry names from the API (namespaces,
- * Service and port names), which a tenant chooses; offline state files are not even validated by an
- * API server. Neither {@code nft} nor {@code iptables-restore} can escape a quote inside a quoted
- * string, and {@code iptables-restore} reads one rule per line, so a newline or a quote in a name
- * could end the comment and append rules of the tenant's choosing. Every character outside a small
- * safe set therefore becomes {@code _}, and the text is cut to the tool's limit.
+ * The one sanitiser of rule comments, which carry names a tenant chooses. Neither tool can escape a
+ * quote in a quoted string and {@code iptables-restore} reads a rule per line, so a quote or
+ * newline could append rules of the tenant's choosing: all outside a safe set becomes {@code _},
+ * cut short.
  */
 public final class RuleComment {
   /** nft refuses longer comments. */
@@ -20,10 +18,7 @@ public final class RuleComment {
 
   private RuleComment() {}
 
-  /**
-   * {@code text} with everything but ASCII letters, digits, {@code ._/:-} and the characters of
-   * {@code extra} replaced by {@code _}, at most {@code max} characters long.
-   */
+  /** All but ASCII letters, digits, {@code ._/:-} and {@code extra} made {@code _}. */
   public static String sanitise(String text, String extra, int max) {
     StringBuilder out = new StringBuilder(Math.min(text.length(), max));
     for (int i = 0; i < text.length() && out.length() < max; i++) {

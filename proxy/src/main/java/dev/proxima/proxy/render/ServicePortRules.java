@@ -10,15 +10,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One Service port with the endpoint lists that endpoint selection chose for it: the input of the
- * renderer, which renders them as given.
+ * One Service port with the endpoint lists selection chose for it: what both renderers render.
  *
- * @param clusterEndpoints the endpoints for Cluster traffic policy, in load-balancing order; null
- *     when the list is not used
- * @param localEndpoints the endpoints for Local traffic policy; null when not used or none
- * @param hasAnyEndpoints whether the Service has usable endpoints anywhere; false makes every
- *     address of the port reject, true with an empty Local list makes that traffic drop
- * @param spill the Cluster list's zone spill-over: {@link ZoneSpill#NONE} routes as without it
+ * @param clusterEndpoints in load-balancing order; null when not used
+ * @param localEndpoints null when not used or none
+ * @param hasAnyEndpoints false makes every address reject; true with no Local list makes it drop
+ * @param spill the Cluster list's zone spill-over
  */
 public record ServicePortRules(
     ServicePort port,
@@ -33,7 +30,6 @@ public record ServicePortRules(
     spill = spill == null ? ZoneSpill.NONE : spill;
   }
 
-  /** A port without zone spill-over. */
   public ServicePortRules(
       ServicePort port,
       List<Endpoint> clusterEndpoints,
@@ -50,7 +46,7 @@ public record ServicePortRules(
     return localEndpoints == null ? List.of() : localEndpoints;
   }
 
-  /** This port's routing decision; empty when the port cannot be routed at all. */
+  /** Empty when the port cannot be routed at all. */
   public Optional<PortRoute> route(RouteDecision decision) {
     return Optional.ofNullable(
         decision.decide(port, clusterOrEmpty(), localOrEmpty(), hasAnyEndpoints, spill));

@@ -92,7 +92,6 @@ class NftTextTest {
   void writesEveryOperationOnTheFamilysTable() {
     var out = new NftTransaction(v6);
     out.replaceTable();
-    out.addCounter("endpoints-node");
     out.addChain(NftChain.base("nat-output", "nat", "output", -100));
     out.addChain(NftChain.regular("services"));
     out.addRule(NftRule.of("nat-output", "jump services"));
@@ -110,7 +109,6 @@ class NftTextTest {
             add table ip6 proxima { comment "rules for proxima" ; }
             delete table ip6 proxima
             add table ip6 proxima { comment "rules for proxima" ; }
-            add counter ip6 proxima endpoints-node
             add chain ip6 proxima nat-output { type nat hook output priority -100 ; }
             add chain ip6 proxima services
             add rule ip6 proxima nat-output jump services

@@ -626,8 +626,9 @@ class ProxierTest {
     } else {
       // The top-level chains are rewritten every sync; the unchanged Service's own chains are not.
       var api =
-          IptablesChains.svc(
-              new ServicePortName(new ObjectKey("shop", "api"), "http", Protocol.TCP));
+          IptablesChains.SVC_PREFIX
+              + IptablesChains.serviceHash(
+                  new ServicePortName(new ObjectKey("shop", "api"), "http", Protocol.TCP));
       assertThat(loader.scripts.get(1)).contains("-j " + api).doesNotContain(":" + api);
     }
   }

@@ -155,7 +155,7 @@ public final class FakeNft {
                 new KernelTable.Chain(chain.spec().contains(" hook "), chain.rules().isEmpty())));
     var setKinds = new LinkedHashMap<String, String>();
     sets.forEach((name, set) -> setKinds.put(name, set.kind()));
-    return new KernelTable(kinds, setKinds);
+    return new KernelTable(kinds, setKinds, java.util.Set.of());
   }
 
   private void run(String script) {

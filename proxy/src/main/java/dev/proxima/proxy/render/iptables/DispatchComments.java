@@ -3,12 +3,9 @@ package dev.proxima.proxy.render.iptables;
 import java.util.List;
 
 /**
- * The comments of a Service port's rules in the dispatch chains ({@link
- * IptablesListing#DISPATCH_CHAINS}): the port's name, then an ending fixed by the chain. The
- * renderer writes them with these endings, and a full sync reads them back from the kernel to find
- * which port an old rule belongs to, the one thing the kernel's listing cannot say otherwise. As
- * the endings are known per chain, a name is read exactly: a name with spaces, or one that starts
- * with another port's name, is never taken for that other port. Pure.
+ * The comments of a port's rules in the dispatch chains: its name, then an ending fixed by the
+ * chain. A full sync reads them back to find which port an old rule is of; as the endings are known
+ * per chain, a name that starts with another port's is never taken for it. Pure.
  */
 final class DispatchComments {
   static final String CLUSTER_IP = " cluster IP";
@@ -23,11 +20,7 @@ final class DispatchComments {
 
   private DispatchComments() {}
 
-  /**
-   * The (sanitised) name a Service port's rule in this dispatch chain carries in its comment, or
-   * null when the comment is none a port's rule there has: a fixed rule's, or one cut at the
-   * kernel's limit.
-   */
+  /** The sanitised port name in the comment, or null for none a port's rule there has. */
   static String name(String table, String chain, String comment) {
     if (comment == null) {
       return null;

@@ -13,14 +13,12 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * A full sync as ordered {@code iptables-restore --noflush} buffers of at most about {@code
- * lineBudget} lines each, for a kernel whose Proxima chains and dispatch rules are known ({@link
- * IptablesListing}): fixed chains, whole Service ports in name order, the dispatch chains' fixed
- * rules and leftovers, then stale chains, as docs/architecture.md ("Syncs") lays out. After every
- * buffer no rule jumps to a missing chain and every Service port is wholly old or wholly new. No
- * dispatch chain is declared once it exists, as declaring flushes it; old rules are deleted by
- * position, as {@code -D} with a rule's text makes iptables-nft compare it with every rule of the
- * chain. Pure: no I/O.
+ * A full sync as ordered {@code --noflush} buffers of about {@code lineBudget} lines, for a kernel
+ * whose chains and dispatch rules are known: fixed chains, whole Service ports in name order, the
+ * dispatch chains' fixed rules and leftovers, then stale chains (docs/architecture.md, "Syncs").
+ * After every buffer no rule jumps to a missing chain and every port is wholly old or wholly new.
+ * An existing dispatch chain is never declared, as that flushes it; old rules are deleted by
+ * position, as {@code -D} by text makes iptables-nft compare it with every rule of the chain.
  */
 final class FullSyncBatches {
   private static final List<String> TABLES = List.of("filter", "nat");
@@ -31,25 +29,18 @@ final class FullSyncBatches {
 
   private final Map<String, Integer> inserted = new HashMap<>();
 
-  /** Per table and dispatch chain: the old rules below the new ones, in kernel order. */
-  private final Map<String, List<OldRule>> remaining = new HashMap<>();
+  /** Per table and dispatch chain, the owners of the old rules below the new ones, in order. */
+  private final Map<String, List<Integer>> remaining = new HashMap<>();
 
   private final Set<Integer> healthPorts = new HashSet<>();
 
   private final Map<Integer, Integer> oldRules = new HashMap<>();
 
-  /** A rule read from the kernel and the group of Service ports that owns it, or -1. */
-  private record OldRule(int owner) {}
-
   private FullSyncBatches(int lineBudget) {
     this.lineBudget = lineBudget;
   }
 
-  /**
-   * @param fixed per table, every top-level chain with its fixed rules ({@code PROXIMA-SERVICES} of
-   *     nat ends with the NodePort jump)
-   * @param counters per table, the counter chains the kernel lacks
-   */
+  /** {@code fixed}: per table, each top-level chain with its fixed rules. */
   static Result split(
       Map<ServicePortName, ServiceChains> services,
       Map<String, Map<String, List<IptablesRule>>> fixed,
@@ -81,9 +72,8 @@ final class FullSyncBatches {
   }
 
   /**
-   * Each group's index by its name as its comments start with it. Two names that read the same once
-   * sanitised (names the API server would refuse) both map to the first: the second's old rules go
-   * in the first's buffer, so it has no dispatch rule until its own buffer.
+   * Each group's index by its name as its comments carry it. Two names alike once sanitised (which
+   * the API server refuses) map to the first, so the second has no dispatch rule until its buffer.
    */
   private static Map<String, Integer> owners(Set<String> names) {
     Map<String, Integer> owners = new HashMap<>();
@@ -94,10 +84,7 @@ final class FullSyncBatches {
     return owners;
   }
 
-  /**
-   * The group an old rule of a dispatch chain belongs to, by the name its comment carries ({@link
-   * DispatchComments}), or -1: the fixed rules, and rules no wanted port owns.
-   */
+  /** The group owning an old dispatch rule by its comment, or -1 (fixed, or no wanted port's). */
   static int owner(String table, IptablesListing.SavedRule rule, Map<String, Integer> owners) {
     String name = DispatchComments.name(table, rule.chain(), rule.comment());
     return name == null ? -1 : owners.getOrDefault(name, -1);
@@ -112,7 +99,7 @@ final class FullSyncBatches {
                 int owner = owner(table, rule, owners);
                 remaining
                     .computeIfAbsent(key(table, rule.chain()), k -> new ArrayList<>())
-                    .add(new OldRule(owner));
+                    .add(owner);
                 oldRules.merge(owner, 1, Integer::sum);
               }
             });
@@ -167,17 +154,12 @@ final class FullSyncBatches {
   }
 
   private int lines(List<ServiceChains> group, int index) {
-    int lines = oldRules.getOrDefault(index, 0);
-    for (ServiceChains service : group) {
-      lines += service.lines();
-    }
-    return lines;
+    return oldRules.getOrDefault(index, 0) + group.stream().mapToInt(ServiceChains::lines).sum();
   }
 
   /**
-   * One buffer of whole groups, per table: the own chains first, so that the dispatch rules
-   * inserted after them in the same commit find them; the old dispatch rules of the same ports go
-   * in that commit too.
+   * One buffer of whole groups, per table: the own chains first, for the dispatch rules after them
+   * to find; the same ports' old dispatch rules go in that commit too.
    */
   private void write(List<List<ServiceChains>> groups, List<Integer> batch) {
     IptablesTransaction out = new IptablesTransaction();
@@ -226,15 +208,15 @@ final class FullSyncBatches {
   /** Deletes, highest position first, the old rules of a chain that {@code which} selects. */
   private void deleteOld(
       IptablesTransaction out, String table, String chain, java.util.function.IntPredicate which) {
-    List<OldRule> old = remaining.get(key(table, chain));
+    List<Integer> old = remaining.get(key(table, chain));
     if (old == null) {
       return;
     }
     int top = inserted.getOrDefault(key(table, chain), 0);
-    List<OldRule> kept = new ArrayList<>();
+    List<Integer> kept = new ArrayList<>();
     List<Integer> positions = new ArrayList<>();
     for (int i = 0; i < old.size(); i++) {
-      if (which.test(old.get(i).owner())) {
+      if (which.test(old.get(i))) {
         positions.add(top + i + 1);
       } else {
         kept.add(old.get(i));
@@ -246,10 +228,7 @@ final class FullSyncBatches {
     remaining.put(key(table, chain), kept);
   }
 
-  /**
-   * The dispatch chains' fixed rules appended (the NodePort jump ends up last), then every old rule
-   * no wanted port owned: removed Services', and the old fixed rules.
-   */
+  /** The dispatch chains' fixed rules (the NodePort jump last), then every unowned old rule. */
   private void leftovers(Map<String, Map<String, List<IptablesRule>>> fixed) {
     IptablesTransaction out = new IptablesTransaction();
     for (String table : TABLES) {

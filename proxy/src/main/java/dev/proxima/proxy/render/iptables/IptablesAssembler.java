@@ -14,6 +14,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.ServicePortRules;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -28,12 +29,9 @@ import java.util.TreeSet;
 
 /**
  * Keeps one family's iptables ruleset as per-Service fragments and writes {@code iptables-restore
- * --noflush} buffers: everything on a full sync, and on a partial sync the top-level chains (always
- * rewritten, as kube-proxy does) plus the own chains of the Services that changed. Chains that are
- * no longer used are flushed and deleted in the same buffer. The connection counter chains ({@link
- * IptablesCounters}) are written only where the kernel lacks them: by a full sync that finds them
- * missing, and for a counted Service port by the partial sync in which it becomes counted; never
- * again while it stays counted, so their counters survive. Pure: no I/O.
+ * --noflush} buffers: everything on a full sync; on a partial one the top-level chains (rewritten,
+ * as kube-proxy does) and the changed Services' own chains. Counter chains ({@link
+ * IptablesCounters}) are written only where the kernel lacks them, so their counts survive. Pure.
  */
 public final class IptablesAssembler {
   // By name as printed (the order of the rules), then protocol: two ports of one name differ by it.
@@ -51,13 +49,9 @@ public final class IptablesAssembler {
   private int endpointTotal;
   private boolean initialised;
 
-  /**
-   * The counter chains the kernel lacks, per table, for the next buffer to create: on a full sync
-   * those missing, on a partial one those of the ports that became counted.
-   */
+  /** Per table, the counter chains the kernel lacks, for the next buffer to create. */
   private final Map<String, Set<String>> countersToCreate = new TreeMap<>();
 
-  /** The Service ports counted per locality, by their counter chains' stem. */
   private final Map<String, ServicePortName> counted = new TreeMap<>();
 
   public IptablesAssembler(FamilySettings config) {
@@ -69,11 +63,10 @@ public final class IptablesAssembler {
   }
 
   /**
-   * The buffer that makes the kernel's Proxima chains exactly this set of Service ports.
+   * The buffer that makes the kernel's Proxima chains exactly these ports'.
    *
-   * @param existing Proxima's chains now in the kernel, by table ({@code filter}, {@code nat},
-   *     {@code mangle}); those not wanted any more are flushed and deleted, counter chains missing
-   *     from it are created. Empty when unknown.
+   * @param existing Proxima's chains in the kernel by table, empty when unknown: those not wanted
+   *     are deleted, counter chains missing here are created
    */
   public String replaceAll(List<ServicePortRules> ports, Map<String, Set<String>> existing) {
     return String.join(
@@ -86,19 +79,13 @@ public final class IptablesAssembler {
   }
 
   /**
-   * As {@link #replaceAll}, as buffers of at most about {@code lineBudget} lines to load in order
-   * (see {@link FullSyncBatches}): after each one every Service port is wholly old or wholly new
-   * and no rule jumps to a missing chain. One buffer when the whole ruleset fits the budget, and
-   * when the kernel's dispatch rules are not known. Why: iptables 1.8's nft backend handles {@code
-   * --noflush} in time quadratic in the rules of one buffer, and a long restore holds the xtables
-   * lock other tools wait for.
+   * As {@link #replaceAll}, in buffers of about {@code lineBudget} lines ({@link FullSyncBatches});
+   * one when the ruleset fits or the kernel's dispatch rules are unknown. iptables 1.8's nft
+   * backend takes time quadratic in one buffer's rules, and a long restore holds the xtables lock.
    */
   public List<String> replaceAllInBatches(
       List<ServicePortRules> ports, IptablesListing kernel, int lineBudget) {
-    List<IptablesTransaction> transactions = transactions(ports, kernel, lineBudget);
-    List<String> buffers = new ArrayList<>(transactions.size());
-    transactions.forEach(transaction -> buffers.add(transaction.text()));
-    return buffers;
+    return transactions(ports, kernel, lineBudget).stream().map(IptablesTransaction::text).toList();
   }
 
   private List<IptablesTransaction> transactions(
@@ -159,7 +146,7 @@ public final class IptablesAssembler {
         FullSyncBatches.split(rendered, fixed, countersToCreate, stale, kernel, lineBudget);
     ruleCounts.clear();
     for (String table : List.of("filter", "nat")) {
-      ruleCounts.put(table, ownedRules(table, sharedChains(table)));
+      ruleCounts.put(table, ownedRules(table, sharedChains(table, rendered.values())));
     }
     lastWritten.clear();
     lastWritten.putAll(batches.written());
@@ -167,19 +154,12 @@ public final class IptablesAssembler {
   }
 
   private long estimatedLines() {
-    long lines = 40;
-    for (ServiceChains service : rendered.values()) {
-      lines += service.lines();
-    }
-    return lines;
+    return 40 + rendered.values().stream().mapToLong(ServiceChains::lines).sum();
   }
 
   /**
-   * The buffer for these changes only, or empty when only a full replacement can express them
-   * (never fully rendered yet, or the large-cluster threshold was crossed, which changes every
-   * Service's rules). An empty string means nothing changed.
-   *
-   * @param changes new rules per Service port; a null value removes the port
+   * The buffer for these changes (a null value removes the port), "" for none, or empty when only a
+   * full sync can express them: before the first, or across the large-cluster threshold.
    */
   public Optional<String> update(Map<ServicePortName, ServicePortRules> changes) {
     if (!initialised) {
@@ -242,9 +222,8 @@ public final class IptablesAssembler {
   }
 
   /**
-   * Follows which changed ports are counted per locality: the counter chains of a port that became
-   * counted go into {@link #countersToCreate}, those of one that stopped into {@code uncounted}; a
-   * port counted before and after keeps its chains untouched, so their counts go on.
+   * The counter chains of a port that became counted go into {@link #countersToCreate}, those of
+   * one that stopped into {@code uncounted}; one counted before and after keeps its counts.
    */
   private boolean countingChanges(
       Map<ServicePortName, ServicePortRules> changes, Set<String> uncounted) {
@@ -272,10 +251,7 @@ public final class IptablesAssembler {
     return config.countsLocality() && rules.port().observeLocality();
   }
 
-  /**
-   * The counter chains wanted in a table: none with {@code --observe-locality=off}, else the node
-   * counters and, in nat, those of every counted Service port.
-   */
+  /** The node counters and, in nat, every counted port's; none with observe-locality off. */
   private List<String> counterChains(String table) {
     if (!config.countsLocality()) {
       return List.of();
@@ -287,17 +263,15 @@ public final class IptablesAssembler {
     return chains;
   }
 
-  /** The counted Service ports by the stem of their counter chains' names, as of now. */
   public Map<String, ServicePortName> countedPorts() {
     return Map.copyOf(counted);
   }
 
   /**
-   * A partial buffer for large rulesets: instead of rewriting the top-level chains, whose size
-   * grows with the cluster, it deletes the changed Services' old top-level rules and inserts their
-   * new ones at the top (rules of different Services match different packets, and the NodePort jump
-   * stays last). A rule that is not where Proxima left it makes the restore fail, which makes the
-   * next sync full.
+   * A partial buffer for large rulesets: rather than rewrite the top-level chains, it deletes the
+   * changed Services' old rules there and inserts their new ones at the top (different Services
+   * match different packets; the NodePort jump stays last). A rule not where Proxima left it fails
+   * the restore, which makes the next sync full.
    */
   private IptablesTransaction writeEdits(
       List<ServiceChains> before, List<ServiceChains> after, Set<String> removedChains) {
@@ -308,6 +282,18 @@ public final class IptablesAssembler {
       before.forEach(service -> oldRules.addAll(sharedRules(service, table)));
       List<IptablesRule> newRules = new ArrayList<>();
       after.forEach(service -> newRules.addAll(sharedRules(service, table)));
+      Set<String> counters = countersToCreate.getOrDefault(table, Set.of());
+      // Counted from the change, not the whole ruleset, so that an edit costs what changed.
+      int delta = newRules.size() - oldRules.size() + counters.size();
+      if (table.equals("nat")) {
+        delta += ownRules(after) - ownRules(before);
+        delta -=
+            (int)
+                removedChains.stream()
+                    .filter(c -> c.startsWith(IptablesChains.SERVICE_COUNT_PREFIX))
+                    .count();
+      }
+      ruleCounts.merge(table, delta, Integer::sum);
       List<IptablesRule> unchanged = new ArrayList<>(oldRules);
       unchanged.retainAll(newRules);
       oldRules.removeAll(unchanged);
@@ -317,7 +303,6 @@ public final class IptablesAssembler {
         after.forEach(service -> own.putAll(service.ownChains()));
       }
       Set<String> deleted = table.equals("nat") ? removedChains : Set.of();
-      Set<String> counters = countersToCreate.getOrDefault(table, Set.of());
       if (oldRules.isEmpty()
           && newRules.isEmpty()
           && own.isEmpty()
@@ -342,32 +327,14 @@ public final class IptablesAssembler {
       deleted.forEach(chain -> out.deleteChain(table, chain));
       lastWritten.put(table, written);
     }
-    // Counted from the change, not the whole ruleset, so that an edit costs what changed.
-    for (String table : List.of("filter", "nat")) {
-      int delta = 0;
-      for (ServiceChains service : before) {
-        delta -= sharedRules(service, table).size() + ownRules(service, table);
-      }
-      for (ServiceChains service : after) {
-        delta += sharedRules(service, table).size() + ownRules(service, table);
-      }
-      delta += countersToCreate.getOrDefault(table, Set.of()).size();
-      if (table.equals("nat")) {
-        delta -=
-            (int)
-                removedChains.stream()
-                    .filter(c -> c.startsWith(IptablesChains.SERVICE_COUNT_PREFIX))
-                    .count();
-      }
-      ruleCounts.merge(table, delta, Integer::sum);
-    }
     return out;
   }
 
-  private static int ownRules(ServiceChains service, String table) {
-    return table.equals("nat")
-        ? service.ownChains().values().stream().mapToInt(List::size).sum()
-        : 0;
+  private static int ownRules(Collection<ServiceChains> services) {
+    return services.stream()
+        .flatMap(service -> service.ownChains().values().stream())
+        .mapToInt(List::size)
+        .sum();
   }
 
   private static List<IptablesRule> sharedRules(ServiceChains service, String table) {
@@ -383,12 +350,11 @@ public final class IptablesAssembler {
     return rules;
   }
 
-  /** Warnings of the latest {@link #replaceAll} or {@link #update}. */
   public List<String> warnings() {
     return List.copyOf(warnings);
   }
 
-  /** Rules Proxima owns per table after the latest buffer ({@code filter}, {@code nat}). */
+  /** Rules Proxima owns per table after the latest buffer. */
   public Map<String, Integer> ruleCounts() {
     return Map.copyOf(ruleCounts);
   }
@@ -428,7 +394,6 @@ public final class IptablesAssembler {
         && config.clusterCidrs().size() > 1;
   }
 
-  /** {@code -i cbr0} for a bridge, {@code -i veth+} for a name prefix. */
   static String podInterfaceMatch(FamilySettings config) {
     var pods = config.podInterface();
     return "-i " + pods.name() + (pods.prefix() ? "+" : "");
@@ -444,13 +409,8 @@ public final class IptablesAssembler {
     return wanted;
   }
 
-  /** The fixed rules and every Service's shared rules, per top-level chain, in order. */
-  private Map<String, List<IptablesRule>> sharedChains(String table) {
-    return sharedChains(table, rendered.values());
-  }
-
   private Map<String, List<IptablesRule>> sharedChains(
-      String table, java.util.Collection<ServiceChains> services) {
+      String table, Collection<ServiceChains> services) {
     Map<String, List<IptablesRule>> chains = new LinkedHashMap<>();
     topLevel(table).forEach(chain -> chains.put(chain, new ArrayList<>()));
     String mark = config.masqueradeMark() + "/" + config.masqueradeMark();
@@ -530,7 +490,7 @@ public final class IptablesAssembler {
   }
 
   private IptablesTransaction write(
-      java.util.Collection<ServiceChains> written, Map<String, Set<String>> stale, boolean full) {
+      Collection<ServiceChains> written, Map<String, Set<String>> stale, boolean full) {
     IptablesTransaction out = new IptablesTransaction();
     ruleCounts.clear();
     lastWritten.clear();
@@ -541,7 +501,7 @@ public final class IptablesAssembler {
       mangleStale.forEach(chain -> out.deleteChain("mangle", chain));
     }
     for (String table : List.of("filter", "nat")) {
-      Map<String, List<IptablesRule>> shared = sharedChains(table);
+      Map<String, List<IptablesRule>> shared = sharedChains(table, rendered.values());
       Set<String> declared = new LinkedHashSet<>(shared.keySet());
       if (full) {
         declared.add(CANARY);
@@ -574,14 +534,8 @@ public final class IptablesAssembler {
     return out;
   }
 
-  /** Rules Proxima owns in a table: its top-level chains', counters' and Services' own. */
   private int ownedRules(String table, Map<String, List<IptablesRule>> shared) {
     int owned = shared.values().stream().mapToInt(List::size).sum() + counterChains(table).size();
-    if (table.equals("nat")) {
-      for (ServiceChains service : rendered.values()) {
-        owned += ownRules(service, table);
-      }
-    }
-    return owned;
+    return table.equals("nat") ? owned + ownRules(rendered.values()) : owned;
   }
 }

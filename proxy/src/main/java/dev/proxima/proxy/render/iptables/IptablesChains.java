@@ -6,26 +6,21 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.NameHash;
 
 /**
- * Proxima's chain names. Every name starts with {@code PROXIMA-} so that Proxima's chains never
- * collide with kube-proxy's {@code KUBE-} chains or anyone else's; per-Service and per-endpoint
- * chains are a prefix plus the first {@value #HASH_LENGTH} characters of base32(sha256(...)), at
- * most {@value #MAX_LENGTH} characters in all (the kernel's limit).
+ * Proxima's chain names, all starting {@code PROXIMA-} so they never collide with kube-proxy's or
+ * anyone's; per-Service and per-endpoint chains end in {@value #HASH_LENGTH} characters of a hash.
  */
 public final class IptablesChains {
   private IptablesChains() {}
 
-  /** iptables chain names are at most 28 characters (XT_EXTENSION_MAXNAMELEN 29 with NUL). */
+  /** XT_EXTENSION_MAXNAMELEN 29, with NUL. */
   public static final int MAX_LENGTH = 28;
 
   public static final int HASH_LENGTH = 16;
 
-  /** Every Proxima chain starts with this; chains without it are never touched. */
+  /** Chains without it are never touched. */
   public static final String PREFIX = "PROXIMA-";
 
-  /**
-   * An empty chain in mangle, nat and filter that Proxima creates on every full sync. When another
-   * tool flushes the tables it disappears, and its absence triggers a full resync.
-   */
+  /** Empty, in mangle, nat and filter, made by every full sync: its absence triggers a resync. */
   public static final String CANARY = "PROXIMA-PROXY-CANARY";
 
   // Top-level chains, in both tables unless noted.
@@ -54,10 +49,7 @@ public final class IptablesChains {
   /** filter only. */
   public static final String FORWARD = "PROXIMA-FORWARD";
 
-  /**
-   * Connection counters: chains holding one {@code -j RETURN} rule whose packet counter is the
-   * figure. Created once and never declared again by a sync, so their counters survive restores.
-   */
+  /** Connection counters ({@link IptablesCounters}). */
   public static final String COUNT_PREFIX = "PROXIMA-COUNT-";
 
   /** filter only: jumped to just before each drop or reject for lack of endpoints. */
@@ -69,32 +61,20 @@ public final class IptablesChains {
   }
 
   /**
-   * Per-Service-port connection counters (nat only), for the ports counted per locality: {@code
-   * PROXIMA-SC-<hash>-<LOC>}, with the first {@value #SERVICE_COUNTER_HASH_LENGTH} characters of
-   * the port's hash so that the longest ({@code UNKNOWN}) fits in {@value #MAX_LENGTH}. Like the
-   * node counters, created once and never declared again while the port is counted.
+   * Per-Service-port counters (nat only): {@code PROXIMA-SC-<hash>-<LOC>}, with {@value
+   * #SERVICE_COUNTER_HASH_LENGTH} characters of hash so the longest fits in {@value #MAX_LENGTH}.
    */
   public static final String SERVICE_COUNT_PREFIX = "PROXIMA-SC-";
 
   static final int SERVICE_COUNTER_HASH_LENGTH = 9;
 
-  /** The part of a counted port's counter chain names before the locality code. */
   public static String serviceCounterStem(ServicePortName name) {
     return SERVICE_COUNT_PREFIX + serviceHash(name).substring(0, SERVICE_COUNTER_HASH_LENGTH) + "-";
   }
 
+  /** OTHER_ZONE is OTHER, to fit the chain name limit. */
   public static String serviceCounter(String stem, Locality locality) {
-    return stem + localityCode(locality);
-  }
-
-  /** NODE, ZONE, OTHER, UNKNOWN: short enough for the chain name limit. */
-  private static String localityCode(Locality locality) {
-    return switch (locality) {
-      case NODE -> "NODE";
-      case ZONE -> "ZONE";
-      case OTHER_ZONE -> "OTHER";
-      case UNKNOWN -> "UNKNOWN";
-    };
+    return stem + (locality == Locality.OTHER_ZONE ? "OTHER" : locality.name());
   }
 
   public static final String SVC_PREFIX = "PROXIMA-SVC-";
@@ -108,35 +88,15 @@ public final class IptablesChains {
 
   /** base32(sha256(servicePortName + lowercase protocol)), as kube-proxy's per-Service hash. */
   public static String serviceHash(ServicePortName name) {
-    return hash(name.toString() + name.protocol().lower());
+    return NameHash.of(name.toString() + name.protocol().lower()).substring(0, HASH_LENGTH);
   }
 
-  /** base32(sha256(servicePortName + lowercase protocol + endpoint address)). */
   public static String endpointHash(ServicePortName name, Endpoint endpoint) {
-    return hash(name.toString() + name.protocol().lower() + endpoint.address());
-  }
-
-  public static String svc(ServicePortName name) {
-    return SVC_PREFIX + serviceHash(name);
-  }
-
-  public static String svl(ServicePortName name) {
-    return SVL_PREFIX + serviceHash(name);
-  }
-
-  public static String ext(ServicePortName name) {
-    return EXT_PREFIX + serviceHash(name);
-  }
-
-  public static String fw(ServicePortName name) {
-    return FW_PREFIX + serviceHash(name);
+    return NameHash.of(name.toString() + name.protocol().lower() + endpoint.address())
+        .substring(0, HASH_LENGTH);
   }
 
   public static String sep(ServicePortName name, Endpoint endpoint) {
     return SEP_PREFIX + endpointHash(name, endpoint);
-  }
-
-  static String hash(String input) {
-    return NameHash.of(input).substring(0, HASH_LENGTH);
   }
 }

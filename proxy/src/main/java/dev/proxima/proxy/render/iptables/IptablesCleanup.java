@@ -6,9 +6,8 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * The buffer that removes every trace of Proxima from iptables, computed from what {@code
- * iptables-save} shows: the jumps from other chains into {@code PROXIMA-} chains are deleted, then
- * every {@code PROXIMA-} chain is flushed and deleted. Nothing else is touched. Pure.
+ * The buffer that removes Proxima from iptables, from what {@code iptables-save} shows: the jumps
+ * into {@code PROXIMA-} chains, then those chains. Nothing else is touched. Pure.
  */
 public final class IptablesCleanup {
   private IptablesCleanup() {}
@@ -44,7 +43,7 @@ public final class IptablesCleanup {
     return out.text();
   }
 
-  /** The chain an {@code iptables-save} line {@code :NAME POLICY [p:b]} declares, if Proxima's. */
+  /** The chain a line {@code :NAME POLICY [p:b]} declares, if Proxima's. */
   private static String proximaChain(String line) {
     if (!line.startsWith(":" + IptablesChains.PREFIX)) {
       return null;
@@ -53,11 +52,7 @@ public final class IptablesCleanup {
     return line.substring(1, space > 0 ? space : line.length());
   }
 
-  /**
-   * Proxima's chains per table, from {@code iptables-save -t TABLE} output per table. A counter
-   * chain ({@link IptablesCounters}) is listed only when whole, so a full sync writes a damaged one
-   * anew instead of trusting it.
-   */
+  /** Proxima's chains per table; a counter chain only when whole, so a damaged one is rewritten. */
   public static Map<String, java.util.Set<String>> chains(Map<String, String> saveByTable) {
     var result = new java.util.TreeMap<String, java.util.Set<String>>();
     saveByTable.forEach(
@@ -76,10 +71,8 @@ public final class IptablesCleanup {
   }
 
   /**
-   * The chain an {@code iptables-save} rule line jumps or goes to: the word after the last unquoted
-   * {@code -j} or {@code -g}, or null. Words are split as iptables quotes them (inside double
-   * quotes a backslash escapes the next character), so a quoted comment holding {@code -j NAME} is
-   * no target.
+   * The word after a rule line's last unquoted {@code -j} or {@code -g}, or null; split as iptables
+   * quotes, so a quoted comment holding {@code -j NAME} is no target.
    */
   static String target(String line) {
     String target = null;

@@ -3,6 +3,7 @@ package dev.proxima.proxy.render.iptables;
 import dev.proxima.proxy.model.Locality;
 import dev.proxima.proxy.model.ServicePortName;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,16 +14,11 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * The iptables mode's connection counters: in nat, one chain per endpoint locality that every
- * endpoint chain jumps to first (nat chains see only a connection's first packet, so its packet
- * counter counts new connections); in filter, one chain jumped to just before each drop or reject
- * for lack of endpoints; and in nat, per Service port counted per locality, one chain per locality
- * its endpoint chains jump to as well. Each holds one {@code -j RETURN} rule, whose counter is the
- * figure.
- *
- * <p>{@code iptables-restore --noflush} flushes every chain its buffer declares, counters with the
- * rules, so these chains are declared only when the kernel lacks them (or their rule) and never by
- * later syncs. Pure: names, rules and parsing of {@code iptables-save -c} output.
+ * Connection counters: chains of one {@code -j RETURN} rule whose packet counter is the figure. In
+ * nat, one per endpoint locality that endpoint chains jump to first (nat sees only a connection's
+ * first packet), and per counted Service port one per locality; in filter, one before each drop or
+ * reject for lack of endpoints. Declaring a chain flushes its counters, so they are declared only
+ * when the kernel lacks them. Pure.
  */
 public final class IptablesCounters {
   /** {@code [packets:bytes] -A CHAIN -j RETURN}, as {@code iptables-save -c} prints it. */
@@ -31,27 +27,19 @@ public final class IptablesCounters {
 
   private IptablesCounters() {}
 
-  /** The counter chains of a table ({@code nat} or {@code filter}), in declaration order. */
+  /** In declaration order. */
   public static List<String> chains(String table) {
     return switch (table) {
-      case "nat" -> {
-        var chains = new ArrayList<String>();
-        for (var locality : Locality.values()) {
-          chains.add(IptablesChains.counter(locality));
-        }
-        yield List.copyOf(chains);
-      }
+      case "nat" -> Arrays.stream(Locality.values()).map(IptablesChains::counter).toList();
       case "filter" -> List.of(IptablesChains.COUNT_NO_ENDPOINTS);
       default -> List.of();
     };
   }
 
   public static List<String> serviceChains(String stem) {
-    var chains = new ArrayList<String>();
-    for (var locality : Locality.values()) {
-      chains.add(IptablesChains.serviceCounter(stem, locality));
-    }
-    return List.copyOf(chains);
+    return Arrays.stream(Locality.values())
+        .map(locality -> IptablesChains.serviceCounter(stem, locality))
+        .toList();
   }
 
   /** A counter chain of a table: a node counter, or in nat a counted Service port's. */
@@ -60,10 +48,7 @@ public final class IptablesCounters {
         || (table.equals("nat") && chain.startsWith(IptablesChains.SERVICE_COUNT_PREFIX));
   }
 
-  /**
-   * Each counted Service port's connections by locality, from one {@link #parse parsed} listing; a
-   * port none of whose chains the listing has is left out.
-   */
+  /** Each counted port's connections by locality; a port the listing lacks is left out. */
   public static Map<ServicePortName, Map<Locality, Long>> servicePorts(
       Map<String, Long> counts, Map<String, ServicePortName> counted) {
     var ports = new TreeMap<ServicePortName, Map<Locality, Long>>();
@@ -88,8 +73,7 @@ public final class IptablesCounters {
   }
 
   /**
-   * The counter chains an {@code iptables-save -t TABLE} listing holds whole (exactly their one
-   * rule). A chain found emptied or with other rules is left out, so a full sync writes it anew.
+   * The counter chains the listing holds whole (their one rule), so a full sync rewrites others.
    */
   public static Set<String> whole(String table, String save) {
     var rules = new LinkedHashMap<String, List<String>>();
@@ -115,11 +99,7 @@ public final class IptablesCounters {
     return whole;
   }
 
-  /**
-   * The packet count of each counter chain in {@code iptables-save -c} output (all tables, or the
-   * ones holding counters), taken from the chain's first rule, the only one a packet can reach.
-   * Chains the output lacks are absent; a counter only counts in the table it belongs to.
-   */
+  /** Each counter chain's packets in {@code iptables-save -c} output, in its own table only. */
   public static Map<String, Long> parse(String saveWithCounters) {
     var counts = new LinkedHashMap<String, Long>();
     String table = "";

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.render.iptables;
 
+import dev.proxima.proxy.render.RuleComment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -7,21 +8,16 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * What a full sync needs to know of the kernel, read from one {@code iptables-save -t TABLE} per
- * table: Proxima's chains, and the rules now in the top-level chains that hold one rule per Service
- * port ({@link #DISPATCH_CHAINS}), each read into its chain and comment. A full sync in several
- * buffers deletes a Service port's old rules there, by position, in the buffer that inserts its new
- * ones. This is where the kernel's text is read; nothing after it parses a line.
+ * What a full sync needs to know of the kernel, read from {@code iptables-save -t TABLE}: Proxima's
+ * chains, and the rules of the chains holding one rule per Service port ({@link #DISPATCH_CHAINS}),
+ * so a batched full sync can delete a port's old rules by position.
  *
- * @param dispatchRules per table, the rules of its dispatch chains in kernel order; a table that
- *     could not be read is missing, and then nothing is known of its rules
+ * @param dispatchRules per table, in kernel order; a table that could not be read is missing
  */
 public record IptablesListing(
     Map<String, Set<String>> chains, Map<String, List<SavedRule>> dispatchRules) {
-  /** A rule as {@code iptables-save} printed it, read as far as a full sync needs. */
   public record SavedRule(String chain, String comment) {}
 
-  /** The top-level chains where each Service port has its own rules, per table. */
   public static final Map<String, Set<String>> DISPATCH_CHAINS =
       Map.of(
           "filter",
@@ -33,19 +29,11 @@ public record IptablesListing(
           "nat",
           Set.of(IptablesChains.SERVICES, IptablesChains.NODEPORTS));
 
-  public IptablesListing {
-    chains = Map.copyOf(chains);
-    var copy = new TreeMap<String, List<SavedRule>>();
-    dispatchRules.forEach((table, rules) -> copy.put(table, List.copyOf(rules)));
-    dispatchRules = java.util.Collections.unmodifiableMap(copy);
-  }
-
-  /** Chains only, rules unknown: a full sync then goes in one buffer. */
+  /** Rules unknown: a full sync then goes in one buffer. */
   public static IptablesListing ofChains(Map<String, Set<String>> chains) {
     return new IptablesListing(chains, Map.of());
   }
 
-  /** From {@code iptables-save -t TABLE} output per table; tables left out stay unknown. */
   public static IptablesListing fromSave(Map<String, String> saveByTable) {
     var rules = new TreeMap<String, List<SavedRule>>();
     saveByTable.forEach(
@@ -66,14 +54,12 @@ public record IptablesListing(
     return new IptablesListing(IptablesCleanup.chains(saveByTable), rules);
   }
 
-  /** Whether the rules of the tables a full sync writes ({@code filter}, {@code nat}) are known. */
   public boolean rulesKnown() {
     return dispatchRules.containsKey("filter") && dispatchRules.containsKey("nat");
   }
 
   /**
-   * The text of a save line's {@code --comment}, without quotes, or null. Proxima's comments hold
-   * no quote and no backslash ({@link dev.proxima.proxy.render.RuleComment}).
+   * Without quotes, or null; Proxima's comments hold no quote or backslash ({@link RuleComment}).
    */
   static String comment(String line) {
     int at = line.indexOf("--comment ");

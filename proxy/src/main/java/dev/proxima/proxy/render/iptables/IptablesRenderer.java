@@ -13,30 +13,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/**
- * Renders one family's Service rules as one {@code iptables-restore --noflush} buffer; see the
- * package documentation for the layout. Pure: no I/O, and the same input gives the same bytes.
- */
+/** One family's Service rules as one {@code iptables-restore --noflush} buffer. Pure. */
 public final class IptablesRenderer {
   private IptablesRenderer() {}
 
   /** Above this many endpoints in total, per-endpoint rules carry no {@code -m comment}. */
   public static final int LARGE_CLUSTER_ENDPOINTS = 1000;
 
-  /**
-   * The {@code *filter} and {@code *nat} sections for {@code iptables-restore --noflush}, without
-   * the jumps from the built-in chains (ensure those with {@link #jumpRules}). Every Proxima
-   * top-level and per-Service chain is declared with a {@code :CHAIN - [0:0]} line, which under
-   * {@code --noflush} creates or flushes it; nothing else in the tables is touched.
-   */
+  /** Without the jumps from the built-in chains ({@link #jumpRules}). */
   public static IptablesRendering render(FamilySettings config, List<ServicePortRules> services) {
     return renderAll(config, services, List.of());
   }
 
   /**
-   * As {@link #render}, plus the {@link #jumpRules} as {@code -I} lines, for display or an empty
-   * namespace. NOT idempotent: iptables-restore cannot test for an existing rule, so loading it
-   * twice inserts every jump twice.
+   * With the {@link #jumpRules} as {@code -I} lines, for display or an empty namespace: loaded
+   * twice, it inserts every jump twice, as iptables-restore cannot test for a rule.
    */
   public static IptablesRendering renderWithJumps(
       FamilySettings config, List<ServicePortRules> services) {
@@ -44,9 +35,8 @@ public final class IptablesRenderer {
   }
 
   /**
-   * The jumps from the built-in chains into Proxima's, in the order to ensure them: each with
-   * {@code iptables -C} ({@link JumpRule#checkArgs}) and, when missing, {@code iptables -I} ({@link
-   * JumpRule#insertArgs}); as every one is prepended, the last in this list ends up first.
+   * The jumps from the built-in chains, in the order to ensure them ({@code -C}, else {@code -I}):
+   * as each is prepended, the last ends up first.
    */
   public static List<JumpRule> jumpRules(FamilySettings config) {
     List<String> newConn = List.of("-m", "conntrack", "--ctstate", "NEW");
@@ -72,29 +62,26 @@ public final class IptablesRenderer {
       String table, String chain, List<String> match, String comment, String target) {
     List<String> spec = new ArrayList<>(match);
     spec.addAll(List.of("-m", "comment", "--comment", comment, "-j", target));
-    return new JumpRule(table, chain, spec);
+    return new JumpRule(table, chain, List.copyOf(spec));
   }
 
   private static final String[] PROBABILITIES = new String[1024];
 
   /** {@code %.10f} of 1/(n-i), kube-proxy's probability for rule i of n; common ones cached. */
   static String probability(int remaining) {
-    if (remaining < PROBABILITIES.length) {
-      String cached = PROBABILITIES[remaining];
-      if (cached == null) {
-        cached = String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
-        PROBABILITIES[remaining] = cached;
-      }
-      return cached;
+    if (remaining >= PROBABILITIES.length) {
+      return String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
     }
-    return String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
+    if (PROBABILITIES[remaining] == null) {
+      PROBABILITIES[remaining] = String.format(Locale.ROOT, "%.10f", 1.0 / remaining);
+    }
+    return PROBABILITIES[remaining];
   }
 
   private static IptablesRendering renderAll(
       FamilySettings config, List<ServicePortRules> services, List<JumpRule> jumps) {
     IptablesAssembler assembler = new IptablesAssembler(config);
     IptablesTransaction transaction = assembler.replaceAllTransaction(services);
-    // Each table's jumps end up before its COMMIT: the text groups statements by table.
     jumps.forEach(transaction::insertJump);
     return new IptablesRendering(transaction.text(), assembler.warnings());
   }

@@ -13,19 +13,14 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The one writer of {@code iptables-restore} input for Proxima's rules: every {@code -A}, {@code
- * -I}, {@code -D}, chain declaration and {@code COMMIT} the proxy loads is spelled here, and every
- * comment goes through {@link RuleComment} here, whatever built the rule. A comment's text comes
- * from names a tenant chooses; sanitised, it holds no quote, backslash or newline, so it can
- * neither end its quoted string nor start a rule of its own. Pure.
+ * The one writer of {@code iptables-restore} input, and of every comment through {@link
+ * RuleComment}: names a tenant chooses, sanitised, can neither end their quoted string nor start a
+ * rule of their own. Pure.
  */
 public final class IptablesRestoreText {
   private IptablesRestoreText() {}
 
-  /**
-   * Each table's operations as one section, {@code *table} ... {@code COMMIT}, tables in the order
-   * they first appear; "" for an empty transaction.
-   */
+  /** Each table's operations as one section, tables in the order they first appear. */
   public static String of(IptablesTransaction transaction) {
     List<IptablesTransaction.Op> ops = transaction.ops();
     Set<String> tables = new LinkedHashSet<>();
@@ -44,17 +39,14 @@ public final class IptablesRestoreText {
     return out.toString();
   }
 
-  /** A rule as an append line, {@code -A CHAIN ...}, as {@code iptables-save} prints it too. */
+  /** {@code -A CHAIN ...}, as {@code iptables-save} prints it too. */
   public static String line(IptablesRule rule) {
     StringBuilder out = new StringBuilder("-A ").append(rule.chain());
     body(out, rule);
     return out.toString();
   }
 
-  /**
-   * The text a comment match carries for {@code text}, as {@code iptables-save} prints it: {@link
-   * RuleComment#sanitise sanitised} and cut to the kernel's limit, without surrounding spaces.
-   */
+  /** A comment's text as {@code iptables-save} prints it: sanitised, cut, stripped. */
   public static String commentText(String text) {
     return RuleComment.sanitise(text, RuleComment.IPTABLES_EXTRA, RuleComment.IPTABLES_MAX).strip();
   }
@@ -82,7 +74,6 @@ public final class IptablesRestoreText {
     }
   }
 
-  /** What follows the chain (and position): the comment match first, then the spec. */
   private static void body(StringBuilder out, IptablesRule rule) {
     if (rule.comment() != null) {
       out.append(" -m comment --comment ");
@@ -102,7 +93,7 @@ public final class IptablesRestoreText {
     }
   }
 
-  /** {@code -I CHAIN spec...}; the argument after {@code --comment} is sanitised as any comment. */
+  /** The argument after {@code --comment} is sanitised as any comment. */
   private static void insertJump(StringBuilder out, JumpRule jump) {
     out.append("-I ").append(jump.chain());
     List<String> spec = jump.spec();

@@ -3,18 +3,12 @@ package dev.proxima.proxy.render.iptables;
 import java.util.Objects;
 
 /**
- * One rule of a Proxima chain, as an object: where it goes, what it says of itself and what it
- * matches and does. Renderers build these, the assembler compares and orders them, and only {@link
- * IptablesRestoreText} turns them into text, so no code has to find the chain, the comment or the
- * target in a line again. Held for every rule of the ruleset (about 100,000 at 10,000 Services with
- * two endpoints), hence four references and no parsed argument list.
+ * One rule of a Proxima chain; only {@link IptablesRestoreText} writes it as text. Held for every
+ * rule (about 100,000 at 10,000 Services), hence four references and no parsed argument list.
  *
- * @param comment the rule's comment as the renderer wrote it, from names a tenant chooses; null for
- *     none. Sanitised and quoted only when written ({@link IptablesRestoreText#commentText}).
- * @param spec the matches and the target after the comment ({@code -m tcp -p tcp ... -j X}), built
- *     from Proxima's own constants and validated values, or, for a rule read from the kernel
- *     ({@link #saved}), everything after the chain as {@code iptables-save} printed it; empty for
- *     none
+ * @param comment from names a tenant chooses, or null; sanitised only when written
+ * @param spec the matches and the target after the comment, or for a rule read from the kernel
+ *     ({@link #saved}) everything after the chain as {@code iptables-save} printed it
  */
 public record IptablesRule(String table, String chain, String comment, String spec) {
   public IptablesRule {
@@ -23,10 +17,7 @@ public record IptablesRule(String table, String chain, String comment, String sp
     Objects.requireNonNull(spec, "spec");
   }
 
-  /**
-   * A rule as an {@code iptables-save} line {@code -A CHAIN rest} printed it, to delete it by that
-   * text: its comment, if any, stays in {@code rest}, quoted as the tool printed it.
-   */
+  /** An {@code iptables-save} line {@code -A CHAIN rest}, to delete the rule by that text. */
   static IptablesRule saved(String table, String line) {
     int space = line.indexOf(' ', 3);
     return space < 0

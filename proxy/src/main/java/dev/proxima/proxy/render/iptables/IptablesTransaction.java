@@ -5,41 +5,37 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One {@code iptables-restore --noflush} input as objects: the operations in the order they were
- * added, each naming its table. {@link IptablesRestoreText} writes each table's operations as one
- * section ending in {@code COMMIT}, tables in the order they first appear, so operations of several
- * tables may be added in any interleaving. Mutable while it is being built; not thread-safe.
+ * One {@code iptables-restore --noflush} input as its operations in order, each naming its table,
+ * so the tables' operations may interleave ({@link IptablesRestoreText} groups them).
  */
 public final class IptablesTransaction {
   public sealed interface Op {
     String table();
   }
 
-  /** {@code :CHAIN - [0:0]}: creates the chain, or under {@code --noflush} empties it. */
-  public record DeclareChain(String table, String chain) implements Op {}
+  /** An operation on one rule, in the rule's table. */
+  public sealed interface RuleOp extends Op {
+    IptablesRule rule();
 
-  public record Append(IptablesRule rule) implements Op {
     @Override
-    public String table() {
-      return rule.table();
+    default String table() {
+      return rule().table();
     }
   }
 
-  /** {@code -I CHAIN position ...}: inserts the rule so that it becomes rule {@code position}. */
-  public record Insert(IptablesRule rule, int position) implements Op {
+  /** {@code :CHAIN - [0:0]}: creates the chain, or under {@code --noflush} empties it. */
+  public record DeclareChain(String table, String chain) implements Op {}
+
+  public record Append(IptablesRule rule) implements RuleOp {}
+
+  public record Insert(IptablesRule rule, int position) implements RuleOp {
     public Insert {
       if (position < 1) {
         throw new IllegalArgumentException("positions start at 1, got " + position);
       }
     }
-
-    @Override
-    public String table() {
-      return rule.table();
-    }
   }
 
-  /** {@code -I CHAIN spec...}: prepends a jump from a built-in chain. */
   public record InsertJump(JumpRule jump) implements Op {
     @Override
     public String table() {
@@ -47,15 +43,8 @@ public final class IptablesTransaction {
     }
   }
 
-  /** {@code -D CHAIN ...}: deletes the first rule equal to this one. */
-  public record Delete(IptablesRule rule) implements Op {
-    @Override
-    public String table() {
-      return rule.table();
-    }
-  }
+  public record Delete(IptablesRule rule) implements RuleOp {}
 
-  /** {@code -D CHAIN position}: deletes the rule at that position. */
   public record DeleteAt(String table, String chain, int position) implements Op {
     public DeleteAt {
       if (position < 1) {
@@ -64,7 +53,6 @@ public final class IptablesTransaction {
     }
   }
 
-  /** {@code -X CHAIN}: deletes the chain, which must be empty and no rule's target. */
   public record DeleteChain(String table, String chain) implements Op {}
 
   private final List<Op> ops = new ArrayList<>();

@@ -2,30 +2,22 @@ package dev.proxima.proxy.render.iptables;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
- * One jump from a built-in chain into a Proxima chain. {@code iptables-restore --noflush} cannot
- * test whether a rule exists, so these are ensured one by one with {@code iptables -C ... ||
- * iptables -I ...}; see {@link IptablesRenderer#jumpRules}.
+ * A jump from a built-in chain into a Proxima chain, ensured with {@code iptables -C}, else {@code
+ * -I}: {@code iptables-restore} cannot test whether a rule exists.
  */
 public record JumpRule(String table, String chain, List<String> spec) {
-  public JumpRule {
-    Objects.requireNonNull(table, "table");
-    Objects.requireNonNull(chain, "chain");
-    spec = List.copyOf(spec);
-  }
 
   public String target() {
     return spec.get(spec.size() - 1);
   }
 
-  /** Arguments for {@code iptables}: {@code -t TABLE -C CHAIN spec...} (exit 0 when present). */
+  /** {@code -t TABLE -C CHAIN spec...}: exits 0 when present. */
   public List<String> checkArgs() {
     return args("-C");
   }
 
-  /** Arguments for {@code iptables}: {@code -t TABLE -I CHAIN spec...} (prepend). */
   public List<String> insertArgs() {
     return args("-I");
   }

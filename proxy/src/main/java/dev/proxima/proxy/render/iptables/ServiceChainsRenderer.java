@@ -9,6 +9,7 @@ import static dev.proxima.proxy.render.iptables.IptablesChains.SERVICES;
 
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.render.FamilySettings;
@@ -41,22 +42,21 @@ final class ServiceChainsRenderer {
     this.config = config;
     this.decision = new RouteDecision(config.family(), warnings);
     this.large = large;
-    this.reject = "-j REJECT --reject-with " + IptablesSyntax.rejectWith(config.family());
+    this.reject =
+        "-j REJECT --reject-with "
+            + (config.family() == IpFamily.IPV6 ? "icmp6" : "icmp")
+            + "-port-unreachable";
   }
 
-  /**
-   * @param large above {@link IptablesRenderer#LARGE_CLUSTER_ENDPOINTS} in the whole ruleset:
-   *     per-endpoint rules carry no comment
-   */
+  /** {@code large}: per-endpoint rules carry no comment. */
   static ServiceChains render(FamilySettings config, ServicePortRules rules, boolean large) {
     var renderer = new ServiceChainsRenderer(config, large);
-    renderer.servicePort(rules);
+    rules.route(renderer.decision).ifPresent(renderer::translate);
     return new ServiceChains(
         renderer.shared,
         renderer.own,
         renderer.healthCheckNodePort,
         renderer.healthCheck,
-        endpointAddresses(rules),
         renderer.warnings);
   }
 
@@ -86,12 +86,7 @@ final class ServiceChainsRenderer {
     add("filter", chain, comment, parts);
   }
 
-  /**
-   * Adds a rule to {@code chain}, declaring the chain when it is the port's own.
-   *
-   * @param comment the comment's text, unsanitised, or null
-   * @param parts the matches and the target, empty ones left out
-   */
+  /** Declares {@code chain} when it is the port's own; empty {@code parts} are left out. */
   private void add(String table, String chain, String comment, String... parts) {
     StringBuilder spec = new StringBuilder();
     for (String part : parts) {
@@ -110,20 +105,12 @@ final class ServiceChainsRenderer {
     }
   }
 
-  /**
-   * {@code -j chain} to one of the port's own chains, declaring it: a chain is declared where it is
-   * first used, as a target or by a rule of its own, which is the order the buffer declares them.
-   */
+  /** {@code -j} to a chain of the port's own, declared where first used, as the buffer does. */
   private String jumpTo(String ownChain) {
     own.computeIfAbsent(ownChain, c -> new ArrayList<>());
     return "-j " + ownChain;
   }
 
-  private void servicePort(ServicePortRules rules) {
-    rules.route(decision).ifPresent(this::translate);
-  }
-
-  /** Spells one port's routing decision in this mode. */
   private void translate(PortRoute route) {
     ServicePort sp = route.port();
     ServicePortName name = sp.name();
@@ -131,17 +118,9 @@ final class ServiceChainsRenderer {
     String protoMatch = "-m " + proto + " -p " + proto;
     String dport = "--dport " + sp.port();
 
-    List<String> externalIps = route.externalIps();
-    List<String> lbIps = route.loadBalancerIps();
-    int nodePort = route.nodePort();
-    List<Endpoint> cluster = route.cluster();
-    List<Endpoint> local = route.local();
-
     boolean hasAny = route.anyEndpoints();
     boolean externalLocal = route.externalLocal();
-    boolean hasInternal = route.internal().dispatches();
     boolean hasExternal = route.external().dispatches();
-    boolean usesExternalChain = hasAny && route.externallyAccessible();
     // Without endpoints nothing is DNATed and the reject answers every source alike.
     boolean usesFirewallChain = hasAny && route.firewall();
 
@@ -152,12 +131,10 @@ final class ServiceChainsRenderer {
     String ext = IptablesChains.EXT_PREFIX + hash;
     String fw = IptablesChains.FW_PREFIX + hash;
     String internalChain = route.internal() == Verdict.LOCAL_ENDPOINTS ? svl : svc;
-    String externalPolicyChain = externalLocal ? svl : svc;
 
-    // ClusterIP.
     if (route.clusterIp() != null) {
       String dest = protoMatch + " -d " + route.clusterIp() + " " + dport;
-      if (hasInternal) {
+      if (route.internal().dispatches()) {
         nat(SERVICES, name + DispatchComments.CLUSTER_IP, dest, jumpTo(internalChain));
         String masq = "";
         if (config.masqueradeAll()) {
@@ -177,8 +154,7 @@ final class ServiceChainsRenderer {
       }
     }
 
-    // externalIPs.
-    for (String ip : externalIps) {
+    for (String ip : route.externalIps()) {
       String dest = protoMatch + " -d " + ip + " " + dport;
       if (hasAny) {
         nat(SERVICES, name + DispatchComments.EXTERNAL_IP, dest, jumpTo(ext));
@@ -188,8 +164,7 @@ final class ServiceChainsRenderer {
       }
     }
 
-    // Load-balancer IPs.
-    for (String ip : lbIps) {
+    for (String ip : route.loadBalancerIps()) {
       String dest = protoMatch + " -d " + ip + " " + dport;
       if (hasAny) {
         nat(
@@ -206,9 +181,8 @@ final class ServiceChainsRenderer {
       }
     }
 
-    // NodePort.
-    if (nodePort != 0) {
-      String dest = protoMatch + " --dport " + nodePort;
+    if (route.nodePort() != 0) {
+      String dest = protoMatch + " --dport " + route.nodePort();
       if (hasAny) {
         nat(NODEPORTS, name.toString(), dest, jumpTo(ext));
       }
@@ -232,8 +206,7 @@ final class ServiceChainsRenderer {
               "-m tcp -p tcp --dport " + healthCheckPort + " -j ACCEPT");
     }
 
-    // External chain.
-    if (usesExternalChain) {
+    if (hasAny && route.externallyAccessible()) {
       if (!externalLocal) {
         nat(ext, "masquerade traffic for " + name + " external destinations", "-j " + MARK_MASQ);
       } else {
@@ -259,12 +232,11 @@ final class ServiceChainsRenderer {
             jumpTo(svc));
       }
       if (hasExternal) {
-        nat(ext, null, jumpTo(externalPolicyChain));
+        nat(ext, null, jumpTo(externalLocal ? svl : svc));
       }
     }
 
-    // Firewall chain: accepted sources go on to EXT, the rest fall through to the DROP in
-    // filter PROXIMA-FIREWALL (they are not DNATed, so the DROP rule still matches them).
+    // Accepted sources go on to EXT; the rest, not DNATed, meet the DROP in filter FIREWALL.
     if (usesFirewallChain) {
       for (Cidr range : route.allowedSources()) {
         nat(fw, name + DispatchComments.LOAD_BALANCER_IP, "-s " + range, jumpTo(ext));
@@ -272,23 +244,22 @@ final class ServiceChainsRenderer {
       nat(fw, "other traffic to " + name + " will be dropped by " + FIREWALL);
     }
 
-    // Endpoint dispatch and endpoint chains.
     Long sticky = route.sticky() ? route.affinitySeconds() : null;
     if (route.usesCluster() && route.spills()) {
       spill(name, svc, IptablesChains.SPZ_PREFIX + hash, route, sticky);
     } else if (route.usesCluster()) {
-      dispatch(name, svc, cluster, sticky);
+      dispatch(name, svc, route.cluster(), sticky);
     }
     if (route.usesLocal()) {
-      dispatch(name, svl, local, sticky);
+      dispatch(name, svl, route.local(), sticky);
     }
     Map<String, Endpoint> reachable = new LinkedHashMap<>();
     if (route.usesCluster()) {
-      cluster.forEach(e -> reachable.putIfAbsent(e.address(), e));
+      route.cluster().forEach(e -> reachable.putIfAbsent(e.address(), e));
       route.spill().spread().forEach(e -> reachable.putIfAbsent(e.address(), e));
     }
     if (route.usesLocal()) {
-      local.forEach(e -> reachable.putIfAbsent(e.address(), e));
+      route.local().forEach(e -> reachable.putIfAbsent(e.address(), e));
     }
     for (Endpoint endpoint : reachable.values()) {
       String sep = sepName(name, endpoint);
@@ -315,9 +286,8 @@ final class ServiceChainsRenderer {
   }
 
   /**
-   * Zone spill-over: a client an endpoint remembers keeps it; otherwise the zone's share of new
-   * connections jumps to the in-zone choice and the rest fall through to the choice of any ready
-   * endpoint.
+   * A client an endpoint remembers keeps it; else the zone's share of new connections jumps to the
+   * in-zone choice, the rest fall through to the choice of any ready endpoint.
    */
   private void spill(ServicePortName name, String svc, String spz, PortRoute route, Long sticky) {
     if (sticky != null) {
@@ -372,23 +342,16 @@ final class ServiceChainsRenderer {
   }
 
   /**
-   * Drops or rejects what matches, counting it first in the no-endpoints counter: a jump to a
-   * counter chain that returns, then the verdict itself, which stays here so that a counter chain
-   * someone emptied or damaged can never let such a packet through.
+   * Counts, then drops or rejects: the verdict stays here, so a counter chain someone emptied or
+   * damaged can never let such a packet through.
    */
   private void refuse(String chain, String comment, String match, Verdict verdict) {
     if (config.countsLocality()) {
       filter(chain, comment, match, "-j " + IptablesChains.COUNT_NO_ENDPOINTS);
     }
-    filter(chain, comment, match, target(verdict));
+    filter(chain, comment, match, verdict == Verdict.DROP ? "-j DROP" : reject);
   }
 
-  /** The target of a verdict that sends the packet nowhere. */
-  private String target(Verdict verdict) {
-    return verdict == Verdict.DROP ? "-j DROP" : reject;
-  }
-
-  /** The comment of a per-endpoint rule, left out in large clusters. */
   private String endpointComment(String text) {
     return large ? null : text;
   }

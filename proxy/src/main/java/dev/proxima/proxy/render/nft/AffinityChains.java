@@ -20,11 +20,10 @@ import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
 /**
- * The chains and timeout sets of ClientIP session affinity: a map element cannot remember which
- * endpoint a client got. Per endpoint list a {@code sticky-<hash>} chain checks the per-endpoint
- * timeout sets, then picks at random; per endpoint an {@code affinity-<hash>} chain records the
- * client in its same-named set and DNATs. A port's Cluster and Local lists share the endpoint
- * chains, so a client keeps its endpoint whichever way it comes in.
+ * ClientIP affinity's chains and timeout sets, as a map element cannot remember a client: per list
+ * a {@code sticky-<hash>} chain checks the per-endpoint sets, then picks at random; per endpoint an
+ * {@code affinity-<hash>} chain records the client in its set and DNATs. A port's lists share the
+ * endpoint chains, so a client keeps its endpoint whichever way it comes in.
  */
 final class AffinityChains {
   private final IpFamily family;
@@ -46,14 +45,9 @@ final class AffinityChains {
     this.leadingRules = List.copyOf(leadingRules);
   }
 
-  /** The {@code sticky-<hash>} chain of {@code list}, {@code kind} cluster or local. */
-  String chain(ServicePort sp, String kind, List<Endpoint> list) {
-    return chain(sp, kind, list, ZoneSpill.NONE);
-  }
-
   /**
-   * As above; with a spill, a client remembered by any ready endpoint keeps it, and a new one goes
-   * through the weighted draw to {@code list} or to any of the spread endpoints.
+   * The {@code sticky-<hash>} chain of {@code list}, {@code kind} cluster or local. With a spill, a
+   * client any ready endpoint remembers keeps it; a new one goes through the weighted draw.
    */
   String chain(ServicePort sp, String kind, List<Endpoint> list, ZoneSpill spill) {
     String base = sp.name() + "/" + sp.protocol().lower();
@@ -76,8 +70,7 @@ final class AffinityChains {
     for (int index = 0; index < all.size(); index++) {
       Endpoint target = all.get(index);
       String addressPort = NftSyntax.addressPort(family, target.ip(), target.port());
-      // The timeout is part of the name: a full sync keeps an affinity set by name, and a set
-      // declared again with another timeout would keep the old one.
+      // The timeout is in the name: a set kept by name and declared again keeps its old timeout.
       String endpointKey = base + "@" + addressPort + "~" + timeout;
       String endpoint = nameByKey.get(endpointKey);
       if (endpoint == null) {
@@ -106,7 +99,7 @@ final class AffinityChains {
       }
     }
     if (spreads) {
-      chainRules.add(SpillRules.draw(spill) + " " + choice(endpointChains));
+      chainRules.add(RenderPass.draw(spill) + " " + choice(endpointChains));
       chainRules.add(choice(spreadChains));
     } else {
       chainRules.add(choice(endpointChains));

@@ -10,39 +10,35 @@ import dev.proxima.proxy.nftables.NftSyntax;
 import dev.proxima.proxy.nftables.NftText;
 import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.PodInterface;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
-/** Builds table {@code proxima} without any Service port. */
+/** Table {@code proxima} without any Service port. */
 final class FixedLayout extends TableObjects {
   private final FamilySettings config;
   private final IpFamily family;
   private final NftText text;
-  private final List<String> warnings = new ArrayList<>();
+  final List<String> warnings = new ArrayList<>();
+
+  /** Replaces the kernel's table with this one. */
+  final String script;
 
   FixedLayout(FamilySettings config) {
     this.config = config;
     this.family = config.family();
     this.text = new NftText(family);
+    var body = print();
+    var script = new NftTransaction(text, body.length() + 200).replaceTable();
+    this.script = script.appendWritten(body).toString();
   }
 
-  FixedTable build() {
-    var body = print();
-    var maps = new HashSet<String>();
-    sets.forEach(
-        (name, set) -> {
-          if (set.isMap()) {
-            maps.add(name);
-          }
-        });
-    var script = new NftTransaction(text, body.length() + 200).replaceTable();
-    return new FixedTable(
-        script.appendWritten(body).toString(),
-        Set.copyOf(chains.keySet()),
-        Set.copyOf(maps),
-        warnings);
+  boolean isMap(String name) {
+    var set = sets.get(name);
+    return set != null && set.isMap();
   }
 
   private String print() {
@@ -75,14 +71,9 @@ final class FixedLayout extends TableObjects {
     chain(MARK_FOR_MASQUERADE, "mark set mark or " + mark);
     chain(
         MASQUERADING,
-        "ct status dnat "
-            + NftSyntax.saddr(family)
-            + " . "
-            + NftSyntax.daddr(family)
-            + " @"
-            + HAIRPINS
-            + " jump "
-            + MARK_FOR_MASQUERADE,
+        "ct status dnat %s . %s @%s jump %s"
+            .formatted(
+                NftSyntax.saddr(family), NftSyntax.daddr(family), HAIRPINS, MARK_FOR_MASQUERADE),
         "mark and " + mark + " == 0 return",
         "mark set mark xor " + mark,
         "masquerade fully-random");
@@ -96,20 +87,16 @@ final class FixedLayout extends TableObjects {
       chain(REJECT_CHAIN, "reject");
       chain(NftNames.NO_ENDPOINT_DROP, "drop");
     }
-    // The first set an endpoint address is in decides its locality, so an address two slices
-    // disagree about is counted once. Before the node counter, a counted Service port's element in
-    // that locality's counting set counts it too: a lookup in a set declared with a counter counts
-    // the element it matches, and a connection of an uncounted port finds none and goes on.
+    // The first set an endpoint address is in decides its locality, so it is counted once. Before
+    // the node counter, a counted port's element in the locality's counting set counts it too.
     List<String> localityRules = new ArrayList<>();
     for (Locality locality : Locality.values()) {
       String endpointMatch = NftSyntax.daddr(family) + " @" + NftNames.localitySet(locality);
       // ct original proto-dst has a type only after a protocol match.
       localityRules.add(
-          endpointMatch
-              + " meta l4proto { tcp, udp, sctp } ct original "
-              + NftSyntax.daddr(family)
-              + " . meta l4proto . ct original proto-dst @"
-              + NftNames.serviceSet(locality));
+          ("%s meta l4proto { tcp, udp, sctp } ct original %s"
+                  + " . meta l4proto . ct original proto-dst @%s")
+              .formatted(endpointMatch, NftSyntax.daddr(family), NftNames.serviceSet(locality)));
       localityRules.add(endpointMatch + " " + countIn(NftNames.counterKey(locality)) + " return");
     }
     if (config.countsLocality()) {
@@ -119,8 +106,7 @@ final class FixedLayout extends TableObjects {
     chain(
         NODEPORT_ENDPOINTS_CHECK,
         nodePortMatch + " " + portTuple + " vmap @" + NO_ENDPOINT_NODEPORTS);
-    // An address of the Service CIDRs no Service holds goes nowhere, so it is dropped rather than
-    // routed on.
+    // An address of the Service CIDRs no Service holds is dropped rather than routed on.
     chain(
         CLUSTER_IPS_CHECK,
         NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " reject",
@@ -174,9 +160,8 @@ final class FixedLayout extends TableObjects {
     map(NODEPORT_LOCAL_DISPATCH, portType + " : verdict", "NodePort to Local lb chain");
     map(NO_ENDPOINT_SERVICES, tupleType + " : verdict", "addresses without usable endpoints");
     map(NO_ENDPOINT_NODEPORTS, portType + " : verdict", "NodePorts without usable endpoints");
-    // Each source-range list is a set of its own, behind its own chain: nft loads ranges
-    // concatenated with the addresses in time that grows faster than they do, ranges alone in
-    // n log n.
+    // Each source-range list is a set behind its own chain: ranges concatenated with addresses
+    // load in time growing faster than n log n.
     map(
         FIREWALL_IPS,
         tupleType + " : verdict",
@@ -187,10 +172,7 @@ final class FixedLayout extends TableObjects {
           NftNames.COUNTERS,
           "type mark ; counter ;",
           "connections per locality, without endpoints");
-      List<String> keys = new ArrayList<>();
-      for (Locality locality : Locality.values()) {
-        keys.add(NftNames.counterKey(locality));
-      }
+      var keys = new ArrayList<>(Stream.of(Locality.values()).map(NftNames::counterKey).toList());
       keys.add(NftNames.counterKey(null));
       keys(elements, NftNames.COUNTERS, keys);
       for (Locality locality : Locality.values()) {
@@ -237,11 +219,37 @@ final class FixedLayout extends TableObjects {
   private List<String> externalLocal(String match, String clusterMap, String localMap) {
     List<String> list = new ArrayList<>();
     if (config.detectsLocalTraffic()) {
-      list.add(TrafficMatches.podTraffic(config, false) + " " + match + " vmap @" + clusterMap);
+      list.add(podTraffic(config, false) + " " + match + " vmap @" + clusterMap);
     }
     list.add("fib saddr type local jump " + MARK_FOR_MASQUERADE);
     list.add("fib saddr type local " + match + " vmap @" + clusterMap);
     list.add(match + " vmap @" + localMap);
     return list;
+  }
+
+  /** First in every lb and sticky chain; none when pod traffic cannot be told apart. */
+  static Optional<String> masqueradeClusterIp(FamilySettings config) {
+    IpFamily family = config.family();
+    String clusterIpMatch =
+        NftSyntax.daddr(family) + " @" + CLUSTER_IPS + " jump " + MARK_FOR_MASQUERADE;
+    if (config.masqueradeAll()) {
+      return Optional.of(clusterIpMatch);
+    }
+    if (config.detectsLocalTraffic()) {
+      return Optional.of(podTraffic(config, true) + " " + clusterIpMatch);
+    }
+    return Optional.empty();
+  }
+
+  static String podTraffic(FamilySettings config, boolean negated) {
+    IpFamily family = config.family();
+    String op = negated ? " != " : " ";
+    PodInterface pods = config.podInterface();
+    if (pods != null) {
+      return "iifname" + op + "\"" + pods.name() + (pods.prefix() ? "*" : "") + "\"";
+    }
+    List<String> cidrs = config.clusterCidrs();
+    String set = cidrs.size() == 1 ? cidrs.get(0) : "{ " + String.join(", ", cidrs) + " }";
+    return NftSyntax.saddr(family) + op + set;
   }
 }

@@ -17,27 +17,25 @@ import java.util.Set;
 
 /**
  * A full sync in bounded transactions, so it never holds the nftables lock long: every object goes
- * beside what the table holds, then one small transaction switches the hooked chains to them.
+ * beside the table's, then one small transaction switches the hooked chains to them.
  *
- * <p>The first transaction holds the fixed table and the shared chains whose rules look up a map
- * (nft 1.0.6 types such a rule only in the transaction that declares the map), found before any
- * port is rendered ({@link RenderPass#sharedChainsOf}), so it loads while the rest is rendered.
- * Each later one brings whole Service ports, declarations before elements. The Service CIDRs come
- * last: until then no address is dropped for lacking a Service. A table small enough for one
- * transaction goes as one, so the transactions are held until the table is known to be larger.
+ * <p>The first holds the fixed table and the shared chains whose rules look up a map (nft 1.0.6
+ * types those only where the map is declared), found before rendering, so it loads meanwhile. Each
+ * later one brings whole ports. The Service CIDRs come last: until then no address is dropped for
+ * lacking a Service. A table that fits one transaction goes as one, so they are held till known.
  */
 final class FullSyncBatches {
 
   private final TableModel model;
   private final GenerationSwitch generation;
   private final NftText text;
-  private final FixedTable fixed;
+  private final FixedLayout fixed;
 
-  FullSyncBatches(TableModel model, GenerationSwitch generation, FixedTable fixed) {
+  FullSyncBatches(TableModel model, GenerationSwitch generation) {
     this.model = model;
     this.generation = generation;
-    this.text = generation.text();
-    this.fixed = fixed;
+    this.text = generation.text;
+    this.fixed = model.fixed;
   }
 
   RulesetAssembler.ColdRebuild write(
@@ -108,10 +106,7 @@ final class FullSyncBatches {
     return all.append(generation.switchTo());
   }
 
-  /**
-   * The transactions on their way to the sink, held until the table is known to need more than one
-   * transaction, then handed over as they come.
-   */
+  /** Holds the transactions until the table is known to need several, then hands them on. */
   private final class Output {
     private final RulesetAssembler.TransactionSink sink;
     private final int budget;
@@ -129,15 +124,15 @@ final class FullSyncBatches {
       this.sink = sink;
       this.budget = budget;
       this.sharedChains = new HashSet<>(shared.names());
-      var objects = RenderPass.sharedChainObjects(model.config(), shared);
+      var objects = RenderPass.sharedChainObjects(model.config, shared);
       var first =
           firstTransaction(
-              fixed.script().length() + 256 * shared.names().size(),
+              fixed.script.length() + 256 * shared.names().size(),
               shared.names(),
-              objects.chains(),
-              objects.rules());
+              objects.chains,
+              objects.rules);
       held.add(new Held(first, true));
-      if (fixed.chains().size() + model.serviceCidrs.size() + shared.elementsAtLeast() > budget) {
+      if (fixed.chains.size() + model.serviceCidrs.size() + shared.elementsAtLeast() > budget) {
         startWriting(); // sure to need several: the loading starts while the ports are rendered
       }
     }
@@ -147,11 +142,11 @@ final class FullSyncBatches {
       return !writing || portBatches >= 2 ? budget : Math.max(1, budget >> (2 - portBatches));
     }
 
-    boolean hasSharedChainsOf(ServiceFragment parts) {
-      for (var chain : parts.chains().keySet()) {
+    boolean hasSharedChainsOf(RenderPass parts) {
+      for (var chain : parts.chains.keySet()) {
         if (!rendersFirstLast
             && !sharedChains.contains(chain)
-            && TableModel.looksUpMap(parts.rules().getOrDefault(chain, List.of()))) {
+            && TableModel.looksUpMap(parts.rules.getOrDefault(chain, List.of()))) {
           return false;
         }
       }
@@ -210,7 +205,7 @@ final class FullSyncBatches {
           }
         });
     return firstTransaction(
-        model.length(text) / 8 + fixed.script().length(),
+        model.length(text) / 8 + fixed.script.length(),
         shared,
         model.chainDeclarations,
         model.chainRules);
@@ -230,10 +225,7 @@ final class FullSyncBatches {
     return first;
   }
 
-  /**
-   * One port batch: declarations and rules, then the elements in one block per set. A block per
-   * port and set made a large table's script twice as long, and nft's time grows with the script.
-   */
+  /** Declarations and rules, then one element block per set: a block per port doubled the text. */
   private final class Batch {
     final NftTransaction declarations = new NftTransaction(text);
     final Map<String, List<NftElement>> elements = new LinkedHashMap<>();
@@ -273,16 +265,16 @@ final class FullSyncBatches {
   }
 
   /** Whether the port uses a chain or set among {@code declared}, named as appendDeclarations. */
-  private static boolean usesAnyOf(ServiceFragment parts, Set<String> declared) {
+  private static boolean usesAnyOf(RenderPass parts, Set<String> declared) {
     if (declared.isEmpty()) {
       return false;
     }
-    for (var chain : parts.chains().keySet()) {
+    for (var chain : parts.chains.keySet()) {
       if (declared.contains(chain)) {
         return true;
       }
     }
-    for (var set : parts.sets().keySet()) {
+    for (var set : parts.sets.keySet()) {
       if (declared.contains("set " + set)) {
         return true;
       }
@@ -292,10 +284,10 @@ final class FullSyncBatches {
 
   /** The chains (with their rules) and sets no earlier port declared; returns the lines. */
   private int appendDeclarations(
-      NftTransaction out, ServiceFragment parts, Set<String> declared, List<String> declaring) {
+      NftTransaction out, RenderPass parts, Set<String> declared, List<String> declaring) {
     int lines = 0;
-    for (var chain : parts.chains().keySet()) {
-      if (TableModel.looksUpMap(parts.rules().getOrDefault(chain, List.of()))) {
+    for (var chain : parts.chains.keySet()) {
+      if (TableModel.looksUpMap(parts.rules.getOrDefault(chain, List.of()))) {
         // In the first transaction, with its rules.
         declared.add(chain);
         declared.add("rules " + chain);
@@ -305,14 +297,14 @@ final class FullSyncBatches {
         lines++;
       }
     }
-    for (var entry : parts.sets().entrySet()) {
+    for (var entry : parts.sets.entrySet()) {
       if (declared.add("set " + entry.getKey())) {
         out.addSet(entry.getValue());
         declaring.add("set " + entry.getKey());
         lines++;
       }
     }
-    for (var chain : parts.chains().keySet()) {
+    for (var chain : parts.chains.keySet()) {
       if (declared.add("rules " + chain)) {
         for (var rule : model.chainRules.getOrDefault(chain, List.of())) {
           out.addRule(rule);

@@ -2,6 +2,7 @@ package dev.proxima.proxy.render.nft;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.nftables.KernelTable;
+import dev.proxima.proxy.nftables.NftChain;
 import dev.proxima.proxy.nftables.NftElement;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftSet;
@@ -12,32 +13,31 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * One generation's fixed objects, the switch of the hooked chains to them, and the deletion of what
- * earlier generations left. Only the hooked chains and the sets that hold state ({@link
- * NftText#keepsName}) keep their names across generations, so nothing those sets hold is lost.
+ * earlier generations left.
  */
 final class GenerationSwitch {
   private final FixedLayout layout;
-  private final NftText text;
+  final NftText text;
+
+  /** Generation 0's: names an earlier full sync left as the kernel lists them. */
+  private final NftText kernelNames;
+
   final Set<String> baseChains;
 
   GenerationSwitch(FixedLayout layout, IpFamily family, int generation) {
     this.layout = layout;
-    var hooked = new LinkedHashSet<String>();
-    layout.chains.forEach(
-        (name, chain) -> {
-          if (chain.hook() != null) {
-            hooked.add(name);
-          }
-        });
+    var hooked =
+        layout.chains.values().stream()
+            .filter(chain -> chain.hook() != null)
+            .map(NftChain::name)
+            .collect(Collectors.toCollection(LinkedHashSet::new));
     this.baseChains = Collections.unmodifiableSet(hooked);
     this.text = new NftText(family, generation, hooked);
-  }
-
-  NftText text() {
-    return text;
+    this.kernelNames = new NftText(family);
   }
 
   /** The fixed table's objects but the base chains; {@code add} leaves a kept set as it is. */
@@ -45,10 +45,7 @@ final class GenerationSwitch {
     layout.appendTo(out.addTable(), baseChains);
   }
 
-  /**
-   * One small transaction, after everything the base chains lead to is loaded, so every packet
-   * meets the old objects or the new ones, never a part of either.
-   */
+  /** Loaded last and small, so every packet meets the old objects or the new, never a mix. */
   NftTransaction switchTo() {
     var out = new NftTransaction(text, 2048);
     for (var chain : baseChains) {
@@ -58,10 +55,7 @@ final class GenerationSwitch {
     return out;
   }
 
-  /**
-   * In transactions of at most {@code budget} lines. A counting key no counted port wants is added
-   * before it is deleted, so the delete finds it.
-   */
+  /** A counting key no counted port wants is added before it is deleted, so the delete finds it. */
   RulesetAssembler.Deleting deletingEarlier(
       KernelTable before, Set<String> countingKeys, TableModel model, int budget) {
     var first = new Bounded(budget);
@@ -71,8 +65,8 @@ final class GenerationSwitch {
         .forEach(
             (chain, kind) -> {
               if (!kind.base() || !baseChains.contains(chain)) {
-                first.next(1).flushKernelChain(chain);
-                last.next(1).deleteKernelChain(chain);
+                first.next(1).flushChain(chain);
+                last.next(1).deleteChain(chain);
               }
             });
     before
@@ -80,7 +74,7 @@ final class GenerationSwitch {
         .forEach(
             (set, kind) -> {
               if (!keeps(set, model)) {
-                first.next(1).deleteKernelSet(NftSet.Kind.of(kind), set);
+                first.next(1).deleteSet(NftSet.Kind.of(kind), set);
               }
             });
     for (var set : NftNames.SERVICE_SETS) {
@@ -108,7 +102,7 @@ final class GenerationSwitch {
 
     NftTransaction next(int adding) {
       if (transactions.isEmpty() || lines + adding > budget) {
-        transactions.add(new NftTransaction(text));
+        transactions.add(new NftTransaction(kernelNames));
         lines = 0;
       }
       lines += adding;

@@ -15,10 +15,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The Service ports' chains and sets the kernel holds, and the stale ones nothing uses any more. A
- * stale object cannot go in the transaction that stops using it: kernels before 6.2 notice only
- * after a transaction that a deleted map element no longer refers to a chain, and refuse to delete
- * the chain until then. So it is emptied there and deleted later.
+ * The ports' chains and sets the kernel holds, and the stale ones. A stale chain is emptied in the
+ * transaction that stops using it and deleted later: kernels before 6.2 notice only after a
+ * transaction that a deleted map element no longer refers to it.
  */
 final class LoadedObjects {
   /** So one cleanup holds the nftables lock briefly. */
@@ -32,7 +31,6 @@ final class LoadedObjects {
 
   private record Stale(NftSet.Kind kind, Instant since) {}
 
-  /** The kernel now holds exactly {@code chains} and {@code sets}, and nothing is stale. */
   void reset(Map<String, List<NftRule>> chains, Set<String> sets) {
     this.chains.clear();
     this.chains.putAll(chains);
@@ -54,17 +52,15 @@ final class LoadedObjects {
     staleSets.putIfAbsent(set.name(), new Stale(set.kind(), now));
   }
 
-  void revive(ServiceFragment parts) {
-    parts
-        .chains()
-        .forEach(
-            (name, chain) -> {
-              staleChains.remove(name);
-              if (chain.map() != null) {
-                staleSets.remove(chain.map().name());
-              }
-            });
-    parts.sets().keySet().forEach(staleSets::remove);
+  void revive(RenderPass parts) {
+    parts.chains.forEach(
+        (name, chain) -> {
+          staleChains.remove(name);
+          if (chain.map() != null) {
+            staleSets.remove(chain.map().name());
+          }
+        });
+    parts.sets.keySet().forEach(staleSets::remove);
   }
 
   /** Chains first: a chain's map goes after it. */

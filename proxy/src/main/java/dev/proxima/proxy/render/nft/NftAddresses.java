@@ -7,10 +7,8 @@ import dev.proxima.proxy.model.IpLiteral;
 import java.util.Optional;
 
 /**
- * Parses and prints the ruleset's addresses and CIDRs, never resolving names. Everything the
- * renderer writes goes through here: nft keys compare by value, so {@code fd00::01} and {@code
- * fd00::1} must not become two elements the kernel rejects as a clash, and one malformed address
- * must not fail the whole transaction.
+ * Parses the ruleset's addresses and CIDRs, never resolving names: nft keys compare by value, so
+ * {@code fd00::01} and {@code fd00::1} must not become two clashing elements.
  */
 final class NftAddresses {
   private NftAddresses() {}

@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Reads the connection counts from listings of the sets declared with {@code counter}: nft 1.0.6
@@ -16,10 +17,7 @@ import java.util.Set;
 public final class NftCounters {
   private NftCounters() {}
 
-  /**
-   * Each node-wide count by its name ({@link #of}, {@link #withoutEndpoints}); the rules count only
-   * a connection's first packet, so this is connections.
-   */
+  /** Each node-wide count of connections (first packets) by its name. */
   public static Map<String, Long> parse(String listing) {
     var names = new java.util.HashMap<String, String>();
     for (var locality : Locality.values()) {
@@ -55,10 +53,7 @@ public final class NftCounters {
     void accept(Locality locality, String key, long packets);
   }
 
-  /**
-   * Without building a map: at 10,000 counted ports the listing holds 40,000 elements and is read
-   * on every scrape.
-   */
+  /** Builds no map: at 10,000 counted ports, 40,000 elements are read on every scrape. */
   static void forEachServiceSetElement(
       String listing, java.util.function.Consumer<Locality> setFound, ElementCount each) {
     for (var locality : Locality.values()) {
@@ -125,37 +120,15 @@ public final class NftCounters {
 
   private static final String PACKETS = " counter packets ";
 
+  /** What nft prints of an address, protocol and port tuple or a mark, lower case but hex. */
+  private static final Pattern KEY = Pattern.compile("[0-9a-zA-F:. -]+");
+
   private static String key(String listing, int from, int to) {
-    while (from < to && Character.isWhitespace(listing.charAt(from))) {
-      from++;
-    }
-    while (to > from && Character.isWhitespace(listing.charAt(to - 1))) {
-      to--;
-    }
-    if (from == to) {
-      return null;
-    }
-    for (int i = from; i < to; i++) {
-      char c = listing.charAt(i);
-      boolean allowed =
-          (c >= '0' && c <= '9')
-              || (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'F')
-              || c == ':'
-              || c == '.'
-              || c == ' '
-              || c == '-';
-      if (!allowed) {
-        return null;
-      }
-    }
-    return listing.substring(from, to);
+    var key = listing.substring(from, to).strip();
+    return KEY.matcher(key).matches() ? key : null;
   }
 
-  /**
-   * Empty when the listing held none of the sets; a key without an owner is left out (it went
-   * since), and each {@code counted} port is in, at 0 where it has no count yet.
-   */
+  /** Empty without the sets; an ownerless key is left out, a counted port without one is 0. */
   public static ServicePortCounts servicePortCounts(
       String listing, Map<String, ServicePortName> owners, Set<ServicePortName> counted) {
     var figures = new java.util.TreeMap<ServicePortName, long[]>();

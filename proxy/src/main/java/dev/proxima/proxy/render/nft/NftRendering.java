@@ -7,8 +7,4 @@ import java.util.List;
  *
  * @param warnings one line per input skipped so the transaction can still load
  */
-public record NftRendering(String script, List<String> warnings) {
-  public NftRendering {
-    warnings = List.copyOf(warnings);
-  }
-}
+public record NftRendering(String script, List<String> warnings) {}

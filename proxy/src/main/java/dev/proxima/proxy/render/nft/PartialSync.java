@@ -16,12 +16,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Applies some ports' changes to the table model and writes the one transaction that takes the
- * kernel from what it holds to the model.
- *
- * <p>nft 1.0.6 cannot rebuild a {@code typeof} map's types from the kernel ("conflicting protocols
- * specified"), so a rule using such a map only loads in the transaction that declares the map:
- * hence a map per {@code lb-N} chain, declared with it. The rules of such a chain never change.
+ * Applies ports' changes to the table model and writes the one transaction that takes the kernel
+ * there. nft 1.0.6 cannot rebuild a {@code typeof} map's types from the kernel, so a rule using one
+ * loads only with the map's declaration: hence a map per {@code lb-N} chain, whose rules never
+ * change.
  */
 final class PartialSync {
   private PartialSync() {}
@@ -37,8 +35,7 @@ final class PartialSync {
     var sorted = new TreeMap<>(changes);
     var dropped = new LinkedHashMap<String, NftChain>();
     var droppedSets = new ArrayList<NftSet>();
-    // Every old fragment goes before any new one comes in: when a change hands a key from one port
-    // to another, the new owner must find it free, whatever the order of their names.
+    // Every old fragment goes before any new one comes in, so a key handed on is found free.
     for (var port : sorted.keySet()) {
       var rules = model.ports.get(port);
       if (rules != null) {
@@ -52,7 +49,7 @@ final class PartialSync {
         (port, rules) -> {
           if (rules != null) {
             var fresh = model.render(rules);
-            fresh.elements().forEach((set, e) -> note(model, touched, set, TableModel.distinct(e)));
+            fresh.elements.forEach((set, e) -> note(model, touched, set, TableModel.distinct(e)));
             if (model.add(port, rules, fresh)) {
               loaded.revive(fresh);
             }
@@ -97,8 +94,7 @@ final class PartialSync {
           if (model.chainRules.containsKey(chain) || inKernel == null) {
             return; // used again, or never loaded
           }
-          // An lb-N chain keeps its rule until the cleanup: nft 1.0.6 could not load the rule
-          // again over its map, should a port take the chain back before then.
+          // An lb-N chain keeps its rule until the cleanup: nft 1.0.6 could not load it again.
           if (!inKernel.isEmpty() && declaration.map() == null) {
             newRules.flushChain(chain);
             loaded.chains.put(chain, List.of());

@@ -6,6 +6,7 @@ import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.nftables.NftElement;
@@ -32,9 +33,8 @@ import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
 /**
- * Translates one Service port's routing decision into what it adds to the fixed table: elements,
- * and the chains and sets it needs. Also predicts, without rendering, the shared chains a cold
- * rebuild's first transaction needs ({@link #sharedChainsOf}).
+ * One Service port's routing decision as what it adds to the fixed table: elements, and the chains
+ * and sets it needs. Also predicts the shared chains a cold rebuild's first transaction needs.
  */
 final class RenderPass extends TableObjects {
   private static final String REJECT_VERDICT = "goto " + REJECT_CHAIN;
@@ -78,10 +78,9 @@ final class RenderPass extends TableObjects {
 
   private final FamilySettings config;
   private final IpFamily family;
-  private final List<String> warnings = new ArrayList<>();
+  final List<String> warnings = new ArrayList<>();
   private final RouteDecision decision;
 
-  /** Endpoint counts in use per {@code lb-N} prefix. */
   private final Map<String, TreeSet<Integer>> lbSizes = newLbSizes();
 
   private final Set<String> clusterIps = new LinkedHashSet<>();
@@ -90,7 +89,7 @@ final class RenderPass extends TableObjects {
       new java.util.EnumMap<>(Locality.class);
 
   private int waysIn;
-  private boolean counted;
+  boolean counted;
 
   /** An address that is both the port's ClusterIP and an externalIP is written once. */
   private final Set<String> written = new HashSet<>();
@@ -99,40 +98,40 @@ final class RenderPass extends TableObjects {
   private final AffinityChains affinity;
   private final UnaryOperator<String> nameHash;
 
-  RenderPass(FamilySettings config) {
-    this(config, NameHash::of);
-  }
-
   RenderPass(FamilySettings config, UnaryOperator<String> nameHash) {
     this.config = config;
     this.nameHash = nameHash;
     this.family = config.family();
     this.decision = new RouteDecision(family, warnings);
-    this.masquerade = TrafficMatches.masqueradeClusterIp(config).stream().toList();
+    this.masquerade = FixedLayout.masqueradeClusterIp(config).stream().toList();
     this.affinity = new AffinityChains(family, masquerade, nameHash);
   }
 
-  /** Called once per changed port, so it must stay cheap: it does not build the fixed table. */
-  ServiceFragment fragment(ServicePortRules rules) {
+  /**
+   * Renders what one port adds to the fixed table into this pass, which it returns. Called once per
+   * changed port, so it must stay cheap: it does not build the fixed table.
+   */
+  RenderPass fragment(ServicePortRules rules) {
     rules.route(decision).ifPresent(this::translate);
     allLbChains();
     affinity.chains().forEach(this::chain);
-    var fragmentSets = new LinkedHashMap<String, NftSet>();
-    affinity.sets().forEach((name, body) -> fragmentSets.put(name, NftSet.set(name, body, null)));
-    var fragmentElements = new LinkedHashMap<String, List<NftElement>>(elements);
-    keys(fragmentElements, CLUSTER_IPS, clusterIps);
-    keys(fragmentElements, HAIRPINS, hairpins);
+    affinity.sets().forEach((name, body) -> sets.put(name, NftSet.set(name, body, null)));
+    keys(elements, CLUSTER_IPS, clusterIps);
+    keys(elements, HAIRPINS, hairpins);
     localityEndpoints.forEach(
-        (locality, addresses) -> keys(fragmentElements, NftNames.localitySet(locality), addresses));
-    return new ServiceFragment(
-        chains, this.rules, fragmentSets, fragmentElements, counted, List.copyOf(warnings));
+        (locality, addresses) -> keys(elements, NftNames.localitySet(locality), addresses));
+    return this;
+  }
+
+  List<String> countingKeys() {
+    var counting = elements.getOrDefault(NftNames.serviceSet(Locality.NODE), List.of());
+    return counting.stream().map(NftElement::key).toList();
   }
 
   /**
-   * The shared {@code lb-N} chains rendering {@code ports} adds, in the order the render first adds
-   * them, found from the routing decisions alone, so a cold rebuild's first transaction can load
-   * while the ports are rendered. This follows {@link #translate}, {@link #external} and {@link
-   * #dispatch}; a table test holds them together, and the assembler checks each fragment.
+   * The shared {@code lb-N} chains the render adds, in its order, from the routing decisions alone,
+   * so a cold rebuild's first transaction loads while the ports render. This follows {@link
+   * #translate} and {@link #dispatch}; a table test holds them together.
    */
   static SharedChains sharedChainsOf(FamilySettings config, Iterable<ServicePortRules> ports) {
     var decision = new RouteDecision(config.family(), new ArrayList<>());
@@ -209,18 +208,15 @@ final class RenderPass extends TableObjects {
     return list == Verdict.CLUSTER_ENDPOINTS ? route.cluster() : route.local();
   }
 
-  /**
-   * @param elementsAtLeast elements the render is sure to add: enough to know, before rendering,
-   *     that a table needs more than one transaction
-   */
+  /** {@code elementsAtLeast}: enough to know before rendering that a table needs several. */
   record SharedChains(
       List<String> names, Map<String, TreeSet<Integer>> sizes, int elementsAtLeast) {}
 
-  static ServiceFragment sharedChainObjects(FamilySettings config, SharedChains shared) {
-    var pass = new RenderPass(config);
+  static RenderPass sharedChainObjects(FamilySettings config, SharedChains shared) {
+    var pass = new RenderPass(config, NameHash::of);
     shared.sizes().forEach((prefix, sizes) -> pass.lbSizes.get(prefix).addAll(sizes));
     pass.allLbChains();
-    return new ServiceFragment(pass.chains, pass.rules, Map.of(), Map.of(), false, List.of());
+    return pass;
   }
 
   private static Map<String, TreeSet<Integer>> newLbSizes() {
@@ -282,7 +278,7 @@ final class RenderPass extends TableObjects {
       held.add(entry.getKey());
       external(Entry.ADDRESS, tuple, route, comment);
       if (entry.getValue()) {
-        firewall(tuple, comment, route.allowedSources());
+        element(FIREWALL_IPS, tuple, comment, "goto " + firewallChain(route.allowedSources()));
       }
     }
 
@@ -296,9 +292,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * A counted port's keys: its Service addresses as the client dialled them, in all four counting
-   * sets, so endpoints coming and going leave them alone. Not its NodePort: every node address
-   * would be a key of every counted NodePort.
+   * A counted port's keys, its addresses as dialled, in all four counting sets, so endpoints coming
+   * and going leave them alone. Not its NodePort: every node address would be a key of each.
    */
   private void observe(ServicePort sp, List<String> addresses) {
     if (!config.countsLocality() || !sp.observeLocality()) {
@@ -315,9 +310,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * With eTP=Local and no local endpoint but endpoints elsewhere, as upstream: pods and the host
-   * still short-circuit to the Cluster list; external clients find no {@code local-dispatch}
-   * element and are dropped after DNAT by the no-endpoint element.
+   * With eTP=Local and endpoints elsewhere only, as upstream: pods and the host short-circuit to
+   * the Cluster list, external clients find no {@code local-dispatch} element and are dropped.
    */
   private void external(Entry entry, String key, PortRoute route, String comment) {
     if (route.anyEndpoints()) {
@@ -363,10 +357,16 @@ final class RenderPass extends TableObjects {
       return "goto " + affinity.chain(sp, kind.toLowerCase(Locale.ROOT), list, spill);
     }
     if (spill.spills()) {
-      return "goto " + spillChain(sp, list, spill);
+      // One weighted draw keeps the zone's share on the hinted endpoints, the rest go to any.
+      return "goto "
+          + endpointsChain(
+              sp,
+              "SPILL",
+              draw(spill) + " " + dnat(family, sp.protocol(), list),
+              dnat(family, sp.protocol(), spill.spread()));
     }
     if (ownChain(waysIn, list.size())) {
-      return "goto " + endpointsChain(sp, kind, list);
+      return "goto " + endpointsChain(sp, kind, dnat(family, sp.protocol(), list));
     }
     String prefix = entry.lbPrefix(verdict);
     String map = prefix + list.size();
@@ -379,9 +379,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * In the shared maps every way in has its own copy of the list, so many addresses times many
-   * endpoints would cost their product. One chain costs about what a few dozen elements cost to
-   * load, so the common case (a ClusterIP, perhaps a NodePort) adds no chain per Service.
+   * In the shared maps every way in has its own copy of the list; a chain costs about a few dozen
+   * elements, so the common case (a ClusterIP, perhaps a NodePort) adds no chain per Service.
    */
   static boolean ownChain(int waysIn, int listSize) {
     return (long) (waysIn - 1) * listSize > SHARED_COPIES_LIMIT;
@@ -389,7 +388,6 @@ final class RenderPass extends TableObjects {
 
   static final int SHARED_COPIES_LIMIT = 64;
 
-  /** Its distinct addresses, and its NodePort. */
   static int waysIn(PortRoute route) {
     var addresses = new HashSet<String>();
     if (route.clusterIp() != null) {
@@ -400,60 +398,30 @@ final class RenderPass extends TableObjects {
     return addresses.size() + (route.nodePort() != 0 ? 1 : 0);
   }
 
-  /** Holds {@code list} once for every way in, in an anonymous map written in its rule. */
-  private String endpointsChain(ServicePort sp, String kind, List<Endpoint> list) {
+  /**
+   * The port's own chain of {@code kind}, which holds the list once whatever the ways in, in an
+   * anonymous map written in its rules.
+   */
+  private String endpointsChain(ServicePort sp, String kind, String... dnats) {
     String name =
         NftNames.ENDPOINTS_CHAIN_PREFIX
             + nameHash
                 .apply(sp.name() + "/" + sp.protocol().lower() + "#" + kind)
                 .substring(0, 13)
                 .toLowerCase(Locale.ROOT);
-    if (chains.containsKey(name)) {
-      return name;
+    if (!chains.containsKey(name)) {
+      var chainRules = new ArrayList<>(masquerade);
+      chainRules.addAll(List.of(dnats));
+      chain(name, chainRules);
     }
-    chain(name, masquerade);
-    rules.get(name).add(NftRule.of(name, SpillRules.dnat(family, sp.protocol(), list)));
     return name;
   }
 
   /**
-   * A spilling Cluster list's chain: one weighted draw keeps the zone's share on the hinted
-   * endpoints, the rest go to any ready one. Each list once, whatever the ways in.
-   */
-  private String spillChain(ServicePort sp, List<Endpoint> inZone, ZoneSpill spill) {
-    String name =
-        NftNames.ENDPOINTS_CHAIN_PREFIX
-            + nameHash
-                .apply(sp.name() + "/" + sp.protocol().lower() + "#SPILL")
-                .substring(0, 13)
-                .toLowerCase(Locale.ROOT);
-    if (chains.containsKey(name)) {
-      return name;
-    }
-    chain(name, masquerade);
-    rules
-        .get(name)
-        .add(
-            NftRule.of(
-                name,
-                SpillRules.draw(spill) + " " + SpillRules.dnat(family, sp.protocol(), inZone)));
-    rules.get(name).add(NftRule.of(name, SpillRules.dnat(family, sp.protocol(), spill.spread())));
-    return name;
-  }
-
-  /**
-   * The address goes to the chain of its source-range list, which drops every source outside the
-   * list's set: with no range (none could be read) every source, so the address fails closed.
-   */
-  private void firewall(String tuple, String comment, List<Cidr> sourceRanges) {
-    element(FIREWALL_IPS, tuple, comment, "goto " + firewallChain(sourceRanges));
-  }
-
-  /**
-   * The chain of one source-range list and its same-named set, named by a hash of the sorted list,
-   * so every Service port with that list shares them; the table model keeps two lists apart should
-   * their hashes meet. A plain interval set of addresses loads in n log n, where the ranges
-   * concatenated with each address (nft's pipapo) load in time that grows faster than they do.
+   * The chain of one source-range list, which drops every source outside its same-named set (with
+   * no range readable, every source: fail closed). Named by a hash of the sorted list, so ports
+   * with that list share it; the table model keeps two lists apart should their hashes meet. A
+   * plain interval set loads in n log n, ranges concatenated with each address faster than that.
    */
   private String firewallChain(List<Cidr> sourceRanges) {
     var ranges = new TreeSet<String>();
@@ -482,8 +450,7 @@ final class RenderPass extends TableObjects {
 
   /**
    * Each {@code lb-N} chain has its own map, keyed by way in and endpoint index: nft 1.0.6 types a
-   * rule that looks up a {@code typeof} map only in the transaction that declares the map, so a
-   * partial sync brings in a new endpoint count by loading the chain and its map together.
+   * rule looking up a {@code typeof} map only where the map is declared, so they load together.
    */
   private void lbChains(String prefix, List<String> before, String match) {
     String endpoint = NftSyntax.daddr(family) + " . th dport";
@@ -524,5 +491,29 @@ final class RenderPass extends TableObjects {
 
   private String tuple(String address, String proto, int port) {
     return address + " . " + proto + " . " + port;
+  }
+
+  /** Matches {@code keepPerMille} of every thousand new connections, drawn afresh for each. */
+  static String draw(ZoneSpill spill) {
+    return "numgen random mod " + ZoneSpill.WHOLE + " < " + spill.keepPerMille();
+  }
+
+  /** DNAT to one of {@code list} at random, the list written once in an anonymous map. */
+  static String dnat(IpFamily family, Protocol protocol, List<Endpoint> list) {
+    var choices = new StringBuilder();
+    for (int i = 0; i < list.size(); i++) {
+      Endpoint target = list.get(i);
+      choices.append(i == 0 ? "" : ", ").append(i).append(" : ");
+      choices.append(target.ip()).append(" . ").append(target.port());
+    }
+    return "meta l4proto "
+        + protocol.lower()
+        + " dnat "
+        + NftSyntax.family(family)
+        + " to numgen random mod "
+        + list.size()
+        + " map { "
+        + choices
+        + " }";
   }
 }

@@ -31,34 +31,29 @@ public final class RulesetAssembler {
   private final FamilySettings config;
   private final Clock clock;
   private final int generation;
-  private final FixedTable fixed;
+  private final FixedLayout fixed;
   private final GenerationSwitch switcher;
   private final NftText text;
   private final TableModel model;
   private final LoadedObjects loaded = new LoadedObjects();
   private final FullSyncBatches batches;
 
-  /**
-   * A transaction deleting stale chains and sets; pass it to {@link #staleDeleted} once the kernel
-   * took it, or to {@link #staleKept} when it refused it.
-   */
+  /** Pass it to {@link #staleDeleted} once the kernel took it, else to {@link #staleKept}. */
   public record StaleCleanup(NftTransaction transaction, List<String> chains, List<String> sets) {}
 
   /**
-   * What deletes an earlier generation once this one's switch is loaded, in transactions bounded in
-   * lines.
+   * What deletes an earlier generation once this one's switch is loaded.
    *
-   * @param chains deleted in transactions after every one of {@code first}: older kernels notice
-   *     only after a transaction that a map no longer refers to a chain
+   * @param chains loaded after all of {@code first}: older kernels notice only after a transaction
+   *     that a map no longer refers to a chain
    */
   public record Deleting(List<NftTransaction> first, List<NftTransaction> chains) {}
 
-  /** Where a cold rebuild's transactions go, in load order, each as soon as it is written. */
+  /** Takes a cold rebuild's transactions in load order, each as soon as it is written. */
   @FunctionalInterface
   public interface TransactionSink {
     /**
-     * False once loading stopped; {@code alone} is false for a port batch that may load beside
-     * others.
+     * False once loading stopped; {@code alone} is false for a batch that may load beside others.
      */
     boolean accept(NftTransaction transaction, boolean alone);
   }
@@ -92,22 +87,20 @@ public final class RulesetAssembler {
     this.config = config;
     this.clock = clock;
     this.generation = generation;
-    var layout = new FixedLayout(config);
-    this.fixed = layout.build();
-    this.switcher = new GenerationSwitch(layout, config.family(), generation);
-    this.text = switcher.text();
+    this.fixed = new FixedLayout(config);
+    this.switcher = new GenerationSwitch(fixed, config.family(), generation);
+    this.text = switcher.text;
     this.model = new TableModel(config, fixed, nameHash);
-    this.batches = new FullSyncBatches(model, switcher, fixed);
+    this.batches = new FullSyncBatches(model, switcher);
   }
 
-  /** Replaces every fragment; returns the script that replaces the table. */
+  /** Returns the script that replaces the table. */
   public String replaceAll(List<ServicePortRules> ports) {
     model.rebuild(sorted(ports), null);
     loaded.reset(model.chainRules, model.setDeclarations.keySet());
     return fullScript();
   }
 
-  /** {@link #replaceAllInBatches(List, int, TransactionSink)}, collected. */
   public List<String> replaceAllInBatches(List<ServicePortRules> ports, int budget) {
     var batches = new ArrayList<String>();
     if (replaceAllInBatches(ports, budget, (batch, alone) -> batches.add(batch.toString()))
@@ -118,9 +111,8 @@ public final class RulesetAssembler {
   }
 
   /**
-   * Replaces every fragment, and hands {@code sink} the transactions that build the table beside
-   * what it holds and then switch to it, each of about {@code budget} lines or fewer. Every port is
-   * rendered whatever the sink says, so the assembler holds the whole new state at the end.
+   * Hands {@code sink} the transactions of about {@code budget} lines that build the table beside
+   * the kernel's and then switch to it. Every port is rendered whatever the sink says.
    */
   public ColdRebuild replaceAllInBatches(
       List<ServicePortRules> ports, int budget, TransactionSink sink) {
@@ -143,18 +135,12 @@ public final class RulesetAssembler {
     return batches.inOneTransaction();
   }
 
-  /**
-   * Applies changes to some ports (a null value removes the port) and returns the transaction that
-   * takes the kernel there, or empty when only a full sync can.
-   */
+  /** The transaction for these changes (null removes a port), or empty when only a full can. */
   public Optional<NftTransaction> update(Map<ServicePortName, ServicePortRules> changes) {
     return PartialSync.apply(model, loaded, text, clock.instant(), changes);
   }
 
-  /**
-   * Sets the Service CIDRs (the other family's and malformed ones are left out); returns the
-   * transaction for the ranges that came or went.
-   */
+  /** The transaction for the Service CIDRs that came or went; other families' are left out. */
   public NftTransaction serviceCidrs(List<String> cidrs) {
     var parsed = new ArrayList<Cidr>();
     for (var cidr : cidrs) {
@@ -194,7 +180,7 @@ public final class RulesetAssembler {
   public String fullScript() {
     var out = new NftTransaction(text, model.length(text));
     if (generation == 0) {
-      out.appendWritten(fixed.script());
+      out.appendWritten(fixed.script);
       model.appendTo(out);
       return out.toString();
     }
@@ -207,7 +193,7 @@ public final class RulesetAssembler {
     return generation;
   }
 
-  /** {@code countingKeys}: the keys the kernel's counting sets hold. */
+  /** {@code countingKeys}: what the kernel's counting sets hold. */
   public Deleting deletingEarlier(KernelTable before, Set<String> countingKeys, int budget) {
     return switcher.deletingEarlier(before, countingKeys, model, budget);
   }
@@ -226,7 +212,7 @@ public final class RulesetAssembler {
     return Collections.unmodifiableSet(model.countedPorts);
   }
 
-  /** Each counting key to the counted port it counts for: a live view, safe from another thread. */
+  /** Each counting key to its port: a live view, safe from another thread. */
   public Map<String, ServicePortName> countingOwners() {
     return Collections.unmodifiableMap(model.countingOwners);
   }

@@ -31,14 +31,11 @@ import java.util.function.UnaryOperator;
  * claimant in ServicePortName order.
  */
 final class TableModel {
-  private final FamilySettings config;
-  private final FixedTable fixed;
+  final FamilySettings config;
+  final FixedLayout fixed;
   private final UnaryOperator<String> nameHash;
 
-  /**
-   * Each port's input: rendering it again gives back exactly what it added, and keeping that
-   * instead would cost hundreds of bytes a port.
-   */
+  /** Each port's input: rendering it again gives what it added, which would cost more to keep. */
   final Map<ServicePortName, ServicePortRules> ports = new TreeMap<>();
 
   /** Per set, each element's number of users, in first-use order (the full script's order). */
@@ -65,17 +62,13 @@ final class TableModel {
   final List<String> warnings = new ArrayList<>();
   List<String> serviceCidrs = List.of();
 
-  TableModel(FamilySettings config, FixedTable fixed, UnaryOperator<String> nameHash) {
+  TableModel(FamilySettings config, FixedLayout fixed, UnaryOperator<String> nameHash) {
     this.config = config;
     this.fixed = fixed;
     this.nameHash = nameHash;
   }
 
-  FamilySettings config() {
-    return config;
-  }
-
-  void rebuild(List<ServicePortRules> sorted, BiConsumer<ServicePortName, ServiceFragment> seen) {
+  void rebuild(List<ServicePortRules> sorted, BiConsumer<ServicePortName, RenderPass> seen) {
     ports.clear();
     elementUses.clear();
     keyOwners.clear();
@@ -88,7 +81,7 @@ final class TableModel {
     countingOwners.clear();
     sharedCountingKeys.clear();
     warnings.clear();
-    warnings.addAll(fixed.warnings());
+    warnings.addAll(fixed.warnings);
     for (var rules : sorted) {
       var parts = render(rules);
       if (add(rules.port().name(), rules, parts) && seen != null) {
@@ -97,14 +90,14 @@ final class TableModel {
     }
   }
 
-  ServiceFragment render(ServicePortRules rules) {
+  RenderPass render(ServicePortRules rules) {
     var parts = renderAgain(rules);
-    warnings.addAll(parts.warnings());
+    warnings.addAll(parts.warnings);
     return parts;
   }
 
   /** For a port in the table already, whose warnings were reported. */
-  ServiceFragment renderAgain(ServicePortRules rules) {
+  RenderPass renderAgain(ServicePortRules rules) {
     return new RenderPass(config, nameHash).fragment(rules);
   }
 
@@ -112,17 +105,13 @@ final class TableModel {
    * False, with a warning, when a chain of its own has the hashed name of another port's: both
    * would run one chain, so the later port stays out instead.
    */
-  boolean add(ServicePortName port, ServicePortRules rules, ServiceFragment parts) {
-    for (var chain : parts.chains().keySet()) {
+  boolean add(ServicePortName port, ServicePortRules rules, RenderPass parts) {
+    for (var chain : parts.chains.keySet()) {
       var owner = NftNames.isSharedChain(chain) ? null : chainOwners.get(chain);
       if (owner != null && !owner.equals(port)) {
         warnings.add(
-            port
-                + ": its chain "
-                + chain
-                + " has the name of "
-                + owner
-                + "'s chain; port left out");
+            "%s: its chain %s has the name of %s's chain; port left out"
+                .formatted(port, chain, owner));
         return false;
       }
       if (!sameSourcesAsInUse(chain, parts)) {
@@ -134,20 +123,18 @@ final class TableModel {
         return false;
       }
     }
-    parts.elements().forEach((set, elements) -> hold(port, set, distinct(elements)));
-    parts
-        .chains()
-        .forEach(
-            (chain, line) -> {
-              chainUses.merge(chain, 1, Integer::sum);
-              chainDeclarations.putIfAbsent(chain, line);
-              chainRules.put(chain, parts.rules().get(chain));
-              if (!NftNames.isSharedChain(chain)) {
-                chainOwners.put(chain, port);
-              }
-            });
-    setDeclarations.putAll(parts.sets());
-    if (parts.counted()) {
+    parts.elements.forEach((set, elements) -> hold(port, set, distinct(elements)));
+    parts.chains.forEach(
+        (chain, line) -> {
+          chainUses.merge(chain, 1, Integer::sum);
+          chainDeclarations.putIfAbsent(chain, line);
+          chainRules.put(chain, parts.rules.get(chain));
+          if (!NftNames.isSharedChain(chain)) {
+            chainOwners.put(chain, port);
+          }
+        });
+    setDeclarations.putAll(parts.sets);
+    if (parts.counted) {
       countedPorts.add(port);
       parts.countingKeys().forEach(key -> claimCounting(port, key));
     }
@@ -159,12 +146,12 @@ final class TableModel {
    * A firewall chain is named by a hash of its source ranges, so ports that share it must have the
    * same ranges: two lists whose hashes met would otherwise be merged into one.
    */
-  private boolean sameSourcesAsInUse(String chain, ServiceFragment parts) {
+  private boolean sameSourcesAsInUse(String chain, RenderPass parts) {
     if (!NftNames.isFirewallChain(chain) || !chainUses.containsKey(chain)) {
       return true;
     }
     var inUse = elementUses.get(chain);
-    var wanted = distinct(parts.elements().getOrDefault(chain, List.of()));
+    var wanted = distinct(parts.elements.getOrDefault(chain, List.of()));
     if (inUse == null) {
       return wanted.isEmpty();
     }
@@ -173,7 +160,7 @@ final class TableModel {
 
   void remove(
       ServicePortName port,
-      ServiceFragment parts,
+      RenderPass parts,
       Map<String, List<NftElement>> held,
       Map<String, NftChain> droppedChains,
       Collection<NftSet> droppedSets) {
@@ -188,7 +175,7 @@ final class TableModel {
             }
           }
         });
-    for (var chain : parts.chains().keySet()) {
+    for (var chain : parts.chains.keySet()) {
       if (chainUses.merge(chain, -1, Integer::sum) <= 0) {
         chainUses.remove(chain);
         chainRules.remove(chain);
@@ -196,13 +183,13 @@ final class TableModel {
         droppedChains.put(chain, chainDeclarations.remove(chain));
       }
     }
-    for (var set : parts.sets().keySet()) {
+    for (var set : parts.sets.keySet()) {
       var declaration = setDeclarations.remove(set);
       if (declaration != null) {
         droppedSets.add(declaration);
       }
     }
-    if (parts.counted()) {
+    if (parts.counted) {
       countedPorts.remove(port);
       parts.countingKeys().forEach(key -> releaseCounting(port, key));
     }
@@ -216,14 +203,8 @@ final class TableModel {
       var owner = owners == null ? null : owners.putIfAbsent(element.key(), port);
       if (owner != null && !owner.equals(port)) {
         warnings.add(
-            port
-                + ": "
-                + element.key()
-                + " in "
-                + set
-                + " is already held by "
-                + owner
-                + "; skipped");
+            "%s: %s in %s is already held by %s; skipped"
+                .formatted(port, element.key(), set, owner));
       } else {
         elementUses
             .computeIfAbsent(set, s -> new LinkedHashMap<>())
@@ -232,30 +213,19 @@ final class TableModel {
     }
   }
 
-  /**
-   * The elements of {@code parts} that {@code port} holds now; a set whose elements all went to
-   * other ports is listed with none, since the sets a change touches are listed in this order.
-   */
-  Map<String, List<NftElement>> held(ServicePortName port, ServiceFragment parts) {
+  /** The elements of {@code parts} {@code port} holds; a set it holds none of is listed empty. */
+  Map<String, List<NftElement>> held(ServicePortName port, RenderPass parts) {
     var held = new LinkedHashMap<String, List<NftElement>>();
-    parts
-        .elements()
-        .forEach(
-            (set, elements) -> {
-              var distinct = distinct(elements);
-              var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
-              if (owners == null) {
-                held.put(set, distinct);
-                return;
-              }
-              var ofSet = new ArrayList<NftElement>(distinct.size());
-              for (var element : distinct) {
-                if (port.equals(owners.get(element.key()))) {
-                  ofSet.add(element);
-                }
-              }
-              held.put(set, ofSet);
-            });
+    parts.elements.forEach(
+        (set, elements) -> {
+          var distinct = distinct(elements);
+          var owners = isMap(set) ? keyOwners.get(ownerGroup(set)) : null;
+          if (owners == null) {
+            held.put(set, distinct);
+            return;
+          }
+          held.put(set, distinct.stream().filter(e -> port.equals(owners.get(e.key()))).toList());
+        });
     return held;
   }
 
@@ -275,12 +245,8 @@ final class TableModel {
     countingOwners.put(key, first);
     var other = first.equals(port) ? owner : port;
     warnings.add(
-        other
-            + ": its connections to "
-            + key
-            + " are counted as "
-            + first
-            + "'s (same address and port)");
+        "%s: its connections to %s are counted as %s's (same address and port)"
+            .formatted(other, key, first));
   }
 
   private void releaseCounting(ServicePortName port, String key) {
@@ -305,24 +271,17 @@ final class TableModel {
   }
 
   long lines() {
-    long lines = fixed.chains().size() + chainDeclarations.size() + setDeclarations.size();
-    for (var rules : chainRules.values()) {
-      lines += rules.size();
-    }
-    for (var uses : elementUses.values()) {
-      lines += uses.size();
-    }
+    long lines = fixed.chains.size() + chainDeclarations.size() + setDeclarations.size();
+    lines += chainRules.values().stream().mapToLong(List::size).sum();
+    lines += elementUses.values().stream().mapToLong(Map::size).sum();
     return lines + serviceCidrs.size();
   }
 
-  /**
-   * At least the whole script's length: it runs to megabytes, and a builder that grows by doubling
-   * copies it several times and holds two copies while it does.
-   */
+  /** At least the whole script's length: a builder growing by doubling would copy megabytes. */
   int length(NftText text) {
     // "add chain|rule|set <family> proxima <name> ", the text after it, and the line's end.
     int prefix = 16 + text.table().length();
-    long length = fixed.script().length();
+    long length = fixed.script.length();
     for (var chain : chainDeclarations.values()) {
       length += prefix + chain.name().length();
     }
@@ -369,8 +328,8 @@ final class TableModel {
   }
 
   /**
-   * The {@code lb-N} maps of a prefix share their keys (a way in and an index), so a port that lost
-   * a way in loads none of its endpoints there, whatever their count.
+   * The {@code lb-N} maps of a prefix share their keys (a way in and an index): a port that lost a
+   * way in loads none of its endpoints there, whatever their count.
    */
   private static String ownerGroup(String set) {
     if (!NftNames.isLbChain(set)) {
@@ -384,7 +343,7 @@ final class TableModel {
   }
 
   private boolean isMap(String set) {
-    if (fixed.maps().contains(set)) {
+    if (fixed.isMap(set)) {
       return true;
     }
     var declared = setDeclarations.get(set);

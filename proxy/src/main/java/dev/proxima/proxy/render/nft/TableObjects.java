@@ -56,7 +56,6 @@ abstract class TableObjects {
     elements.computeIfAbsent(set, s -> new ArrayList<>()).add(new NftElement(key, value, comment));
   }
 
-  /** Everything but the chains {@code leftOut}, in load order. */
   final void appendTo(NftTransaction out, Set<String> leftOut) {
     chains.forEach(
         (name, chain) -> {

@@ -46,8 +46,10 @@ class IptablesAssemblerTest {
 
     String buffer = assembler.update(change(moved)).orElseThrow();
 
-    String svc3 = IptablesChains.svc(IptablesCases.threeEndpoints().port().name());
-    String svc4 = IptablesChains.svc(moved.port().name());
+    String svc3 =
+        IptablesChains.SVC_PREFIX
+            + IptablesChains.serviceHash(IptablesCases.threeEndpoints().port().name());
+    String svc4 = IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(moved.port().name());
     String goneEndpoint = IptablesChains.sep(moved.port().name(), remote("10.180.0.5", 80));
     assertThat(declared(buffer))
         .contains("PROXIMA-SERVICES", "PROXIMA-NODEPORTS", "PROXIMA-MARK-MASQ", svc4, goneEndpoint)
@@ -71,7 +73,7 @@ class IptablesAssemblerTest {
 
     String buffer = assembler.update(removal(gone)).orElseThrow();
 
-    String svc4 = IptablesChains.svc(gone.port().name());
+    String svc4 = IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(gone.port().name());
     assertThat(buffer)
         .contains("-X " + svc4 + "\n")
         .contains("-X " + IptablesChains.sep(gone.port().name(), remote("10.180.0.4", 80)))
@@ -152,9 +154,11 @@ class IptablesAssemblerTest {
 
     String buffer = assembler.update(change(moved)).orElseThrow();
 
-    String svc4 = IptablesChains.svc(moved.port().name());
-    String svc3 = IptablesChains.svc(IptablesCases.threeEndpoints().port().name());
-    String ext4 = IptablesChains.ext(moved.port().name());
+    String svc4 = IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(moved.port().name());
+    String svc3 =
+        IptablesChains.SVC_PREFIX
+            + IptablesChains.serviceHash(IptablesCases.threeEndpoints().port().name());
+    String ext4 = IptablesChains.EXT_PREFIX + IptablesChains.serviceHash(moved.port().name());
     assertThat(declared(buffer)).doesNotContain("PROXIMA-SERVICES").contains(svc4, ext4);
     assertThat(buffer)
         .doesNotContain(svc3, "big/svc")

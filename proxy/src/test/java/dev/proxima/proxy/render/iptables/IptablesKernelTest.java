@@ -228,7 +228,9 @@ class IptablesKernelTest {
     plane.replaceAll(List.of(web("10.1.0.1")), List.of());
 
     var state = kernelState(kernel);
-    String svc3 = IptablesChains.svc(IptablesCases.threeEndpoints().port().name());
+    String svc3 =
+        IptablesChains.SVC_PREFIX
+            + IptablesChains.serviceHash(IptablesCases.threeEndpoints().port().name());
     assertThat(state.keySet()).noneMatch(chain -> chain.contains(svc3));
     assertThat(state.get("nat :PREROUTING"))
         .singleElement()

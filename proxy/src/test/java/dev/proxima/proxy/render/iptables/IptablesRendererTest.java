@@ -48,7 +48,10 @@ class IptablesRendererTest {
   void serviceChainNamesMatchKubeProxysHashWithTheProximaPrefix() {
     // kube-proxy: ns4/svc4:p80 + tcp -> KUBE-SVC-4SW47YFZTEDKD3PK, ns1/svc1:p80 ->
     // ...XPGD46QRK7WJZT7O
-    assertThat(IptablesChains.svc(IptablesCases.twoEndpoints().port().name())).isEqualTo(SVC4);
+    assertThat(
+            IptablesChains.SVC_PREFIX
+                + IptablesChains.serviceHash(IptablesCases.twoEndpoints().port().name()))
+        .isEqualTo(SVC4);
     var svc1 = service("ns1/svc1", "172.30.0.41", 80).portName("p80");
     assertThat(IptablesChains.serviceHash(svc1.build().name())).isEqualTo("XPGD46QRK7WJZT7O");
     assertThat(IptablesChains.endpointHash(svc1.build().name(), remote("10.180.0.1", 80)))
@@ -98,7 +101,7 @@ class IptablesRendererTest {
   @Test
   void threeEndpointsGetOneThirdThenOneHalfThenTheRest() {
     ServicePortRules rules = IptablesCases.threeEndpoints();
-    String svc = IptablesChains.svc(rules.port().name());
+    String svc = IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(rules.port().name());
     List<String> dispatch =
         chain(lines(IptablesCases.v4(), rules), "nat", svc).stream()
             .filter(l -> l.contains("-j PROXIMA-SEP-"))
@@ -143,10 +146,10 @@ class IptablesRendererTest {
   void externalTrafficPolicyLocalLoadBalancerWithSourceRangesGoesThroughTheFirewallChain() {
     ServicePortRules rules = IptablesCases.externalLocalLoadBalancer();
     var name = rules.port().name();
-    String svc = IptablesChains.svc(name);
-    String svl = IptablesChains.svl(name);
-    String ext = IptablesChains.ext(name);
-    String fw = IptablesChains.fw(name);
+    String svc = IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(name);
+    String svl = IptablesChains.SVL_PREFIX + IptablesChains.serviceHash(name);
+    String ext = IptablesChains.EXT_PREFIX + IptablesChains.serviceHash(name);
+    String fw = IptablesChains.FW_PREFIX + IptablesChains.serviceHash(name);
     String localSep = sep(rules, 0);
     List<String> lines = lines(IptablesCases.v4(), rules);
 
@@ -232,7 +235,10 @@ class IptablesRendererTest {
     assertThat(chain(lines, "filter", "PROXIMA-EXTERNAL-SERVICES"))
         .containsExactlyElementsOf(expected);
     assertThat(chain(lines, "filter", "PROXIMA-SERVICES")).isEmpty();
-    String ext = IptablesChains.ext(IptablesCases.externalLocalNoLocalEndpoints().port().name());
+    String ext =
+        IptablesChains.EXT_PREFIX
+            + IptablesChains.serviceHash(
+                IptablesCases.externalLocalNoLocalEndpoints().port().name());
     assertThat(chain(lines, "nat", ext)).noneMatch(l -> l.contains("PROXIMA-SVL-"));
   }
 
@@ -251,8 +257,8 @@ class IptablesRendererTest {
   @Test
   void nodePortsMatchEveryLocalAddressButLoopbackByDefault() {
     ServicePortRules rules = IptablesCases.nodePort();
-    String ext = IptablesChains.ext(rules.port().name());
-    String svc = IptablesChains.svc(rules.port().name());
+    String ext = IptablesChains.EXT_PREFIX + IptablesChains.serviceHash(rules.port().name());
+    String svc = IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(rules.port().name());
     List<String> lines = lines(IptablesCases.v4(), rules);
 
     List<String> services = chain(lines, "nat", "PROXIMA-SERVICES");
@@ -299,7 +305,7 @@ class IptablesRendererTest {
   @Test
   void sessionAffinityChecksRecentListsBeforeTheRandomChoiceAndSetsThemInTheEndpointChain() {
     ServicePortRules rules = IptablesCases.sticky();
-    String svc = IptablesChains.svc(rules.port().name());
+    String svc = IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(rules.port().name());
     List<String> lines = lines(IptablesCases.v4(), rules);
 
     assertThat(chain(lines, "nat", svc))
@@ -417,7 +423,12 @@ class IptablesRendererTest {
         .last()
         .asString()
         .endsWith("-m addrtype --dst-type LOCAL ! -d ::1/128 -j PROXIMA-NODEPORTS");
-    assertThat(chain(lines, "nat", IptablesChains.svc(v6.port().name())).get(0))
+    assertThat(
+            chain(
+                    lines,
+                    "nat",
+                    IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(v6.port().name()))
+                .get(0))
         .endsWith("-d fd00:172::1 --dport 80 ! -s fd00:10::/64 -j PROXIMA-MARK-MASQ");
   }
 
@@ -509,7 +520,7 @@ class IptablesRendererTest {
     List<ServicePortRules> big = IptablesCases.manyEndpoints(1001);
     List<String> lines =
         IptablesRenderer.render(IptablesCases.v4(), big).filterAndNat().lines().toList();
-    String svc = IptablesChains.svc(big.get(0).port().name());
+    String svc = IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(big.get(0).port().name());
 
     assertThat(table(lines, "nat").stream().filter(l -> l.startsWith("-A PROXIMA-SEP-")))
         .hasSize(3003)

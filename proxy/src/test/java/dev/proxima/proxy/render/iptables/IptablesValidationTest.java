@@ -88,7 +88,9 @@ class IptablesValidationTest {
               assertThat(saved).contains(line.substring(0, line.indexOf(' ')) + " - [");
             }
           }
-          String svc4 = IptablesChains.svc(IptablesCases.twoEndpoints().port().name());
+          String svc4 =
+              IptablesChains.SVC_PREFIX
+                  + IptablesChains.serviceHash(IptablesCases.twoEndpoints().port().name());
           assertThat(saved.lines().filter(l -> l.startsWith("-A " + svc4 + " ")))
               .hasSize(3)
               .anyMatch(l -> l.contains("--probability 0.5"));
@@ -101,8 +103,7 @@ class IptablesValidationTest {
           assertThat(saved.lines().filter(l -> l.startsWith("-A PROXIMA-MARK-MASQ "))).hasSize(1);
           // Every jump renderWithJumps inserted is found by the -C check the live proxy runs.
           for (JumpRule jump : IptablesRenderer.jumpRules(config)) {
-            List<String> check =
-                new ArrayList<>(List.of(IptablesSyntax.command(config.family()), "-w"));
+            List<String> check = new ArrayList<>(List.of(command(config), "-w"));
             check.addAll(jump.checkArgs());
             HostTools.inNamespace(dir, namespace, null, check).assertSucceeded();
           }
@@ -126,13 +127,14 @@ class IptablesValidationTest {
         });
   }
 
+  private static String command(FamilySettings config) {
+    return config.family() == IpFamily.IPV6 ? "ip6tables" : "iptables";
+  }
+
   private void restore(String namespace, FamilySettings config, String buffer, String mode) {
     HostTools.Result result =
         HostTools.inNamespace(
-            dir,
-            namespace,
-            buffer,
-            List.of(IptablesSyntax.restoreCommand(config.family()), "-w", mode));
+            dir, namespace, buffer, List.of(command(config) + "-restore", "-w", mode));
     if (result.exitCode() != 0) {
       System.err.println(result.stderr());
     }

@@ -72,7 +72,8 @@ class ZoneSpillIptablesTest {
   @Test
   void withAffinityARememberedClientKeepsItsEndpointBeforeTheDraw() {
     var rules = web(250, Duration.ofSeconds(60));
-    var svc = chain(rules, IptablesChains.svc(rules.port().name()));
+    var svc =
+        chain(rules, IptablesChains.SVC_PREFIX + IptablesChains.serviceHash(rules.port().name()));
 
     int draw = indexOf(svc, "-j PROXIMA-SPZ-");
     assertThat(svc.subList(0, draw).stream().filter(l -> l.contains("--rcheck"))).hasSize(4);

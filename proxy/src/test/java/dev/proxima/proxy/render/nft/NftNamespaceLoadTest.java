@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.nftables.NftNames;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.testing.HostTools;
 import dev.proxima.proxy.testing.RootTier;
 import java.io.IOException;
@@ -77,8 +79,8 @@ class NftNamespaceLoadTest {
     nft("add table ip bystander\n");
     nft(RenderCases.sessionAffinity().script());
 
-    nft(NftRenderer.cleanup(IpFamily.IPV4).toString());
-    nft(NftRenderer.cleanup(IpFamily.IPV4).toString());
+    nft(new NftTransaction(new NftText(IpFamily.IPV4)).deleteTable().toString());
+    nft(new NftTransaction(new NftText(IpFamily.IPV4)).deleteTable().toString());
 
     assertThat(exec("nft", "list", "tables").stdout())
         .contains("table ip bystander")

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Locality;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.ServicePortRules;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -242,9 +244,9 @@ class NftRendererTest {
 
     @Test
     void cleanupDeletesTheTableWhetherOrNotItExists() {
-      assertThat(NftRenderer.cleanup(IpFamily.IPV4).toString())
+      assertThat(new NftTransaction(new NftText(IpFamily.IPV4)).deleteTable().toString())
           .isEqualTo("add table ip proxima\ndelete table ip proxima\n");
-      assertThat(NftRenderer.cleanup(IpFamily.IPV6).toString())
+      assertThat(new NftTransaction(new NftText(IpFamily.IPV6)).deleteTable().toString())
           .isEqualTo("add table ip6 proxima\ndelete table ip6 proxima\n");
     }
   }

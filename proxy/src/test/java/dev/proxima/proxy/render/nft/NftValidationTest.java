@@ -3,6 +3,8 @@ package dev.proxima.proxy.render.nft;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.nftables.NftText;
+import dev.proxima.proxy.nftables.NftTransaction;
 import dev.proxima.proxy.render.FamilySettings;
 import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.HostTools;
@@ -47,7 +49,7 @@ class NftValidationTest {
   @ParameterizedTest
   @EnumSource(IpFamily.class)
   void theKernelAcceptsTheCleanupScript(IpFamily family) throws IOException {
-    check(NftRenderer.cleanup(family).toString());
+    check(new NftTransaction(new NftText(family)).deleteTable().toString());
   }
 
   @ParameterizedTest

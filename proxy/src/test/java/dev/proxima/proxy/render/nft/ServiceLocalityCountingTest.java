@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import org.junit.jupiter.api.Nested;
@@ -253,7 +254,8 @@ class ServiceLocalityCountingTest {
       var before =
           new KernelTable(
               Map.of("locality", new KernelTable.Chain(false, false)),
-              Map.of("service-node", "set", "service-zone", "set", "service-locality", "map"));
+              Map.of("service-node", "set", "service-zone", "set", "service-locality", "map"),
+              Set.of());
       var next = new RulesetAssembler(CONFIG, java.time.Clock.systemUTC(), 1);
       var build = String.join("", next.replaceAllInBatches(List.of(countedWeb), 15_000));
 

@@ -11,6 +11,7 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.nftables.NftNames;
 import dev.proxima.proxy.nftables.NftRule;
 import dev.proxima.proxy.render.FamilySettings;
+import dev.proxima.proxy.render.NameHash;
 import dev.proxima.proxy.render.ServicePortRules;
 import dev.proxima.proxy.testing.FakeNft;
 import java.time.Duration;
@@ -108,22 +109,20 @@ class SharedChainsTest {
     sorted.sort(java.util.Comparator.comparing(rules -> rules.port().name()));
     var rendered = new LinkedHashSet<String>();
     for (var rules : sorted) {
-      var parts = new RenderPass(c.config()).fragment(rules);
-      parts
-          .rules()
-          .forEach(
-              (chain, rules2) -> {
-                if (rules2.stream().anyMatch(NftRule::mapLookup)) {
-                  rendered.add(chain);
-                }
-              });
+      var parts = new RenderPass(c.config(), NameHash::of).fragment(rules);
+      parts.rules.forEach(
+          (chain, rules2) -> {
+            if (rules2.stream().anyMatch(NftRule::mapLookup)) {
+              rendered.add(chain);
+            }
+          });
     }
 
     var shared = RenderPass.sharedChainsOf(c.config(), sorted);
 
     assertThat(shared.names()).containsExactlyElementsOf(rendered);
     var objects = RenderPass.sharedChainObjects(c.config(), shared);
-    assertThat(objects.chains().keySet()).containsExactlyInAnyOrderElementsOf(rendered);
+    assertThat(objects.chains.keySet()).containsExactlyInAnyOrderElementsOf(rendered);
   }
 
   @ParameterizedTest(name = "{0}")
