@@ -75,16 +75,12 @@ public final class ServiceCatalog {
    * @param serviceProxyName when set, only Services labelled
    *     service.kubernetes.io/service-proxy-name with this value are handled; null means only
    *     unlabelled Services are handled
+   * @param nodeZone null when not known: endpoints off this node then have unknown locality
    */
   public record Options(
       String nodeName, IpFamily family, String serviceProxyName, String nodeZone) {
     public Options {
       Objects.requireNonNull(family, "family");
-    }
-
-    /** Options for a node whose zone is not known: endpoints off it have unknown locality. */
-    public Options(String nodeName, IpFamily family, String serviceProxyName) {
-      this(nodeName, family, serviceProxyName, null);
     }
   }
 

@@ -27,7 +27,8 @@ import java.util.function.Supplier;
 public final class AddressPolicy {
   /** Nothing known about the node: only {@code allowed} applies. */
   public static final AddressPolicy NONE =
-      new AddressPolicy(List.of(), List.of(), List.of(), List.of(), Set.of());
+      new AddressPolicy(
+          List.of(), List.of(), List.of(), List.of(), Set.of(), ClusterNodeAddresses.NONE);
 
   private final Set<IpAddress> nodeAddresses;
   private final ClusterNodeAddresses clusterNodes;
@@ -40,23 +41,8 @@ public final class AddressPolicy {
    * @param allowedExternal {@code --external-ip-cidrs}: when not empty, externalIPs only inside
    * @param knownNodePorts NodePorts ({@code protocol/port}) of Services not in the plan at hand (a
    *     partial sync's other Services)
+   * @param clusterNodes every Node's InternalIP and ExternalIP addresses, refused like this node's
    */
-  public AddressPolicy(
-      Collection<String> nodeAddresses,
-      Collection<String> podRanges,
-      Collection<String> serviceRanges,
-      Collection<String> allowedExternal,
-      Set<String> knownNodePorts) {
-    this(
-        nodeAddresses,
-        podRanges,
-        serviceRanges,
-        allowedExternal,
-        knownNodePorts,
-        ClusterNodeAddresses.NONE);
-  }
-
-  /** As above, with every Node's InternalIP and ExternalIP addresses, refused like this node's. */
   public AddressPolicy(
       Collection<String> nodeAddresses,
       Collection<String> podRanges,
@@ -87,7 +73,12 @@ public final class AddressPolicy {
    */
   public static AddressPolicy ofNode(Node node) {
     return new AddressPolicy(
-        NodeIps.all(node), NodePodCidrs.of(node), List.of(), List.of(), Set.of());
+        NodeIps.all(node),
+        NodePodCidrs.of(node),
+        List.of(),
+        List.of(),
+        Set.of(),
+        ClusterNodeAddresses.NONE);
   }
 
   /**

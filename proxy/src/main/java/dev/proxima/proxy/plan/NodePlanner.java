@@ -37,15 +37,6 @@ public final class NodePlanner {
     public PlannedPort {
       endpoints = List.copyOf(endpoints);
     }
-
-    /** A port planned without zone demand. */
-    public PlannedPort(
-        ServicePort port,
-        List<Endpoint> endpoints,
-        EndpointSelection selection,
-        TopologyFallback fallback) {
-      this(port, endpoints, selection, fallback, ZoneDemand.unknown(), ZoneSpillChoice.none());
-    }
   }
 
   /**
@@ -74,32 +65,11 @@ public final class NodePlanner {
    * what a full sync, {@code explain} and {@code render} program.
    *
    * @param node this proxy's Node, or null when it is not known (then no zone hints match)
+   * @param policy what the proxy knows of the node beyond its Node object ({@link
+   *     AddressPolicy#ofNode} when nothing more)
+   * @param demand the zone demand that zone spill-over follows ({@link ZoneDemand#unknown} for
+   *     none)
    */
-  public static FamilyPlan plan(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Collection<Service> services,
-      Collection<EndpointSlice> slices) {
-    return plan(
-        family, nodeName, node, serviceProxyName, services, slices, AddressPolicy.ofNode(node));
-  }
-
-  /** As above, with what the proxy knows of the node beyond its Node object. */
-  public static FamilyPlan plan(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Collection<Service> services,
-      Collection<EndpointSlice> slices,
-      AddressPolicy policy) {
-    return plan(
-        family, nodeName, node, serviceProxyName, services, slices, policy, ZoneDemand.unknown());
-  }
-
-  /** As above, with the zone demand that zone spill-over follows. */
   public static FamilyPlan plan(
       IpFamily family,
       String nodeName,
@@ -137,19 +107,6 @@ public final class NodePlanner {
       String serviceProxyName,
       Collection<Service> services,
       Collection<EndpointSlice> slices,
-      AddressPolicy policy) {
-    return planClaims(
-        family, nodeName, node, serviceProxyName, services, slices, policy, ZoneDemand.unknown());
-  }
-
-  /** As above, with the zone demand that zone spill-over follows. */
-  public static FamilyPlan planClaims(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Collection<Service> services,
-      Collection<EndpointSlice> slices,
       AddressPolicy policy,
       ZoneDemand demand) {
     var zone = zoneOf(node);
@@ -175,19 +132,6 @@ public final class NodePlanner {
   }
 
   /** The claims of one Service's ports on this node; none when it is gone or not handled here. */
-  public static FamilyPlan planServiceClaims(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Service service,
-      Collection<EndpointSlice> slices,
-      AddressPolicy policy) {
-    return planServiceClaims(
-        family, nodeName, node, serviceProxyName, service, slices, policy, ZoneDemand.unknown());
-  }
-
-  /** As above, with the zone demand that zone spill-over follows. */
   public static FamilyPlan planServiceClaims(
       IpFamily family,
       String nodeName,

@@ -242,10 +242,6 @@ public record RuleSettings(
     return result;
   }
 
-  public List<String> nodePortAddresses(IpFamily family, List<String> nodeAddresses) {
-    return nodePortAddresses(family, nodeAddresses, List.of());
-  }
-
   private static boolean sameAddress(String a, String b) {
     var left = IpLiteral.bytes(a);
     return left != null && java.util.Arrays.equals(left, IpLiteral.bytes(b));

@@ -2,6 +2,7 @@ package dev.proxima.proxy.plan;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;
@@ -144,7 +145,8 @@ public final class TrafficPaths {
                 port,
                 orEmpty(selection.clusterEndpoints()),
                 orEmpty(selection.localEndpoints()),
-                selection.hasAnyEndpoints());
+                selection.hasAnyEndpoints(),
+                ZoneSpill.NONE);
     if (route == null) {
       return new PortPaths(
           new Addresses(null, port.port(), 0, List.of(), List.of(), 0, false, List.of()),

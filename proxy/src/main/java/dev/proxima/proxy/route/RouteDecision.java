@@ -40,16 +40,9 @@ public final class RouteDecision {
   /**
    * The route of one port, or null when the port itself is out of range (the whole port is then
    * skipped, with a warning).
+   *
+   * @param spill the Cluster list's zone spill-over
    */
-  public PortRoute decide(
-      ServicePort port,
-      List<Endpoint> clusterEndpoints,
-      List<Endpoint> localEndpoints,
-      boolean anyEndpoints) {
-    return decide(port, clusterEndpoints, localEndpoints, anyEndpoints, ZoneSpill.NONE);
-  }
-
-  /** As above, with the Cluster list's zone spill-over. */
   public PortRoute decide(
       ServicePort port,
       List<Endpoint> clusterEndpoints,

@@ -29,12 +29,8 @@ import java.util.TreeMap;
  * @param keep p, unrounded; 1 when not active
  */
 public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active, double keep) {
-  static final ZoneSpillChoice OFF = new ZoneSpillChoice(ZoneSpill.NONE, "off", false, 1);
-
   /** No spill-over asked for. */
-  public static ZoneSpillChoice none() {
-    return OFF;
-  }
+  public static final ZoneSpillChoice OFF = new ZoneSpillChoice(ZoneSpill.NONE, "off", false, 1);
 
   /**
    * @param endpoints every endpoint of the port and family
