@@ -458,7 +458,7 @@ public final class ServiceCatalog {
 
     /**
      * False only when {@link #clusterIpOf} finds no address of {@code family}, decided without
-     * parsing: an address is read as IPv6 exactly when it has a colon ({@code IpLiteral}).
+     * parsing: an address is read as IPv6 exactly when it has a colon ({@link IpAddress#parse}).
      */
     static boolean mayHaveClusterIpOf(ServiceSpec spec, IpFamily family) {
       for (var candidate : clusterIpCandidates(spec)) {

@@ -1,7 +1,8 @@
 package dev.proxima.proxy.plan;
 
+import dev.proxima.proxy.model.Cidr;
+import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.render.FamilySettings;
@@ -44,7 +45,7 @@ public record RuleSettings(
     clusterCidrs = List.copyOf(clusterCidrs);
     externalIpCidrs = List.copyOf(externalIpCidrs);
     for (var cidr : externalIpCidrs) {
-      if (IpLiteral.familyOfCidr(cidr) == null) {
+      if (Cidr.familyOf(cidr) == null) {
         throw new IllegalArgumentException("--external-ip-cidrs: \"" + cidr + "\" is not a CIDR");
       }
     }
@@ -69,12 +70,12 @@ public record RuleSettings(
     }
     podInterface(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix); // validates names
     for (var cidr : clusterCidrs) {
-      if (IpLiteral.familyOfCidr(cidr) == null) {
+      if (Cidr.familyOf(cidr) == null) {
         throw new IllegalArgumentException("--cluster-cidr: \"" + cidr + "\" is not a CIDR");
       }
     }
     for (var cidr : nodePortCidrs) {
-      if (!cidr.equals(PRIMARY) && IpLiteral.familyOfCidr(cidr) == null) {
+      if (!cidr.equals(PRIMARY) && Cidr.familyOf(cidr) == null) {
         throw new IllegalArgumentException(
             "--nodeport-addresses: \"" + cidr + "\" is not a CIDR or \"" + PRIMARY + "\"");
       }
@@ -202,7 +203,7 @@ public record RuleSettings(
   }
 
   public List<String> clusterCidrs(IpFamily family) {
-    return clusterCidrs.stream().filter(cidr -> IpLiteral.familyOfCidr(cidr) == family).toList();
+    return clusterCidrs.stream().filter(cidr -> Cidr.familyOf(cidr) == family).toList();
   }
 
   /**
@@ -212,7 +213,7 @@ public record RuleSettings(
    */
   public boolean restrictsNodePorts(IpFamily family) {
     return nodePortCidrs.stream()
-        .anyMatch(cidr -> cidr.equals(PRIMARY) || IpLiteral.familyOfCidr(cidr) == family);
+        .anyMatch(cidr -> cidr.equals(PRIMARY) || Cidr.familyOf(cidr) == family);
   }
 
   /**
@@ -231,9 +232,9 @@ public record RuleSettings(
     var primary = nodePortCidrs.contains(PRIMARY);
     for (var address : candidates) {
       if (IpFamily.of(address) == family
-          && !IpLiteral.contains(family.loopback(), address)
+          && !Cidr.contains(family.loopback(), address)
           && (nodePortCidrs.stream()
-                  .anyMatch(cidr -> !cidr.equals(PRIMARY) && IpLiteral.contains(cidr, address))
+                  .anyMatch(cidr -> !cidr.equals(PRIMARY) && Cidr.contains(cidr, address))
               || (primary && primaryIps.stream().anyMatch(ip -> sameAddress(ip, address))))
           && !result.contains(address)) {
         result.add(address);
@@ -243,7 +244,7 @@ public record RuleSettings(
   }
 
   private static boolean sameAddress(String a, String b) {
-    var left = IpLiteral.bytes(a);
-    return left != null && java.util.Arrays.equals(left, IpLiteral.bytes(b));
+    var left = IpAddress.literalBytes(a);
+    return left != null && java.util.Arrays.equals(left, IpAddress.literalBytes(b));
   }
 }
