@@ -26,11 +26,10 @@ import java.util.TreeMap;
  * @param why one sentence for {@code explain}: p and its inputs, or why there is none
  * @param active whether the Service asked for spill-over with a valid annotation and its Cluster
  *     list follows zone hints here, so that p means something (and has a metric)
- * @param keep p, unrounded; 1 when not active
  */
-public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active, double keep) {
+public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active) {
   /** No spill-over asked for. */
-  public static final ZoneSpillChoice OFF = new ZoneSpillChoice(ZoneSpill.NONE, "off", false, 1);
+  public static final ZoneSpillChoice OFF = new ZoneSpillChoice(ZoneSpill.NONE, "off", false);
 
   /**
    * @param endpoints every endpoint of the port and family
@@ -48,8 +47,7 @@ public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active, doubl
       return OFF;
     }
     if (setting.state() == ZoneSpillOverSetting.State.INVALID) {
-      return new ZoneSpillChoice(
-          ZoneSpill.NONE, "invalid annotation: " + setting.problem(), false, 1);
+      return new ZoneSpillChoice(ZoneSpill.NONE, "invalid annotation: " + setting.problem(), false);
     }
     if (selection.topology() == TopologyLevel.PREFER_SAME_NODE) {
       return inactive("node hints chose the endpoints; PreferSameNode is not spilled");
@@ -75,12 +73,12 @@ public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active, doubl
             + setting.tolerance();
     if (!demand.shares().containsKey(zone)) {
       return new ZoneSpillChoice(
-          ZoneSpill.NONE, "p=1: this node's zone is not in the demand (" + inputs + ")", true, 1);
+          ZoneSpill.NONE, "p=1: this node's zone is not in the demand (" + inputs + ")", true);
     }
     double keep = ZoneSpillOver.fractions(counts, demand, setting.tolerance()).localFraction(zone);
     int perMille = perMille(keep);
     if (perMille == ZoneSpill.WHOLE) {
-      return new ZoneSpillChoice(ZoneSpill.NONE, "p=1 (" + inputs + ")", true, keep);
+      return new ZoneSpillChoice(ZoneSpill.NONE, "p=1 (" + inputs + ")", true);
     }
     var spread = EndpointOrder.sorted(endpoints).stream().filter(Endpoint::ready).toList();
     return new ZoneSpillChoice(
@@ -92,12 +90,11 @@ public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active, doubl
             + " ready endpoints ("
             + inputs
             + ")",
-        true,
-        keep);
+        true);
   }
 
   private static ZoneSpillChoice inactive(String why) {
-    return new ZoneSpillChoice(ZoneSpill.NONE, why, false, 1);
+    return new ZoneSpillChoice(ZoneSpill.NONE, why, false);
   }
 
   /** p in thousandths, rounded half-even; never 1000 unless p rounds there. */
