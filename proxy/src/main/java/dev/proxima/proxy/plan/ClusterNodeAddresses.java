@@ -95,10 +95,6 @@ public final class ClusterNodeAddresses {
     return nodeByAddress.isEmpty();
   }
 
-  public int size() {
-    return nodeByAddress.size();
-  }
-
   @Override
   public boolean equals(Object other) {
     return other instanceof ClusterNodeAddresses that
