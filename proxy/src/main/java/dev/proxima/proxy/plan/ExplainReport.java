@@ -98,24 +98,20 @@ public final class ExplainReport {
   }
 
   /**
-   * The Cluster policy's list: null when the port never uses it, empty when it is used and holds
-   * nothing (the selection gives null for both).
+   * A policy's list: null when the port never uses it, empty when it is used and holds nothing (the
+   * selection gives null for both).
    */
-  private static List<Endpoint> clusterList(NodePlanner.PlannedPort planned) {
-    if (!planned.port().usesClusterEndpoints()) {
-      return null;
-    }
-    var list = planned.selection().clusterEndpoints();
-    return list == null ? List.of() : list;
+  private static List<Endpoint> policyList(boolean used, List<Endpoint> list) {
+    return !used ? null : list == null ? List.of() : list;
   }
 
-  /** The Local policy's list: null when the port never uses it, empty when none is here. */
+  private static List<Endpoint> clusterList(NodePlanner.PlannedPort planned) {
+    return policyList(
+        planned.port().usesClusterEndpoints(), planned.selection().clusterEndpoints());
+  }
+
   private static List<Endpoint> localList(NodePlanner.PlannedPort planned) {
-    if (!planned.port().usesLocalEndpoints()) {
-      return null;
-    }
-    var list = planned.selection().localEndpoints();
-    return list == null ? List.of() : list;
+    return policyList(planned.port().usesLocalEndpoints(), planned.selection().localEndpoints());
   }
 
   public static String write(Object value) {
@@ -208,7 +204,7 @@ public final class ExplainReport {
                 ? ""
                 : " (filtered by topology: " + selection.topology().displayName() + ")");
         list(out, "Local policy", localList(planned), "not used", "none on this node", "");
-        field(out, "reachable", joinedOrNone(selection.allReachableEndpoints()));
+        list(out, "reachable", selection.allReachableEndpoints(), "", "none", "");
         field(out, "why", selection.reason());
         if (ZoneSpillLines.asked(planned)) {
           field(out, "spill-over", planned.spill().why());
@@ -256,10 +252,6 @@ public final class ExplainReport {
     } else {
       field(out, label, String.join(", ", addresses(endpoints)) + suffix);
     }
-  }
-
-  private static String joinedOrNone(List<Endpoint> endpoints) {
-    return endpoints.isEmpty() ? "(none)" : String.join(", ", addresses(endpoints));
   }
 
   /** One labelled line: the label and its colon padded to a column, then the value. */
