@@ -218,14 +218,9 @@ public final class ServiceCatalog {
     var rawExternalIps = spec.getExternalIPs();
     if (rawExternalIps != null && rawExternalIps.size() > MAX_EXTERNAL_IPS) {
       warnings.add(
-          key
-              + " spec.externalIPs: "
-              + rawExternalIps.size()
-              + " addresses, above the proxy's cap of "
-              + MAX_EXTERNAL_IPS
-              + "; only the first "
-              + MAX_EXTERNAL_IPS
-              + " are read");
+          ("%s spec.externalIPs: %s addresses, above the proxy's cap of %s; only the first %s"
+                  + " are read")
+              .formatted(key, rawExternalIps.size(), MAX_EXTERNAL_IPS, MAX_EXTERNAL_IPS));
       rawExternalIps = rawExternalIps.subList(0, MAX_EXTERNAL_IPS);
     }
     var externalIps = addressesOf(rawExternalIps, family, key + " spec.externalIPs", warnings);
@@ -277,10 +272,8 @@ public final class ServiceCatalog {
       var protocol = protocolOf(port.getProtocol());
       if (protocol == null) {
         warnings.add(
-            where
-                + ".protocol: \""
-                + port.getProtocol()
-                + "\" is not TCP, UDP or SCTP; port ignored");
+            "%s.protocol: \"%s\" is not TCP, UDP or SCTP; port ignored"
+                .formatted(where, port.getProtocol()));
         continue;
       }
       if (port.getPort() == null || port.getPort() < 1 || port.getPort() > 65535) {
@@ -301,30 +294,21 @@ public final class ServiceCatalog {
       var name = new ServicePortName(key, portName, protocol);
       if ((long) (ports.size() + 1) * sourceRanges.size() > MAX_FIREWALL_ELEMENTS) {
         warnings.add(
-            key
-                + " spec.ports: "
-                + spec.getPorts().size()
-                + " ports with "
-                + sourceRanges.size()
-                + " source ranges each are above the proxy's cap of "
-                + MAX_FIREWALL_ELEMENTS
-                + " firewall entries per Service; only the first "
-                + ports.size()
-                + " ports are read");
+            ("%s spec.ports: %s ports with %s source ranges each are above the proxy's cap of %s"
+                    + " firewall entries per Service; only the first %s ports are read")
+                .formatted(
+                    key,
+                    spec.getPorts().size(),
+                    sourceRanges.size(),
+                    MAX_FIREWALL_ELEMENTS,
+                    ports.size()));
         break;
       }
       if ((long) (ports.size() + 1) * waysInPerPort > MAX_WAYS_IN) {
         warnings.add(
-            key
-                + " spec.ports: "
-                + spec.getPorts().size()
-                + " ports with "
-                + waysInPerPort
-                + " addresses and source ranges each are above the proxy's cap of "
-                + MAX_WAYS_IN
-                + " per Service; only the first "
-                + ports.size()
-                + " ports are read");
+            ("%s spec.ports: %s ports with %s addresses and source ranges each are above the"
+                    + " proxy's cap of %s per Service; only the first %s ports are read")
+                .formatted(key, spec.getPorts().size(), waysInPerPort, MAX_WAYS_IN, ports.size()));
         break;
       }
       ports.add(
@@ -366,15 +350,11 @@ public final class ServiceCatalog {
       return DEFAULT_STICKY_TIMEOUT;
     }
     if (seconds > MAX_STICKY_TIMEOUT.getSeconds()) {
+      long max = MAX_STICKY_TIMEOUT.getSeconds();
       warnings.add(
-          key
-              + " spec.sessionAffinityConfig.clientIP.timeoutSeconds: "
-              + seconds
-              + " is above the API's limit of "
-              + MAX_STICKY_TIMEOUT.getSeconds()
-              + "; "
-              + MAX_STICKY_TIMEOUT.getSeconds()
-              + " used");
+          ("%s spec.sessionAffinityConfig.clientIP.timeoutSeconds: %s is above the API's limit"
+                  + " of %s; %s used")
+              .formatted(key, seconds, max, max));
       return MAX_STICKY_TIMEOUT;
     }
     return Duration.ofSeconds(seconds);
@@ -399,12 +379,8 @@ public final class ServiceCatalog {
       var cidr = Cidr.parse(ranges.get(i));
       if (cidr == null) {
         warnings.add(
-            key
-                + " spec.loadBalancerSourceRanges["
-                + i
-                + "]: \""
-                + ranges.get(i)
-                + "\" is not a CIDR; it allows no source");
+            "%s spec.loadBalancerSourceRanges[%s]: \"%s\" is not a CIDR; it allows no source"
+                .formatted(key, i, ranges.get(i)));
       } else if (cidr.family() == family) {
         parsed.add(cidr);
       }
@@ -413,24 +389,16 @@ public final class ServiceCatalog {
     var result = SourceRanges.outermostOf(parsed);
     if (result.size() > MAX_SOURCE_RANGES) {
       warnings.add(
-          key
-              + " spec.loadBalancerSourceRanges: "
-              + result.size()
-              + " ranges, above the proxy's cap of "
-              + MAX_SOURCE_RANGES
-              + "; only the first "
-              + MAX_SOURCE_RANGES
-              + " admit sources");
+          ("%s spec.loadBalancerSourceRanges: %s ranges, above the proxy's cap of %s; only the"
+                  + " first %s admit sources")
+              .formatted(key, result.size(), MAX_SOURCE_RANGES, MAX_SOURCE_RANGES));
       result = SourceRanges.outermostOf(result.cidrs().subList(0, MAX_SOURCE_RANGES));
     }
     if (result.isEmpty() && hasLoadBalancerIps) {
       warnings.add(
-          key
-              + " spec.loadBalancerSourceRanges: no usable "
-              + family.apiName()
-              + " range; its "
-              + family.apiName()
-              + " load-balancer IPs accept no source (fail closed)");
+          ("%s spec.loadBalancerSourceRanges: no usable %s range; its %s load-balancer IPs accept"
+                  + " no source (fail closed)")
+              .formatted(key, family.apiName(), family.apiName()));
     }
     return result;
   }
@@ -547,12 +515,8 @@ public final class ServiceCatalog {
         }
         if (slicePort.getPort() == null || slicePort.getPort() < 1 || slicePort.getPort() > 65535) {
           warnings.add(
-              where
-                  + " port \""
-                  + name
-                  + "\": "
-                  + slicePort.getPort()
-                  + " is out of range 1-65535; ignored");
+              "%s port \"%s\": %s is out of range 1-65535; ignored"
+                  .formatted(where, name, slicePort.getPort()));
           continue;
         }
         for (int e = 0; e < slice.getEndpoints().size(); e++) {
