@@ -178,12 +178,8 @@ public final class AddressPolicy {
         kept.add(address);
       } else {
         warnings.add(
-            service
-                + " spec.externalIPs: "
-                + address
-                + " "
-                + refusal
-                + "; the externalIP is not programmed");
+            "%s spec.externalIPs: %s %s; the externalIP is not programmed"
+                .formatted(service, address, refusal));
       }
     }
     return kept.size() == addresses.size() ? addresses : List.copyOf(kept);
@@ -213,12 +209,8 @@ public final class AddressPolicy {
         }
         if (warned.add(port.name().toString())) {
           warnings.add(
-              port.name()
-                  + ": endpoint "
-                  + endpoint.address()
-                  + " is "
-                  + owner
-                  + " at a NodePort; it would loop, so it is not programmed");
+              "%s: endpoint %s is %s at a NodePort; it would loop, so it is not programmed"
+                  .formatted(port.name(), endpoint.address(), owner));
         }
       } else if (kept != null) {
         kept.add(endpoint);

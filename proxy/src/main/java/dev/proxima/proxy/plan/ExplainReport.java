@@ -138,29 +138,24 @@ public final class ExplainReport {
       Function<NodePlanner.PlannedPort, List<String>> moreLines) {
     var out = new StringBuilder();
     for (var plan : plans) {
-      out.append("Node ")
-          .append(plan.nodeName())
-          .append(" (zone ")
-          .append(plan.nodeZone() == null ? "<none>" : plan.nodeZone())
-          .append("), ")
-          .append(plan.family().apiName())
-          .append(": ")
-          .append(plan.ports().size())
-          .append(" service ports\n");
+      out.append(
+          "Node %s (zone %s), %s: %s service ports\n"
+              .formatted(
+                  plan.nodeName(),
+                  plan.nodeZone() == null ? "<none>" : plan.nodeZone(),
+                  plan.family().apiName(),
+                  plan.ports().size()));
       for (var planned : plan.ports()) {
         var port = planned.port();
         var selection = planned.selection();
-        out.append('\n')
-            .append(port.name().service())
-            .append(" port ")
-            .append(portLabel(planned))
-            .append('/')
-            .append(port.protocol())
-            .append("  trafficDistribution=")
-            .append(port.trafficDistribution() == null ? "<none>" : port.trafficDistribution())
-            .append("  topology=")
-            .append(selection.topology().displayName())
-            .append('\n');
+        out.append(
+            "\n%s port %s/%s  trafficDistribution=%s  topology=%s\n"
+                .formatted(
+                    port.name().service(),
+                    portLabel(planned),
+                    port.protocol(),
+                    port.trafficDistribution() == null ? "<none>" : port.trafficDistribution(),
+                    selection.topology().displayName()));
         var paths = TrafficPaths.of(plan.family(), planned);
         field(
             out,
@@ -177,22 +172,18 @@ public final class ExplainReport {
                   : "only " + String.join(", ", paths.addresses().sourceRanges()) + " may connect");
         }
         for (var path : paths.paths()) {
-          out.append("  ")
-              .append(path.source().who())
-              .append(" -> ")
-              .append(String.join(", ", path.to()))
-              .append(" (")
-              .append(path.policyPhrase())
-              .append(")\n    -> ");
-          if (path.lost()) {
-            out.append(path.why());
-          } else {
-            out.append(String.join(", ", addresses(path.endpoints())))
-                .append(" (")
-                .append(path.why())
-                .append(')');
-          }
-          out.append('\n');
+          out.append(
+              "  %s -> %s (%s)\n    -> %s\n"
+                  .formatted(
+                      path.source().who(),
+                      String.join(", ", path.to()),
+                      path.policyPhrase(),
+                      path.lost()
+                          ? path.why()
+                          : String.join(", ", addresses(path.endpoints()))
+                              + " ("
+                              + path.why()
+                              + ")"));
         }
         list(
             out,

@@ -156,12 +156,8 @@ public final class RouteDecision {
 
   private void warnUnusable(ServicePortName name, String range) {
     warnings.add(
-        name
-            + ": loadBalancerSourceRange "
-            + range
-            + " is not an "
-            + family.apiName()
-            + " CIDR; ignored (the other ranges still apply)");
+        "%s: loadBalancerSourceRange %s is not an %s CIDR; ignored (the other ranges still apply)"
+            .formatted(name, range, family.apiName()));
   }
 
   /** The endpoints of the family with a valid port, each address once, in the given order. */

@@ -63,14 +63,8 @@ public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active) {
               + " missing or refused); traffic stays on the hinted endpoints");
     }
     var inputs =
-        "zone "
-            + zone
-            + "; endpoints per zone "
-            + counts
-            + "; demand "
-            + demand.data()
-            + "; tolerance "
-            + setting.tolerance();
+        "zone %s; endpoints per zone %s; demand %s; tolerance %s"
+            .formatted(zone, counts, demand.data(), setting.tolerance());
     if (!demand.shares().containsKey(zone)) {
       return new ZoneSpillChoice(
           ZoneSpill.NONE, "p=1: this node's zone is not in the demand (" + inputs + ")", true);
@@ -83,13 +77,11 @@ public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active) {
     var spread = EndpointOrder.sorted(endpoints).stream().filter(Endpoint::ready).toList();
     return new ZoneSpillChoice(
         new ZoneSpill(perMille, spread),
-        "p="
-            + BigDecimal.valueOf(perMille, 3).stripTrailingZeros().toPlainString()
-            + ", the rest spread over "
-            + spread.size()
-            + " ready endpoints ("
-            + inputs
-            + ")",
+        "p=%s, the rest spread over %s ready endpoints (%s)"
+            .formatted(
+                BigDecimal.valueOf(perMille, 3).stripTrailingZeros().toPlainString(),
+                spread.size(),
+                inputs),
         true);
   }
 
