@@ -19,16 +19,8 @@ import java.util.Set;
  * a pod on another node: an externalIP on its address would catch this node's traffic to it,
  * whether or not the operator set {@code --cluster-cidr}.
  */
-public final class ClusterNodeAddresses {
+public record ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress, Set<String> podCidrs) {
   public static final ClusterNodeAddresses NONE = new ClusterNodeAddresses(Map.of(), Set.of());
-
-  private final Map<IpAddress, String> nodeByAddress;
-  private final Set<String> podCidrs;
-
-  private ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress, Set<String> podCidrs) {
-    this.nodeByAddress = nodeByAddress;
-    this.podCidrs = podCidrs;
-  }
 
   /** The addresses of {@code nodes}; an address two Nodes give is told as the first name's. */
   public static ClusterNodeAddresses of(Collection<Node> nodes) {
@@ -56,10 +48,6 @@ public final class ClusterNodeAddresses {
   public static boolean changes(Node previous, Node current) {
     return !addressesOf(previous).equals(addressesOf(current))
         || !NodePodCidrs.of(previous).equals(NodePodCidrs.of(current));
-  }
-
-  public Set<String> podCidrs() {
-    return podCidrs;
   }
 
   /**
@@ -93,18 +81,6 @@ public final class ClusterNodeAddresses {
 
   public boolean isEmpty() {
     return nodeByAddress.isEmpty();
-  }
-
-  @Override
-  public boolean equals(Object other) {
-    return other instanceof ClusterNodeAddresses that
-        && nodeByAddress.equals(that.nodeByAddress)
-        && podCidrs.equals(that.podCidrs);
-  }
-
-  @Override
-  public int hashCode() {
-    return nodeByAddress.hashCode() * 31 + podCidrs.hashCode();
   }
 
   @Override
