@@ -131,6 +131,12 @@ public final class AddressOwners {
         }
         addresses.add(address);
       }
+      claims(
+          port,
+          (key, kind) -> {
+            release(key, service);
+            touched.add(key);
+          });
     }
     for (var port : after) {
       clusterIpHolders.computeIfAbsent(port.clusterIp(), k -> new HashSet<>()).add(service);
@@ -141,16 +147,6 @@ public final class AddressOwners {
             .put(port.name(), port.port());
         addresses.add(address);
       }
-    }
-    for (var port : before) {
-      claims(
-          port,
-          (key, kind) -> {
-            release(key, service);
-            touched.add(key);
-          });
-    }
-    for (var port : after) {
       claims(
           port,
           (key, kind) -> {
