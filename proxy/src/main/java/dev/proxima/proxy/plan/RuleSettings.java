@@ -44,11 +44,7 @@ public record RuleSettings(
   public RuleSettings {
     clusterCidrs = List.copyOf(clusterCidrs);
     externalIpCidrs = List.copyOf(externalIpCidrs);
-    for (var cidr : externalIpCidrs) {
-      if (Cidr.familyOf(cidr) == null) {
-        throw new IllegalArgumentException("--external-ip-cidrs: \"" + cidr + "\" is not a CIDR");
-      }
-    }
+    requireCidrs("--external-ip-cidrs", externalIpCidrs);
     Objects.requireNonNull(observeLocality, "observeLocality");
     if (observeMaxSeries < 0) {
       throw new IllegalArgumentException(
@@ -69,15 +65,19 @@ public record RuleSettings(
           "--detect-local-mode=InterfaceNamePrefix needs --pod-interface-name-prefix");
     }
     podInterface(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix); // validates names
-    for (var cidr : clusterCidrs) {
-      if (Cidr.familyOf(cidr) == null) {
-        throw new IllegalArgumentException("--cluster-cidr: \"" + cidr + "\" is not a CIDR");
-      }
-    }
+    requireCidrs("--cluster-cidr", clusterCidrs);
     for (var cidr : nodePortCidrs) {
       if (!cidr.equals(PRIMARY) && Cidr.familyOf(cidr) == null) {
         throw new IllegalArgumentException(
             "--nodeport-addresses: \"" + cidr + "\" is not a CIDR or \"" + PRIMARY + "\"");
+      }
+    }
+  }
+
+  private static void requireCidrs(String flag, List<String> cidrs) {
+    for (var cidr : cidrs) {
+      if (Cidr.familyOf(cidr) == null) {
+        throw new IllegalArgumentException(flag + ": \"" + cidr + "\" is not a CIDR");
       }
     }
   }
