@@ -74,7 +74,7 @@ public final class AddressPolicy {
   public static AddressPolicy ofNode(Node node) {
     return new AddressPolicy(
         NodeIps.all(node),
-        NodePodCidrs.of(node),
+        NodeIps.podCidrs(node),
         List.of(),
         List.of(),
         Set.of(),

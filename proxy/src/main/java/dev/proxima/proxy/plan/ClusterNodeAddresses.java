@@ -34,7 +34,7 @@ public record ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress, Set<Str
       for (var ip : addressesOf(node)) {
         result.merge(ip, name, (a, b) -> a.compareTo(b) <= 0 ? a : b);
       }
-      ranges.addAll(NodePodCidrs.of(node));
+      ranges.addAll(NodeIps.podCidrs(node));
     }
     return result.isEmpty() && ranges.isEmpty()
         ? NONE
@@ -47,7 +47,7 @@ public record ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress, Set<Str
    */
   public static boolean changes(Node previous, Node current) {
     return !addressesOf(previous).equals(addressesOf(current))
-        || !NodePodCidrs.of(previous).equals(NodePodCidrs.of(current));
+        || !NodeIps.podCidrs(previous).equals(NodeIps.podCidrs(current));
   }
 
   /**

@@ -12,7 +12,6 @@ import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
-import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.PlanWarnings;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
@@ -67,7 +66,7 @@ class HostileAddressesTest {
   private static final AddressPolicy CLUSTER =
       new AddressPolicy(
           NodeIps.all(NODE),
-          NodePodCidrs.of(NODE),
+          NodeIps.podCidrs(NODE),
           List.of(),
           List.of(),
           Set.of(),
@@ -133,7 +132,7 @@ class HostileAddressesTest {
     var policy =
         new AddressPolicy(
             NodeIps.all(NODE),
-            NodePodCidrs.of(NODE),
+            NodeIps.podCidrs(NODE),
             List.of(),
             List.of(),
             Set.of(),
