@@ -421,16 +421,8 @@ public final class ServiceCatalog {
    * parsing: an address is read as IPv6 exactly when it has a colon ({@link IpAddress#parse}).
    */
   static boolean mayHaveClusterIpOf(ServiceSpec spec, IpFamily family) {
-    for (var candidate : clusterIpCandidates(spec)) {
-      if (hasShapeOf(candidate, family)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean hasShapeOf(String address, IpFamily family) {
-    return address != null && (address.indexOf(':') >= 0) == (family == IpFamily.IPV6);
+    return clusterIpCandidates(spec).stream()
+        .anyMatch(ip -> ip != null && (ip.indexOf(':') >= 0) == (family == IpFamily.IPV6));
   }
 
   private static String clusterIpOf(ServiceSpec spec, IpFamily family) {

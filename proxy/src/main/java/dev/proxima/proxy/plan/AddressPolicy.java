@@ -13,8 +13,10 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * What a tenant's Service may not point at on this node, decided before address ownership; the
@@ -51,13 +53,11 @@ public final class AddressPolicy {
       Set<String> knownNodePorts,
       ClusterNodeAddresses clusterNodes) {
     this.clusterNodes = clusterNodes;
-    this.nodeAddresses = new HashSet<>();
-    for (var raw : nodeAddresses) {
-      var address = IpAddress.parse(raw);
-      if (address != null) {
-        this.nodeAddresses.add(address);
-      }
-    }
+    this.nodeAddresses =
+        nodeAddresses.stream()
+            .map(IpAddress::parse)
+            .filter(Objects::nonNull)
+            .collect(Collectors.toSet());
     var allPodRanges = new ArrayList<>(podRanges);
     allPodRanges.addAll(clusterNodes.podCidrs());
     this.podRanges = cidrs(allPodRanges);
@@ -256,13 +256,7 @@ public final class AddressPolicy {
   }
 
   private static Ranges cidrs(Collection<String> raw) {
-    var result = new ArrayList<Cidr>();
-    for (var value : raw) {
-      var cidr = Cidr.parse(value);
-      if (cidr != null) {
-        result.add(cidr);
-      }
-    }
-    return Ranges.of(Cidr.outermost(result));
+    return Ranges.of(
+        Cidr.outermost(raw.stream().map(Cidr::parse).filter(Objects::nonNull).toList()));
   }
 }

@@ -6,7 +6,9 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The InternalIP and ExternalIP addresses (both families) of every Node in the cluster, each with
@@ -55,19 +57,11 @@ public record ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress, Set<Str
    * Node update that changes addresses from a heartbeat.
    */
   public static Set<IpAddress> addressesOf(Node node) {
-    if (node == null || node.getStatus() == null || node.getStatus().getAddresses() == null) {
-      return Set.of();
-    }
-    var result = new HashSet<IpAddress>();
-    for (var address : node.getStatus().getAddresses()) {
-      if (address != null && counts(address.getType())) {
-        var ip = IpAddress.parse(address.getAddress());
-        if (ip != null) {
-          result.add(ip);
-        }
-      }
-    }
-    return result;
+    return NodeIps.addresses(node).stream()
+        .filter(address -> counts(address.getType()))
+        .map(address -> IpAddress.parse(address.getAddress()))
+        .filter(Objects::nonNull)
+        .collect(Collectors.toSet());
   }
 
   private static boolean counts(String type) {

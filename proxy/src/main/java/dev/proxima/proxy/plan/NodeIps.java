@@ -60,7 +60,7 @@ public final class NodeIps {
         .findFirst();
   }
 
-  private static List<NodeAddress> addresses(Node node) {
+  static List<NodeAddress> addresses(Node node) {
     if (node == null || node.getStatus() == null || node.getStatus().getAddresses() == null) {
       return List.of();
     }

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What one node's proxy programs for one IP family: every Service port it handles, the endpoints it
@@ -202,14 +203,11 @@ public final class NodePlanner {
   }
 
   private static List<Cidr> hosts(List<String> addresses) {
-    var result = new ArrayList<Cidr>(addresses.size());
-    for (var address : addresses) {
-      var ip = IpAddress.parse(address);
-      if (ip != null) {
-        result.add(Cidr.parse(ip + (ip.family() == IpFamily.IPV6 ? "/128" : "/32")));
-      }
-    }
-    return result;
+    return addresses.stream()
+        .map(IpAddress::parse)
+        .filter(Objects::nonNull)
+        .map(ip -> Cidr.parse(ip + (ip.family() == IpFamily.IPV6 ? "/128" : "/32")))
+        .toList();
   }
 
   /** The Node's zone label, or null when it has none (or the Node is not known). */
