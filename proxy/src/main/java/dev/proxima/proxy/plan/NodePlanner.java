@@ -85,15 +85,9 @@ public final class NodePlanner {
       ZoneDemand demand) {
     var claimed =
         planClaims(family, nodeName, node, serviceProxyName, services, slices, policy, demand);
-    var owners = AddressOwners.of(claimed.ports().stream().map(PlannedPort::port).toList());
-    var ports = new ArrayList<PlannedPort>();
-    for (var planned : claimed.ports()) {
-      var owned = owned(planned, owners, nodeName, claimed.nodeZone());
-      if (owned != null) {
-        ports.add(owned);
-      }
-    }
-    var collisions = owners.collisions();
+    var store = new PlanStore(family, nodeName);
+    var ports = store.replaceAll(claimed.ports(), claimed.nodeZone());
+    var collisions = store.collisions();
     var warnings = new ArrayList<>(claimed.warnings());
     collisions.forEach(collision -> warnings.add("address collision " + collision));
     return new FamilyPlan(

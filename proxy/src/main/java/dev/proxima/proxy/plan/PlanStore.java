@@ -53,13 +53,12 @@ public final class PlanStore {
       List<NodePlanner.PlannedPort> claims, String zone) {
     plannedByService.clear();
     claimsByService.clear();
-    owners = new AddressOwners();
+    owners = AddressOwners.of(ports(claims));
     claims.forEach(
         p ->
             claimsByService
                 .computeIfAbsent(p.port().name().service(), k -> new ArrayList<>())
                 .add(p));
-    claimsByService.forEach((key, ports) -> owners.put(key, List.of(), ports(ports)));
     claimsByService.forEach(
         (key, ports) -> {
           var owned = owned(ports, zone);
