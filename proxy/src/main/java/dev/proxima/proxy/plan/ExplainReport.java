@@ -219,7 +219,6 @@ public final class ExplainReport {
     return out.toString();
   }
 
-  /** The address keys this port claims together with another port, and who keeps each. */
   private static List<String> collisionsOf(
       NodePlanner.FamilyPlan plan, NodePlanner.PlannedPort planned) {
     var name = planned.port().name();

@@ -127,7 +127,6 @@ public final class PlanStore {
     return plannedByService.size();
   }
 
-  /** The address keys two Service ports claim, and which one keeps each. */
   public List<AddressOwners.Collision> collisions() {
     return owners.collisions();
   }

@@ -19,20 +19,22 @@ public final class TrafficPaths {
   private TrafficPaths() {}
 
   public enum Source {
-    CLUSTER_IP("pods and this node", "internalTrafficPolicy"),
-    EXTERNAL("external clients", "externalTrafficPolicy"),
+    CLUSTER_IP("pods and this node", "internalTrafficPolicy", "clusterIP"),
+    EXTERNAL("external clients", "externalTrafficPolicy", "external"),
     /**
      * Pods and the node itself, to a NodePort, load-balancer IP or externalIP of a Service with
      * externalTrafficPolicy Local: they short-circuit to the Cluster policy's list.
      */
-    EXTERNAL_FROM_INSIDE("pods and this node", "externalTrafficPolicy");
+    EXTERNAL_FROM_INSIDE("pods and this node", "externalTrafficPolicy", "externalFromInside");
 
     private final String who;
     private final String policyField;
+    private final String jsonName;
 
-    Source(String who, String policyField) {
+    Source(String who, String policyField, String jsonName) {
       this.who = who;
       this.policyField = policyField;
+      this.jsonName = jsonName;
     }
 
     public String who() {
@@ -44,11 +46,7 @@ public final class TrafficPaths {
     }
 
     public String jsonName() {
-      return switch (this) {
-        case CLUSTER_IP -> "clusterIP";
-        case EXTERNAL -> "external";
-        case EXTERNAL_FROM_INSIDE -> "externalFromInside";
-      };
+      return jsonName;
     }
   }
 
