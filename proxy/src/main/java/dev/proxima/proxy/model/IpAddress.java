@@ -1,7 +1,5 @@
 package dev.proxima.proxy.model;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -75,26 +73,57 @@ public final class IpAddress {
    * An IPv4-mapped IPv6 address is judged by the IPv4 address inside it.
    */
   public String special() {
-    InetAddress inet;
-    try {
-      inet = InetAddress.getByAddress(bytes); // never a lookup; a mapped address comes back IPv4
-    } catch (UnknownHostException impossible) {
-      throw new IllegalStateException(impossible);
+    byte[] v4 = bytes.length == 4 ? bytes : mappedIpv4();
+    if (v4 != null) {
+      int first = v4[0] & 0xff;
+      int second = v4[1] & 0xff;
+      if (first == 0) {
+        return "unspecified"; // 0.0.0.0/8: "this network", never a destination
+      }
+      if (first == 127) {
+        return "loopback";
+      }
+      if (first == 169 && second == 254) {
+        return "link-local";
+      }
+      if (first >= 224 && first <= 239) {
+        return "multicast";
+      }
+      if (Arrays.equals(v4, new byte[] {-1, -1, -1, -1})) {
+        return "broadcast";
+      }
+      return null;
     }
-    var address = inet.getAddress();
-    if (inet.isAnyLocalAddress() || (address.length == 4 && address[0] == 0)) {
-      return "unspecified"; // 0.0.0.0/8: "this network", never a destination
+    boolean allZeroButLast = true;
+    for (int i = 0; i < 15; i++) {
+      allZeroButLast &= bytes[i] == 0;
     }
-    if (inet.isLoopbackAddress()) {
+    if (allZeroButLast && bytes[15] == 0) {
+      return "unspecified";
+    }
+    if (allZeroButLast && bytes[15] == 1) {
       return "loopback";
     }
-    if (inet.isLinkLocalAddress()) {
+    if ((bytes[0] & 0xff) == 0xfe && (bytes[1] & 0xc0) == 0x80) {
       return "link-local";
     }
-    if (inet.isMulticastAddress()) {
+    if ((bytes[0] & 0xff) == 0xff) {
       return "multicast";
     }
-    return Arrays.equals(address, new byte[] {-1, -1, -1, -1}) ? "broadcast" : null;
+    return null;
+  }
+
+  /** The IPv4 address inside {@code ::ffff:a.b.c.d}, or null. */
+  private byte[] mappedIpv4() {
+    for (int i = 0; i < 10; i++) {
+      if (bytes[i] != 0) {
+        return null;
+      }
+    }
+    if (bytes[10] != -1 || bytes[11] != -1) {
+      return null;
+    }
+    return Arrays.copyOfRange(bytes, 12, 16);
   }
 
   @Override
