@@ -94,10 +94,7 @@ public final class IpAddress {
       }
       return null;
     }
-    boolean allZeroButLast = true;
-    for (int i = 0; i < 15; i++) {
-      allZeroButLast &= bytes[i] == 0;
-    }
+    boolean allZeroButLast = Arrays.equals(bytes, 0, 15, new byte[15], 0, 15);
     if (allZeroButLast && bytes[15] == 0) {
       return "unspecified";
     }
@@ -115,15 +112,9 @@ public final class IpAddress {
 
   /** The IPv4 address inside {@code ::ffff:a.b.c.d}, or null. */
   private byte[] mappedIpv4() {
-    for (int i = 0; i < 10; i++) {
-      if (bytes[i] != 0) {
-        return null;
-      }
-    }
-    if (bytes[10] != -1 || bytes[11] != -1) {
-      return null;
-    }
-    return Arrays.copyOfRange(bytes, 12, 16);
+    boolean mapped =
+        Arrays.equals(bytes, 0, 10, new byte[10], 0, 10) && bytes[10] == -1 && bytes[11] == -1;
+    return mapped ? Arrays.copyOfRange(bytes, 12, 16) : null;
   }
 
   @Override
