@@ -1,6 +1,8 @@
 package dev.proxima.bench;
 
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.PlanWarnings;
@@ -323,7 +325,9 @@ final class HostileShapes {
         ordinary.nodes().get(0),
         null,
         services,
-        slices);
+        slices,
+        AddressPolicy.ofNode(ordinary.nodes().get(0)),
+        ZoneDemand.unknown());
   }
 
   private record Cluster(

@@ -108,7 +108,7 @@ public final class RenderedRules {
         node.getStatus().getAddresses().stream().map(address -> address.getAddress()).toList();
     List<String> nodePortAddresses;
     if (hostAddresses == null) {
-      nodePortAddresses = settings.nodePortAddresses(IpFamily.IPV4, nodeAddresses);
+      nodePortAddresses = settings.nodePortAddresses(IpFamily.IPV4, nodeAddresses, List.of());
     } else {
       settings = settings.withDefaultNodePortAddressesOf(ProxyMode.nftables);
       nodePortAddresses =
@@ -168,7 +168,8 @@ public final class RenderedRules {
             null,
             cluster.service(index),
             List.of(slice),
-            AddressPolicy.ofNode(cluster.nodes().get(0)))
+            AddressPolicy.ofNode(cluster.nodes().get(0)),
+            ZoneDemand.unknown())
         .ports();
   }
 

@@ -3,8 +3,10 @@ package dev.proxima.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Labels;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -102,7 +104,9 @@ class HostileShapesPropertyTest {
               ClusterObjects.node("node-a", "zone-a"),
               null,
               cluster.services,
-              cluster.slices);
+              cluster.slices,
+              AddressPolicy.ofNode(ClusterObjects.node("node-a", "zone-a")),
+              ZoneDemand.unknown());
       var settings = RuleSettings.defaults();
       String script;
       if (mode == ProxyMode.nftables) {

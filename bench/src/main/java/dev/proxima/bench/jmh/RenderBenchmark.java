@@ -2,7 +2,9 @@ package dev.proxima.bench.jmh;
 
 import dev.proxima.bench.RenderedRules;
 import dev.proxima.bench.SyntheticCluster;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
 import dev.proxima.proxy.render.FamilySettings;
@@ -59,7 +61,14 @@ public class RenderBenchmark {
   @Benchmark
   public NodePlanner.FamilyPlan planNode() {
     return NodePlanner.plan(
-        IpFamily.IPV4, SyntheticCluster.PROXY_NODE, node, null, serviceObjects, slices);
+        IpFamily.IPV4,
+        SyntheticCluster.PROXY_NODE,
+        node,
+        null,
+        serviceObjects,
+        slices,
+        AddressPolicy.ofNode(node),
+        ZoneDemand.unknown());
   }
 
   /** The full-sync script from planned ports. */

@@ -38,7 +38,7 @@ public class SelectionBenchmark {
         ServiceCatalog.build(
                 cluster.services(),
                 cluster.hintedSlices(),
-                new ServiceCatalog.Options(SyntheticCluster.PROXY_NODE, IpFamily.IPV4, null))
+                new ServiceCatalog.Options(SyntheticCluster.PROXY_NODE, IpFamily.IPV4, null, null))
             .entries();
   }
 

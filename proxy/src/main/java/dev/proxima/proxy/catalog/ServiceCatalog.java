@@ -75,16 +75,12 @@ public final class ServiceCatalog {
    * @param serviceProxyName when set, only Services labelled
    *     service.kubernetes.io/service-proxy-name with this value are handled; null means only
    *     unlabelled Services are handled
+   * @param nodeZone null when not known: endpoints off this node then have unknown locality
    */
   public record Options(
       String nodeName, IpFamily family, String serviceProxyName, String nodeZone) {
     public Options {
       Objects.requireNonNull(family, "family");
-    }
-
-    /** Options for a node whose zone is not known: endpoints off it have unknown locality. */
-    public Options(String nodeName, IpFamily family, String serviceProxyName) {
-      this(nodeName, family, serviceProxyName, null);
     }
   }
 
@@ -146,7 +142,7 @@ public final class ServiceCatalog {
       // A Service with no cluster IP of this family has no port in it and nothing to warn about:
       // left out before it is keyed and sorted, so the IPv6 plan of a cluster of single-stack
       // IPv4 Services costs a pass over them, not a sort.
-      if (reason == null && !ServicePorts.mayHaveClusterIpOf(service.getSpec(), options.family())) {
+      if (reason == null && !mayHaveClusterIpOf(service.getSpec(), options.family())) {
         continue;
       }
       ordered.add(new Considered(keyOf(service), service, reason));
@@ -160,11 +156,10 @@ public final class ServiceCatalog {
         skipped.add(key + ": " + reason);
         continue;
       }
-      var ports = ServicePorts.of(service, options.family(), warnings);
+      var ports = portsOf(service, options.family(), warnings);
       var serviceSlices = slicesByService.getOrDefault(key, List.of());
       for (var port : ports) {
-        entries.add(
-            new Entry(port, SliceEndpoints.collect(port.name(), serviceSlices, options, warnings)));
+        entries.add(new Entry(port, endpointsOf(port.name(), serviceSlices, options, warnings)));
       }
     }
     entries.sort(Comparator.comparing(entry -> entry.port().name()));
@@ -207,318 +202,270 @@ public final class ServiceCatalog {
     return null;
   }
 
-  static final class ServicePorts {
-    private ServicePorts() {}
-
-    static List<ServicePort> of(Service service, IpFamily family, List<String> warnings) {
-      boolean observesLocality =
-          service.getMetadata() != null
-              && Annotations.observesLocality(service.getMetadata().getAnnotations());
-      var spillOver =
-          ZoneSpillOverSetting.parse(
-              service.getMetadata() == null ? null : service.getMetadata().getAnnotations());
-      var key = keyOf(service);
-      var spec = service.getSpec();
-      var clusterIp = clusterIpOf(spec, family);
-      if (clusterIp == null) {
-        return List.of();
-      }
-      var rawExternalIps = spec.getExternalIPs();
-      if (rawExternalIps != null && rawExternalIps.size() > MAX_EXTERNAL_IPS) {
-        warnings.add(
-            key
-                + " spec.externalIPs: "
-                + rawExternalIps.size()
-                + " addresses, above the proxy's cap of "
-                + MAX_EXTERNAL_IPS
-                + "; only the first "
-                + MAX_EXTERNAL_IPS
-                + " are read");
-        rawExternalIps = rawExternalIps.subList(0, MAX_EXTERNAL_IPS);
-      }
-      var externalIps = addressesOf(rawExternalIps, family, key + " spec.externalIPs", warnings);
-      var ingressIps = new ArrayList<String>();
-      var status = service.getStatus();
-      if (status != null
-          && status.getLoadBalancer() != null
-          && status.getLoadBalancer().getIngress() != null) {
-        for (var ingress : status.getLoadBalancer().getIngress()) {
-          var mode = ingress == null ? null : ingress.getIpMode();
-          if (ingress != null && ingress.getIp() != null && (mode == null || "VIP".equals(mode))) {
-            ingressIps.add(ingress.getIp());
-          }
+  static List<ServicePort> portsOf(Service service, IpFamily family, List<String> warnings) {
+    boolean observesLocality =
+        service.getMetadata() != null
+            && Annotations.observesLocality(service.getMetadata().getAnnotations());
+    var spillOver =
+        ZoneSpillOverSetting.parse(
+            service.getMetadata() == null ? null : service.getMetadata().getAnnotations());
+    var key = keyOf(service);
+    var spec = service.getSpec();
+    var clusterIp = clusterIpOf(spec, family);
+    if (clusterIp == null) {
+      return List.of();
+    }
+    var rawExternalIps = spec.getExternalIPs();
+    if (rawExternalIps != null && rawExternalIps.size() > MAX_EXTERNAL_IPS) {
+      warnings.add(
+          ("%s spec.externalIPs: %s addresses, above the proxy's cap of %s; only the first %s"
+                  + " are read")
+              .formatted(key, rawExternalIps.size(), MAX_EXTERNAL_IPS, MAX_EXTERNAL_IPS));
+      rawExternalIps = rawExternalIps.subList(0, MAX_EXTERNAL_IPS);
+    }
+    var externalIps = addressesOf(rawExternalIps, family, key + " spec.externalIPs", warnings);
+    var ingressIps = new ArrayList<String>();
+    var status = service.getStatus();
+    if (status != null
+        && status.getLoadBalancer() != null
+        && status.getLoadBalancer().getIngress() != null) {
+      for (var ingress : status.getLoadBalancer().getIngress()) {
+        var mode = ingress == null ? null : ingress.getIpMode();
+        if (ingress != null && ingress.getIp() != null && (mode == null || "VIP".equals(mode))) {
+          ingressIps.add(ingress.getIp());
         }
       }
-      var loadBalancerIps =
-          addressesOf(ingressIps, family, key + " status.loadBalancer.ingress[].ip", warnings);
-      var ranges = spec.getLoadBalancerSourceRanges();
-      boolean restrictSources = ranges != null && !ranges.isEmpty();
-      var sourceRanges = sourceRangesOf(ranges, family, key, !loadBalancerIps.isEmpty(), warnings);
-      Duration sticky = null;
-      if ("ClientIP".equals(spec.getSessionAffinity())) {
-        sticky = stickyTimeoutOf(spec.getSessionAffinityConfig(), key, warnings);
-      }
-      boolean internalLocal = "Local".equals(spec.getInternalTrafficPolicy());
-      boolean externalLocal = "Local".equals(spec.getExternalTrafficPolicy());
-      int healthCheckNodePort =
-          spec.getHealthCheckNodePort() == null ? 0 : spec.getHealthCheckNodePort();
-      if (healthCheckNodePort < 0 || healthCheckNodePort > 65535) {
-        warnings.add(
-            key
-                + " spec.healthCheckNodePort: "
-                + healthCheckNodePort
-                + " is out of range; ignored");
-        healthCheckNodePort = 0;
-      }
-      var origin = originOf(service);
-      var ports = new ArrayList<ServicePort>();
-      if (spec.getPorts() == null) {
-        return ports;
-      }
-      var seen = new HashSet<String>();
-      long waysInPerPort =
-          2L + externalIps.size() + loadBalancerIps.size() + (long) sourceRanges.size();
-      for (int i = 0; i < spec.getPorts().size(); i++) {
-        var port = spec.getPorts().get(i);
-        var where = key + " spec.ports[" + i + "]";
-        if (port == null) {
-          warnings.add(where + ": null; ignored");
-          continue;
-        }
-        var protocol = protocolOf(port.getProtocol());
-        if (protocol == null) {
-          warnings.add(
-              where
-                  + ".protocol: \""
-                  + port.getProtocol()
-                  + "\" is not TCP, UDP or SCTP; port ignored");
-          continue;
-        }
-        if (port.getPort() == null || port.getPort() < 1 || port.getPort() > 65535) {
-          warnings.add(
-              where + ".port: " + port.getPort() + " is out of range 1-65535; port ignored");
-          continue;
-        }
-        var portName = port.getName() == null ? "" : port.getName();
-        if (!seen.add(portName + "/" + protocol)) {
-          warnings.add(
-              where + ".name: \"" + portName + "\"/" + protocol + " is given twice; port ignored");
-          continue;
-        }
-        int nodePort = port.getNodePort() == null ? 0 : port.getNodePort();
-        if (nodePort < 0 || nodePort > 65535) {
-          warnings.add(where + ".nodePort: " + nodePort + " is out of range; NodePort ignored");
-          nodePort = 0;
-        }
-        var name = new ServicePortName(key, portName, protocol);
-        if ((long) (ports.size() + 1) * sourceRanges.size() > MAX_FIREWALL_ELEMENTS) {
-          warnings.add(
-              key
-                  + " spec.ports: "
-                  + spec.getPorts().size()
-                  + " ports with "
-                  + sourceRanges.size()
-                  + " source ranges each are above the proxy's cap of "
-                  + MAX_FIREWALL_ELEMENTS
-                  + " firewall entries per Service; only the first "
-                  + ports.size()
-                  + " ports are read");
-          break;
-        }
-        if ((long) (ports.size() + 1) * waysInPerPort > MAX_WAYS_IN) {
-          warnings.add(
-              key
-                  + " spec.ports: "
-                  + spec.getPorts().size()
-                  + " ports with "
-                  + waysInPerPort
-                  + " addresses and source ranges each are above the proxy's cap of "
-                  + MAX_WAYS_IN
-                  + " per Service; only the first "
-                  + ports.size()
-                  + " ports are read");
-          break;
-        }
-        ports.add(
-            new ServicePort(
-                name,
-                clusterIp,
-                port.getPort(),
-                nodePort,
-                externalIps,
-                loadBalancerIps,
-                sourceRanges,
-                restrictSources,
-                sticky,
-                internalLocal,
-                externalLocal,
-                healthCheckNodePort,
-                spec.getTrafficDistribution(),
-                origin,
-                observesLocality,
-                spillOver));
-      }
+    }
+    var loadBalancerIps =
+        addressesOf(ingressIps, family, key + " status.loadBalancer.ingress[].ip", warnings);
+    var ranges = spec.getLoadBalancerSourceRanges();
+    boolean restrictSources = ranges != null && !ranges.isEmpty();
+    var sourceRanges = sourceRangesOf(ranges, family, key, !loadBalancerIps.isEmpty(), warnings);
+    Duration sticky = null;
+    if ("ClientIP".equals(spec.getSessionAffinity())) {
+      sticky = stickyTimeoutOf(spec.getSessionAffinityConfig(), key, warnings);
+    }
+    boolean internalLocal = "Local".equals(spec.getInternalTrafficPolicy());
+    boolean externalLocal = "Local".equals(spec.getExternalTrafficPolicy());
+    int healthCheckNodePort =
+        spec.getHealthCheckNodePort() == null ? 0 : spec.getHealthCheckNodePort();
+    if (healthCheckNodePort < 0 || healthCheckNodePort > 65535) {
+      warnings.add(
+          key + " spec.healthCheckNodePort: " + healthCheckNodePort + " is out of range; ignored");
+      healthCheckNodePort = 0;
+    }
+    var origin = originOf(service);
+    var ports = new ArrayList<ServicePort>();
+    if (spec.getPorts() == null) {
       return ports;
     }
-
-    /**
-     * The ClientIP affinity timeout. Unset or not positive takes the API's default; above the API
-     * server's limit of one day it is cut to one day, which both nft and iptables accept, so one
-     * Service's value can never make the kernel refuse everyone's rules.
-     */
-    private static Duration stickyTimeoutOf(
-        io.fabric8.kubernetes.api.model.SessionAffinityConfig config,
-        ObjectKey key,
-        List<String> warnings) {
-      var seconds =
-          config == null || config.getClientIP() == null
-              ? null
-              : config.getClientIP().getTimeoutSeconds();
-      if (seconds == null || seconds <= 0) {
-        return DEFAULT_STICKY_TIMEOUT;
+    var seen = new HashSet<String>();
+    long waysInPerPort =
+        2L + externalIps.size() + loadBalancerIps.size() + (long) sourceRanges.size();
+    for (int i = 0; i < spec.getPorts().size(); i++) {
+      var port = spec.getPorts().get(i);
+      var where = key + " spec.ports[" + i + "]";
+      if (port == null) {
+        warnings.add(where + ": null; ignored");
+        continue;
       }
-      if (seconds > MAX_STICKY_TIMEOUT.getSeconds()) {
+      var protocol = protocolOf(port.getProtocol());
+      if (protocol == null) {
         warnings.add(
-            key
-                + " spec.sessionAffinityConfig.clientIP.timeoutSeconds: "
-                + seconds
-                + " is above the API's limit of "
-                + MAX_STICKY_TIMEOUT.getSeconds()
-                + "; "
-                + MAX_STICKY_TIMEOUT.getSeconds()
-                + " used");
-        return MAX_STICKY_TIMEOUT;
+            "%s.protocol: \"%s\" is not TCP, UDP or SCTP; port ignored"
+                .formatted(where, port.getProtocol()));
+        continue;
       }
-      return Duration.ofSeconds(seconds);
-    }
-
-    /**
-     * This family's source ranges, canonical, outermost only, parsed and reduced once for all the
-     * Service's ports. A range that cannot be read is left out, which only ever narrows who may
-     * connect: the Service still restricts its sources.
-     */
-    private static SourceRanges sourceRangesOf(
-        List<String> ranges,
-        IpFamily family,
-        ObjectKey key,
-        boolean hasLoadBalancerIps,
-        List<String> warnings) {
-      if (ranges == null || ranges.isEmpty()) {
-        return SourceRanges.NONE;
+      if (port.getPort() == null || port.getPort() < 1 || port.getPort() > 65535) {
+        warnings.add(where + ".port: " + port.getPort() + " is out of range 1-65535; port ignored");
+        continue;
       }
-      var parsed = new ArrayList<Cidr>(ranges.size());
-      for (int i = 0; i < ranges.size(); i++) {
-        var cidr = Cidr.parse(ranges.get(i));
-        if (cidr == null) {
-          warnings.add(
-              key
-                  + " spec.loadBalancerSourceRanges["
-                  + i
-                  + "]: \""
-                  + ranges.get(i)
-                  + "\" is not a CIDR; it allows no source");
-        } else if (cidr.family() == family) {
-          parsed.add(cidr);
-        }
-      }
-      // Once per Service, shared by its ports: O(R log R), however many ports read it.
-      var result = SourceRanges.outermostOf(parsed);
-      if (result.size() > MAX_SOURCE_RANGES) {
+      var portName = port.getName() == null ? "" : port.getName();
+      if (!seen.add(portName + "/" + protocol)) {
         warnings.add(
-            key
-                + " spec.loadBalancerSourceRanges: "
-                + result.size()
-                + " ranges, above the proxy's cap of "
-                + MAX_SOURCE_RANGES
-                + "; only the first "
-                + MAX_SOURCE_RANGES
-                + " admit sources");
-        result = SourceRanges.outermostOf(result.cidrs().subList(0, MAX_SOURCE_RANGES));
+            where + ".name: \"" + portName + "\"/" + protocol + " is given twice; port ignored");
+        continue;
       }
-      if (result.isEmpty() && hasLoadBalancerIps) {
+      int nodePort = port.getNodePort() == null ? 0 : port.getNodePort();
+      if (nodePort < 0 || nodePort > 65535) {
+        warnings.add(where + ".nodePort: " + nodePort + " is out of range; NodePort ignored");
+        nodePort = 0;
+      }
+      var name = new ServicePortName(key, portName, protocol);
+      if ((long) (ports.size() + 1) * sourceRanges.size() > MAX_FIREWALL_ELEMENTS) {
         warnings.add(
-            key
-                + " spec.loadBalancerSourceRanges: no usable "
-                + family.apiName()
-                + " range; its "
-                + family.apiName()
-                + " load-balancer IPs accept no source (fail closed)");
+            ("%s spec.ports: %s ports with %s source ranges each are above the proxy's cap of %s"
+                    + " firewall entries per Service; only the first %s ports are read")
+                .formatted(
+                    key,
+                    spec.getPorts().size(),
+                    sourceRanges.size(),
+                    MAX_FIREWALL_ELEMENTS,
+                    ports.size()));
+        break;
       }
-      return result;
+      if ((long) (ports.size() + 1) * waysInPerPort > MAX_WAYS_IN) {
+        warnings.add(
+            ("%s spec.ports: %s ports with %s addresses and source ranges each are above the"
+                    + " proxy's cap of %s per Service; only the first %s ports are read")
+                .formatted(key, spec.getPorts().size(), waysInPerPort, MAX_WAYS_IN, ports.size()));
+        break;
+      }
+      ports.add(
+          new ServicePort(
+              name,
+              clusterIp,
+              port.getPort(),
+              nodePort,
+              externalIps,
+              loadBalancerIps,
+              sourceRanges,
+              restrictSources,
+              sticky,
+              internalLocal,
+              externalLocal,
+              healthCheckNodePort,
+              spec.getTrafficDistribution(),
+              origin,
+              observesLocality,
+              spillOver));
     }
+    return ports;
+  }
 
-    private static ServiceOrigin originOf(Service service) {
-      var metadata = service.getMetadata();
-      Instant created = null;
-      if (metadata.getCreationTimestamp() != null) {
-        try {
-          created = Instant.parse(metadata.getCreationTimestamp());
-        } catch (DateTimeParseException unreadable) {
-          // Left unknown, which sorts last: an unreadable timestamp never wins an address.
-        }
-      }
-      return new ServiceOrigin(created, metadata.getUid());
+  /**
+   * The ClientIP affinity timeout. Unset or not positive takes the API's default; above the API
+   * server's limit of one day it is cut to one day, which both nft and iptables accept, so one
+   * Service's value can never make the kernel refuse everyone's rules.
+   */
+  private static Duration stickyTimeoutOf(
+      io.fabric8.kubernetes.api.model.SessionAffinityConfig config,
+      ObjectKey key,
+      List<String> warnings) {
+    var seconds =
+        config == null || config.getClientIP() == null
+            ? null
+            : config.getClientIP().getTimeoutSeconds();
+    if (seconds == null || seconds <= 0) {
+      return DEFAULT_STICKY_TIMEOUT;
     }
+    if (seconds > MAX_STICKY_TIMEOUT.getSeconds()) {
+      long max = MAX_STICKY_TIMEOUT.getSeconds();
+      warnings.add(
+          ("%s spec.sessionAffinityConfig.clientIP.timeoutSeconds: %s is above the API's limit"
+                  + " of %s; %s used")
+              .formatted(key, seconds, max, max));
+      return MAX_STICKY_TIMEOUT;
+    }
+    return Duration.ofSeconds(seconds);
+  }
 
-    /**
-     * False only when {@link #clusterIpOf} finds no address of {@code family}, decided without
-     * parsing: an address is read as IPv6 exactly when it has a colon ({@code IpLiteral}).
-     */
-    static boolean mayHaveClusterIpOf(ServiceSpec spec, IpFamily family) {
-      for (var candidate : clusterIpCandidates(spec)) {
-        if (hasShapeOf(candidate, family)) {
-          return true;
-        }
-      }
-      return false;
+  /**
+   * This family's source ranges, canonical, outermost only, parsed and reduced once for all the
+   * Service's ports. A range that cannot be read is left out, which only ever narrows who may
+   * connect: the Service still restricts its sources.
+   */
+  private static SourceRanges sourceRangesOf(
+      List<String> ranges,
+      IpFamily family,
+      ObjectKey key,
+      boolean hasLoadBalancerIps,
+      List<String> warnings) {
+    if (ranges == null || ranges.isEmpty()) {
+      return SourceRanges.NONE;
     }
+    var parsed = new ArrayList<Cidr>(ranges.size());
+    for (int i = 0; i < ranges.size(); i++) {
+      var cidr = Cidr.parse(ranges.get(i));
+      if (cidr == null) {
+        warnings.add(
+            "%s spec.loadBalancerSourceRanges[%s]: \"%s\" is not a CIDR; it allows no source"
+                .formatted(key, i, ranges.get(i)));
+      } else if (cidr.family() == family) {
+        parsed.add(cidr);
+      }
+    }
+    // Once per Service, shared by its ports: O(R log R), however many ports read it.
+    var result = SourceRanges.outermostOf(parsed);
+    if (result.size() > MAX_SOURCE_RANGES) {
+      warnings.add(
+          ("%s spec.loadBalancerSourceRanges: %s ranges, above the proxy's cap of %s; only the"
+                  + " first %s admit sources")
+              .formatted(key, result.size(), MAX_SOURCE_RANGES, MAX_SOURCE_RANGES));
+      result = SourceRanges.outermostOf(result.cidrs().subList(0, MAX_SOURCE_RANGES));
+    }
+    if (result.isEmpty() && hasLoadBalancerIps) {
+      warnings.add(
+          ("%s spec.loadBalancerSourceRanges: no usable %s range; its %s load-balancer IPs accept"
+                  + " no source (fail closed)")
+              .formatted(key, family.apiName(), family.apiName()));
+    }
+    return result;
+  }
 
-    private static boolean hasShapeOf(String address, IpFamily family) {
-      return address != null && (address.indexOf(':') >= 0) == (family == IpFamily.IPV6);
+  private static ServiceOrigin originOf(Service service) {
+    var metadata = service.getMetadata();
+    Instant created = null;
+    if (metadata.getCreationTimestamp() != null) {
+      try {
+        created = Instant.parse(metadata.getCreationTimestamp());
+      } catch (DateTimeParseException unreadable) {
+        // Left unknown, which sorts last: an unreadable timestamp never wins an address.
+      }
     }
+    return new ServiceOrigin(created, metadata.getUid());
+  }
 
-    private static String clusterIpOf(ServiceSpec spec, IpFamily family) {
-      for (var candidate : clusterIpCandidates(spec)) {
-        var address = IpAddress.parse(candidate);
-        if (address != null && address.family() == family) {
-          return address.toString();
-        }
-      }
-      return null;
-    }
+  /**
+   * False only when {@link #clusterIpOf} finds no address of {@code family}, decided without
+   * parsing: an address is read as IPv6 exactly when it has a colon ({@link IpAddress#parse}).
+   */
+  static boolean mayHaveClusterIpOf(ServiceSpec spec, IpFamily family) {
+    return clusterIpCandidates(spec).stream()
+        .anyMatch(ip -> ip != null && (ip.indexOf(':') >= 0) == (family == IpFamily.IPV6));
+  }
 
-    /** {@code spec.clusterIPs}, or {@code spec.clusterIP} alone when that list is empty. */
-    private static List<String> clusterIpCandidates(ServiceSpec spec) {
-      var clusterIps = spec.getClusterIPs();
-      if (clusterIps != null && !clusterIps.isEmpty()) {
-        return clusterIps;
+  private static String clusterIpOf(ServiceSpec spec, IpFamily family) {
+    for (var candidate : clusterIpCandidates(spec)) {
+      var address = IpAddress.parse(candidate);
+      if (address != null && address.family() == family) {
+        return address.toString();
       }
-      return spec.getClusterIP() == null ? List.of() : List.of(spec.getClusterIP());
     }
+    return null;
+  }
 
-    /**
-     * The addresses of this family, canonical and once each. Addresses no Service may claim
-     * (loopback, link-local such as the cloud metadata address, unspecified, multicast, broadcast)
-     * are left out with a warning naming the Service.
-     */
-    private static List<String> addressesOf(
-        List<String> addresses, IpFamily family, String where, List<String> warnings) {
-      var result = new LinkedHashSet<String>();
-      if (addresses == null) {
-        return List.of();
-      }
-      for (var raw : addresses) {
-        var address = IpAddress.parse(raw);
-        if (address == null) {
-          warnings.add(where + ": \"" + raw + "\" is not an IP address; ignored");
-        } else if (address.special() != null) {
-          warnings.add(where + ": " + address + " is a " + address.special() + " address; ignored");
-        } else if (address.family() == family) {
-          result.add(address.toString());
-        }
-      }
-      return List.copyOf(result);
+  /** {@code spec.clusterIPs}, or {@code spec.clusterIP} alone when that list is empty. */
+  private static List<String> clusterIpCandidates(ServiceSpec spec) {
+    var clusterIps = spec.getClusterIPs();
+    if (clusterIps != null && !clusterIps.isEmpty()) {
+      return clusterIps;
     }
+    return spec.getClusterIP() == null ? List.of() : List.of(spec.getClusterIP());
+  }
+
+  /**
+   * The addresses of this family, canonical and once each. Addresses no Service may claim
+   * (loopback, link-local such as the cloud metadata address, unspecified, multicast, broadcast)
+   * are left out with a warning naming the Service.
+   */
+  private static List<String> addressesOf(
+      List<String> addresses, IpFamily family, String where, List<String> warnings) {
+    var result = new LinkedHashSet<String>();
+    if (addresses == null) {
+      return List.of();
+    }
+    for (var raw : addresses) {
+      var address = IpAddress.parse(raw);
+      if (address == null) {
+        warnings.add(where + ": \"" + raw + "\" is not an IP address; ignored");
+      } else if (address.special() != null) {
+        warnings.add(where + ": " + address + " is a " + address.special() + " address; ignored");
+      } else if (address.family() == family) {
+        result.add(address.toString());
+      }
+    }
+    return List.copyOf(result);
   }
 
   static Protocol protocolOf(String protocol) {
@@ -534,158 +481,148 @@ public final class ServiceCatalog {
   }
 
   /** Collects one Service port's endpoints from its slices, as kube-proxy's slice cache does. */
-  static final class SliceEndpoints {
-    private SliceEndpoints() {}
-
-    static List<Endpoint> collect(
-        ServicePortName port, List<EndpointSlice> slices, Options options, List<String> warnings) {
-      var byAddress = new HashMap<String, Endpoint>();
-      var ordered = new ArrayList<>(slices);
-      ordered.sort(Comparator.comparing(slice -> slice.getMetadata().getName()));
-      for (var slice : ordered) {
-        if (slice.getPorts() == null || slice.getEndpoints() == null) {
+  static List<Endpoint> endpointsOf(
+      ServicePortName port, List<EndpointSlice> slices, Options options, List<String> warnings) {
+    var byAddress = new HashMap<String, Endpoint>();
+    var ordered = new ArrayList<>(slices);
+    ordered.sort(Comparator.comparing(slice -> slice.getMetadata().getName()));
+    for (var slice : ordered) {
+      if (slice.getPorts() == null || slice.getEndpoints() == null) {
+        continue;
+      }
+      var where =
+          "EndpointSlice "
+              + slice.getMetadata().getNamespace()
+              + "/"
+              + slice.getMetadata().getName();
+      for (int p = 0; p < slice.getPorts().size(); p++) {
+        var slicePort = slice.getPorts().get(p);
+        if (slicePort == null) {
+          warnings.add(where + " ports[" + p + "]: null; ignored");
           continue;
         }
-        var where =
-            "EndpointSlice "
-                + slice.getMetadata().getNamespace()
-                + "/"
-                + slice.getMetadata().getName();
-        for (int p = 0; p < slice.getPorts().size(); p++) {
-          var slicePort = slice.getPorts().get(p);
-          if (slicePort == null) {
-            warnings.add(where + " ports[" + p + "]: null; ignored");
+        var name = slicePort.getName() == null ? "" : slicePort.getName();
+        if (!name.equals(port.port()) || protocolOf(slicePort.getProtocol()) != port.protocol()) {
+          continue;
+        }
+        if (slicePort.getPort() == null || slicePort.getPort() < 1 || slicePort.getPort() > 65535) {
+          warnings.add(
+              "%s port \"%s\": %s is out of range 1-65535; ignored"
+                  .formatted(where, name, slicePort.getPort()));
+          continue;
+        }
+        for (int e = 0; e < slice.getEndpoints().size(); e++) {
+          var parsed =
+              endpointOf(
+                  slice.getEndpoints().get(e),
+                  slicePort.getPort(),
+                  where + " endpoints[" + e + "]",
+                  options,
+                  warnings);
+          if (parsed == null) {
             continue;
           }
-          var name = slicePort.getName() == null ? "" : slicePort.getName();
-          if (!name.equals(port.port()) || protocolOf(slicePort.getProtocol()) != port.protocol()) {
-            continue;
-          }
-          if (slicePort.getPort() == null
-              || slicePort.getPort() < 1
-              || slicePort.getPort() > 65535) {
-            warnings.add(
-                where
-                    + " port \""
-                    + name
-                    + "\": "
-                    + slicePort.getPort()
-                    + " is out of range 1-65535; ignored");
-            continue;
-          }
-          for (int e = 0; e < slice.getEndpoints().size(); e++) {
-            var parsed =
-                endpointOf(
-                    slice.getEndpoints().get(e),
-                    slicePort.getPort(),
-                    where + " endpoints[" + e + "]",
-                    options,
-                    warnings);
-            if (parsed == null) {
-              continue;
-            }
-            // The same address in two slices counts once; a non-terminating copy wins, as upstream.
-            byAddress.merge(
-                parsed.address(),
-                parsed,
-                (kept, other) -> kept.terminating() && !other.terminating() ? other : kept);
-          }
+          // The same address in two slices counts once; a non-terminating copy wins, as upstream.
+          byAddress.merge(
+              parsed.address(),
+              parsed,
+              (kept, other) -> kept.terminating() && !other.terminating() ? other : kept);
         }
       }
-      var result = new ArrayList<>(byAddress.values());
-      result.sort(Comparator.comparing(Endpoint::ip).thenComparingInt(Endpoint::port));
-      return result;
     }
+    var result = new ArrayList<>(byAddress.values());
+    result.sort(Comparator.comparing(Endpoint::ip).thenComparingInt(Endpoint::port));
+    return result;
+  }
 
-    /** One endpoint, or null (with a warning naming the field) when it cannot be used. */
-    private static Endpoint endpointOf(
-        io.fabric8.kubernetes.api.model.discovery.v1.Endpoint endpoint,
-        int port,
-        String where,
-        Options options,
-        List<String> warnings) {
-      if (endpoint == null) {
-        warnings.add(where + ": null; ignored");
-        return null;
-      }
-      if (endpoint.getAddresses() == null || endpoint.getAddresses().isEmpty()) {
-        return null;
-      }
-      var raw = endpoint.getAddresses().get(0);
-      var address = IpAddress.parse(raw);
-      if (address == null || address.family() != options.family()) {
-        warnings.add(
-            where
-                + ".addresses[0]: \""
-                + raw
-                + "\" is not an "
-                + options.family().apiName()
-                + " address; endpoint ignored");
-        return null;
-      }
-      if (address.special() != null) {
-        warnings.add(
-            where
-                + ".addresses[0]: "
-                + address
-                + " is a "
-                + address.special()
-                + " address, never a Service endpoint; endpoint ignored");
-        return null;
-      }
-      var conditions = endpoint.getConditions();
-      boolean ready = conditions == null || conditions.getReady() == null || conditions.getReady();
-      boolean serving =
-          conditions == null || conditions.getServing() == null || conditions.getServing();
-      boolean terminating = conditions != null && Boolean.TRUE.equals(conditions.getTerminating());
-      var nodeName = endpoint.getNodeName();
-      var hints = endpoint.getHints();
-      boolean local =
-          nodeName != null
-              && options.nodeName() != null
-              && !options.nodeName().isEmpty()
-              && nodeName.equals(options.nodeName());
-      return new Endpoint(
-          address.toString(),
-          port,
-          ready,
-          serving,
-          terminating,
-          nodeName,
-          local,
-          hints == null
-              ? null
-              : hintNames(
-                  hints.getForZones(),
-                  zone -> zone == null ? null : zone.getName(),
-                  where + ".hints.forZones",
-                  warnings),
-          hints == null
-              ? null
-              : hintNames(
-                  hints.getForNodes(),
-                  node -> node == null ? null : node.getName(),
-                  where + ".hints.forNodes",
-                  warnings),
-          Locality.of(local, endpoint.getZone(), options.nodeZone()));
+  /** One endpoint, or null (with a warning naming the field) when it cannot be used. */
+  private static Endpoint endpointOf(
+      io.fabric8.kubernetes.api.model.discovery.v1.Endpoint endpoint,
+      int port,
+      String where,
+      Options options,
+      List<String> warnings) {
+    if (endpoint == null) {
+      warnings.add(where + ": null; ignored");
+      return null;
     }
+    if (endpoint.getAddresses() == null || endpoint.getAddresses().isEmpty()) {
+      return null;
+    }
+    var raw = endpoint.getAddresses().get(0);
+    var address = IpAddress.parse(raw);
+    if (address == null || address.family() != options.family()) {
+      warnings.add(
+          where
+              + ".addresses[0]: \""
+              + raw
+              + "\" is not an "
+              + options.family().apiName()
+              + " address; endpoint ignored");
+      return null;
+    }
+    if (address.special() != null) {
+      warnings.add(
+          where
+              + ".addresses[0]: "
+              + address
+              + " is a "
+              + address.special()
+              + " address, never a Service endpoint; endpoint ignored");
+      return null;
+    }
+    var conditions = endpoint.getConditions();
+    boolean ready = conditions == null || conditions.getReady() == null || conditions.getReady();
+    boolean serving =
+        conditions == null || conditions.getServing() == null || conditions.getServing();
+    boolean terminating = conditions != null && Boolean.TRUE.equals(conditions.getTerminating());
+    var nodeName = endpoint.getNodeName();
+    var hints = endpoint.getHints();
+    boolean local =
+        nodeName != null
+            && options.nodeName() != null
+            && !options.nodeName().isEmpty()
+            && nodeName.equals(options.nodeName());
+    return new Endpoint(
+        address.toString(),
+        port,
+        ready,
+        serving,
+        terminating,
+        nodeName,
+        local,
+        hints == null
+            ? null
+            : hintNames(
+                hints.getForZones(),
+                zone -> zone == null ? null : zone.getName(),
+                where + ".hints.forZones",
+                warnings),
+        hints == null
+            ? null
+            : hintNames(
+                hints.getForNodes(),
+                node -> node == null ? null : node.getName(),
+                where + ".hints.forNodes",
+                warnings),
+        Locality.of(local, endpoint.getZone(), options.nodeZone()));
+  }
 
-    /** The names of a hint list; an entry without a name is ignored with a warning. */
-    private static <T> Set<String> hintNames(
-        List<T> hints, Function<T, String> name, String where, List<String> warnings) {
-      if (hints == null) {
-        return null;
-      }
-      var names = new HashSet<String>();
-      for (int i = 0; i < hints.size(); i++) {
-        var value = name.apply(hints.get(i));
-        if (value == null || value.isEmpty()) {
-          warnings.add(where + "[" + i + "].name: missing; hint ignored");
-        } else {
-          names.add(value);
-        }
-      }
-      return names;
+  /** The names of a hint list; an entry without a name is ignored with a warning. */
+  private static <T> Set<String> hintNames(
+      List<T> hints, Function<T, String> name, String where, List<String> warnings) {
+    if (hints == null) {
+      return null;
     }
+    var names = new HashSet<String>();
+    for (int i = 0; i < hints.size(); i++) {
+      var value = name.apply(hints.get(i));
+      if (value == null || value.isEmpty()) {
+        warnings.add(where + "[" + i + "].name: missing; hint ignored");
+      } else {
+        names.add(value);
+      }
+    }
+    return names;
   }
 }

@@ -7,7 +7,6 @@ import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
-import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.render.iptables.IptablesRenderer;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,7 +83,7 @@ public final class RenderCommand implements Callable<Integer> {
         var nodePortAddresses =
             settings.nodePortAddresses(
                 plan.family(), NodeIps.all(state.self), NodeIps.primary(state.self));
-        var podCidrs = NodePodCidrs.of(state.self);
+        var podCidrs = NodeIps.podCidrs(state.self);
         if (mode == ProxyMode.iptables) {
           var rendering =
               IptablesRenderer.renderWithJumps(

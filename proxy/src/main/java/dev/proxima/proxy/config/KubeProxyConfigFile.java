@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.proxima.proxy.conntrack.ConntrackSettings;
-import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.DetectLocalMode;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -247,7 +247,7 @@ public final class KubeProxyConfigFile {
       if (cidr.isEmpty()) {
         continue;
       }
-      if (IpLiteral.familyOfCidr(cidr) == null) {
+      if (Cidr.familyOf(cidr) == null) {
         throw invalid("clusterCIDR", "\"" + cidr + "\" is not a CIDR");
       }
       cidrs.add(cidr);
@@ -283,7 +283,7 @@ public final class KubeProxyConfigFile {
             ignored.add(
                 "nodePortAddresses keyword \"localhost\" is ignored: Proxima never accepts NodePorts on loopback");
         default -> {
-          if (IpLiteral.familyOfCidr(value) == null) {
+          if (Cidr.familyOf(value) == null) {
             throw invalid("nodePortAddresses", "\"" + value + "\" is not a CIDR or keyword");
           }
           cidrs.add(value);

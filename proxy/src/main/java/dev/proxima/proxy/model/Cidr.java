@@ -13,21 +13,18 @@ public record Cidr(IpAddress network, int prefix) {
 
   /** Null when {@code raw} is not {@code address/length}. */
   public static Cidr parse(String raw) {
-    var trimmed = IpAddress.trim(raw);
-    if (trimmed == null) {
-      return null;
-    }
-    int slash = trimmed.indexOf('/');
+    return of(IpAddress.trim(raw), true);
+  }
+
+  private static Cidr of(String text, boolean lenient) {
+    int slash = text == null ? -1 : text.indexOf('/');
     if (slash < 0) {
       return null;
     }
-    var address = IpAddress.parse(trimmed.substring(0, slash));
-    int prefix = IpLiteral.asciiNumber(trimmed, slash + 1, trimmed.length(), 10, 3);
-    if (address == null || prefix < 0) {
-      return null;
-    }
-    var bytes = address.bytes();
-    if (prefix > bytes.length * 8) {
+    var address = text.substring(0, slash);
+    var bytes = IpAddress.bytes(lenient ? IpAddress.trim(address) : address, lenient);
+    int prefix = IpAddress.asciiNumber(text, slash + 1, text.length(), 10, 3);
+    if (bytes == null || prefix < 0 || prefix > bytes.length * 8) {
       return null;
     }
     return new Cidr(IpAddress.parse(IpAddress.format(mask(bytes, prefix))), prefix);
@@ -57,6 +54,23 @@ public record Cidr(IpAddress network, int prefix) {
   /** nft interval sets reject nested ranges ("File exists"); see {@link SourceRanges}. */
   public static List<Cidr> outermost(List<Cidr> cidrs) {
     return SourceRanges.outermost(cidrs, null);
+  }
+
+  /**
+   * Null when it is not a CIDR, read strictly as {@link IpAddress#literalBytes} reads addresses.
+   */
+  public static IpFamily familyOf(String cidr) {
+    var range = of(cidr, false);
+    return range == null ? null : range.family();
+  }
+
+  /** Strict as {@link #familyOf}; false when either is malformed or families differ. */
+  public static boolean contains(String cidr, String ip) {
+    var range = of(cidr, false);
+    var address = IpAddress.literalBytes(ip);
+    return range != null
+        && address != null
+        && Arrays.equals(mask(address, range.prefix), range.network.bytes());
   }
 
   @Override

@@ -29,7 +29,7 @@ public enum IpFamily {
 
   /** Null when it is not a valid IP literal. */
   public static IpFamily of(String address) {
-    var bytes = IpLiteral.bytes(address);
+    var bytes = IpAddress.literalBytes(address);
     return bytes == null ? null : bytes.length == 4 ? IPV4 : IPV6;
   }
 }

@@ -24,7 +24,8 @@ import java.util.Objects;
  * @param observeLocality the port's connections are counted per locality: as the catalog builds it,
  *     the Service opts in with the annotation {@code proxima.dev/observe-locality: "true"}; the
  *     proxy then sets it for the ports it counts ({@code --observe-locality}, under the series cap)
- * @param zoneSpillOver the Service's zone spill-over annotations, parsed once by the catalog
+ * @param zoneSpillOver the Service's zone spill-over annotations, parsed once by the catalog; null
+ *     for none
  */
 public record ServicePort(
     ServicePortName name,
@@ -54,42 +55,6 @@ public record ServicePort(
     var ranges = SourceRanges.of(loadBalancerSourceRanges);
     loadBalancerSourceRanges = ranges;
     restrictSources |= !ranges.isEmpty() || !ranges.unreadable().isEmpty();
-  }
-
-  /** A port of a Service without zone spill-over annotations. */
-  public ServicePort(
-      ServicePortName name,
-      String clusterIp,
-      int port,
-      int nodePort,
-      List<String> externalIps,
-      List<String> loadBalancerIps,
-      List<String> loadBalancerSourceRanges,
-      boolean restrictSources,
-      Duration stickyTimeout,
-      boolean internalTrafficLocal,
-      boolean externalTrafficLocal,
-      int healthCheckNodePort,
-      String trafficDistribution,
-      ServiceOrigin origin,
-      boolean observeLocality) {
-    this(
-        name,
-        clusterIp,
-        port,
-        nodePort,
-        externalIps,
-        loadBalancerIps,
-        loadBalancerSourceRanges,
-        restrictSources,
-        stickyTimeout,
-        internalTrafficLocal,
-        externalTrafficLocal,
-        healthCheckNodePort,
-        trafficDistribution,
-        origin,
-        observeLocality,
-        null);
   }
 
   public ServicePort withAddresses(List<String> externalIps, List<String> loadBalancerIps) {

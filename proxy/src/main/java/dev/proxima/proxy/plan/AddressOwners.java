@@ -70,19 +70,15 @@ public final class AddressOwners {
       String key, ServicePortName winner, Kind winnerKind, ServicePortName loser, Kind loserKind) {
     @Override
     public String toString() {
-      return key
-          + ": "
-          + loserKind.label()
-          + " of "
-          + loser
-          + " collides with the "
-          + winnerKind.label()
-          + " of "
-          + winner
-          + "; "
-          + winner
-          + " keeps it"
-          + (loserKind == Kind.CLUSTER_IP ? " and " + loser + " is not programmed" : "");
+      return "%s: %s of %s collides with the %s of %s; %s keeps it%s"
+          .formatted(
+              key,
+              loserKind.label(),
+              loser,
+              winnerKind.label(),
+              winner,
+              winner,
+              loserKind == Kind.CLUSTER_IP ? " and " + loser + " is not programmed" : "");
     }
   }
 
@@ -135,6 +131,12 @@ public final class AddressOwners {
         }
         addresses.add(address);
       }
+      claims(
+          port,
+          (key, kind) -> {
+            release(key, service);
+            touched.add(key);
+          });
     }
     for (var port : after) {
       clusterIpHolders.computeIfAbsent(port.clusterIp(), k -> new HashSet<>()).add(service);
@@ -145,16 +147,6 @@ public final class AddressOwners {
             .put(port.name(), port.port());
         addresses.add(address);
       }
-    }
-    for (var port : before) {
-      claims(
-          port,
-          (key, kind) -> {
-            release(key, service);
-            touched.add(key);
-          });
-    }
-    for (var port : after) {
       claims(
           port,
           (key, kind) -> {

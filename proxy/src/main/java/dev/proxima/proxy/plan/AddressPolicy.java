@@ -13,8 +13,10 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * What a tenant's Service may not point at on this node, decided before address ownership; the
@@ -27,7 +29,8 @@ import java.util.function.Supplier;
 public final class AddressPolicy {
   /** Nothing known about the node: only {@code allowed} applies. */
   public static final AddressPolicy NONE =
-      new AddressPolicy(List.of(), List.of(), List.of(), List.of(), Set.of());
+      new AddressPolicy(
+          List.of(), List.of(), List.of(), List.of(), Set.of(), ClusterNodeAddresses.NONE);
 
   private final Set<IpAddress> nodeAddresses;
   private final ClusterNodeAddresses clusterNodes;
@@ -40,23 +43,8 @@ public final class AddressPolicy {
    * @param allowedExternal {@code --external-ip-cidrs}: when not empty, externalIPs only inside
    * @param knownNodePorts NodePorts ({@code protocol/port}) of Services not in the plan at hand (a
    *     partial sync's other Services)
+   * @param clusterNodes every Node's InternalIP and ExternalIP addresses, refused like this node's
    */
-  public AddressPolicy(
-      Collection<String> nodeAddresses,
-      Collection<String> podRanges,
-      Collection<String> serviceRanges,
-      Collection<String> allowedExternal,
-      Set<String> knownNodePorts) {
-    this(
-        nodeAddresses,
-        podRanges,
-        serviceRanges,
-        allowedExternal,
-        knownNodePorts,
-        ClusterNodeAddresses.NONE);
-  }
-
-  /** As above, with every Node's InternalIP and ExternalIP addresses, refused like this node's. */
   public AddressPolicy(
       Collection<String> nodeAddresses,
       Collection<String> podRanges,
@@ -65,13 +53,11 @@ public final class AddressPolicy {
       Set<String> knownNodePorts,
       ClusterNodeAddresses clusterNodes) {
     this.clusterNodes = clusterNodes;
-    this.nodeAddresses = new HashSet<>();
-    for (var raw : nodeAddresses) {
-      var address = IpAddress.parse(raw);
-      if (address != null) {
-        this.nodeAddresses.add(address);
-      }
-    }
+    this.nodeAddresses =
+        nodeAddresses.stream()
+            .map(IpAddress::parse)
+            .filter(Objects::nonNull)
+            .collect(Collectors.toSet());
     var allPodRanges = new ArrayList<>(podRanges);
     allPodRanges.addAll(clusterNodes.podCidrs());
     this.podRanges = cidrs(allPodRanges);
@@ -87,7 +73,12 @@ public final class AddressPolicy {
    */
   public static AddressPolicy ofNode(Node node) {
     return new AddressPolicy(
-        NodeIps.all(node), NodePodCidrs.of(node), List.of(), List.of(), Set.of());
+        NodeIps.all(node),
+        NodeIps.podCidrs(node),
+        List.of(),
+        List.of(),
+        Set.of(),
+        ClusterNodeAddresses.NONE);
   }
 
   /**
@@ -187,12 +178,8 @@ public final class AddressPolicy {
         kept.add(address);
       } else {
         warnings.add(
-            service
-                + " spec.externalIPs: "
-                + address
-                + " "
-                + refusal
-                + "; the externalIP is not programmed");
+            "%s spec.externalIPs: %s %s; the externalIP is not programmed"
+                .formatted(service, address, refusal));
       }
     }
     return kept.size() == addresses.size() ? addresses : List.copyOf(kept);
@@ -222,12 +209,8 @@ public final class AddressPolicy {
         }
         if (warned.add(port.name().toString())) {
           warnings.add(
-              port.name()
-                  + ": endpoint "
-                  + endpoint.address()
-                  + " is "
-                  + owner
-                  + " at a NodePort; it would loop, so it is not programmed");
+              "%s: endpoint %s is %s at a NodePort; it would loop, so it is not programmed"
+                  .formatted(port.name(), endpoint.address(), owner));
         }
       } else if (kept != null) {
         kept.add(endpoint);
@@ -273,13 +256,7 @@ public final class AddressPolicy {
   }
 
   private static Ranges cidrs(Collection<String> raw) {
-    var result = new ArrayList<Cidr>();
-    for (var value : raw) {
-      var cidr = Cidr.parse(value);
-      if (cidr != null) {
-        result.add(cidr);
-      }
-    }
-    return Ranges.of(Cidr.outermost(result));
+    return Ranges.of(
+        Cidr.outermost(raw.stream().map(Cidr::parse).filter(Objects::nonNull).toList()));
   }
 }

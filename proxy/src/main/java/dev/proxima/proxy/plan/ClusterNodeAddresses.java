@@ -6,7 +6,9 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The InternalIP and ExternalIP addresses (both families) of every Node in the cluster, each with
@@ -19,16 +21,8 @@ import java.util.Set;
  * a pod on another node: an externalIP on its address would catch this node's traffic to it,
  * whether or not the operator set {@code --cluster-cidr}.
  */
-public final class ClusterNodeAddresses {
+public record ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress, Set<String> podCidrs) {
   public static final ClusterNodeAddresses NONE = new ClusterNodeAddresses(Map.of(), Set.of());
-
-  private final Map<IpAddress, String> nodeByAddress;
-  private final Set<String> podCidrs;
-
-  private ClusterNodeAddresses(Map<IpAddress, String> nodeByAddress, Set<String> podCidrs) {
-    this.nodeByAddress = nodeByAddress;
-    this.podCidrs = podCidrs;
-  }
 
   /** The addresses of {@code nodes}; an address two Nodes give is told as the first name's. */
   public static ClusterNodeAddresses of(Collection<Node> nodes) {
@@ -42,7 +36,7 @@ public final class ClusterNodeAddresses {
       for (var ip : addressesOf(node)) {
         result.merge(ip, name, (a, b) -> a.compareTo(b) <= 0 ? a : b);
       }
-      ranges.addAll(NodePodCidrs.of(node));
+      ranges.addAll(NodeIps.podCidrs(node));
     }
     return result.isEmpty() && ranges.isEmpty()
         ? NONE
@@ -55,11 +49,7 @@ public final class ClusterNodeAddresses {
    */
   public static boolean changes(Node previous, Node current) {
     return !addressesOf(previous).equals(addressesOf(current))
-        || !NodePodCidrs.of(previous).equals(NodePodCidrs.of(current));
-  }
-
-  public Set<String> podCidrs() {
-    return podCidrs;
+        || !NodeIps.podCidrs(previous).equals(NodeIps.podCidrs(current));
   }
 
   /**
@@ -67,19 +57,11 @@ public final class ClusterNodeAddresses {
    * Node update that changes addresses from a heartbeat.
    */
   public static Set<IpAddress> addressesOf(Node node) {
-    if (node == null || node.getStatus() == null || node.getStatus().getAddresses() == null) {
-      return Set.of();
-    }
-    var result = new HashSet<IpAddress>();
-    for (var address : node.getStatus().getAddresses()) {
-      if (address != null && counts(address.getType())) {
-        var ip = IpAddress.parse(address.getAddress());
-        if (ip != null) {
-          result.add(ip);
-        }
-      }
-    }
-    return result;
+    return NodeIps.addresses(node).stream()
+        .filter(address -> counts(address.getType()))
+        .map(address -> IpAddress.parse(address.getAddress()))
+        .filter(Objects::nonNull)
+        .collect(Collectors.toSet());
   }
 
   private static boolean counts(String type) {
@@ -93,22 +75,6 @@ public final class ClusterNodeAddresses {
 
   public boolean isEmpty() {
     return nodeByAddress.isEmpty();
-  }
-
-  public int size() {
-    return nodeByAddress.size();
-  }
-
-  @Override
-  public boolean equals(Object other) {
-    return other instanceof ClusterNodeAddresses that
-        && nodeByAddress.equals(that.nodeByAddress)
-        && podCidrs.equals(that.podCidrs);
-  }
-
-  @Override
-  public int hashCode() {
-    return nodeByAddress.hashCode() * 31 + podCidrs.hashCode();
   }
 
   @Override

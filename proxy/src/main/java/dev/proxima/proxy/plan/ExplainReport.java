@@ -98,24 +98,20 @@ public final class ExplainReport {
   }
 
   /**
-   * The Cluster policy's list: null when the port never uses it, empty when it is used and holds
-   * nothing (the selection gives null for both).
+   * A policy's list: null when the port never uses it, empty when it is used and holds nothing (the
+   * selection gives null for both).
    */
-  private static List<Endpoint> clusterList(NodePlanner.PlannedPort planned) {
-    if (!planned.port().usesClusterEndpoints()) {
-      return null;
-    }
-    var list = planned.selection().clusterEndpoints();
-    return list == null ? List.of() : list;
+  private static List<Endpoint> policyList(boolean used, List<Endpoint> list) {
+    return !used ? null : list == null ? List.of() : list;
   }
 
-  /** The Local policy's list: null when the port never uses it, empty when none is here. */
+  private static List<Endpoint> clusterList(NodePlanner.PlannedPort planned) {
+    return policyList(
+        planned.port().usesClusterEndpoints(), planned.selection().clusterEndpoints());
+  }
+
   private static List<Endpoint> localList(NodePlanner.PlannedPort planned) {
-    if (!planned.port().usesLocalEndpoints()) {
-      return null;
-    }
-    var list = planned.selection().localEndpoints();
-    return list == null ? List.of() : list;
+    return policyList(planned.port().usesLocalEndpoints(), planned.selection().localEndpoints());
   }
 
   public static String write(Object value) {
@@ -142,29 +138,24 @@ public final class ExplainReport {
       Function<NodePlanner.PlannedPort, List<String>> moreLines) {
     var out = new StringBuilder();
     for (var plan : plans) {
-      out.append("Node ")
-          .append(plan.nodeName())
-          .append(" (zone ")
-          .append(plan.nodeZone() == null ? "<none>" : plan.nodeZone())
-          .append("), ")
-          .append(plan.family().apiName())
-          .append(": ")
-          .append(plan.ports().size())
-          .append(" service ports\n");
+      out.append(
+          "Node %s (zone %s), %s: %s service ports\n"
+              .formatted(
+                  plan.nodeName(),
+                  plan.nodeZone() == null ? "<none>" : plan.nodeZone(),
+                  plan.family().apiName(),
+                  plan.ports().size()));
       for (var planned : plan.ports()) {
         var port = planned.port();
         var selection = planned.selection();
-        out.append('\n')
-            .append(port.name().service())
-            .append(" port ")
-            .append(portLabel(planned))
-            .append('/')
-            .append(port.protocol())
-            .append("  trafficDistribution=")
-            .append(port.trafficDistribution() == null ? "<none>" : port.trafficDistribution())
-            .append("  topology=")
-            .append(selection.topology().displayName())
-            .append('\n');
+        out.append(
+            "\n%s port %s/%s  trafficDistribution=%s  topology=%s\n"
+                .formatted(
+                    port.name().service(),
+                    portLabel(planned),
+                    port.protocol(),
+                    port.trafficDistribution() == null ? "<none>" : port.trafficDistribution(),
+                    selection.topology().displayName()));
         var paths = TrafficPaths.of(plan.family(), planned);
         field(
             out,
@@ -181,22 +172,18 @@ public final class ExplainReport {
                   : "only " + String.join(", ", paths.addresses().sourceRanges()) + " may connect");
         }
         for (var path : paths.paths()) {
-          out.append("  ")
-              .append(path.source().who())
-              .append(" -> ")
-              .append(String.join(", ", path.to()))
-              .append(" (")
-              .append(path.policyPhrase())
-              .append(")\n    -> ");
-          if (path.lost()) {
-            out.append(path.why());
-          } else {
-            out.append(String.join(", ", addresses(path.endpoints())))
-                .append(" (")
-                .append(path.why())
-                .append(')');
-          }
-          out.append('\n');
+          out.append(
+              "  %s -> %s (%s)\n    -> %s\n"
+                  .formatted(
+                      path.source().who(),
+                      String.join(", ", path.to()),
+                      path.policyPhrase(),
+                      path.lost()
+                          ? path.why()
+                          : String.join(", ", addresses(path.endpoints()))
+                              + " ("
+                              + path.why()
+                              + ")"));
         }
         list(
             out,
@@ -208,7 +195,7 @@ public final class ExplainReport {
                 ? ""
                 : " (filtered by topology: " + selection.topology().displayName() + ")");
         list(out, "Local policy", localList(planned), "not used", "none on this node", "");
-        field(out, "reachable", joinedOrNone(selection.allReachableEndpoints()));
+        list(out, "reachable", selection.allReachableEndpoints(), "", "none", "");
         field(out, "why", selection.reason());
         if (ZoneSpillLines.asked(planned)) {
           field(out, "spill-over", planned.spill().why());
@@ -232,7 +219,6 @@ public final class ExplainReport {
     return out.toString();
   }
 
-  /** The address keys this port claims together with another port, and who keeps each. */
   private static List<String> collisionsOf(
       NodePlanner.FamilyPlan plan, NodePlanner.PlannedPort planned) {
     var name = planned.port().name();
@@ -256,10 +242,6 @@ public final class ExplainReport {
     } else {
       field(out, label, String.join(", ", addresses(endpoints)) + suffix);
     }
-  }
-
-  private static String joinedOrNone(List<Endpoint> endpoints) {
-    return endpoints.isEmpty() ? "(none)" : String.join(", ", addresses(endpoints));
   }
 
   /** One labelled line: the label and its colon padded to a column, then the value. */

@@ -1,7 +1,7 @@
 package dev.proxima.proxy.plan;
 
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.render.PodInterface;
 import java.util.List;
 
@@ -63,13 +63,13 @@ public record LocalDetection(
         var cidrs =
             nodePodCidrs.stream()
                 .map(String::trim)
-                .filter(cidr -> IpLiteral.familyOfCidr(cidr) == family)
+                .filter(cidr -> Cidr.familyOf(cidr) == family)
                 .distinct()
                 .toList();
         // A Node with pod CIDRs of the other family only has no pods of this one: nothing to
         // detect, and nothing missing.
         boolean anyCidr =
-            nodePodCidrs.stream().anyMatch(cidr -> IpLiteral.familyOfCidr(cidr.trim()) != null);
+            nodePodCidrs.stream().anyMatch(cidr -> Cidr.familyOf(cidr.trim()) != null);
         yield anyCidr
             ? new LocalDetection(configured, configured, cidrs, null, null)
             : fallback(settings, family);

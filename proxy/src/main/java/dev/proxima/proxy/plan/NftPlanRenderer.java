@@ -13,39 +13,35 @@ import java.util.List;
 public final class NftPlanRenderer {
   private NftPlanRenderer() {}
 
+  /** With {@code settings}' series cap on per-Service locality counters. */
   public static NftRendering render(
       NodePlanner.FamilyPlan plan, RuleSettings settings, List<String> nodeAddresses) {
-    return render(plan, settings, nodeAddresses, List.of());
+    var family = plan.family();
+    var cap = new ObservedPortCap(settings.observeLocality(), settings.observeMaxSeries());
+    cap.wantAll(
+        plan.ports().stream().filter(p -> cap.wants(p.port())).map(p -> p.port().name()).toList());
+    var config =
+        settings.forFamily(
+            family, settings.nodePortAddresses(family, nodeAddresses, List.of()), List.of());
+    return render(
+        config,
+        List.of(),
+        plan.ports().stream().map(p -> rules(p, cap.counted(p.port().name()))).toList());
   }
 
   /**
    * @param serviceCidrs the ServiceCIDR objects' ranges: addresses in them no Service holds drop
    */
   public static NftRendering render(
-      NodePlanner.FamilyPlan plan,
-      RuleSettings settings,
-      List<String> nodeAddresses,
-      List<String> serviceCidrs) {
-    var family = plan.family();
-    var cap = new ObservedPortCap(settings.observeLocality(), settings.observeMaxSeries());
-    cap.wantAll(
-        plan.ports().stream().filter(p -> cap.wants(p.port())).map(p -> p.port().name()).toList());
-    var config =
-        settings.forFamily(family, settings.nodePortAddresses(family, nodeAddresses), List.of());
-    var assembler = new RulesetAssembler(config);
-    assembler.serviceCidrs(serviceCidrs);
-    var script =
-        assembler.replaceAll(
-            plan.ports().stream().map(p -> rules(p, cap.counted(p.port().name()))).toList());
-    return new NftRendering(script, assembler.warnings());
+      NodePlanner.FamilyPlan plan, FamilySettings config, List<String> serviceCidrs) {
+    return render(config, serviceCidrs, plan.ports().stream().map(NftPlanRenderer::rules).toList());
   }
 
-  public static NftRendering render(
-      NodePlanner.FamilyPlan plan, FamilySettings config, List<String> serviceCidrs) {
+  private static NftRendering render(
+      FamilySettings config, List<String> serviceCidrs, List<ServicePortRules> rules) {
     var assembler = new RulesetAssembler(config);
     assembler.serviceCidrs(serviceCidrs);
-    var script = assembler.replaceAll(plan.ports().stream().map(NftPlanRenderer::rules).toList());
-    return new NftRendering(script, assembler.warnings());
+    return new NftRendering(assembler.replaceAll(rules), assembler.warnings());
   }
 
   public static ServicePortRules rules(NodePlanner.PlannedPort planned, boolean counted) {
@@ -57,12 +53,8 @@ public final class NftPlanRenderer {
         planned.spill().spill());
   }
 
+  /** Counted as {@code planned.port()} says. */
   public static ServicePortRules rules(NodePlanner.PlannedPort planned) {
-    return new ServicePortRules(
-        planned.port(),
-        planned.selection().clusterEndpoints(),
-        planned.selection().localEndpoints(),
-        planned.selection().hasAnyEndpoints(),
-        planned.spill().spill());
+    return rules(planned, planned.port().observeLocality());
   }
 }

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.NodeAddress;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The addresses a Node's status gives, read as kube-proxy reads them. */
+/** What a Node says of its addresses and its pods' ranges, read as kube-proxy reads them. */
 public final class NodeIps {
   private NodeIps() {}
 
@@ -33,6 +33,25 @@ public final class NodeIps {
     return List.copyOf(result);
   }
 
+  /**
+   * {@code spec.podCIDRs}, or the older single {@code spec.podCIDR} when the list is unset, the
+   * input of {@code --detect-local-mode=NodeCIDR}; empty for a missing Node. Values are returned as
+   * written: {@link LocalDetection} skips those that are not CIDRs.
+   */
+  public static List<String> podCidrs(Node node) {
+    if (node == null || node.getSpec() == null) {
+      return List.of();
+    }
+    var spec = node.getSpec();
+    var result = new ArrayList<String>();
+    if (spec.getPodCIDRs() != null && !spec.getPodCIDRs().isEmpty()) {
+      spec.getPodCIDRs().stream().filter(c -> c != null && !c.isBlank()).forEach(result::add);
+    } else if (spec.getPodCIDR() != null && !spec.getPodCIDR().isBlank()) {
+      result.add(spec.getPodCIDR());
+    }
+    return List.copyOf(result);
+  }
+
   private static java.util.Optional<String> first(Node node, String type, IpFamily family) {
     return addresses(node).stream()
         .filter(a -> type.equals(a.getType()))
@@ -41,7 +60,7 @@ public final class NodeIps {
         .findFirst();
   }
 
-  private static List<NodeAddress> addresses(Node node) {
+  static List<NodeAddress> addresses(Node node) {
     if (node == null || node.getStatus() == null || node.getStatus().getAddresses() == null) {
       return List.of();
     }

@@ -3,9 +3,12 @@ package dev.proxima.proxy.plan;
 import dev.proxima.model.Labels;
 import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.catalog.ServiceCatalog;
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.Endpoint;
+import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.SourceRanges;
 import dev.proxima.proxy.selection.EndpointSelection;
 import dev.proxima.proxy.selection.EndpointSelector;
 import dev.proxima.proxy.selection.ZoneSpillChoice;
@@ -15,6 +18,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What one node's proxy programs for one IP family: every Service port it handles, the endpoints it
@@ -36,15 +40,6 @@ public final class NodePlanner {
       ZoneSpillChoice spill) {
     public PlannedPort {
       endpoints = List.copyOf(endpoints);
-    }
-
-    /** A port planned without zone demand. */
-    public PlannedPort(
-        ServicePort port,
-        List<Endpoint> endpoints,
-        EndpointSelection selection,
-        TopologyFallback fallback) {
-      this(port, endpoints, selection, fallback, ZoneDemand.unknown(), ZoneSpillChoice.none());
     }
   }
 
@@ -74,32 +69,11 @@ public final class NodePlanner {
    * what a full sync, {@code explain} and {@code render} program.
    *
    * @param node this proxy's Node, or null when it is not known (then no zone hints match)
+   * @param policy what the proxy knows of the node beyond its Node object ({@link
+   *     AddressPolicy#ofNode} when nothing more)
+   * @param demand the zone demand that zone spill-over follows ({@link ZoneDemand#unknown} for
+   *     none)
    */
-  public static FamilyPlan plan(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Collection<Service> services,
-      Collection<EndpointSlice> slices) {
-    return plan(
-        family, nodeName, node, serviceProxyName, services, slices, AddressPolicy.ofNode(node));
-  }
-
-  /** As above, with what the proxy knows of the node beyond its Node object. */
-  public static FamilyPlan plan(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Collection<Service> services,
-      Collection<EndpointSlice> slices,
-      AddressPolicy policy) {
-    return plan(
-        family, nodeName, node, serviceProxyName, services, slices, policy, ZoneDemand.unknown());
-  }
-
-  /** As above, with the zone demand that zone spill-over follows. */
   public static FamilyPlan plan(
       IpFamily family,
       String nodeName,
@@ -111,15 +85,9 @@ public final class NodePlanner {
       ZoneDemand demand) {
     var claimed =
         planClaims(family, nodeName, node, serviceProxyName, services, slices, policy, demand);
-    var owners = AddressOwners.of(claimed.ports().stream().map(PlannedPort::port).toList());
-    var ports = new ArrayList<PlannedPort>();
-    for (var planned : claimed.ports()) {
-      var owned = owned(planned, owners, nodeName, claimed.nodeZone());
-      if (owned != null) {
-        ports.add(owned);
-      }
-    }
-    var collisions = owners.collisions();
+    var store = new PlanStore(family, nodeName);
+    var ports = store.replaceAll(claimed.ports(), claimed.nodeZone());
+    var collisions = store.collisions();
     var warnings = new ArrayList<>(claimed.warnings());
     collisions.forEach(collision -> warnings.add("address collision " + collision));
     return new FamilyPlan(
@@ -130,19 +98,6 @@ public final class NodePlanner {
    * The plan for every Service as each claims its addresses, before {@link AddressOwners} decides
    * contested keys: the live proxy keeps these to decide again when a claimant changes.
    */
-  public static FamilyPlan planClaims(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Collection<Service> services,
-      Collection<EndpointSlice> slices,
-      AddressPolicy policy) {
-    return planClaims(
-        family, nodeName, node, serviceProxyName, services, slices, policy, ZoneDemand.unknown());
-  }
-
-  /** As above, with the zone demand that zone spill-over follows. */
   public static FamilyPlan planClaims(
       IpFamily family,
       String nodeName,
@@ -164,8 +119,7 @@ public final class NodePlanner {
             .map(
                 entry ->
                     planned(
-                        NodeSourcedLoadBalancer.admitLoadBalancerSources(
-                            entry.port(), nodeAddresses),
+                        admitLoadBalancerSources(entry.port(), nodeAddresses),
                         entry.endpoints(),
                         nodeName,
                         zone,
@@ -175,19 +129,6 @@ public final class NodePlanner {
   }
 
   /** The claims of one Service's ports on this node; none when it is gone or not handled here. */
-  public static FamilyPlan planServiceClaims(
-      IpFamily family,
-      String nodeName,
-      Node node,
-      String serviceProxyName,
-      Service service,
-      Collection<EndpointSlice> slices,
-      AddressPolicy policy) {
-    return planServiceClaims(
-        family, nodeName, node, serviceProxyName, service, slices, policy, ZoneDemand.unknown());
-  }
-
-  /** As above, with the zone demand that zone spill-over follows. */
   public static FamilyPlan planServiceClaims(
       IpFamily family,
       String nodeName,
@@ -230,6 +171,37 @@ public final class NodePlanner {
             port.trafficDistribution(), selection.topology(), endpoints, nodeName, zone);
     var spill = ZoneSpillChoice.choose(port, endpoints, selection, zone, demand);
     return new PlannedPort(port, endpoints, selection, fallback, demand, spill);
+  }
+
+  /**
+   * Widens a load balancer's source ranges for traffic a node sends to it. Some cloud load
+   * balancers put their IP on the node itself, so a node reaching the load-balancer IP arrives with
+   * that IP as its source, not the node's. When the Service's ranges admit one of this node's
+   * addresses the user meant the node to get through, so the load-balancer IPs are admitted as
+   * sources too, as kube-proxy does in both its modes. Ranges that admit no node address stay
+   * exactly as written.
+   */
+  static ServicePort admitLoadBalancerSources(ServicePort port, List<String> nodeAddresses) {
+    if (port.loadBalancerIps().isEmpty() || port.loadBalancerSourceRanges().isEmpty()) {
+      return port;
+    }
+    var ranges = SourceRanges.of(port.loadBalancerSourceRanges());
+    var nodes = hosts(nodeAddresses);
+    // The ranges are disjoint and few node addresses: ranges x addresses, without parsing.
+    boolean admitsNode =
+        ranges.cidrs().stream().anyMatch(range -> nodes.stream().anyMatch(range::contains));
+    if (!admitsNode) {
+      return port;
+    }
+    return port.withSourceRanges(ranges.plus(hosts(port.loadBalancerIps())));
+  }
+
+  private static List<Cidr> hosts(List<String> addresses) {
+    return addresses.stream()
+        .map(IpAddress::parse)
+        .filter(Objects::nonNull)
+        .map(ip -> Cidr.parse(ip + (ip.family() == IpFamily.IPV6 ? "/128" : "/32")))
+        .toList();
   }
 
   /** The Node's zone label, or null when it has none (or the Node is not known). */

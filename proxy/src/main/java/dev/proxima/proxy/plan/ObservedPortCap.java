@@ -113,11 +113,6 @@ public final class ObservedPortCap {
     return ports != null && ports.inFirst(port);
   }
 
-  /** Whether the port wants counting (as last told) but the cap leaves it out. */
-  public boolean leftOut(ServicePortName port) {
-    return portsOf.containsKey(port) && !counted(port);
-  }
-
   public int dropped() {
     return portsOf.size() - namespaces.firstSize();
   }

@@ -53,13 +53,12 @@ public final class PlanStore {
       List<NodePlanner.PlannedPort> claims, String zone) {
     plannedByService.clear();
     claimsByService.clear();
-    owners = new AddressOwners();
+    owners = AddressOwners.of(ports(claims));
     claims.forEach(
         p ->
             claimsByService
                 .computeIfAbsent(p.port().name().service(), k -> new ArrayList<>())
                 .add(p));
-    claimsByService.forEach((key, ports) -> owners.put(key, List.of(), ports(ports)));
     claimsByService.forEach(
         (key, ports) -> {
           var owned = owned(ports, zone);
@@ -128,7 +127,6 @@ public final class PlanStore {
     return plannedByService.size();
   }
 
-  /** The address keys two Service ports claim, and which one keeps each. */
   public List<AddressOwners.Collision> collisions() {
     return owners.collisions();
   }

@@ -48,10 +48,6 @@ public final class PlanWarnings {
       examples = List.copyOf(examples);
     }
 
-    public Group(String object, String reason, int count, List<String> examples) {
-      this(object, reason, count, examples, 1);
-    }
-
     public String line() {
       var line = new StringBuilder();
       if (!MORE_OBJECTS.equals(object)) {
@@ -199,7 +195,7 @@ public final class PlanWarnings {
     var result = new ArrayList<Group>(byKey.size());
     byKey.forEach(
         (key, examples) ->
-            result.add(new Group(key.object(), key.reason(), counts.get(key), examples)));
+            result.add(new Group(key.object(), key.reason(), counts.get(key), examples, 1)));
     return result;
   }
 

@@ -1,7 +1,8 @@
 package dev.proxima.proxy.plan;
 
+import dev.proxima.proxy.model.Cidr;
+import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.IpLiteral;
 import dev.proxima.proxy.model.ObserveLocality;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.render.FamilySettings;
@@ -43,11 +44,7 @@ public record RuleSettings(
   public RuleSettings {
     clusterCidrs = List.copyOf(clusterCidrs);
     externalIpCidrs = List.copyOf(externalIpCidrs);
-    for (var cidr : externalIpCidrs) {
-      if (IpLiteral.familyOfCidr(cidr) == null) {
-        throw new IllegalArgumentException("--external-ip-cidrs: \"" + cidr + "\" is not a CIDR");
-      }
-    }
+    requireCidrs("--external-ip-cidrs", externalIpCidrs);
     Objects.requireNonNull(observeLocality, "observeLocality");
     if (observeMaxSeries < 0) {
       throw new IllegalArgumentException(
@@ -68,15 +65,19 @@ public record RuleSettings(
           "--detect-local-mode=InterfaceNamePrefix needs --pod-interface-name-prefix");
     }
     podInterface(detectLocalMode, podBridgeInterface, podInterfaceNamePrefix); // validates names
-    for (var cidr : clusterCidrs) {
-      if (IpLiteral.familyOfCidr(cidr) == null) {
-        throw new IllegalArgumentException("--cluster-cidr: \"" + cidr + "\" is not a CIDR");
-      }
-    }
+    requireCidrs("--cluster-cidr", clusterCidrs);
     for (var cidr : nodePortCidrs) {
-      if (!cidr.equals(PRIMARY) && IpLiteral.familyOfCidr(cidr) == null) {
+      if (!cidr.equals(PRIMARY) && Cidr.familyOf(cidr) == null) {
         throw new IllegalArgumentException(
             "--nodeport-addresses: \"" + cidr + "\" is not a CIDR or \"" + PRIMARY + "\"");
+      }
+    }
+  }
+
+  private static void requireCidrs(String flag, List<String> cidrs) {
+    for (var cidr : cidrs) {
+      if (Cidr.familyOf(cidr) == null) {
+        throw new IllegalArgumentException(flag + ": \"" + cidr + "\" is not a CIDR");
       }
     }
   }
@@ -202,7 +203,7 @@ public record RuleSettings(
   }
 
   public List<String> clusterCidrs(IpFamily family) {
-    return clusterCidrs.stream().filter(cidr -> IpLiteral.familyOfCidr(cidr) == family).toList();
+    return clusterCidrs.stream().filter(cidr -> Cidr.familyOf(cidr) == family).toList();
   }
 
   /**
@@ -212,7 +213,7 @@ public record RuleSettings(
    */
   public boolean restrictsNodePorts(IpFamily family) {
     return nodePortCidrs.stream()
-        .anyMatch(cidr -> cidr.equals(PRIMARY) || IpLiteral.familyOfCidr(cidr) == family);
+        .anyMatch(cidr -> cidr.equals(PRIMARY) || Cidr.familyOf(cidr) == family);
   }
 
   /**
@@ -231,9 +232,9 @@ public record RuleSettings(
     var primary = nodePortCidrs.contains(PRIMARY);
     for (var address : candidates) {
       if (IpFamily.of(address) == family
-          && !IpLiteral.contains(family.loopback(), address)
+          && !Cidr.contains(family.loopback(), address)
           && (nodePortCidrs.stream()
-                  .anyMatch(cidr -> !cidr.equals(PRIMARY) && IpLiteral.contains(cidr, address))
+                  .anyMatch(cidr -> !cidr.equals(PRIMARY) && Cidr.contains(cidr, address))
               || (primary && primaryIps.stream().anyMatch(ip -> sameAddress(ip, address))))
           && !result.contains(address)) {
         result.add(address);
@@ -242,12 +243,8 @@ public record RuleSettings(
     return result;
   }
 
-  public List<String> nodePortAddresses(IpFamily family, List<String> nodeAddresses) {
-    return nodePortAddresses(family, nodeAddresses, List.of());
-  }
-
   private static boolean sameAddress(String a, String b) {
-    var left = IpLiteral.bytes(a);
-    return left != null && java.util.Arrays.equals(left, IpLiteral.bytes(b));
+    var left = IpAddress.literalBytes(a);
+    return left != null && java.util.Arrays.equals(left, IpAddress.literalBytes(b));
   }
 }

@@ -2,6 +2,7 @@ package dev.proxima.proxy.plan;
 
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.route.PortRoute;
 import dev.proxima.proxy.route.RouteDecision;
 import dev.proxima.proxy.route.Verdict;
@@ -18,20 +19,22 @@ public final class TrafficPaths {
   private TrafficPaths() {}
 
   public enum Source {
-    CLUSTER_IP("pods and this node", "internalTrafficPolicy"),
-    EXTERNAL("external clients", "externalTrafficPolicy"),
+    CLUSTER_IP("pods and this node", "internalTrafficPolicy", "clusterIP"),
+    EXTERNAL("external clients", "externalTrafficPolicy", "external"),
     /**
      * Pods and the node itself, to a NodePort, load-balancer IP or externalIP of a Service with
      * externalTrafficPolicy Local: they short-circuit to the Cluster policy's list.
      */
-    EXTERNAL_FROM_INSIDE("pods and this node", "externalTrafficPolicy");
+    EXTERNAL_FROM_INSIDE("pods and this node", "externalTrafficPolicy", "externalFromInside");
 
     private final String who;
     private final String policyField;
+    private final String jsonName;
 
-    Source(String who, String policyField) {
+    Source(String who, String policyField, String jsonName) {
       this.who = who;
       this.policyField = policyField;
+      this.jsonName = jsonName;
     }
 
     public String who() {
@@ -43,11 +46,7 @@ public final class TrafficPaths {
     }
 
     public String jsonName() {
-      return switch (this) {
-        case CLUSTER_IP -> "clusterIP";
-        case EXTERNAL -> "external";
-        case EXTERNAL_FROM_INSIDE -> "externalFromInside";
-      };
+      return jsonName;
     }
   }
 
@@ -144,7 +143,8 @@ public final class TrafficPaths {
                 port,
                 orEmpty(selection.clusterEndpoints()),
                 orEmpty(selection.localEndpoints()),
-                selection.hasAnyEndpoints());
+                selection.hasAnyEndpoints(),
+                ZoneSpill.NONE);
     if (route == null) {
       return new PortPaths(
           new Addresses(null, port.port(), 0, List.of(), List.of(), 0, false, List.of()),

@@ -3,7 +3,6 @@ package dev.proxima.proxy.render;
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.IpLiteral;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -51,7 +50,7 @@ public record FamilySettings(
     clusterCidrs = Cidr.outermost(cidrs).stream().map(Cidr::toString).toList();
     Set<String> addresses = new LinkedHashSet<>();
     for (String text : List.copyOf(nodePortAddresses)) {
-      var bytes = IpLiteral.bytes(text.trim());
+      var bytes = IpAddress.literalBytes(text.trim());
       if (bytes == null || bytes.length != family.addressBytes()) {
         throw new IllegalArgumentException(
             "not an " + family.apiName() + " address (nodePortAddresses): " + text);

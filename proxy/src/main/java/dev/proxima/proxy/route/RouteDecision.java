@@ -40,16 +40,9 @@ public final class RouteDecision {
   /**
    * The route of one port, or null when the port itself is out of range (the whole port is then
    * skipped, with a warning).
+   *
+   * @param spill the Cluster list's zone spill-over
    */
-  public PortRoute decide(
-      ServicePort port,
-      List<Endpoint> clusterEndpoints,
-      List<Endpoint> localEndpoints,
-      boolean anyEndpoints) {
-    return decide(port, clusterEndpoints, localEndpoints, anyEndpoints, ZoneSpill.NONE);
-  }
-
-  /** As above, with the Cluster list's zone spill-over. */
   public PortRoute decide(
       ServicePort port,
       List<Endpoint> clusterEndpoints,
@@ -163,12 +156,8 @@ public final class RouteDecision {
 
   private void warnUnusable(ServicePortName name, String range) {
     warnings.add(
-        name
-            + ": loadBalancerSourceRange "
-            + range
-            + " is not an "
-            + family.apiName()
-            + " CIDR; ignored (the other ranges still apply)");
+        "%s: loadBalancerSourceRange %s is not an %s CIDR; ignored (the other ranges still apply)"
+            .formatted(name, range, family.apiName()));
   }
 
   /** The endpoints of the family with a valid port, each address once, in the given order. */

@@ -17,7 +17,6 @@ import dev.proxima.proxy.plan.LocalDetection;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
-import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.ObservedPortCap;
 import dev.proxima.proxy.plan.PlanStore;
 import dev.proxima.proxy.plan.PlanWarnings;
@@ -256,7 +255,7 @@ public final class Proxier {
     var nodeAddresses =
         config.rules().nodePortAddresses(family, hostAddresses, NodeIps.primary(node));
     reportNodePortAddresses(nodeAddresses);
-    var podCidrs = NodePodCidrs.of(node);
+    var podCidrs = NodeIps.podCidrs(node);
     // NodeCIDR on a Node without spec.podCIDRs falls back (LocalDetection) rather than waiting:
     // many clusters never set them, and a node must not go without a Service proxy for it.
     var detection = LocalDetection.of(config.rules(), family, podCidrs);

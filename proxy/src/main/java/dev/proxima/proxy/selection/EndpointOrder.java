@@ -1,7 +1,7 @@
 package dev.proxima.proxy.selection;
 
 import dev.proxima.proxy.model.Endpoint;
-import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.model.IpAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -30,7 +30,7 @@ final class EndpointOrder {
   private record IpKey(byte[] bytes, String text) {}
 
   private static IpKey ipKey(String ip) {
-    return new IpKey(IpLiteral.bytes(ip), ip);
+    return new IpKey(IpAddress.literalBytes(ip), ip);
   }
 
   private static int compareIpKeys(IpKey a, IpKey b) {

@@ -1,5 +1,6 @@
 package dev.proxima.proxy.selection;
 
+import dev.proxima.model.Labels;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.ServicePort;
 import java.util.ArrayList;
@@ -36,9 +37,6 @@ import java.util.function.Predicate;
  * IP, then port, and the reason text depends only on the inputs.
  */
 public final class EndpointSelector {
-  /** The node label whose value is the node's zone. */
-  static final String ZONE_LABEL = "topology.kubernetes.io/zone";
-
   /** How many endpoints a reason names before it says "and N more". */
   static final int NAMED_IN_REASON = 3;
 
@@ -204,7 +202,7 @@ public final class EndpointSelector {
     if (!withoutZoneHints.isEmpty()) {
       zoneSkipped = "zone hints skipped: " + missing(withoutZoneHints, ready);
     } else if (zone.isEmpty()) {
-      zoneSkipped = "zone hints skipped: this node has no " + ZONE_LABEL + " label";
+      zoneSkipped = "zone hints skipped: this node has no " + Labels.ZONE + " label";
     } else {
       zoneSkipped = "zone hints skipped: no ready endpoint names " + zone;
     }
@@ -228,13 +226,7 @@ public final class EndpointSelector {
   }
 
   private static List<Endpoint> filter(List<Endpoint> endpoints, Predicate<Endpoint> keep) {
-    var kept = new ArrayList<Endpoint>();
-    for (Endpoint ep : endpoints) {
-      if (keep.test(ep)) {
-        kept.add(ep);
-      }
-    }
-    return kept;
+    return endpoints.stream().filter(keep).toList();
   }
 
   /** "10.0.0.3:80 has none", "a and b have none", "a, b, c and 2 more have none". */

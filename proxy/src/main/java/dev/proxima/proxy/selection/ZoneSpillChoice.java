@@ -26,15 +26,10 @@ import java.util.TreeMap;
  * @param why one sentence for {@code explain}: p and its inputs, or why there is none
  * @param active whether the Service asked for spill-over with a valid annotation and its Cluster
  *     list follows zone hints here, so that p means something (and has a metric)
- * @param keep p, unrounded; 1 when not active
  */
-public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active, double keep) {
-  static final ZoneSpillChoice OFF = new ZoneSpillChoice(ZoneSpill.NONE, "off", false, 1);
-
+public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active) {
   /** No spill-over asked for. */
-  public static ZoneSpillChoice none() {
-    return OFF;
-  }
+  public static final ZoneSpillChoice OFF = new ZoneSpillChoice(ZoneSpill.NONE, "off", false);
 
   /**
    * @param endpoints every endpoint of the port and family
@@ -52,8 +47,7 @@ public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active, doubl
       return OFF;
     }
     if (setting.state() == ZoneSpillOverSetting.State.INVALID) {
-      return new ZoneSpillChoice(
-          ZoneSpill.NONE, "invalid annotation: " + setting.problem(), false, 1);
+      return new ZoneSpillChoice(ZoneSpill.NONE, "invalid annotation: " + setting.problem(), false);
     }
     if (selection.topology() == TopologyLevel.PREFER_SAME_NODE) {
       return inactive("node hints chose the endpoints; PreferSameNode is not spilled");
@@ -69,39 +63,30 @@ public record ZoneSpillChoice(ZoneSpill spill, String why, boolean active, doubl
               + " missing or refused); traffic stays on the hinted endpoints");
     }
     var inputs =
-        "zone "
-            + zone
-            + "; endpoints per zone "
-            + counts
-            + "; demand "
-            + demand.data()
-            + "; tolerance "
-            + setting.tolerance();
+        "zone %s; endpoints per zone %s; demand %s; tolerance %s"
+            .formatted(zone, counts, demand.data(), setting.tolerance());
     if (!demand.shares().containsKey(zone)) {
       return new ZoneSpillChoice(
-          ZoneSpill.NONE, "p=1: this node's zone is not in the demand (" + inputs + ")", true, 1);
+          ZoneSpill.NONE, "p=1: this node's zone is not in the demand (" + inputs + ")", true);
     }
     double keep = ZoneSpillOver.fractions(counts, demand, setting.tolerance()).localFraction(zone);
     int perMille = perMille(keep);
     if (perMille == ZoneSpill.WHOLE) {
-      return new ZoneSpillChoice(ZoneSpill.NONE, "p=1 (" + inputs + ")", true, keep);
+      return new ZoneSpillChoice(ZoneSpill.NONE, "p=1 (" + inputs + ")", true);
     }
     var spread = EndpointOrder.sorted(endpoints).stream().filter(Endpoint::ready).toList();
     return new ZoneSpillChoice(
         new ZoneSpill(perMille, spread),
-        "p="
-            + BigDecimal.valueOf(perMille, 3).stripTrailingZeros().toPlainString()
-            + ", the rest spread over "
-            + spread.size()
-            + " ready endpoints ("
-            + inputs
-            + ")",
-        true,
-        keep);
+        "p=%s, the rest spread over %s ready endpoints (%s)"
+            .formatted(
+                BigDecimal.valueOf(perMille, 3).stripTrailingZeros().toPlainString(),
+                spread.size(),
+                inputs),
+        true);
   }
 
   private static ZoneSpillChoice inactive(String why) {
-    return new ZoneSpillChoice(ZoneSpill.NONE, why, false, 1);
+    return new ZoneSpillChoice(ZoneSpill.NONE, why, false);
   }
 
   /** p in thousandths, rounded half-even; never 1000 unless p rounds there. */

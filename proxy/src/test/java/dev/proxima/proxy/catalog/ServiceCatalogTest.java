@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 class ServiceCatalogTest {
   private static final ServiceCatalog.Options NODE_A =
-      new ServiceCatalog.Options("node-a", IpFamily.IPV4, null);
+      new ServiceCatalog.Options("node-a", IpFamily.IPV4, null, null);
 
   private static ServiceBuilder service(String name) {
     return new ServiceBuilder()
@@ -120,9 +120,19 @@ class ServiceCatalogTest {
                           "node-a",
                           true,
                           java.util.Set.of("zone-a"),
+                          null,
                           null),
                       new Endpoint(
-                          "10.244.2.5", 8080, false, true, true, "node-b", false, null, null));
+                          "10.244.2.5",
+                          8080,
+                          false,
+                          true,
+                          true,
+                          "node-b",
+                          false,
+                          null,
+                          null,
+                          null));
             });
   }
 
@@ -158,7 +168,7 @@ class ServiceCatalogTest {
         ServiceCatalog.build(
             List.of(service("web").build()),
             List.of(v4, v6),
-            new ServiceCatalog.Options("node-a", IpFamily.IPV6, null));
+            new ServiceCatalog.Options("node-a", IpFamily.IPV6, null, null));
 
     assertThat(ipv6.entries())
         .singleElement()
@@ -205,7 +215,7 @@ class ServiceCatalogTest {
         ServiceCatalog.build(
             List.of(other, ours, unlabelled),
             List.of(),
-            new ServiceCatalog.Options("node-a", IpFamily.IPV4, "proxima"));
+            new ServiceCatalog.Options("node-a", IpFamily.IPV4, "proxima", null));
 
     assertThat(withoutName.entries()).isEmpty();
     assertThat(withoutName.skipped())
@@ -401,7 +411,9 @@ class ServiceCatalogTest {
 
     var ipv6 =
         ServiceCatalog.build(
-            List.of(lb), List.of(), new ServiceCatalog.Options("node-a", IpFamily.IPV6, null));
+            List.of(lb),
+            List.of(),
+            new ServiceCatalog.Options("node-a", IpFamily.IPV6, null, null));
     var ipv4 = ServiceCatalog.build(List.of(lb), List.of(), NODE_A);
 
     var port = ipv6.entries().get(0).port();

@@ -2,7 +2,7 @@ package dev.proxima.proxy.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.proxima.proxy.model.IpLiteral;
+import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.testing.HostTools;
 import java.io.BufferedReader;
@@ -94,7 +94,7 @@ final class ScratchNode implements AutoCloseable {
     externalSources = new ArrayList<>();
     for (var scenario : table.scenarios()) {
       for (var flow : scenario.cases()) {
-        if (EXTERNAL_CLIENTS.stream().anyMatch(range -> IpLiteral.contains(range, flow.from()))
+        if (EXTERNAL_CLIENTS.stream().anyMatch(range -> Cidr.contains(range, flow.from()))
             && !externalSources.contains(flow.from())) {
           externalSources.add(flow.from());
         }
@@ -185,7 +185,7 @@ final class ScratchNode implements AutoCloseable {
     owned.add("172.30.0.0/16");
     for (var scenario : table.scenarios()) {
       for (var flow : scenario.cases()) {
-        if (!nodeAddresses.contains(flow.to()) && !IpLiteral.contains("172.30.0.0/16", flow.to())) {
+        if (!nodeAddresses.contains(flow.to()) && !Cidr.contains("172.30.0.0/16", flow.to())) {
           owned.add(FlowTable.hostRoute(flow.to()));
         }
       }
@@ -348,7 +348,7 @@ final class ScratchNode implements AutoCloseable {
     if (scenario.endpointAddresses().contains(source)) {
       return Place.ENDPOINT;
     }
-    if (podNetwork.stream().anyMatch(cidr -> IpLiteral.contains(cidr, source))) {
+    if (podNetwork.stream().anyMatch(cidr -> Cidr.contains(cidr, source))) {
       return Place.POD;
     }
     return externalSources.contains(source) ? Place.EXTERNAL : Place.SNAT;

@@ -3,6 +3,7 @@ package dev.proxima.proxy.conntrack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
@@ -10,6 +11,7 @@ import dev.proxima.proxy.model.ServicePortName;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.TopologyFallback;
 import dev.proxima.proxy.selection.EndpointSelector;
+import dev.proxima.proxy.selection.ZoneSpillChoice;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -42,16 +44,19 @@ class StaleFlowsTest {
             0,
             null,
             null,
-            false);
+            false,
+            null);
     return new NodePlanner.PlannedPort(
         port,
         endpoints,
         EndpointSelector.select(endpoints, port, "n", null),
-        TopologyFallback.NONE);
+        TopologyFallback.NONE,
+        ZoneDemand.unknown(),
+        ZoneSpillChoice.OFF);
   }
 
   private static Endpoint serving(String ip) {
-    return new Endpoint(ip, 53, true, true, false, "n", false, null, null);
+    return new Endpoint(ip, 53, true, true, false, "n", false, null, null, null);
   }
 
   @Test
@@ -82,7 +87,8 @@ class StaleFlowsTest {
 
   @Test
   void aServingTerminatingEndpointKeepsItsFlows() {
-    var terminating = new Endpoint("10.244.2.5", 53, false, true, true, "n", false, null, null);
+    var terminating =
+        new Endpoint("10.244.2.5", 53, false, true, true, "n", false, null, null, null);
     var ports = List.of(udp("dns", "10.96.0.10", 0, List.of(serving("10.244.1.5"), terminating)));
 
     assertThat(StaleFlows.find(StaleFlows.parse(LISTING), ports, List.of())).isEmpty();

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.testing.ClusterObjects;
@@ -36,7 +38,9 @@ class LiveExplainReportTest {
             ClusterObjects.service("shop", "api", "10.96.0.30")),
         List.of(
             ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5", "10.244.1.6"),
-            ClusterObjects.slice("shop", "api", "node-b", "10.244.2.7")));
+            ClusterObjects.slice("shop", "api", "node-b", "10.244.2.7")),
+        AddressPolicy.ofNode(ClusterObjects.node("node-a", "zone-a")),
+        ZoneDemand.unknown());
   }
 
   private static List<SyncState> sync() {
@@ -224,7 +228,9 @@ class LiveExplainReportTest {
             ClusterObjects.node("node-a", "zone-a"),
             null,
             List.of(annotated),
-            List.of(ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5")));
+            List.of(ClusterObjects.slice("shop", "web", "node-a", "10.244.1.5")),
+            AddressPolicy.ofNode(ClusterObjects.node("node-a", "zone-a")),
+            ZoneDemand.unknown());
     // The cap left it out.
     var countingOthers = new ObservedLocality(null, Map.of());
 

@@ -3,7 +3,9 @@ package dev.proxima.proxy.informers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Annotations;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.track.Projections;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
@@ -117,7 +119,15 @@ class ProxyCacheTrimTest {
     var service = service();
     var node = new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build();
     var before =
-        NodePlanner.plan(IpFamily.IPV4, "node-1", node, null, List.of(service), List.of(slice));
+        NodePlanner.plan(
+            IpFamily.IPV4,
+            "node-1",
+            node,
+            null,
+            List.of(service),
+            List.of(slice),
+            AddressPolicy.ofNode(node),
+            ZoneDemand.unknown());
     var sliceBefore = Projections.of(slice);
     var serviceBefore = Projections.of(service);
 
@@ -127,7 +137,15 @@ class ProxyCacheTrimTest {
     assertThat(Projections.of(slice)).isEqualTo(sliceBefore);
     assertThat(Projections.of(service)).isEqualTo(serviceBefore);
     assertThat(
-            NodePlanner.plan(IpFamily.IPV4, "node-1", node, null, List.of(service), List.of(slice)))
+            NodePlanner.plan(
+                IpFamily.IPV4,
+                "node-1",
+                node,
+                null,
+                List.of(service),
+                List.of(slice),
+                AddressPolicy.ofNode(node),
+                ZoneDemand.unknown()))
         .isEqualTo(before);
   }
 

@@ -27,7 +27,8 @@ class AddressOwnersTest {
         port.healthCheckNodePort(),
         port.trafficDistribution(),
         new ServiceOrigin(created == null ? null : Instant.parse(created), uid),
-        port.observeLocality());
+        port.observeLocality(),
+        null);
   }
 
   @Test

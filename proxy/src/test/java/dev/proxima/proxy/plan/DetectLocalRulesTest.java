@@ -185,11 +185,11 @@ class DetectLocalRulesTest {
   @Test
   void theNodesPodCidrsComeFromSpecPodCidrsOrTheOlderSingleField() {
     var node = new io.fabric8.kubernetes.api.model.NodeBuilder().withNewSpec().endSpec().build();
-    assertThat(NodePodCidrs.of(null)).isEmpty();
-    assertThat(NodePodCidrs.of(node)).isEmpty();
+    assertThat(NodeIps.podCidrs(null)).isEmpty();
+    assertThat(NodeIps.podCidrs(node)).isEmpty();
     node.getSpec().setPodCIDR("10.244.1.0/24");
-    assertThat(NodePodCidrs.of(node)).containsExactly("10.244.1.0/24");
+    assertThat(NodeIps.podCidrs(node)).containsExactly("10.244.1.0/24");
     node.getSpec().setPodCIDRs(List.of("10.244.2.0/24", "fd00:10:2::/64"));
-    assertThat(NodePodCidrs.of(node)).containsExactly("10.244.2.0/24", "fd00:10:2::/64");
+    assertThat(NodeIps.podCidrs(node)).containsExactly("10.244.2.0/24", "fd00:10:2::/64");
   }
 }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.model.state.ClusterState;
 import dev.proxima.model.state.StateFile;
 import dev.proxima.proxy.model.IpFamily;
+import dev.proxima.proxy.selection.ZoneSpillChoice;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -83,7 +85,9 @@ class ExplainReportTest {
             self.orElseThrow(),
             null,
             state.services(),
-            state.endpointSlices()));
+            state.endpointSlices(),
+            AddressPolicy.ofNode(self.orElseThrow()),
+            ZoneDemand.unknown()));
   }
 
   private static String block(String report, String header) {
@@ -172,7 +176,9 @@ class ExplainReportTest {
             List.of(),
             dev.proxima.proxy.selection.EndpointSelector.select(
                 List.of(), ingress.port(), "node-a", "zone-a"),
-            TopologyFallback.NONE);
+            TopologyFallback.NONE,
+            ZoneDemand.unknown(),
+            ZoneSpillChoice.OFF);
 
     var paths = TrafficPaths.of(IpFamily.IPV4, withoutEndpoints).paths();
 

@@ -2,6 +2,7 @@ package dev.proxima.proxy.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.testing.ApiObjects;
@@ -68,7 +69,14 @@ class NodePlannerFamilyTest {
   void theIpv6FamilyPlansDualStackAndIpv6OnlyServicesWithTheirIpv6Addresses() {
     var plan =
         NodePlanner.planClaims(
-            IpFamily.IPV6, "node-a", NODE, null, SERVICES, SLICES, AddressPolicy.ofNode(NODE));
+            IpFamily.IPV6,
+            "node-a",
+            NODE,
+            null,
+            SERVICES,
+            SLICES,
+            AddressPolicy.ofNode(NODE),
+            ZoneDemand.unknown());
 
     assertThat(planned(plan))
         .containsExactly(
@@ -86,7 +94,14 @@ class NodePlannerFamilyTest {
   void theIpv4FamilyPlansDualStackAndIpv4OnlyServicesWithTheirIpv4Addresses() {
     var plan =
         NodePlanner.planClaims(
-            IpFamily.IPV4, "node-a", NODE, null, SERVICES, SLICES, AddressPolicy.ofNode(NODE));
+            IpFamily.IPV4,
+            "node-a",
+            NODE,
+            null,
+            SERVICES,
+            SLICES,
+            AddressPolicy.ofNode(NODE),
+            ZoneDemand.unknown());
 
     assertThat(planned(plan))
         .containsExactly(
@@ -108,7 +123,8 @@ class NodePlannerFamilyTest {
             null,
             v4,
             SLICES.subList(6, 7),
-            AddressPolicy.ofNode(NODE));
+            AddressPolicy.ofNode(NODE),
+            ZoneDemand.unknown());
 
     assertThat(plan.ports()).isEmpty();
     assertThat(plan.skipped()).isEmpty();

@@ -17,7 +17,7 @@ class NodeSourcedLoadBalancerTest {
             .sourceRanges("192.168.0.0/24", "203.0.113.0/25")
             .build();
 
-    var widened = NodeSourcedLoadBalancer.admitLoadBalancerSources(port, NODE);
+    var widened = NodePlanner.admitLoadBalancerSources(port, NODE);
 
     assertThat(widened.loadBalancerSourceRanges())
         .containsExactly("192.168.0.0/24", "203.0.113.0/25", "1.2.3.4/32", "5.6.7.8/32");
@@ -32,8 +32,8 @@ class NodeSourcedLoadBalancerTest {
             .sourceRanges("203.0.113.0/25")
             .build();
 
-    assertThat(NodeSourcedLoadBalancer.admitLoadBalancerSources(port, NODE)).isSameAs(port);
-    assertThat(NodeSourcedLoadBalancer.admitLoadBalancerSources(port, List.of())).isSameAs(port);
+    assertThat(NodePlanner.admitLoadBalancerSources(port, NODE)).isSameAs(port);
+    assertThat(NodePlanner.admitLoadBalancerSources(port, List.of())).isSameAs(port);
   }
 
   @Test
@@ -44,8 +44,7 @@ class NodeSourcedLoadBalancerTest {
             .sourceRanges("2001:db8::/64")
             .build();
 
-    assertThat(
-            NodeSourcedLoadBalancer.admitLoadBalancerSources(port, NODE).loadBalancerSourceRanges())
+    assertThat(NodePlanner.admitLoadBalancerSources(port, NODE).loadBalancerSourceRanges())
         .containsExactly("2001:db8::/64", "2600:5200::9/128");
   }
 }

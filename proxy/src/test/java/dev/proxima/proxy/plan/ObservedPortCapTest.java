@@ -149,7 +149,7 @@ class ObservedPortCapTest {
     assertThat(cap.counted(portOf("ns", "a", "1"))).isTrue();
     assertThat(cap.counted(portOf("ns", "b", "1"))).isTrue();
     assertThat(cap.counted(portOf("ns", "c", "1"))).isTrue();
-    assertThat(cap.leftOut(portOf("ns", "a", "2"))).isTrue();
+    assertThat(cap.counted(portOf("ns", "a", "2"))).isFalse();
   }
 
   @Test

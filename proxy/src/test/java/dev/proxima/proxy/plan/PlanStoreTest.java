@@ -5,10 +5,12 @@ import static dev.proxima.proxy.testing.ServicePortFixtures.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.ObjectKey;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.Protocol;
 import dev.proxima.proxy.model.ServicePort;
 import dev.proxima.proxy.selection.EndpointSelector;
+import dev.proxima.proxy.selection.ZoneSpillChoice;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +40,8 @@ class PlanStoreTest {
     var fallback =
         TopologyFallback.classify(
             port.trafficDistribution(), selection.topology(), endpoints, NODE, null);
-    return new NodePlanner.PlannedPort(port, endpoints, selection, fallback);
+    return new NodePlanner.PlannedPort(
+        port, endpoints, selection, fallback, ZoneDemand.unknown(), ZoneSpillChoice.OFF);
   }
 
   private static List<NodePlanner.PlannedPort> claims(ServicePort... ports) {

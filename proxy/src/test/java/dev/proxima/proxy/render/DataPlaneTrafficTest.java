@@ -227,7 +227,16 @@ class DataPlaneTrafficTest {
 
   private static Endpoint endpoint(String ip, String zone) {
     return new Endpoint(
-        ip, 8080, true, true, false, "other", false, zone == null ? null : Set.of(zone), null);
+        ip,
+        8080,
+        true,
+        true,
+        false,
+        "other",
+        false,
+        zone == null ? null : Set.of(zone),
+        null,
+        null);
   }
 
   private static ServicePort clusterIp(String name, String ip) {
@@ -509,7 +518,8 @@ class DataPlaneTrafficTest {
                         "node-x",
                         true,
                         Set.of(),
-                        Set.of()))));
+                        Set.of(),
+                        null))));
 
     var answers = connectFrom("pxp0-" + suffix, "10.96.0.30", 80, 5, 30);
 

@@ -5,13 +5,13 @@ import static dev.proxima.proxy.testing.ApiObjects.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Labels;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import dev.proxima.proxy.plan.NodeIps;
 import dev.proxima.proxy.plan.NodePlanner;
-import dev.proxima.proxy.plan.NodePodCidrs;
 import dev.proxima.proxy.plan.PlanWarnings;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
@@ -66,7 +66,7 @@ class HostileAddressesTest {
   private static final AddressPolicy CLUSTER =
       new AddressPolicy(
           NodeIps.all(NODE),
-          NodePodCidrs.of(NODE),
+          NodeIps.podCidrs(NODE),
           List.of(),
           List.of(),
           Set.of(),
@@ -102,7 +102,8 @@ class HostileAddressesTest {
             List.of("10.244.0.0/16"),
             List.of("10.96.0.0/12"),
             List.of(),
-            Set.of());
+            Set.of(),
+            ClusterNodeAddresses.NONE);
     var attacker =
         service("evil", "a", "10.96.0.99").externalIps("10.244.7.7", "10.100.0.1").build();
 
@@ -131,7 +132,7 @@ class HostileAddressesTest {
     var policy =
         new AddressPolicy(
             NodeIps.all(NODE),
-            NodePodCidrs.of(NODE),
+            NodeIps.podCidrs(NODE),
             List.of(),
             List.of(),
             Set.of(),
@@ -176,7 +177,13 @@ class HostileAddressesTest {
   @EnumSource(ProxyMode.class)
   void externalIpCidrsAllowExternalIpsOnlyInsideThem(ProxyMode mode) {
     var policy =
-        new AddressPolicy(List.of(), List.of(), List.of(), List.of("203.0.113.0/24"), Set.of());
+        new AddressPolicy(
+            List.of(),
+            List.of(),
+            List.of(),
+            List.of("203.0.113.0/24"),
+            Set.of(),
+            ClusterNodeAddresses.NONE);
     var service =
         service("shop", "web", "10.96.0.20").externalIps("203.0.113.9", "198.51.100.9").build();
 
@@ -330,7 +337,15 @@ class HostileAddressesTest {
 
   private static NodePlanner.FamilyPlan plan(
       AddressPolicy policy, List<Service> services, EndpointSlice... slices) {
-    return NodePlanner.plan(IpFamily.IPV4, "node-a", NODE, null, services, List.of(slices), policy);
+    return NodePlanner.plan(
+        IpFamily.IPV4,
+        "node-a",
+        NODE,
+        null,
+        services,
+        List.of(slices),
+        policy,
+        ZoneDemand.unknown());
   }
 
   private static EndpointSlice endpointsAt(int port, String... addresses) {

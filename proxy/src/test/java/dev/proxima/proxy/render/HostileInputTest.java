@@ -5,8 +5,10 @@ import static dev.proxima.proxy.testing.ApiObjects.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -318,7 +320,15 @@ class HostileInputTest {
 
   private static NodePlanner.FamilyPlan planFamily(
       IpFamily family, List<Service> services, List<EndpointSlice> slices) {
-    return NodePlanner.plan(family, "node-a", null, null, services, slices);
+    return NodePlanner.plan(
+        family,
+        "node-a",
+        null,
+        null,
+        services,
+        slices,
+        AddressPolicy.ofNode(null),
+        ZoneDemand.unknown());
   }
 
   private static String render(ProxyMode mode, NodePlanner.FamilyPlan plan) {

@@ -3,9 +3,12 @@ package dev.proxima.proxy.render;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.Labels;
+import dev.proxima.model.ZoneDemand;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.model.SourceRanges;
+import dev.proxima.proxy.model.ZoneSpill;
+import dev.proxima.proxy.plan.AddressPolicy;
 import dev.proxima.proxy.plan.NftPlanRenderer;
 import dev.proxima.proxy.plan.NodePlanner;
 import dev.proxima.proxy.plan.RuleSettings;
@@ -42,7 +45,14 @@ class HostileSizesTest {
     }
     var plan =
         NodePlanner.plan(
-            IpFamily.IPV4, "node-a", null, null, List.of(loadBalancer(ranges)), List.of(slice()));
+            IpFamily.IPV4,
+            "node-a",
+            null,
+            null,
+            List.of(loadBalancer(ranges)),
+            List.of(slice()),
+            AddressPolicy.ofNode(null),
+            ZoneDemand.unknown());
 
     assertThat(plan.ports()).hasSize(PORTS);
     var shared = plan.ports().get(0).port().loadBalancerSourceRanges();
@@ -51,7 +61,9 @@ class HostileSizesTest {
     for (var planned : plan.ports()) {
       // One reduced list per Service, which every port's route takes as it is.
       assertThat(planned.port().loadBalancerSourceRanges()).isSameAs(shared);
-      var route = decision.decide(planned.port(), planned.endpoints(), planned.endpoints(), true);
+      var route =
+          decision.decide(
+              planned.port(), planned.endpoints(), planned.endpoints(), true, ZoneSpill.NONE);
       assertThat(route.allowedSources()).isSameAs(((SourceRanges) shared).cidrs());
     }
 

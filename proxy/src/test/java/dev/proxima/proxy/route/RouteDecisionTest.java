@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.proxima.proxy.model.Endpoint;
 import dev.proxima.proxy.model.IpFamily;
 import dev.proxima.proxy.model.ServicePort;
+import dev.proxima.proxy.model.ZoneSpill;
 import dev.proxima.proxy.testing.ServicePortFixtures.Svc;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,7 +107,8 @@ class RouteDecisionTest {
             service("ns/web", "fd00:172::1", 80).build(),
             List.of(remote("fd00::1", 80), remote("fd00:0::1", 80), remote("FD00::1", 80)),
             List.of(),
-            true);
+            true,
+            ZoneSpill.NONE);
 
     assertThat(route.cluster()).extracting(Endpoint::address).containsExactly("[fd00::1]:80");
   }
@@ -170,6 +172,6 @@ class RouteDecisionTest {
 
   private PortRoute decide(Svc svc, List<Endpoint> cluster, List<Endpoint> localList, boolean any) {
     ServicePort port = svc.build();
-    return v4.decide(port, cluster, localList, any);
+    return v4.decide(port, cluster, localList, any, ZoneSpill.NONE);
   }
 }

@@ -1042,7 +1042,16 @@ class EndpointSelectorTest {
 
     Endpoint build() {
       return new Endpoint(
-          ip, port, ready, serving, terminating, local ? NODE : "node-remote", local, zones, nodes);
+          ip,
+          port,
+          ready,
+          serving,
+          terminating,
+          local ? NODE : "node-remote",
+          local,
+          zones,
+          nodes,
+          null);
     }
   }
 
@@ -1100,6 +1109,7 @@ class EndpointSelectorTest {
         0,
         null,
         null,
-        false);
+        false,
+        null);
   }
 }

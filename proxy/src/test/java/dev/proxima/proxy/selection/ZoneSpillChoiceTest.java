@@ -39,7 +39,7 @@ class ZoneSpillChoiceTest {
   }
 
   private static Endpoint endpoint(String ip, boolean ready, Set<String> zones, Set<String> nodes) {
-    return new Endpoint(ip, 80, ready, ready, !ready, "node-x", false, zones, nodes);
+    return new Endpoint(ip, 80, ready, ready, !ready, "node-x", false, zones, nodes, null);
   }
 
   private static ZoneSpillChoice choose(

@@ -3,6 +3,7 @@ package dev.proxima.proxy.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.proxima.model.testing.MutableClock;
+import dev.proxima.proxy.plan.ClusterNodeAddresses;
 import dev.proxima.proxy.sync.SyncPolicy.Basis;
 import dev.proxima.proxy.sync.SyncPolicy.Decision;
 import dev.proxima.proxy.sync.SyncPolicy.Reason;
@@ -87,7 +88,8 @@ class SyncPolicyTest {
                         List.of("10.244.0.0/16"),
                         List.of("10.96.0.0/12"),
                         List.of("203.0.113.0/24"),
-                        java.util.Set.of())
+                        java.util.Set.of(),
+                        ClusterNodeAddresses.NONE)
                     .inputs()),
             new Decision(true, Reason.ADDRESS_POLICY_CHANGED)),
         Arguments.of(
@@ -152,7 +154,8 @@ class SyncPolicyTest {
                 List.of("10.244.0.0/16"),
                 serviceCidrs,
                 externalIpCidrs,
-                java.util.Set.of())
+                java.util.Set.of(),
+                ClusterNodeAddresses.NONE)
             .inputs());
   }
 

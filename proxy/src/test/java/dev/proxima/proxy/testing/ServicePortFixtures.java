@@ -17,11 +17,11 @@ public final class ServicePortFixtures {
   private ServicePortFixtures() {}
 
   public static Endpoint remote(String ip, int port) {
-    return new Endpoint(ip, port, true, true, false, "other-node", false, Set.of(), Set.of());
+    return new Endpoint(ip, port, true, true, false, "other-node", false, Set.of(), Set.of(), null);
   }
 
   public static Endpoint local(String ip, int port) {
-    return new Endpoint(ip, port, true, true, false, "this-node", true, Set.of(), Set.of());
+    return new Endpoint(ip, port, true, true, false, "this-node", true, Set.of(), Set.of(), null);
   }
 
   /** A ready endpoint on another node, whose locality relative to this node is {@code locality}. */

@@ -3,7 +3,6 @@ package dev.proxima.proxy.render.nft;
 import dev.proxima.proxy.model.Cidr;
 import dev.proxima.proxy.model.IpAddress;
 import dev.proxima.proxy.model.IpFamily;
-import dev.proxima.proxy.model.IpLiteral;
 import java.util.Optional;
 
 /**
@@ -17,7 +16,7 @@ final class NftAddresses {
     if (text == null || text.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.ofNullable(IpLiteral.bytes(text));
+    return Optional.ofNullable(IpAddress.literalBytes(text));
   }
 
   static Optional<String> canonical(String text, IpFamily family) {
