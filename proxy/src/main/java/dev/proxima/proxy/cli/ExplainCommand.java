@@ -144,7 +144,7 @@ public final class ExplainCommand implements Callable<Integer> {
       return 0;
     } catch (IllegalArgumentException | Failure failure) {
       err.println("error: " + failure.getMessage());
-      return failure instanceof Failure answered ? answered.exitCode() : 2;
+      return failure instanceof Failure answered ? answered.exitCode : 2;
     }
   }
 
@@ -225,15 +225,11 @@ public final class ExplainCommand implements Callable<Integer> {
   private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
 
   private static final class Failure extends Exception {
-    private final int exitCode;
+    final int exitCode;
 
     Failure(String message, int exitCode) {
       super(message);
       this.exitCode = exitCode;
-    }
-
-    int exitCode() {
-      return exitCode;
     }
   }
 
