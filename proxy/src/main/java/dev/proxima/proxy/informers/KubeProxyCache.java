@@ -19,7 +19,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -247,15 +246,10 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
   @Override
   public List<String> serviceCidrs() {
-    var cidrs = new ArrayList<String>();
-    for (var object : serviceCidrObjects.getStore().list()) {
-      for (var cidr : cidrsOf(object)) {
-        if (!cidrs.contains(cidr)) {
-          cidrs.add(cidr);
-        }
-      }
-    }
-    return cidrs;
+    return serviceCidrObjects.getStore().list().stream()
+        .flatMap(object -> cidrsOf(object).stream())
+        .distinct()
+        .toList();
   }
 
   private static List<String> cidrsOf(ServiceCIDR object) {
