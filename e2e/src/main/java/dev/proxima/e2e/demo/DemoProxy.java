@@ -1,8 +1,11 @@
 package dev.proxima.e2e.demo;
 
+import dev.proxima.proxy.dataplane.DataPlanes;
 import dev.proxima.proxy.kernel.PrintingRuleLoader;
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.ExplainReport;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.runtime.Host;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -21,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,7 +77,9 @@ final class DemoProxy implements AutoCloseable {
         new ProxyServer(
             client,
             config,
-            new PrintingRuleLoader(this::loaded),
+            ProxyMode.nftables,
+            DataPlanes.nftables(config.rules(), new PrintingRuleLoader(this::loaded)),
+            Host.none(),
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());
@@ -83,7 +89,10 @@ final class DemoProxy implements AutoCloseable {
       throws IOException {
     var proxy = new DemoProxy(node, apiServer.client(), directory);
     proxy.server.start(
-        new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        null,
+        CompletableFuture.completedFuture(null));
     proxy.client.resource(proxy.pod()).create();
     return proxy;
   }

@@ -8,8 +8,11 @@ import dev.proxima.controller.reconcile.OverwriteGuard;
 import dev.proxima.controller.runtime.ControllerConfig;
 import dev.proxima.controller.runtime.HintController;
 import dev.proxima.e2e.deploy.RequiredPermissions.Permission;
+import dev.proxima.proxy.dataplane.DataPlanes;
 import dev.proxima.proxy.kernel.PrintingRuleLoader;
+import dev.proxima.proxy.model.ProxyMode;
 import dev.proxima.proxy.plan.RuleSettings;
+import dev.proxima.proxy.runtime.Host;
 import dev.proxima.proxy.runtime.ProxyConfig;
 import dev.proxima.proxy.runtime.ProxyServer;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -34,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -170,11 +174,17 @@ class ApiCallsTest {
             new ProxyServer(
                 client,
                 config,
-                new PrintingRuleLoader(scripts::add),
+                ProxyMode.nftables,
+                DataPlanes.nftables(config.rules(), new PrintingRuleLoader(scripts::add)),
+                Host.none(),
                 new PrometheusRegistry(),
                 Duration.ZERO,
                 Clock.systemUTC())) {
-      proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+      proxy.start(
+          new InetSocketAddress("127.0.0.1", 0),
+          new InetSocketAddress("127.0.0.1", 0),
+          null,
+          CompletableFuture.completedFuture(null));
       awaitEveryPermissionUsed(RequiredPermissions.PROXY);
       var deadline = Instant.now().plusSeconds(30);
       while (scripts.isEmpty() && Instant.now().isBefore(deadline)) {

@@ -88,10 +88,7 @@ public final class KubeProxyConfigFile {
     this.root = root;
   }
 
-  /**
-   * @param modeFromFlags the mode given on the command line or in the environment, which decides
-   *     whose section ({@code iptables} or {@code nftables}) applies; null to take the file's
-   */
+  /** The mode from flags or environment (null: the file's) decides whose section applies. */
   public static KubeProxySettings read(Path path, ProxyMode modeFromFlags) {
     String text;
     try {

@@ -41,9 +41,8 @@ public final class NftDataPlane implements DataPlane {
   static final Duration STALE_RETRY = Duration.ofSeconds(30);
 
   /**
-   * About the most lines of one full-sync transaction: at nft's ~70,000 lines/s on 2 cores, near
-   * 0.2 s, well under the 1 s that holds the nftables lock too long. A larger Service port goes
-   * whole.
+   * About the most lines of one full-sync transaction: ~0.2 s at nft's ~70,000 lines/s on 2 cores,
+   * well under the 1 s that holds the nftables lock too long. A larger Service port goes whole.
    */
   static final int TRANSACTION_LINES = 15_000;
 
@@ -204,9 +203,7 @@ public final class NftDataPlane implements DataPlane {
     return load.outcome();
   }
 
-  /**
-   * {@link #outcome} runs on the sync's thread once every transaction loaded or one was refused.
-   */
+  /** {@link #outcome} runs on the sync's thread once every transaction loaded or one refused. */
   private final class Loading {
     private int lines;
     private int transactions;

@@ -26,8 +26,7 @@ public final class ComponentPages {
   private ComponentPages() {}
 
   /**
-   * @param paths the other read-only paths served
-   * @param untunedSysctls each {@code name=wanted value}
+   * {@code paths}: the other read-only paths served; each untuned sysctl {@code name=wanted value}.
    */
   public static String statusz(
       String component,
@@ -67,9 +66,7 @@ public final class ComponentPages {
             : "Sysctls not set (set them on the node): " + String.join(" ", untunedSysctls) + "\n");
   }
 
-  /**
-   * @param flags each option's name without dashes and its value, given or default
-   */
+  /** Each option's name without dashes and its value, given or default. */
   public static String flagz(String component, Map<String, String> flags) {
     var out = new StringBuilder(component).append(" flags\n").append(WARNING).append("\n\n");
     new TreeMap<>(flags)

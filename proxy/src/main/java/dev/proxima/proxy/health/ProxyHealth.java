@@ -65,10 +65,7 @@ public final class ProxyHealth {
     lastPassEnded = clock.instant();
   }
 
-  /**
-   * @param degraded what the family's local-traffic detection lacks and uses instead; null when it
-   *     uses the configured mode
-   */
+  /** What the family's local-traffic detection lacks and uses instead; null for the configured. */
   public synchronized void localDetection(IpFamily family, String degraded) {
     if (degraded == null) {
       localDetection.remove(family);
@@ -86,11 +83,7 @@ public final class ProxyHealth {
     nodeIneligible = why;
   }
 
-  /**
-   * A consistent view for one response.
-   *
-   * @param firstSyncOverdue typically because the proxy cannot reach the API server
-   */
+  /** A consistent view for one response; the first sync is overdue typically for want of API. */
   public record Snapshot(
       Instant currentTime,
       Instant lastUpdated,
@@ -136,13 +129,10 @@ public final class ProxyHealth {
       var oldest = oldestPendingQueued.values().stream().min(Instant::compareTo).orElseThrow();
       stuck =
           now.isAfter(lastSign.plus(healthTimeout))
-              && now.isAfter(max(oldest, loopStarted).plus(healthTimeout));
+              && now.isAfter(
+                  (oldest.isAfter(loopStarted) ? oldest : loopStarted).plus(healthTimeout));
     }
     return new Snapshot(
         now, latest, healthy, nodeIneligible, overdue, status, stuck, localDetection);
-  }
-
-  private static Instant max(Instant a, Instant b) {
-    return a.isAfter(b) ? a : b;
   }
 }

@@ -47,9 +47,7 @@ public final class ServiceHealthServers implements AutoCloseable {
   /** The addresses asked for (null: every one), and the server of each address that bound. */
   private record Listener(int port, List<String> addresses, Map<String, ProbeHttpServer> servers) {}
 
-  /**
-   * @param bindFailed called once per address that cannot bind, for the metric
-   */
+  /** {@code bindFailed} is called once per address that cannot bind, for the metric. */
   public ServiceHealthServers(BooleanSupplier proxyHealthy, Runnable bindFailed) {
     this.proxyHealthy = proxyHealthy;
     this.bindFailed = bindFailed;

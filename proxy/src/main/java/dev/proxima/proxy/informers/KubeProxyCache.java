@@ -19,7 +19,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +29,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,14 +124,14 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             }));
     services.addEventHandler(
         handler(
-            service -> {},
+            true,
             (previous, current) -> {
               var key = keyOf(current != null ? current : previous);
               listener.serviceEvent(changes.serviceChanged(key, previous, current));
             }));
     slices.addEventHandler(
         handler(
-            slice -> {},
+            true,
             (previous, current) -> {
               var object = current != null ? current : previous;
               changes
@@ -147,7 +145,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
             }));
     nodes.addEventHandler(
         handler(
-            node -> {},
+            true,
             (previous, current) -> {
               var addressesChanged = ClusterNodeAddresses.changes(previous, current);
               if (addressesChanged) {
@@ -161,7 +159,7 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
     // Its first list is not waited for, and may come after the first sync: every addition counts.
     serviceCidrObjects.addEventHandler(
         handler(
-            null,
+            false,
             (ServiceCIDR previous, ServiceCIDR current) -> {
               var before = previous == null ? null : cidrsOf(previous);
               var after = current == null ? null : cidrsOf(current);
@@ -248,15 +246,10 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
 
   @Override
   public List<String> serviceCidrs() {
-    var cidrs = new ArrayList<String>();
-    for (var object : serviceCidrObjects.getStore().list()) {
-      for (var cidr : cidrsOf(object)) {
-        if (!cidrs.contains(cidr)) {
-          cidrs.add(cidr);
-        }
-      }
-    }
-    return cidrs;
+    return serviceCidrObjects.getStore().list().stream()
+        .flatMap(object -> cidrsOf(object).stream())
+        .distinct()
+        .toList();
   }
 
   private static List<String> cidrsOf(ServiceCIDR object) {
@@ -323,15 +316,12 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
     return new ObjectKey(namespace == null ? "" : namespace, object.getMetadata().getName());
   }
 
-  /**
-   * Passes every change on but the first list's additions (ended by {@code onList}), which go to
-   * {@code firstList}, or are changes too when it is null.
-   */
+  /** Passes every change on, the first list's additions (ended by {@code onList}) if asked. */
   private static <T> ResourceEventHandler<T> handler(
-      Consumer<T> firstList, BiConsumer<T, T> change) {
+      boolean skipFirstList, BiConsumer<T, T> change) {
     return new ResourceEventHandler<>() {
       /** fabric8 calls a handler from one thread at a time, in order. */
-      private volatile boolean listed = firstList == null;
+      private volatile boolean listed = !skipFirstList;
 
       @Override
       public void onList(String resourceVersion, boolean unused) {
@@ -342,8 +332,6 @@ public final class KubeProxyCache implements ProxyCache, AutoCloseable {
       public void onAdd(T object) {
         if (listed) {
           change.accept(null, object);
-        } else {
-          firstList.accept(object);
         }
       }
 

@@ -22,10 +22,9 @@ public final class Iptables implements IptablesKernel {
   static final int NFT_BUFFER_LINES = 6000;
 
   private static final Pattern FAILED_LINE = Pattern.compile("line:? (\\d+)");
-  private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-  /** Scrapes never wait for a counter read; iptables-save -c lists the whole ruleset to answer. */
-  static final Duration COUNTERS_TIMEOUT = Duration.ofSeconds(60);
+  /** Also for counter reads: scrapes never wait for them, and iptables-save -c lists everything. */
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   /** What runs before each tool, e.g. {@code ip netns exec x}; empty on a node. */
   private final List<String> prefix;
@@ -79,10 +78,7 @@ public final class Iptables implements IptablesKernel {
   /** One call for every table: the counters sit in nat and filter. */
   @Override
   public Optional<String> savedCounters() {
-    var command = new ArrayList<>(prefix);
-    command.add(save);
-    command.add("-c");
-    var outcome = HostCommand.run(command, "", COUNTERS_TIMEOUT);
+    var outcome = run(save, List.of("-c"), "");
     return outcome.succeeded() ? Optional.of(outcome.output()) : Optional.empty();
   }
 

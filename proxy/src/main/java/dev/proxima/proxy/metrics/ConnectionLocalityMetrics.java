@@ -29,16 +29,13 @@ import org.slf4j.LoggerFactory;
  * counters when scraped: one read per family per scrape, nothing between scrapes. A Service port's
  * series go when it stops being counted (it stops opting in, goes, or the cap leaves it out).
  *
- * <p>The per-Service family can hold tens of thousands of series (four per counted port), so it is
- * not snapshotted: each read keeps the figures in arrays ({@link ServicePortCounts}), and the
- * metrics handler writes the family from them series by series ({@link #serviceConnections()}),
- * right after the registry's scrape has read the kernel through {@link #collect()}.
+ * <p>The per-Service family (tens of thousands of series) is not snapshotted: each read keeps
+ * arrays ({@link ServicePortCounts}) that the metrics handler streams ({@link
+ * #serviceConnections()}) right after the registry's scrape read the kernel ({@link #collect()}).
  *
- * <p>The exposed values never go down. The kernel's counters restart at zero when the table is
- * created anew (the first sync after a start, or after another tool deleted it); what they had
- * counted until then is kept and added on. A family whose read fails keeps its last values, so a
- * failed read shows as a flat line rather than a reset, and is counted in {@code
- * proxima_proxy_connection_counter_read_failures_total}.
+ * <p>The values never go down: what the kernel counted before its table was created anew is added
+ * on, and a family whose read fails keeps its last values (a flat line, not a reset) and counts in
+ * {@code proxima_proxy_connection_counter_read_failures_total}.
  */
 public final class ConnectionLocalityMetrics implements MultiCollector {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionLocalityMetrics.class);

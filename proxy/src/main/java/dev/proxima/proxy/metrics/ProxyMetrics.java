@@ -356,9 +356,7 @@ public final class ProxyMetrics {
     last.forEach((table, count) -> iptablesLastRules.labelValues(table, label(family)).set(count));
   }
 
-  /**
-   * @param settings the sysctls left as the node has them, each {@code name=wanted value}
-   */
+  /** The sysctls left as the node has them, each {@code name=wanted value}. */
   public void sysctlsUntuned(List<String> settings) {
     for (var setting : settings) {
       int equals = setting.indexOf('=');
@@ -407,7 +405,7 @@ public final class ProxyMetrics {
   }
 
   /** The plan's warnings now, per reason (a fixed vocabulary: see {@code PlanWarnings}). */
-  public void planWarnings(IpFamily family, java.util.Map<String, Integer> byReason) {
+  public void planWarnings(IpFamily family, Map<String, Integer> byReason) {
     byReason.forEach((reason, count) -> planWarnings.labelValues(reason, label(family)).set(count));
   }
 

@@ -29,10 +29,7 @@ public final class ZoneSpillMetrics implements MultiCollector {
   private final Supplier<Map<ServicePortName, Integer>> fractions;
   private final int maxSeries;
 
-  /**
-   * @param fractions each port's in-zone fraction in thousandths ({@link #of})
-   * @param maxSeries at most this many series
-   */
+  /** {@code fractions}: each port's in-zone fraction in thousandths ({@link #of}). */
   public ZoneSpillMetrics(Supplier<Map<ServicePortName, Integer>> fractions, int maxSeries) {
     this.fractions = fractions;
     this.maxSeries = maxSeries;

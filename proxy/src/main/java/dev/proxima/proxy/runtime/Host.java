@@ -50,11 +50,6 @@ public final class Host {
     return new Host(ProxyCache::nodeAddresses, NO_CONNTRACK);
   }
 
-  /** Fixed interface addresses and no conntrack cleanup, for tests. */
-  public static Host withAddresses(Supplier<List<String>> addresses) {
-    return new Host(cache -> addresses.get(), NO_CONNTRACK);
-  }
-
   /** The candidates for --nodeport-addresses; {@code cache} gives the Node's where needed. */
   public List<String> addresses(ProxyCache cache) {
     return addresses.apply(cache);

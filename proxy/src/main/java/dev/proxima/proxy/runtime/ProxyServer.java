@@ -16,7 +16,6 @@ import dev.proxima.proxy.health.HealthServer;
 import dev.proxima.proxy.health.ProxyHealth;
 import dev.proxima.proxy.health.ServiceHealthServers;
 import dev.proxima.proxy.informers.KubeProxyCache;
-import dev.proxima.proxy.kernel.RuleLoader;
 import dev.proxima.proxy.metrics.ConnectionCounts;
 import dev.proxima.proxy.metrics.ConnectionLocalityMetrics;
 import dev.proxima.proxy.metrics.ProxyMetrics;
@@ -42,7 +41,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -96,25 +94,6 @@ public final class ProxyServer implements AutoCloseable {
 
   private final ScheduledExecutorService kernelCheck =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("proxy-periodic"));
-
-  /** The nftables mode off the host (tests, the demo): no interfaces read, no conntrack touched. */
-  public ProxyServer(
-      KubernetesClient client,
-      ProxyConfig config,
-      RuleLoader nft,
-      PrometheusRegistry registry,
-      Duration informerResync,
-      Clock clock) {
-    this(
-        client,
-        config,
-        ProxyMode.nftables,
-        DataPlanes.nftables(config.rules(), nft),
-        Host.none(),
-        registry,
-        informerResync,
-        clock);
-  }
 
   public ProxyServer(
       KubernetesClient client,
@@ -197,11 +176,7 @@ public final class ProxyServer implements AutoCloseable {
             config.syncPeriod(),
             config.fullSyncPeriod(),
             clock,
-            this::removeStale);
-  }
-
-  private void removeStale() {
-    proxiers.forEach(Proxier::removeStale);
+            () -> proxiers.forEach(Proxier::removeStale));
   }
 
   private void changed() {
@@ -258,14 +233,9 @@ public final class ProxyServer implements AutoCloseable {
     return ok;
   }
 
-  /** Starts serving health and metrics, the informers, and the sync loop once they have synced. */
-  public void start(InetSocketAddress healthz, InetSocketAddress metricsAddress)
-      throws IOException {
-    start(healthz, metricsAddress, null, CompletableFuture.completedFuture(null));
-  }
-
   /**
-   * With {@code explain --live} on a loopback address, or none for null; a port it cannot bind is
+   * Starts serving health and metrics, the informers, and the sync loop once they have synced. With
+   * {@code explain --live} on a loopback address, or none for null; a port it cannot bind is
    * logged, not fatal: a debugging aid must not keep Services from being programmed. No sync runs
    * before {@code hostPrepared} (the other mode's rules removed, or that failed and was logged).
    */

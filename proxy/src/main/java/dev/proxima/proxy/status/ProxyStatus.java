@@ -14,7 +14,6 @@ import java.util.Map;
  * @param problem why the proxy could not be read (or why there is none), or null
  * @param healthy null when /healthz could not be asked
  * @param rules iptables rules in Proxima's chains (iptables mode), or -1 when not counted
- * @param connections by locality label
  */
 public record ProxyStatus(
     String node,

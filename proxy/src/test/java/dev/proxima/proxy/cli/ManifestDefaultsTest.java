@@ -3,7 +3,10 @@ package dev.proxima.proxy.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.proxima.proxy.dataplane.DataPlanes;
 import dev.proxima.proxy.kernel.PrintingRuleLoader;
+import dev.proxima.proxy.model.ProxyMode;
+import dev.proxima.proxy.runtime.Host;
 import dev.proxima.proxy.runtime.ProxyServer;
 import dev.proxima.proxy.testing.ClusterObjects;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -25,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -120,12 +124,18 @@ class ManifestDefaultsTest {
         new ProxyServer(
             client,
             run.config(),
-            new PrintingRuleLoader(scripts::add),
+            ProxyMode.nftables,
+            DataPlanes.nftables(run.config().rules(), new PrintingRuleLoader(scripts::add)),
+            Host.none(),
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());
     proxy.componentFlags(RunCommand.flagValues(parsed.subcommand().commandSpec()));
-    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+    proxy.start(
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        null,
+        CompletableFuture.completedFuture(null));
   }
 
   /**

@@ -56,7 +56,7 @@ class ProxierNodePortAddressesTest {
                 config,
                 cache,
                 plane,
-                Host.withAddresses(() -> List.copyOf(host)),
+                Host.withUdpFlows(() -> List.copyOf(host), (f, now, before) -> 0),
                 metrics,
                 health,
                 clock)

@@ -176,7 +176,8 @@ class ProxierWarningsTest {
   @ParameterizedTest
   @EnumSource(ProxyMode.class)
   void theRunningProxyRefusesAnExternalIpOnOneOfTheHostsInterfaceAddresses(ProxyMode mode) {
-    var proxier = start(mode, Host.withAddresses(() -> List.of("172.31.5.5")));
+    var proxier =
+        start(mode, Host.withUdpFlows(() -> List.of("172.31.5.5"), (f, now, before) -> 0));
     cache.services.add(
         ApiObjects.service("evil", "a", "10.96.0.99").externalIps("172.31.5.5").build());
     cache.slices.add(ApiObjects.slice("evil", "a", "10.244.9.9"));

@@ -51,7 +51,11 @@ class ProxyServerTest {
 
   private void startProxy(Duration minSyncPeriod) throws Exception {
     proxy = dryRunProxy(minSyncPeriod);
-    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+    proxy.start(
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        null,
+        CompletableFuture.completedFuture(null));
   }
 
   /** A started dry-run proxy whose host work is {@code hostPrepared}. */
@@ -69,7 +73,9 @@ class ProxyServerTest {
     return new ProxyServer(
         client,
         config(minSyncPeriod),
-        new PrintingRuleLoader(scripts::add),
+        ProxyMode.nftables,
+        DataPlanes.nftables(config(minSyncPeriod).rules(), new PrintingRuleLoader(scripts::add)),
+        Host.none(),
         new PrometheusRegistry(),
         Duration.ZERO,
         Clock.systemUTC());
@@ -136,23 +142,31 @@ class ProxyServerTest {
   @Test
   void programsANodeWithoutPodCidrsAtOnceAndSaysWhatItLacks() throws Exception {
     createWebService(); // node-a has no spec.podCIDRs yet
+    var nodeCidr =
+        new ProxyConfig(
+            "node-a",
+            dev.proxima.proxy.plan.RuleSettings.defaults()
+                .withDetectLocal(dev.proxima.proxy.plan.DetectLocalMode.NODE_CIDR, "", ""),
+            Duration.ofMillis(100),
+            Duration.ofSeconds(30),
+            Duration.ofHours(1),
+            null,
+            ProxyConfig.DEFAULT_ZONE_DEMAND_NAMESPACE);
     proxy =
         new ProxyServer(
             client,
-            new ProxyConfig(
-                "node-a",
-                dev.proxima.proxy.plan.RuleSettings.defaults()
-                    .withDetectLocal(dev.proxima.proxy.plan.DetectLocalMode.NODE_CIDR, "", ""),
-                Duration.ofMillis(100),
-                Duration.ofSeconds(30),
-                Duration.ofHours(1),
-                null,
-                ProxyConfig.DEFAULT_ZONE_DEMAND_NAMESPACE),
-            new PrintingRuleLoader(scripts::add),
+            nodeCidr,
+            ProxyMode.nftables,
+            DataPlanes.nftables(nodeCidr.rules(), new PrintingRuleLoader(scripts::add)),
+            Host.none(),
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());
-    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+    proxy.start(
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        null,
+        CompletableFuture.completedFuture(null));
     await().untilAsserted(() -> assertThat(lastIpv4Script()).contains("10.96.0.20 . tcp . 80"));
     assertThat(proxy.liveExplain(null).sync().get(0).localTraffic())
         .startsWith("None (no local-traffic detection); NodeCIDR is configured");
@@ -477,7 +491,11 @@ class ProxyServerTest {
             new PrometheusRegistry(),
             Duration.ZERO,
             Clock.systemUTC());
-    proxy.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0));
+    proxy.start(
+        new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0),
+        null,
+        CompletableFuture.completedFuture(null));
 
     await()
         .untilAsserted(
