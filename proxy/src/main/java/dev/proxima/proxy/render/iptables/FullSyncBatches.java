@@ -26,14 +26,12 @@ final class FullSyncBatches {
   private final int lineBudget;
   private final Map<String, Integer> written = new TreeMap<>();
   private final List<IptablesTransaction> buffers = new ArrayList<>();
-
   private final Map<String, Integer> inserted = new HashMap<>();
 
   /** Per table and dispatch chain, the owners of the old rules below the new ones, in order. */
   private final Map<String, List<Integer>> remaining = new HashMap<>();
 
   private final Set<Integer> healthPorts = new HashSet<>();
-
   private final Map<Integer, Integer> oldRules = new HashMap<>();
 
   private FullSyncBatches(int lineBudget) {
@@ -71,10 +69,7 @@ final class FullSyncBatches {
     return byName;
   }
 
-  /**
-   * Each group's index by its name as its comments carry it. Two names alike once sanitised (which
-   * the API server refuses) map to the first, so the second has no dispatch rule until its buffer.
-   */
+  /** Each group's index by its name as comments carry it; names alike once sanitised: the first. */
   private static Map<String, Integer> owners(Set<String> names) {
     Map<String, Integer> owners = new HashMap<>();
     int index = 0;
@@ -157,10 +152,7 @@ final class FullSyncBatches {
     return oldRules.getOrDefault(index, 0) + group.stream().mapToInt(ServiceChains::lines).sum();
   }
 
-  /**
-   * One buffer of whole groups, per table: the own chains first, for the dispatch rules after them
-   * to find; the same ports' old dispatch rules go in that commit too.
-   */
+  /** Whole groups: own chains first, for the dispatch rules to find; old rules go with them. */
   private void write(List<List<ServiceChains>> groups, List<Integer> batch) {
     IptablesTransaction out = new IptablesTransaction();
     Set<Integer> members = new HashSet<>(batch);
