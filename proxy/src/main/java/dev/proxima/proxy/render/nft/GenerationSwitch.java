@@ -15,10 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/**
- * One generation's fixed objects, the switch of the hooked chains to them, and the deletion of what
- * earlier generations left.
- */
+/** One generation's fixed objects, the switch to them, and deleting what earlier ones left. */
 final class GenerationSwitch {
   private final FixedLayout layout;
   final NftText text;
