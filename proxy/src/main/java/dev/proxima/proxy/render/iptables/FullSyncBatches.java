@@ -86,18 +86,15 @@ final class FullSyncBatches {
   }
 
   private void readKernel(IptablesListing kernel, Map<String, Integer> owners) {
-    kernel
-        .dispatchRules()
-        .forEach(
-            (table, rules) -> {
-              for (IptablesListing.SavedRule rule : rules) {
-                int owner = owner(table, rule, owners);
-                remaining
-                    .computeIfAbsent(key(table, rule.chain()), k -> new ArrayList<>())
-                    .add(owner);
-                oldRules.merge(owner, 1, Integer::sum);
-              }
-            });
+    for (var table : kernel.dispatchRules().entrySet()) {
+      for (IptablesListing.SavedRule rule : table.getValue()) {
+        int owner = owner(table.getKey(), rule, owners);
+        remaining
+            .computeIfAbsent(key(table.getKey(), rule.chain()), k -> new ArrayList<>())
+            .add(owner);
+        oldRules.merge(owner, 1, Integer::sum);
+      }
+    }
   }
 
   private void fixedChains(
@@ -112,15 +109,11 @@ final class FullSyncBatches {
       out.declare(table, CANARY);
       Set<String> tableCounters = counters.getOrDefault(table, Set.of());
       tableCounters.forEach(chain -> out.declare(table, chain));
-      fixed
-          .get(table)
-          .keySet()
-          .forEach(
-              chain -> {
-                if (!dispatch.contains(chain) || !present.contains(chain)) {
-                  out.declare(table, chain);
-                }
-              });
+      for (String chain : fixed.get(table).keySet()) {
+        if (!dispatch.contains(chain) || !present.contains(chain)) {
+          out.declare(table, chain);
+        }
+      }
       tableCounters.forEach(chain -> rule(out, IptablesCounters.rule(table, chain)));
       fixed.get(table).entrySet().stream()
           .filter(entry -> !dispatch.contains(entry.getKey()))
