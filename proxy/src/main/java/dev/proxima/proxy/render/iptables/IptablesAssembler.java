@@ -217,7 +217,7 @@ public final class IptablesAssembler {
             .text());
   }
 
-  /** Newly counted ports' counter chains are to create, no longer counted ones' in uncounted. */
+  /** Newly counted ports' counter chains are to be created; uncounted ports' are to be deleted. */
   private boolean countingChanges(
       Map<ServicePortName, ServicePortRules> changes, Set<String> uncounted) {
     boolean changed = false;
