@@ -8,16 +8,11 @@ import java.util.Set;
 
 /**
  * The names table {@code proxima} holds before a full sync, which builds beside them under a free
- * generation's names, then deletes them but the base chains and the sets that hold state.
- *
- * @param sets each name to {@code "set"} or {@code "map"}
+ * generation's names, then deletes them but base chains and sets that hold state ("set" or "map").
  */
 public record KernelTable(
     Map<String, Chain> chains, Map<String, String> sets, Set<String> counters) {
-  /**
-   * A base chain can be recreated (another version may hook it otherwise): nothing jumps to it. An
-   * empty one was flushed when Proxima stopped using it.
-   */
+  /** A base chain can be recreated (nothing jumps to it); an empty one was flushed when unused. */
   public record Chain(boolean base, boolean empty) {}
 
   public KernelTable {
@@ -80,12 +75,9 @@ public record KernelTable(
   /** The lowest generation no chain or set here is named for, but those that keep their names. */
   public int freeGeneration() {
     var used = new java.util.HashSet<Integer>();
-    chains.forEach(
-        (name, kind) -> {
-          if (!kind.base()) {
-            used.add(generationOf(name));
-          }
-        });
+    chains.keySet().stream()
+        .filter(name -> !chains.get(name).base())
+        .forEach(name -> used.add(generationOf(name)));
     sets.keySet().stream()
         .filter(name -> !NftText.keepsName(name))
         .forEach(name -> used.add(generationOf(name)));
@@ -102,12 +94,8 @@ public record KernelTable(
     if (mark < 0 || mark + 2 == name.length() || mark + 11 < name.length()) {
       return 0;
     }
-    for (int i = mark + 2; i < name.length(); i++) {
-      if (name.charAt(i) < '0' || name.charAt(i) > '9') {
-        return 0;
-      }
-    }
-    return Integer.parseInt(name.substring(mark + 2));
+    var digits = name.substring(mark + 2);
+    return digits.chars().allMatch(c -> c >= '0' && c <= '9') ? Integer.parseInt(digits) : 0;
   }
 
   private static int count(String line, char c) {

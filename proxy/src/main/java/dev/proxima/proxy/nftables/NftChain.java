@@ -3,12 +3,9 @@ package dev.proxima.proxy.nftables;
 import java.util.Objects;
 
 /**
- * A chain of table {@code proxima}.
- *
- * @param hook null for a regular chain
- * @param map the set or map its rules look up, declared and deleted with it: an {@code lb-N}
- *     chain's endpoints (nft 1.0.6 types a rule looking up a {@code typeof} map only in the
- *     transaction declaring the map), or a firewall chain's allowed sources; or null
+ * A chain of table {@code proxima}; {@code map}, declared and deleted with it, is an {@code lb-N}
+ * chain's endpoints (nft 1.0.6 types a rule looking up a {@code typeof} map only in the transaction
+ * declaring the map) or a firewall chain's allowed sources.
  */
 public record NftChain(String name, Hook hook, NftSet map) {
   public NftChain {

@@ -9,9 +9,7 @@ import java.util.Objects;
  */
 public final class NftElement {
   private final String keyAndValue;
-
   private final int keyLength;
-
   private final String comment;
 
   /** {@code value} is null in a set; {@code comment} is sanitised ({@link NftText#comment}). */

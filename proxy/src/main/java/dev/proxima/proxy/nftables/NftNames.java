@@ -38,14 +38,12 @@ public final class NftNames {
   public static final String ENDPOINTS_CHAIN_PREFIX = "endpoints-";
 
   public static boolean isLbChain(String name) {
-    for (String prefix : LB_PREFIXES) {
-      if (name.startsWith(prefix)
-          && name.length() > prefix.length()
-          && name.substring(prefix.length()).chars().allMatch(c -> c >= '0' && c <= '9')) {
-        return true;
-      }
-    }
-    return false;
+    return LB_PREFIXES.stream()
+        .anyMatch(
+            prefix ->
+                name.startsWith(prefix)
+                    && name.length() > prefix.length()
+                    && name.substring(prefix.length()).chars().allMatch(c -> c >= '0' && c <= '9'));
   }
 
   /** A firewall chain and its set, one per source-range list, named by a hash of the list. */

@@ -3,11 +3,8 @@ package dev.proxima.proxy.nftables;
 import java.util.Objects;
 
 /**
- * One rule of a chain.
- *
- * @param comment sanitised on the way in; null for none
- * @param mapLookup whether it looks up a {@code typeof} map, which nft 1.0.6 types only in the
- *     transaction declaring the map: that decides where it can load
+ * One rule of a chain; {@code mapLookup}: it looks up a {@code typeof} map, which nft 1.0.6 types
+ * only in the transaction declaring the map, so that decides where it can load.
  */
 public record NftRule(String chain, String expression, String comment, boolean mapLookup) {
   public NftRule {

@@ -3,12 +3,7 @@ package dev.proxima.proxy.nftables;
 import java.util.Locale;
 import java.util.Objects;
 
-/**
- * A set or map of table {@code proxima}.
- *
- * @param declaration e.g. {@code type ipv4_addr ; flags interval ;}
- * @param comment our own fixed text, or null
- */
+/** A set or map of table {@code proxima}; {@code comment} is our own fixed text, or null. */
 public record NftSet(String name, Kind kind, String declaration, String comment) {
   public NftSet {
     Objects.requireNonNull(name, "name");

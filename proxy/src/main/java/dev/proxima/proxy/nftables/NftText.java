@@ -16,7 +16,6 @@ public final class NftText {
       Pattern.compile("(@|\\bjump |\\bgoto )([A-Za-z0-9_][A-Za-z0-9_\\-]*)");
 
   private final String table;
-
   private final String suffix;
 
   /** They keep their names in every generation: the switch is made in them. */
@@ -26,10 +25,7 @@ public final class NftText {
     this(family, 0, Set.of());
   }
 
-  /**
-   * Generation {@code g} > 0 adds {@code -g<g>} to every name but {@code baseChains} and the sets
-   * that {@link #keepsName}, so a full sync can build beside the objects in use.
-   */
+  /** Generation g > 0 suffixes {@code -g<g>} to names but {@code baseChains} and kept sets. */
   public NftText(IpFamily family, int generation, Set<String> baseChains) {
     this.table = NftSyntax.family(family) + " " + NftNames.TABLE;
     this.suffix = generation == 0 ? "" : GENERATION_MARK + generation;
@@ -39,10 +35,7 @@ public final class NftText {
   /** {@code service-ips-g1}. */
   public static final String GENERATION_MARK = "-g";
 
-  /**
-   * Whether a set holds state a full sync must not lose, and so keeps its name: the affinity sets,
-   * the per-Service counting sets and the node-wide counts.
-   */
+  /** Sets holding state a full sync must not lose (affinity, counting) keep their names. */
   public static boolean keepsName(String set) {
     return set.startsWith(NftNames.AFFINITY_PREFIX)
         || NftNames.SERVICE_SETS.contains(set)

@@ -3,9 +3,8 @@ package dev.proxima.proxy.render.iptables;
 import java.util.List;
 
 /**
- * The comments of a port's rules in the dispatch chains: its name, then an ending fixed by the
- * chain. A full sync reads them back to find which port an old rule is of; as the endings are known
- * per chain, a name that starts with another port's is never taken for it. Pure.
+ * A port's dispatch-rule comments: its name, then an ending fixed per chain, so a full sync reading
+ * them back never takes a name that starts with another port's for it.
  */
 final class DispatchComments {
   static final String CLUSTER_IP = " cluster IP";

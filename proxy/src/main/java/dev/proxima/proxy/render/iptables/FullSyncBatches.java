@@ -26,14 +26,12 @@ final class FullSyncBatches {
   private final int lineBudget;
   private final Map<String, Integer> written = new TreeMap<>();
   private final List<IptablesTransaction> buffers = new ArrayList<>();
-
   private final Map<String, Integer> inserted = new HashMap<>();
 
   /** Per table and dispatch chain, the owners of the old rules below the new ones, in order. */
   private final Map<String, List<Integer>> remaining = new HashMap<>();
 
   private final Set<Integer> healthPorts = new HashSet<>();
-
   private final Map<Integer, Integer> oldRules = new HashMap<>();
 
   private FullSyncBatches(int lineBudget) {
@@ -71,10 +69,7 @@ final class FullSyncBatches {
     return byName;
   }
 
-  /**
-   * Each group's index by its name as its comments carry it. Two names alike once sanitised (which
-   * the API server refuses) map to the first, so the second has no dispatch rule until its buffer.
-   */
+  /** Each group's index by its name as comments carry it; names alike once sanitised: the first. */
   private static Map<String, Integer> owners(Set<String> names) {
     Map<String, Integer> owners = new HashMap<>();
     int index = 0;
@@ -91,18 +86,15 @@ final class FullSyncBatches {
   }
 
   private void readKernel(IptablesListing kernel, Map<String, Integer> owners) {
-    kernel
-        .dispatchRules()
-        .forEach(
-            (table, rules) -> {
-              for (IptablesListing.SavedRule rule : rules) {
-                int owner = owner(table, rule, owners);
-                remaining
-                    .computeIfAbsent(key(table, rule.chain()), k -> new ArrayList<>())
-                    .add(owner);
-                oldRules.merge(owner, 1, Integer::sum);
-              }
-            });
+    for (var table : kernel.dispatchRules().entrySet()) {
+      for (IptablesListing.SavedRule rule : table.getValue()) {
+        int owner = owner(table.getKey(), rule, owners);
+        remaining
+            .computeIfAbsent(key(table.getKey(), rule.chain()), k -> new ArrayList<>())
+            .add(owner);
+        oldRules.merge(owner, 1, Integer::sum);
+      }
+    }
   }
 
   private void fixedChains(
@@ -117,15 +109,11 @@ final class FullSyncBatches {
       out.declare(table, CANARY);
       Set<String> tableCounters = counters.getOrDefault(table, Set.of());
       tableCounters.forEach(chain -> out.declare(table, chain));
-      fixed
-          .get(table)
-          .keySet()
-          .forEach(
-              chain -> {
-                if (!dispatch.contains(chain) || !present.contains(chain)) {
-                  out.declare(table, chain);
-                }
-              });
+      for (String chain : fixed.get(table).keySet()) {
+        if (!dispatch.contains(chain) || !present.contains(chain)) {
+          out.declare(table, chain);
+        }
+      }
       tableCounters.forEach(chain -> rule(out, IptablesCounters.rule(table, chain)));
       fixed.get(table).entrySet().stream()
           .filter(entry -> !dispatch.contains(entry.getKey()))
@@ -157,10 +145,7 @@ final class FullSyncBatches {
     return oldRules.getOrDefault(index, 0) + group.stream().mapToInt(ServiceChains::lines).sum();
   }
 
-  /**
-   * One buffer of whole groups, per table: the own chains first, for the dispatch rules after them
-   * to find; the same ports' old dispatch rules go in that commit too.
-   */
+  /** Whole groups: own chains first, for the dispatch rules to find; old rules go with them. */
   private void write(List<List<ServiceChains>> groups, List<Integer> batch) {
     IptablesTransaction out = new IptablesTransaction();
     Set<Integer> members = new HashSet<>(batch);

@@ -63,10 +63,8 @@ public final class IptablesAssembler {
   }
 
   /**
-   * The buffer that makes the kernel's Proxima chains exactly these ports'.
-   *
-   * @param existing Proxima's chains in the kernel by table, empty when unknown: those not wanted
-   *     are deleted, counter chains missing here are created
+   * The buffer that makes the kernel's Proxima chains ({@code existing}, empty when unknown)
+   * exactly these ports': unwanted ones are deleted, missing counter chains created.
    */
   public String replaceAll(List<ServicePortRules> ports, Map<String, Set<String>> existing) {
     return String.join(
@@ -104,13 +102,14 @@ public final class IptablesAssembler {
         inputs.put(name, rules);
       }
     }
-    endpointTotal = totalEndpoints(inputs);
+    endpointTotal =
+        inputs.values().stream().mapToInt(ServiceChainsRenderer::endpointAddresses).sum();
     large = endpointTotal > IptablesRenderer.LARGE_CLUSTER_ENDPOINTS;
-    inputs.forEach((name, rules) -> rendered.put(name, renderPort(rules)));
     initialised = true;
     counted.clear();
     inputs.forEach(
         (name, rules) -> {
+          rendered.put(name, renderPort(rules));
           if (counts(rules)) {
             counted.put(IptablesChains.serviceCounterStem(name), name);
           }
@@ -135,7 +134,8 @@ public final class IptablesAssembler {
         }
       }
     }
-    if (!kernel.rulesKnown() || estimatedLines() <= lineBudget) {
+    long lines = 40 + rendered.values().stream().mapToLong(ServiceChains::lines).sum();
+    if (!kernel.rulesKnown() || lines <= lineBudget) {
       return List.of(write(rendered.values(), stale, true));
     }
     Map<String, Map<String, List<IptablesRule>>> fixed = new TreeMap<>();
@@ -151,10 +151,6 @@ public final class IptablesAssembler {
     lastWritten.clear();
     lastWritten.putAll(batches.written());
     return batches.transactions();
-  }
-
-  private long estimatedLines() {
-    return 40 + rendered.values().stream().mapToLong(ServiceChains::lines).sum();
   }
 
   /**
@@ -221,10 +217,7 @@ public final class IptablesAssembler {
             .text());
   }
 
-  /**
-   * The counter chains of a port that became counted go into {@link #countersToCreate}, those of
-   * one that stopped into {@code uncounted}; one counted before and after keeps its counts.
-   */
+  /** Newly counted ports' counter chains are to be created; uncounted ports' are to be deleted. */
   private boolean countingChanges(
       Map<ServicePortName, ServicePortRules> changes, Set<String> uncounted) {
     boolean changed = false;
@@ -268,10 +261,9 @@ public final class IptablesAssembler {
   }
 
   /**
-   * A partial buffer for large rulesets: rather than rewrite the top-level chains, it deletes the
-   * changed Services' old rules there and inserts their new ones at the top (different Services
-   * match different packets; the NodePort jump stays last). A rule not where Proxima left it fails
-   * the restore, which makes the next sync full.
+   * For large rulesets: the changed Services' old top-level rules are deleted, the new inserted at
+   * the top (Services match different packets; the NodePort jump stays last). A rule not where
+   * Proxima left it fails the restore, which makes the next sync full.
    */
   private IptablesTransaction writeEdits(
       List<ServiceChains> before, List<ServiceChains> after, Set<String> removedChains) {
@@ -338,12 +330,8 @@ public final class IptablesAssembler {
   }
 
   private static List<IptablesRule> sharedRules(ServiceChains service, String table) {
-    List<IptablesRule> rules = new ArrayList<>();
-    for (IptablesRule rule : service.shared()) {
-      if (rule.table().equals(table)) {
-        rules.add(rule);
-      }
-    }
+    List<IptablesRule> rules =
+        new ArrayList<>(service.shared().stream().filter(r -> r.table().equals(table)).toList());
     if (table.equals("filter") && service.healthCheck() != null) {
       rules.add(service.healthCheck());
     }
@@ -367,14 +355,6 @@ public final class IptablesAssembler {
     ServiceChains chains = ServiceChainsRenderer.render(config, rules, large);
     warnings.addAll(chains.warnings());
     return chains;
-  }
-
-  private static int totalEndpoints(Map<ServicePortName, ServicePortRules> ports) {
-    int total = 0;
-    for (ServicePortRules rules : ports.values()) {
-      total += ServiceChainsRenderer.endpointAddresses(rules);
-    }
-    return total;
   }
 
   private List<String> topLevel(String table) {
@@ -415,39 +395,34 @@ public final class IptablesAssembler {
     topLevel(table).forEach(chain -> chains.put(chain, new ArrayList<>()));
     String mark = config.masqueradeMark() + "/" + config.masqueradeMark();
     if (table.equals("filter")) {
-      List<IptablesRule> forward = chains.get(FORWARD);
-      forward.add(IptablesRule.of(table, FORWARD, "-m conntrack --ctstate INVALID -j DROP"));
-      forward.add(
-          new IptablesRule(
-              table, FORWARD, "proxima forwarding rules", "-m mark --mark " + mark + " -j ACCEPT"));
-      forward.add(
-          new IptablesRule(
-              table,
-              FORWARD,
-              "proxima forwarding conntrack rule",
-              "-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT"));
+      add(chains, table, FORWARD, null, "-m conntrack --ctstate INVALID -j DROP");
+      add(
+          chains,
+          table,
+          FORWARD,
+          "proxima forwarding rules",
+          "-m mark --mark " + mark + " -j ACCEPT");
+      add(
+          chains,
+          table,
+          FORWARD,
+          "proxima forwarding conntrack rule",
+          "-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT");
     } else {
-      List<IptablesRule> postrouting = chains.get(POSTROUTING);
-      postrouting.add(
-          IptablesRule.of(table, POSTROUTING, "-m mark ! --mark " + mark + " -j RETURN"));
-      postrouting.add(
-          IptablesRule.of(table, POSTROUTING, "-j MARK --xor-mark " + config.masqueradeMark()));
-      postrouting.add(
-          new IptablesRule(
-              table,
-              POSTROUTING,
-              "proxima service traffic requiring SNAT",
-              "-j MASQUERADE --random-fully"));
-      chains
-          .get(MARK_MASQ)
-          .add(IptablesRule.of(table, MARK_MASQ, "-j MARK --or-mark " + config.masqueradeMark()));
+      add(chains, table, POSTROUTING, null, "-m mark ! --mark " + mark + " -j RETURN");
+      add(chains, table, POSTROUTING, null, "-j MARK --xor-mark " + config.masqueradeMark());
+      add(
+          chains,
+          table,
+          POSTROUTING,
+          "proxima service traffic requiring SNAT",
+          "-j MASQUERADE --random-fully");
+      add(chains, table, MARK_MASQ, null, "-j MARK --or-mark " + config.masqueradeMark());
       if (usesMasqNonPod()) {
         for (String cidr : config.clusterCidrs()) {
-          chains
-              .get(MASQ_NON_POD)
-              .add(IptablesRule.of(table, MASQ_NON_POD, "-s " + cidr + " -j RETURN"));
+          add(chains, table, MASQ_NON_POD, null, "-s " + cidr + " -j RETURN");
         }
-        chains.get(MASQ_NON_POD).add(IptablesRule.of(table, MASQ_NON_POD, "-j " + MARK_MASQ));
+        add(chains, table, MASQ_NON_POD, null, "-j " + MARK_MASQ);
       }
     }
     Set<Integer> healthPorts = new HashSet<>();
@@ -466,27 +441,24 @@ public final class IptablesAssembler {
       String comment = "proxima service nodeports; NOTE: this must be the last rule in this chain";
       // Listed but empty: no jump at all, so NodePorts are accepted nowhere (fail closed).
       if (!config.nodePortsListed()) {
-        chains
-            .get(SERVICES)
-            .add(
-                new IptablesRule(
-                    table,
-                    SERVICES,
-                    comment,
-                    "-m addrtype --dst-type LOCAL ! -d "
-                        + config.family().loopback()
-                        + " -j "
-                        + NODEPORTS));
+        String local = "-m addrtype --dst-type LOCAL ! -d " + config.family().loopback();
+        add(chains, table, SERVICES, comment, local + " -j " + NODEPORTS);
       } else {
         for (String address : config.nodePortAddresses()) {
-          chains
-              .get(SERVICES)
-              .add(
-                  new IptablesRule(table, SERVICES, comment, "-d " + address + " -j " + NODEPORTS));
+          add(chains, table, SERVICES, comment, "-d " + address + " -j " + NODEPORTS);
         }
       }
     }
     return chains;
+  }
+
+  private static void add(
+      Map<String, List<IptablesRule>> chains,
+      String table,
+      String chain,
+      String comment,
+      String spec) {
+    chains.get(chain).add(new IptablesRule(table, chain, comment, spec));
   }
 
   private IptablesTransaction write(

@@ -37,10 +37,7 @@ public final class IptablesChains {
   /** nat only. */
   public static final String MARK_MASQ = "PROXIMA-MARK-MASQ";
 
-  /**
-   * nat only, and only with more than one cluster CIDR: marks for masquerade unless the source is
-   * in one of them ({@code ! -s} takes a single CIDR).
-   */
+  /** nat, with several cluster CIDRs ({@code ! -s} takes one): masquerade unless from them. */
   public static final String MASQ_NON_POD = "PROXIMA-MASQ-NON-POD";
 
   /** filter only: DROP for load-balancer traffic its source ranges did not accept. */
@@ -60,10 +57,7 @@ public final class IptablesChains {
     return COUNT_PREFIX + locality.label().toUpperCase(java.util.Locale.ROOT);
   }
 
-  /**
-   * Per-Service-port counters (nat only): {@code PROXIMA-SC-<hash>-<LOC>}, with {@value
-   * #SERVICE_COUNTER_HASH_LENGTH} characters of hash so the longest fits in {@value #MAX_LENGTH}.
-   */
+  /** Per-Service-port counters (nat only), with a hash short enough to fit the name limit. */
   public static final String SERVICE_COUNT_PREFIX = "PROXIMA-SC-";
 
   static final int SERVICE_COUNTER_HASH_LENGTH = 9;

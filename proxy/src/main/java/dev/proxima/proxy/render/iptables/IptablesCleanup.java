@@ -3,7 +3,10 @@ package dev.proxima.proxy.render.iptables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The buffer that removes Proxima from iptables, from what {@code iptables-save} shows: the jumps
@@ -18,13 +21,11 @@ public final class IptablesCleanup {
     for (var entry : new java.util.TreeMap<>(saveByTable).entrySet()) {
       String table = entry.getKey();
       var lines = entry.getValue().split("\n");
-      var chains = new TreeSet<String>();
-      for (String line : lines) {
-        String chain = proximaChain(line);
-        if (chain != null) {
-          chains.add(chain);
-        }
-      }
+      var chains =
+          Stream.of(lines)
+              .map(IptablesCleanup::proximaChain)
+              .filter(Objects::nonNull)
+              .collect(Collectors.toCollection(TreeSet::new));
       List<IptablesRule> jumps = new ArrayList<>();
       for (String line : lines) {
         // By the rule's target, not its text: another tool's comment may name a Proxima chain.
@@ -57,23 +58,18 @@ public final class IptablesCleanup {
     var result = new java.util.TreeMap<String, java.util.Set<String>>();
     saveByTable.forEach(
         (table, save) -> {
-          var names = new TreeSet<String>();
-          for (String line : save.split("\n")) {
-            String chain = proximaChain(line);
-            if (chain != null && !IptablesCounters.isCounter(table, chain)) {
-              names.add(chain);
-            }
-          }
+          var names =
+              Stream.of(save.split("\n"))
+                  .map(IptablesCleanup::proximaChain)
+                  .filter(chain -> chain != null && !IptablesCounters.isCounter(table, chain))
+                  .collect(Collectors.toCollection(TreeSet::new));
           names.addAll(IptablesCounters.whole(table, save));
           result.put(table, names);
         });
     return result;
   }
 
-  /**
-   * The word after a rule line's last unquoted {@code -j} or {@code -g}, or null; split as iptables
-   * quotes, so a quoted comment holding {@code -j NAME} is no target.
-   */
+  /** The word after the last unquoted {@code -j} or {@code -g}, so a quoted comment is none. */
   static String target(String line) {
     String target = null;
     boolean afterJump = false;

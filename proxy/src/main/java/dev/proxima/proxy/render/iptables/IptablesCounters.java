@@ -14,11 +14,10 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * Connection counters: chains of one {@code -j RETURN} rule whose packet counter is the figure. In
- * nat, one per endpoint locality that endpoint chains jump to first (nat sees only a connection's
- * first packet), and per counted Service port one per locality; in filter, one before each drop or
- * reject for lack of endpoints. Declaring a chain flushes its counters, so they are declared only
- * when the kernel lacks them. Pure.
+ * Connection counters: chains of one {@code -j RETURN} rule whose packet count is the figure. In
+ * nat (which sees only first packets) one per locality, node-wide and per counted port; in filter
+ * one before each drop or reject for lack of endpoints. Declared only when missing, as that
+ * flushes.
  */
 public final class IptablesCounters {
   /** {@code [packets:bytes] -A CHAIN -j RETURN}, as {@code iptables-save -c} prints it. */

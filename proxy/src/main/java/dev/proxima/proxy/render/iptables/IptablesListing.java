@@ -1,6 +1,5 @@
 package dev.proxima.proxy.render.iptables;
 
-import dev.proxima.proxy.render.RuleComment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,9 +57,7 @@ public record IptablesListing(
     return dispatchRules.containsKey("filter") && dispatchRules.containsKey("nat");
   }
 
-  /**
-   * Without quotes, or null; Proxima's comments hold no quote or backslash ({@link RuleComment}).
-   */
+  /** Without quotes, or null; Proxima's comments hold no quote or backslash. */
   static String comment(String line) {
     int at = line.indexOf("--comment ");
     if (at < 0) {

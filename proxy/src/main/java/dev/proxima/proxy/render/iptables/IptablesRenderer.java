@@ -25,19 +25,13 @@ public final class IptablesRenderer {
     return renderAll(config, services, List.of());
   }
 
-  /**
-   * With the {@link #jumpRules} as {@code -I} lines, for display or an empty namespace: loaded
-   * twice, it inserts every jump twice, as iptables-restore cannot test for a rule.
-   */
+  /** With {@link #jumpRules} as {@code -I} lines: loaded twice, it inserts every jump twice. */
   public static IptablesRendering renderWithJumps(
       FamilySettings config, List<ServicePortRules> services) {
     return renderAll(config, services, jumpRules(config));
   }
 
-  /**
-   * The jumps from the built-in chains, in the order to ensure them ({@code -C}, else {@code -I}):
-   * as each is prepended, the last ends up first.
-   */
+  /** In the order to ensure them ({@code -C}, else {@code -I}): the last ends up first. */
   public static List<JumpRule> jumpRules(FamilySettings config) {
     List<String> newConn = List.of("-m", "conntrack", "--ctstate", "NEW");
     List<JumpRule> rules = new ArrayList<>();

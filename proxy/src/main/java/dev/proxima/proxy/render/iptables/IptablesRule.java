@@ -3,12 +3,9 @@ package dev.proxima.proxy.render.iptables;
 import java.util.Objects;
 
 /**
- * One rule of a Proxima chain; only {@link IptablesRestoreText} writes it as text. Held for every
- * rule (about 100,000 at 10,000 Services), hence four references and no parsed argument list.
- *
- * @param comment from names a tenant chooses, or null; sanitised only when written
- * @param spec the matches and the target after the comment, or for a rule read from the kernel
- *     ({@link #saved}) everything after the chain as {@code iptables-save} printed it
+ * One rule of a Proxima chain, held for every rule (100,000 at 10,000 Services), hence four
+ * references and no parsed arguments. {@code comment} is sanitised only when written; {@code spec}
+ * of a rule read from the kernel ({@link #saved}) is all after the chain, as printed.
  */
 public record IptablesRule(String table, String chain, String comment, String spec) {
   public IptablesRule {

@@ -4,11 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What one Service port contributes: its rules in the shared top-level chains, and its own nat
- * chains (SVC, SVL, EXT, FW, SEP, SPZ) with their rules in declaration order, which the assembler
- * writes only when the port changed.
- *
- * @param healthCheckNodePort the port {@code healthCheck} accepts in filter PROXIMA-NODEPORTS, or 0
+ * One Service port's rules in the shared top-level chains, and its own nat chains (SVC, SVL, EXT,
+ * FW, SEP, SPZ), written only when the port changed; {@code healthCheckNodePort} 0 for none.
  */
 record ServiceChains(
     List<IptablesRule> shared,

@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** Renders one Service port into its {@link ServiceChains}. Pure. */
 final class ServiceChainsRenderer {
@@ -88,16 +90,8 @@ final class ServiceChainsRenderer {
 
   /** Declares {@code chain} when it is the port's own; empty {@code parts} are left out. */
   private void add(String table, String chain, String comment, String... parts) {
-    StringBuilder spec = new StringBuilder();
-    for (String part : parts) {
-      if (!part.isEmpty()) {
-        if (spec.length() > 0) {
-          spec.append(' ');
-        }
-        spec.append(part);
-      }
-    }
-    IptablesRule rule = new IptablesRule(table, chain, comment, spec.toString());
+    String spec = Stream.of(parts).filter(p -> !p.isEmpty()).collect(Collectors.joining(" "));
+    IptablesRule rule = new IptablesRule(table, chain, comment, spec);
     if (isOwnChain(chain)) {
       own.computeIfAbsent(chain, c -> new ArrayList<>()).add(rule);
     } else {
@@ -285,10 +279,7 @@ final class ServiceChainsRenderer {
     }
   }
 
-  /**
-   * A client an endpoint remembers keeps it; else the zone's share of new connections jumps to the
-   * in-zone choice, the rest fall through to the choice of any ready endpoint.
-   */
+  /** Remembered clients first; then the zone's share goes in-zone, the rest to any endpoint. */
   private void spill(ServicePortName name, String svc, String spz, PortRoute route, Long sticky) {
     if (sticky != null) {
       remembered(name, svc, route.spill().spread(), sticky);
@@ -341,10 +332,7 @@ final class ServiceChainsRenderer {
     return name + (hasAny ? DispatchComments.NO_LOCAL_ENDPOINTS : DispatchComments.NO_ENDPOINTS);
   }
 
-  /**
-   * Counts, then drops or rejects: the verdict stays here, so a counter chain someone emptied or
-   * damaged can never let such a packet through.
-   */
+  /** The verdict stays here, so a damaged counter chain never lets such a packet through. */
   private void refuse(String chain, String comment, String match, Verdict verdict) {
     if (config.countsLocality()) {
       filter(chain, comment, match, "-j " + IptablesChains.COUNT_NO_ENDPOINTS);

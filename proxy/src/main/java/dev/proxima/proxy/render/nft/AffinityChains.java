@@ -16,27 +16,22 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
 /**
- * ClientIP affinity's chains and timeout sets, as a map element cannot remember a client: per list
- * a {@code sticky-<hash>} chain checks the per-endpoint sets, then picks at random; per endpoint an
- * {@code affinity-<hash>} chain records the client in its set and DNATs. A port's lists share the
- * endpoint chains, so a client keeps its endpoint whichever way it comes in.
+ * ClientIP affinity (a map element cannot remember a client): a {@code sticky-<hash>} chain per
+ * list checks the per-endpoint timeout sets, then picks at random; an {@code affinity-<hash>} chain
+ * per endpoint, shared by the port's lists whichever way in, records the client and DNATs.
  */
 final class AffinityChains {
   private final IpFamily family;
-
   private final List<String> leadingRules;
-
   private final Map<String, List<String>> chains = new HashMap<>();
   private final Map<String, String> sets = new HashMap<>();
-
   private final Map<String, String> nameByKey = new HashMap<>();
-
   private final Map<String, String> keyByName = new HashMap<>();
-
   private final UnaryOperator<String> nameHash;
 
   AffinityChains(IpFamily family, List<String> leadingRules, UnaryOperator<String> nameHash) {
@@ -45,10 +40,7 @@ final class AffinityChains {
     this.leadingRules = List.copyOf(leadingRules);
   }
 
-  /**
-   * The {@code sticky-<hash>} chain of {@code list}, {@code kind} cluster or local. With a spill, a
-   * client any ready endpoint remembers keeps it; a new one goes through the weighted draw.
-   */
+  /** With a spill, a client any ready endpoint remembers keeps it; new ones take the draw. */
   String chain(ServicePort sp, String kind, List<Endpoint> list, ZoneSpill spill) {
     String base = sp.name() + "/" + sp.protocol().lower();
     String listKey = base + "#" + kind;
@@ -75,23 +67,15 @@ final class AffinityChains {
       String endpoint = nameByKey.get(endpointKey);
       if (endpoint == null) {
         endpoint = hashedName(AFFINITY_PREFIX, endpointKey);
+        String type = NftSyntax.addressType(family);
         sets.put(
-            endpoint,
-            "type "
-                + NftSyntax.addressType(family)
-                + " ; flags dynamic,timeout ; timeout "
-                + timeout
-                + "s ;");
+            endpoint, "type %s ; flags dynamic,timeout ; timeout %ss ;".formatted(type, timeout));
+        String dnat = "meta l4proto %s dnat %s to %s";
         chains.put(
             endpoint,
             List.of(
                 "update @" + endpoint + " { " + NftSyntax.saddr(family) + " }",
-                "meta l4proto "
-                    + sp.protocol().lower()
-                    + " dnat "
-                    + NftSyntax.family(family)
-                    + " to "
-                    + addressPort));
+                dnat.formatted(sp.protocol().lower(), NftSyntax.family(family), addressPort)));
       }
       (index < list.size() ? endpointChains : spreadChains).add(endpoint);
       if (distinct.add(endpoint)) {
@@ -109,15 +93,11 @@ final class AffinityChains {
   }
 
   private static String choice(List<String> endpointChains) {
-    List<String> choices = new ArrayList<>();
+    var choices = new StringJoiner(", ", "vmap { ", " }");
     for (int i = 0; i < endpointChains.size(); i++) {
       choices.add(i + " : goto " + endpointChains.get(i));
     }
-    return "numgen random mod "
-        + endpointChains.size()
-        + " vmap { "
-        + String.join(", ", choices)
-        + " }";
+    return "numgen random mod " + endpointChains.size() + " " + choices;
   }
 
   Map<String, List<String>> chains() {

@@ -17,15 +17,13 @@ import java.util.Set;
 
 /**
  * A full sync in bounded transactions, so it never holds the nftables lock long: every object goes
- * beside the table's, then one small transaction switches the hooked chains to them.
- *
- * <p>The first holds the fixed table and the shared chains whose rules look up a map (nft 1.0.6
- * types those only where the map is declared), found before rendering, so it loads meanwhile. Each
- * later one brings whole ports. The Service CIDRs come last: until then no address is dropped for
- * lacking a Service. A table that fits one transaction goes as one, so they are held till known.
+ * beside the table's, then one small transaction switches the hooked chains to them. The first
+ * holds the fixed table and the shared chains whose rules look up a map (nft 1.0.6 types those only
+ * where the map is declared), known before rendering, so it loads meanwhile; then whole ports; the
+ * Service CIDRs last, so no address is dropped for lacking a Service till then. A table that fits
+ * one transaction goes as one, so they are held till known.
  */
 final class FullSyncBatches {
-
   private final TableModel model;
   private final GenerationSwitch generation;
   private final NftText text;

@@ -15,10 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/**
- * One generation's fixed objects, the switch of the hooked chains to them, and the deletion of what
- * earlier generations left.
- */
+/** One generation's fixed objects, the switch to them, and deleting what earlier ones left. */
 final class GenerationSwitch {
   private final FixedLayout layout;
   final NftText text;
@@ -60,23 +57,17 @@ final class GenerationSwitch {
       KernelTable before, Set<String> countingKeys, TableModel model, int budget) {
     var first = new Bounded(budget);
     var last = new Bounded(budget);
-    before
-        .chains()
-        .forEach(
-            (chain, kind) -> {
-              if (!kind.base() || !baseChains.contains(chain)) {
-                first.next(1).flushChain(chain);
-                last.next(1).deleteChain(chain);
-              }
-            });
-    before
-        .sets()
-        .forEach(
-            (set, kind) -> {
-              if (!keeps(set, model)) {
-                first.next(1).deleteSet(NftSet.Kind.of(kind), set);
-              }
-            });
+    for (var chain : before.chains().entrySet()) {
+      if (!chain.getValue().base() || !baseChains.contains(chain.getKey())) {
+        first.next(1).flushChain(chain.getKey());
+        last.next(1).deleteChain(chain.getKey());
+      }
+    }
+    for (var set : before.sets().entrySet()) {
+      if (!keeps(set.getKey(), model)) {
+        first.next(1).deleteSet(NftSet.Kind.of(set.getValue()), set.getKey());
+      }
+    }
     for (var set : NftNames.SERVICE_SETS) {
       if (before.sets().containsKey(set) && keeps(set, model)) {
         var wanted = model.elementUses.get(set);

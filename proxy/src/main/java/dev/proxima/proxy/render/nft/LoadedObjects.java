@@ -15,16 +15,14 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The ports' chains and sets the kernel holds, and the stale ones. A stale chain is emptied in the
- * transaction that stops using it and deleted later: kernels before 6.2 notice only after a
- * transaction that a deleted map element no longer refers to it.
+ * The ports' chains and sets the kernel holds, and the stale ones: emptied when unused, deleted
+ * later, as kernels before 6.2 notice only after a transaction that no map element refers to them.
  */
 final class LoadedObjects {
   /** So one cleanup holds the nftables lock briefly. */
   static final int CLEANUP_BATCH = 2_000;
 
   final Map<String, List<NftRule>> chains = new HashMap<>();
-
   final Set<String> sets = new LinkedHashSet<>();
   private final Map<String, Instant> staleChains = new LinkedHashMap<>();
   private final Map<String, Stale> staleSets = new LinkedHashMap<>();
@@ -93,16 +91,8 @@ final class LoadedObjects {
   }
 
   void deleted(List<String> chains, List<String> sets) {
-    for (var chain : chains) {
-      if (staleChains.remove(chain) != null) {
-        this.chains.remove(chain);
-      }
-    }
-    for (var set : sets) {
-      if (staleSets.remove(set) != null) {
-        this.sets.remove(set);
-      }
-    }
+    chains.stream().filter(chain -> staleChains.remove(chain) != null).forEach(this.chains::remove);
+    sets.stream().filter(set -> staleSets.remove(set) != null).forEach(this.sets::remove);
   }
 
   void kept(List<String> chains, List<String> sets, Instant since) {

@@ -35,20 +35,10 @@ final class NftAddresses {
       return Optional.empty();
     }
     String lengthText = slash < 0 ? "" : trimmed.substring(slash + 1);
-    if (slash >= 0 && !allDecimal(lengthText)) {
+    if (slash >= 0 && !lengthText.chars().allMatch(c -> c >= '0' && c <= '9')) {
       return Optional.empty(); // Cidr.parse is as lenient as the API server; this is not
     }
     return Optional.ofNullable(
         Cidr.parse(slash < 0 ? trimmed + "/" + family.addressBytes() * 8 : trimmed));
-  }
-
-  private static boolean allDecimal(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c < '0' || c > '9') {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ObjLongConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -65,12 +66,8 @@ public final class NftCounters {
     }
   }
 
-  @FunctionalInterface
-  private interface KeyCount {
-    void accept(String key, long packets);
-  }
-
-  private static void forEachElement(String listing, String set, Runnable setFound, KeyCount each) {
+  private static void forEachElement(
+      String listing, String set, Runnable setFound, ObjLongConsumer<String> each) {
     var header = "set " + set + " {";
     int start = listing.indexOf(header);
     if (start < 0) {

@@ -16,10 +16,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Applies ports' changes to the table model and writes the one transaction that takes the kernel
- * there. nft 1.0.6 cannot rebuild a {@code typeof} map's types from the kernel, so a rule using one
- * loads only with the map's declaration: hence a map per {@code lb-N} chain, whose rules never
- * change.
+ * Applies ports' changes to the model and writes the one transaction taking the kernel there. A
+ * rule using a {@code typeof} map loads only with the map's declaration (nft 1.0.6), hence a map
+ * per {@code lb-N} chain, whose rules never change.
  */
 final class PartialSync {
   private PartialSync() {}

@@ -80,9 +80,7 @@ final class RenderPass extends TableObjects {
   private final IpFamily family;
   final List<String> warnings = new ArrayList<>();
   private final RouteDecision decision;
-
   private final Map<String, TreeSet<Integer>> lbSizes = newLbSizes();
-
   private final Set<String> clusterIps = new LinkedHashSet<>();
   private final Set<String> hairpins = new LinkedHashSet<>();
   private final Map<Locality, Set<String>> localityEndpoints =
@@ -107,10 +105,7 @@ final class RenderPass extends TableObjects {
     this.affinity = new AffinityChains(family, masquerade, nameHash);
   }
 
-  /**
-   * Renders what one port adds to the fixed table into this pass, which it returns. Called once per
-   * changed port, so it must stay cheap: it does not build the fixed table.
-   */
+  /** What one port adds to the fixed table; cheap, as it runs per changed port. */
   RenderPass fragment(ServicePortRules rules) {
     rules.route(decision).ifPresent(this::translate);
     allLbChains();
@@ -130,8 +125,7 @@ final class RenderPass extends TableObjects {
 
   /**
    * The shared {@code lb-N} chains the render adds, in its order, from the routing decisions alone,
-   * so a cold rebuild's first transaction loads while the ports render. This follows {@link
-   * #translate} and {@link #dispatch}; a table test holds them together.
+   * for a cold rebuild's first transaction; mirrors {@link #translate}, as a table test checks.
    */
   static SharedChains sharedChainsOf(FamilySettings config, Iterable<ServicePortRules> ports) {
     var decision = new RouteDecision(config.family(), new ArrayList<>());
@@ -244,7 +238,11 @@ final class RenderPass extends TableObjects {
     for (List<Endpoint> list : List.of(route.cluster(), route.local(), route.spill().spread())) {
       for (Endpoint target : list) {
         hairpins.add(target.ip() + " . " + target.ip());
-        countLocality(target);
+        if (config.countsLocality()) {
+          localityEndpoints
+              .computeIfAbsent(target.locality(), l -> new LinkedHashSet<>())
+              .add(target.ip());
+        }
       }
     }
     List<String> held = new ArrayList<>();
@@ -292,8 +290,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * A counted port's keys, its addresses as dialled, in all four counting sets, so endpoints coming
-   * and going leave them alone. Not its NodePort: every node address would be a key of each.
+   * A counted port's addresses as dialled go in all four counting sets, untouched by endpoint
+   * churn. Not its NodePort: every node address would be a key of each.
    */
   private void observe(ServicePort sp, List<String> addresses) {
     if (!config.countsLocality() || !sp.observeLocality()) {
@@ -379,8 +377,8 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * In the shared maps every way in has its own copy of the list; a chain costs about a few dozen
-   * elements, so the common case (a ClusterIP, perhaps a NodePort) adds no chain per Service.
+   * Shared maps copy the list per way in; a chain costs a few dozen elements, so the common case (a
+   * ClusterIP, perhaps a NodePort) adds no chain per Service.
    */
   static boolean ownChain(int waysIn, int listSize) {
     return (long) (waysIn - 1) * listSize > SHARED_COPIES_LIMIT;
@@ -398,10 +396,7 @@ final class RenderPass extends TableObjects {
     return addresses.size() + (route.nodePort() != 0 ? 1 : 0);
   }
 
-  /**
-   * The port's own chain of {@code kind}, which holds the list once whatever the ways in, in an
-   * anonymous map written in its rules.
-   */
+  /** The port's own chain of {@code kind}: the list once, whatever the ways in. */
   private String endpointsChain(ServicePort sp, String kind, String... dnats) {
     String name =
         NftNames.ENDPOINTS_CHAIN_PREFIX
@@ -418,10 +413,9 @@ final class RenderPass extends TableObjects {
   }
 
   /**
-   * The chain of one source-range list, which drops every source outside its same-named set (with
-   * no range readable, every source: fail closed). Named by a hash of the sorted list, so ports
-   * with that list share it; the table model keeps two lists apart should their hashes meet. A
-   * plain interval set loads in n log n, ranges concatenated with each address faster than that.
+   * The chain of one source-range list, dropping every source outside its set (with no range
+   * readable, every source). Named by the sorted list's hash, so ports with that list share it. A
+   * plain interval set loads in n log n, ranges concatenated with each address slower.
    */
   private String firewallChain(List<Cidr> sourceRanges) {
     var ranges = new TreeSet<String>();
@@ -462,31 +456,10 @@ final class RenderPass extends TableObjects {
               "typeof " + match + " . numgen random mod 1 : " + endpoint + " ;",
               "endpoint i of ports with " + size + " endpoints");
       chainWithMap(name, map, before);
-      rules
-          .get(name)
-          .add(
-              new NftRule(
-                  name,
-                  "dnat "
-                      + NftSyntax.family(family)
-                      + " to "
-                      + match
-                      + " . numgen random mod "
-                      + size
-                      + " map @"
-                      + name,
-                  null,
-                  true));
+      String dnat = "dnat %s to %s . numgen random mod %s map @%s";
+      String rule = dnat.formatted(NftSyntax.family(family), match, size, name);
+      rules.get(name).add(new NftRule(name, rule, null, true));
     }
-  }
-
-  private void countLocality(Endpoint target) {
-    if (!config.countsLocality()) {
-      return;
-    }
-    localityEndpoints
-        .computeIfAbsent(target.locality(), l -> new LinkedHashSet<>())
-        .add(target.ip());
   }
 
   private String tuple(String address, String proto, int port) {
@@ -506,14 +479,7 @@ final class RenderPass extends TableObjects {
       choices.append(i == 0 ? "" : ", ").append(i).append(" : ");
       choices.append(target.ip()).append(" . ").append(target.port());
     }
-    return "meta l4proto "
-        + protocol.lower()
-        + " dnat "
-        + NftSyntax.family(family)
-        + " to numgen random mod "
-        + list.size()
-        + " map { "
-        + choices
-        + " }";
+    return "meta l4proto %s dnat %s to numgen random mod %s map { %s }"
+        .formatted(protocol.lower(), NftSyntax.family(family), list.size(), choices);
   }
 }

@@ -42,29 +42,22 @@ public final class RulesetAssembler {
   public record StaleCleanup(NftTransaction transaction, List<String> chains, List<String> sets) {}
 
   /**
-   * What deletes an earlier generation once this one's switch is loaded.
-   *
-   * @param chains loaded after all of {@code first}: older kernels notice only after a transaction
-   *     that a map no longer refers to a chain
+   * Deletes an earlier generation once this one's switch is loaded; {@code chains} after all of
+   * {@code first}, as older kernels notice only after a transaction that no map refers to a chain.
    */
   public record Deleting(List<NftTransaction> first, List<NftTransaction> chains) {}
 
   /** Takes a cold rebuild's transactions in load order, each as soon as it is written. */
   @FunctionalInterface
   public interface TransactionSink {
-    /**
-     * False once loading stopped; {@code alone} is false for a batch that may load beside others.
-     */
+    /** False once loading stopped; {@code alone} false for a batch that may load beside others. */
     boolean accept(NftTransaction transaction, boolean alone);
   }
 
   public enum ColdRebuild {
     WRITTEN,
     STOPPED,
-    /**
-     * The first transaction's shared chains are not those the render uses; the caller must load
-     * {@link #inOneTransaction} instead. A defect of {@link RenderPass#sharedChainsOf}.
-     */
+    /** A defect of {@link RenderPass#sharedChainsOf}: load {@link #inOneTransaction} instead. */
     SHARED_CHAINS_DIFFER
   }
 
@@ -94,7 +87,6 @@ public final class RulesetAssembler {
     this.batches = new FullSyncBatches(model, switcher);
   }
 
-  /** Returns the script that replaces the table. */
   public String replaceAll(List<ServicePortRules> ports) {
     model.rebuild(sorted(ports), null);
     loaded.reset(model.chainRules, model.setDeclarations.keySet());
@@ -110,10 +102,7 @@ public final class RulesetAssembler {
     return batches;
   }
 
-  /**
-   * Hands {@code sink} the transactions of about {@code budget} lines that build the table beside
-   * the kernel's and then switch to it. Every port is rendered whatever the sink says.
-   */
+  /** Transactions of about {@code budget} lines; every port is rendered whatever the sink says. */
   public ColdRebuild replaceAllInBatches(
       List<ServicePortRules> ports, int budget, TransactionSink sink) {
     var sorted = sorted(ports);

@@ -101,10 +101,7 @@ final class TableModel {
     return new RenderPass(config, nameHash).fragment(rules);
   }
 
-  /**
-   * False, with a warning, when a chain of its own has the hashed name of another port's: both
-   * would run one chain, so the later port stays out instead.
-   */
+  /** False, with a warning, when its own chain's hashed name is another port's: it stays out. */
   boolean add(ServicePortName port, ServicePortRules rules, RenderPass parts) {
     for (var chain : parts.chains.keySet()) {
       var owner = NftNames.isSharedChain(chain) ? null : chainOwners.get(chain);
@@ -142,10 +139,7 @@ final class TableModel {
     return true;
   }
 
-  /**
-   * A firewall chain is named by a hash of its source ranges, so ports that share it must have the
-   * same ranges: two lists whose hashes met would otherwise be merged into one.
-   */
+  /** Ports sharing a firewall chain (named by a hash of its ranges) must have its ranges. */
   private boolean sameSourcesAsInUse(String chain, RenderPass parts) {
     if (!NftNames.isFirewallChain(chain) || !chainUses.containsKey(chain)) {
       return true;
@@ -229,10 +223,7 @@ final class TableModel {
     return held;
   }
 
-  /**
-   * After DNAT the kernel cannot tell two ports of one address, protocol and port apart, so the
-   * first in name order counts the connections of both, and a warning says so.
-   */
+  /** After DNAT two ports of one address, protocol and port look alike: the first counts both. */
   private void claimCounting(ServicePortName port, String key) {
     var owner = countingOwners.putIfAbsent(key, port);
     if (owner == null || owner.equals(port)) {
@@ -327,10 +318,7 @@ final class TableModel {
     return rules.stream().anyMatch(NftRule::mapLookup);
   }
 
-  /**
-   * The {@code lb-N} maps of a prefix share their keys (a way in and an index): a port that lost a
-   * way in loads none of its endpoints there, whatever their count.
-   */
+  /** The {@code lb-N} maps of a prefix share their keys (a way in and an index). */
   private static String ownerGroup(String set) {
     if (!NftNames.isLbChain(set)) {
       return set;

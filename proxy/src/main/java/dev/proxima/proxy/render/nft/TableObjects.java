@@ -1,5 +1,7 @@
 package dev.proxima.proxy.render.nft;
 
+import static java.util.stream.Collectors.toCollection;
+
 import dev.proxima.proxy.nftables.NftChain;
 import dev.proxima.proxy.nftables.NftElement;
 import dev.proxima.proxy.nftables.NftRule;
@@ -70,17 +72,13 @@ abstract class TableObjects {
             ofChain.forEach(out::addRule);
           }
         });
-    for (var set : sets.keySet()) {
-      out.addElements(set, elements.getOrDefault(set, List.of()));
-    }
+    sets.keySet().forEach(set -> out.addElements(set, elements.getOrDefault(set, List.of())));
   }
 
   static void keys(Map<String, List<NftElement>> elements, String set, Collection<String> keys) {
     if (keys.isEmpty()) {
       return;
     }
-    var ofSet = new ArrayList<NftElement>(keys.size());
-    keys.forEach(key -> ofSet.add(NftElement.of(key)));
-    elements.put(set, ofSet);
+    elements.put(set, keys.stream().map(NftElement::of).collect(toCollection(ArrayList::new)));
   }
 }
